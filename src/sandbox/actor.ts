@@ -1,0 +1,149 @@
+/**
+ * Resolvers for `actor`: everything a request sees is limited to the accounts its API key
+ * can see, the way NerdGraph scopes a user key.
+ */
+import { GraphQLError } from 'graphql';
+import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
+import { toEntity, toEntityOutline, type ApmEntityOutlineSource, type ApmEntitySource } from './entity-views.ts';
+import type { SandboxAccount, SandboxApp, SandboxData } from './model.ts';
+import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortApps, type SortArguments } from './search-paging.ts';
+
+/** NerdGraph's documented limit for actor.entities. */
+export const MAX_ENTITIES_GUIDS = 25;
+
+/** Lookups built once per sandbox, so requests never scan or sort the whole data set twice. */
+export interface SandboxIndex {
+  data: SandboxData;
+  accountsById: Map<number, SandboxAccount>;
+  appsByGuid: Map<string, SandboxApp>;
+  /** Every app in ascending name order (names are unique, so the order is total). */
+  appsByName: SandboxApp[];
+}
+
+export function indexSandboxData(data: SandboxData): SandboxIndex {
+  return {
+    data,
+    accountsById: new Map(data.accounts.map((account) => [account.id, account])),
+    appsByGuid: new Map(data.apps.map((app) => [app.guid, app])),
+    appsByName: [...data.apps].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+  };
+}
+
+/** Per-request GraphQL context, built after the API key has been checked. */
+export interface SandboxRequestContext {
+  apiKey: string;
+  /** Accounts the key can see, home account first. */
+  accountIds: number[];
+}
+
+interface EntitySearchArguments extends SortArguments {
+  query?: string | null;
+  options?: { caseSensitiveTagMatching?: boolean | null; limit?: number | null; tagFilter?: string[] | null } | null;
+}
+
+interface EntitySearchSource {
+  count: number;
+  query: string | null;
+  results(args: { cursor?: string | null }): { entities: ApmEntityOutlineSource[]; nextCursor: string | null };
+}
+
+function forbidden(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { errorClass: 'FORBIDDEN' } });
+}
+
+function invalidInput(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { errorClass: 'INVALID_INPUT' } });
+}
+
+/**
+ * The `actor` object of one request. graphql-js's default resolver calls these methods
+ * with (args, context, info), so the class needs no resolver map.
+ */
+export class ActorResolver {
+  private readonly visible: Set<number>;
+
+  constructor(
+    private readonly index: SandboxIndex,
+    private readonly context: SandboxRequestContext,
+  ) {
+    this.visible = new Set(context.accountIds);
+  }
+
+  account({ id }: { id: number }): SandboxAccount {
+    const account = this.index.accountsById.get(id);
+    // Unknown and foreign accounts answer alike, so a key cannot probe which ids exist.
+    if (!account || !this.visible.has(id)) throw forbidden(`You are not authorized to query account ${id}`);
+    return { id: account.id, name: account.name };
+  }
+
+  accounts(): SandboxAccount[] {
+    return this.context.accountIds.flatMap((id) => {
+      const account = this.index.accountsById.get(id);
+      return account ? [{ id: account.id, name: account.name }] : [];
+    });
+  }
+
+  entity({ guid }: { guid: string }): ApmEntitySource | null {
+    const app = this.index.appsByGuid.get(String(guid));
+    if (!app || !this.visible.has(app.accountId)) return null;
+    return toEntity(app, this.accountOf(app));
+  }
+
+  entities({ guids }: { guids: ReadonlyArray<string | null> }): Array<ApmEntitySource | null> {
+    if (guids.length > MAX_ENTITIES_GUIDS) {
+      throw invalidInput(`Too many guids: entities accepts at most ${MAX_ENTITIES_GUIDS}, got ${guids.length}`);
+    }
+    return guids.map((guid) => (guid === null ? null : this.entity({ guid })));
+  }
+
+  entitySearch(args: EntitySearchArguments): EntitySearchSource {
+    const queryText = args.query ?? '';
+    const parsed = parseEntitySearchQuery(queryText);
+    const caseSensitiveTagMatching = args.options?.caseSensitiveTagMatching === true;
+    const sort = normaliseSort(args);
+    const limit = args.options?.limit;
+    // options.limit "can only lower the default limits".
+    const pageSize = typeof limit === 'number' && limit >= 1 && limit < MAX_PAGE_SIZE ? limit : MAX_PAGE_SIZE;
+
+    const matches = sortApps(
+      this.index.appsByName.filter(
+        (app) =>
+          this.visible.has(app.accountId) &&
+          evaluate(parsed, app, { accountName: this.accountOf(app).name, caseSensitiveTagMatching }),
+      ),
+      sort,
+    );
+    const searchHash = hashText(
+      JSON.stringify([queryText, sort, [...this.visible].sort(), pageSize, caseSensitiveTagMatching]),
+    );
+    return {
+      count: matches.length,
+      query: args.query ?? null,
+      results: ({ cursor }) => {
+        const page = pageOf(matches, decodeCursor(cursor, searchHash, matches.length), pageSize, searchHash);
+        return {
+          entities: page.items.map((app) => toEntityOutline(app, this.accountOf(app))),
+          nextCursor: page.nextCursor,
+        };
+      },
+    };
+  }
+
+  /** A stable pretend user per key; NerdGraph's `user` is whoever owns the key. */
+  user(): { id: number; name: string; email: string; createdAt: number; timeZoneName: string } {
+    const id = 1_000 + (parseInt(hashText(this.context.apiKey), 16) % 9_000_000);
+    return {
+      id,
+      name: 'Sandbox User',
+      email: `sandbox-user-${id}@example.com`,
+      createdAt: 1_600_000_000,
+      timeZoneName: 'Etc/UTC',
+    };
+  }
+
+  private accountOf(app: SandboxApp): SandboxAccount {
+    const account = this.index.accountsById.get(app.accountId);
+    if (!account) throw new Error(`sandbox data is inconsistent: app ${app.id} has unknown account ${app.accountId}`);
+    return account;
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * How a sandbox app looks through NerdGraph: the source objects graphql-js resolves
+ * ApmApplicationEntityOutline / ApmApplicationEntity fields from. Plain data fields are
+ * read as properties; fields with arguments are methods (graphql-js's default resolver
+ * calls them with the field arguments). `__typename` picks the concrete type behind the
+ * EntityOutline / Entity interfaces (graphql-js's default type resolver reads it).
+ */
+import { GraphQLError } from 'graphql';
+import type { SandboxAccount, SandboxApp } from './model.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface EntityTagSource {
+  key: string;
+  values: string[];
+}
+
+export interface ApmSummarySource {
+  apdexScore: number;
+  errorRate: number;
+  hostCount: number;
+  instanceCount: number;
+  /** Seconds. */
+  responseTimeAverage: number;
+  throughput: number;
+  webResponseTimeAverage: number;
+  webThroughput: number;
+  nonWebResponseTimeAverage: number;
+  nonWebThroughput: number;
+}
+
+export interface ApmBrowserSummarySource {
+  ajaxRequestThroughput: number;
+  ajaxResponseTimeAverage: number;
+  jsErrorRate: number;
+  pageLoadThroughput: number;
+  pageLoadTimeAverage: number;
+}
+
+export interface ApplicationInstanceSource {
+  details: {
+    id: string;
+    host: string;
+    hostDisplayName: string;
+    instanceName: string;
+    language: string;
+    name: string;
+  };
+}
+
+export interface ApmEntityOutlineSource {
+  __typename: 'ApmApplicationEntityOutline' | 'ApmApplicationEntity';
+  guid: string;
+  name: string;
+  accountId: number;
+  account: SandboxAccount;
+  domain: 'APM';
+  type: 'APPLICATION';
+  entityType: 'APM_APPLICATION_ENTITY';
+  reporting: boolean;
+  alertSeverity: SandboxApp['alertSeverity'];
+  permalink: string;
+  tags: EntityTagSource[];
+  firstIndexedAt: number;
+  indexedAt: number;
+  lastReportingChangeAt: number;
+  applicationId: number;
+  language: string;
+  settings: { apdexTarget: number; serverSideConfig: boolean };
+  runningAgentVersions: { minVersion: string; maxVersion: string };
+  apmSummary: ApmSummarySource | null;
+  apmBrowserSummary: ApmBrowserSummarySource | null;
+}
+
+export interface ApmEntitySource extends ApmEntityOutlineSource {
+  __typename: 'ApmApplicationEntity';
+  applicationInstances(args: { host?: string | null }): ApplicationInstanceSource[];
+  applicationInstancesV2(args: { cursor?: string | null }): {
+    applicationInstances: ApplicationInstanceSource[];
+    nextCursor: null;
+  };
+}
+
+/** The shape entitySearch returns (no per-instance data, like the real outline). */
+export function toEntityOutline(app: SandboxApp, account: SandboxAccount): ApmEntityOutlineSource {
+  return {
+    __typename: 'ApmApplicationEntityOutline',
+    guid: app.guid,
+    name: app.name,
+    accountId: app.accountId,
+    account: { id: account.id, name: account.name },
+    domain: 'APM',
+    type: 'APPLICATION',
+    entityType: 'APM_APPLICATION_ENTITY',
+    reporting: app.reporting,
+    alertSeverity: app.alertSeverity,
+    permalink: `https://one.newrelic.com/redirect/entity/${app.guid}`,
+    tags: [
+      { key: 'language', values: [app.language] },
+      { key: 'account', values: [account.name] },
+    ],
+    // The model keeps one timestamp; the others are derived so they stay deterministic.
+    firstIndexedAt: app.lastReportingChangeAt - (30 + (app.id % 300)) * DAY_MS,
+    indexedAt: app.lastReportingChangeAt,
+    lastReportingChangeAt: app.lastReportingChangeAt,
+    applicationId: app.id,
+    language: app.language,
+    settings: { apdexTarget: app.apdexTarget, serverSideConfig: app.serverSideConfig },
+    runningAgentVersions: agentVersions(app),
+    apmSummary: apmSummary(app),
+    apmBrowserSummary: app.browser && {
+      ajaxRequestThroughput: app.browser.ajaxRequestThroughput,
+      ajaxResponseTimeAverage: app.browser.ajaxResponseTimeSeconds,
+      jsErrorRate: app.browser.jsErrorRate,
+      pageLoadThroughput: app.browser.pageLoadThroughput,
+      pageLoadTimeAverage: app.browser.pageLoadTimeSeconds,
+    },
+  };
+}
+
+/** The shape entity/entities return: the outline plus the instance listings. */
+export function toEntity(app: SandboxApp, account: SandboxAccount): ApmEntitySource {
+  const instances = applicationInstancesOf(app);
+  return {
+    ...toEntityOutline(app, account),
+    __typename: 'ApmApplicationEntity',
+    applicationInstances: ({ host }) =>
+      host === undefined || host === null ? instances : instances.filter((instance) => instance.details.host === host),
+    applicationInstancesV2: ({ cursor }) => {
+      // All instances fit one page, so the sandbox never hands out an instance cursor.
+      if (cursor !== undefined && cursor !== null && cursor !== '') {
+        throw new GraphQLError('Invalid cursor', { extensions: { errorClass: 'INVALID_INPUT' } });
+      }
+      return { applicationInstances: instances, nextCursor: null };
+    },
+  };
+}
+
+function applicationInstancesOf(app: SandboxApp): ApplicationInstanceSource[] {
+  return app.hosts.flatMap((host) =>
+    host.instances.map((instance) => ({
+      details: {
+        id: String(instance.id),
+        host: host.name,
+        hostDisplayName: host.name,
+        instanceName: instance.instanceName,
+        language: app.language,
+        name: app.name,
+      },
+    })),
+  );
+}
+
+/**
+ * NerdGraph reports response times in seconds. The web/non-web split is derived from the
+ * app id (60-95 % web) so that throughput adds up and the weighted response times average
+ * back to responseTimeAverage.
+ */
+function apmSummary(app: SandboxApp): ApmSummarySource | null {
+  const summary = app.summary;
+  if (!summary) return null;
+  const responseTimeAverage = summary.responseTimeMs / 1000;
+  const webShare = 0.6 + (app.id % 36) / 100;
+  const webThroughput = Math.round(summary.throughput * webShare * 10) / 10;
+  const nonWebThroughput = Math.round((summary.throughput - webThroughput) * 10) / 10;
+  const webResponseTimeAverage = responseTimeAverage * 0.8;
+  const nonWebResponseTimeAverage =
+    nonWebThroughput > 0
+      ? (responseTimeAverage * summary.throughput - webResponseTimeAverage * webThroughput) / nonWebThroughput
+      : responseTimeAverage;
+  return {
+    apdexScore: summary.apdexScore,
+    errorRate: summary.errorRate,
+    hostCount: app.hosts.length,
+    instanceCount: app.hosts.reduce((total, host) => total + host.instances.length, 0),
+    responseTimeAverage,
+    throughput: summary.throughput,
+    webResponseTimeAverage: roundTo(webResponseTimeAverage, 6),
+    webThroughput,
+    nonWebResponseTimeAverage: roundTo(nonWebResponseTimeAverage, 6),
+    nonWebThroughput,
+  };
+}
+
+const AGENT_MAJOR_VERSIONS: Record<string, number> = { java: 8, python: 10, ruby: 9, nodejs: 12, php: 11, dotnet: 10, go: 3 };
+
+/** Multi-host apps run two agent patch levels, so min and max differ for them. */
+function agentVersions(app: SandboxApp): { minVersion: string; maxVersion: string } {
+  const major = AGENT_MAJOR_VERSIONS[app.language] ?? 1;
+  const minor = app.id % 20;
+  const patch = app.id % 7;
+  const maxPatch = app.hosts.length > 1 ? patch + 1 : patch;
+  return { minVersion: `${major}.${minor}.${patch}`, maxVersion: `${major}.${minor}.${maxPatch}` };
+}
+
+function roundTo(value: number, decimals: number): number {
+  const factor = 10 ** decimals;
+  return Math.round(value * factor) / factor;
+}

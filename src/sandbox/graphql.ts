@@ -1,0 +1,134 @@
+/**
+ * The sandbox's NerdGraph-compatible `POST /graphql`: API-key auth, request-body checks,
+ * and graphql-js execution against the sandbox SDL.
+ *
+ * Status codes: 401 with NerdGraph's BAD_API_KEY body for a missing or unknown key, 400 for
+ * a body that is not a GraphQL request, and 200 for everything GraphQL itself reports
+ * (syntax, validation, variable and resolver errors) in graphql-js's `{data?, errors}` shape,
+ * which is how NerdGraph answers them too.
+ */
+import { GraphQLError, execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { ActorResolver, indexSandboxData, type SandboxRequestContext } from './actor.ts';
+import type { SandboxData } from './model.ts';
+import { loadSandboxSchema } from './schema.ts';
+
+export type GraphqlHandler = (request: Request) => Promise<Response>;
+
+export const BAD_API_KEY_BODY = {
+  errors: [{ message: 'Bad API Key or no API Key provided', extensions: { error_code: 'BAD_API_KEY' } }],
+} as const;
+
+interface GraphqlRequestBody {
+  query: string;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+}
+
+/** A parsed-and-validated document, or the errors that stopped it. */
+type PreparedDocument = { document: DocumentNode } | { errors: readonly GraphQLError[] };
+
+const DOCUMENT_CACHE_SIZE = 100;
+
+/**
+ * Least-recently-used cache of prepared documents by text: the gateway sends the same few
+ * documents over and over, and parse+validate costs more than executing them here.
+ */
+class DocumentCache {
+  private readonly entries = new Map<string, PreparedDocument>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly capacity: number,
+  ) {}
+
+  get(text: string): PreparedDocument {
+    const cached = this.entries.get(text);
+    if (cached) {
+      // Re-insert to mark as most recently used (Map keeps insertion order).
+      this.entries.delete(text);
+      this.entries.set(text, cached);
+      return cached;
+    }
+    const prepared = this.prepare(text);
+    if (this.entries.size >= this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(text, prepared);
+    return prepared;
+  }
+
+  private prepare(text: string): PreparedDocument {
+    let document: DocumentNode;
+    try {
+      document = parse(text);
+    } catch (error) {
+      if (error instanceof GraphQLError) return { errors: [error] };
+      throw error;
+    }
+    const errors = validate(this.schema, document);
+    return errors.length > 0 ? { errors } : { document };
+  }
+}
+
+function json(body: unknown, status: number): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+function badRequest(message: string): Response {
+  return json({ errors: [{ message }] }, 400);
+}
+
+/** Checks the body is a GraphQL-over-HTTP request; returns an error message if not. */
+function readRequestBody(text: string): GraphqlRequestBody | string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return 'Request body must be JSON';
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'Request body must be a JSON object';
+  const { query, variables, operationName } = body as Record<string, unknown>;
+  if (typeof query !== 'string' || query.trim() === '') return 'Request body must contain a "query" string';
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
+    return '"variables" must be a JSON object';
+  }
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+    return '"operationName" must be a string';
+  }
+  return {
+    query,
+    variables: variables as Record<string, unknown> | null | undefined,
+    operationName: operationName as string | null | undefined,
+  };
+}
+
+export function createGraphqlHandler(data: SandboxData): GraphqlHandler {
+  const schema = loadSandboxSchema();
+  const index = indexSandboxData(data);
+  const documents = new DocumentCache(schema, DOCUMENT_CACHE_SIZE);
+
+  return async (request) => {
+    // Headers.get is case-insensitive; New Relic clients send either spelling.
+    const apiKey = request.headers.get('api-key') || request.headers.get('x-api-key') || '';
+    const accountIds = data.keys.get(apiKey);
+    if (!accountIds) return json(BAD_API_KEY_BODY, 401);
+
+    const body = readRequestBody(await request.text());
+    if (typeof body === 'string') return badRequest(body);
+
+    const prepared = documents.get(body.query);
+    if ('errors' in prepared) return json({ errors: prepared.errors }, 200);
+
+    const context: SandboxRequestContext = { apiKey, accountIds };
+    const result = await execute({
+      schema,
+      document: prepared.document,
+      rootValue: { actor: () => new ActorResolver(index, context) },
+      contextValue: context,
+      variableValues: body.variables ?? undefined,
+      operationName: body.operationName ?? undefined,
+    });
+    return json(result, 200);
+  };
+}

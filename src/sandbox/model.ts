@@ -1,0 +1,78 @@
+/**
+ * The sandbox's synthetic New Relic account data. Both sandbox faces (NerdGraph-compatible
+ * /graphql and the legacy /v2 reference) read this one model, so they describe the same world.
+ * Units are those of the REST v2 API unless the field name says otherwise.
+ */
+export type AlertSeverity = 'CRITICAL' | 'WARNING' | 'NOT_ALERTING' | 'NOT_CONFIGURED';
+
+export interface SandboxAccount {
+  id: number;
+  name: string;
+}
+
+export interface SandboxInstance {
+  /** REST v2 instance id; NerdGraph exposes it as the string `details.id`. */
+  id: number;
+  port: number;
+  instanceName: string;
+}
+
+export interface SandboxHost {
+  /** REST v2 host id, assigned with syntheticHostId(appId, name) (see src/v2/ids.ts). */
+  id: number;
+  name: string;
+  instances: SandboxInstance[];
+}
+
+export interface SandboxApmSummary {
+  /** Milliseconds, two decimals (REST `response_time`). NerdGraph shows seconds. */
+  responseTimeMs: number;
+  /** Requests per minute. */
+  throughput: number;
+  /** Same scale on both faces (see mappings/applications.list.ts). */
+  errorRate: number;
+  apdexScore: number;
+}
+
+export interface SandboxBrowserSummary {
+  /** Seconds, two decimals (REST `end_user_summary.response_time`). */
+  pageLoadTimeSeconds: number;
+  /** Page views per minute. */
+  pageLoadThroughput: number;
+  apdexTarget: number;
+  apdexScore: number;
+  ajaxRequestThroughput: number;
+  ajaxResponseTimeSeconds: number;
+  jsErrorRate: number;
+}
+
+export interface SandboxApp {
+  accountId: number;
+  /** REST v2 application id (NerdGraph `applicationId`, entity-search `domainId`). */
+  id: number;
+  guid: string;
+  /** Unique within the sandbox, so name ordering is total. */
+  name: string;
+  /** Lower-case agent language: java, python, ruby, nodejs, php, dotnet, go. */
+  language: string;
+  reporting: boolean;
+  alertSeverity: AlertSeverity;
+  /** Epoch ms of the last change of `reporting` (NerdGraph `lastReportingChangeAt`). */
+  lastReportingChangeAt: number;
+  apdexTarget: number;
+  serverSideConfig: boolean;
+  /** null when the app is not reporting. */
+  summary: SandboxApmSummary | null;
+  /** null when browser monitoring is off; otherwise present even while not reporting. */
+  browser: SandboxBrowserSummary | null;
+  hosts: SandboxHost[];
+  /** null when no alert policy is attached. */
+  alertPolicyId: number | null;
+}
+
+export interface SandboxData {
+  accounts: SandboxAccount[];
+  apps: SandboxApp[];
+  /** API key -> ids of the accounts it can see (first one is its home account). */
+  keys: Map<string, number[]>;
+}

@@ -1,0 +1,78 @@
+/**
+ * The sandbox: a simulated New Relic account served over real HTTP. One Hono app hosts the
+ * NerdGraph-compatible face (POST /graphql) and, mounted by the gateway core, the legacy
+ * REST v2 reference face; both read the same generated SandboxData.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { generateSandboxData } from './data.ts';
+import { createGraphqlHandler } from './graphql.ts';
+import { legacyV2Routes } from './legacy.ts';
+import type { SandboxData } from './model.ts';
+
+export interface SandboxOptions {
+  seed?: number;
+  apmApps?: number;
+  apiKeys?: Map<string, number[]>;
+  /** Clock for generation (lastReportingChangeAt) and for the legacy face's answers. */
+  now?: () => number;
+}
+
+export interface RunningSandbox {
+  url: string;
+  /** Stops listening and drops keep-alive connections, so test processes exit promptly. */
+  close(): Promise<void>;
+}
+
+export interface Sandbox {
+  app: Hono;
+  data: SandboxData;
+  listen(port?: number, host?: string): Promise<RunningSandbox>;
+}
+
+export const SANDBOX_DEFAULTS = { seed: 42, apmApps: 500, host: '127.0.0.1', port: 0 } as const;
+
+export function createSandbox(opts: SandboxOptions = {}): Sandbox {
+  const data = generateSandboxData({
+    seed: opts.seed ?? SANDBOX_DEFAULTS.seed,
+    apmApps: opts.apmApps ?? SANDBOX_DEFAULTS.apmApps,
+    apiKeys: opts.apiKeys,
+    now: (opts.now ?? Date.now)(),
+  });
+  const graphql = createGraphqlHandler(data);
+
+  const app = new Hono();
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.post('/graphql', (c) => graphql(c.req.raw));
+  // The legacy REST v2 face: the reference answers the gateway is compared against.
+  app.route('/', legacyV2Routes(data, opts.now ?? Date.now));
+
+  return {
+    app,
+    data,
+    listen: (port = SANDBOX_DEFAULTS.port, host = SANDBOX_DEFAULTS.host) => listenOn(app, port, host),
+  };
+}
+
+function listenOn(app: Hono, port: number, host: string): Promise<RunningSandbox> {
+  return new Promise((resolve, reject) => {
+    // Plain HTTP options, so serve() creates a node:http Server.
+    const server = serve({ fetch: app.fetch, port, hostname: host }) as Server;
+    server.once('error', reject);
+    server.once('listening', () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve({
+        url: `http://${urlHost}:${address.port}`,
+        close: () =>
+          new Promise<void>((resolveClose, rejectClose) => {
+            server.close((error) => (error ? rejectClose(error) : resolveClose()));
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

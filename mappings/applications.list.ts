@@ -1,0 +1,84 @@
+import { defineListMapping } from '../src/mapping.ts';
+import type { Condition } from '../src/entity-query.ts';
+import { invalidParameter } from '../src/errors.ts';
+import { lastValue, parseFlag, parseIdList, parseText, type V2Params } from '../src/v2/params.ts';
+import { APPLICATION_TOP_LINKS, ApmEntity, applicationFields, applicationGaps, reshapeApplication } from './shared/application.ts';
+
+/** GET /v2/applications.{json,xml}: the account's APM applications, 200 per page. */
+export interface ApplicationListParams {
+  name?: string;
+  ids?: number[];
+  language?: string;
+}
+
+const LANGUAGE = /^[a-z0-9_.-]{1,32}$/;
+
+export function parseApplicationListParams(params: V2Params): ApplicationListParams {
+  if (params.has('filter[host]')) {
+    throw invalidParameter('filter[host] is not supported by v2-bridge: NerdGraph entity search cannot filter applications by host');
+  }
+  const parsed: ApplicationListParams = {};
+  const name = parseText(params, 'filter[name]');
+  if (name !== undefined) parsed.name = name;
+  // filter[id] appears in New Relic's docs as a single-id alias of filter[ids].
+  const ids = [...(parseIdList(params, 'filter[ids]') ?? []), ...(parseIdList(params, 'filter[id]') ?? [])];
+  if (params.has('filter[ids]') || params.has('filter[id]')) parsed.ids = [...new Set(ids)];
+  const language = lastValue(params, 'filter[language]')?.trim().toLowerCase();
+  if (language !== undefined && language !== '') {
+    if (!LANGUAGE.test(language)) throw invalidParameter('Invalid parameter filter[language]: expected an agent language such as java or python');
+    parsed.language = language;
+  }
+  parseFlag(params, 'exclude_links'); // accepted and validated; list items carry no id links anyway
+  return parsed;
+}
+
+export default defineListMapping<ApplicationListParams>({
+  kind: 'entity-search-list',
+  id: 'applications.list',
+  method: 'GET',
+  route: '/v2/applications.{format}',
+  operation: 'ApplicationsSearch',
+  summary: 'List APM applications (entity search, page numbers emulated over cursors)',
+  fidelity: 'approximate',
+  wrapperKey: 'applications',
+  pageSize: 200,
+  topLinks: APPLICATION_TOP_LINKS,
+  parameters: [
+    { name: 'filter[name]', fidelity: 'approximate', note: "entity search `name LIKE '<text>'` (substring, case-insensitive); `%` and `_` are literal" },
+    { name: 'filter[ids]', fidelity: 'exact', note: "`domainId IN (...)`; raw or encoded commas, repeated, or filter[ids][]; filter[id] is an alias" },
+    { name: 'filter[language]', fidelity: 'exact', note: "`language = '<lang>'` (the language tag), lower-cased" },
+    { name: 'filter[host]', fidelity: 'unsupported', note: 'answered 422: entity search has no host filter' },
+    { name: 'exclude_links', fidelity: 'exact', note: 'accepted; list items never carry id links here' },
+    { name: 'page', fidelity: 'exact', note: '200 per page; emulated over entity-search cursors with a page-cursor cache' },
+  ],
+  fields: applicationFields('applications[]'),
+  knownGaps: [
+    ...applicationGaps('applications[]'),
+    {
+      path: 'applications[].links',
+      description: 'Instance and host id lists would cost one NerdGraph call per application; list items omit `links` (GET /v2/applications/{id} has them).',
+    },
+    { description: 'Applications the entity platform no longer indexes (deleted, or long without data) are not listed, while v2 listed them.' },
+    { description: 'Pages are sorted by name; v2 documented its order as indeterminate.' },
+    { description: 'filter[host] is refused with 422 instead of being answered without the filter.' },
+  ],
+  assumptions: [
+    'NerdGraph entity-search `LIKE` is treated as case-insensitive substring matching, like v2 filter[name] (UNCONFIRMED on real NerdGraph).',
+    'A `page` past the last page answers an empty list with `first`/`prev` links; page must be a positive integer (422 otherwise).',
+  ],
+  parseParams: parseApplicationListParams,
+  searchConditions(params, accountId) {
+    const conditions: Condition[] = [
+      { field: 'domain', op: '=', value: 'APM' },
+      { field: 'type', op: '=', value: 'APPLICATION' },
+      { field: 'accountId', op: '=', value: accountId },
+    ];
+    if (params.name !== undefined) conditions.push({ field: 'name', op: 'LIKE', value: params.name });
+    if (params.ids !== undefined) conditions.push({ field: 'domainId', op: 'IN', values: params.ids.map(String) });
+    if (params.language !== undefined) conditions.push({ field: 'language', op: '=', value: params.language });
+    return conditions;
+  },
+  reshapeItem(entity, ctx) {
+    return reshapeApplication(ApmEntity.parse(entity), ctx, { withLinks: false });
+  },
+});

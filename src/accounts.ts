@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { CoalescingCache } from './cache/coalescing-cache.ts';
+import { V2Error } from './errors.ts';
+import type { Caller } from './identity.ts';
+import type { GatewayMetrics } from './metrics.ts';
+import type { NerdGraph } from './upstream/client.ts';
+import { UpstreamError } from './upstream/errors.ts';
+
+/**
+ * REST v2 inferred the account from the key; NerdGraph does not. Each request is pinned to
+ * exactly one account the key can read, in this order (peers.md §D2): the X-Account-Id header
+ * (sent by newrelic-client-go), the configured default, the key's only account. Anything else
+ * is refused: the gateway never guesses between accounts.
+ */
+const AccountsAnswer = z.object({
+  actor: z.object({
+    accounts: z.array(z.object({ id: z.number().int() }).nullable()).nullable(),
+  }),
+});
+
+interface AccessibleAccounts {
+  ids: ReadonlySet<number>;
+}
+
+export interface AccountResolver {
+  resolve(caller: Caller, requestedHeader: string | undefined): Promise<number>;
+}
+
+export function createAccountResolver(deps: {
+  nerdgraph: NerdGraph;
+  metrics: GatewayMetrics;
+  defaultAccountId: number | undefined;
+  ttlMs: number;
+}): AccountResolver {
+  const cache = new CoalescingCache<AccessibleAccounts>('accounts', deps.metrics, { max: 10_000, ttlMs: deps.ttlMs });
+
+  async function accessible(caller: Caller): Promise<ReadonlySet<number>> {
+    const entry = await cache.get(caller.identity, async () => {
+      const data = await deps.nerdgraph.call({ operation: 'AccessibleAccounts', variables: {}, apiKey: caller.apiKey });
+      const parsed = AccountsAnswer.safeParse(data);
+      if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected AccessibleAccounts answer');
+      const ids = new Set((parsed.data.actor.accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
+      return { value: { ids } };
+    });
+    return entry.ids;
+  }
+
+  return {
+    async resolve(caller, requestedHeader) {
+      let requested: number | undefined;
+      if (requestedHeader !== undefined && requestedHeader.trim() !== '') {
+        const text = requestedHeader.trim();
+        if (!/^[1-9]\d{0,14}$/.test(text)) {
+          throw new V2Error(400, 'Invalid X-Account-Id header: expected a positive integer account id', { kind: 'bad_account' });
+        }
+        requested = Number(text);
+      }
+      const ids = await accessible(caller);
+      const pinned = requested ?? deps.defaultAccountId;
+      if (pinned !== undefined) {
+        if (!ids.has(pinned)) {
+          throw new V2Error(403, `The API key cannot access account ${pinned}`, { kind: 'account_forbidden' });
+        }
+        return pinned;
+      }
+      if (ids.size === 1) return [...ids][0] as number;
+      if (ids.size === 0) throw new V2Error(403, 'The API key cannot access any account', { kind: 'account_forbidden' });
+      throw new V2Error(
+        400,
+        'The API key can access several accounts: send an X-Account-Id header or configure NEW_RELIC_ACCOUNT_ID',
+        { kind: 'account_ambiguous' },
+      );
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Logger } from 'pino';
+import { createAccountResolver } from './accounts.ts';
+import { CursorCache } from './cache/cursor-cache.ts';
+import { createGuidResolver } from './cache/guid-resolver.ts';
+import type { GatewayConfig } from './config.ts';
+import type { GatewayEnv } from './context.ts';
+import { V2Error, V2Titles } from './errors.ts';
+import { createIdentityHasher } from './identity.ts';
+import type { Mapping } from './mapping.ts';
+import type { GatewayMetrics } from './metrics.ts';
+import { registerV2Routes, formatOfPath } from './routes/v2-router.ts';
+import type { NerdGraph } from './upstream/client.ts';
+import { UpstreamError, toV2Error } from './upstream/errors.ts';
+import { errorBody, respond } from './v2/format.ts';
+
+/**
+ * Builds the gateway app from its dependencies, so tests can inject a NerdGraph client, a
+ * clock, a registry or a logger. The only place where middleware order is decided.
+ */
+export interface GatewayDeps {
+  config: Pick<GatewayConfig, 'defaultAccountId' | 'publicBaseUrl' | 'guidCacheTtlMs' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs'>;
+  nerdgraph: NerdGraph;
+  mappings: readonly Mapping[];
+  metrics: GatewayMetrics;
+  logger: Logger;
+  now?: () => number;
+  /** Answers /readyz: is NerdGraph reachable? */
+  readiness?: () => Promise<boolean>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
+  const app = new Hono<GatewayEnv>();
+  const now = deps.now ?? Date.now;
+
+  app.use(async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    c.set('requestId', requestId);
+    c.set('log', deps.logger.child({ requestId }));
+    c.set('routeLabel', 'unmatched');
+    c.set('format', formatOfPath(c.req.path));
+    const started = performance.now();
+    await next();
+    const seconds = (performance.now() - started) / 1000;
+    const route = c.get('routeLabel');
+    deps.metrics.httpRequests.inc({ route, method: c.req.method, status: String(c.res.status) });
+    deps.metrics.httpDuration.observe({ route, method: c.req.method }, seconds);
+    // Path only: query strings can carry user data, and nothing here may carry a key.
+    c.get('log').info({ method: c.req.method, route, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000) }, 'request');
+  });
+
+  app.use(
+    '/v2/*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { kind: 'body_too_large' });
+      },
+    }),
+  );
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    const ready = deps.readiness ? await deps.readiness().catch(() => false) : true;
+    return c.json({ status: ready ? 'ready' : 'upstream unreachable' }, ready ? 200 : 503);
+  });
+  app.get('/metrics', async (c) => {
+    c.set('routeLabel', '/metrics');
+    return c.text(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
+  });
+
+  registerV2Routes(app, deps.mappings, {
+    nerdgraph: deps.nerdgraph,
+    metrics: deps.metrics,
+    now,
+    cursors: new CursorCache({ max: 5_000, ttlMs: deps.config.cursorCacheTtlMs }),
+    guids: createGuidResolver({ nerdgraph: deps.nerdgraph, metrics: deps.metrics, ttlMs: deps.config.guidCacheTtlMs }),
+    accounts: createAccountResolver({
+      nerdgraph: deps.nerdgraph,
+      metrics: deps.metrics,
+      defaultAccountId: deps.config.defaultAccountId,
+      ttlMs: deps.config.accountsCacheTtlMs,
+    }),
+    identityOf: createIdentityHasher(),
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
+
+  app.notFound((c) => respond(c, c.get('format'), 404, errorBody('Unknown resource')));
+
+  app.onError((error, c) => {
+    const v2 = error instanceof V2Error ? error : error instanceof UpstreamError ? toV2Error(error) : undefined;
+    const log = c.get('log') ?? deps.logger;
+    if (v2) {
+      const cause = v2.cause instanceof UpstreamError ? { upstreamClass: v2.cause.errorClass, upstreamDetail: v2.cause.detail } : {};
+      log[v2.status >= 500 ? 'warn' : 'info']({ kind: v2.kind, status: v2.status, ...cause }, v2.title);
+      return respond(c, c.get('format') ?? 'json', v2.status, errorBody(v2.title), v2.headers);
+    }
+    // A bug: log its name and stack (never request data), answer v2's generic 500.
+    log.error({ err: { name: (error as Error).name, message: (error as Error).message, stack: (error as Error).stack } }, 'unhandled error');
+    return respond(c, c.get('format') ?? 'json', 500, errorBody(V2Titles.serverError));
+  });
+
+  return app;
+}

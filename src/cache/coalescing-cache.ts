@@ -1,0 +1,41 @@
+import { LRUCache } from 'lru-cache';
+import type { GatewayMetrics } from '../metrics.ts';
+import { SingleFlight } from './single-flight.ts';
+
+/**
+ * A TTL'd LRU whose misses are loaded once however many callers ask at the same moment.
+ * Failed loads are not cached (the next caller tries again); a loader may give a shorter TTL
+ * for an answer (used for negative entries).
+ */
+export interface Loaded<V> {
+  value: V;
+  ttlMs?: number;
+}
+
+export class CoalescingCache<V extends object> {
+  private readonly entries: LRUCache<string, V>;
+  private readonly flights = new SingleFlight<V>();
+
+  constructor(
+    private readonly name: string,
+    private readonly metrics: GatewayMetrics,
+    options: { max: number; ttlMs: number },
+  ) {
+    this.entries = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs });
+  }
+
+  async get(key: string, load: () => Promise<Loaded<V>>): Promise<V> {
+    const cached = this.entries.get(key);
+    if (cached !== undefined) {
+      this.metrics.cacheLookups.inc({ cache: this.name, result: 'hit' });
+      return cached;
+    }
+    const { promise, joined } = this.flights.run(key, async () => {
+      const loaded = await load();
+      this.entries.set(key, loaded.value, loaded.ttlMs === undefined ? undefined : { ttl: loaded.ttlMs });
+      return loaded.value;
+    });
+    this.metrics.cacheLookups.inc({ cache: this.name, result: joined ? 'coalesced' : 'miss' });
+    return promise;
+  }
+}

@@ -1,0 +1,47 @@
+import { LRUCache } from 'lru-cache';
+
+/**
+ * Page-number paging emulated over NerdGraph cursors. For one search (caller, account,
+ * query) it remembers the total count and the cursor that fetches each page seen so far,
+ * so a client walking pages 1..N costs one upstream request per page, and a jump to page N
+ * starts from the nearest known page.
+ */
+export interface SearchPages {
+  count: number;
+  /** cursors[p] fetches page p; page 1 needs none (null). */
+  cursors: Map<number, string | null>;
+}
+
+export class CursorCache {
+  private readonly searches: LRUCache<string, SearchPages>;
+
+  constructor(options: { max: number; ttlMs: number }) {
+    this.searches = new LRUCache<string, SearchPages>({ max: options.max, ttl: options.ttlMs });
+  }
+
+  /** The highest page <= `page` whose cursor is known (1 when nothing is). */
+  nearest(key: string, page: number): { page: number; cursor: string | null } {
+    const known = this.searches.get(key);
+    let best = { page: 1, cursor: null as string | null };
+    if (!known) return best;
+    for (const [p, cursor] of known.cursors) {
+      if (p <= page && p > best.page) best = { page: p, cursor };
+    }
+    return best;
+  }
+
+  count(key: string): number | undefined {
+    return this.searches.get(key)?.count;
+  }
+
+  remember(key: string, count: number, page: number, cursor: string | null): void {
+    const known = this.searches.get(key) ?? { count, cursors: new Map<number, string | null>([[1, null]]) };
+    known.count = count;
+    known.cursors.set(page, cursor);
+    this.searches.set(key, known);
+  }
+
+  forget(key: string): void {
+    this.searches.delete(key);
+  }
+}

@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/**
+ * Gateway configuration: environment variables, optionally merged over a JSON file named by
+ * V2BRIDGE_CONFIG_FILE (environment wins). Validated once at start-up; a bad value stops the
+ * process with a message naming the variable. Secrets (API keys) are never read from here:
+ * callers bring their own key on every request.
+ */
+const REGION_URLS = {
+  us: 'https://api.newrelic.com/graphql',
+  eu: 'https://api.eu.newrelic.com/graphql',
+} as const;
+
+const positiveInt = z.coerce.number().int().positive();
+
+const ConfigSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    /** Explicit NerdGraph endpoint; wins over NEW_RELIC_REGION. */
+    NERDGRAPH_URL: z.url({ protocol: /^https?$/ }).optional(),
+    NEW_RELIC_REGION: z.enum(['us', 'eu']).optional(),
+    /** Default account for keys that can see several and requests without X-Account-Id. */
+    NEW_RELIC_ACCOUNT_ID: positiveInt.optional(),
+    /** Origin used in Link headers, e.g. https://v2-bridge.example.com (default: the request's). */
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    UPSTREAM_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),
+    UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
+    GUID_CACHE_TTL_MS: positiveInt.default(600_000),
+    CURSOR_CACHE_TTL_MS: positiveInt.default(300_000),
+    ACCOUNTS_CACHE_TTL_MS: positiveInt.default(300_000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    SANDBOX_SEED: z.coerce.number().int().default(42),
+    SANDBOX_APM_APPS: z.coerce.number().int().min(0).max(20_000).default(500),
+    /** `KEY=acct[,acct];KEY2=acct` for the embedded sandbox; its defaults include a demo key. */
+    SANDBOX_API_KEYS: z.string().optional(),
+  })
+  .transform((env) => ({
+    port: env.PORT,
+    host: env.HOST,
+    /** undefined: no real NerdGraph configured, run on the embedded sandbox. */
+    nerdgraphUrl: env.NERDGRAPH_URL ?? (env.NEW_RELIC_REGION ? REGION_URLS[env.NEW_RELIC_REGION] : undefined),
+    defaultAccountId: env.NEW_RELIC_ACCOUNT_ID,
+    publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
+    upstreamRetries: env.UPSTREAM_RETRIES,
+    guidCacheTtlMs: env.GUID_CACHE_TTL_MS,
+    cursorCacheTtlMs: env.CURSOR_CACHE_TTL_MS,
+    accountsCacheTtlMs: env.ACCOUNTS_CACHE_TTL_MS,
+    logLevel: env.LOG_LEVEL,
+    sandbox: { seed: env.SANDBOX_SEED, apmApps: env.SANDBOX_APM_APPS, apiKeys: env.SANDBOX_API_KEYS },
+  }));
+
+export type GatewayConfig = z.output<typeof ConfigSchema>;
+
+export class ConfigError extends Error {}
+
+type Source = Record<string, string | undefined>;
+
+function readFileSource(path: string): Source {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`V2BRIDGE_CONFIG_FILE ${path}: ${(error as Error).message}`);
+  }
+  const shape = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).safeParse(parsed);
+  if (!shape.success) throw new ConfigError(`V2BRIDGE_CONFIG_FILE ${path}: expected a flat JSON object of settings`);
+  return Object.fromEntries(Object.entries(shape.data).map(([k, v]) => [k, String(v)]));
+}
+
+/** Reads and validates the configuration; throws ConfigError with every problem listed. */
+export function loadConfig(env: Source = process.env): GatewayConfig {
+  const file = env.V2BRIDGE_CONFIG_FILE ? readFileSource(env.V2BRIDGE_CONFIG_FILE) : {};
+  // Empty strings mean "unset", as in most shells' `VAR=` idiom.
+  const merged = Object.fromEntries(
+    Object.entries({ ...file, ...env }).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const result = ConfigSchema.safeParse(merged);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(config)'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,42 @@
+/**
+ * The one typed HTTP error of the gateway. Everything a client can cause or see ends up as a
+ * V2Error, and the single error handler in app.ts turns it into a v2-shaped body
+ * (`{"error":{"title":"..."}}`), in the format the request asked for.
+ */
+export type V2Status = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 422 | 429 | 500 | 502 | 503 | 504;
+
+export interface V2ErrorOptions {
+  /** Internal cause, for logs only: never rendered to the client. */
+  cause?: unknown;
+  headers?: Record<string, string>;
+  /** Machine-readable class, used as a log field and a metric label. */
+  kind?: string;
+}
+
+export class V2Error extends Error {
+  readonly headers: Record<string, string>;
+  readonly kind: string;
+
+  constructor(
+    readonly status: V2Status,
+    readonly title: string,
+    options: V2ErrorOptions = {},
+  ) {
+    super(title, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'V2Error';
+    this.headers = options.headers ?? {};
+    this.kind = options.kind ?? 'client';
+  }
+}
+
+/** Titles REST v2 itself used (rest-v2.md §3.10), kept verbatim because clients match on them. */
+export const V2Titles = {
+  apiKeyRequired: 'Invalid request, API key required',
+  invalidApiKey: 'Invalid API key',
+  applicationNotFound: 'No Application found with the given ID',
+  serverError: 'A server error occurred, please contact New Relic support',
+} as const;
+
+export const notFound = (title = 'Resource not found'): V2Error => new V2Error(404, title, { kind: 'not_found' });
+
+export const invalidParameter = (title: string): V2Error => new V2Error(422, title, { kind: 'invalid_parameter' });

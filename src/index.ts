@@ -1,0 +1,83 @@
+import { serve } from '@hono/node-server';
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig, type GatewayConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { loadMappings } from './mappings-loader.ts';
+import { createMetrics } from './metrics.ts';
+import { createNerdGraphClient } from './upstream/client.ts';
+import { loadDocuments } from './upstream/documents.ts';
+
+/**
+ * Process entry (`npm start`): validated configuration, then the gateway. With no NerdGraph
+ * configured it starts the embedded sandbox on a loopback port and points itself at it.
+ */
+async function upstreamUrl(config: GatewayConfig): Promise<{ url: string; demo?: { keys: string[] } }> {
+  if (config.nerdgraphUrl) return { url: config.nerdgraphUrl };
+  const { createSandbox } = await import('./sandbox/server.ts');
+  const { parseApiKeys } = await import('./sandbox/data.ts');
+  const sandbox = createSandbox({
+    seed: config.sandbox.seed,
+    apmApps: config.sandbox.apmApps,
+    ...(config.sandbox.apiKeys ? { apiKeys: parseApiKeys(config.sandbox.apiKeys) } : {}),
+  });
+  const { url } = await sandbox.listen(0, '127.0.0.1');
+  return { url: `${url}/graphql`, demo: { keys: [...sandbox.data.keys.keys()] } };
+}
+
+async function main(): Promise<void> {
+  let config: GatewayConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`v2-bridge: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const metrics = createMetrics({ defaultMetrics: true });
+  const upstream = await upstreamUrl(config);
+  const nerdgraph = createNerdGraphClient({
+    url: upstream.url,
+    documents: loadDocuments(),
+    metrics,
+    timeoutMs: config.upstreamTimeoutMs,
+    retries: config.upstreamRetries,
+  });
+  const app = createApp({
+    config,
+    nerdgraph,
+    mappings: await loadMappings(),
+    metrics,
+    logger,
+    readiness: async () => {
+      // Any HTTP answer (even 401/405) proves NerdGraph is reachable; no key is sent.
+      await fetch(upstream.url, { method: 'GET', signal: AbortSignal.timeout(2000) });
+      return true;
+    },
+  });
+
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+    const base = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
+    logger.info({ port: info.port, upstream: upstream.demo ? 'embedded sandbox' : upstream.url }, 'v2-bridge listening');
+    if (upstream.demo) {
+      const demoKey = upstream.demo.keys[0] ?? '';
+      process.stdout.write(
+        `\nv2-bridge is running on the embedded sandbox (a simulated New Relic account).\n` +
+          `  sandbox keys: ${upstream.demo.keys.join(', ')}\n` +
+          `  demo key:     ${demoKey}\n` +
+          `  try:          curl -H 'X-Api-Key: ${demoKey}' ${base}/v2/applications.json\n\n`,
+      );
+    }
+  });
+
+  const shutdown = (): void => {
+    server.close(() => process.exit(0));
+    setTimeout(() => process.exit(0), 2000).unref();
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+await main();

@@ -1,0 +1,94 @@
+import type { Condition } from './entity-query.ts';
+import type { V2Body } from './v2/format.ts';
+import type { V2Params } from './v2/params.ts';
+
+/**
+ * The declarative contract of one v2 route (one module in mappings/). The router, the
+ * compatibility report and the tests all read these declarations; a route's behaviour lives
+ * in its mapping's pure functions, the shared machinery in src/routes/.
+ */
+export type Fidelity = 'exact' | 'approximate' | 'unsupported';
+
+export interface FieldNote {
+  /** The v2 field, as a path in the body (e.g. `applications[].application_summary.response_time`). */
+  field: string;
+  fidelity: Fidelity;
+  /** Where the value comes from in NerdGraph, and any conversion. */
+  source: string;
+}
+
+export interface ParameterNote {
+  name: string;
+  fidelity: Fidelity;
+  note: string;
+}
+
+export interface KnownGap {
+  /**
+   * The v2 body path the gateway cannot produce faithfully (omitted or different), or
+   * undefined for a gap that is not one field. Differential tests ignore exactly these paths.
+   */
+  path?: string;
+  description: string;
+}
+
+export interface ReshapeContext {
+  accountId: number;
+  /** Epoch ms of the request, from the injected clock. */
+  now: number;
+}
+
+interface MappingBase {
+  /** Stable id, e.g. `applications.list`. */
+  id: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** v2 route template; `{format}` is `json` or `xml`. Also the metrics/logs route label. */
+  route: string;
+  /** Operation name = file name in queries/. */
+  operation: string;
+  summary: string;
+  fidelity: Fidelity;
+  parameters: readonly ParameterNote[];
+  fields: readonly FieldNote[];
+  knownGaps: readonly KnownGap[];
+  /** Choices made where the reference is UNCONFIRMED. */
+  assumptions: readonly string[];
+  /** Static top-level `links` templates v2 sent beside the data. */
+  topLinks?: V2Body;
+}
+
+/** A paged v2 list served by an entity search, page numbers emulated over cursors. */
+export interface EntityListMapping<P = unknown> extends MappingBase {
+  kind: 'entity-search-list';
+  /** The plural v2 wrapper key, e.g. `applications`. */
+  wrapperKey: string;
+  pageSize: number;
+  /** Validates and coerces the v2 parameters; throws V2Error (422) on bad input. */
+  parseParams(params: V2Params): P;
+  /** Search conditions for the parameters, scoped to the resolved account. */
+  searchConditions(params: P, accountId: number): Condition[];
+  /** One upstream entity -> one v2 item (throws on an unexpected shape). */
+  reshapeItem(entity: unknown, ctx: ReshapeContext): V2Body;
+}
+
+/** A v2 show route addressed by a numeric id, resolved to a GUID through the cache. */
+export interface EntityShowMapping extends MappingBase {
+  kind: 'entity-by-id';
+  /** The singular v2 wrapper key, e.g. `application`. */
+  wrapperKey: string;
+  entityKind: { domain: string; type: string };
+  notFoundTitle: string;
+  reshape(entity: unknown, ctx: ReshapeContext): V2Body;
+}
+
+// Method syntax keeps parameters bivariant, so any EntityListMapping<P> is a Mapping.
+export type Mapping = EntityListMapping<unknown> | EntityShowMapping;
+
+/** Identity helpers that keep each module's literal type checked against the contract. */
+export function defineListMapping<P>(mapping: EntityListMapping<P>): EntityListMapping<P> {
+  return mapping;
+}
+
+export function defineShowMapping(mapping: EntityShowMapping): EntityShowMapping {
+  return mapping;
+}

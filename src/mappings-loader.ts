@@ -1,0 +1,41 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Mapping } from './mapping.ts';
+
+/**
+ * Discovers the route mappings: every module directly in mappings/ whose default export is a
+ * mapping. Adding a route is adding a file there (and its query and tests), nothing else.
+ */
+export const MAPPINGS_DIR = fileURLToPath(new URL('../mappings/', import.meta.url));
+
+function isMapping(value: unknown): value is Mapping {
+  const m = value as Partial<Mapping> | null;
+  return (
+    m !== null &&
+    typeof m === 'object' &&
+    (m.kind === 'entity-search-list' || m.kind === 'entity-by-id') &&
+    typeof m.id === 'string' &&
+    typeof m.route === 'string' &&
+    typeof m.operation === 'string'
+  );
+}
+
+export async function loadMappings(dir: string = MAPPINGS_DIR): Promise<Mapping[]> {
+  const files = readdirSync(dir)
+    .filter((file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts'))
+    .sort();
+  const mappings: Mapping[] = [];
+  for (const file of files) {
+    const module = (await import(pathToFileURL(join(dir, file)).href)) as { default?: unknown };
+    if (!isMapping(module.default)) throw new Error(`mappings/${file} must default-export a mapping (defineListMapping/defineShowMapping)`);
+    mappings.push(module.default);
+  }
+  const ids = new Set<string>();
+  for (const mapping of mappings) {
+    const key = `${mapping.method} ${mapping.route}`;
+    if (ids.has(key)) throw new Error(`two mappings declare ${key}`);
+    ids.add(key);
+  }
+  return mappings;
+}

@@ -1,0 +1,18 @@
+/**
+ * The only function in v2-bridge that turns a user string into an NRQL or entity-search
+ * string literal. Every client string that reaches a query language goes through here.
+ *
+ * Both languages take single-quoted literals with backslash escapes; New Relic's own tools
+ * first got this wrong (terraform-provider-newrelic #2223 for `'`, #1368 for `\`), so the
+ * backslash is escaped before the quote. Control characters are refused rather than escaped:
+ * neither language documents an escape for them, and no real name contains them.
+ */
+export class UnsafeLiteralError extends Error {}
+
+export function quoteLiteral(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) {
+    throw new UnsafeLiteralError('control characters are not allowed in a query literal');
+  }
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}

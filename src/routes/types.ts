@@ -1,0 +1,29 @@
+import type { CursorCache } from '../cache/cursor-cache.ts';
+import type { GuidResolver } from '../cache/guid-resolver.ts';
+import type { GatewayContext } from '../context.ts';
+import type { Caller } from '../identity.ts';
+import type { GatewayMetrics } from '../metrics.ts';
+import type { NerdGraph } from '../upstream/client.ts';
+import type { V2Format } from '../v2/format.ts';
+import type { V2Params } from '../v2/params.ts';
+
+/** What a route strategy needs from the app (built once in app.ts). */
+export interface RouteDeps {
+  nerdgraph: NerdGraph;
+  metrics: GatewayMetrics;
+  guids: GuidResolver;
+  cursors: CursorCache;
+  now: () => number;
+}
+
+/** One inbound v2 request, parsed and authorised. */
+export interface RouteRequest {
+  c: GatewayContext;
+  caller: Caller;
+  accountId: number;
+  params: V2Params;
+  format: V2Format;
+  pathParams: Record<string, string>;
+  /** Absolute URL as the client should see it (gateway origin, raw path and query). */
+  publicUrl: string;
+}

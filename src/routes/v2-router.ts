@@ -1,0 +1,92 @@
+import type { Hono } from 'hono';
+import type { AccountResolver } from '../accounts.ts';
+import type { GatewayContext, GatewayEnv } from '../context.ts';
+import { V2Error, notFound } from '../errors.ts';
+import { callerFrom, type IdentityOf } from '../identity.ts';
+import type { Mapping } from '../mapping.ts';
+import type { V2Format } from '../v2/format.ts';
+import { parseV2Params } from '../v2/params.ts';
+import { createListRunner } from './entity-list.ts';
+import { createShowRunner } from './entity-show.ts';
+import type { RouteDeps, RouteRequest } from './types.ts';
+
+/**
+ * Builds the /v2 routes from the mapping declarations. Route templates such as
+ * `/v2/applications/{id}.{format}` are compiled to anchored patterns here because v2 puts
+ * the format in a suffix, which Hono's path syntax cannot express.
+ */
+interface CompiledRoute {
+  mapping: Mapping;
+  pattern: RegExp;
+}
+
+function compile(mapping: Mapping): CompiledRoute {
+  const source = mapping.route
+    .split(/(\{[a-z_]+\})/)
+    .map((part) => {
+      const name = /^\{([a-z_]+)\}$/.exec(part)?.[1];
+      if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      return name === 'format' ? '(?<format>[^./]+)' : `(?<${name}>[^/]+?)`;
+    })
+    .join('');
+  return { mapping, pattern: new RegExp(`^${source}$`) };
+}
+
+const FORMATS: ReadonlySet<string> = new Set(['json', 'xml']);
+
+/** The format an error should use when the path did not match any route. */
+export function formatOfPath(path: string): V2Format {
+  return path.endsWith('.xml') ? 'xml' : 'json';
+}
+
+async function formBody(c: GatewayContext): Promise<string | undefined> {
+  const type = c.req.header('content-type') ?? '';
+  if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) return undefined;
+  return c.req.text();
+}
+
+export function registerV2Routes(
+  app: Hono<GatewayEnv>,
+  mappings: readonly Mapping[],
+  deps: RouteDeps & { accounts: AccountResolver; identityOf: IdentityOf; publicBaseUrl: string | undefined },
+): void {
+  const routes = mappings.map(compile);
+  const runList = createListRunner(deps);
+  const runShow = createShowRunner(deps);
+
+  app.all('/v2/*', async (c) => {
+    const path = c.req.path;
+    c.set('format', formatOfPath(path));
+    const matches = routes.flatMap((route) => {
+      const groups = route.pattern.exec(path)?.groups;
+      return groups ? [{ route, groups }] : [];
+    });
+    if (matches.length === 0) throw notFound('Unknown v2 resource');
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    const match = matches.find((m) => m.route.mapping.method === method);
+    if (!match) {
+      const allow = [...new Set(matches.map((m) => m.route.mapping.method))].join(', ');
+      throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow }, kind: 'method' });
+    }
+    const { mapping } = match.route;
+    c.set('routeLabel', mapping.route);
+    const format = match.groups.format ?? 'json';
+    if (!FORMATS.has(format)) throw notFound(`Unknown format .${format}: use .json or .xml`);
+    c.set('format', format as V2Format);
+
+    const caller = callerFrom(c.req.raw.headers, deps.identityOf);
+    const accountId = await deps.accounts.resolve(caller, c.req.header('x-account-id'));
+    const url = new URL(c.req.url);
+    const rawPathAndQuery = c.req.url.slice(url.origin.length);
+    const request: RouteRequest = {
+      c,
+      caller,
+      accountId,
+      params: parseV2Params(url.search.slice(1), await formBody(c)),
+      format: format as V2Format,
+      pathParams: match.groups,
+      publicUrl: `${deps.publicBaseUrl ?? url.origin}${rawPathAndQuery}`,
+    };
+    return mapping.kind === 'entity-search-list' ? runList(mapping, request) : runShow(mapping, request);
+  });
+}

@@ -1,0 +1,34 @@
+import type { GatewayContext } from '../context.ts';
+import { toXml, type JsonValue } from './xml.ts';
+
+/** The two REST v2 representations, chosen by the path suffix. */
+export type V2Format = 'json' | 'xml';
+
+export const CONTENT_TYPES: Record<V2Format, string> = {
+  json: 'application/json; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+};
+
+export type V2Body = { [key: string]: JsonValue };
+
+export function serialise(body: V2Body, format: V2Format): string {
+  return format === 'xml' ? toXml(body) : JSON.stringify(body);
+}
+
+/** Writes a v2 body with the right content type; `headers` are added as given. */
+export function respond(
+  c: GatewayContext,
+  format: V2Format,
+  status: number,
+  body: V2Body,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(serialise(body, format), {
+    status,
+    headers: { 'content-type': CONTENT_TYPES[format], 'x-request-id': c.get('requestId'), ...headers },
+  });
+}
+
+export function errorBody(title: string): V2Body {
+  return { error: { title } };
+}

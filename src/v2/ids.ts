@@ -1,0 +1,41 @@
+/**
+ * Identifiers v2 had and NerdGraph does not.
+ *
+ * REST v2 host ids name an (application, host) pair; NerdGraph only knows host names.
+ * v2-bridge therefore derives a stable positive 31-bit id from the pair, so a client that
+ * lists hosts and comes back with an id is understood. Real v2 host ids are different
+ * numbers: this is a documented gap of every route that shows host ids.
+ */
+export function syntheticHostId(applicationId: number, hostName: string): number {
+  // FNV-1a over "appId|host": cheap, stable across processes and versions.
+  let hash = 0x811c9dc5;
+  const text = `${applicationId}|${hostName}`;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  // Keep it positive and non-zero so it is a valid v2 id.
+  return (hash >>> 1) || 1;
+}
+
+/** Entity GUIDs are unpadded base64url of `accountId|DOMAIN|TYPE|domainId` (entity-definitions guid_spec). */
+export function entityGuid(accountId: number, domain: string, type: string, domainId: number | string): string {
+  return Buffer.from(`${accountId}|${domain}|${type}|${domainId}`, 'utf8').toString('base64url');
+}
+
+export interface DecodedGuid {
+  accountId: number;
+  domain: string;
+  type: string;
+  domainId: string;
+}
+
+/** Decodes a GUID so the account of any entity NerdGraph returns can be checked locally. */
+export function decodeEntityGuid(guid: string): DecodedGuid | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(guid)) return undefined;
+  const parts = Buffer.from(guid, 'base64url').toString('utf8').split('|');
+  if (parts.length !== 4) return undefined;
+  const [account, domain, type, domainId] = parts as [string, string, string, string];
+  if (!/^\d+$/.test(account)) return undefined;
+  return { accountId: Number(account), domain, type, domainId };
+}

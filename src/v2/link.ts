@@ -1,0 +1,60 @@
+/**
+ * The v2 `Link` paging header, as real clients parse it (client-behaviour.md §6):
+ * `<abs-url>; rel="first", <abs-url>; rel="prev", <abs-url>; rel="next", <abs-url>; rel="last"`,
+ * in that order, only the relations that apply, and no header at all on a single page.
+ * Every URL keeps every original parameter (commas percent-encoded, for clients that split on
+ * `,`) with `page=N` at the end.
+ */
+
+/** Parameters never echoed into a Link URL: an API key must not end up in a URL. */
+const NEVER_ECHOED = new Set(['page', 'api_key', 'api-key', 'x-api-key', 'apikey']);
+
+export interface PageLinks {
+  first?: number;
+  prev?: number;
+  next?: number;
+  last?: number;
+}
+
+/** Which relations a page has. A page past the end points back at the last page. */
+export function pageRelations(page: number, lastPage: number): PageLinks {
+  const links: PageLinks = {};
+  if (page > 1 && lastPage >= 1) {
+    links.first = 1;
+    links.prev = Math.min(page - 1, lastPage);
+  }
+  if (page < lastPage) {
+    links.next = page + 1;
+    links.last = lastPage;
+  }
+  return links;
+}
+
+function keyOf(segment: string): string {
+  const raw = segment.split('=', 1)[0] ?? '';
+  let key: string;
+  try {
+    key = decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    key = raw;
+  }
+  return key.trim().toLowerCase();
+}
+
+/** `publicUrl` is the absolute URL the client called (gateway origin, raw path and query). */
+export function linkHeader(publicUrl: string, page: number, lastPage: number): string | undefined {
+  const relations = pageRelations(page, lastPage);
+  const entries = (['first', 'prev', 'next', 'last'] as const).filter((rel) => relations[rel] !== undefined);
+  if (entries.length === 0) return undefined;
+
+  const queryStart = publicUrl.indexOf('?');
+  const base = queryStart === -1 ? publicUrl : publicUrl.slice(0, queryStart);
+  const rawQuery = queryStart === -1 ? '' : publicUrl.slice(queryStart + 1);
+  const kept = rawQuery
+    .split('&')
+    .filter((segment) => segment !== '' && !NEVER_ECHOED.has(keyOf(segment)))
+    .map((segment) => segment.replace(/,/g, '%2C'));
+
+  const urlFor = (target: number): string => `${base}?${[...kept, `page=${target}`].join('&')}`;
+  return entries.map((rel) => `<${urlFor(relations[rel] as number)}>; rel="${rel}"`).join(', ');
+}

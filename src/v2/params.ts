@@ -1,0 +1,99 @@
+import { invalidParameter } from '../errors.ts';
+
+/**
+ * REST v2 parameters as real clients send them (client-behaviour.md §3): in the query string
+ * and, on GET as well as POST, in a form-encoded body; array keys as `names[]`, `names`,
+ * `names[0]`, with brackets raw or percent-encoded; `filter[ids]` also as `filter[ids][]`.
+ * Keys are normalised by dropping one trailing `[]` or `[<digits>]`, so every spelling lands
+ * on the same key; values keep their order of arrival.
+ */
+export type V2Params = ReadonlyMap<string, readonly string[]>;
+
+const ARRAY_SUFFIX = /\[\d*\]$/;
+
+export function normaliseKey(key: string): string {
+  return key.replace(ARRAY_SUFFIX, '');
+}
+
+/** Parses `a=1&b[]=2` text (query string without `?`, or a form body). `+` means a space. */
+export function parseParamText(text: string, into: Map<string, string[]> = new Map()): Map<string, string[]> {
+  for (const [rawKey, value] of new URLSearchParams(text)) {
+    const key = normaliseKey(rawKey);
+    if (key === '') continue;
+    const list = into.get(key);
+    if (list) list.push(value);
+    else into.set(key, [value]);
+  }
+  return into;
+}
+
+export function parseV2Params(rawQuery: string, formBody?: string): V2Params {
+  const params = parseParamText(rawQuery);
+  if (formBody) parseParamText(formBody, params);
+  return params;
+}
+
+/** A single-valued parameter: the last occurrence wins, as in Rails. */
+export function lastValue(params: V2Params, key: string): string | undefined {
+  const values = params.get(key);
+  return values === undefined ? undefined : values[values.length - 1];
+}
+
+const MAX_PAGE = 1_000_000;
+
+/** `page` is 1-based; absent or empty means 1. */
+export function parsePage(params: V2Params): number {
+  const raw = lastValue(params, 'page');
+  if (raw === undefined || raw.trim() === '') return 1;
+  const text = raw.trim();
+  if (!/^\d{1,7}$/.test(text) || Number(text) < 1 || Number(text) > MAX_PAGE) {
+    throw invalidParameter(`Invalid parameter page: expected a whole number from 1 to ${MAX_PAGE}`);
+  }
+  return Number(text);
+}
+
+const MAX_IDS = 1000;
+/** Application and other v2 ids: positive integers that fit a JSON number exactly. */
+export const ID_PATTERN = /^[1-9]\d{0,14}$/;
+
+/** A comma list of ids, from one or several occurrences of `key` (raw `,` or `%2C`). */
+export function parseIdList(params: V2Params, key: string): number[] | undefined {
+  const values = params.get(key);
+  if (values === undefined) return undefined;
+  const ids: number[] = [];
+  for (const value of values) {
+    for (const piece of value.split(',')) {
+      const text = piece.trim();
+      if (text === '') continue;
+      if (!ID_PATTERN.test(text)) {
+        throw invalidParameter(`Invalid parameter ${key}: expected a comma-separated list of positive integer ids`);
+      }
+      ids.push(Number(text));
+    }
+  }
+  if (ids.length > MAX_IDS) throw invalidParameter(`Invalid parameter ${key}: at most ${MAX_IDS} ids are accepted`);
+  return [...new Set(ids)];
+}
+
+const MAX_TEXT = 255;
+
+/** A free-text filter: trimmed of nothing, capped in length, no control characters. */
+export function parseText(params: V2Params, key: string): string | undefined {
+  const value = lastValue(params, key);
+  if (value === undefined || value === '') return undefined;
+  // eslint-disable-next-line no-control-regex
+  if (value.length > MAX_TEXT || /[\u0000-\u001f\u007f]/.test(value)) {
+    throw invalidParameter(`Invalid parameter ${key}: expected text of at most ${MAX_TEXT} characters without control characters`);
+  }
+  return value;
+}
+
+/** A boolean flag in the spellings Rails accepted. */
+export function parseFlag(params: V2Params, key: string): boolean {
+  const value = lastValue(params, key);
+  if (value === undefined) return false;
+  const text = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on', 't'].includes(text)) return true;
+  if (['false', '0', 'no', 'off', 'f', ''].includes(text)) return false;
+  throw invalidParameter(`Invalid parameter ${key}: expected true or false`);
+}

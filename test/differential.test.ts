@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import listMapping from '../mappings/applications.list.ts';
+import showMapping from '../mappings/applications.show.ts';
+import type { KnownGap } from '../src/mapping.ts';
+import type { SandboxData } from '../src/sandbox/model.ts';
+import { canonical, readAnswer, withoutGaps } from './support/compare.ts';
+import {
+  DEMO_KEY,
+  MULTI_KEY,
+  PRIMARY_ACCOUNT,
+  SECONDARY_ACCOUNT,
+  SECONDARY_KEY,
+  createTestGateway,
+  startSandbox,
+  type TestGateway,
+} from './support/harness.ts';
+
+/**
+ * The gateway's answer through the sandbox's NerdGraph face must equal the sandbox's own
+ * legacy /v2 answer (the REST v2 rules applied to the same data), request for request:
+ * status, content type, Link header and body, lists compared without regard to order, with
+ * only the fields the mapping declares as known gaps left out.
+ */
+interface Case {
+  name: string;
+  path: string;
+  headers: Record<string, string>;
+  gaps: readonly KnownGap[];
+}
+
+const GATEWAY_ORIGIN = 'http://gateway.test';
+
+function buildCorpus(data: SandboxData): Case[] {
+  const primary = data.apps.filter((a) => a.accountId === PRIMARY_ACCOUNT);
+  const secondary = data.apps.filter((a) => a.accountId === SECONDARY_ACCOUNT);
+  const keys: Array<[string, Record<string, string>]> = [
+    ['demo', { 'X-Api-Key': DEMO_KEY }],
+    ['demo via Api-Key', { 'Api-Key': DEMO_KEY }],
+    ['secondary', { 'X-Api-Key': SECONDARY_KEY }],
+    ['multi pinned to secondary', { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) }],
+  ];
+  const cases: Case[] = [];
+  const add = (name: string, path: string, headers: Record<string, string>, gaps: readonly KnownGap[] = listMapping.knownGaps) =>
+    cases.push({ name, path, headers, gaps });
+
+  const sample = (list: typeof primary, n: number) => list.filter((_, i) => i % Math.max(1, Math.floor(list.length / n)) === 0).slice(0, n);
+  const languages = [...new Set(data.apps.map((a) => a.language))];
+  const nameFragments = [
+    ...sample(primary, 6).map((a) => a.name.slice(2, 7)),
+    ...sample(primary, 3).map((a) => a.name.toUpperCase().slice(0, 4)),
+    'checkout',
+    "'",
+    '\\',
+    '/',
+    'no-such-application-anywhere',
+    '%',
+  ];
+
+  for (const format of ['json', 'xml']) {
+    for (const [keyName, headers] of keys) {
+      for (const page of ['', '?page=1', '?page=2', '?page=3', '?page=4']) add(`${keyName} list ${page}`, `/v2/applications.${format}${page}`, headers);
+    }
+    const demo = keys[0]![1];
+    for (const fragment of nameFragments) add(`name ${fragment}`, `/v2/applications.${format}?filter[name]=${encodeURIComponent(fragment)}`, demo);
+    for (const language of languages) {
+      add(`language ${language}`, `/v2/applications.${format}?filter[language]=${language}`, demo);
+      add(`language ${language} page 2`, `/v2/applications.${format}?filter[language]=${language}&page=2`, demo);
+    }
+    const ids = sample(primary, 5).map((a) => a.id);
+    const foreign = secondary.slice(0, 2).map((a) => a.id);
+    add('ids raw commas', `/v2/applications.${format}?filter[ids]=${ids.join(',')}`, demo);
+    add('ids encoded', `/v2/applications.${format}?filter%5Bids%5D=${ids.join('%2C')}`, demo);
+    add('ids[] spelling', `/v2/applications.${format}?${ids.map((id) => `filter[ids][]=${id}`).join('&')}`, demo);
+    add('ids of another account', `/v2/applications.${format}?filter[ids]=${[...foreign, ids[0]].join(',')}`, demo);
+    add('ids unknown', `/v2/applications.${format}?filter[ids]=1,2,3`, demo);
+    add('ids with name', `/v2/applications.${format}?filter[ids]=${ids.join(',')}&filter[name]=${encodeURIComponent(primary[0]!.name.slice(0, 3))}`, demo);
+    add('ids and language', `/v2/applications.${format}?filter[ids]=${ids.join(',')}&filter[language]=${languages[0]}`, demo);
+    add('bad ids', `/v2/applications.${format}?filter[ids]=1,abc`, demo);
+    add('bad page', `/v2/applications.${format}?page=0`, demo);
+    add('bad language', `/v2/applications.${format}?filter[language]=${encodeURIComponent('java; DROP')}`, demo);
+    add('missing key', `/v2/applications.${format}`, {});
+    add('bad key', `/v2/applications.${format}`, { 'X-Api-Key': 'NRAK-NOT-A-KEY' });
+    add('multi pinned to primary', `/v2/applications.${format}`, { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(PRIMARY_ACCOUNT) });
+    add('account not allowed', `/v2/applications.${format}`, { 'X-Api-Key': DEMO_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) });
+
+    for (const app of [...sample(primary, 8), ...secondary.slice(0, 2)]) {
+      const headers = app.accountId === PRIMARY_ACCOUNT ? demo : { 'X-Api-Key': SECONDARY_KEY };
+      add(`show ${app.id}`, `/v2/applications/${app.id}.${format}`, headers, showMapping.knownGaps);
+    }
+    add('show of another account', `/v2/applications/${secondary[0]!.id}.${format}`, demo, showMapping.knownGaps);
+    add('show unknown', `/v2/applications/123.${format}`, demo, showMapping.knownGaps);
+    add('show non-numeric', `/v2/applications/abc.${format}`, demo, showMapping.knownGaps);
+    add('show huge', `/v2/applications/99999999999999999999.${format}`, demo, showMapping.knownGaps);
+    add('show bad key', `/v2/applications/${primary[0]!.id}.${format}`, { 'X-Api-Key': 'nope' }, showMapping.knownGaps);
+  }
+  return cases;
+}
+
+describe('differential: gateway via NerdGraph == sandbox legacy /v2', () => {
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  let gateway: TestGateway;
+  let corpus: Case[] = [];
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ apmApps: 450 });
+    gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
+    corpus = buildCorpus(sandbox.sandbox.data);
+  });
+  afterAll(() => sandbox.close());
+
+  it('has a corpus of at least 100 application requests', () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(100);
+  });
+
+  it('answers every request of the corpus exactly as v2 would', async () => {
+    const mismatches: string[] = [];
+    const statuses = new Map<number, number>();
+    for (const testCase of corpus) {
+      const viaGateway = await readAnswer(await gateway.app.request(`${GATEWAY_ORIGIN}${testCase.path}`, { headers: testCase.headers }), GATEWAY_ORIGIN);
+      const viaLegacy = await readAnswer(await fetch(`${sandbox.url}${testCase.path}`, { headers: testCase.headers }), sandbox.url);
+      statuses.set(viaLegacy.status, (statuses.get(viaLegacy.status) ?? 0) + 1);
+      const left = { ...viaGateway, body: canonical(withoutGaps(viaGateway.body, testCase.gaps)) };
+      const right = { ...viaLegacy, body: canonical(withoutGaps(viaLegacy.body, testCase.gaps)) };
+      if (JSON.stringify(left) !== JSON.stringify(right)) {
+        mismatches.push(`${testCase.name} ${testCase.path}\n  gateway: ${JSON.stringify(left).slice(0, 600)}\n  legacy:  ${JSON.stringify(right).slice(0, 600)}`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+    // The corpus really covers successes, client errors and auth failures.
+    expect([...statuses.keys()].sort()).toEqual(expect.arrayContaining([200, 401, 403, 404, 422]));
+  });
+});

@@ -1,0 +1,60 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A scriptable NerdGraph stand-in on 127.0.0.1:0 for fault tests: each request's parsed body
+ * is handed to `handle`, which answers however the test needs (slow, broken, hostile...).
+ */
+export interface FakeRequest {
+  operationName: string | undefined;
+  query: string;
+  variables: Record<string, unknown>;
+  headers: IncomingMessage['headers'];
+}
+
+export type FakeHandler = (request: FakeRequest, res: ServerResponse) => void | Promise<void>;
+
+export async function startFakeUpstream(handle: FakeHandler) {
+  const received: FakeRequest[] = [];
+  let aborted = 0;
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    req.on('end', () => {
+      const body = JSON.parse(text || '{}') as { query?: string; variables?: Record<string, unknown>; operationName?: string };
+      const request: FakeRequest = {
+        operationName: body.operationName ?? /(?:query|mutation)\s+(\w+)/.exec(body.query ?? '')?.[1],
+        query: body.query ?? '',
+        variables: body.variables ?? {},
+        headers: req.headers,
+      };
+      received.push(request);
+      res.on('close', () => {
+        if (!res.writableFinished) aborted++;
+      });
+      void handle(request, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/graphql`,
+    received,
+    abortedCount: () => aborted,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** A canned answer for AccessibleAccounts: the key sees exactly these accounts. */
+export function accountsAnswer(ids: number[]) {
+  return { data: { actor: { accounts: ids.map((id) => ({ id, name: `Account ${id}` })) } } };
+}

@@ -1,0 +1,82 @@
+import { Writable } from 'node:stream';
+import { createApp } from '../../src/app.ts';
+import type { GatewayConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { loadMappings } from '../../src/mappings-loader.ts';
+import { createMetrics, type GatewayMetrics } from '../../src/metrics.ts';
+import { createSandbox } from '../../src/sandbox/server.ts';
+import { createNerdGraphClient } from '../../src/upstream/client.ts';
+import { loadDocuments } from '../../src/upstream/documents.ts';
+
+/** Shared wiring for tests: a gateway app in-process, pointed at any NerdGraph URL. */
+export const FIXED_NOW = Date.UTC(2026, 10, 22, 12, 0, 30);
+export const DEMO_KEY = 'NRAK-SANDBOX-DEMO';
+export const MULTI_KEY = 'NRAK-SANDBOX-MULTI';
+export const SECONDARY_KEY = 'NRAK-SANDBOX-SECONDARY';
+export const PRIMARY_ACCOUNT = 1000001;
+export const SECONDARY_ACCOUNT = 1000002;
+
+export interface TestGateway {
+  app: ReturnType<typeof createApp>;
+  metrics: GatewayMetrics;
+  /** Every log line written, as raw JSON text. */
+  logs: string[];
+  /** Sum of v2bridge_upstream_requests_total, optionally for one operation. */
+  upstreamCount(operation?: string): Promise<number>;
+}
+
+type ConfigOverrides = Partial<Pick<GatewayConfig, 'defaultAccountId' | 'publicBaseUrl' | 'guidCacheTtlMs' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs'>>;
+
+export async function createTestGateway(options: {
+  nerdgraphUrl: string;
+  timeoutMs?: number;
+  retries?: number;
+  config?: ConfigOverrides;
+  now?: () => number;
+}): Promise<TestGateway> {
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const metrics = createMetrics();
+  const nerdgraph = createNerdGraphClient({
+    url: options.nerdgraphUrl,
+    documents: loadDocuments(),
+    metrics,
+    timeoutMs: options.timeoutMs ?? 5_000,
+    retries: options.retries ?? 0,
+  });
+  const app = createApp({
+    config: {
+      defaultAccountId: undefined,
+      publicBaseUrl: undefined,
+      guidCacheTtlMs: 600_000,
+      cursorCacheTtlMs: 300_000,
+      accountsCacheTtlMs: 300_000,
+      ...options.config,
+    },
+    nerdgraph,
+    mappings: await loadMappings(),
+    metrics,
+    logger: createLogger('debug', sink),
+    now: options.now ?? (() => FIXED_NOW),
+  });
+  return {
+    app,
+    metrics,
+    logs,
+    async upstreamCount(operation) {
+      const metric = await metrics.upstreamRequests.get();
+      return metric.values.filter((v) => operation === undefined || v.labels.operation === operation).reduce((n, v) => n + v.value, 0);
+    },
+  };
+}
+
+export async function startSandbox(options: { apmApps?: number; seed?: number } = {}) {
+  const sandbox = createSandbox({ seed: options.seed ?? 7, apmApps: options.apmApps ?? 450, now: () => FIXED_NOW });
+  const server = await sandbox.listen(0, '127.0.0.1');
+  return { sandbox, url: server.url, graphqlUrl: `${server.url}/graphql`, close: server.close };
+}

@@ -1,0 +1,55 @@
+import { XMLParser } from 'fast-xml-parser';
+import type { JsonValue } from '../../src/v2/xml.ts';
+
+/**
+ * Decodes Rails-style v2 XML back into the JSON value it represents (type="array",
+ * type="integer|float|boolean", nil="true"), so XML answers can be compared like JSON ones.
+ * Independent of the renderer: it reads the XML with fast-xml-parser's ordered tree.
+ */
+type Node = Record<string, unknown> & { ':@'?: Record<string, string> };
+
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  trimValues: false,
+  processEntities: true,
+});
+
+function tagOf(node: Node): string {
+  const tag = Object.keys(node).find((k) => k !== ':@');
+  if (tag === undefined) throw new Error('node without a tag');
+  return tag;
+}
+
+function textOf(children: Node[]): string {
+  return children.map((c) => (typeof c['#text'] === 'string' ? c['#text'] : String(c['#text'] ?? ''))).join('');
+}
+
+function decode(node: Node): JsonValue {
+  const tag = tagOf(node);
+  const attrs = node[':@'] ?? {};
+  const children = node[tag] as Node[];
+  if (attrs.nil === 'true') return null;
+  const elements = children.filter((c) => !('#text' in c));
+  switch (attrs.type) {
+    case 'array':
+      return elements.map(decode);
+    case 'integer':
+    case 'float':
+      return Number(textOf(children));
+    case 'boolean':
+      return textOf(children) === 'true';
+    default:
+      if (elements.length === 0) return textOf(children);
+      return Object.fromEntries(elements.map((c) => [tagOf(c), decode(c)]));
+  }
+}
+
+export function decodeRailsXml(xml: string): { root: string; value: JsonValue } {
+  const nodes = (parser.parse(xml) as Node[]).filter((n) => tagOf(n) !== '?xml');
+  const [root] = nodes;
+  if (!root || nodes.length !== 1) throw new Error('expected exactly one root element');
+  return { root: tagOf(root), value: decode(root) };
+}

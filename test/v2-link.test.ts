@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { linkHeader, pageRelations } from '../src/v2/link.ts';
+
+const URL_BASE = 'http://gw.example:8080/v2/applications.json';
+
+/** The strictest parser among real clients (Wavefront collector): split on ", " then "; ". */
+function wavefrontParse(header: string): Record<string, number> {
+  return Object.fromEntries(
+    header.split(', ').map((entry) => {
+      const [url, rel] = entry.split('; ');
+      const page = Number(new URL((url ?? '').slice(1, -1)).searchParams.get('page'));
+      return [(rel ?? '').replace(/^rel="|"$/g, ''), page];
+    }),
+  );
+}
+
+describe('Link header', () => {
+  it('is absent on a single page', () => {
+    expect(linkHeader(URL_BASE, 1, 1)).toBeUndefined();
+    expect(linkHeader(URL_BASE, 1, 0)).toBeUndefined();
+  });
+
+  it('page 1 of 3 has next and last, in that order, with the exact separators', () => {
+    expect(linkHeader(URL_BASE, 1, 3)).toBe(
+      `<${URL_BASE}?page=2>; rel="next", <${URL_BASE}?page=3>; rel="last"`,
+    );
+  });
+
+  it('a middle page has first, prev, next, last (Backstage reads the first entry)', () => {
+    expect(wavefrontParse(linkHeader(`${URL_BASE}?page=2`, 2, 3) ?? '')).toEqual({ first: 1, prev: 1, next: 3, last: 3 });
+    expect(linkHeader(`${URL_BASE}?page=2`, 2, 3)?.startsWith(`<${URL_BASE}?page=1>; rel="first"`)).toBe(true);
+  });
+
+  it('the last page has first and prev only', () => {
+    expect(wavefrontParse(linkHeader(URL_BASE, 3, 3) ?? '')).toEqual({ first: 1, prev: 2 });
+  });
+
+  it('keeps every original parameter, percent-encodes commas, replaces page, never echoes a key', () => {
+    const header = linkHeader(`${URL_BASE}?filter[ids]=1,2&page=1&filter%5Bname%5D=a%20b&api_key=NRAK-X`, 1, 2) ?? '';
+    expect(header).toBe(`<${URL_BASE}?filter[ids]=1%2C2&filter%5Bname%5D=a%20b&page=2>; rel="next", <${URL_BASE}?filter[ids]=1%2C2&filter%5Bname%5D=a%20b&page=2>; rel="last"`);
+    // kenahrens splits on "," and then ";": every piece must still have one ";".
+    expect(header.split(',').every((piece) => piece.includes(';'))).toBe(true);
+  });
+
+  it('a page past the end points back to the last page', () => {
+    expect(pageRelations(9, 3)).toEqual({ first: 1, prev: 3 });
+  });
+});

@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     restoreMocks: true,
     unstubEnvs: true,
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

@@ -32,7 +32,7 @@ const ConfigSchema = z
     ACCOUNTS_CACHE_TTL_MS: positiveInt.default(300_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SANDBOX_SEED: z.coerce.number().int().default(42),
-    SANDBOX_APM_APPS: z.coerce.number().int().min(0).max(20_000).default(500),
+    SANDBOX_APM_APPS: z.coerce.number().int().min(0).max(100_000).default(500),
     /** `KEY=acct[,acct];KEY2=acct` for the embedded sandbox; its defaults include a demo key. */
     SANDBOX_API_KEYS: z.string().optional(),
   })

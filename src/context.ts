@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { V2Format } from './v2/format.ts';
@@ -12,5 +13,10 @@ export interface GatewayVariables {
   format: V2Format;
 }
 
-export type GatewayEnv = { Variables: GatewayVariables };
+/** Under @hono/node-server the raw request is available: needed for GET bodies (see v2-router). */
+export interface GatewayBindings {
+  incoming?: IncomingMessage;
+}
+
+export type GatewayEnv = { Variables: GatewayVariables; Bindings: GatewayBindings };
 export type GatewayContext = Context<GatewayEnv>;

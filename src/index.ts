@@ -15,19 +15,26 @@ async function upstreamUrl(config: GatewayConfig): Promise<{ url: string; demo?:
   if (config.nerdgraphUrl) return { url: config.nerdgraphUrl };
   const { createSandbox } = await import('./sandbox/server.ts');
   const { parseApiKeys } = await import('./sandbox/data.ts');
-  const sandbox = createSandbox({
-    seed: config.sandbox.seed,
-    apmApps: config.sandbox.apmApps,
-    ...(config.sandbox.apiKeys ? { apiKeys: parseApiKeys(config.sandbox.apiKeys) } : {}),
-  });
+  let sandbox: ReturnType<typeof createSandbox>;
+  try {
+    sandbox = createSandbox({
+      seed: config.sandbox.seed,
+      apmApps: config.sandbox.apmApps,
+      ...(config.sandbox.apiKeys ? { apiKeys: parseApiKeys(config.sandbox.apiKeys) } : {}),
+    });
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration:\n  SANDBOX_API_KEYS: ${(error as Error).message}`);
+  }
   const { url } = await sandbox.listen(0, '127.0.0.1');
   return { url: `${url}/graphql`, demo: { keys: [...sandbox.data.keys.keys()] } };
 }
 
 async function main(): Promise<void> {
   let config: GatewayConfig;
+  let upstream: Awaited<ReturnType<typeof upstreamUrl>>;
   try {
     config = loadConfig();
+    upstream = await upstreamUrl(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`v2-bridge: ${error.message}\n`);
@@ -37,7 +44,6 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   const metrics = createMetrics({ defaultMetrics: true });
-  const upstream = await upstreamUrl(config);
   const nerdgraph = createNerdGraphClient({
     url: upstream.url,
     documents: loadDocuments(),

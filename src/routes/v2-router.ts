@@ -39,10 +39,25 @@ export function formatOfPath(path: string): V2Format {
   return path.endsWith('.xml') ? 'xml' : 'json';
 }
 
+const MAX_FORM_BYTES = 1024 * 1024;
+
+/**
+ * v2 clients send metric-data parameters as a form body even on GET (curl -X GET -d ...).
+ * The Fetch Request drops a GET body, so on Node it is read from the raw request.
+ */
 async function formBody(c: GatewayContext): Promise<string | undefined> {
   const type = c.req.header('content-type') ?? '';
   if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) return undefined;
-  return c.req.text();
+  const incoming = c.env?.incoming;
+  if (!['GET', 'HEAD'].includes(c.req.method) || !incoming) return c.req.text();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FORM_BYTES) throw new V2Error(413, `Request body larger than ${MAX_FORM_BYTES} bytes`, { kind: 'body_too_large' });
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export function registerV2Routes(

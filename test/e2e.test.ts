@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, ConfigError } from '../src/config.ts';
+
+/**
+ * End to end over real loopback HTTP: the process `npm start` runs, on the embedded sandbox,
+ * exactly as a new user starts it (no configuration), driven with the curl line it prints.
+ */
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+function startGateway(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(predicate: () => RegExpExecArray | null, ms: number): Promise<RegExpExecArray> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const match = predicate();
+    if (match) return match;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A GET with a form body, as curl -X GET -d sends it (fetch cannot). */
+function getWithBody(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'GET', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('npm start on a fresh machine', () => {
+  let gateway: ReturnType<typeof startGateway>;
+  let key = '';
+  let base = '';
+
+  beforeAll(async () => {
+    gateway = startGateway({ PORT: '0', LOG_LEVEL: 'warn', SANDBOX_APM_APPS: '250' });
+    const curl = await waitFor(() => /curl -H 'X-Api-Key: ([^']+)' (http:\/\/[^\s]+)\/v2\/applications\.json/.exec(gateway.output()), 20_000);
+    key = curl[1] ?? '';
+    base = curl[2] ?? '';
+  });
+  afterAll(async () => {
+    gateway.child.kill('SIGTERM');
+    await gateway.exited;
+  });
+
+  it('prints a demo key and a curl line that works', async () => {
+    expect(key).toBe('NRAK-SANDBOX-DEMO');
+    const response = await fetch(`${base}/v2/applications.json`, { headers: { 'X-Api-Key': key } });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { applications: Array<{ id: number; name: string }> };
+    expect(body.applications).toHaveLength(200);
+    expect(response.headers.get('link')).toBe(`<${base}/v2/applications.json?page=2>; rel="next", <${base}/v2/applications.json?page=2>; rel="last"`);
+    const show = await fetch(`${base}/v2/applications/${body.applications[0]?.id}.xml`, { headers: { 'Api-Key': key } });
+    expect(show.status).toBe(200);
+    expect(await show.text()).toContain(`<name>${body.applications[0]?.name}</name>`);
+  });
+
+  it('reads parameters from a form body on GET', async () => {
+    const list = (await (await fetch(`${base}/v2/applications.json`, { headers: { 'X-Api-Key': key } })).json()) as { applications: Array<{ id: number }> };
+    const ids = list.applications.slice(0, 3).map((a) => a.id);
+    const answer = await getWithBody(`${base}/v2/applications.json`, { 'X-Api-Key': key }, `filter[ids]=${ids.join('%2C')}`);
+    expect(answer.status).toBe(200);
+    expect((JSON.parse(answer.body) as { applications: Array<{ id: number }> }).applications.map((a) => a.id).sort()).toEqual([...ids].sort());
+    const bad = await getWithBody(`${base}/v2/applications.json`, { 'X-Api-Key': key }, 'filter[ids]=abc');
+    expect(bad.status).toBe(422);
+  });
+
+  it('serves /healthz, /readyz and /metrics', async () => {
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`${base}/metrics`)).text()).toContain('v2bridge_http_requests_total');
+  });
+});
+
+describe('bad configuration', () => {
+  it('stops the process with a message naming the variable and a non-zero exit', async () => {
+    const run = startGateway({ PORT: 'eighty', UPSTREAM_TIMEOUT_MS: '-5' });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toMatch(/Invalid configuration:[\s\S]*PORT[\s\S]*UPSTREAM_TIMEOUT_MS/);
+  });
+
+  it('loadConfig validates every value and derives the NerdGraph URL from the region', () => {
+    expect(loadConfig({}).nerdgraphUrl).toBeUndefined();
+    expect(loadConfig({ NEW_RELIC_REGION: 'eu' }).nerdgraphUrl).toBe('https://api.eu.newrelic.com/graphql');
+    expect(loadConfig({ NEW_RELIC_REGION: 'eu', NERDGRAPH_URL: 'http://127.0.0.1:1/graphql' }).nerdgraphUrl).toBe('http://127.0.0.1:1/graphql');
+    expect(() => loadConfig({ NEW_RELIC_REGION: 'mars' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NERDGRAPH_URL: 'ftp://x' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NEW_RELIC_ACCOUNT_ID: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ V2BRIDGE_CONFIG_FILE: '/nonexistent/v2bridge.json' })).toThrow(/V2BRIDGE_CONFIG_FILE/);
+  });
+});

@@ -110,6 +110,7 @@ describe('differential: gateway via NerdGraph == sandbox legacy /v2', () => {
 
   it('has a corpus of at least 100 application requests', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(100);
+    console.info(`differential corpus: ${corpus.length} requests`);
   });
 
   it('answers every request of the corpus exactly as v2 would', async () => {

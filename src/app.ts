@@ -33,6 +33,7 @@ export interface GatewayDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const MAX_BODY_BYTES = 1024 * 1024;
+const KEY_LIKE = /NRAK-[A-Za-z0-9]+|NRAA-[A-Za-z0-9]+/gi;
 
 export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();
@@ -51,8 +52,9 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     const route = c.get('routeLabel');
     deps.metrics.httpRequests.inc({ route, method: c.req.method, status: String(c.res.status) });
     deps.metrics.httpDuration.observe({ route, method: c.req.method }, seconds);
-    // Path only: query strings can carry user data, and nothing here may carry a key.
-    c.get('log').info({ method: c.req.method, route, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000) }, 'request');
+    // Path only (query strings carry user data); a key pasted into a path by mistake is masked.
+    const path = c.req.path.replace(KEY_LIKE, '[redacted]');
+    c.get('log').info({ method: c.req.method, route, path, status: c.res.status, ms: Math.round(seconds * 1000) }, 'request');
   });
 
   app.use(

@@ -34,6 +34,7 @@ describe('the API key never leaves the request', () => {
       '/v2/nothing-here.json',
       '/v2/applications.html',
       `/v2/applications.json?api_key=${SENTINEL}&page=1`,
+      `/v2/${SENTINEL}/applications.json`,
     ];
     for (const upstreamUrl of [`${running.url}/graphql`, echo.url]) {
       const gateway = await createTestGateway({ nerdgraphUrl: upstreamUrl });

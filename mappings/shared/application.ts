@@ -61,7 +61,22 @@ export function secondsToMs(seconds: number): number {
 
 /** Drops null/undefined members so absent NerdGraph values are absent, not null, in v2. */
 function present(object: Record<string, number | null | undefined>): V2Body {
-  return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== null && v !== undefined)) as V2Body;
+  // A plain loop: this runs for every item of every 200-item page (hot path).
+  const out: V2Body = {};
+  for (const key in object) {
+    const value = object[key];
+    if (value !== null && value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+let minuteCache = { minute: Number.NaN, text: '' };
+
+/** The current minute as a v2 timestamp, formatted once per minute rather than per item. */
+function startOfMinute(now: number): string {
+  const minute = Math.floor(now / 60_000) * 60_000;
+  if (minute !== minuteCache.minute) minuteCache = { minute, text: isoSeconds(minute) };
+  return minuteCache.text;
 }
 
 export interface ReshapeOptions {
@@ -80,7 +95,7 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
   };
   // Reporting means data in the last minutes; agents report each minute, so the last report
   // is the start of the current minute. v2 shows no timestamp for a non-reporting app.
-  if (reporting) app.last_reported_at = isoSeconds(Math.floor(ctx.now / 60_000) * 60_000);
+  if (reporting) app.last_reported_at = startOfMinute(ctx.now);
 
   const summary = entity.apmSummary;
   if (reporting && summary) {

@@ -3,7 +3,7 @@ import { SingleFlight } from '../cache/single-flight.ts';
 import { entityQuery } from '../entity-query.ts';
 import type { EntityListMapping } from '../mapping.ts';
 import { UpstreamError } from '../upstream/errors.ts';
-import { respond, type V2Body } from '../v2/format.ts';
+import { respondText, serialise, type V2Body, type V2Format } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
 import { parsePage } from '../v2/params.ts';
 import { inAccount } from './scope.ts';
@@ -30,6 +30,33 @@ interface FetchedPage {
 
 export function createListRunner(deps: RouteDeps) {
   const flights = new SingleFlight<FetchedPage>();
+  // Requests coalesced onto one upstream answer also share its rendering: reshaping and
+  // serialising a 200-item page is most of a request's CPU. The key carries the format and
+  // the minute, the only request inputs the body depends on besides the answer itself.
+  const renderings = new WeakMap<FetchedPage, Map<string, string>>();
+
+  function render(mapping: EntityListMapping, fetched: FetchedPage, accountId: number, format: V2Format): string {
+    const now = deps.now();
+    const key = `${format}|${Math.floor(now / 60_000)}`;
+    const byKey = renderings.get(fetched) ?? new Map<string, string>();
+    renderings.set(fetched, byKey);
+    const cached = byKey.get(key);
+    if (cached !== undefined) return cached;
+    const ctx = { accountId, now };
+    const items: V2Body[] = [];
+    for (const entity of fetched.entities) {
+      if (!inAccount(entity, accountId, mapping.operation, deps.metrics)) continue;
+      try {
+        items.push(mapping.reshapeItem(entity, ctx));
+      } catch {
+        throw new UpstreamError('upstream_failure', `unexpected entity shape in ${mapping.operation}`);
+      }
+    }
+    const body: V2Body = { [mapping.wrapperKey]: items, ...(mapping.topLinks ? { links: mapping.topLinks } : {}) };
+    const text = serialise(body, format);
+    byKey.set(key, text);
+    return text;
+  }
 
   async function fetchOne(mapping: EntityListMapping, req: RouteRequest, query: string, cursor: string | null, key: string): Promise<FetchedPage> {
     const { promise } = flights.run(`${key}|${cursor ?? ''}`, async () => {
@@ -84,18 +111,8 @@ export function createListRunner(deps: RouteDeps) {
     const page = parsePage(req.params);
     const query = entityQuery(mapping.searchConditions(params, req.accountId));
     const fetched = await fetchPage(mapping, req, query, page);
-    const ctx = { accountId: req.accountId, now: deps.now() };
-    const items: V2Body[] = [];
-    for (const entity of fetched.entities) {
-      if (!inAccount(entity, req.accountId, mapping.operation, deps.metrics)) continue;
-      try {
-        items.push(mapping.reshapeItem(entity, ctx));
-      } catch {
-        throw new UpstreamError('upstream_failure', `unexpected entity shape in ${mapping.operation}`);
-      }
-    }
-    const body: V2Body = { [mapping.wrapperKey]: items, ...(mapping.topLinks ? { links: mapping.topLinks } : {}) };
+    const text = render(mapping, fetched, req.accountId, req.format);
     const link = linkHeader(req.publicUrl, page, Math.ceil(fetched.count / mapping.pageSize));
-    return respond(req.c, req.format, 200, body, link ? { link } : {});
+    return respondText(req.c, req.format, 200, text, link ? { link } : {});
   };
 }

@@ -23,7 +23,18 @@ export function respond(
   body: V2Body,
   headers: Record<string, string> = {},
 ): Response {
-  return new Response(serialise(body, format), {
+  return respondText(c, format, status, serialise(body, format), headers);
+}
+
+/** As respond, for a body already serialised (shared by coalesced requests). */
+export function respondText(
+  c: GatewayContext,
+  format: V2Format,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(text, {
     status,
     headers: { 'content-type': CONTENT_TYPES[format], 'x-request-id': c.get('requestId'), ...headers },
   });

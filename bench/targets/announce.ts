@@ -1,0 +1,39 @@
+import type { ChildMessage, Command, Commands, ParentMessage } from '../protocol.ts';
+
+/**
+ * Child side of bench/protocol.ts: tells the parent which port this target listens on and
+ * answers its commands (`cpu` for every target, others as given).
+ */
+type Handlers = { [K in Command]?: () => Commands[K] };
+
+export function announce(port: number, handlers: Handlers = {}): void {
+  const send = (message: ChildMessage): void => {
+    process.send?.(message);
+  };
+  const all: Handlers = {
+    cpu: () => {
+      const usage = process.cpuUsage();
+      return usage.user + usage.system;
+    },
+    ...handlers,
+  };
+  process.on('message', (raw) => {
+    const message = raw as ParentMessage; // the parent is bench/run.ts, which only sends these
+    if (message.type !== 'ask') return;
+    const handler = all[message.command];
+    if (!handler) return send({ type: 'reply', id: message.id, error: `unknown command ${message.command}` });
+    try {
+      send({ type: 'reply', id: message.id, value: handler() });
+    } catch (error) {
+      send({ type: 'reply', id: message.id, error: (error as Error).message });
+    }
+  });
+  // The parent went away (even killed with SIGKILL): do not outlive it.
+  process.on('disconnect', () => process.exit(0));
+  send({ type: 'ready', port });
+}
+
+/** The port a `http://host:port` URL names. */
+export function portOf(url: string): number {
+  return Number(new URL(url).port);
+}

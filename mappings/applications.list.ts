@@ -1,4 +1,5 @@
 import { defineListMapping } from '../src/mapping.ts';
+import { MAX_PAGES_WALKED } from '../src/routes/entity-list.ts';
 import type { Condition } from '../src/entity-query.ts';
 import { invalidParameter } from '../src/errors.ts';
 import { lastValue, parseFlag, parseIdList, parseText, type V2Params } from '../src/v2/params.ts';
@@ -44,7 +45,7 @@ export default defineListMapping<ApplicationListParams>({
   pageSize: 200,
   topLinks: APPLICATION_TOP_LINKS,
   parameters: [
-    { name: 'filter[name]', fidelity: 'approximate', note: "entity search `name LIKE '<text>'` (substring, case-insensitive); `%` and `_` are literal" },
+    { name: 'filter[name]', fidelity: 'approximate', note: "entity search `name LIKE '<text>'`, then v2's case-insensitive substring test on each item; `%` and `_` are literal" },
     { name: 'filter[ids]', fidelity: 'exact', note: "`domainId IN (...)`; raw or encoded commas, repeated, or filter[ids][]; filter[id] is an alias" },
     { name: 'filter[language]', fidelity: 'exact', note: "`language = '<lang>'` (the language tag), lower-cased" },
     { name: 'filter[host]', fidelity: 'unsupported', note: 'answered 422: entity search has no host filter' },
@@ -61,6 +62,11 @@ export default defineListMapping<ApplicationListParams>({
     { description: 'Applications the entity platform no longer indexes (deleted, or long without data) are not listed, while v2 listed them.' },
     { description: 'Pages are sorted by name; v2 documented its order as indeterminate.' },
     { description: 'filter[host] is refused with 422 instead of being answered without the filter.' },
+    {
+      description:
+        "filter[name]: NerdGraph's LIKE treats `.,;:*-_` as word separators, so it can miss names v2 matched by substring (e.g. `tf_`); items it matches too loosely are dropped, so such pages can hold fewer than 200 items.",
+    },
+    { description: `A page more than ${MAX_PAGES_WALKED} pages past the last page read is refused (422): reaching it would cost one NerdGraph request per page.` },
   ],
   assumptions: [
     'NerdGraph entity-search `LIKE` is treated as case-insensitive substring matching, like v2 filter[name] (UNCONFIRMED on real NerdGraph).',
@@ -80,5 +86,8 @@ export default defineListMapping<ApplicationListParams>({
   },
   reshapeItem(entity, ctx) {
     return reshapeApplication(ApmEntity.parse(entity), ctx, { withLinks: false });
+  },
+  keepItem(params, item) {
+    return params.name === undefined || String(item.name).toLowerCase().includes(params.name.toLowerCase());
   },
 });

@@ -5,6 +5,7 @@ import type { Caller } from './identity.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import type { NerdGraph } from './upstream/client.ts';
 import { UpstreamError } from './upstream/errors.ts';
+import { ID_PATTERN } from './v2/params.ts';
 
 /**
  * REST v2 inferred the account from the key; NerdGraph does not. Each request is pinned to
@@ -50,7 +51,7 @@ export function createAccountResolver(deps: {
       let requested: number | undefined;
       if (requestedHeader !== undefined && requestedHeader.trim() !== '') {
         const text = requestedHeader.trim();
-        if (!/^[1-9]\d{0,14}$/.test(text)) {
+        if (!ID_PATTERN.test(text)) {
           throw new V2Error(400, 'Invalid X-Account-Id header: expected a positive integer account id', { kind: 'bad_account' });
         }
         requested = Number(text);

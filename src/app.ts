@@ -57,18 +57,22 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     c.get('log').info({ method: c.req.method, route, path, status: c.res.status, ms: Math.round(seconds * 1000) }, 'request');
   });
 
-  app.use(
-    '/v2/*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { kind: 'body_too_large' });
-      },
-    }),
-  );
+  // GET bodies are read (and bounded) by the v2 router; bodyLimit would build a full Fetch
+  // Request for every GET, which also refuses some legal request targets.
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { kind: 'body_too_large' });
+    },
+  });
+  app.use('/v2/*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/healthz', (c) => {
+    c.set('routeLabel', '/healthz');
+    return c.json({ status: 'ok' });
+  });
   app.get('/readyz', async (c) => {
+    c.set('routeLabel', '/readyz');
     const ready = deps.readiness ? await deps.readiness().catch(() => false) : true;
     return c.json({ status: ready ? 'ready' : 'upstream unreachable' }, ready ? 200 : 503);
   });
@@ -103,8 +107,9 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
       log[v2.status >= 500 ? 'warn' : 'info']({ kind: v2.kind, status: v2.status, ...cause }, v2.title);
       return respond(c, c.get('format') ?? 'json', v2.status, errorBody(v2.title), v2.headers);
     }
-    // A bug: log its name and stack (never request data), answer v2's generic 500.
-    log.error({ err: { name: (error as Error).name, message: (error as Error).message, stack: (error as Error).stack } }, 'unhandled error');
+    // A bug: log its name and stack frames only (a message can quote request data), answer v2's generic 500.
+    const frames = ((error as Error).stack ?? '').split('\n').slice(1).join('\n');
+    log.error({ err: { name: (error as Error).name, frames } }, 'unhandled error');
     return respond(c, c.get('format') ?? 'json', 500, errorBody(V2Titles.serverError));
   });
 

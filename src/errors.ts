@@ -9,7 +9,7 @@ export interface V2ErrorOptions {
   /** Internal cause, for logs only: never rendered to the client. */
   cause?: unknown;
   headers?: Record<string, string>;
-  /** Machine-readable class, used as a log field and a metric label. */
+  /** Machine-readable class, logged with the error. */
   kind?: string;
 }
 

@@ -59,10 +59,17 @@ async function main(): Promise<void> {
     logger,
     readiness: async () => {
       // Any HTTP answer (even 401/405) proves NerdGraph is reachable; no key is sent.
-      await fetch(upstream.url, { method: 'GET', signal: AbortSignal.timeout(2000) });
+      const response = await fetch(upstream.url, { method: 'GET', signal: AbortSignal.timeout(2000) });
+      await response.body?.cancel();
       return true;
     },
   });
+
+  if (!config.publicBaseUrl && !['127.0.0.1', 'localhost', '::1'].includes(config.host)) {
+    // Behind a proxy, Link URLs built from the Host header would point clients (and their
+    // keys) at whatever origin the request named: say where the gateway really lives.
+    logger.warn('PUBLIC_BASE_URL is not set: Link headers will use the origin each request names; set it when serving beyond loopback');
+  }
 
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const base = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;

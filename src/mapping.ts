@@ -69,6 +69,11 @@ export interface EntityListMapping<P = unknown> extends MappingBase {
   searchConditions(params: P, accountId: number): Condition[];
   /** One upstream entity -> one v2 item (throws on an unexpected shape). */
   reshapeItem(entity: unknown, ctx: ReshapeContext): V2Body;
+  /**
+   * Drops items the entity search matched more loosely than v2 would have (e.g. its
+   * tokenising LIKE); pages may then hold fewer than pageSize items.
+   */
+  keepItem?(params: P, item: V2Body): boolean;
 }
 
 /** A v2 show route addressed by a numeric id, resolved to a GUID through the cache. */

@@ -9,9 +9,16 @@
  */
 export class UnsafeLiteralError extends Error {}
 
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+/** Text no query literal may carry; input validation refuses it before it gets this far. */
+export function hasControlCharacters(value: string): boolean {
+  return CONTROL_CHARACTERS.test(value);
+}
+
 export function quoteLiteral(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(value)) {
+  if (hasControlCharacters(value)) {
     throw new UnsafeLiteralError('control characters are not allowed in a query literal');
   }
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;

@@ -1,41 +1,96 @@
 import { z } from 'zod';
 import { SingleFlight } from '../cache/single-flight.ts';
 import { entityQuery } from '../entity-query.ts';
+import { invalidParameter } from '../errors.ts';
 import type { EntityListMapping } from '../mapping.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respondText, serialise, type V2Body, type V2Format } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
 import { parsePage } from '../v2/params.ts';
-import { inAccount } from './scope.ts';
+import { inAccount, parseAnswer, reshapeOrFail, wrap } from './entities.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
  * Serves a v2 list from entity search: v2 `page=N` over NerdGraph cursors, one upstream
- * request per page walked in order, concurrent fetches of the same page coalesced.
+ * request per page walked in order, concurrent fetches of the same page coalesced (so
+ * clients fetching pages 2..N in parallel also cost one request per page in all).
  */
 const SearchPage = z.object({
   actor: z.object({
     entitySearch: z.object({
-      count: z.number().int().nonnegative().nullable(),
+      count: z.number().int().nonnegative().nullable().optional(),
       results: z.object({ nextCursor: z.string().nullable().optional(), entities: z.array(z.unknown()).nullable() }).nullable(),
     }),
   }),
 });
 
 interface FetchedPage {
-  count: number;
+  /** null when NerdGraph gave no count: paging then follows cursors alone. */
+  count: number | null;
   entities: unknown[];
   nextCursor: string | null;
+}
+
+/** Upper bound of upstream pages one request may walk (a jump to page 250 of a cold search). */
+export const MAX_PAGES_WALKED = 250;
+
+const emptyPage = (count: number | null): FetchedPage => ({ count, entities: [], nextCursor: null });
+
+/** The last page number the Link header announces, from the count and the cursor. */
+function lastPageOf(fetched: FetchedPage, page: number, pageSize: number): number {
+  const fromCursor = fetched.nextCursor !== null ? page + 1 : page;
+  return fetched.count === null ? fromCursor : Math.max(Math.ceil(fetched.count / pageSize), fetched.nextCursor !== null ? page + 1 : 0);
 }
 
 export function createListRunner(deps: RouteDeps) {
   const flights = new SingleFlight<FetchedPage>();
   // Requests coalesced onto one upstream answer also share its rendering: reshaping and
   // serialising a 200-item page is most of a request's CPU. The key carries the format and
-  // the minute, the only request inputs the body depends on besides the answer itself.
+  // the minute, the only request inputs the body depends on besides the answer (whose
+  // search already fixes the parameters).
   const renderings = new WeakMap<FetchedPage, Map<string, string>>();
 
-  function render(mapping: EntityListMapping, fetched: FetchedPage, accountId: number, format: V2Format): string {
+  async function fetchOne(mapping: EntityListMapping, req: RouteRequest, query: string, cursor: string | null, key: string): Promise<FetchedPage> {
+    const { promise } = flights.run(`${key}|${cursor ?? ''}`, async () => {
+      const data = await deps.nerdgraph.call({ operation: mapping.operation, variables: { query, cursor }, apiKey: req.caller.apiKey });
+      const search = parseAnswer(SearchPage, data, mapping.operation).actor.entitySearch;
+      return { count: search.count ?? null, entities: search.results?.entities ?? [], nextCursor: search.results?.nextCursor ?? null };
+    });
+    return promise;
+  }
+
+  /** Page `page` of the search, walking from the nearest page whose cursor is known. */
+  async function fetchPage(mapping: EntityListMapping, req: RouteRequest, query: string, page: number): Promise<FetchedPage> {
+    const key = `${req.caller.identity}|${req.accountId}|${mapping.operation}|${query}`;
+    const count = deps.cursors.count(key);
+    if (count !== undefined && count !== null && page > 1 && page > Math.ceil(count / mapping.pageSize)) return emptyPage(count);
+
+    for (let restarted = false; ; restarted = true) {
+      let at = deps.cursors.nearest(key, page);
+      if (page - at.page >= MAX_PAGES_WALKED) {
+        throw invalidParameter(`Invalid parameter page: at most ${MAX_PAGES_WALKED} pages past the last page read can be requested at once; read the pages in order`);
+      }
+      try {
+        for (;;) {
+          const fetched = await fetchOne(mapping, req, query, at.cursor, key);
+          if (fetched.nextCursor !== null) deps.cursors.remember(key, fetched.count, at.page + 1, fetched.nextCursor);
+          if (at.page === page) return fetched;
+          if (fetched.nextCursor === null) return emptyPage(fetched.count);
+          at = { page: at.page + 1, cursor: fetched.nextCursor };
+        }
+      } catch (error) {
+        // A remembered cursor may have expired upstream (its error is undocumented): forget
+        // the search and walk again from page 1, once.
+        if (error instanceof UpstreamError && at.cursor !== null && !restarted) {
+          deps.cursors.forget(key);
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  function render(mapping: EntityListMapping, params: unknown, fetched: FetchedPage, accountId: number, format: V2Format): string {
     const now = deps.now();
     const key = `${format}|${Math.floor(now / 60_000)}`;
     const byKey = renderings.get(fetched) ?? new Map<string, string>();
@@ -46,64 +101,12 @@ export function createListRunner(deps: RouteDeps) {
     const items: V2Body[] = [];
     for (const entity of fetched.entities) {
       if (!inAccount(entity, accountId, mapping.operation, deps.metrics)) continue;
-      try {
-        items.push(mapping.reshapeItem(entity, ctx));
-      } catch {
-        throw new UpstreamError('upstream_failure', `unexpected entity shape in ${mapping.operation}`);
-      }
+      const item = reshapeOrFail(() => mapping.reshapeItem(entity, ctx), mapping.operation);
+      if (mapping.keepItem === undefined || mapping.keepItem(params, item)) items.push(item);
     }
-    const body: V2Body = { [mapping.wrapperKey]: items, ...(mapping.topLinks ? { links: mapping.topLinks } : {}) };
-    const text = serialise(body, format);
+    const text = serialise(wrap(mapping.wrapperKey, items, mapping.topLinks), format);
     byKey.set(key, text);
     return text;
-  }
-
-  async function fetchOne(mapping: EntityListMapping, req: RouteRequest, query: string, cursor: string | null, key: string): Promise<FetchedPage> {
-    const { promise } = flights.run(`${key}|${cursor ?? ''}`, async () => {
-      const data = await deps.nerdgraph.call({
-        operation: mapping.operation,
-        variables: { query, cursor },
-        apiKey: req.caller.apiKey,
-      });
-      const parsed = SearchPage.safeParse(data);
-      if (!parsed.success) throw new UpstreamError('upstream_failure', `unexpected ${mapping.operation} answer`);
-      const search = parsed.data.actor.entitySearch;
-      return {
-        count: search.count ?? 0,
-        entities: search.results?.entities ?? [],
-        nextCursor: search.results?.nextCursor ?? null,
-      };
-    });
-    return promise;
-  }
-
-  /** Page `page` of the search, walking from the nearest page whose cursor is known. */
-  async function fetchPage(mapping: EntityListMapping, req: RouteRequest, query: string, page: number): Promise<FetchedPage> {
-    const key = `${req.caller.identity}|${req.accountId}|${mapping.operation}|${query}`;
-    let restarted = false;
-    for (;;) {
-      const count = deps.cursors.count(key);
-      if (count !== undefined && page > 1 && page > Math.ceil(count / mapping.pageSize)) {
-        return { count, entities: [], nextCursor: null };
-      }
-      const start = deps.cursors.nearest(key, page);
-      let fetched: FetchedPage;
-      try {
-        fetched = await fetchOne(mapping, req, query, start.cursor, key);
-      } catch (error) {
-        // A remembered cursor may have expired upstream: forget the search and walk again once.
-        if (error instanceof UpstreamError && error.errorClass === 'invalid_input' && start.cursor !== null && !restarted) {
-          deps.cursors.forget(key);
-          restarted = true;
-          continue;
-        }
-        throw error;
-      }
-      deps.cursors.remember(key, fetched.count, start.page, start.cursor);
-      if (fetched.nextCursor !== null) deps.cursors.remember(key, fetched.count, start.page + 1, fetched.nextCursor);
-      if (start.page === page) return fetched;
-      if (fetched.nextCursor === null) return { count: fetched.count, entities: [], nextCursor: null };
-    }
   }
 
   return async function runList(mapping: EntityListMapping, req: RouteRequest): Promise<Response> {
@@ -111,8 +114,8 @@ export function createListRunner(deps: RouteDeps) {
     const page = parsePage(req.params);
     const query = entityQuery(mapping.searchConditions(params, req.accountId));
     const fetched = await fetchPage(mapping, req, query, page);
-    const text = render(mapping, fetched, req.accountId, req.format);
-    const link = linkHeader(req.publicUrl, page, Math.ceil(fetched.count / mapping.pageSize));
+    const text = render(mapping, params, fetched, req.accountId, req.format);
+    const link = linkHeader(req.publicUrl, page, lastPageOf(fetched, page, mapping.pageSize));
     return respondText(req.c, req.format, 200, text, link ? { link } : {});
   };
 }

@@ -52,10 +52,19 @@ async function formBody(c: GatewayContext): Promise<string | undefined> {
   if (!['GET', 'HEAD'].includes(c.req.method) || !incoming) return c.req.text();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) throw new V2Error(413, `Request body larger than ${MAX_FORM_BYTES} bytes`, { kind: 'body_too_large' });
-    chunks.push(chunk);
+  try {
+    for await (const chunk of incoming as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_FORM_BYTES) {
+        // Close the connection rather than read the rest of an oversized body.
+        throw new V2Error(413, `Request body larger than ${MAX_FORM_BYTES} bytes`, { kind: 'body_too_large', headers: { connection: 'close' } });
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof V2Error) throw error;
+    // The client went away or sent a broken body: its mistake, not a server error.
+    throw new V2Error(400, 'The request body could not be read', { kind: 'bad_body' });
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -80,6 +89,7 @@ export function registerV2Routes(
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
     const match = matches.find((m) => m.route.mapping.method === method);
     if (!match) {
+      c.set('routeLabel', matches[0]?.route.mapping.route ?? 'unmatched');
       const allow = [...new Set(matches.map((m) => m.route.mapping.method))].join(', ');
       throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow }, kind: 'method' });
     }
@@ -92,15 +102,19 @@ export function registerV2Routes(
     const caller = callerFrom(c.req.raw.headers, deps.identityOf);
     const accountId = await deps.accounts.resolve(caller, c.req.header('x-account-id'));
     const url = new URL(c.req.url);
-    const rawPathAndQuery = c.req.url.slice(url.origin.length);
+    const query = url.search.slice(1);
+    const form = await formBody(c);
+    // Link URLs must carry every parameter, form-body ones included, or the next page
+    // would be a page of another list (clients re-send only what the URL holds).
+    const allParams = [query, form ?? ''].filter((text) => text !== '').join('&');
     const request: RouteRequest = {
       c,
       caller,
       accountId,
-      params: parseV2Params(url.search.slice(1), await formBody(c)),
+      params: parseV2Params(query, form),
       format: format as V2Format,
       pathParams: match.groups,
-      publicUrl: `${deps.publicBaseUrl ?? url.origin}${rawPathAndQuery}`,
+      publicUrl: `${deps.publicBaseUrl ?? url.origin}${url.pathname}${allParams ? `?${allParams}` : ''}`,
     };
     return mapping.kind === 'entity-search-list' ? runList(mapping, request) : runShow(mapping, request);
   });

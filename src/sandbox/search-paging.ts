@@ -8,6 +8,7 @@
  */
 import { GraphQLError } from 'graphql';
 import type { SandboxApp } from './model.ts';
+import { fnv1a32 } from '../v2/ids.ts';
 
 export const MAX_PAGE_SIZE = 200;
 
@@ -86,12 +87,7 @@ function sortKey(app: SandboxApp, criterion: SortCriterion): string {
 
 /** FNV-1a, hex: stable across processes, so cursors survive a sandbox restart with the same seed. */
 export function hashText(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0).toString(16).padStart(8, '0');
+  return fnv1a32(text).toString(16).padStart(8, '0');
 }
 
 export function encodeCursor(offset: number, searchHash: string): string {

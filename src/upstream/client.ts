@@ -1,20 +1,19 @@
 import { ClientError, GraphQLClient } from 'graphql-request';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { OperationDocuments } from './documents.ts';
-import { UpstreamError, classifyAnswer, classifyTransportError, isRetryable, type GraphQLErrorLike } from './errors.ts';
+import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
 
 /**
  * The NerdGraph client. Every call carries one deadline (an AbortSignal that really aborts
- * the HTTP request); reads are retried on retryable classes within that deadline; mutations
- * are sent at most once. The API key is passed per call and only ever placed in the
- * `Api-Key` request header: it is in no error, log field or metric this module produces.
+ * the HTTP request) covering its retries; reads are retried on transient failures within
+ * that deadline, never past a Retry-After the server asked for; mutations are sent at most
+ * once. The API key is passed per call and only ever placed in the `Api-Key` request
+ * header: it is in no error detail, log field or metric this module produces.
  */
 export interface UpstreamCall {
   operation: string;
   variables: Record<string, unknown>;
   apiKey: string;
-  /** Cancels the call when the inbound request goes away. */
-  signal?: AbortSignal;
 }
 
 export interface NerdGraph {
@@ -30,10 +29,25 @@ export interface NerdGraphClientOptions {
   fetch?: typeof fetch;
 }
 
+/** Longest wait before a retry; a server asking for more gets its 429/503 passed on instead. */
+const MAX_BACKOFF_MS = 2000;
+
+// Key-shaped text of any key, not only the caller's: an upstream may echo others' too.
+const KEY_LIKE = /NRAK-[A-Za-z0-9]+/gi;
+
+function redactor(apiKey: string): (text: string) => string {
+  return (text) => text.split(apiKey).join('[redacted]').replace(KEY_LIKE, '[redacted]');
+}
+
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 
 export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGraph {
@@ -42,23 +56,32 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 
-  async function attempt<T>(call: UpstreamCall, text: string, signal: AbortSignal, deadline: AbortSignal): Promise<T> {
+  async function attempt<T>(call: UpstreamCall, text: string, deadline: AbortSignal): Promise<T> {
     const stopTimer = options.metrics.upstreamDuration.startTimer({ operation: call.operation });
+    const redact = redactor(call.apiKey);
     let outcome = 'ok';
     try {
       const response = await client.rawRequest<T>({
         query: text,
         variables: call.variables,
         requestHeaders: { 'api-key': call.apiKey, 'newrelic-requesting-services': 'v2-bridge' },
-        signal,
+        signal: deadline,
       });
-      const errors = response.errors as GraphQLErrorLike[] | undefined;
-      if ((errors && errors.length > 0) || response.data === undefined || response.data === null) {
-        throw classifyAnswer(response.status, errors ?? [{ message: 'empty answer' }]);
+      const errors = ((response.errors ?? []) as GraphQLErrorLike[]).filter((e) => !isDeprecationWarning(e));
+      if (errors.length > 0 || response.data === undefined || response.data === null) {
+        throw classifyAnswer(response.status, errors.length > 0 ? errors : [{ message: 'empty answer' }], { redact });
       }
       return response.data;
     } catch (error) {
-      const upstream = withoutKey(toUpstreamError(error, deadline.aborted), call.apiKey);
+      const upstream =
+        error instanceof UpstreamError
+          ? error
+          : error instanceof ClientError
+            ? classifyAnswer(error.response.status, error.response.errors as GraphQLErrorLike[] | undefined, {
+                retryAfter: error.response.headers?.get?.('retry-after'),
+                redact,
+              })
+            : classifyTransportError(error, deadline.aborted);
       outcome = upstream.errorClass;
       throw upstream;
     } finally {
@@ -72,36 +95,19 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
       const document = options.documents.get(call.operation);
       if (!document) throw new Error(`unknown NerdGraph operation ${call.operation}`);
       const deadline = AbortSignal.timeout(options.timeoutMs);
-      const signal = call.signal ? AbortSignal.any([deadline, call.signal]) : deadline;
       // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
       const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;
       for (let attemptNo = 1; ; attemptNo++) {
         try {
-          return await attempt<T>(call, document.text, signal, deadline);
+          return await attempt<T>(call, document.text, deadline);
         } catch (error) {
-          if (!(error instanceof UpstreamError) || !isRetryable(error.errorClass) || attemptNo >= maxAttempts || signal.aborted) {
-            throw error;
-          }
-          const backoffMs = Math.min(2000, (error.retryAfterSeconds ?? 0) * 1000 || 50 * 2 ** attemptNo);
-          await sleep(backoffMs, signal);
-          if (signal.aborted) throw new UpstreamError('timeout', 'deadline reached while waiting to retry');
+          if (!(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
+          const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
+          if (askedMs > MAX_BACKOFF_MS) throw error;
+          await sleep(askedMs || 50 * 2 ** attemptNo, deadline);
+          if (deadline.aborted) throw new UpstreamError('timeout', 'deadline reached while waiting to retry');
         }
       }
     },
   };
-}
-
-/** Upstream messages go to logs; an upstream that echoes the key must not put it there. */
-function withoutKey(error: UpstreamError, apiKey: string): UpstreamError {
-  if (!error.detail.includes(apiKey)) return error;
-  return new UpstreamError(error.errorClass, error.detail.split(apiKey).join('[redacted]'), error.retryAfterSeconds);
-}
-
-function toUpstreamError(error: unknown, deadlineReached: boolean): UpstreamError {
-  if (error instanceof UpstreamError) return error;
-  if (error instanceof ClientError) {
-    const response = error.response;
-    return classifyAnswer(response.status, response.errors as GraphQLErrorLike[] | undefined, response.headers?.get?.('retry-after'));
-  }
-  return classifyTransportError(error, deadlineReached);
 }

@@ -20,10 +20,19 @@ export class UpstreamError extends Error {
     readonly errorClass: UpstreamErrorClass,
     /** Sanitised detail for logs: upstream messages only, never request headers. */
     readonly detail: string,
-    readonly retryAfterSeconds?: number,
+    readonly options: { retryAfterSeconds?: number; retryable?: boolean } = {},
   ) {
     super(`${errorClass}: ${detail}`);
     this.name = 'UpstreamError';
+  }
+
+  get retryAfterSeconds(): number | undefined {
+    return this.options.retryAfterSeconds;
+  }
+
+  /** Worth another attempt for a read: transient by class, or a server-side failure. */
+  get retryable(): boolean {
+    return this.options.retryable ?? ['rate_limited', 'timeout', 'unavailable'].includes(this.errorClass);
   }
 }
 
@@ -32,15 +41,18 @@ export interface GraphQLErrorLike {
   extensions?: { errorClass?: unknown; error_code?: unknown; code?: unknown } | null;
 }
 
-const RETRYABLE: ReadonlySet<UpstreamErrorClass> = new Set(['rate_limited', 'timeout', 'unavailable', 'upstream_failure']);
+/** NerdGraph reports deprecations as errors beside valid data (newrelic-client-go graphql.go). */
+export function isDeprecationWarning(error: GraphQLErrorLike): boolean {
+  return String(error.message ?? '').startsWith('This field is deprecated');
+}
 
-export function isRetryable(errorClass: UpstreamErrorClass): boolean {
-  return RETRYABLE.has(errorClass);
+function codeOf(error: GraphQLErrorLike): string {
+  const ext = error.extensions ?? {};
+  return String(ext.errorClass ?? ext.error_code ?? ext.code ?? '').toUpperCase();
 }
 
 function classOfGraphQLError(error: GraphQLErrorLike): UpstreamErrorClass {
-  const ext = error.extensions ?? {};
-  const code = String(ext.errorClass ?? ext.error_code ?? ext.code ?? '').toUpperCase();
+  const code = codeOf(error);
   const message = String(error.message ?? '');
   if (code === 'BAD_API_KEY' || /bad api key|invalid api key|no api key/i.test(message)) return 'bad_key';
   if (code === 'FORBIDDEN' || code === 'ACCESS_DENIED' || /not authorized/i.test(message)) return 'forbidden';
@@ -52,26 +64,47 @@ function classOfGraphQLError(error: GraphQLErrorLike): UpstreamErrorClass {
   return 'upstream_failure';
 }
 
-/** Classifies an answer that carried GraphQL errors and/or a non-2xx status. */
-export function classifyAnswer(status: number, errors: readonly GraphQLErrorLike[] | undefined, retryAfter?: string | null): UpstreamError {
+// Server-side classes newrelic-client-go retries (internal/http/graphql.go).
+const SERVER_ERROR_CODES = new Set(['INTERNAL_SERVER_ERROR', 'SERVER_ERROR']);
+
+const MAX_DETAIL = 300;
+
+/**
+ * Classifies an answer that carried GraphQL errors and/or a non-2xx status. `redact` runs on
+ * each upstream message before anything is cut or kept, so a key an upstream echoes back
+ * cannot survive in part.
+ */
+export function classifyAnswer(
+  status: number,
+  errors: readonly GraphQLErrorLike[] | undefined,
+  options: { retryAfter?: string | null; redact?: (text: string) => string } = {},
+): UpstreamError {
+  const redact = options.redact ?? ((text: string) => text);
   const detail = (errors ?? [])
-    .map((e) => String(e.message ?? '').slice(0, 300))
+    .map((e) => redact(String(e.message ?? '')).slice(0, MAX_DETAIL))
     .filter(Boolean)
     .join('; ');
-  const retryAfterSeconds = retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined;
+  const retryAfter = options.retryAfter;
+  const retryAfterSeconds = retryAfter && /^\d{1,6}$/.test(retryAfter) ? Number(retryAfter) : undefined;
   if (errors && errors.length > 0) {
     const classes = errors.map(classOfGraphQLError);
     // The most specific class wins: auth problems first, then limits, then the rest.
     const order: UpstreamErrorClass[] = ['bad_key', 'forbidden', 'rate_limited', 'timeout', 'not_found', 'invalid_input', 'upstream_failure'];
     const chosen = order.find((c) => classes.includes(c)) ?? 'upstream_failure';
-    if (chosen !== 'upstream_failure' || status < 400) return new UpstreamError(chosen, detail, retryAfterSeconds);
+    if (chosen !== 'upstream_failure' || status < 400) {
+      const serverSide = chosen === 'upstream_failure' && errors.some((e) => SERVER_ERROR_CODES.has(codeOf(e)));
+      return new UpstreamError(chosen, detail, { ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }), ...(serverSide ? { retryable: true } : {}) });
+    }
   }
-  if (status === 401) return new UpstreamError('bad_key', detail || 'HTTP 401');
-  if (status === 403) return new UpstreamError('forbidden', detail || 'HTTP 403');
-  if (status === 429) return new UpstreamError('rate_limited', detail || 'HTTP 429', retryAfterSeconds);
-  if (status === 503) return new UpstreamError('unavailable', detail || 'HTTP 503', retryAfterSeconds);
-  if (status === 504 || status === 408) return new UpstreamError('timeout', detail || `HTTP ${status}`);
-  return new UpstreamError('upstream_failure', detail || `HTTP ${status}`);
+  const text = detail || `HTTP ${status}`;
+  if (status === 401) return new UpstreamError('bad_key', text);
+  if (status === 403) return new UpstreamError('forbidden', text);
+  if (status === 429) return new UpstreamError('rate_limited', text, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
+  if (status === 503) return new UpstreamError('unavailable', text, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
+  if (status === 504 || status === 408) return new UpstreamError('timeout', text);
+  // Other 4xx: the request itself was refused; sending it again changes nothing.
+  if (status >= 400 && status < 500) return new UpstreamError('invalid_input', text);
+  return new UpstreamError('upstream_failure', text, { retryable: status >= 500 });
 }
 
 /** Classifies a thrown transport error (no HTTP answer at all). */
@@ -82,7 +115,7 @@ export function classifyTransportError(error: unknown, deadlineReached: boolean)
   if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code)) {
     return new UpstreamError('unavailable', `cannot connect to NerdGraph (${code})`);
   }
-  return new UpstreamError('upstream_failure', `connection to NerdGraph failed${code ? ` (${code})` : ''}`);
+  return new UpstreamError('upstream_failure', `connection to NerdGraph failed${code ? ` (${code})` : ''}`, { retryable: true });
 }
 
 const ANSWERS: Record<UpstreamErrorClass, { status: V2Status; title: string }> = {

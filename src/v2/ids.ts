@@ -7,15 +7,18 @@
  * numbers: this is a documented gap of every route that shows host ids.
  */
 export function syntheticHostId(applicationId: number, hostName: string): number {
-  // FNV-1a over "appId|host": cheap, stable across processes and versions.
+  // Keep it positive, 31-bit and non-zero so it is a valid v2 id.
+  return fnv1a32(`${applicationId}|${hostName}`) >>> 1 || 1;
+}
+
+/** FNV-1a over UTF-16 code units: cheap, and stable across processes and versions. */
+export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
-  const text = `${applicationId}|${hostName}`;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);
   }
-  // Keep it positive and non-zero so it is a valid v2 id.
-  return (hash >>> 1) || 1;
+  return hash >>> 0;
 }
 
 /** Entity GUIDs are unpadded base64url of `accountId|DOMAIN|TYPE|domainId` (entity-definitions guid_spec). */

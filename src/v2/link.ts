@@ -2,12 +2,15 @@
  * The v2 `Link` paging header, as real clients parse it (client-behaviour.md §6):
  * `<abs-url>; rel="first", <abs-url>; rel="prev", <abs-url>; rel="next", <abs-url>; rel="last"`,
  * in that order, only the relations that apply, and no header at all on a single page.
- * Every URL keeps every original parameter (commas percent-encoded, for clients that split on
- * `,`) with `page=N` at the end.
+ * Every URL keeps every original parameter, as sent, with `page=N` at the end. Characters
+ * that Link parsers split on (`,` `;`) or that end a URL (`<` `>` `"` spaces) are
+ * percent-encoded: tomnomnom/linkheader (newrelic-client-go) splits on `;`, kenahrens on `,`.
  */
 
 /** Parameters never echoed into a Link URL: an API key must not end up in a URL. */
 const NEVER_ECHOED = new Set(['page', 'api_key', 'api-key', 'x-api-key', 'apikey']);
+
+const LINK_UNSAFE = /[,;<>"\s\\^`{|}]/g;
 
 export interface PageLinks {
   first?: number;
@@ -38,7 +41,8 @@ function keyOf(segment: string): string {
   } catch {
     key = raw;
   }
-  return key.trim().toLowerCase();
+  // `api_key[]` is still an api_key.
+  return key.trim().toLowerCase().replace(/\[\d*\]$/, '');
 }
 
 /** `publicUrl` is the absolute URL the client called (gateway origin, raw path and query). */
@@ -53,7 +57,7 @@ export function linkHeader(publicUrl: string, page: number, lastPage: number): s
   const kept = rawQuery
     .split('&')
     .filter((segment) => segment !== '' && !NEVER_ECHOED.has(keyOf(segment)))
-    .map((segment) => segment.replace(/,/g, '%2C'));
+    .map((segment) => segment.replace(LINK_UNSAFE, (ch) => encodeURIComponent(ch)));
 
   const urlFor = (target: number): string => `${base}?${[...kept, `page=${target}`].join('&')}`;
   return entries.map((rel) => `<${urlFor(relations[rel] as number)}>; rel="${rel}"`).join(', ');

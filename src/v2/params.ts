@@ -1,4 +1,5 @@
 import { invalidParameter } from '../errors.ts';
+import { hasControlCharacters } from '../query-literal.ts';
 
 /**
  * REST v2 parameters as real clients send them (client-behaviour.md §3): in the query string
@@ -81,8 +82,7 @@ const MAX_TEXT = 255;
 export function parseText(params: V2Params, key: string): string | undefined {
   const value = lastValue(params, key);
   if (value === undefined || value === '') return undefined;
-  // eslint-disable-next-line no-control-regex
-  if (value.length > MAX_TEXT || /[\u0000-\u001f\u007f]/.test(value)) {
+  if (value.length > MAX_TEXT || hasControlCharacters(value)) {
     throw invalidParameter(`Invalid parameter ${key}: expected text of at most ${MAX_TEXT} characters without control characters`);
   }
   return value;

@@ -1,0 +1,45 @@
+import type { z } from 'zod';
+import type { GatewayMetrics } from '../metrics.ts';
+import { UpstreamError } from '../upstream/errors.ts';
+import type { V2Body } from '../v2/format.ts';
+import { decodeEntityGuid } from '../v2/ids.ts';
+
+/** Steps every entity route shares: validate the answer, scope it, reshape it, wrap it. */
+
+/** Validates an upstream answer at the edge; a surprise is an upstream failure (502). */
+export function parseAnswer<T>(schema: z.ZodType<T>, data: unknown, operation: string): T {
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw new UpstreamError('upstream_failure', `unexpected ${operation} answer`);
+  return parsed.data;
+}
+
+/**
+ * Account scoping, checked locally on every entity NerdGraph returns: its accountId and the
+ * account encoded in its GUID must both be the resolved account. Anything else is dropped
+ * and counted (each count is a mapping bug or an upstream surprise worth a look); null
+ * entries (NerdGraph's "no access") are dropped without counting.
+ */
+export function inAccount(entity: unknown, accountId: number, operation: string, metrics: GatewayMetrics): boolean {
+  if (entity === null || entity === undefined) return false;
+  const candidate = entity as { guid?: unknown; accountId?: unknown };
+  const ok =
+    typeof candidate.guid === 'string' &&
+    candidate.accountId === accountId &&
+    decodeEntityGuid(candidate.guid)?.accountId === accountId;
+  if (!ok) metrics.scopeViolations.inc({ operation });
+  return ok;
+}
+
+/** Runs a mapping's reshape; a shape it cannot read is an upstream failure, not a 500. */
+export function reshapeOrFail(reshape: () => V2Body, operation: string): V2Body {
+  try {
+    return reshape();
+  } catch {
+    throw new UpstreamError('upstream_failure', `unexpected entity shape in ${operation}`);
+  }
+}
+
+/** The v2 body: the data under its wrapper key, and v2's link templates beside it. */
+export function wrap(wrapperKey: string, content: V2Body | V2Body[], topLinks: V2Body | undefined): V2Body {
+  return { [wrapperKey]: content, ...(topLinks ? { links: topLinks } : {}) };
+}

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config.ts';
@@ -46,6 +47,25 @@ function getWithBody(url: string, headers: Record<string, string>, body: string)
   });
 }
 
+/** Sends raw bytes and returns what came back before the server closed or `ms` passed. */
+function rawExchange(base: string, bytes: string, options: { closeAfterWrite?: boolean; ms?: number } = {}): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve) => {
+    let text = '';
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(bytes);
+      if (options.closeAfterWrite) socket.destroy();
+    });
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    socket.on('error', () => resolve(text));
+    socket.on('close', () => resolve(text));
+    setTimeout(() => {
+      socket.destroy();
+      resolve(text);
+    }, options.ms ?? 1000);
+  });
+}
+
 describe('npm start on a fresh machine', () => {
   let gateway: ReturnType<typeof startGateway>;
   let key = '';
@@ -82,6 +102,40 @@ describe('npm start on a fresh machine', () => {
     expect((JSON.parse(answer.body) as { applications: Array<{ id: number }> }).applications.map((a) => a.id).sort()).toEqual([...ids].sort());
     const bad = await getWithBody(`${base}/v2/applications.json`, { 'X-Api-Key': key }, 'filter[ids]=abc');
     expect(bad.status).toBe(422);
+  });
+
+  it('keeps form-body parameters in Link URLs, so the next page is of the same list', async () => {
+    const answer = await new Promise<{ link: string | undefined; body: string }>((resolve, reject) => {
+      const body = 'filter[name]=%20';
+      const req = httpRequest(`${base}/v2/applications.json`, { method: 'GET', headers: { 'X-Api-Key': key, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        res.on('end', () => resolve({ link: res.headers.link, body: text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    const next = /<([^>]+)>; rel="next"/.exec(answer.link ?? '')?.[1];
+    expect(next).toBe(`${base}/v2/applications.json?filter[name]=%20&page=2`);
+    const page2 = (await (await fetch(next ?? '', { headers: { 'X-Api-Key': key } })).json()) as { applications: Array<{ name: string }> };
+    expect(page2.applications.length).toBeGreaterThan(0);
+    expect(page2.applications.every((a) => a.name.includes(' '))).toBe(true);
+  });
+
+  it('answers HEAD like GET, without a body', async () => {
+    const response = await fetch(`${base}/v2/applications.json`, { method: 'HEAD', headers: { 'X-Api-Key': key } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('');
+  });
+
+  it('a client that drops its GET body half-way, or names credentials in the target, gets no 5xx', async () => {
+    await rawExchange(base, `GET /v2/applications.json HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${key}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nfilter`, { closeAfterWrite: true });
+    const withCredentials = await rawExchange(base, `GET http://user:secret@gw.example/v2/applications.json HTTP/1.1\r\nHost: gw.example\r\nX-Api-Key: ${key}\r\nConnection: close\r\n\r\n`);
+    expect(withCredentials).toMatch(/^HTTP\/1\.1 [234]\d\d /);
+    await new Promise((r) => setTimeout(r, 200));
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).not.toMatch(/v2bridge_http_requests_total\{[^}]*status="5\d\d"\}/);
+    expect(gateway.output()).not.toContain('secret');
   });
 
   it('serves /healthz, /readyz and /metrics', async () => {

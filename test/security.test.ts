@@ -13,13 +13,17 @@ describe('the API key never leaves the request', () => {
   });
 
   it('never appears in logs, bodies, headers or metrics, whatever the route or failure', async () => {
-    const sandbox = createSandbox({ seed: 3, apmApps: 30, now: () => FIXED_NOW, apiKeys: new Map([[SENTINEL, [1000001]]]) });
+    // Enough apps for several pages, so Link headers (which echo parameters) are produced.
+    const sandbox = createSandbox({ seed: 3, apmApps: 450, now: () => FIXED_NOW, apiKeys: new Map([[SENTINEL, [1000001]]]) });
     const running = await sandbox.listen(0, '127.0.0.1');
     closers.push(running.close);
-    // A hostile upstream that echoes the key it was sent in every error message.
-    const echo = await startFakeUpstream((req, res) =>
-      json(res, 200, { errors: [{ message: `denied for ${String(req.headers['api-key'])}`, extensions: { errorClass: 'FORBIDDEN' } }] }),
-    );
+    // A hostile upstream that lets the key in, then echoes it in every error message, once
+    // at the start and once straddling the point where long messages are cut.
+    const echo = await startFakeUpstream((req, res) => {
+      if (req.operationName === 'AccessibleAccounts') return json(res, 200, accountsAnswer([1000001]));
+      const key = String(req.headers['api-key']);
+      return json(res, 200, { errors: [{ message: `denied for ${key}` }, { message: `${'x'.repeat(290)}${key}`, extensions: { errorClass: 'TIMEOUT' } }] });
+    });
     closers.push(echo.close);
 
     const app = sandbox.data.apps[0]!;
@@ -34,6 +38,7 @@ describe('the API key never leaves the request', () => {
       '/v2/nothing-here.json',
       '/v2/applications.html',
       `/v2/applications.json?api_key=${SENTINEL}&page=1`,
+      `/v2/applications.json?api_key[]=${SENTINEL}&page=2`,
       `/v2/${SENTINEL}/applications.json`,
     ];
     for (const upstreamUrl of [`${running.url}/graphql`, echo.url]) {

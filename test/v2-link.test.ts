@@ -46,3 +46,35 @@ describe('Link header', () => {
     expect(pageRelations(9, 3)).toEqual({ first: 1, prev: 3 });
   });
 });
+
+/** tomnomnom/linkheader (newrelic-client-go): split on ",", then each piece on ";"; the URL piece must be <...>. */
+function linkheaderParse(header: string): Array<{ url: string; rel: string }> {
+  return header.split(',').flatMap((chunk) => {
+    const pieces = chunk.split(';').map((p) => p.trim());
+    const url = pieces.find((p) => p.startsWith('<') && p.endsWith('>'));
+    const rel = pieces.find((p) => p.startsWith('rel='))?.slice(4).replace(/"/g, '');
+    return url && rel ? [{ url: url.slice(1, -1), rel }] : [];
+  });
+}
+
+describe('Link URLs survive every client parser', () => {
+  it.each(['filter[name]=a;b', 'filter[name]=a<b>c', 'filter[name]=%22q%22', 'filter[name]=x"y', 'filter[ids]=1,2', 'names[]=a{b}|c^d`e\\f'])(
+    '%s',
+    (query) => {
+      const header = linkHeader(`${URL_BASE}?${query}`, 1, 3) ?? '';
+      const parsed = linkheaderParse(header);
+      expect(parsed.map((p) => p.rel)).toEqual(['next', 'last']);
+      const next = new URL(parsed[0]?.url ?? '');
+      expect(next.searchParams.get('page')).toBe('2');
+      // The parameter's value is unchanged once decoded.
+      const [key, value] = query.split('=') as [string, string];
+      expect(next.searchParams.get(decodeURIComponent(key))).toBe(new URLSearchParams(query).get(decodeURIComponent(key)) ?? value);
+    },
+  );
+
+  it('never echoes api_key in any spelling', () => {
+    const header = linkHeader(`${URL_BASE}?api_key[]=NRAK-X&API-KEY=NRAK-Y&x-api-key=NRAK-Z&a=1`, 1, 2) ?? '';
+    expect(header).not.toMatch(/NRAK/);
+    expect(header).toContain('a=1&page=2');
+  });
+});

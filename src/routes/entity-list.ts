@@ -62,11 +62,11 @@ export function createListRunner(deps: RouteDeps) {
   /** Page `page` of the search, walking from the nearest page whose cursor is known. */
   async function fetchPage(mapping: EntityListMapping, req: RouteRequest, query: string, page: number): Promise<FetchedPage> {
     const key = `${req.caller.identity}|${req.accountId}|${mapping.operation}|${query}`;
-    const count = deps.cursors.count(key);
-    if (count !== undefined && count !== null && page > 1 && page > Math.ceil(count / mapping.pageSize)) return emptyPage(count);
-
     for (let restarted = false; ; restarted = true) {
       let at = deps.cursors.nearest(key, page);
+      // Past the end by the count, and no cursor says otherwise: nothing to fetch.
+      const count = deps.cursors.count(key);
+      if (at.page !== page && typeof count === 'number' && page > Math.ceil(count / mapping.pageSize)) return emptyPage(count);
       if (page - at.page >= MAX_PAGES_WALKED) {
         throw invalidParameter(`Invalid parameter page: at most ${MAX_PAGES_WALKED} pages past the last page read can be requested at once; read the pages in order`);
       }

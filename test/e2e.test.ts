@@ -110,7 +110,7 @@ describe('npm start on a fresh machine', () => {
       const req = httpRequest(`${base}/v2/applications.json`, { method: 'GET', headers: { 'X-Api-Key': key, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } }, (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-        res.on('end', () => resolve({ link: res.headers.link, body: text }));
+        res.on('end', () => resolve({ link: [res.headers.link ?? []].flat().join(', ') || undefined, body: text }));
       });
       req.on('error', reject);
       req.end(body);

@@ -93,9 +93,12 @@ describe('paging over cursors', () => {
     const last = Number(/page=(\d+)>; rel="last"/.exec(first.headers.get('link') ?? '')?.[1]);
     expect(last).toBe(10);
     const pages = await Promise.all(
-      Array.from({ length: last - 1 }, (_, i) => gateway.app.request(`/v2/applications.json?page=${i + 2}`, { headers: KEY }).then((r) => r.json())),
+      Array.from({ length: last - 1 }, async (_, i) => {
+        const response = await gateway.app.request(`/v2/applications.json?page=${i + 2}`, { headers: KEY });
+        return (await response.json()) as { applications: Array<{ id: number }> };
+      }),
     );
-    const ids = pages.flatMap((p) => (p as { applications: Array<{ id: number }> }).applications.map((a) => a.id));
+    const ids = pages.flatMap((p) => p.applications.map((a) => a.id));
     expect(new Set(ids).size).toBe(1800);
     expect(await gateway.upstreamCount('ApplicationsSearch')).toBe(10);
   });

@@ -4,6 +4,7 @@ import showMapping from '../mappings/applications.show.ts';
 import type { KnownGap } from '../src/mapping.ts';
 import type { SandboxData } from '../src/sandbox/model.ts';
 import { canonical, readAnswer, withoutGaps } from './support/compare.ts';
+import { httpSend, serveOnLoopback } from './support/http.ts';
 import {
   DEMO_KEY,
   MULTI_KEY,
@@ -26,9 +27,9 @@ interface Case {
   path: string;
   headers: Record<string, string>;
   gaps: readonly KnownGap[];
+  /** A form body sent with the GET, as curl -X GET -d does. */
+  form?: string;
 }
-
-const GATEWAY_ORIGIN = 'http://gateway.test';
 
 function buildCorpus(data: SandboxData): Case[] {
   const primary = data.apps.filter((a) => a.accountId === PRIMARY_ACCOUNT);
@@ -40,8 +41,9 @@ function buildCorpus(data: SandboxData): Case[] {
     ['multi pinned to secondary', { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) }],
   ];
   const cases: Case[] = [];
-  const add = (name: string, path: string, headers: Record<string, string>, gaps: readonly KnownGap[] = listMapping.knownGaps) =>
-    cases.push({ name, path, headers, gaps });
+  const add = (name: string, path: string, headers: Record<string, string>, gaps: readonly KnownGap[] = listMapping.knownGaps, form?: string) =>
+    cases.push({ name, path, headers, gaps, ...(form === undefined ? {} : { form }) });
+  const formHeaders = (headers: Record<string, string>) => ({ ...headers, 'Content-Type': 'application/x-www-form-urlencoded' });
 
   const sample = (list: typeof primary, n: number) => list.filter((_, i) => i % Math.max(1, Math.floor(list.length / n)) === 0).slice(0, n);
   const languages = [...new Set(data.apps.map((a) => a.language))];
@@ -75,6 +77,12 @@ function buildCorpus(data: SandboxData): Case[] {
     add('ids unknown', `/v2/applications.${format}?filter[ids]=1,2,3`, demo);
     add('ids with name', `/v2/applications.${format}?filter[ids]=${ids.join(',')}&filter[name]=${encodeURIComponent(primary[0]!.name.slice(0, 3))}`, demo);
     add('ids and language', `/v2/applications.${format}?filter[ids]=${ids.join(',')}&filter[language]=${languages[0]}`, demo);
+    add('form body name', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, 'filter%5Bname%5D=%20');
+    add('form body page 2', `/v2/applications.${format}?page=2`, formHeaders(demo), listMapping.knownGaps, 'filter[name]=+&exclude_links=true');
+    add('form body ids', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, `filter[ids]=${ids.join('%2C')}`);
+    add('form body bad ids', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, 'filter[ids]=x');
+    add('name with ; and ,', `/v2/applications.${format}?filter[name]=${encodeURIComponent(' ')};x,y&page=1`, demo);
+    add('api_key parameter never echoed', `/v2/applications.${format}?api_key=${DEMO_KEY}`, demo);
     add('bad ids', `/v2/applications.${format}?filter[ids]=1,abc`, demo);
     add('bad page', `/v2/applications.${format}?page=0`, demo);
     add('bad language', `/v2/applications.${format}?filter[language]=${encodeURIComponent('java; DROP')}`, demo);
@@ -99,14 +107,20 @@ function buildCorpus(data: SandboxData): Case[] {
 describe('differential: gateway via NerdGraph == sandbox legacy /v2', () => {
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   let gateway: TestGateway;
+  let served: Awaited<ReturnType<typeof serveOnLoopback>>;
   let corpus: Case[] = [];
 
   beforeAll(async () => {
     sandbox = await startSandbox({ apmApps: 450 });
     gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
+    // Both sides over real HTTP, so GET form bodies reach them as clients send them.
+    served = await serveOnLoopback(gateway.app.fetch);
     corpus = buildCorpus(sandbox.sandbox.data);
   });
-  afterAll(() => sandbox.close());
+  afterAll(async () => {
+    await served.close();
+    await sandbox.close();
+  });
 
   it('has a corpus of at least 100 application requests', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(100);
@@ -117,8 +131,9 @@ describe('differential: gateway via NerdGraph == sandbox legacy /v2', () => {
     const mismatches: string[] = [];
     const statuses = new Map<number, number>();
     for (const testCase of corpus) {
-      const viaGateway = await readAnswer(await gateway.app.request(`${GATEWAY_ORIGIN}${testCase.path}`, { headers: testCase.headers }), GATEWAY_ORIGIN);
-      const viaLegacy = await readAnswer(await fetch(`${sandbox.url}${testCase.path}`, { headers: testCase.headers }), sandbox.url);
+      const request = { headers: testCase.headers, ...(testCase.form === undefined ? {} : { body: testCase.form }) };
+      const viaGateway = await readAnswer(await httpSend(`${served.url}${testCase.path}`, request), served.url);
+      const viaLegacy = await readAnswer(await httpSend(`${sandbox.url}${testCase.path}`, request), sandbox.url);
       statuses.set(viaLegacy.status, (statuses.get(viaLegacy.status) ?? 0) + 1);
       const left = { ...viaGateway, body: canonical(withoutGaps(viaGateway.body, testCase.gaps)) };
       const right = { ...viaLegacy, body: canonical(withoutGaps(viaLegacy.body, testCase.gaps)) };

@@ -1,18 +1,15 @@
 import { Hono, type Context } from 'hono';
-import { APPLICATION_TOP_LINKS } from '../../mappings/shared/application.ts';
-import { parseApplicationListParams } from '../../mappings/applications.list.ts';
 import { V2Error, V2Titles, notFound } from '../errors.ts';
 import { errorBody, serialise, CONTENT_TYPES, type V2Body, type V2Format } from '../v2/format.ts';
-import { linkHeader } from '../v2/link.ts';
-import { ID_PATTERN, parsePage, parseText, parseV2Params, type V2Params } from '../v2/params.ts';
 import { isoSeconds } from '../v2/time.ts';
 import type { SandboxApp, SandboxData } from './model.ts';
 
 /**
  * The sandbox's legacy REST v2 face: the answers v2 itself would give, computed straight from
  * the synthetic data by the REST v2 rules, with no NerdGraph and no gateway mapping involved.
- * It is the reference the gateway is compared against. It shares only wire-level helpers with
- * the gateway (parameter spellings, the Link header format, the XML writer, error titles).
+ * It is the reference the gateway is compared against, so it implements parameter parsing,
+ * validation and the Link header on its own; it shares only the body writers (JSON, XML)
+ * and the error titles with the gateway.
  */
 const PAGE_SIZE = 200;
 
@@ -71,6 +68,102 @@ export function legacyApplication(app: SandboxApp, now: number, withLinks: boole
   return body;
 }
 
+/** v2's link templates beside application data (New Relic's own singular `/v2/application/`). */
+const APPLICATION_LINK_TEMPLATES: V2Body = {
+  'application.servers': '/v2/servers?ids={server_ids}',
+  'application.server': '/v2/servers/{server_id}',
+  'application.application_hosts': '/v2/application/{application_id}/hosts?ids={host_ids}',
+  'application.application_host': '/v2/application/{application_id}/hosts/{host_id}',
+  'application.application_instances': '/v2/application/{application_id}/instances?ids={instance_ids}',
+  'application.application_instance': '/v2/application/{application_id}/instances/{instance_id}',
+  'application.alert_policy': '/v2/alert_policies/{alert_policy_id}',
+};
+
+/** Request parameters as ordered [key, value] pairs: query string first, then a form body. */
+type Pairs = Array<[string, string]>;
+
+const baseKey = (key: string): string => key.replace(/\[\d*\]$/, '');
+
+function valuesOf(pairs: Pairs, key: string): string[] {
+  return pairs.filter(([k]) => baseKey(k) === key).map(([, v]) => v);
+}
+
+const invalid = (title: string): V2Error => new V2Error(422, title);
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+interface ListFilters {
+  name?: string;
+  host?: string;
+  ids?: Set<number>;
+  language?: string;
+  excludeLinks: boolean;
+  page: number;
+}
+
+function text(pairs: Pairs, key: string): string | undefined {
+  const value = valuesOf(pairs, key).at(-1);
+  if (value === undefined || value === '') return undefined;
+  if (value.length > 255 || CONTROL.test(value)) {
+    throw invalid(`Invalid parameter ${key}: expected text of at most 255 characters without control characters`);
+  }
+  return value;
+}
+
+function ids(pairs: Pairs, key: string): number[] | undefined {
+  const values = valuesOf(pairs, key);
+  if (values.length === 0) return undefined;
+  const found = values.flatMap((v) => v.split(',')).map((piece) => piece.trim()).filter((piece) => piece !== '');
+  for (const piece of found) {
+    if (!/^[1-9][0-9]{0,14}$/.test(piece)) throw invalid(`Invalid parameter ${key}: expected a comma-separated list of positive integer ids`);
+  }
+  if (found.length > 1000) throw invalid(`Invalid parameter ${key}: at most 1000 ids are accepted`);
+  return found.map(Number);
+}
+
+function listFilters(pairs: Pairs): ListFilters {
+  const filters: ListFilters = { excludeLinks: false, page: 1 };
+  const name = text(pairs, 'filter[name]');
+  if (name !== undefined) filters.name = name.toLowerCase();
+  const host = text(pairs, 'filter[host]');
+  if (host !== undefined) filters.host = host.toLowerCase();
+  const idList = [...(ids(pairs, 'filter[ids]') ?? []), ...(ids(pairs, 'filter[id]') ?? [])];
+  if (valuesOf(pairs, 'filter[ids]').length > 0 || valuesOf(pairs, 'filter[id]').length > 0) filters.ids = new Set(idList);
+  const language = valuesOf(pairs, 'filter[language]').at(-1)?.trim().toLowerCase();
+  if (language) {
+    if (!/^[a-z0-9_.-]{1,32}$/.test(language)) throw invalid('Invalid parameter filter[language]: expected an agent language such as java or python');
+    filters.language = language;
+  }
+  const exclude = valuesOf(pairs, 'exclude_links').at(-1)?.trim().toLowerCase();
+  if (exclude !== undefined) {
+    if (['true', '1', 'yes', 'on', 't'].includes(exclude)) filters.excludeLinks = true;
+    else if (!['false', '0', 'no', 'off', 'f', ''].includes(exclude)) throw invalid('Invalid parameter exclude_links: expected true or false');
+  }
+  const page = valuesOf(pairs, 'page').at(-1)?.trim();
+  if (page) {
+    if (!/^[0-9]{1,7}$/.test(page) || Number(page) < 1 || Number(page) > 1_000_000) {
+      throw invalid('Invalid parameter page: expected a whole number from 1 to 1000000');
+    }
+    filters.page = Number(page);
+  }
+  return filters;
+}
+
+/**
+ * v2's Link header, written the way Rails' url_for would: every parameter of the request
+ * (form body included, api keys never), percent-encoded afresh, with `page` set.
+ */
+function legacyLink(base: string, pairs: Pairs, page: number, lastPage: number): string | undefined {
+  const kept = pairs.filter(([k]) => !['page', 'api_key', 'api-key', 'x-api-key', 'apikey'].includes(baseKey(k).toLowerCase()));
+  const url = (p: number): string =>
+    `${base}?${[...kept, ['page', String(p)] as [string, string]].map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`;
+  const entries: string[] = [];
+  if (page > 1 && lastPage >= 1) entries.push(`<${url(1)}>; rel="first"`, `<${url(Math.min(page - 1, lastPage))}>; rel="prev"`);
+  if (page < lastPage) entries.push(`<${url(page + 1)}>; rel="next"`, `<${url(lastPage)}>; rel="last"`);
+  return entries.length > 0 ? entries.join(', ') : undefined;
+}
+
 type Found = { format: V2Format } & ({ route: 'list' } | { route: 'show'; id: string });
 
 function matchRoute(path: string): Found | undefined {
@@ -82,7 +175,7 @@ function matchRoute(path: string): Found | undefined {
   return list ? { route: 'list', format } : { route: 'show', id: show?.[1] ?? '', format };
 }
 
-function accountFor(c: Context, data: SandboxData): number {
+function accountFor(c: Context<LegacyEnv>, data: SandboxData): number {
   const key = (c.req.header('x-api-key') ?? c.req.header('api-key') ?? '').trim();
   if (key === '') throw new V2Error(401, V2Titles.apiKeyRequired);
   const accounts = data.keys.get(key);
@@ -96,33 +189,37 @@ function accountFor(c: Context, data: SandboxData): number {
   return accounts[0] as number;
 }
 
-function listApplications(data: SandboxData, accountId: number, params: V2Params, now: number): { body: V2Body; page: number; lastPage: number } {
-  // filter[host] is a real v2 filter (the gateway refuses it); validate the rest the v2 way.
-  const host = parseText(params, 'filter[host]')?.toLowerCase();
-  const rest = new Map(params);
-  rest.delete('filter[host]');
-  const filters = parseApplicationListParams(rest);
-  const page = parsePage(params);
-  const excludeLinks = ['true', '1'].includes((params.get('exclude_links')?.at(-1) ?? '').toLowerCase());
-  const ids = filters.ids ? new Set(filters.ids) : undefined;
-  const name = filters.name?.toLowerCase();
+function listApplications(data: SandboxData, accountId: number, filters: ListFilters, now: number): { body: V2Body; lastPage: number } {
+  const { name, host, ids: idSet, language, page } = filters;
   const matching = data.apps
     .filter((app) => app.accountId === accountId)
     .filter((app) => name === undefined || app.name.toLowerCase().includes(name))
-    .filter((app) => ids === undefined || ids.has(app.id))
-    .filter((app) => filters.language === undefined || app.language === filters.language)
+    .filter((app) => idSet === undefined || idSet.has(app.id))
+    .filter((app) => language === undefined || app.language === language)
     .filter((app) => host === undefined || app.hosts.some((h) => h.name.toLowerCase().includes(host)))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const items = matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).map((app) => legacyApplication(app, now, !excludeLinks));
-  return { body: { applications: items, links: APPLICATION_TOP_LINKS }, page, lastPage: Math.ceil(matching.length / PAGE_SIZE) };
+  const items = matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).map((app) => legacyApplication(app, now, !filters.excludeLinks));
+  return { body: { applications: items, links: APPLICATION_LINK_TEMPLATES }, lastPage: Math.ceil(matching.length / PAGE_SIZE) };
 }
 
 function send(format: V2Format, status: number, body: V2Body, headers: Record<string, string> = {}): Response {
   return new Response(serialise(body, format), { status, headers: { 'content-type': CONTENT_TYPES[format], ...headers } });
 }
 
-export function legacyV2Routes(data: SandboxData, now: () => number): Hono {
-  const app = new Hono();
+/** GET bodies: the Fetch Request drops them, so under Node they are read from the raw request. */
+type LegacyEnv = { Bindings: { incoming?: AsyncIterable<Buffer> } };
+
+async function formText(c: Context<LegacyEnv>): Promise<string> {
+  if (!(c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) return '';
+  const incoming = c.env?.incoming;
+  if (!['GET', 'HEAD'].includes(c.req.method) || !incoming) return c.req.text();
+  const chunks: Buffer[] = [];
+  for await (const chunk of incoming) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function legacyV2Routes(data: SandboxData, now: () => number): Hono<LegacyEnv> {
+  const app = new Hono<LegacyEnv>();
   app.all('/v2/*', async (c) => {
     const format: V2Format = c.req.path.endsWith('.xml') ? 'xml' : 'json';
     try {
@@ -133,17 +230,16 @@ export function legacyV2Routes(data: SandboxData, now: () => number): Hono {
       }
       const accountId = accountFor(c, data);
       const url = new URL(c.req.url);
-      const contentType = c.req.header('content-type') ?? '';
-      const form = contentType.startsWith('application/x-www-form-urlencoded') ? await c.req.text() : undefined;
-      const params = parseV2Params(url.search.slice(1), form);
+      const pairs: Pairs = [...new URLSearchParams(url.search), ...new URLSearchParams(await formText(c))];
       if (found.route === 'list') {
-        const { body, page, lastPage } = listApplications(data, accountId, params, now());
-        const link = linkHeader(c.req.url, page, lastPage);
+        const filters = listFilters(pairs);
+        const { body, lastPage } = listApplications(data, accountId, filters, now());
+        const link = legacyLink(`${url.origin}${url.pathname}`, pairs, filters.page, lastPage);
         return send(found.format, 200, body, link ? { link } : {});
       }
-      const app = ID_PATTERN.test(found.id) ? data.apps.find((a) => a.id === Number(found.id) && a.accountId === accountId) : undefined;
+      const app = /^[1-9]\d{0,14}$/.test(found.id) ? data.apps.find((a) => a.id === Number(found.id) && a.accountId === accountId) : undefined;
       if (!app) throw notFound(V2Titles.applicationNotFound);
-      return send(found.format, 200, { application: legacyApplication(app, now(), true), links: APPLICATION_TOP_LINKS });
+      return send(found.format, 200, { application: legacyApplication(app, now(), true), links: APPLICATION_LINK_TEMPLATES });
     } catch (error) {
       if (!(error instanceof V2Error)) throw error;
       return send(format, error.status, errorBody(error.title), error.headers);

@@ -14,12 +14,28 @@ export interface Answer {
   body: JsonValue;
 }
 
+/**
+ * A Link header as clients use it: for each relation, the path and the decoded parameters
+ * (as a sorted list), so two spellings of the same URL compare equal and a lost or changed
+ * parameter does not.
+ */
+export function semanticLink(header: string | null, origin: string): string | null {
+  if (header === null) return null;
+  const entries = header.split(', ').map((entry) => {
+    const match = /^<([^>]*)>; rel="([a-z]+)"$/.exec(entry);
+    if (!match) return `unparsable: ${entry}`;
+    const url = new URL(match[1] ?? '');
+    const params = [...url.searchParams].map(([k, v]) => `${k}=${v}`).sort();
+    return `${match[2]} ${url.origin === origin ? 'ORIGIN' : url.origin}${url.pathname} ${JSON.stringify(params)}`;
+  });
+  return entries.join(' | ');
+}
+
 export async function readAnswer(response: Response, origin: string): Promise<Answer> {
   const text = await response.text();
   const contentType = (response.headers.get('content-type') ?? '').split(';')[0] ?? '';
   const body = contentType === 'application/xml' ? decodeRailsXml(text).value : (JSON.parse(text) as JsonValue);
-  const link = response.headers.get('link');
-  return { status: response.status, contentType, link: link === null ? null : link.split(origin).join('ORIGIN'), body };
+  return { status: response.status, contentType, link: semanticLink(response.headers.get('link'), origin), body };
 }
 
 function removePath(value: JsonValue, steps: string[]): void {

@@ -1,0 +1,42 @@
+import type { Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+
+/**
+ * Real HTTP for tests: serving an app on 127.0.0.1:0, and a client that can send a body
+ * with a GET (as curl -X GET -d does, and as v2 clients do), which fetch cannot.
+ */
+export async function serveOnLoopback(fetchHandler: Parameters<typeof serve>[0]['fetch']) {
+  const server = serve({ fetch: fetchHandler, port: 0, hostname: '127.0.0.1' }) as Server;
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function httpSend(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { ...options.headers };
+    if (options.body !== undefined) headers['content-length'] = Buffer.byteLength(options.body);
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          for (const v of [value ?? []].flat()) responseHeaders.append(name, v);
+        }
+        resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: responseHeaders }));
+      });
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}

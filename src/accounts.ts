@@ -4,7 +4,7 @@ import { V2Error } from './errors.ts';
 import type { Caller } from './identity.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import type { NerdGraph } from './upstream/client.ts';
-import { UpstreamError } from './upstream/errors.ts';
+import { parseAnswer } from './upstream/answer.ts';
 import { ID_PATTERN } from './v2/params.ts';
 
 /**
@@ -38,9 +38,8 @@ export function createAccountResolver(deps: {
   async function accessible(caller: Caller): Promise<ReadonlySet<number>> {
     const entry = await cache.get(caller.identity, async () => {
       const data = await deps.nerdgraph.call({ operation: 'AccessibleAccounts', variables: {}, apiKey: caller.apiKey });
-      const parsed = AccountsAnswer.safeParse(data);
-      if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected AccessibleAccounts answer');
-      const ids = new Set((parsed.data.actor.accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
+      const accounts = parseAnswer(AccountsAnswer, data, 'AccessibleAccounts').actor.accounts;
+      const ids = new Set((accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
       return { value: { ids } };
     });
     return entry.ids;

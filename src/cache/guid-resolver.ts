@@ -3,7 +3,7 @@ import { entityQuery } from '../entity-query.ts';
 import type { Caller } from '../identity.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import type { NerdGraph } from '../upstream/client.ts';
-import { UpstreamError } from '../upstream/errors.ts';
+import { parseAnswer } from '../upstream/answer.ts';
 import { decodeEntityGuid } from '../v2/ids.ts';
 import { CoalescingCache } from './coalescing-cache.ts';
 
@@ -62,9 +62,7 @@ export function createGuidResolver(deps: {
           { field: 'domainId', op: '=', value: String(domainId) },
         ]);
         const data = await deps.nerdgraph.call({ operation: 'EntityGuidByDomainId', variables: { query }, apiKey: caller.apiKey });
-        const parsed = GuidAnswer.safeParse(data);
-        if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected EntityGuidByDomainId answer');
-        const entities = parsed.data.actor.entitySearch?.results?.entities ?? [];
+        const entities = parseAnswer(GuidAnswer, data, 'EntityGuidByDomainId').actor.entitySearch?.results?.entities ?? [];
         // Only a GUID that itself decodes to this account, domain, type and id is accepted.
         const match = entities.find((entity) => {
           const decoded = entity ? decodeEntityGuid(entity.guid) : undefined;

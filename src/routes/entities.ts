@@ -1,17 +1,9 @@
-import type { z } from 'zod';
 import type { GatewayMetrics } from '../metrics.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import type { V2Body } from '../v2/format.ts';
 import { decodeEntityGuid } from '../v2/ids.ts';
 
-/** Steps every entity route shares: validate the answer, scope it, reshape it, wrap it. */
-
-/** Validates an upstream answer at the edge; a surprise is an upstream failure (502). */
-export function parseAnswer<T>(schema: z.ZodType<T>, data: unknown, operation: string): T {
-  const parsed = schema.safeParse(data);
-  if (!parsed.success) throw new UpstreamError('upstream_failure', `unexpected ${operation} answer`);
-  return parsed.data;
-}
+/** Steps every entity route shares: scope the answer, reshape it, wrap it. */
 
 /**
  * Account scoping, checked locally on every entity NerdGraph returns: its accountId and the

@@ -7,7 +7,8 @@ import { UpstreamError } from '../upstream/errors.ts';
 import { respondText, serialise, type V2Body, type V2Format } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
 import { parsePage } from '../v2/params.ts';
-import { inAccount, parseAnswer, reshapeOrFail, wrap } from './entities.ts';
+import { parseAnswer } from '../upstream/answer.ts';
+import { inAccount, reshapeOrFail, wrap } from './entities.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**

@@ -3,7 +3,8 @@ import { notFound } from '../errors.ts';
 import type { EntityShowMapping } from '../mapping.ts';
 import { respond } from '../v2/format.ts';
 import { ID_PATTERN } from '../v2/params.ts';
-import { inAccount, parseAnswer, reshapeOrFail, wrap } from './entities.ts';
+import { parseAnswer } from '../upstream/answer.ts';
+import { inAccount, reshapeOrFail, wrap } from './entities.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /** Serves a v2 show route: numeric id -> GUID (cached) -> entity(guid) -> v2 object. */

@@ -80,7 +80,6 @@ export function registerV2Routes(
 
   app.all('/v2/*', async (c) => {
     const path = c.req.path;
-    c.set('format', formatOfPath(path));
     const matches = routes.flatMap((route) => {
       const groups = route.pattern.exec(path)?.groups;
       return groups ? [{ route, groups }] : [];

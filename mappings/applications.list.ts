@@ -1,9 +1,10 @@
 import { defineListMapping } from '../src/mapping.ts';
+import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { MAX_PAGES_WALKED } from '../src/routes/entity-list.ts';
 import type { Condition } from '../src/entity-query.ts';
 import { invalidParameter } from '../src/errors.ts';
 import { lastValue, parseFlag, parseIdList, parseText, type V2Params } from '../src/v2/params.ts';
-import { APPLICATION_TOP_LINKS, ApmEntity, applicationFields, applicationGaps, reshapeApplication } from './shared/application.ts';
+import { APPLICATION_ASSUMPTIONS, APPLICATION_TOP_LINKS, ApmEntity, applicationFields, applicationGaps, reshapeApplication } from './shared/application.ts';
 
 /** GET /v2/applications.{json,xml}: the account's APM applications, 200 per page. */
 export interface ApplicationListParams {
@@ -69,7 +70,10 @@ export default defineListMapping<ApplicationListParams>({
     { description: `A page more than ${MAX_PAGES_WALKED} pages past the last page read is refused (422): reaching it would cost one NerdGraph request per page.` },
   ],
   assumptions: [
-    'NerdGraph entity-search `LIKE` is treated as case-insensitive substring matching, like v2 filter[name] (UNCONFIRMED on real NerdGraph).',
+    XML_ASSUMPTION,
+    ...APPLICATION_ASSUMPTIONS,
+    'filter[name] narrows the search with NerdGraph `LIKE`, then each item is re-checked with v2 substring matching (case-insensitive).',
+    'NerdGraph entity search returns 200 entities per page (community-reported), so v2 page N is NerdGraph page N.',
     'A `page` past the last page answers an empty list with `first`/`prev` links; page must be a positive integer (422 otherwise).',
   ],
   parseParams: parseApplicationListParams,

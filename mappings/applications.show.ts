@@ -1,6 +1,7 @@
 import { defineShowMapping } from '../src/mapping.ts';
+import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { V2Titles } from '../src/errors.ts';
-import { APPLICATION_TOP_LINKS, ApmEntity, applicationFields, applicationGaps, reshapeApplication } from './shared/application.ts';
+import { APPLICATION_ASSUMPTIONS, APPLICATION_TOP_LINKS, ApmEntity, applicationFields, applicationGaps, reshapeApplication } from './shared/application.ts';
 
 /** GET /v2/applications/{id}.{json,xml}: one APM application with its id links. */
 export default defineShowMapping({
@@ -27,7 +28,12 @@ export default defineShowMapping({
     { description: 'Host ids are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
     { description: 'Only the first page of applicationInstancesV2 is read for the instance id list.' },
   ],
-  assumptions: ['A non-numeric, zero or over-long id answers 404 "No Application found with the given ID" without calling NerdGraph.'],
+  assumptions: [
+    XML_ASSUMPTION,
+    ...APPLICATION_ASSUMPTIONS,
+    'A non-numeric, zero or over-long id answers 404 "No Application found with the given ID" without calling NerdGraph.',
+    'The show answer has the same fields as a list item, plus the links id lists.',
+  ],
   reshape(entity, ctx) {
     return reshapeApplication(ApmEntity.parse(entity), ctx, { withLinks: true });
   },

@@ -142,6 +142,14 @@ export const APPLICATION_TOP_LINKS: V2Body = {
   'application.alert_policy': '/v2/alert_policies/{alert_policy_id}',
 };
 
+/** Choices taken where the reference is UNCONFIRMED, shared by both application routes. */
+export const APPLICATION_ASSUMPTIONS: readonly string[] = [
+  'apmSummary.responseTimeAverage is in seconds (schema type Seconds); v2 response_time is in ms, rounded to 2 decimals.',
+  'apmSummary.errorRate and v2 error_rate share one scale (both UNCONFIRMED); the value is passed through unscaled.',
+  'A non-reporting application has no last_reported_at, application_summary or end_user_summary (v2 docs: no timestamp once not reporting).',
+  'health_status comes from alertSeverity (CRITICAL red, WARNING orange, NOT_ALERTING green, NOT_CONFIGURED unknown), gray when not reporting.',
+];
+
 /** Field provenance shared by both routes; `prefix` is `applications[]` or `application`. */
 export function applicationFields(prefix: string): FieldNote[] {
   const f = (field: string, fidelity: FieldNote['fidelity'], source: string): FieldNote => ({ field: `${prefix}.${field}`, fidelity, source });

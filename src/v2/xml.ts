@@ -9,6 +9,12 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 export const XML_ROOT = 'response';
 
+/** The XML choice, as each mapping records it among its assumptions (compat report). */
+export const XML_ASSUMPTION =
+  'XML (UNCONFIRMED: no v2 XML sample is documented) is the Rails to_xml form of the JSON body under a <response> root: ' +
+  'arrays as type="array" with singular item elements, type="integer|float|boolean" by value (whole numbers are integer), nil="true" for null, ' +
+  'dotted link keys kept as element names.';
+
 /** Element name for an item of an array held under `key`. */
 export function singular(key: string): string {
   if (key.endsWith('ies')) return `${key.slice(0, -3)}y`;

@@ -50,7 +50,7 @@ export default defineListMapping<ApplicationListParams>({
     { name: 'filter[ids]', fidelity: 'exact', note: "`domainId IN (...)`; raw or encoded commas, repeated, or filter[ids][]; filter[id] is an alias" },
     { name: 'filter[language]', fidelity: 'exact', note: "`language = '<lang>'` (the language tag), lower-cased" },
     { name: 'filter[host]', fidelity: 'unsupported', note: 'answered 422: entity search has no host filter' },
-    { name: 'exclude_links', fidelity: 'exact', note: 'accepted; list items never carry id links here' },
+    { name: 'exclude_links', fidelity: 'approximate', note: 'accepted and validated; list items never carry id links here' },
     { name: 'page', fidelity: 'exact', note: '200 per page; emulated over entity-search cursors with a page-cursor cache' },
   ],
   fields: applicationFields('applications[]'),
@@ -74,6 +74,8 @@ export default defineListMapping<ApplicationListParams>({
     ...APPLICATION_ASSUMPTIONS,
     'filter[name] narrows the search with NerdGraph `LIKE`, then each item is re-checked with v2 substring matching (case-insensitive).',
     'NerdGraph entity search returns 200 entities per page (community-reported), so v2 page N is NerdGraph page N.',
+    "filter[language] is searched as `language = '<lang>'`, the language tag (exact tag syntax UNCONFIRMED).",
+    'An empty filter[ids] (`filter[ids]=` or only commas) matches no application.',
     'A `page` past the last page answers an empty list with `first`/`prev` links; page must be a positive integer (422 otherwise).',
   ],
   parseParams: parseApplicationListParams,
@@ -84,7 +86,11 @@ export default defineListMapping<ApplicationListParams>({
       { field: 'accountId', op: '=', value: accountId },
     ];
     if (params.name !== undefined) conditions.push({ field: 'name', op: 'LIKE', value: params.name });
-    if (params.ids !== undefined) conditions.push({ field: 'domainId', op: 'IN', values: params.ids.map(String) });
+    if (params.ids !== undefined) {
+      // `filter[ids]=` names no application: nothing matches (an empty IN is not valid search syntax).
+      if (params.ids.length === 0) return null;
+      conditions.push({ field: 'domainId', op: 'IN', values: params.ids.map(String) });
+    }
     if (params.language !== undefined) conditions.push({ field: 'language', op: '=', value: params.language });
     return conditions;
   },

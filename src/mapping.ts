@@ -65,8 +65,11 @@ export interface EntityListMapping<P = unknown> extends MappingBase {
   pageSize: number;
   /** Validates and coerces the v2 parameters; throws V2Error (422) on bad input. */
   parseParams(params: V2Params): P;
-  /** Search conditions for the parameters, scoped to the resolved account. */
-  searchConditions(params: P, accountId: number): Condition[];
+  /**
+   * Search conditions for the parameters, scoped to the resolved account; null when the
+   * parameters can match nothing (e.g. an empty id list), answered without NerdGraph.
+   */
+  searchConditions(params: P, accountId: number): Condition[] | null;
   /** One upstream entity -> one v2 item (throws on an unexpected shape). */
   reshapeItem(entity: unknown, ctx: ReshapeContext): V2Body;
   /**

@@ -75,6 +75,10 @@ function buildCorpus(data: SandboxData): Case[] {
     add('ids[] spelling', `/v2/applications.${format}?${ids.map((id) => `filter[ids][]=${id}`).join('&')}`, demo);
     add('ids of another account', `/v2/applications.${format}?filter[ids]=${[...foreign, ids[0]].join(',')}`, demo);
     add('ids unknown', `/v2/applications.${format}?filter[ids]=1,2,3`, demo);
+    add('ids empty', `/v2/applications.${format}?filter[ids]=`, demo);
+    add('ids only commas', `/v2/applications.${format}?filter[ids]=,,&filter[name]=a`, demo);
+    add('encoded non-ASCII form body', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, 'note=%E2%82%AC&x=100%25&filter[name]=%20');
+    add('raw non-ASCII form body, stray %', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, 'note=€é&x=100%&filter[name]=+');
     add('ids with name', `/v2/applications.${format}?filter[ids]=${ids.join(',')}&filter[name]=${encodeURIComponent(primary[0]!.name.slice(0, 3))}`, demo);
     add('ids and language', `/v2/applications.${format}?filter[ids]=${ids.join(',')}&filter[language]=${languages[0]}`, demo);
     add('form body name', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, 'filter%5Bname%5D=%20');

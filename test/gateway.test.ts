@@ -65,10 +65,9 @@ describe('paging', () => {
 
   it('Link URLs point at the configured public base URL', async () => {
     const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl, config: { publicBaseUrl: 'https://bridge.example.com' } });
-    const response = await gateway.app.request('/v2/applications.json?filter[ids]=1,2&page=1', { headers: demo });
-    expect(response.headers.get('link') ?? '').toBe('');
-    const list = await gateway.app.request('/v2/applications.xml', { headers: demo });
-    expect(list.headers.get('link')).toMatch(/^<https:\/\/bridge\.example\.com\/v2\/applications\.xml\?page=2>; rel="next"/);
+    const list = await gateway.app.request('http://internal:8080/v2/applications.xml?filter[name]=e&page=2', { headers: demo });
+    expect(list.headers.get('link')).toMatch(/^<https:\/\/bridge\.example\.com\/v2\/applications\.xml\?filter\[name\]=e&page=1>; rel="first"/);
+    expect(list.headers.get('link')).not.toContain('internal');
     expect(list.headers.get('content-type')).toBe('application/xml; charset=utf-8');
   });
 });
@@ -159,6 +158,16 @@ describe('malformed input never yields a 5xx', () => {
       if (typeof body === 'string') expect(body).toMatch(/<error><title>.+<\/title><\/error>/);
       else expect(typeof body.error.title).toBe('string');
     }
+  });
+
+  it('an empty id list matches nothing, without asking NerdGraph', async () => {
+    const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
+    for (const query of ['filter[ids]=', 'filter[ids]=,,', 'filter[id]=&filter[name]=a']) {
+      const response = await gateway.app.request(`/v2/applications.json?${query}`, { headers: demo });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ applications: [] });
+    }
+    expect(await gateway.upstreamCount('ApplicationsSearch')).toBe(0);
   });
 
   it('bad bodies and methods are v2 errors too', async () => {

@@ -103,12 +103,44 @@ describe('paging over cursors', () => {
     expect(await gateway.upstreamCount('ApplicationsSearch')).toBe(10);
   });
 
-  it('refuses a jump of more than 250 pages with a 422 and no upstream walk', async () => {
+  it('answers a page past the end of a cold search from page 1 alone', async () => {
     const upstream = await searchUpstream(100);
     closers.push(upstream.close);
     const gateway = await createTestGateway({ nerdgraphUrl: upstream.url });
     const response = await gateway.app.request('/v2/applications.json?page=400', { headers: KEY });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ applications: [] });
+    expect(await gateway.upstreamCount('ApplicationsSearch')).toBe(1);
+  });
+
+  it('refuses a jump of more than 250 pages into a long search with a 422, after one request', async () => {
+    const upstream = await searchUpstream(200 * 400);
+    closers.push(upstream.close);
+    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url });
+    const response = await gateway.app.request('/v2/applications.json?page=300', { headers: KEY });
     expect(response.status).toBe(422);
-    expect(await gateway.upstreamCount('ApplicationsSearch')).toBe(0);
+    expect(await gateway.upstreamCount('ApplicationsSearch')).toBe(1);
+  });
+
+  it('does not restart the walk on a transient failure (429) of a remembered cursor', async () => {
+    let limited = false;
+    const upstream = await startFakeUpstream((req, res) => {
+      if (req.operationName === 'AccessibleAccounts') return json(res, 200, accountsAnswer([ACCOUNT]));
+      const cursor = (req.variables.cursor as string | null) ?? 'c0';
+      if (limited && cursor === 'c400') return json(res, 429, { errors: [{ message: 'Too many requests' }] });
+      const offset = Number(cursor.slice(1));
+      const entities = Array.from({ length: 200 }, (_, i) => app(offset + i + 1));
+      return json(res, 200, { data: { actor: { entitySearch: { count: 2000, results: { nextCursor: `c${offset + 200}`, entities } } } } });
+    });
+    closers.push(upstream.close);
+    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url });
+    expect((await gateway.app.request('/v2/applications.json?page=3', { headers: KEY })).status).toBe(200);
+    limited = true;
+    const before = await gateway.upstreamCount('ApplicationsSearch');
+    expect((await gateway.app.request('/v2/applications.json?page=3', { headers: KEY })).status).toBe(429);
+    expect((await gateway.upstreamCount('ApplicationsSearch')) - before).toBe(1);
+    limited = false;
+    expect((await gateway.app.request('/v2/applications.json?page=3', { headers: KEY })).status).toBe(200);
+    expect((await gateway.upstreamCount('ApplicationsSearch')) - before).toBe(2);
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { linkHeader, pageRelations } from '../src/v2/link.ts';
 
@@ -76,5 +77,27 @@ describe('Link URLs survive every client parser', () => {
     const header = linkHeader(`${URL_BASE}?api_key[]=NRAK-X&API-KEY=NRAK-Y&x-api-key=NRAK-Z&a=1`, 1, 2) ?? '';
     expect(header).not.toMatch(/NRAK/);
     expect(header).toContain('a=1&page=2');
+  });
+});
+
+describe('Link URLs from arbitrary client input', () => {
+  const decoded = (query: string) =>
+    [...new URLSearchParams(query)].filter(([k]) => !['page', 'api_key'].includes(k.replace(/\[\d*\]$/, '').toLowerCase())).map(([k, v]) => `${k}=${v}`);
+
+  it('are ASCII, parse as URLs, and carry exactly the decoded parameters that were sent', () => {
+    const segment = fc.tuple(fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 })).map(([k, v]) => `${k}=${v}`);
+    fc.assert(
+      fc.property(fc.array(segment, { maxLength: 5 }), (segments) => {
+        const query = segments.filter((s) => !s.includes('&') && !s.includes('#')).join('&');
+        const header = linkHeader(`${URL_BASE}?${query}`, 1, 2) ?? '';
+        // eslint-disable-next-line no-control-regex
+        expect(header).toMatch(/^[\x20-\x7e]*$/);
+        const next = linkheaderParse(header).find((e) => e.rel === 'next');
+        const url = new URL(next?.url ?? 'x:');
+        expect(url.searchParams.get('page')).toBe('2');
+        expect(decoded(url.search.slice(1))).toEqual(decoded(query.replace(/%(?![0-9A-Fa-f]{2})/g, '%25')));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -34,10 +34,11 @@ export class CursorCache {
     return this.searches.get(key)?.count;
   }
 
-  remember(key: string, count: number | null, page: number, cursor: string): void {
+  /** Records what a fetched page taught: the count, and the cursor of the page after it. */
+  remember(key: string, count: number | null, next?: { page: number; cursor: string }): void {
     const known = this.searches.get(key) ?? { count, cursors: new Map<number, string | null>([[1, null]]) };
     known.count = count;
-    known.cursors.set(page, cursor);
+    if (next) known.cursors.set(next.page, next.cursor);
     this.searches.set(key, known);
   }
 

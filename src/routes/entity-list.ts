@@ -63,30 +63,43 @@ export function createListRunner(deps: RouteDeps) {
   /** Page `page` of the search, walking from the nearest page whose cursor is known. */
   async function fetchPage(mapping: EntityListMapping, req: RouteRequest, query: string, page: number): Promise<FetchedPage> {
     const key = `${req.caller.identity}|${req.accountId}|${mapping.operation}|${query}`;
-    for (let restarted = false; ; restarted = true) {
-      let at = deps.cursors.nearest(key, page);
-      // Past the end by the count, and no cursor says otherwise: nothing to fetch.
-      const count = deps.cursors.count(key);
-      if (at.page !== page && typeof count === 'number' && page > Math.ceil(count / mapping.pageSize)) return emptyPage(count);
-      if (page - at.page >= MAX_PAGES_WALKED) {
-        throw invalidParameter(`Invalid parameter page: at most ${MAX_PAGES_WALKED} pages past the last page read can be requested at once; read the pages in order`);
-      }
+    const fetchAndLearn = async (at: { page: number; cursor: string | null }): Promise<FetchedPage> => {
+      const fetched = await fetchOne(mapping, req, query, at.cursor, key);
+      deps.cursors.remember(key, fetched.count, fetched.nextCursor === null ? undefined : { page: at.page + 1, cursor: fetched.nextCursor });
+      return fetched;
+    };
+    // A cold search starts with page 1: it tells whether the page asked for exists at all.
+    if (page > 1 && deps.cursors.count(key) === undefined) {
+      const first = await fetchAndLearn({ page: 1, cursor: null });
+      if (first.nextCursor === null) return emptyPage(first.count);
+    }
+
+    let start = deps.cursors.nearest(key, page);
+    const count = deps.cursors.count(key);
+    // Past the end by the count, and no cursor says otherwise: nothing to fetch.
+    if (start.page !== page && typeof count === 'number' && page > Math.ceil(count / mapping.pageSize)) return emptyPage(count);
+    if (page - start.page >= MAX_PAGES_WALKED) {
+      throw invalidParameter(`Invalid parameter page: at most ${MAX_PAGES_WALKED} pages past the last page read can be requested at once; read the pages in order`);
+    }
+    let at = start;
+    for (let restarted = false; ; ) {
       try {
         for (;;) {
-          const fetched = await fetchOne(mapping, req, query, at.cursor, key);
-          if (fetched.nextCursor !== null) deps.cursors.remember(key, fetched.count, at.page + 1, fetched.nextCursor);
+          const fetched = await fetchAndLearn(at);
           if (at.page === page) return fetched;
           if (fetched.nextCursor === null) return emptyPage(fetched.count);
           at = { page: at.page + 1, cursor: fetched.nextCursor };
         }
       } catch (error) {
-        // A remembered cursor may have expired upstream (its error is undocumented): forget
-        // the search and walk again from page 1, once.
-        if (error instanceof UpstreamError && at.cursor !== null && !restarted) {
-          deps.cursors.forget(key);
-          continue;
-        }
-        throw error;
+        // A remembered cursor NerdGraph now refuses (expired: its error is undocumented) is
+        // forgotten and the walk starts again from page 1, once. Transient and auth failures
+        // are answered as they are: walking again would only multiply them.
+        const refusedRememberedCursor =
+          at === start && start.cursor !== null && error instanceof UpstreamError && ['invalid_input', 'upstream_failure'].includes(error.errorClass);
+        if (!refusedRememberedCursor || restarted) throw error;
+        deps.cursors.forget(key);
+        restarted = true;
+        start = at = { page: 1, cursor: null };
       }
     }
   }
@@ -113,8 +126,8 @@ export function createListRunner(deps: RouteDeps) {
   return async function runList(mapping: EntityListMapping, req: RouteRequest): Promise<Response> {
     const params = mapping.parseParams(req.params);
     const page = parsePage(req.params);
-    const query = entityQuery(mapping.searchConditions(params, req.accountId));
-    const fetched = await fetchPage(mapping, req, query, page);
+    const conditions = mapping.searchConditions(params, req.accountId);
+    const fetched = conditions === null ? emptyPage(0) : await fetchPage(mapping, req, entityQuery(conditions), page);
     const text = render(mapping, params, fetched, req.accountId, req.format);
     const link = linkHeader(req.publicUrl, page, lastPageOf(fetched, page, mapping.pageSize));
     return respondText(req.c, req.format, 200, text, link ? { link } : {});

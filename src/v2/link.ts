@@ -3,14 +3,18 @@
  * `<abs-url>; rel="first", <abs-url>; rel="prev", <abs-url>; rel="next", <abs-url>; rel="last"`,
  * in that order, only the relations that apply, and no header at all on a single page.
  * Every URL keeps every original parameter, as sent, with `page=N` at the end. Characters
- * that Link parsers split on (`,` `;`) or that end a URL (`<` `>` `"` spaces) are
- * percent-encoded: tomnomnom/linkheader (newrelic-client-go) splits on `;`, kenahrens on `,`.
+ * that Link parsers split on (`,` `;`) or that end a URL (`<` `>` `"` spaces), non-ASCII
+ * text and stray `%` are percent-encoded: tomnomnom/linkheader (newrelic-client-go) splits
+ * on `;`, kenahrens on `,`, and Node refuses non-ASCII header values outright.
  */
 
 /** Parameters never echoed into a Link URL: an API key must not end up in a URL. */
 const NEVER_ECHOED = new Set(['page', 'api_key', 'api-key', 'x-api-key', 'apikey']);
 
-const LINK_UNSAFE = /[,;<>"\s\\^`{|}]/g;
+// What may stay as the client sent it: unreserved and sub-delimiter characters, brackets
+// (as v2 clients write `filter[ids]`), `+` and valid percent-escapes. Everything else is
+// percent-encoded as UTF-8, so the header is ASCII and every client parser sees one URL.
+const KEPT = /[A-Za-z0-9\-._~!$'()*+=:@/?[\]]/;
 
 export interface PageLinks {
   first?: number;
@@ -31,6 +35,26 @@ export function pageRelations(page: number, lastPage: number): PageLinks {
     links.last = lastPage;
   }
   return links;
+}
+
+/** One `key=value` segment made safe for a Link URL, with its meaning unchanged. */
+export function linkSafe(segment: string): string {
+  let out = '';
+  for (let i = 0; i < segment.length; i++) {
+    const ch = segment[i] as string;
+    if (ch === '%' && /^[0-9A-Fa-f]{2}$/.test(segment.slice(i + 1, i + 3))) {
+      out += ch;
+    } else if (KEPT.test(ch)) {
+      out += ch;
+    } else {
+      const code = segment.codePointAt(i) as number;
+      const char = String.fromCodePoint(code);
+      // A lone surrogate cannot be UTF-8 encoded: it becomes U+FFFD, as a decoder would.
+      out += code >= 0xd800 && code <= 0xdfff ? '%EF%BF%BD' : encodeURIComponent(char);
+      i += char.length - 1;
+    }
+  }
+  return out;
 }
 
 function keyOf(segment: string): string {
@@ -57,7 +81,7 @@ export function linkHeader(publicUrl: string, page: number, lastPage: number): s
   const kept = rawQuery
     .split('&')
     .filter((segment) => segment !== '' && !NEVER_ECHOED.has(keyOf(segment)))
-    .map((segment) => segment.replace(LINK_UNSAFE, (ch) => encodeURIComponent(ch)));
+    .map(linkSafe);
 
   const urlFor = (target: number): string => `${base}?${[...kept, `page=${target}`].join('&')}`;
   return entries.map((rel) => `<${urlFor(relations[rel] as number)}>; rel="${rel}"`).join(', ');

@@ -12,6 +12,7 @@ export interface GatewayMetrics {
   upstreamDuration: Histogram<'operation'>;
   cacheLookups: Counter<'cache' | 'result'>;
   scopeViolations: Counter<'operation'>;
+  droppedItems: Counter<'operation'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
@@ -50,6 +51,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Gatew
       name: 'v2bridge_cache_lookups_total',
       help: 'Cache lookups by cache and result (hit, miss, coalesced)',
       labelNames: ['cache', 'result'],
+      registers,
+    }),
+    droppedItems: new Counter({
+      name: 'v2bridge_upstream_items_dropped_total',
+      help: 'List items left out because NerdGraph returned them in a shape v2 cannot show (e.g. no id)',
+      labelNames: ['operation'],
       registers,
     }),
     scopeViolations: new Counter({

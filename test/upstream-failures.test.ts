@@ -105,3 +105,40 @@ describe('upstream failures', () => {
     expect((await get(gateway, '/v2/applications/5.json')).status).toBe(502);
   });
 });
+
+describe('entities NerdGraph returns incomplete', () => {
+  const entity = (id: number, overrides: Record<string, unknown> = {}) => ({
+    guid: entityGuid(ACCOUNT, 'APM', 'APPLICATION', id),
+    accountId: ACCOUNT,
+    name: `App ${id}`,
+    reporting: true,
+    alertSeverity: 'NOT_ALERTING',
+    applicationId: id,
+    language: 'java',
+    settings: { apdexTarget: 0.5, serverSideConfig: false },
+    apmSummary: { responseTimeAverage: 0.1, throughput: 10, errorRate: 0, apdexScore: 1, hostCount: 1, instanceCount: 1 },
+    apmBrowserSummary: null,
+    ...overrides,
+  });
+
+  it('leaves out one item v2 cannot show, keeps the page, and counts it', async () => {
+    const { gateway } = await gatewayOn(afterAccounts((_req, res) =>
+      json(res, 200, { data: { actor: { entitySearch: { count: 3, results: { nextCursor: null, entities: [entity(1), entity(2, { name: null, applicationId: null }), entity(3)] } } } } }),
+    ));
+    const answer = await get(gateway);
+    expect(answer.status).toBe(200);
+    expect((answer.body as unknown as { applications: Array<{ id: number }> }).applications.map((a) => a.id)).toEqual([1, 3]);
+    expect(await (await gateway.app.request('/metrics')).text()).toContain('v2bridge_upstream_items_dropped_total{operation="ApplicationsSearch"} 1');
+  });
+
+  it('shows no summary block made only of nulls, and no real-user monitoring without browser values', async () => {
+    const empty = { responseTimeAverage: null, throughput: null, errorRate: null, apdexScore: null, hostCount: null, instanceCount: null };
+    const { gateway } = await gatewayOn(afterAccounts((_req, res) =>
+      json(res, 200, { data: { actor: { entitySearch: { count: 1, results: { nextCursor: null, entities: [entity(1, { apmSummary: empty, apmBrowserSummary: { pageLoadTimeAverage: null, pageLoadThroughput: null } })] } } } } }),
+    ));
+    const app = ((await get(gateway)).body as unknown as { applications: Array<Record<string, unknown>> }).applications[0];
+    expect(app).not.toHaveProperty('application_summary');
+    expect(app).not.toHaveProperty('end_user_summary');
+    expect(app).toMatchObject({ settings: { enable_real_user_monitoring: false } });
+  });
+});

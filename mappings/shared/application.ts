@@ -70,6 +70,11 @@ function present(object: Record<string, number | null | undefined>): V2Body {
   return out;
 }
 
+function anyValue(object: Record<string, number | null | undefined>): boolean {
+  for (const key in object) if (object[key] !== null && object[key] !== undefined) return true;
+  return false;
+}
+
 let minuteCache = { minute: Number.NaN, text: '' };
 
 /** The current minute as a v2 timestamp, formatted once per minute rather than per item. */
@@ -98,7 +103,9 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
   if (reporting) app.last_reported_at = startOfMinute(ctx.now);
 
   const summary = entity.apmSummary;
-  if (reporting && summary) {
+  // A block is shown only when NerdGraph gave at least one of its own values: an object of
+  // nulls (or only the apdex target, which is a setting) is no summary at all.
+  if (reporting && summary && anyValue(summary)) {
     app.application_summary = present({
       response_time: summary.responseTimeAverage == null ? undefined : secondsToMs(summary.responseTimeAverage),
       throughput: summary.throughput,
@@ -110,12 +117,13 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
     });
   }
   const browser = entity.apmBrowserSummary;
-  if (reporting && browser) {
+  const browserMonitored = browser !== null && browser !== undefined && anyValue(browser);
+  if (reporting && browserMonitored) {
     app.end_user_summary = present({ response_time: browser.pageLoadTimeAverage, throughput: browser.pageLoadThroughput });
   }
   app.settings = {
     ...present({ app_apdex_threshold: entity.settings?.apdexTarget }),
-    enable_real_user_monitoring: browser !== null && browser !== undefined,
+    enable_real_user_monitoring: browserMonitored,
     use_server_side_config: entity.settings?.serverSideConfig ?? false,
   };
   if (options.withLinks) {
@@ -174,7 +182,7 @@ export function applicationFields(prefix: string): FieldNote[] {
     f('end_user_summary.apdex_score', 'unsupported', 'no browser apdex on the APM entity; omitted'),
     f('settings.app_apdex_threshold', 'exact', 'settings.apdexTarget'),
     f('settings.end_user_apdex_threshold', 'unsupported', 'not on the APM entity; omitted'),
-    f('settings.enable_real_user_monitoring', 'approximate', 'true when apmBrowserSummary is present'),
+    f('settings.enable_real_user_monitoring', 'approximate', 'true when apmBrowserSummary holds a value'),
     f('settings.use_server_side_config', 'exact', 'settings.serverSideConfig'),
   ];
 }

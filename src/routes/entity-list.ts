@@ -8,7 +8,7 @@ import { respondText, serialise, type V2Body, type V2Format } from '../v2/format
 import { linkHeader } from '../v2/link.ts';
 import { parsePage } from '../v2/params.ts';
 import { parseAnswer } from '../upstream/answer.ts';
-import { inAccount, reshapeOrFail, wrap } from './entities.ts';
+import { inAccount, wrap } from './entities.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -115,7 +115,14 @@ export function createListRunner(deps: RouteDeps) {
     const items: V2Body[] = [];
     for (const entity of fetched.entities) {
       if (!inAccount(entity, accountId, mapping.operation, deps.metrics)) continue;
-      const item = reshapeOrFail(() => mapping.reshapeItem(entity, ctx), mapping.operation);
+      let item: V2Body;
+      try {
+        item = mapping.reshapeItem(entity, ctx);
+      } catch {
+        // One entity v2 cannot show (say, without an id) should not cost the whole page.
+        deps.metrics.droppedItems.inc({ operation: mapping.operation });
+        continue;
+      }
       if (mapping.keepItem === undefined || mapping.keepItem(params, item)) items.push(item);
     }
     const text = serialise(wrap(mapping.wrapperKey, items, mapping.topLinks), format);

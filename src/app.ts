@@ -9,6 +9,7 @@ import type { GatewayConfig } from './config.ts';
 import type { GatewayEnv } from './context.ts';
 import { V2Error, V2Titles } from './errors.ts';
 import { createIdentityHasher } from './identity.ts';
+import { redactKeys } from './redact.ts';
 import type { Mapping } from './mapping.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { registerV2Routes, formatOfPath } from './routes/v2-router.ts';
@@ -33,7 +34,6 @@ export interface GatewayDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const MAX_BODY_BYTES = 1024 * 1024;
-const KEY_LIKE = /NRAK-[A-Za-z0-9]+|NRAA-[A-Za-z0-9]+/gi;
 
 export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();
@@ -53,7 +53,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     deps.metrics.httpRequests.inc({ route, method: c.req.method, status: String(c.res.status) });
     deps.metrics.httpDuration.observe({ route, method: c.req.method }, seconds);
     // Path only (query strings carry user data); a key pasted into a path by mistake is masked.
-    const path = c.req.path.replace(KEY_LIKE, '[redacted]');
+    const path = redactKeys(c.req.path);
     c.get('log').info({ method: c.req.method, route, path, status: c.res.status, ms: Math.round(seconds * 1000) }, 'request');
   });
 

@@ -31,7 +31,7 @@ const ConfigSchema = z
     CURSOR_CACHE_TTL_MS: positiveInt.default(300_000),
     ACCOUNTS_CACHE_TTL_MS: positiveInt.default(300_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    SANDBOX_SEED: z.coerce.number().int().default(42),
+    SANDBOX_SEED: z.coerce.number().int().min(-2_147_483_648).max(4_294_967_295).default(42),
     SANDBOX_APM_APPS: z.coerce.number().int().min(0).max(100_000).default(500),
     /** `KEY=acct[,acct];KEY2=acct` for the embedded sandbox; its defaults include a demo key. */
     SANDBOX_API_KEYS: z.string().optional(),

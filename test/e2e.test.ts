@@ -129,11 +129,21 @@ describe('npm start on a fresh machine', () => {
   });
 
   it('a client that drops its GET body half-way, or names credentials in the target, gets no 5xx', async () => {
+    const counted = async (): Promise<string> => (await (await fetch(`${base}/metrics`)).text());
+    const requestsSoFar = (metrics: string): number =>
+      [...metrics.matchAll(/^v2bridge_http_requests_total\{route="\/v2\/applications\.\{format\}"[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    const before = requestsSoFar(await counted());
     await rawExchange(base, `GET /v2/applications.json HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${key}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nfilter`, { closeAfterWrite: true });
     const withCredentials = await rawExchange(base, `GET http://user:secret@gw.example/v2/applications.json HTTP/1.1\r\nHost: gw.example\r\nX-Api-Key: ${key}\r\nConnection: close\r\n\r\n`);
     expect(withCredentials).toMatch(/^HTTP\/1\.1 [234]\d\d /);
-    await new Promise((r) => setTimeout(r, 200));
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    // Wait until both requests are counted, whatever the machine's speed.
+    let metrics = await counted();
+    for (let i = 0; i < 100 && requestsSoFar(metrics) < before + 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      metrics = await counted();
+    }
+    expect(requestsSoFar(metrics)).toBe(before + 2);
+    expect(metrics).toMatch(/v2bridge_http_requests_total\{route="\/v2\/applications\.\{format\}",method="GET",status="400"\} 1/);
     expect(metrics).not.toMatch(/v2bridge_http_requests_total\{[^}]*status="5\d\d"\}/);
     expect(gateway.output()).not.toContain('secret');
   });

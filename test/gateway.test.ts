@@ -200,6 +200,21 @@ describe('operations endpoints', () => {
     expect(metrics).not.toMatch(/abc/);
   });
 
+  it('/readyz answers 503 when NerdGraph cannot be reached', async () => {
+    const { createApp } = await import('../src/app.ts');
+    const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
+    const app = createApp({
+      config: { defaultAccountId: undefined, publicBaseUrl: undefined, guidCacheTtlMs: 1, cursorCacheTtlMs: 1, accountsCacheTtlMs: 1 },
+      nerdgraph: { call: () => Promise.reject(new Error('unused')) },
+      mappings: [],
+      metrics: gateway.metrics,
+      logger: (await import('../src/logger.ts')).createLogger('silent'),
+      readiness: () => Promise.reject(new Error('connection refused')),
+    });
+    const response = await app.request('/readyz');
+    expect(response.status).toBe(503);
+  });
+
   it('echoes a safe X-Request-Id and replaces an unsafe one; logs carry it', async () => {
     const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
     const safe = await gateway.app.request('/v2/applications.json', { headers: { ...demo, 'X-Request-Id': 'abc-123' } });

@@ -97,7 +97,11 @@ export class ActorResolver {
   }
 
   entitySearch(args: EntitySearchArguments): EntitySearchSource {
-    const queryText = args.query ?? '';
+    // NerdGraph wants a query or a queryBuilder; the sandbox models only the query string.
+    if (args.query === undefined || args.query === null) {
+      throw new GraphQLError('Invalid query: supply query or queryBuilder', { extensions: { errorClass: 'INVALID_INPUT' } });
+    }
+    const queryText = args.query;
     const parsed = parseEntitySearchQuery(queryText);
     const caseSensitiveTagMatching = args.options?.caseSensitiveTagMatching === true;
     const sort = normaliseSort(args);

@@ -7,7 +7,17 @@
  * (syntax, validation, variable and resolver errors) in graphql-js's `{data?, errors}` shape,
  * which is how NerdGraph answers them too.
  */
-import { GraphQLError, execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  execute,
+  parse,
+  specifiedRules,
+  validate,
+  type ASTVisitor,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationContext,
+} from 'graphql';
 import { ActorResolver, indexSandboxData, type SandboxRequestContext } from './actor.ts';
 import type { SandboxData } from './model.ts';
 import { loadSandboxSchema } from './schema.ts';
@@ -28,6 +38,36 @@ interface GraphqlRequestBody {
 type PreparedDocument = { document: DocumentNode } | { errors: readonly GraphQLError[] };
 
 const DOCUMENT_CACHE_SIZE = 100;
+
+/**
+ * Bounds that keep one request from exhausting the process (the sandbox can run inside the
+ * gateway): body size, tokens, selection depth, and entity searches per document (each one
+ * filters and sorts the whole data set).
+ */
+export const LIMITS = { bodyBytes: 1024 * 1024, tokens: 10_000, depth: 15, entitySearches: 5 } as const;
+
+function boundedDocument(context: ValidationContext): ASTVisitor {
+  let depth = 0;
+  let searches = 0;
+  return {
+    SelectionSet: {
+      enter(node) {
+        depth++;
+        if (depth === LIMITS.depth + 1) context.reportError(new GraphQLError(`Query is nested deeper than ${LIMITS.depth} levels`, { nodes: node }));
+      },
+      leave() {
+        depth--;
+      },
+    },
+    Field(node) {
+      if (node.name.value === 'entitySearch' && ++searches === LIMITS.entitySearches + 1) {
+        context.reportError(new GraphQLError(`At most ${LIMITS.entitySearches} entitySearch fields per request`, { nodes: node }));
+      }
+    },
+  };
+}
+
+const RULES = [...specifiedRules, boundedDocument];
 
 /**
  * Least-recently-used cache of prepared documents by text: the gateway sends the same few
@@ -61,12 +101,12 @@ class DocumentCache {
   private prepare(text: string): PreparedDocument {
     let document: DocumentNode;
     try {
-      document = parse(text);
+      document = parse(text, { maxTokens: LIMITS.tokens });
     } catch (error) {
       if (error instanceof GraphQLError) return { errors: [error] };
       throw error;
     }
-    const errors = validate(this.schema, document);
+    const errors = validate(this.schema, document, RULES);
     return errors.length > 0 ? { errors } : { document };
   }
 }
@@ -114,21 +154,30 @@ export function createGraphqlHandler(data: SandboxData): GraphqlHandler {
     const accountIds = data.keys.get(apiKey);
     if (!accountIds) return json(BAD_API_KEY_BODY, 401);
 
-    const body = readRequestBody(await request.text());
+    if (Number(request.headers.get('content-length') ?? 0) > LIMITS.bodyBytes) return json({ errors: [{ message: 'Request body too large' }] }, 413);
+    const text = await request.text();
+    if (text.length > LIMITS.bodyBytes) return json({ errors: [{ message: 'Request body too large' }] }, 413);
+    const body = readRequestBody(text);
     if (typeof body === 'string') return badRequest(body);
 
-    const prepared = documents.get(body.query);
-    if ('errors' in prepared) return json({ errors: prepared.errors }, 200);
+    try {
+      const prepared = documents.get(body.query);
+      if ('errors' in prepared) return json({ errors: prepared.errors }, 200);
 
-    const context: SandboxRequestContext = { apiKey, accountIds };
-    const result = await execute({
-      schema,
-      document: prepared.document,
-      rootValue: { actor: () => new ActorResolver(index, context) },
-      contextValue: context,
-      variableValues: body.variables ?? undefined,
-      operationName: body.operationName ?? undefined,
-    });
-    return json(result, 200);
+      const context: SandboxRequestContext = { apiKey, accountIds };
+      const result = await execute({
+        schema,
+        document: prepared.document,
+        rootValue: { actor: () => new ActorResolver(index, context) },
+        contextValue: context,
+        variableValues: body.variables ?? undefined,
+        operationName: body.operationName ?? undefined,
+      });
+      return json(result, 200);
+    } catch {
+      // Not a GraphQL error (e.g. a stack overflow on pathological input): still the
+      // client's request, answered as one that cannot be executed, never a 500.
+      return badRequest('Request could not be executed');
+    }
   };
 }

@@ -7,9 +7,10 @@ import type { SandboxApp, SandboxData } from './model.ts';
 /**
  * The sandbox's legacy REST v2 face: the answers v2 itself would give, computed straight from
  * the synthetic data by the REST v2 rules, with no NerdGraph and no gateway mapping involved.
- * It is the reference the gateway is compared against, so it implements parameter parsing,
- * validation and the Link header on its own; it shares only the body writers (JSON, XML)
- * and the error titles with the gateway.
+ * It is the reference the gateway is compared against, so it implements routing, parameter
+ * parsing, validation, filtering, paging and the Link header on its own; it shares with the
+ * gateway only wire-format helpers: the body writers (JSON, XML), the timestamp format, and
+ * the error type with its titles.
  */
 const PAGE_SIZE = 200;
 

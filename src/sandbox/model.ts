@@ -29,7 +29,7 @@ export interface SandboxApmSummary {
   responseTimeMs: number;
   /** Requests per minute. */
   throughput: number;
-  /** Same scale on both faces (see mappings/applications.list.ts). */
+  /** Same scale on both faces (see APPLICATION_ASSUMPTIONS in mappings/shared/application.ts). */
   errorRate: number;
   apdexScore: number;
 }

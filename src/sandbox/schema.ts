@@ -1,6 +1,6 @@
 /** Loads the sandbox SDL (schema.graphql, next to this file) into an executable graphql-js schema. */
 import { readFileSync } from 'node:fs';
-import { buildSchema, type GraphQLSchema } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind, buildSchema, type GraphQLSchema, type ValueNode } from 'graphql';
 
 export const SANDBOX_SCHEMA_PATH = new URL('./schema.graphql', import.meta.url);
 
@@ -15,6 +15,30 @@ let cachedSchema: GraphQLSchema | undefined;
  * instance is shared by every sandbox in the process.
  */
 export function loadSandboxSchema(): GraphQLSchema {
-  cachedSchema ??= buildSchema(readSandboxSdl());
+  cachedSchema ??= withStrictScalars(buildSchema(readSandboxSdl()));
   return cachedSchema;
+}
+
+/**
+ * SDL scalars accept any value by default; NerdGraph's do not. Inputs are checked as
+ * NerdGraph checks them (a GUID is a string, times and durations are numbers), so gateway
+ * code that sends the wrong type fails here as it would there.
+ */
+function withStrictScalars(schema: GraphQLSchema): GraphQLSchema {
+  const strict = (name: string, accepts: (value: unknown) => boolean, literalKinds: readonly Kind[]): void => {
+    const scalar = schema.getType(name);
+    if (!(scalar instanceof GraphQLScalarType)) throw new Error(`sandbox schema lacks scalar ${name}`);
+    const reject = (value: unknown): never => {
+      throw new GraphQLError(`${name} cannot represent ${JSON.stringify(value) ?? String(value)}`);
+    };
+    scalar.parseValue = (value: unknown) => (accepts(value) ? value : reject(value));
+    scalar.parseLiteral = (node: ValueNode) => {
+      if (!literalKinds.includes(node.kind)) return reject(node.kind);
+      return node.kind === Kind.STRING ? node.value : Number((node as { value: string }).value);
+    };
+  };
+  strict('EntityGuid', (v) => typeof v === 'string', [Kind.STRING]);
+  strict('EpochMilliseconds', (v) => typeof v === 'number' && Number.isInteger(v), [Kind.INT]);
+  strict('Seconds', (v) => typeof v === 'number' && Number.isFinite(v), [Kind.INT, Kind.FLOAT]);
+  return schema;
 }

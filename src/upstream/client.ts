@@ -1,5 +1,6 @@
 import { ClientError, GraphQLClient } from 'graphql-request';
 import type { GatewayMetrics } from '../metrics.ts';
+import { redactKeys } from '../redact.ts';
 import type { OperationDocuments } from './documents.ts';
 import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
 
@@ -32,11 +33,9 @@ export interface NerdGraphClientOptions {
 /** Longest wait before a retry; a server asking for more gets its 429/503 passed on instead. */
 const MAX_BACKOFF_MS = 2000;
 
-// Key-shaped text of any key, not only the caller's: an upstream may echo others' too.
-const KEY_LIKE = /NRAK-[A-Za-z0-9]+/gi;
-
+/** The caller's key, whatever its shape, and key-shaped text of any other key an upstream may echo. */
 function redactor(apiKey: string): (text: string) => string {
-  return (text) => text.split(apiKey).join('[redacted]').replace(KEY_LIKE, '[redacted]');
+  return (text) => redactKeys(text.split(apiKey).join('[redacted]'));
 }
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>

@@ -49,7 +49,9 @@ function element(name: string, value: JsonValue, out: string[]): void {
     for (const [key, child] of Object.entries(value)) element(key, child, out);
     out.push(`</${name}>`);
   } else if (typeof value === 'number') {
-    out.push(`<${name} type="${Number.isInteger(value) ? 'integer' : 'float'}">${value}</${name}>`);
+    // JavaScript writes integers from 1e21 up in exponent form, which is no XML integer.
+    const text = Number.isInteger(value) ? BigInt(value).toString() : String(value);
+    out.push(`<${name} type="${Number.isInteger(value) ? 'integer' : 'float'}">${text}</${name}>`);
   } else if (typeof value === 'boolean') {
     out.push(`<${name} type="boolean">${value}</${name}>`);
   } else {

@@ -36,11 +36,21 @@ function decode(node: Node): JsonValue {
   switch (attrs.type) {
     case 'array':
       return elements.map(decode);
-    case 'integer':
-    case 'float':
-      return Number(textOf(children));
-    case 'boolean':
-      return textOf(children) === 'true';
+    case 'integer': {
+      const text = textOf(children);
+      if (!/^-?\d+$/.test(text)) throw new Error(`type="integer" holds ${text}`);
+      return Number(text);
+    }
+    case 'float': {
+      const value = Number(textOf(children));
+      if (Number.isNaN(value) || Number.isInteger(value)) throw new Error(`type="float" holds ${textOf(children)}`);
+      return value;
+    }
+    case 'boolean': {
+      const text = textOf(children);
+      if (text !== 'true' && text !== 'false') throw new Error(`type="boolean" holds ${text}`);
+      return text === 'true';
+    }
     default:
       if (elements.length === 0) return textOf(children);
       return Object.fromEntries(elements.map((c) => [tagOf(c), decode(c)]));

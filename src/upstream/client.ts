@@ -2,6 +2,7 @@ import { ClientError, GraphQLClient } from 'graphql-request';
 import type { GatewayMetrics } from '../metrics.ts';
 import { redactKeys } from '../redact.ts';
 import type { OperationDocuments } from './documents.ts';
+import { createTransport } from './transport.ts';
 import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
 
 /**
@@ -50,10 +51,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGraph {
-  const client = new GraphQLClient(options.url, {
-    errorPolicy: 'all',
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
+  const client = new GraphQLClient(options.url, { errorPolicy: 'all', fetch: options.fetch ?? createTransport() });
 
   async function attempt<T>(call: UpstreamCall, text: string, deadline: AbortSignal): Promise<T> {
     const stopTimer = options.metrics.upstreamDuration.startTimer({ operation: call.operation });

@@ -110,9 +110,10 @@ export function classifyAnswer(
 /** Classifies a thrown transport error (no HTTP answer at all). */
 export function classifyTransportError(error: unknown, deadlineReached: boolean): UpstreamError {
   if (deadlineReached) return new UpstreamError('timeout', 'deadline reached before NerdGraph answered');
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  const code = typeof cause?.code === 'string' ? cause.code : '';
-  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code)) {
+  // fetch wraps the socket error in `cause`; undici's request throws it directly.
+  const thrown = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = [thrown?.code, thrown?.cause?.code].find((c): c is string => typeof c === 'string') ?? '';
+  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'].includes(code)) {
     return new UpstreamError('unavailable', `cannot connect to NerdGraph (${code})`);
   }
   return new UpstreamError('upstream_failure', `connection to NerdGraph failed${code ? ` (${code})` : ''}`, { retryable: true });

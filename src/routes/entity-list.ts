@@ -96,7 +96,8 @@ export function createListRunner(deps: RouteDeps) {
         // are answered as they are: walking again would only multiply them.
         const refusedRememberedCursor =
           at === start && start.cursor !== null && error instanceof UpstreamError && ['invalid_input', 'upstream_failure'].includes(error.errorClass);
-        if (!refusedRememberedCursor || restarted) throw error;
+        // The fresh walk obeys the same bound as any other.
+        if (!refusedRememberedCursor || restarted || page - 1 >= MAX_PAGES_WALKED) throw error;
         deps.cursors.forget(key);
         restarted = true;
         start = at = { page: 1, cursor: null };

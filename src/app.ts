@@ -16,6 +16,7 @@ import { registerV2Routes, formatOfPath } from './routes/v2-router.ts';
 import type { NerdGraph } from './upstream/client.ts';
 import { UpstreamError, toV2Error } from './upstream/errors.ts';
 import { errorBody, respond } from './v2/format.ts';
+import { MAX_BODY_BYTES } from './v2/form-body.ts';
 
 /**
  * Builds the gateway app from its dependencies, so tests can inject a NerdGraph client, a
@@ -33,7 +34,6 @@ export interface GatewayDeps {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-const MAX_BODY_BYTES = 1024 * 1024;
 
 export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();

@@ -1,10 +1,11 @@
 import type { Hono } from 'hono';
 import type { AccountResolver } from '../accounts.ts';
-import type { GatewayContext, GatewayEnv } from '../context.ts';
+import type { GatewayEnv } from '../context.ts';
 import { V2Error, notFound } from '../errors.ts';
 import { callerFrom, type IdentityOf } from '../identity.ts';
 import type { Mapping } from '../mapping.ts';
 import type { V2Format } from '../v2/format.ts';
+import { readFormBody } from '../v2/form-body.ts';
 import { parseV2Params } from '../v2/params.ts';
 import { createListRunner } from './entity-list.ts';
 import { createShowRunner } from './entity-show.ts';
@@ -37,36 +38,6 @@ const FORMATS: ReadonlySet<string> = new Set(['json', 'xml']);
 /** The format an error should use when the path did not match any route. */
 export function formatOfPath(path: string): V2Format {
   return path.endsWith('.xml') ? 'xml' : 'json';
-}
-
-const MAX_FORM_BYTES = 1024 * 1024;
-
-/**
- * v2 clients send metric-data parameters as a form body even on GET (curl -X GET -d ...).
- * The Fetch Request drops a GET body, so on Node it is read from the raw request.
- */
-async function formBody(c: GatewayContext): Promise<string | undefined> {
-  const type = c.req.header('content-type') ?? '';
-  if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) return undefined;
-  const incoming = c.env?.incoming;
-  if (!['GET', 'HEAD'].includes(c.req.method) || !incoming) return c.req.text();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of incoming as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_FORM_BYTES) {
-        // Close the connection rather than read the rest of an oversized body.
-        throw new V2Error(413, `Request body larger than ${MAX_FORM_BYTES} bytes`, { kind: 'body_too_large', headers: { connection: 'close' } });
-      }
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof V2Error) throw error;
-    // The client went away or sent a broken body: its mistake, not a server error.
-    throw new V2Error(400, 'The request body could not be read', { kind: 'bad_body' });
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export function registerV2Routes(
@@ -102,7 +73,7 @@ export function registerV2Routes(
     const accountId = await deps.accounts.resolve(caller, c.req.header('x-account-id'));
     const url = new URL(c.req.url);
     const query = url.search.slice(1);
-    const form = await formBody(c);
+    const form = await readFormBody(c.req, c.env?.incoming);
     // Link URLs must carry every parameter, form-body ones included, or the next page
     // would be a page of another list (clients re-send only what the URL holds).
     const allParams = [query, form ?? ''].filter((text) => text !== '').join('&');

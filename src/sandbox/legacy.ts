@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { V2Error, V2Titles, notFound } from '../errors.ts';
 import { errorBody, serialise, CONTENT_TYPES, type V2Body, type V2Format } from '../v2/format.ts';
+import { readFormBody } from '../v2/form-body.ts';
 import { isoSeconds } from '../v2/time.ts';
 import type { SandboxApp, SandboxData } from './model.ts';
 
@@ -13,6 +14,9 @@ import type { SandboxApp, SandboxData } from './model.ts';
  * the error type with its titles.
  */
 const PAGE_SIZE = 200;
+
+/** Under @hono/node-server the raw request is there, for GET bodies. */
+type LegacyEnv = { Bindings: { incoming?: AsyncIterable<Buffer> } };
 
 const HEALTH_BY_SEVERITY: Record<string, string> = {
   CRITICAL: 'red',
@@ -207,18 +211,6 @@ function send(format: V2Format, status: number, body: V2Body, headers: Record<st
   return new Response(serialise(body, format), { status, headers: { 'content-type': CONTENT_TYPES[format], ...headers } });
 }
 
-/** GET bodies: the Fetch Request drops them, so under Node they are read from the raw request. */
-type LegacyEnv = { Bindings: { incoming?: AsyncIterable<Buffer> } };
-
-async function formText(c: Context<LegacyEnv>): Promise<string> {
-  if (!(c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) return '';
-  const incoming = c.env?.incoming;
-  if (!['GET', 'HEAD'].includes(c.req.method) || !incoming) return c.req.text();
-  const chunks: Buffer[] = [];
-  for await (const chunk of incoming) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export function legacyV2Routes(data: SandboxData, now: () => number): Hono<LegacyEnv> {
   const app = new Hono<LegacyEnv>();
   app.all('/v2/*', async (c) => {
@@ -231,7 +223,7 @@ export function legacyV2Routes(data: SandboxData, now: () => number): Hono<Legac
       }
       const accountId = accountFor(c, data);
       const url = new URL(c.req.url);
-      const pairs: Pairs = [...new URLSearchParams(url.search), ...new URLSearchParams(await formText(c))];
+      const pairs: Pairs = [...new URLSearchParams(url.search), ...new URLSearchParams((await readFormBody(c.req, c.env?.incoming)) ?? '')];
       if (found.route === 'list') {
         const filters = listFilters(pairs);
         const { body, lastPage } = listApplications(data, accountId, filters, now());

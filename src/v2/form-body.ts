@@ -1,0 +1,38 @@
+import { V2Error } from '../errors.ts';
+
+/** Largest request body either face reads. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+interface RequestLike {
+  method: string;
+  header(name: string): string | undefined;
+  text(): Promise<string>;
+}
+
+/**
+ * A form-encoded body's text, or undefined when the request has none. v2 clients send
+ * parameters as a form body even on GET (curl -X GET -d ...); the Fetch Request drops a GET
+ * body, so under Node it is read from the raw request (`incoming`), bounded.
+ */
+export async function readFormBody(req: RequestLike, incoming: AsyncIterable<Buffer> | undefined): Promise<string | undefined> {
+  const type = req.header('content-type') ?? '';
+  if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) return undefined;
+  if (!['GET', 'HEAD'].includes(req.method) || !incoming) return req.text();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of incoming) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        // Close the connection rather than read the rest of an oversized body.
+        throw new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { kind: 'body_too_large', headers: { connection: 'close' } });
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof V2Error) throw error;
+    // The client went away or sent a broken body: its mistake, not a server error.
+    throw new V2Error(400, 'The request body could not be read', { kind: 'bad_body' });
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

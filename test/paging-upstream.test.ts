@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { entityGuid } from '../src/v2/ids.ts';
-import { accountsAnswer, json, startFakeUpstream } from './support/fake-upstream.ts';
+import { accountsAnswer, apmEntity, json, startFakeUpstream } from './support/fake-upstream.ts';
 import { createTestGateway } from './support/harness.ts';
 
 /**
@@ -14,15 +13,8 @@ afterEach(async () => {
   while (closers.length) await closers.pop()?.();
 });
 
-const app = (id: number) => ({
-  guid: entityGuid(ACCOUNT, 'APM', 'APPLICATION', id),
-  accountId: ACCOUNT,
-  name: `App ${String(id).padStart(5, '0')}`,
-  reporting: false,
-  applicationId: id,
-  language: 'go',
-  settings: null,
-});
+// Zero-padded names keep NerdGraph's name order equal to id order.
+const app = (id: number) => apmEntity(ACCOUNT, id, { name: `App ${String(id).padStart(5, '0')}`, reporting: false });
 
 /** 200 entities per page over `total` apps; cursors are `c<offset>`, and `expired` rejects some. */
 function searchUpstream(total: number, options: { count?: (real: number) => number | null; expired?: Set<string> } = {}) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../src/sandbox/server.ts';
 import { entityGuid } from '../src/v2/ids.ts';
-import { accountsAnswer, json, startFakeUpstream } from './support/fake-upstream.ts';
+import { accountsAnswer, apmEntity, json, startFakeUpstream } from './support/fake-upstream.ts';
 import { FIXED_NOW, createTestGateway } from './support/harness.ts';
 
 const SENTINEL = 'NRAK-SENTINEL7Q2W9E4R6T8Y1U3I5O0P';
@@ -66,19 +66,8 @@ describe('account scoping', () => {
   const OTHER = 1000002;
   let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
 
-  const apm = (accountId: number, id: number, guidAccount = accountId) => ({
-    guid: entityGuid(guidAccount, 'APM', 'APPLICATION', id),
-    accountId,
-    name: `App ${id}`,
-    reporting: true,
-    alertSeverity: 'NOT_ALERTING',
-    applicationId: id,
-    language: 'java',
-    settings: { apdexTarget: 0.5, serverSideConfig: false },
-    apmSummary: null,
-    apmBrowserSummary: null,
-    applicationInstancesV2: { applicationInstances: [] },
-  });
+  const apm = (accountId: number, id: number, guidAccount = accountId) =>
+    apmEntity(accountId, id, { guid: entityGuid(guidAccount, 'APM', 'APPLICATION', id) });
 
   beforeAll(async () => {
     // An upstream that ignores the account condition and mixes in other accounts' entities,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { entityGuid } from '../src/v2/ids.ts';
 import { DEMO_KEY, createTestGateway } from './support/harness.ts';
-import { accountsAnswer, json, startFakeUpstream } from './support/fake-upstream.ts';
+import { accountsAnswer, apmEntity, json, startFakeUpstream } from './support/fake-upstream.ts';
 
 /** Upstream failures and timeouts come back as v2-shaped 502/503/504 (and 401/429), never a crash. */
 const ACCOUNT = 1000001;
@@ -108,19 +108,11 @@ describe('upstream failures', () => {
 });
 
 describe('entities NerdGraph returns incomplete', () => {
-  const entity = (id: number, overrides: Record<string, unknown> = {}) => ({
-    guid: entityGuid(ACCOUNT, 'APM', 'APPLICATION', id),
-    accountId: ACCOUNT,
-    name: `App ${id}`,
-    reporting: true,
-    alertSeverity: 'NOT_ALERTING',
-    applicationId: id,
-    language: 'java',
-    settings: { apdexTarget: 0.5, serverSideConfig: false },
-    apmSummary: { responseTimeAverage: 0.1, throughput: 10, errorRate: 0, apdexScore: 1, hostCount: 1, instanceCount: 1 },
-    apmBrowserSummary: null,
-    ...overrides,
-  });
+  const entity = (id: number, overrides: Record<string, unknown> = {}) =>
+    apmEntity(ACCOUNT, id, {
+      apmSummary: { responseTimeAverage: 0.1, throughput: 10, errorRate: 0, apdexScore: 1, hostCount: 1, instanceCount: 1 },
+      ...overrides,
+    });
 
   it('leaves out one item v2 cannot show, keeps the page, and counts it', async () => {
     const { gateway } = await gatewayOn(afterAccounts((_req, res) =>

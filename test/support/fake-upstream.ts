@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { entityGuid } from '../../src/v2/ids.ts';
 
 /**
  * A scriptable NerdGraph stand-in on 127.0.0.1:0 for fault tests: each request's parsed body
@@ -57,4 +58,22 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
 /** A canned answer for AccessibleAccounts: the key sees exactly these accounts. */
 export function accountsAnswer(ids: number[]) {
   return { data: { actor: { accounts: ids.map((id) => ({ id, name: `Account ${id}` })) } } };
+}
+
+/** An APM application entity as NerdGraph returns it; `overrides` replace any field. */
+export function apmEntity(accountId: number, id: number, overrides: Record<string, unknown> = {}) {
+  return {
+    guid: entityGuid(accountId, 'APM', 'APPLICATION', id),
+    accountId,
+    name: `App ${id}`,
+    reporting: true,
+    alertSeverity: 'NOT_ALERTING',
+    applicationId: id,
+    language: 'java',
+    settings: { apdexTarget: 0.5, serverSideConfig: false },
+    apmSummary: null,
+    apmBrowserSummary: null,
+    applicationInstancesV2: { applicationInstances: [] },
+    ...overrides,
+  };
 }

@@ -93,14 +93,14 @@ export function classifyAnswer(
     const chosen = order.find((c) => classes.includes(c)) ?? 'upstream_failure';
     if (chosen !== 'upstream_failure' || status < 400) {
       const serverSide = chosen === 'upstream_failure' && errors.some((e) => SERVER_ERROR_CODES.has(codeOf(e)));
-      return new UpstreamError(chosen, detail, { ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }), ...(serverSide ? { retryable: true } : {}) });
+      return new UpstreamError(chosen, detail, { retryAfterSeconds, ...(serverSide ? { retryable: true } : {}) });
     }
   }
   const text = detail || `HTTP ${status}`;
   if (status === 401) return new UpstreamError('bad_key', text);
   if (status === 403) return new UpstreamError('forbidden', text);
-  if (status === 429) return new UpstreamError('rate_limited', text, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
-  if (status === 503) return new UpstreamError('unavailable', text, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
+  if (status === 429) return new UpstreamError('rate_limited', text, { retryAfterSeconds });
+  if (status === 503) return new UpstreamError('unavailable', text, { retryAfterSeconds });
   if (status === 504 || status === 408) return new UpstreamError('timeout', text);
   // Other 4xx: the request itself was refused; sending it again changes nothing.
   if (status >= 400 && status < 500) return new UpstreamError('invalid_input', text);

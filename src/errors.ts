@@ -37,6 +37,22 @@ export const V2Titles = {
   serverError: 'A server error occurred, please contact New Relic support',
 } as const;
 
+/**
+ * Titles of the metric-data rules (docs/metric-data-rules.md). REST v2's own texts for these
+ * are unconfirmed (rest-v2.md §7.4); both the gateway and the sandbox's legacy face use these.
+ */
+export const MetricTitles = {
+  timeRangeTooShort: 'Time range must be at least 60 seconds',
+  tooManyTimeslices: 'Time range too long for the period: at most 366 timeslices per metric, use a larger period',
+  namesRequired: 'Invalid parameter names[]: at least one metric name is required',
+  tooManyNames: 'Invalid parameter names[]: at most 100 metric names per request',
+  periodNotMinutes: 'Invalid parameter period: expected a whole number of minutes, in seconds',
+  periodTooSmall: (minimumSeconds: number): string =>
+    `Invalid parameter period: the smallest period for this time range is ${minimumSeconds} seconds`,
+  badTime: (parameter: 'from' | 'to'): string =>
+    `Invalid parameter ${parameter}: expected an ISO 8601 time such as 2026-01-01T10:00:00+00:00`,
+} as const;
+
 export const notFound = (title = 'Resource not found'): V2Error => new V2Error(404, title, { kind: 'not_found' });
 
 export const invalidParameter = (title: string): V2Error => new V2Error(422, title, { kind: 'invalid_parameter' });

@@ -19,7 +19,7 @@ export interface GenerateOptions {
   apmApps: number;
   /** API key -> visible account ids; DEFAULT_API_KEYS when omitted. */
   apiKeys?: Map<string, number[]>;
-  /** Epoch ms; only used to place lastReportingChangeAt values in the recent past. */
+  /** Epoch ms; places lastReportingChangeAt values and metric lifetimes in the recent past. */
   now: number;
 }
 
@@ -101,7 +101,7 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
       apps.push(generateApp(random, account.id, counters.appId, name, counters, opts.now));
     }
   }
-  return { accounts, apps, keys };
+  return { accounts, apps, keys, generatedAt: opts.now };
 }
 
 /**

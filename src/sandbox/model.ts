@@ -75,4 +75,6 @@ export interface SandboxData {
   apps: SandboxApp[];
   /** API key -> ids of the accounts it can see (first one is its home account). */
   keys: Map<string, number[]>;
+  /** Epoch ms the world was generated at: metric lifetimes (timeslices.ts) are placed from it. */
+  generatedAt: number;
 }

@@ -23,7 +23,10 @@ import { MAX_BODY_BYTES } from './v2/form-body.ts';
  * clock, a registry or a logger. The only place where middleware order is decided.
  */
 export interface GatewayDeps {
-  config: Pick<GatewayConfig, 'defaultAccountId' | 'publicBaseUrl' | 'guidCacheTtlMs' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs'>;
+  config: Pick<
+    GatewayConfig,
+    'defaultAccountId' | 'publicBaseUrl' | 'guidCacheTtlMs' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'
+  >;
   nerdgraph: NerdGraph;
   mappings: readonly Mapping[];
   metrics: GatewayMetrics;
@@ -85,6 +88,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     nerdgraph: deps.nerdgraph,
     metrics: deps.metrics,
     now,
+    metricNamesLookbackMs: deps.config.metricNamesLookbackMs,
     cursors: new CursorCache({ max: 5_000, ttlMs: deps.config.cursorCacheTtlMs }),
     guids: createGuidResolver({ nerdgraph: deps.nerdgraph, metrics: deps.metrics, ttlMs: deps.config.guidCacheTtlMs }),
     accounts: createAccountResolver({

@@ -30,6 +30,8 @@ const ConfigSchema = z
     GUID_CACHE_TTL_MS: positiveInt.default(600_000),
     CURSOR_CACHE_TTL_MS: positiveInt.default(300_000),
     ACCOUNTS_CACHE_TTL_MS: positiveInt.default(300_000),
+    /** How far back metrics.json and metric data look for metric names (NerdGraph has no full list). */
+    METRIC_NAMES_LOOKBACK_DAYS: positiveInt.max(90).default(7),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SANDBOX_SEED: z.coerce.number().int().min(-2_147_483_648).max(4_294_967_295).default(42),
     SANDBOX_APM_APPS: z.coerce.number().int().min(0).max(100_000).default(500),
@@ -48,6 +50,7 @@ const ConfigSchema = z
     guidCacheTtlMs: env.GUID_CACHE_TTL_MS,
     cursorCacheTtlMs: env.CURSOR_CACHE_TTL_MS,
     accountsCacheTtlMs: env.ACCOUNTS_CACHE_TTL_MS,
+    metricNamesLookbackMs: env.METRIC_NAMES_LOOKBACK_DAYS * 86_400_000,
     logLevel: env.LOG_LEVEL,
     sandbox: { seed: env.SANDBOX_SEED, apmApps: env.SANDBOX_APM_APPS, apiKeys: env.SANDBOX_API_KEYS },
   }));

@@ -1,4 +1,5 @@
 import type { Condition } from './entity-query.ts';
+import type { NrqlEquality } from './nrql.ts';
 import type { V2Body } from './v2/format.ts';
 import type { V2Params } from './v2/params.ts';
 
@@ -42,6 +43,11 @@ interface MappingBase {
   /** Stable id, e.g. `applications.list`. */
   id: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /**
+   * A GET route that also answers POST with the same parameters in a form body (v2 did; a
+   * SilverStripe module posts metric-data forms). Such a POST reads, it never writes.
+   */
+  readOnlyPost?: boolean;
   /** v2 route template; `{format}` is `json` or `xml`. Also the metrics/logs route label. */
   route: string;
   /** Operation name = file name in queries/. */
@@ -89,8 +95,35 @@ export interface EntityShowMapping extends MappingBase {
   reshape(entity: unknown, ctx: ReshapeContext): V2Body;
 }
 
+/** The timeslice metrics of one entity addressed by a numeric id (app, later host or instance). */
+interface TimesliceMappingBase extends MappingBase {
+  /** The entity the `{id}` path parameter names: checked to exist, in the account, in the same request. */
+  entityKind: { domain: string; type: string };
+  notFoundTitle: string;
+  /** NRQL conditions selecting the entity's timeslice rows (the id is a validated integer). */
+  scope(id: number): NrqlEquality[];
+  /**
+   * A metric's v2 values, each with the NRQL expression template that computes it, in v2's
+   * order (the formula table of mappings/shared/metric-values.ts).
+   */
+  formulasOf(metricName: string): Readonly<Record<string, string>>;
+}
+
+/** `metrics.json`: metric names seen in a look-back window, paged locally. */
+export interface MetricNamesMapping extends TimesliceMappingBase {
+  kind: 'metric-names';
+  pageSize: number;
+}
+
+/** `metrics/data.json`: timeslice values by the REST rules, one NRQL query per request. */
+export interface MetricDataMapping extends TimesliceMappingBase {
+  kind: 'metric-data';
+}
+
 // Method syntax keeps parameters bivariant, so any EntityListMapping<P> is a Mapping.
-export type Mapping = EntityListMapping<unknown> | EntityShowMapping;
+export type Mapping = EntityListMapping<unknown> | EntityShowMapping | MetricNamesMapping | MetricDataMapping;
+
+export const MAPPING_KINDS: ReadonlySet<Mapping['kind']> = new Set(['entity-search-list', 'entity-by-id', 'metric-names', 'metric-data']);
 
 /** Identity helpers that keep each module's literal type checked against the contract. */
 export function defineListMapping<P>(mapping: EntityListMapping<P>): EntityListMapping<P> {
@@ -99,4 +132,17 @@ export function defineListMapping<P>(mapping: EntityListMapping<P>): EntityListM
 
 export function defineShowMapping(mapping: EntityShowMapping): EntityShowMapping {
   return mapping;
+}
+
+export function defineMetricNamesMapping(mapping: MetricNamesMapping): MetricNamesMapping {
+  return mapping;
+}
+
+export function defineMetricDataMapping(mapping: MetricDataMapping): MetricDataMapping {
+  return mapping;
+}
+
+/** `GET`, or `GET` and `POST`, as the compatibility report and the 405 Allow header show it. */
+export function methodsOf(mapping: Mapping): string[] {
+  return mapping.readOnlyPost ? [mapping.method, 'POST'] : [mapping.method];
 }

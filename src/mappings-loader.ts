@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Mapping } from './mapping.ts';
+import { MAPPING_KINDS, type Mapping } from './mapping.ts';
 
 /**
  * Discovers the route mappings: every module directly in mappings/ whose default export is a
@@ -14,7 +14,8 @@ function isMapping(value: unknown): value is Mapping {
   return (
     m !== null &&
     typeof m === 'object' &&
-    (m.kind === 'entity-search-list' || m.kind === 'entity-by-id') &&
+    m.kind !== undefined &&
+    MAPPING_KINDS.has(m.kind) &&
     typeof m.id === 'string' &&
     typeof m.route === 'string' &&
     typeof m.operation === 'string'
@@ -28,7 +29,7 @@ export async function loadMappings(dir: string = MAPPINGS_DIR): Promise<Mapping[
   const mappings: Mapping[] = [];
   for (const file of files) {
     const module = (await import(pathToFileURL(join(dir, file)).href)) as { default?: unknown };
-    if (!isMapping(module.default)) throw new Error(`mappings/${file} must default-export a mapping (defineListMapping/defineShowMapping)`);
+    if (!isMapping(module.default)) throw new Error(`mappings/${file} must default-export a mapping (a define...Mapping helper of src/mapping.ts)`);
     mappings.push(module.default);
   }
   const ids = new Set<string>();

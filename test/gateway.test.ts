@@ -204,7 +204,7 @@ describe('operations endpoints', () => {
     const { createApp } = await import('../src/app.ts');
     const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
     const app = createApp({
-      config: { defaultAccountId: undefined, publicBaseUrl: undefined, guidCacheTtlMs: 1, cursorCacheTtlMs: 1, accountsCacheTtlMs: 1 },
+      config: { defaultAccountId: undefined, publicBaseUrl: undefined, guidCacheTtlMs: 1, cursorCacheTtlMs: 1, accountsCacheTtlMs: 1, metricNamesLookbackMs: 7 * 86_400_000 },
       nerdgraph: { call: () => Promise.reject(new Error('unused')) },
       mappings: [],
       metrics: gateway.metrics,

@@ -36,7 +36,7 @@ describe('queries/*.graphql', () => {
   });
 
   it('entity documents select guid and accountId, so account scoping can be checked', () => {
-    for (const name of ['ApplicationsSearch', 'ApplicationByGuid', 'EntityGuidByDomainId']) {
+    for (const name of ['ApplicationsSearch', 'ApplicationByGuid', 'EntityGuidByDomainId', 'ApplicationMetricData', 'ApplicationMetricNames']) {
       const text = loadDocuments().get(name)?.text ?? '';
       expect(text, name).toMatch(/\bguid\b/);
       expect(text, name).toMatch(/\baccountId\b/);

@@ -14,6 +14,8 @@ export interface RouteDeps {
   guids: GuidResolver;
   cursors: CursorCache;
   now: () => number;
+  /** How far back metric names are looked for (NerdGraph keeps no list of every name). */
+  metricNamesLookbackMs: number;
 }
 
 /** One inbound v2 request, parsed and authorised. */

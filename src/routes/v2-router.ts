@@ -3,12 +3,14 @@ import type { AccountResolver } from '../accounts.ts';
 import type { GatewayEnv } from '../context.ts';
 import { V2Error, notFound } from '../errors.ts';
 import { callerFrom, type IdentityOf } from '../identity.ts';
-import type { Mapping } from '../mapping.ts';
+import { methodsOf, type Mapping } from '../mapping.ts';
 import type { V2Format } from '../v2/format.ts';
 import { readFormBody } from '../v2/form-body.ts';
 import { parseV2Params } from '../v2/params.ts';
 import { createListRunner } from './entity-list.ts';
 import { createShowRunner } from './entity-show.ts';
+import { createMetricDataRunner } from './metric-data.ts';
+import { createMetricNamesRunner } from './metric-names.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -48,6 +50,8 @@ export function registerV2Routes(
   const routes = mappings.map(compile);
   const runList = createListRunner(deps);
   const runShow = createShowRunner(deps);
+  const runMetricNames = createMetricNamesRunner(deps);
+  const runMetricData = createMetricDataRunner(deps);
 
   app.all('/v2/*', async (c) => {
     const path = c.req.path;
@@ -57,10 +61,10 @@ export function registerV2Routes(
     });
     if (matches.length === 0) throw notFound('Unknown v2 resource');
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
-    const match = matches.find((m) => m.route.mapping.method === method);
+    const match = matches.find((m) => methodsOf(m.route.mapping).includes(method));
     if (!match) {
       c.set('routeLabel', matches[0]?.route.mapping.route ?? 'unmatched');
-      const allow = [...new Set(matches.map((m) => m.route.mapping.method))].join(', ');
+      const allow = [...new Set(matches.flatMap((m) => methodsOf(m.route.mapping)))].join(', ');
       throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow }, kind: 'method' });
     }
     const { mapping } = match.route;
@@ -86,6 +90,15 @@ export function registerV2Routes(
       pathParams: match.groups,
       publicUrl: `${deps.publicBaseUrl ?? url.origin}${url.pathname}${allParams ? `?${allParams}` : ''}`,
     };
-    return mapping.kind === 'entity-search-list' ? runList(mapping, request) : runShow(mapping, request);
+    switch (mapping.kind) {
+      case 'entity-search-list':
+        return runList(mapping, request);
+      case 'entity-by-id':
+        return runShow(mapping, request);
+      case 'metric-names':
+        return runMetricNames(mapping, request);
+      case 'metric-data':
+        return runMetricData(mapping, request);
+    }
   });
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { GatewayContext } from '../context.ts';
 import { toXml, type JsonValue } from './xml.ts';
 
@@ -42,4 +43,28 @@ export function respondText(
 
 export function errorBody(title: string): V2Body {
   return { error: { title } };
+}
+
+/**
+ * A 200 answer with v2's caching headers (metric responses carried `etag` and
+ * `cache-control`): a strong ETag over the body, and 304 with no body when the client's
+ * If-None-Match already names it.
+ */
+export function respondCacheable(c: GatewayContext, format: V2Format, body: V2Body, headers: Record<string, string> = {}): Response {
+  const text = serialise(body, format);
+  const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
+  const cacheHeaders = { etag, 'cache-control': 'max-age=0, private, must-revalidate', ...headers };
+  if (matchesEtag(c.req.header('if-none-match'), etag)) {
+    return new Response(null, { status: 304, headers: { 'x-request-id': c.get('requestId'), ...cacheHeaders } });
+  }
+  return respondText(c, format, 200, text, cacheHeaders);
+}
+
+/** RFC 9110 If-None-Match: `*`, or a list of tags compared weakly (a `W/` prefix is ignored). */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
 }

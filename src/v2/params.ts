@@ -1,4 +1,4 @@
-import { invalidParameter } from '../errors.ts';
+import { MetricTitles, invalidParameter } from '../errors.ts';
 import { hasControlCharacters } from '../query-literal.ts';
 
 /**
@@ -96,4 +96,19 @@ export function parseFlag(params: V2Params, key: string): boolean {
   if (['true', '1', 'yes', 'on', 't'].includes(text)) return true;
   if (['false', '0', 'no', 'off', 'f', ''].includes(text)) return false;
   throw invalidParameter(`Invalid parameter ${key}: expected true or false`);
+}
+
+const MAX_METRIC_NAMES = 100;
+
+/** The values of an array parameter, in order of arrival, without empties and repeats. */
+export function distinctValues(params: V2Params, key: string): string[] {
+  return [...new Set((params.get(key) ?? []).filter((value) => value !== ''))];
+}
+
+/** `names[]` of a metric-data request: at least one, at most 100 (docs/metric-data-rules.md §1). */
+export function parseMetricNames(params: V2Params): string[] {
+  const names = distinctValues(params, 'names');
+  if (names.length === 0) throw invalidParameter(MetricTitles.namesRequired);
+  if (names.length > MAX_METRIC_NAMES) throw invalidParameter(MetricTitles.tooManyNames);
+  return names;
 }

@@ -25,7 +25,9 @@ export interface TestGateway {
   upstreamCount(operation?: string): Promise<number>;
 }
 
-type ConfigOverrides = Partial<Pick<GatewayConfig, 'defaultAccountId' | 'publicBaseUrl' | 'guidCacheTtlMs' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs'>>;
+type ConfigOverrides = Partial<
+  Pick<GatewayConfig, 'defaultAccountId' | 'publicBaseUrl' | 'guidCacheTtlMs' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'>
+>;
 
 export async function createTestGateway(options: {
   nerdgraphUrl: string;
@@ -56,6 +58,7 @@ export async function createTestGateway(options: {
       guidCacheTtlMs: 600_000,
       cursorCacheTtlMs: 300_000,
       accountsCacheTtlMs: 300_000,
+      metricNamesLookbackMs: 7 * 86_400_000,
       ...options.config,
     },
     nerdgraph,

@@ -1,0 +1,61 @@
+import { V2Titles } from '../src/errors.ts';
+import { defineMetricDataMapping } from '../src/mapping.ts';
+import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { METRIC_FAMILIES, familyOf } from './shared/metric-values.ts';
+
+/**
+ * GET and POST /v2/applications/{id}/metrics/data.{json,xml}: timeslice values, one NRQL query
+ * faceted by metric name per request. The rules are in docs/metric-data-rules.md.
+ */
+export default defineMetricDataMapping({
+  kind: 'metric-data',
+  id: 'applications.metric-data',
+  method: 'GET',
+  readOnlyPost: true,
+  route: '/v2/applications/{id}/metrics/data.{format}',
+  operation: 'ApplicationMetricData',
+  summary: 'Metric timeslice data: one NRQL query (FACET metricTimesliceName, TIMESERIES per the v2 granularity rules) plus a look-back name check, in one request',
+  fidelity: 'approximate',
+  entityKind: { domain: 'APM', type: 'APPLICATION' },
+  notFoundTitle: V2Titles.applicationNotFound,
+  scope: (id) => [{ attribute: 'appId', value: id }],
+  formulasOf: (name) => familyOf(name).formulas,
+  parameters: [
+    { name: 'names[]', fidelity: 'exact', note: 'names[], names, names[0], raw or encoded brackets, query string or form body (GET and POST); 1 to 100 names; empty and repeated names dropped.' },
+    { name: 'values[]', fidelity: 'exact', note: "Same spellings; keeps the requested values the metric has, in request order; none of them gives {}." },
+    { name: 'from / to', fidelity: 'exact', note: 'RFC 3339 with Z or any offset, a + that arrived as a space, fractions, YYYY-MM-DD HH:MM:SS (UTC), bare dates; default the last 30 minutes; output UTC.' },
+    { name: 'period', fidelity: 'approximate', note: "Seconds, a multiple of 60, at least the range's default granularity (else 422); 0 means the default." },
+    { name: 'summarize', fidelity: 'exact', note: 'One timeslice per metric from the start minute to one second before the end minute.' },
+    { name: 'raw', fidelity: 'approximate', note: 'Accepted; values are never rounded either way.' },
+  ],
+  fields: [
+    { field: 'metric_data.from / to', fidelity: 'exact', source: 'the requested range after defaults, whole seconds, UTC' },
+    { field: 'metric_data.metrics_found / metrics_not_found', fidelity: 'approximate', source: 'found: a facet in the data query, or a name reported in the look-back window (second NRQL query in the same request)' },
+    { field: 'metric_data.metrics[].timeslices[].from / to', fidelity: 'approximate', source: 'bucket bounds computed by the v2 granularity table, sent as SINCE/UNTIL/TIMESERIES so NRQL buckets coincide' },
+    {
+      field: 'metric_data.metrics[].timeslices[].values',
+      fidelity: 'exact',
+      source: `the formula table of mappings/shared/metric-values.ts over newrelic.timeslice.value (families: ${METRIC_FAMILIES.map((f) => f.rule).join('; ')}); NRQL null (no data) reads 0`,
+    },
+  ],
+  knownGaps: [
+    { description: 'A name last reported before the look-back window (METRIC_NAMES_LOOKBACK_DAYS, default 7) and without data in the range is listed as not found; v2 answered zeros for every name it ever knew.' },
+    { description: "Timeslices are aligned to the period from the Unix epoch; v2's few-minute ingest-lag shift of the first slice is not reproduced." },
+    { description: 'More than 366 timeslices per metric (NRQL TIMESERIES limit) answers 422 asking for a larger period; v2 returned them.' },
+    { description: 'EndUser error_percentage (a ratio of two other metrics) is not offered.' },
+    { description: 'v2 rounded default output to about 3 significant figures (unconfirmed); the gateway never rounds.' },
+    { description: 'When names have disjoint value sets, v2 reportedly returned only the first name\'s values; the gateway gives each metric its own.' },
+    { description: 'Values come from the name family\'s formulas: a custom metric named like another family (e.g. Errors/...) is computed as that family.' },
+  ],
+  assumptions: [
+    XML_ASSUMPTION,
+    'Granularity, ten-point mode for starts older than 8 days, period and alignment rules as written in docs/metric-data-rules.md §3 (REST v2 texts for its 422 errors are unconfirmed; titles are in MetricTitles).',
+    'FACET + TIMESERIES answers are flat rows with facet and beginTimeSeconds (NerdGraph results are opaque JSON; this shape is community-reported).',
+    'Apdex values are computed from the apdex timeslice fields (S in count, T in total, F in totalExclusive, threshold in min/max), not NRQL apdex(), whose JSON shape is unconfirmed.',
+    'Averages are ratios of sums over the bucket (e.g. average_exclusive_time = sum(totalExclusive)/count), where the migration guide averages per-row ratios.',
+    'EndUser average_network_time is in milliseconds and network_time_percentage is a percentage (the guide omits *1000 and *100).',
+    'appId is compared as a number in NRQL.',
+    'Names with control characters or over 1024 characters are answered as not found without being sent.',
+    'An unknown id, an id of another account or a malformed id answers 404 "No Application found with the given ID".',
+  ],
+});

@@ -1,0 +1,104 @@
+import { quoteLiteral } from './query-literal.ts';
+
+/**
+ * Builds the NRQL the metric routes send (as GraphQL variables of static documents). User
+ * strings enter only through quoteLiteral; attribute names, aliases and expressions come from
+ * the mapping tables and are checked against a conservative shape so that a table typo fails
+ * loudly instead of producing a different query.
+ */
+export const TIMESLICE_VALUE = 'newrelic.timeslice.value';
+/** NRQL's ceiling for `uniques(attr, limit)`. */
+export const MAX_UNIQUES = 10_000;
+
+export type NrqlValue = string | number;
+
+/** `attribute = value`: how a route scopes its rows (e.g. `appId = 123`). */
+export interface NrqlEquality {
+  attribute: string;
+  value: NrqlValue;
+}
+
+export interface SelectItem {
+  alias: string;
+  /** An expression template from mappings/shared/metric-values.ts ({v}, {W} placeholders). */
+  expression: string;
+}
+
+const ATTRIBUTE = /^[A-Za-z_][A-Za-z0-9_.]*$/;
+const ALIAS = /^[a-z][a-z0-9_]*$/;
+// Function names, the timeslice value, field indexes, numbers, operators, parentheses, commas.
+const EXPRESSION = /^(?:[a-z]+\(|newrelic\.timeslice\.value(?:\['[A-Za-z]+'\])?|\d+(?:\.\d+)?|[-+*/(), ]|1 (?:minute|second))+$/;
+
+function attribute(name: string): string {
+  if (!ATTRIBUTE.test(name)) throw new Error(`not an NRQL attribute name: ${name}`);
+  return name;
+}
+
+function literal(value: NrqlValue): string {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new Error(`not an integer NRQL literal: ${value}`);
+    return String(value);
+  }
+  return quoteLiteral(value);
+}
+
+function where(scope: readonly NrqlEquality[], names: readonly string[] | undefined): string {
+  const conditions = scope.map((c) => `${attribute(c.attribute)} = ${literal(c.value)}`);
+  if (names !== undefined) conditions.push(`metricTimesliceName IN (${names.map(literal).join(', ')})`);
+  return conditions.join(' AND ');
+}
+
+/** Expands a formula template for a timeslice of `windowSeconds`. */
+export function expandFormula(template: string, windowSeconds: number): string {
+  const expression = template.replaceAll('{v}', TIMESLICE_VALUE).replaceAll('{W}', String(windowSeconds));
+  if (!EXPRESSION.test(expression)) throw new Error(`not a supported NRQL expression: ${expression}`);
+  return expression;
+}
+
+function timeseries(widthMs: number): string {
+  const minutes = widthMs / 60_000;
+  if (!Number.isInteger(minutes) || minutes < 1) throw new Error(`TIMESERIES width must be whole minutes: ${widthMs} ms`);
+  return `TIMESERIES ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}`;
+}
+
+/**
+ * One query for every requested metric: faceted by name, so the answer costs one upstream
+ * request however many names and values were asked for.
+ */
+export function timesliceDataQuery(options: {
+  scope: readonly NrqlEquality[];
+  names: readonly string[];
+  items: readonly SelectItem[];
+  since: number;
+  until: number;
+  /** Bucket width; omitted for one aggregate over the window. */
+  timeseriesMs?: number;
+}): string {
+  const windowSeconds = (options.timeseriesMs ?? options.until - options.since) / 1000;
+  const select = options.items.map((item) => {
+    if (!ALIAS.test(item.alias)) throw new Error(`not an NRQL alias: ${item.alias}`);
+    return `${expandFormula(item.expression, windowSeconds)} AS ${item.alias}`;
+  });
+  const clauses = [
+    `SELECT ${select.join(', ')} FROM Metric`,
+    `WHERE ${where(options.scope, options.names)}`,
+    `FACET metricTimesliceName LIMIT MAX`,
+    `SINCE ${literal(options.since)} UNTIL ${literal(options.until)}`,
+  ];
+  if (options.timeseriesMs !== undefined) clauses.push(timeseries(options.timeseriesMs));
+  return clauses.join(' ');
+}
+
+/** The timeslice metric names with data in [since, until), optionally only among `names`. */
+export function metricNamesQuery(options: {
+  scope: readonly NrqlEquality[];
+  names?: readonly string[];
+  since: number;
+  until: number;
+}): string {
+  return [
+    `SELECT uniques(metricTimesliceName, ${MAX_UNIQUES}) AS names FROM Metric`,
+    `WHERE ${where(options.scope, options.names)} AND ${TIMESLICE_VALUE} IS NOT NULL`,
+    `SINCE ${literal(options.since)} UNTIL ${literal(options.until)}`,
+  ].join(' ');
+}

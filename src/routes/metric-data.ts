@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { SingleFlight } from '../cache/single-flight.ts';
+import type { MetricDataMapping } from '../mapping.ts';
+import { metricNamesQuery, timesliceDataQuery, type SelectItem } from '../nrql.ts';
+import { parseAnswer } from '../upstream/answer.ts';
+import { UpstreamError } from '../upstream/errors.ts';
+import { respondCacheable, type V2Body } from '../v2/format.ts';
+import { resolveMetricWindow, type MetricWindow } from '../v2/metric-window.ts';
+import { distinctValues, lastValue, parseFlag, parseMetricNames } from '../v2/params.ts';
+import { isoSeconds } from '../v2/time.ts';
+import { EntityProbe, isQueryableName, requireEntity, timesliceEntity } from './timeslice-entity.ts';
+import type { RouteDeps, RouteRequest } from './types.ts';
+
+/**
+ * Serves `metrics/data.json` by docs/metric-data-rules.md: the REST window rules decide the
+ * timeslices, one NRQL query faceted by metric name computes every value of every metric with
+ * the formula table, and a second NRQL query in the same GraphQL request tells which names
+ * the app reported lately (found with zeros) from names it never had (not found).
+ */
+const NrqlRows = z.object({ results: z.array(z.record(z.string(), z.unknown())).nullable() }).nullable();
+
+const MetricDataAnswer = z.object({
+  actor: z.object({
+    entity: EntityProbe,
+    account: z.object({ data: NrqlRows, known: NrqlRows }).nullable(),
+  }),
+});
+
+const KnownRow = z.object({ names: z.array(z.string()) });
+
+/** Which alias holds each value of each metric in the NRQL answer. */
+interface QueryPlan {
+  items: SelectItem[];
+  /** metric name -> [value name, alias] in answer order. */
+  columns: Map<string, Array<[string, string]>>;
+}
+
+/** Every metric has at least this column, so a metric with data always shows up as a facet. */
+const PRESENCE: SelectItem = { alias: 'v0', expression: 'count({v})' };
+
+function planQuery(mapping: MetricDataMapping, names: readonly string[], requestedValues: readonly string[]): QueryPlan {
+  const aliasByExpression = new Map<string, string>([[PRESENCE.expression, PRESENCE.alias]]);
+  const columns = new Map<string, Array<[string, string]>>();
+  for (const name of names) {
+    const formulas = mapping.formulasOf(name);
+    const valueNames = requestedValues.length > 0 ? requestedValues.filter((value) => value in formulas) : Object.keys(formulas);
+    columns.set(
+      name,
+      valueNames.map((value) => {
+        const expression = formulas[value] as string;
+        let alias = aliasByExpression.get(expression);
+        if (alias === undefined) {
+          alias = `v${aliasByExpression.size}`;
+          aliasByExpression.set(expression, alias);
+        }
+        return [value, alias];
+      }),
+    );
+  }
+  return { items: [...aliasByExpression].map(([expression, alias]) => ({ alias, expression })), columns };
+}
+
+interface MetricAnswer {
+  probe: z.infer<typeof EntityProbe>;
+  /** metric name -> timeslice index -> row of aliased numbers. */
+  slices: Map<string, Array<Record<string, unknown> | undefined>>;
+  known: Set<string>;
+}
+
+/** A value as v2 showed it: always a number; NRQL's null (no data, 0/0) reads 0. */
+function numberOf(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new UpstreamError('upstream_failure', 'non-numeric NRQL value');
+  return value === 0 ? 0 : value; // no -0 on the wire
+}
+
+export function createMetricDataRunner(deps: RouteDeps) {
+  // Concurrent identical requests (same caller, account, NRQL) share one upstream call.
+  const flights = new SingleFlight<MetricAnswer>();
+
+  async function fetchAnswer(mapping: MetricDataMapping, req: RouteRequest, variables: Record<string, unknown>, window: MetricWindow): Promise<MetricAnswer> {
+    const key = JSON.stringify([req.caller.identity, req.accountId, mapping.operation, variables]);
+    const { promise } = flights.run(key, async () => {
+      const data = await deps.nerdgraph.call({ operation: mapping.operation, variables, apiKey: req.caller.apiKey });
+      const answer = parseAnswer(MetricDataAnswer, data, mapping.operation);
+      const account = answer.actor.account;
+      if (!account?.data || !account.known) throw new UpstreamError('upstream_failure', `${mapping.operation}: no NRQL results`);
+      return {
+        probe: answer.actor.entity,
+        slices: slicesOf(account.data.results ?? [], window, mapping.operation),
+        known: new Set((account.known.results ?? []).flatMap((row) => KnownRow.safeParse(row).data?.names ?? [])),
+      };
+    });
+    return promise;
+  }
+
+  /** Files each NRQL row under its metric and timeslice; a row off the grid is dropped and counted. */
+  function slicesOf(rows: ReadonlyArray<Record<string, unknown>>, window: MetricWindow, operation: string): MetricAnswer['slices'] {
+    const slices: MetricAnswer['slices'] = new Map();
+    for (const row of rows) {
+      const name = typeof row.facet === 'string' ? row.facet : row.metricTimesliceName;
+      const index = window.summarize ? 0 : (Number(row.beginTimeSeconds) * 1000 - window.start) / window.widthMs;
+      if (typeof name !== 'string' || !Number.isInteger(index) || index < 0 || index >= window.count) {
+        deps.metrics.droppedItems.inc({ operation });
+        continue;
+      }
+      let series = slices.get(name);
+      if (!series) {
+        series = new Array<Record<string, unknown> | undefined>(window.count);
+        slices.set(name, series);
+      }
+      series[index] = row;
+    }
+    return slices;
+  }
+
+  return async function runMetricData(mapping: MetricDataMapping, req: RouteRequest): Promise<Response> {
+    const entity = timesliceEntity(mapping, req);
+    const names = parseMetricNames(req.params);
+    const requestedValues = distinctValues(req.params, 'values');
+    const summarize = parseFlag(req.params, 'summarize');
+    parseFlag(req.params, 'raw'); // validated; output is never rounded (docs/metric-data-rules.md §1)
+    const now = deps.now();
+    const window = resolveMetricWindow(
+      { from: lastValue(req.params, 'from'), to: lastValue(req.params, 'to'), period: lastValue(req.params, 'period'), summarize },
+      now,
+    );
+
+    // Names with control characters cannot be metric names; an NRQL literal cannot carry them.
+    // With none left to ask about, the query still runs (for the entity check) on an empty name.
+    const queryable = names.filter(isQueryableName);
+    const asked = queryable.length > 0 ? queryable : [''];
+    const plan = planQuery(mapping, asked, requestedValues);
+    const scope = mapping.scope(entity.id);
+    const end = window.start + window.widthMs * window.count;
+    const variables = {
+      accountId: req.accountId,
+      guid: entity.guid,
+      data: timesliceDataQuery({
+        scope,
+        names: asked,
+        items: plan.items,
+        since: window.start,
+        until: end,
+        ...(window.summarize ? {} : { timeseriesMs: window.widthMs }),
+      }),
+      known: metricNamesQuery({ scope, names: asked, since: now - deps.metricNamesLookbackMs, until: now }),
+    };
+    const answer = await fetchAnswer(mapping, req, variables, window);
+    requireEntity(answer.probe, entity, mapping, req.accountId, deps.metrics);
+
+    const found = queryable.filter((name) => answer.slices.has(name) || answer.known.has(name));
+    const foundSet = new Set(found);
+    const metrics = found.map((name) => ({
+      name,
+      timeslices: Array.from({ length: window.count }, (_, index) => {
+        const sliceStart = window.start + index * window.widthMs;
+        const row = answer.slices.get(name)?.[index];
+        const values: V2Body = {};
+        for (const [value, alias] of plan.columns.get(name) ?? []) values[value] = numberOf(row?.[alias]);
+        // A summarized slice ends one second before its last minute, as v2 showed it.
+        const sliceEnd = window.summarize ? sliceStart + window.widthMs - 1000 : sliceStart + window.widthMs;
+        return { from: isoSeconds(sliceStart), to: isoSeconds(sliceEnd), values };
+      }),
+    }));
+    const body: V2Body = {
+      metric_data: {
+        from: isoSeconds(window.from),
+        to: isoSeconds(window.to),
+        metrics_not_found: names.filter((name) => !foundSet.has(name)),
+        metrics_found: found,
+        metrics,
+      },
+    };
+    return respondCacheable(req.c, req.format, body);
+  };
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { CoalescingCache } from '../cache/coalescing-cache.ts';
+import type { MetricNamesMapping } from '../mapping.ts';
+import { metricNamesQuery } from '../nrql.ts';
+import { parseAnswer } from '../upstream/answer.ts';
+import { UpstreamError } from '../upstream/errors.ts';
+import { respondCacheable } from '../v2/format.ts';
+import { linkHeader } from '../v2/link.ts';
+import { parsePage, parseText } from '../v2/params.ts';
+import { EntityProbe, requireEntity, timesliceEntity } from './timeslice-entity.ts';
+import type { RouteDeps, RouteRequest } from './types.ts';
+
+/**
+ * Serves `metrics.json`: the names the entity reported in the look-back window, from one
+ * `uniques(metricTimesliceName)` query, then filtered, sorted and paged here. Listing names is
+ * expensive upstream, so a listing is cached briefly per caller, account and entity: walking
+ * its pages (or repeating it) costs one NerdGraph request.
+ */
+const MetricNamesAnswer = z.object({
+  actor: z.object({
+    entity: EntityProbe,
+    account: z.object({ nrql: z.object({ results: z.array(z.record(z.string(), z.unknown())).nullable() }).nullable() }).nullable(),
+  }),
+});
+
+const NamesRow = z.object({ names: z.array(z.string()) });
+
+const LISTING_TTL_MS = 60_000;
+
+interface Listing {
+  probe: z.infer<typeof EntityProbe>;
+  /** Sorted by UTF-16 code units, as v2 listed them. */
+  names: string[];
+}
+
+export function createMetricNamesRunner(deps: RouteDeps) {
+  const listings = new CoalescingCache<Listing>('metric-names', deps.metrics, { max: 1_000, ttlMs: LISTING_TTL_MS });
+
+  function load(mapping: MetricNamesMapping, req: RouteRequest, id: number, guid: string): Promise<Listing> {
+    return listings.get(JSON.stringify([req.caller.identity, req.accountId, mapping.id, id]), async () => {
+      const now = deps.now();
+      const variables = {
+        accountId: req.accountId,
+        guid,
+        names: metricNamesQuery({ scope: mapping.scope(id), since: now - deps.metricNamesLookbackMs, until: now }),
+      };
+      const data = await deps.nerdgraph.call({ operation: mapping.operation, variables, apiKey: req.caller.apiKey });
+      const answer = parseAnswer(MetricNamesAnswer, data, mapping.operation);
+      const results = answer.actor.account?.nrql?.results;
+      if (!results) throw new UpstreamError('upstream_failure', `${mapping.operation}: no NRQL results`);
+      const names = results.flatMap((row) => NamesRow.safeParse(row).data?.names ?? []);
+      return { value: { probe: answer.actor.entity, names: [...new Set(names)].sort() } };
+    });
+  }
+
+  return async function runMetricNames(mapping: MetricNamesMapping, req: RouteRequest): Promise<Response> {
+    const entity = timesliceEntity(mapping, req);
+    const page = parsePage(req.params);
+    const filter = parseText(req.params, 'name');
+    const listing = await load(mapping, req, entity.id, entity.guid);
+    requireEntity(listing.probe, entity, mapping, req.accountId, deps.metrics);
+
+    const matching = filter === undefined ? listing.names : listing.names.filter((name) => name.includes(filter));
+    const items = matching
+      .slice((page - 1) * mapping.pageSize, page * mapping.pageSize)
+      .map((name) => ({ name, values: Object.keys(mapping.formulasOf(name)) }));
+    const link = linkHeader(req.publicUrl, page, Math.ceil(matching.length / mapping.pageSize));
+    return respondCacheable(req.c, req.format, { metrics: items }, link ? { link } : {});
+  };
+}

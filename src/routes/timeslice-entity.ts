@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { notFound } from '../errors.ts';
+import type { MetricDataMapping, MetricNamesMapping } from '../mapping.ts';
+import type { GatewayMetrics } from '../metrics.ts';
+import { hasControlCharacters } from '../query-literal.ts';
+import { entityGuid } from '../v2/ids.ts';
+import { ID_PATTERN } from '../v2/params.ts';
+import { inAccount } from './entities.ts';
+import type { RouteRequest } from './types.ts';
+
+/**
+ * What the two metric routes share: the entity the path names. Its GUID is computed (account
+ * and id are both known), so checking that it exists costs no request of its own: the
+ * entity rides along in the metric request's document.
+ */
+export const EntityProbe = z.object({ guid: z.string(), accountId: z.number() }).nullable();
+
+type TimesliceMapping = MetricDataMapping | MetricNamesMapping;
+
+export interface TimesliceEntity {
+  id: number;
+  guid: string;
+}
+
+export function timesliceEntity(mapping: TimesliceMapping, req: RouteRequest): TimesliceEntity {
+  const raw = req.pathParams.id ?? '';
+  // Malformed ids never reach NerdGraph.
+  if (!ID_PATTERN.test(raw)) throw notFound(mapping.notFoundTitle);
+  const id = Number(raw);
+  return { id, guid: entityGuid(req.accountId, mapping.entityKind.domain, mapping.entityKind.type, id) };
+}
+
+/** 404 unless NerdGraph returned exactly that entity, in the caller's account. */
+export function requireEntity(
+  probe: z.infer<typeof EntityProbe>,
+  entity: TimesliceEntity,
+  mapping: TimesliceMapping,
+  accountId: number,
+  metrics: GatewayMetrics,
+): void {
+  if (!inAccount(probe, accountId, mapping.operation, metrics) || probe?.guid !== entity.guid) throw notFound(mapping.notFoundTitle);
+}
+
+const MAX_NAME_LENGTH = 1024;
+
+/** Names no metric can have are answered "not found" without being sent anywhere. */
+export function isQueryableName(name: string): boolean {
+  return name.length <= MAX_NAME_LENGTH && !hasControlCharacters(name);
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entityGuid } from '../src/v2/ids.ts';
+import { FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from './support/harness.ts';
+import { accountsAnswer, json, startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';
+
+/**
+ * The metric-data route against a scripted NerdGraph: what it sends (one request, names only
+ * as escaped literals in variables) and how it reads the answer (rows onto the v2 grid).
+ */
+const APP = 4242;
+const headers = { 'x-api-key': 'NRAK-TEST-KEY' };
+type Answer = (request: FakeRequest) => { status?: number; body: unknown; delayMs?: number };
+
+let respond: Answer;
+let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
+let gateway: TestGateway;
+
+function metricAnswer(data: unknown[], known: string[], entity: unknown = { guid: entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', APP), accountId: PRIMARY_ACCOUNT }) {
+  return { data: { actor: { entity, account: { data: { results: data }, known: { results: [{ names: known }] } } } } };
+}
+
+const dataCalls = (): FakeRequest[] => upstream.received.filter((r) => r.operationName === 'ApplicationMetricData');
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream(async (request, res) => {
+    if (request.operationName === 'AccessibleAccounts') return json(res, 200, accountsAnswer([PRIMARY_ACCOUNT]));
+    const { status = 200, body, delayMs = 0 } = respond(request);
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    json(res, status, body);
+  });
+  gateway = await createTestGateway({ nerdgraphUrl: upstream.url });
+});
+afterAll(() => upstream.close());
+
+const url = (query: string): string => `/v2/applications/${APP}/metrics/data.json?${query}`;
+const range = 'from=2026-11-22T11:00:00Z&to=2026-11-22T11:03:00Z';
+
+describe('metric data over a scripted NerdGraph', () => {
+  it('sends one request whose NRQL names the app and the metrics as literals, and lays rows on the v2 grid', async () => {
+    respond = () => ({
+      body: metricAnswer(
+        [
+          { beginTimeSeconds: Date.UTC(2026, 10, 22, 11, 1) / 1000, endTimeSeconds: Date.UTC(2026, 10, 22, 11, 2) / 1000, facet: 'HttpDispatcher', metricTimesliceName: 'HttpDispatcher', v0: 12, v1: 340.5 },
+        ],
+        ['HttpDispatcher'],
+      ),
+    });
+    const before = dataCalls().length;
+    const response = await gateway.app.request(url(`${range}&names[]=HttpDispatcher&names[]=Nope&values[]=call_count&values[]=average_response_time`), { headers });
+    expect(response.status).toBe(200);
+    expect(dataCalls().length - before).toBe(1);
+    const sent = dataCalls().at(-1) as FakeRequest;
+    expect(sent.variables.guid).toBe(entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', APP));
+    expect(sent.variables.data).toBe(
+      "SELECT count(newrelic.timeslice.value) AS v0, average(newrelic.timeslice.value) * 1000 AS v1 FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') FACET metricTimesliceName LIMIT MAX SINCE 1795345200000 UNTIL 1795345380000 TIMESERIES 1 minute",
+    );
+    expect(sent.variables.known).toBe(
+      `SELECT uniques(metricTimesliceName, 10000) AS names FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') AND newrelic.timeslice.value IS NOT NULL SINCE ${FIXED_NOW - 7 * 86_400_000} UNTIL ${FIXED_NOW}`,
+    );
+    expect(await response.json()).toEqual({
+      metric_data: {
+        from: '2026-11-22T11:00:00+00:00',
+        to: '2026-11-22T11:03:00+00:00',
+        metrics_not_found: ['Nope'],
+        metrics_found: ['HttpDispatcher'],
+        metrics: [
+          {
+            name: 'HttpDispatcher',
+            timeslices: [
+              { from: '2026-11-22T11:00:00+00:00', to: '2026-11-22T11:01:00+00:00', values: { call_count: 0, average_response_time: 0 } },
+              { from: '2026-11-22T11:01:00+00:00', to: '2026-11-22T11:02:00+00:00', values: { call_count: 12, average_response_time: 340.5 } },
+              { from: '2026-11-22T11:02:00+00:00', to: '2026-11-22T11:03:00+00:00', values: { call_count: 0, average_response_time: 0 } },
+            ],
+          },
+        ],
+      },
+    });
+    expect(response.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(response.headers.get('cache-control')).toBe('max-age=0, private, must-revalidate');
+  });
+
+  it('answers If-None-Match with 304 and no body', async () => {
+    respond = () => ({ body: metricAnswer([], ['Apdex']) });
+    const first = await gateway.app.request(url(`${range}&names[]=Apdex`), { headers });
+    const etag = first.headers.get('etag') as string;
+    const second = await gateway.app.request(url(`${range}&names[]=Apdex`), { headers: { ...headers, 'if-none-match': `W/"other", ${etag}` } });
+    expect(second.status).toBe(304);
+    expect(await second.text()).toBe('');
+    expect(second.headers.get('etag')).toBe(etag);
+  });
+
+  it('coalesces concurrent identical requests onto one upstream request', async () => {
+    respond = () => ({ body: metricAnswer([], ['Apdex']), delayMs: 100 });
+    const before = dataCalls().length;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => gateway.app.request(url(`${range}&names[]=Apdex`), { headers })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(dataCalls().length - before).toBe(1);
+  });
+
+  it('escapes hostile names into their literal and never sends names with control characters', async () => {
+    respond = () => ({ body: metricAnswer([], []) });
+    const hostile = ["x') OR appId IN (1", 'a\\', "\\'", 'line\nbreak'];
+    const query = hostile.map((name) => `names[]=${encodeURIComponent(name)}`).join('&');
+    const response = await gateway.app.request(url(`${range}&${query}`), { headers });
+    const body = (await response.json()) as { metric_data: { metrics_not_found: string[]; metrics_found: string[] } };
+    expect(body.metric_data.metrics_not_found).toEqual(hostile);
+    const sent = dataCalls().at(-1) as FakeRequest;
+    expect(sent.variables.data).toContain("metricTimesliceName IN ('x\\') OR appId IN (1', 'a\\\\', '\\\\\\'')");
+    expect(String(sent.variables.data)).not.toContain('line');
+  });
+
+  it('answers 404 when NerdGraph has no such app in the account, and 502 when a value is not a number', async () => {
+    respond = () => ({ body: metricAnswer([], [], null) });
+    const missing = await gateway.app.request(url(`${range}&names[]=Apdex`), { headers });
+    expect([missing.status, await missing.json()]).toEqual([404, { error: { title: 'No Application found with the given ID' } }]);
+
+    respond = () => ({ body: metricAnswer([{ beginTimeSeconds: Date.UTC(2026, 10, 22, 11, 1) / 1000, facet: 'Apdex', v0: '12' }], []) });
+    const broken = await gateway.app.request(url(`${range}&names[]=Apdex&values[]=s`), { headers });
+    expect(broken.status).toBe(502);
+  });
+
+  it('validates before calling NerdGraph: no names, a bad time, a malformed id', async () => {
+    const before = dataCalls().length;
+    const answers = await Promise.all([
+      gateway.app.request(url(range), { headers }),
+      gateway.app.request(url('names[]=Apdex&from=yesterday'), { headers }),
+      gateway.app.request(`/v2/applications/12ab/metrics/data.json?names[]=Apdex`, { headers }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([422, 422, 404]);
+    expect(dataCalls().length).toBe(before);
+  });
+});

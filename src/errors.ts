@@ -51,6 +51,7 @@ export const MetricTitles = {
     `Invalid parameter period: the smallest period for this time range is ${minimumSeconds} seconds`,
   badTime: (parameter: 'from' | 'to'): string =>
     `Invalid parameter ${parameter}: expected an ISO 8601 time such as 2026-01-01T10:00:00+00:00`,
+  timeBeforeEpoch: (parameter: 'from' | 'to'): string => `Invalid parameter ${parameter}: times before 1970-01-01T00:00:00Z are not accepted`,
 } as const;
 
 export const notFound = (title = 'Resource not found'): V2Error => new V2Error(404, title, { kind: 'not_found' });

@@ -79,7 +79,9 @@ describe('metric data window (docs/metric-data-rules.md §3)', () => {
     expect(titleOf({ from: '2026-11-22T10:00:00Z', to: '2026-11-22T09:00:00Z' })).toBe('422 Time range must be at least 60 seconds');
     expect(titleOf({ from: 'yesterday' })).toBe('422 Invalid parameter from: expected an ISO 8601 time such as 2026-01-01T10:00:00+00:00');
     expect(titleOf({ to: '2026-02-30T00:00:00Z' })).toBe('422 Invalid parameter to: expected an ISO 8601 time such as 2026-01-01T10:00:00+00:00');
-    expect(titleOf({ from: '0001-01-01T00:00:00Z' })).toBe('422 Time range too long for the period: at most 366 timeslices per metric, use a larger period');
+    expect(titleOf({ from: '0001-01-01T00:00:00Z' })).toBe('422 Invalid parameter from: times before 1970-01-01T00:00:00Z are not accepted');
+    expect(titleOf({ to: '1970-01-01T00:10:00Z' })).toBe('422 Invalid parameter from: times before 1970-01-01T00:00:00Z are not accepted');
+    expect(titleOf({ from: '1970-01-01T00:00:00Z' })).toBe('422 Time range too long for the period: at most 366 timeslices per metric, use a larger period');
     expect(titleOf({ from: iso(NOW - 3 * H), period: '60' })).toBe('no error');
     expect(titleOf({ from: iso(NOW - 3 * H), to: iso(NOW - 3 * H + 60_000), summarize: true })).toBe('no error');
   });

@@ -3,6 +3,7 @@ import { V2Error, V2Titles, notFound } from '../errors.ts';
 import { errorBody, serialise, CONTENT_TYPES, type V2Body, type V2Format } from '../v2/format.ts';
 import { readFormBody } from '../v2/form-body.ts';
 import { isoSeconds } from '../v2/time.ts';
+import { legacyMetricData, legacyMetricNames, type MetricRequest } from './legacy-metrics.ts';
 import type { SandboxApp, SandboxData } from './model.ts';
 
 /**
@@ -145,14 +146,18 @@ function listFilters(pairs: Pairs): ListFilters {
     if (['true', '1', 'yes', 'on', 't'].includes(exclude)) filters.excludeLinks = true;
     else if (!['false', '0', 'no', 'off', 'f', ''].includes(exclude)) throw invalid('Invalid parameter exclude_links: expected true or false');
   }
-  const page = valuesOf(pairs, 'page').at(-1)?.trim();
-  if (page) {
-    if (!/^[0-9]{1,7}$/.test(page) || Number(page) < 1 || Number(page) > 1_000_000) {
-      throw invalid('Invalid parameter page: expected a whole number from 1 to 1000000');
-    }
-    filters.page = Number(page);
-  }
+  filters.page = pageOf(pairs);
   return filters;
+}
+
+/** The `page` parameter of every paged listing (applications, metric names). */
+function pageOf(pairs: Pairs): number {
+  const page = valuesOf(pairs, 'page').at(-1)?.trim();
+  if (!page) return 1;
+  if (!/^[0-9]{1,7}$/.test(page) || Number(page) < 1 || Number(page) > 1_000_000) {
+    throw invalid('Invalid parameter page: expected a whole number from 1 to 1000000');
+  }
+  return Number(page);
 }
 
 /**
@@ -169,15 +174,33 @@ function legacyLink(base: string, pairs: Pairs, page: number, lastPage: number):
   return entries.length > 0 ? entries.join(', ') : undefined;
 }
 
-type Found = { format: V2Format } & ({ route: 'list' } | { route: 'show'; id: string });
+type Route = 'list' | 'show' | 'metric-names' | 'metric-data';
+type Found = { route: Route; format: V2Format; id: string };
+
+const ROUTES: ReadonlyArray<readonly [Route, RegExp]> = [
+  ['list', /^\/v2\/applications\.(?<format>[^./]+)$/],
+  ['show', /^\/v2\/applications\/(?<id>[^/]+?)\.(?<format>[^./]+)$/],
+  ['metric-names', /^\/v2\/applications\/(?<id>[^/]+)\/metrics\.(?<format>[^./]+)$/],
+  ['metric-data', /^\/v2\/applications\/(?<id>[^/]+)\/metrics\/data\.(?<format>[^./]+)$/],
+];
+
+/** Methods each route answers (HEAD rides along with GET). */
+const ALLOWED: Record<Route, readonly string[]> = {
+  list: ['GET'],
+  show: ['GET'],
+  'metric-names': ['GET'],
+  'metric-data': ['GET', 'POST'],
+};
 
 function matchRoute(path: string): Found | undefined {
-  const list = /^\/v2\/applications\.([^./]+)$/.exec(path);
-  const show = /^\/v2\/applications\/([^/]+?)\.([^./]+)$/.exec(path);
-  const format = (list?.[1] ?? show?.[2]) as string | undefined;
-  if (format === undefined) return undefined;
-  if (format !== 'json' && format !== 'xml') throw notFound(`Unknown format .${format}: use .json or .xml`);
-  return list ? { route: 'list', format } : { route: 'show', id: show?.[1] ?? '', format };
+  for (const [route, pattern] of ROUTES) {
+    const groups = pattern.exec(path)?.groups;
+    if (!groups) continue;
+    const format = groups.format ?? '';
+    if (format !== 'json' && format !== 'xml') throw notFound(`Unknown format .${format}: use .json or .xml`);
+    return { route, format, id: groups.id ?? '' };
+  }
+  return undefined;
 }
 
 function accountFor(c: Context<LegacyEnv>, data: SandboxData): number {
@@ -218,8 +241,9 @@ export function legacyV2Routes(data: SandboxData, now: () => number): Hono<Legac
     try {
       const found = matchRoute(c.req.path);
       if (!found) throw notFound('Unknown v2 resource');
-      if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-        throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow: 'GET' } });
+      const allowed = ALLOWED[found.route];
+      if (c.req.method !== 'HEAD' && !allowed.includes(c.req.method)) {
+        throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow: allowed.join(', ') } });
       }
       const accountId = accountFor(c, data);
       const url = new URL(c.req.url);
@@ -232,7 +256,18 @@ export function legacyV2Routes(data: SandboxData, now: () => number): Hono<Legac
       }
       const app = /^[1-9]\d{0,14}$/.test(found.id) ? data.apps.find((a) => a.id === Number(found.id) && a.accountId === accountId) : undefined;
       if (!app) throw notFound(V2Titles.applicationNotFound);
-      return send(found.format, 200, { application: legacyApplication(app, now(), true), links: APPLICATION_LINK_TEMPLATES });
+      if (found.route === 'show') return send(found.format, 200, { application: legacyApplication(app, now(), true), links: APPLICATION_LINK_TEMPLATES });
+      const request: MetricRequest = {
+        app,
+        data,
+        format: found.format,
+        now: now(),
+        param: (key) => valuesOf(pairs, key),
+        ifNoneMatch: c.req.header('if-none-match'),
+      };
+      if (found.route === 'metric-data') return legacyMetricData(request);
+      const link = (page: number, lastPage: number): string | undefined => legacyLink(`${url.origin}${url.pathname}`, pairs, page, lastPage);
+      return legacyMetricNames({ ...request, page: pageOf(pairs), link });
     } catch (error) {
       if (!(error instanceof V2Error)) throw error;
       return send(format, error.status, errorBody(error.title), error.headers);

@@ -100,9 +100,25 @@ export const LIFECYCLE_NAMES = {
   recent: 'Custom/Recent/feature-flag',
 } as const;
 
-/** The app (4th of the primary account) that has this many extra metrics, for name paging. */
+/** The bulk app (see bulkMetricsApp) has this many extra metrics, for name paging. */
 export const BULK_METRIC_COUNT = 2_345;
 const BULK_APP_INDEX = 3;
+
+const bulkApps = new WeakMap<SandboxData, SandboxApp | null>();
+
+/**
+ * The app with BULK_METRIC_COUNT extra `Custom/Bulk/job-NNNN` metrics: the first reporting app
+ * of the primary account from its 4th app on (reporting, so every name is in any look-back).
+ */
+export function bulkMetricsApp(data: SandboxData): SandboxApp | undefined {
+  let app = bulkApps.get(data);
+  if (app === undefined) {
+    const primary = data.apps.filter((candidate) => candidate.accountId === data.accounts[0]?.id);
+    app = primary.slice(BULK_APP_INDEX).find((candidate) => candidate.reporting) ?? null;
+    bulkApps.set(data, app);
+  }
+  return app ?? undefined;
+}
 
 /** When regular metrics began reporting: fixed, so row values never depend on the clock. */
 const DATA_EPOCH = Date.UTC(2023, 0, 1);
@@ -159,8 +175,7 @@ function buildCatalog(app: SandboxApp, data: SandboxData): SandboxMetric[] {
   ];
   if (app.language === 'java') entries.push(['GC/System/Pauses', 'gc']);
   if (app.browser) entries.push(['EndUser', 'end-user'], ['EndUser/Apdex', 'apdex'], ['EndUser/RB', 'end-user-rb']);
-  const primaryApps = data.apps.filter((candidate) => candidate.accountId === app.accountId);
-  if (app.accountId === data.accounts[0]?.id && primaryApps[BULK_APP_INDEX] === app) {
+  if (bulkMetricsApp(data) === app) {
     for (let i = 1; i <= BULK_METRIC_COUNT; i++) entries.push([`Custom/Bulk/job-${String(i).padStart(4, '0')}`, 'call']);
   }
   return entries.map(([name, kind, overrides = {}]) => ({

@@ -56,6 +56,7 @@ function time(raw: string | undefined, parameter: 'from' | 'to'): number | undef
   if (raw === undefined || raw.trim() === '') return undefined;
   const parsed = parseV2Time(raw);
   if (parsed === undefined) throw invalidParameter(MetricTitles.badTime(parameter));
+  if (parsed < 0) throw invalidParameter(MetricTitles.timeBeforeEpoch(parameter));
   return parsed;
 }
 
@@ -77,6 +78,8 @@ export function defaultGranularitySeconds(rangeSeconds: number): number {
 export function resolveMetricWindow(input: MetricWindowInput, now: number): MetricWindow {
   const to = time(input.to, 'to') ?? floorTo(now, SECOND);
   const from = time(input.from, 'from') ?? to - DEFAULT_RANGE_MS;
+  // NRQL takes epoch milliseconds, and no New Relic data predates 1970.
+  if (from < 0) throw invalidParameter(MetricTitles.timeBeforeEpoch('from'));
   if (to - from < MINUTE) throw invalidParameter(MetricTitles.timeRangeTooShort);
   const rangeSeconds = (to - from) / SECOND;
   const requestedPeriod = period(input.period);

@@ -6,10 +6,14 @@ import { GraphQLError } from 'graphql';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { toEntity, toEntityOutline, type ApmEntityOutlineSource, type ApmEntitySource } from './entity-views.ts';
 import type { SandboxAccount, SandboxApp, SandboxData } from './model.ts';
+import { NrqlError, runNrql, type NrqlMetadata } from './nrql-engine.ts';
+import { NrqlSyntaxError } from './nrql-parser.ts';
 import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortApps, type SortArguments } from './search-paging.ts';
 
 /** NerdGraph's documented limit for actor.entities. */
 export const MAX_ENTITIES_GUIDS = 25;
+/** NerdGraph's documented limit for actor.nrql(accounts). */
+export const MAX_NRQL_ACCOUNTS = 5;
 
 /** Lookups built once per sandbox, so requests never scan or sort the whole data set twice. */
 export interface SandboxIndex {
@@ -47,6 +51,29 @@ interface EntitySearchSource {
   results(args: { cursor?: string | null }): { entities: ApmEntityOutlineSource[]; nextCursor: string | null };
 }
 
+/**
+ * Arguments of Account.nrql and Actor.nrql. async, timeout and options are accepted and
+ * ignored: the sandbox answers every query synchronously, so there is no queryProgress.
+ */
+interface NrqlArguments {
+  query: string;
+  async?: boolean | null;
+  timeout?: number | null;
+  options?: { eventNamespaces?: string[] | null } | null;
+}
+
+/** NrdbResultContainer and CrossAccountNrdbResultContainer: the fields the sandbox models. */
+interface NrdbResultContainerSource {
+  results: unknown[];
+  metadata: NrqlMetadata;
+  nrql: string;
+}
+
+/** An Account: its outline plus the NRQL it can run (graphql-js calls `nrql` with the field's args). */
+interface AccountSource extends SandboxAccount {
+  nrql(args: NrqlArguments): NrdbResultContainerSource;
+}
+
 function forbidden(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { errorClass: 'FORBIDDEN' } });
 }
@@ -65,15 +92,25 @@ export class ActorResolver {
   constructor(
     private readonly index: SandboxIndex,
     private readonly context: SandboxRequestContext,
+    /** The sandbox clock: NRQL's default time window and which timeslices exist yet. */
+    private readonly now: () => number = Date.now,
   ) {
     this.visible = new Set(context.accountIds);
   }
 
-  account({ id }: { id: number }): SandboxAccount {
-    const account = this.index.accountsById.get(id);
-    // Unknown and foreign accounts answer alike, so a key cannot probe which ids exist.
-    if (!account || !this.visible.has(id)) throw forbidden(`You are not authorized to query account ${id}`);
-    return { id: account.id, name: account.name };
+  account({ id }: { id: number }): AccountSource {
+    const account = this.visibleAccount(id);
+    return { id: account.id, name: account.name, nrql: ({ query }) => this.nrqlOver(query, [account.id]) };
+  }
+
+  /** Cross-account NRQL: every account must be visible to the key, as for account(). */
+  nrql({ accounts, query }: NrqlArguments & { accounts: readonly number[] }): NrdbResultContainerSource {
+    const ids = [...new Set(accounts)];
+    if (ids.length === 0 || ids.length > MAX_NRQL_ACCOUNTS) {
+      throw invalidInput(`accounts must list 1 to ${MAX_NRQL_ACCOUNTS} accounts, got ${ids.length}`);
+    }
+    for (const id of ids) this.visibleAccount(id);
+    return this.nrqlOver(query, ids);
   }
 
   accounts(): SandboxAccount[] {
@@ -143,6 +180,24 @@ export class ActorResolver {
       createdAt: 1_600_000_000,
       timeZoneName: 'Etc/UTC',
     };
+  }
+
+  private visibleAccount(id: number): SandboxAccount {
+    const account = this.index.accountsById.get(id);
+    // Unknown and foreign accounts answer alike, so a key cannot probe which ids exist.
+    if (!account || !this.visible.has(id)) throw forbidden(`You are not authorized to query account ${id}`);
+    return account;
+  }
+
+  /** Runs NRQL over the given accounts' data; a bad query is the nrql field's INVALID_INPUT error. */
+  private nrqlOver(query: string, accountIds: number[]): NrdbResultContainerSource {
+    try {
+      const outcome = runNrql(query, { data: this.index.data, accountIds, now: this.now() });
+      return { results: outcome.results, metadata: outcome.metadata, nrql: query };
+    } catch (error) {
+      if (error instanceof NrqlSyntaxError || error instanceof NrqlError) throw invalidInput(error.message);
+      throw error;
+    }
   }
 
   private accountOf(app: SandboxApp): SandboxAccount {

@@ -143,7 +143,8 @@ function readRequestBody(text: string): GraphqlRequestBody | string {
   };
 }
 
-export function createGraphqlHandler(data: SandboxData): GraphqlHandler {
+/** `now` is the sandbox clock NRQL queries run against (their default window, which rows exist). */
+export function createGraphqlHandler(data: SandboxData, now: () => number = Date.now): GraphqlHandler {
   const schema = loadSandboxSchema();
   const index = indexSandboxData(data);
   const documents = new DocumentCache(schema, DOCUMENT_CACHE_SIZE);
@@ -168,7 +169,7 @@ export function createGraphqlHandler(data: SandboxData): GraphqlHandler {
       const result = await execute({
         schema,
         document: prepared.document,
-        rootValue: { actor: () => new ActorResolver(index, context) },
+        rootValue: { actor: () => new ActorResolver(index, context, now) },
         contextValue: context,
         variableValues: body.variables ?? undefined,
         operationName: body.operationName ?? undefined,

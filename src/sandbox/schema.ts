@@ -21,8 +21,8 @@ export function loadSandboxSchema(): GraphQLSchema {
 
 /**
  * SDL scalars accept any value by default; NerdGraph's do not. Inputs are checked as
- * NerdGraph checks them (a GUID is a string, times and durations are numbers), so gateway
- * code that sends the wrong type fails here as it would there.
+ * NerdGraph checks them (a GUID or an NRQL query is a string, times and durations are
+ * numbers), so gateway code that sends the wrong type fails here as it would there.
  */
 function withStrictScalars(schema: GraphQLSchema): GraphQLSchema {
   const strict = (name: string, accepts: (value: unknown) => boolean, literalKinds: readonly Kind[]): void => {
@@ -40,5 +40,6 @@ function withStrictScalars(schema: GraphQLSchema): GraphQLSchema {
   strict('EntityGuid', (v) => typeof v === 'string', [Kind.STRING]);
   strict('EpochMilliseconds', (v) => typeof v === 'number' && Number.isInteger(v), [Kind.INT]);
   strict('Seconds', (v) => typeof v === 'number' && Number.isFinite(v), [Kind.INT, Kind.FLOAT]);
+  strict('Nrql', (v) => typeof v === 'string', [Kind.STRING]);
   return schema;
 }

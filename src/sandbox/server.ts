@@ -16,7 +16,7 @@ export interface SandboxOptions {
   seed?: number;
   apmApps?: number;
   apiKeys?: Map<string, number[]>;
-  /** Clock for generation (lastReportingChangeAt) and for the legacy face's answers. */
+  /** Clock for generation (lastReportingChangeAt) and for both faces' answers (REST metric data, NRQL). */
   now?: () => number;
 }
 
@@ -41,7 +41,7 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
     apiKeys: opts.apiKeys,
     now: (opts.now ?? Date.now)(),
   });
-  const graphql = createGraphqlHandler(data);
+  const graphql = createGraphqlHandler(data, opts.now ?? Date.now);
 
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));

@@ -1,0 +1,700 @@
+/**
+ * Runs parsed NRQL (nrql-parser.ts) over the sandbox's metric timeslices (timeslices.ts), the
+ * way NRDB answers `FROM Metric` queries on APM timeslice data.
+ *
+ * A row of `FROM Metric` is one timeslice of one metric of one app. Every attribute a query
+ * can test (appId, appName, entity.guid, accountId, metricTimesliceName) is the same for all
+ * rows of one (app, metric) pair, a "series", and newrelic.timeslice.value is never null; so
+ * WHERE and filter() conditions are decided once per series, not once per row, and the rows
+ * of a series are only generated when an aggregate needs their values.
+ *
+ * Evaluation: the WHERE's top-level AND chain picks the apps (it must name them) and, when it
+ * names metrics, the metrics to read; the full WHERE then keeps or drops each series. Rows are
+ * summed into cells, one per (facet value, filter context, time bucket), in a single pass,
+ * and every select item is computed from those sums.
+ */
+import type { SandboxApp, SandboxData } from './model.ts';
+import {
+  TIMESLICE_FIELDS,
+  TIMESLICE_VALUE,
+  parseNrql,
+  type AggregateFunction,
+  type NrqlCondition,
+  type NrqlExpression,
+  type NrqlLiteral,
+  type NrqlQuery,
+  type NrqlSelectItem,
+  type TimesliceField,
+} from './nrql-parser.ts';
+import { HOUR_MS, hasRows, metricsOf, rowAt, rowStarts, type SandboxMetric, type TimesliceRow } from './timeslices.ts';
+
+/** A query NRDB would refuse; the message is the one NerdGraph shows. */
+export class NrqlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NrqlError';
+  }
+}
+
+export const NRQL_MESSAGES = {
+  noApplication: 'No application was matched (did you specify appId, appName or entity.guid?)',
+  startAfterEnd: "Your query's start time must be before its end time",
+  tooManyBuckets: 'TIMESERIES supports a maximum of 366 buckets',
+  tooManyRows: 'Your query reads too many timeslice rows for the sandbox: narrow the time range or the metric names',
+} as const;
+
+export const MAX_BUCKETS = 366;
+/**
+ * Rows one query may read (about ten seconds of work). The sandbox can run inside the gateway's
+ * process, so an unbounded query (every metric of the bulk app for years) must not stall it.
+ * The gateway's largest queries (100 names over the whole data history, ~5M rows) stay below.
+ */
+export const MAX_ROWS = 10_000_000;
+const DEFAULT_FACET_LIMIT = 10;
+const DEFAULT_SINCE_TEXT = '60 MINUTES AGO';
+const DEFAULT_UNTIL_TEXT = 'NOW';
+
+export interface NrqlScope {
+  data: SandboxData;
+  /** Accounts the query may read: apps of any other account do not exist for it. */
+  accountIds: readonly number[];
+  /** Epoch ms: the query's clock (default SINCE/UNTIL, and which rows exist yet). */
+  now: number;
+  /** Rows the query may read before it fails (default MAX_ROWS). */
+  maxRows?: number;
+}
+
+export interface NrqlMetadata {
+  eventTypes: string[];
+  facets: string[];
+  messages: string[];
+  timeWindow: { begin: number; end: number; since: string; until: string; compareWith: null };
+}
+
+export interface NrqlOutcome {
+  results: Array<Record<string, unknown>>;
+  metadata: NrqlMetadata;
+}
+
+/** What one select item evaluates to: a number, null (no data, or undefined arithmetic), or uniques' list. */
+type Value = number | null | Array<string | number>;
+
+interface Series {
+  app: SandboxApp;
+  metric: SandboxMetric;
+}
+
+/** Parses and runs; throws NrqlSyntaxError or NrqlError. */
+export function runNrql(text: string, scope: NrqlScope): NrqlOutcome {
+  return executeNrql(parseNrql(text), scope);
+}
+
+export function executeNrql(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
+  const window = timeWindowOf(query, scope.now);
+  const plan = planOf(query);
+  const budget = { rows: scope.maxRows ?? MAX_ROWS };
+  const groups = accumulate(selectSeries(query, scope), query, plan, window, scope.now, budget);
+  return {
+    results: resultRows(query, plan, window, groups),
+    metadata: {
+      eventTypes: [query.from],
+      facets: query.facet === null ? [] : [query.facet],
+      messages: [],
+      timeWindow: {
+        begin: window.begin,
+        end: window.until,
+        since: query.since === null ? DEFAULT_SINCE_TEXT : String(query.since),
+        until: query.until === null ? DEFAULT_UNTIL_TEXT : String(query.until),
+        compareWith: null,
+      },
+    },
+  };
+}
+
+// ---------------------------------------------------------------- time window
+
+interface TimeWindow {
+  until: number;
+  /** Start of the first bucket: `since`, or earlier so that every TIMESERIES bucket is whole. */
+  begin: number;
+  bucketMs: number;
+  buckets: number;
+}
+
+function timeWindowOf(query: NrqlQuery, now: number): TimeWindow {
+  const until = query.until ?? now;
+  const since = query.since ?? now - HOUR_MS;
+  if (since >= until) throw new NrqlError(NRQL_MESSAGES.startAfterEnd);
+  if (query.timeseries === null) return { until, begin: since, bucketMs: until - since, buckets: 1 };
+  const bucketMs = query.timeseries.milliseconds;
+  // Buckets are anchored at UNTIL, so the last one ends exactly there.
+  const buckets = Math.ceil((until - since) / bucketMs);
+  if (buckets > MAX_BUCKETS) throw new NrqlError(NRQL_MESSAGES.tooManyBuckets);
+  return { until, begin: until - buckets * bucketMs, bucketMs, buckets };
+}
+
+// ---------------------------------------------------------------- plan
+
+/**
+ * What accumulation must keep. Context 0 is the WHERE alone; each filter() adds a context
+ * whose conditions (its own and those of enclosing filters) a series must also meet.
+ */
+interface Plan {
+  contexts: NrqlCondition[][];
+  contextOf: Map<NrqlExpression, number>;
+  /** Some item aggregates values, so rows must be generated (otherwise presence is enough). */
+  needsRows: boolean;
+  /** Some item aggregates a single field (`v['total']`), so per-field sums are kept. */
+  needsFields: boolean;
+  /** Some item is uniques(), so cells remember which series they saw. */
+  needsSeries: boolean;
+}
+
+function planOf(query: NrqlQuery): Plan {
+  const plan: Plan = { contexts: [[]], contextOf: new Map(), needsRows: false, needsFields: false, needsSeries: false };
+  const visit = (expression: NrqlExpression, conditions: NrqlCondition[]): void => {
+    switch (expression.type) {
+      case 'aggregate':
+        plan.needsRows = true;
+        if (expression.field !== null) plan.needsFields = true;
+        return;
+      case 'uniques':
+        plan.needsSeries = true;
+        return;
+      case 'filter': {
+        const inner = [...conditions, expression.where];
+        plan.contextOf.set(expression, plan.contexts.push(inner) - 1);
+        visit(expression.of, inner);
+        return;
+      }
+      case 'rate':
+        visit(expression.of, conditions);
+        return;
+      case 'negate':
+        visit(expression.operand, conditions);
+        return;
+      case 'arithmetic':
+        visit(expression.left, conditions);
+        visit(expression.right, conditions);
+        return;
+      case 'number':
+        return;
+    }
+  };
+  for (const item of query.select) visit(item.expression, []);
+  return plan;
+}
+
+// ---------------------------------------------------------------- which series
+
+interface Lookups {
+  byId: Map<number, SandboxApp>;
+  byName: Map<string, SandboxApp>;
+  byGuid: Map<string, SandboxApp>;
+}
+
+const lookupsByData = new WeakMap<SandboxData, Lookups>();
+const metricsByName = new WeakMap<SandboxApp, Map<string, SandboxMetric>>();
+
+function lookupsOf(data: SandboxData): Lookups {
+  let lookups = lookupsByData.get(data);
+  if (!lookups) {
+    lookups = {
+      byId: new Map(data.apps.map((app) => [app.id, app])),
+      byName: new Map(data.apps.map((app) => [app.name, app])),
+      byGuid: new Map(data.apps.map((app) => [app.guid, app])),
+    };
+    lookupsByData.set(data, lookups);
+  }
+  return lookups;
+}
+
+function metricIndexOf(app: SandboxApp, data: SandboxData): Map<string, SandboxMetric> {
+  let index = metricsByName.get(app);
+  if (!index) {
+    index = new Map(metricsOf(app, data).map((metric) => [metric.name, metric]));
+    metricsByName.set(app, index);
+  }
+  return index;
+}
+
+const APP_ATTRIBUTES = ['appId', 'appName', 'entity.guid'] as const;
+
+function selectSeries(query: NrqlQuery, scope: NrqlScope): Series[] {
+  // The sandbox only has Metric rows; any other event type is simply empty.
+  if (query.from !== 'Metric') return [];
+  const conjuncts = conjunctsOf(query.where);
+  const series: Series[] = [];
+  for (const app of candidateApps(conjuncts, scope)) {
+    for (const metric of candidateMetrics(app, conjuncts, scope.data)) {
+      const candidate = { app, metric };
+      if (query.where === null || holds(query.where, candidate)) series.push(candidate);
+    }
+  }
+  return series;
+}
+
+function conjunctsOf(condition: NrqlCondition | null): NrqlCondition[] {
+  if (condition === null) return [];
+  if (condition.type === 'and') return [...conjunctsOf(condition.left), ...conjunctsOf(condition.right)];
+  return [condition];
+}
+
+/** The literals of `attribute = x` or `attribute IN (…)`, or null for any other condition. */
+function equalityValues(condition: NrqlCondition, attribute: string): NrqlLiteral[] | null {
+  if (condition.type === 'compare' && condition.operator === '=' && condition.attribute === attribute) return [condition.value];
+  if (condition.type === 'in' && !condition.negated && condition.attribute === attribute) return condition.values;
+  return null;
+}
+
+/** Apps the top-level conjuncts name, among the visible accounts; never a scan of all apps. */
+function candidateApps(conjuncts: NrqlCondition[], scope: NrqlScope): SandboxApp[] {
+  const lookups = lookupsOf(scope.data);
+  const constraints = conjuncts.flatMap((conjunct) =>
+    APP_ATTRIBUTES.flatMap((attribute) => {
+      const values = equalityValues(conjunct, attribute);
+      return values === null ? [] : [new Set(values.flatMap((value) => appsMatching(attribute, value, lookups)))];
+    }),
+  );
+  if (constraints.length === 0) throw new NrqlError(NRQL_MESSAGES.noApplication);
+  const visible = new Set(scope.accountIds);
+  const [first, ...others] = constraints as [Set<SandboxApp>, ...Array<Set<SandboxApp>>];
+  return [...first].filter((app) => visible.has(app.accountId) && others.every((matches) => matches.has(app)));
+}
+
+function appsMatching(attribute: (typeof APP_ATTRIBUTES)[number], value: NrqlLiteral, lookups: Lookups): SandboxApp[] {
+  const app =
+    attribute === 'appId' ? lookups.byId.get(Number(value))
+    : attribute === 'appName' ? lookups.byName.get(String(value))
+    : lookups.byGuid.get(String(value));
+  // The lookup key is normalised; the comparison the WHERE will make decides.
+  return app && sameValue(appAttribute(app, attribute), value) ? [app] : [];
+}
+
+function candidateMetrics(app: SandboxApp, conjuncts: NrqlCondition[], data: SandboxData): SandboxMetric[] {
+  const nameLists = conjuncts
+    .map((conjunct) => equalityValues(conjunct, 'metricTimesliceName'))
+    .filter((values): values is NrqlLiteral[] => values !== null);
+  if (nameLists.length === 0) return metricsOf(app, data);
+  // The shortest list bounds the reading; any other name conjunct is applied by the full WHERE.
+  const shortest = nameLists.reduce((a, b) => (b.length < a.length ? b : a));
+  const index = metricIndexOf(app, data);
+  return [...new Set(shortest.map(String))].flatMap((name) => index.get(name) ?? []);
+}
+
+// ---------------------------------------------------------------- conditions
+
+/** Stands for newrelic.timeslice.value: present on every row, equal to no literal. */
+const TIMESLICE_VALUE_PRESENT = Symbol('newrelic.timeslice.value');
+
+function appAttribute(app: SandboxApp, attribute: string): unknown {
+  switch (attribute) {
+    case 'appId':
+      return app.id;
+    case 'appName':
+      return app.name;
+    case 'entity.guid':
+      return app.guid;
+    case 'accountId':
+      return app.accountId;
+    default:
+      return null;
+  }
+}
+
+function attributeOf(series: Series, attribute: string): unknown {
+  if (attribute === 'metricTimesliceName') return series.metric.name;
+  if (attribute === TIMESLICE_VALUE) return TIMESLICE_VALUE_PRESENT;
+  return appAttribute(series.app, attribute);
+}
+
+function isScalar(value: unknown): value is string | number {
+  return typeof value === 'string' || typeof value === 'number';
+}
+
+/** `appId = '5'` matches like `appId = 5`: a number and a string compare as text. */
+function sameValue(actual: unknown, literal: NrqlLiteral): boolean {
+  if (!isScalar(actual)) return false;
+  return typeof actual === typeof literal ? actual === literal : String(actual) === String(literal);
+}
+
+/** Two-valued: a test on a missing attribute is false, except IS NULL. */
+function holds(condition: NrqlCondition, series: Series): boolean {
+  switch (condition.type) {
+    case 'and':
+      return holds(condition.left, series) && holds(condition.right, series);
+    case 'or':
+      return holds(condition.left, series) || holds(condition.right, series);
+    case 'not':
+      return !holds(condition.operand, series);
+    case 'isNull': {
+      const value = attributeOf(series, condition.attribute);
+      return (value === null || value === undefined) !== condition.negated;
+    }
+    case 'compare': {
+      const value = attributeOf(series, condition.attribute);
+      if (!isScalar(value)) return false;
+      return sameValue(value, condition.value) === (condition.operator === '=');
+    }
+    case 'in': {
+      const value = attributeOf(series, condition.attribute);
+      if (!isScalar(value)) return false;
+      return condition.values.some((literal) => sameValue(value, literal)) !== condition.negated;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- accumulation
+
+const FIELD_INDEX = Object.fromEntries(TIMESLICE_FIELDS.map((field, index) => [field, index])) as Record<TimesliceField, number>;
+
+/** Running sums over rows: enough for every aggregate, and mergeable across buckets. */
+class Stats {
+  rows = 0;
+  count = 0;
+  total = 0;
+  sumOfSquares = 0;
+  min = Infinity;
+  max = -Infinity;
+  /** Per field, at 4·i: Σf, Σf², min f, max f. Only kept when the query reads fields. */
+  readonly fields: Float64Array | null;
+
+  constructor(withFields: boolean) {
+    this.fields = withFields ? new Float64Array(TIMESLICE_FIELDS.length * 4) : null;
+    if (this.fields) for (let i = 0; i < TIMESLICE_FIELDS.length; i++) this.fields.set([Infinity, -Infinity], 4 * i + 2);
+  }
+
+  add(row: TimesliceRow): void {
+    this.rows++;
+    this.count += row.count;
+    this.total += row.total;
+    this.sumOfSquares += row.sumOfSquares;
+    if (row.min < this.min) this.min = row.min;
+    if (row.max > this.max) this.max = row.max;
+    const fields = this.fields;
+    if (!fields) return;
+    for (let i = 0; i < TIMESLICE_FIELDS.length; i++) {
+      const value = row[TIMESLICE_FIELDS[i] as TimesliceField];
+      fields[4 * i] = (fields[4 * i] as number) + value;
+      fields[4 * i + 1] = (fields[4 * i + 1] as number) + value * value;
+      if (value < (fields[4 * i + 2] as number)) fields[4 * i + 2] = value;
+      if (value > (fields[4 * i + 3] as number)) fields[4 * i + 3] = value;
+    }
+  }
+
+  merge(other: Stats): void {
+    this.rows += other.rows;
+    this.count += other.count;
+    this.total += other.total;
+    this.sumOfSquares += other.sumOfSquares;
+    this.min = Math.min(this.min, other.min);
+    this.max = Math.max(this.max, other.max);
+    if (!this.fields || !other.fields) return;
+    for (let i = 0; i < TIMESLICE_FIELDS.length; i++) {
+      const at = 4 * i;
+      this.fields[at] = (this.fields[at] as number) + (other.fields[at] as number);
+      this.fields[at + 1] = (this.fields[at + 1] as number) + (other.fields[at + 1] as number);
+      this.fields[at + 2] = Math.min(this.fields[at + 2] as number, other.fields[at + 2] as number);
+      this.fields[at + 3] = Math.max(this.fields[at + 3] as number, other.fields[at + 3] as number);
+    }
+  }
+}
+
+/** The rows of one facet value, filter context and bucket. */
+class Cell {
+  readonly stats: Stats;
+  /** Some row falls here (known even on the presence-only path, where stats stay empty). */
+  present = false;
+  /** Series with rows here, each once; only kept for uniques(). */
+  readonly series: Series[] = [];
+
+  constructor(private readonly plan: Plan) {
+    this.stats = new Stats(plan.needsFields);
+  }
+
+  mark(series: Series): void {
+    this.present = true;
+    // Rows arrive series by series, so a repeat is always the last one pushed.
+    if (this.plan.needsSeries && this.series[this.series.length - 1] !== series) this.series.push(series);
+  }
+
+  merge(other: Cell): void {
+    this.present ||= other.present;
+    this.stats.merge(other.stats);
+    if (this.plan.needsSeries) this.series.push(...other.series);
+  }
+}
+
+/** One facet value's cells (the only group without FACET): created on first use, per context and bucket. */
+class Group {
+  private readonly cells: Array<Array<Cell | undefined>>;
+  private readonly totals = new Map<number, Cell>();
+  private readonly empty: Cell;
+
+  constructor(
+    readonly key: string | number | null,
+    private readonly plan: Plan,
+    private readonly buckets: number,
+  ) {
+    this.cells = plan.contexts.map(() => []);
+    this.empty = new Cell(plan);
+  }
+
+  /** The cell to add rows to. */
+  cellFor(context: number, bucket: number): Cell {
+    const row = this.cells[context] as Array<Cell | undefined>;
+    return (row[bucket] ??= new Cell(this.plan));
+  }
+
+  /** The cell to read: one bucket, or all of them merged (`'all'`, computed once per context). */
+  read(context: number, bucket: number | 'all'): Cell {
+    const row = this.cells[context] as Array<Cell | undefined>;
+    if (bucket !== 'all') return row[bucket] ?? this.empty;
+    if (this.buckets === 1) return row[0] ?? this.empty;
+    let merged = this.totals.get(context);
+    if (!merged) {
+      merged = new Cell(this.plan);
+      for (const cell of row) if (cell) merged.merge(cell);
+      this.totals.set(context, merged);
+    }
+    return merged;
+  }
+
+  hasRows(): boolean {
+    return (this.cells[0] as Array<Cell | undefined>).some((cell) => cell?.present);
+  }
+}
+
+function accumulate(series: Series[], query: NrqlQuery, plan: Plan, window: TimeWindow, now: number, budget: { rows: number }): Group[] {
+  const groups = new Map<string | number | null, Group>();
+  // Without FACET there is exactly one group, even with no rows at all.
+  if (query.facet === null) groups.set(null, new Group(null, plan, window.buckets));
+  for (const one of series) {
+    const facetValue = query.facet === null ? null : attributeOf(one, query.facet);
+    // Rows without the faceted attribute belong to no facet.
+    if (query.facet !== null && !isScalar(facetValue)) continue;
+    const key = facetValue as string | number | null;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = new Group(key, plan, window.buckets)));
+    const contexts = plan.contexts.flatMap((conditions, index) => (conditions.every((c) => holds(c, one)) ? [index] : []));
+    if (plan.needsRows) addRows(one, group, contexts, window, now, budget);
+    else addPresence(one, group, contexts, window, now);
+  }
+  return [...groups.values()];
+}
+
+/** One pass over the series' rows, each summed into its bucket of every context it meets. */
+function addRows(series: Series, group: Group, contexts: number[], window: TimeWindow, now: number, budget: { rows: number }): void {
+  for (const [start, durationMs] of rowStarts(series.metric, window.begin, window.until, now)) {
+    if (--budget.rows < 0) throw new NrqlError(NRQL_MESSAGES.tooManyRows);
+    const row = rowAt(series.app, series.metric, start, durationMs);
+    const bucket = Math.floor((start - window.begin) / window.bucketMs);
+    for (const context of contexts) {
+      const cell = group.cellFor(context, bucket);
+      cell.stats.add(row);
+      cell.mark(series);
+    }
+  }
+}
+
+/** Without aggregates only "has rows" matters: hasRows per bucket, never a row generated. */
+function addPresence(series: Series, group: Group, contexts: number[], window: TimeWindow, now: number): void {
+  for (let bucket = 0; bucket < window.buckets; bucket++) {
+    const start = window.begin + bucket * window.bucketMs;
+    if (!hasRows(series.metric, start, start + window.bucketMs, now)) continue;
+    for (const context of contexts) group.cellFor(context, bucket).mark(series);
+  }
+}
+
+// ---------------------------------------------------------------- results
+
+function resultRows(query: NrqlQuery, plan: Plan, window: TimeWindow, groups: Group[]): Array<Record<string, unknown>> {
+  const buckets = Array.from({ length: window.buckets }, (_, index) => index);
+  const timeseries = query.timeseries !== null;
+  const rowsOf = (group: Group, prefix: Record<string, unknown>): Array<Record<string, unknown>> =>
+    timeseries
+      ? buckets.map((bucket) => {
+          const begin = window.begin + bucket * window.bucketMs;
+          return {
+            beginTimeSeconds: begin / 1000,
+            endTimeSeconds: (begin + window.bucketMs) / 1000,
+            ...prefix,
+            ...itemValues(query.select, plan, group, bucket, window.bucketMs),
+          };
+        })
+      : [{ ...prefix, ...itemValues(query.select, plan, group, 0, window.bucketMs) }];
+
+  const facet = query.facet;
+  if (facet === null) return rowsOf(groups[0] as Group, {});
+  return chooseFacets(query, plan, window, groups).flatMap((group) => rowsOf(group, { facet: group.key, [facet]: group.key }));
+}
+
+/** Facets with rows, by the first item over the whole window (descending, ties by facet), at most LIMIT. */
+function chooseFacets(query: NrqlQuery, plan: Plan, window: TimeWindow, groups: Group[]): Group[] {
+  const first = query.select[0] as NrqlSelectItem;
+  const ranked = groups
+    .filter((group) => group.hasRows())
+    .map((group) => ({ group, rank: rankOf(evaluate(first.expression, frameOf(plan, group, 'all', window.until - window.begin))) }));
+  ranked.sort((a, b) => b.rank - a.rank || compareValues(a.group.key, b.group.key));
+  return ranked.slice(0, query.limit ?? DEFAULT_FACET_LIMIT).map(({ group }) => group);
+}
+
+function rankOf(value: Value): number {
+  if (value === null) return -Infinity;
+  return Array.isArray(value) ? value.length : value;
+}
+
+/** Numbers before strings; numbers by value, strings by UTF-16 code units. */
+function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'number') return -1;
+  if (typeof b === 'number') return 1;
+  const left = String(a);
+  const right = String(b);
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function itemValues(items: NrqlSelectItem[], plan: Plan, group: Group, bucket: number, bucketMs: number): Record<string, Value> {
+  const frame = frameOf(plan, group, bucket, bucketMs);
+  return Object.fromEntries(items.map((item) => [item.alias ?? defaultName(item.expression), evaluate(item.expression, frame)]));
+}
+
+// ---------------------------------------------------------------- evaluation
+
+interface Frame {
+  plan: Plan;
+  group: Group;
+  bucket: number | 'all';
+  /** Length of the time the cell covers: rate()'s denominator. */
+  spanMs: number;
+  context: number;
+}
+
+function frameOf(plan: Plan, group: Group, bucket: number | 'all', spanMs: number): Frame {
+  return { plan, group, bucket, spanMs, context: 0 };
+}
+
+function evaluate(expression: NrqlExpression, frame: Frame): Value {
+  switch (expression.type) {
+    case 'number':
+      return expression.value;
+    case 'negate': {
+      const value = evaluate(expression.operand, frame);
+      return typeof value === 'number' ? -value : null;
+    }
+    case 'arithmetic':
+      return arithmetic(expression.operator, evaluate(expression.left, frame), evaluate(expression.right, frame));
+    case 'aggregate':
+      return aggregate(frame.group.read(frame.context, frame.bucket).stats, expression.function, expression.field);
+    case 'rate': {
+      const value = evaluate(expression.of, frame);
+      return typeof value === 'number' ? finite((value * expression.per.milliseconds) / frame.spanMs) : null;
+    }
+    case 'filter':
+      return evaluate(expression.of, { ...frame, context: frame.plan.contextOf.get(expression) as number });
+    case 'uniques':
+      return uniques(frame.group.read(frame.context, frame.bucket).series, expression.attribute, expression.limit);
+  }
+}
+
+function finite(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
+}
+
+/** null in, null out; division by zero is null, as NRQL answers it. */
+function arithmetic(operator: '+' | '-' | '*' | '/', left: Value, right: Value): Value {
+  if (typeof left !== 'number' || typeof right !== 'number') return null;
+  switch (operator) {
+    case '+':
+      return finite(left + right);
+    case '-':
+      return finite(left - right);
+    case '*':
+      return finite(left * right);
+    case '/':
+      return right === 0 ? null : finite(left / right);
+  }
+}
+
+function ratio(numerator: number, denominator: number): number | null {
+  return denominator === 0 ? null : finite(numerator / denominator);
+}
+
+function deviation(sum: number, squares: number, n: number): number | null {
+  if (n === 0) return null;
+  const mean = sum / n;
+  return finite(Math.sqrt(Math.max(0, squares / n - mean * mean)));
+}
+
+/**
+ * On the whole value, aggregates follow timeslice semantics (count is Σcount, average is
+ * Σtotal/Σcount, …); on one field they are plain statistics of that field over the rows.
+ */
+function aggregate(stats: Stats, fn: AggregateFunction, field: TimesliceField | null): number | null {
+  if (field === null) {
+    switch (fn) {
+      case 'count':
+        return stats.count;
+      case 'sum':
+        return stats.total;
+      case 'average':
+        return ratio(stats.total, stats.count);
+      case 'min':
+        return stats.rows === 0 ? null : stats.min;
+      case 'max':
+        return stats.rows === 0 ? null : stats.max;
+      case 'stddev':
+        return deviation(stats.total, stats.sumOfSquares, stats.count);
+    }
+  }
+  const fields = stats.fields as Float64Array;
+  const at = 4 * FIELD_INDEX[field];
+  const sum = fields[at] as number;
+  switch (fn) {
+    case 'count':
+      return stats.rows;
+    case 'sum':
+      return sum;
+    case 'average':
+      return ratio(sum, stats.rows);
+    case 'min':
+      return stats.rows === 0 ? null : (fields[at + 2] as number);
+    case 'max':
+      return stats.rows === 0 ? null : (fields[at + 3] as number);
+    case 'stddev':
+      return deviation(sum, fields[at + 1] as number, stats.rows);
+  }
+}
+
+/** Sorted distinct values of the attribute over the series that had rows, at most `limit`. */
+function uniques(series: Series[], attribute: string, limit: number): Array<string | number> {
+  const values = new Set<string | number>();
+  for (const one of series) {
+    const value = attributeOf(one, attribute);
+    if (isScalar(value)) values.add(value);
+  }
+  return [...values].sort(compareValues).slice(0, limit);
+}
+
+/** NerdGraph-like result keys for items without an alias, e.g. `average.newrelic.timeslice.value`. */
+function defaultName(expression: NrqlExpression): string {
+  switch (expression.type) {
+    case 'number':
+      return String(expression.value);
+    case 'negate':
+      return `-${defaultName(expression.operand)}`;
+    case 'arithmetic': {
+      const side = (operand: NrqlExpression): string =>
+        operand.type === 'arithmetic' ? `(${defaultName(operand)})` : defaultName(operand);
+      return `${side(expression.left)} ${expression.operator} ${side(expression.right)}`;
+    }
+    case 'aggregate':
+      return `${expression.function}.${TIMESLICE_VALUE}${expression.field === null ? '' : `.${expression.field}`}`;
+    case 'rate':
+      return `rate.${defaultName(expression.of)}`;
+    case 'filter':
+      return `filter.${defaultName(expression.of)}`;
+    case 'uniques':
+      return `uniques.${expression.attribute}`;
+  }
+}

@@ -1,0 +1,541 @@
+/**
+ * The subset of NRQL the sandbox's NerdGraph face understands: what the gateway emits for
+ * metric timeslice data, and nothing more (anything else is a syntax error).
+ *
+ *   query     := SELECT item ("," item)* FROM name clause*        (each clause at most once)
+ *   clause    := WHERE cond | FACET attr | SINCE int | UNTIL int
+ *              | TIMESERIES int unit | LIMIT (int | MAX)
+ *   item      := (expr | uniques) [AS (identifier | `name` | 'string')]
+ *   expr      := term (("+" | "-") term)*
+ *   term      := unary (("*" | "/") unary)*
+ *   unary     := "-" unary | number | "(" expr ")" | aggregate | rate | filter
+ *   aggregate := (count|sum|average|min|max|stddev) "(" value ")"
+ *   value     := newrelic.timeslice.value ["[" 'field' "]"]
+ *   rate      := rate "(" (aggregate | filter) "," int unit ")"
+ *   filter    := filter "(" expr "," WHERE cond ")"
+ *   uniques   := uniques "(" attr ["," int] ")"
+ *   cond      := and (OR and)*;  and := not (AND not)*;  not := NOT not | "(" cond ")" | test
+ *   test      := attr ("=" | "!=") literal | attr [NOT] IN "(" literal ("," literal)* ")"
+ *              | attr IS [NOT] NULL
+ *   literal   := ["-"] number | 'string'
+ *
+ * Keywords and function names are case-insensitive; attribute names are not. Inside a
+ * string a backslash makes the next character literal (`\'` is a quote, `\\` a backslash),
+ * which makes this parser the exact inverse of quoteLiteral (src/query-literal.ts).
+ * SINCE and UNTIL take epoch milliseconds only.
+ */
+
+export type AggregateFunction = 'count' | 'sum' | 'average' | 'min' | 'max' | 'stddev';
+export type TimesliceField = 'count' | 'total' | 'totalExclusive' | 'min' | 'max' | 'sumOfSquares';
+export type DurationUnit = 'second' | 'minute' | 'hour' | 'day' | 'week';
+
+export interface NrqlDuration {
+  amount: number;
+  unit: DurationUnit;
+  milliseconds: number;
+}
+
+export type NrqlLiteral = string | number;
+
+export type NrqlCondition =
+  | { type: 'compare'; attribute: string; operator: '=' | '!='; value: NrqlLiteral }
+  | { type: 'in'; attribute: string; negated: boolean; values: NrqlLiteral[] }
+  | { type: 'isNull'; attribute: string; negated: boolean }
+  | { type: 'and'; left: NrqlCondition; right: NrqlCondition }
+  | { type: 'or'; left: NrqlCondition; right: NrqlCondition }
+  | { type: 'not'; operand: NrqlCondition };
+
+export type NrqlExpression =
+  | { type: 'number'; value: number }
+  | { type: 'negate'; operand: NrqlExpression }
+  | { type: 'arithmetic'; operator: '+' | '-' | '*' | '/'; left: NrqlExpression; right: NrqlExpression }
+  /** field null: the timeslice value as a whole (count = Σcount, average = Σtotal/Σcount, …). */
+  | { type: 'aggregate'; function: AggregateFunction; field: TimesliceField | null }
+  | { type: 'rate'; of: NrqlExpression; per: NrqlDuration }
+  | { type: 'filter'; of: NrqlExpression; where: NrqlCondition }
+  | { type: 'uniques'; attribute: string; limit: number };
+
+export interface NrqlSelectItem {
+  expression: NrqlExpression;
+  alias: string | null;
+}
+
+export interface NrqlQuery {
+  select: NrqlSelectItem[];
+  from: string;
+  where: NrqlCondition | null;
+  facet: string | null;
+  /** Epoch ms, or null for the default. */
+  since: number | null;
+  until: number | null;
+  timeseries: NrqlDuration | null;
+  /** Facet limit, or null for the default. */
+  limit: number | null;
+}
+
+/** The one attribute aggregates read; its fields are the six a timeslice carries. */
+export const TIMESLICE_VALUE = 'newrelic.timeslice.value';
+export const TIMESLICE_FIELDS: readonly TimesliceField[] = ['count', 'total', 'totalExclusive', 'min', 'max', 'sumOfSquares'];
+export const MAX_LIMIT = 5000;
+export const DEFAULT_UNIQUES_LIMIT = 1000;
+export const MAX_UNIQUES_LIMIT = 10_000;
+/**
+ * Bounds the depth of the AST (nesting, and the length of left-associative chains such as
+ * `a + b + …` or `x AND y AND …`), so hostile text cannot overflow the stack here or in the
+ * engine's recursive walks.
+ */
+const MAX_DEPTH = 256;
+
+const AGGREGATES = new Set<string>(['count', 'sum', 'average', 'min', 'max', 'stddev']);
+const UNIT_MS: Record<DurationUnit, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 };
+/** Words that cannot be bare attribute names or aliases (backquote them instead). */
+const RESERVED = new Set(['SELECT', 'FROM', 'WHERE', 'FACET', 'SINCE', 'UNTIL', 'TIMESERIES', 'LIMIT', 'AS', 'AND', 'OR', 'NOT', 'IN', 'IS', 'NULL']);
+const CLAUSES = ['WHERE', 'FACET', 'SINCE', 'UNTIL', 'TIMESERIES', 'LIMIT'] as const;
+type Clause = (typeof CLAUSES)[number];
+
+export class NrqlSyntaxError extends Error {
+  constructor(
+    text: string,
+    /** 0-based offset (UTF-16 code units) of the offending token. */
+    readonly position: number,
+    /** The token as written, or null for the end of input. */
+    readonly found: string | null,
+  ) {
+    const { line, column } = lineAndColumn(text, position);
+    super(`NRQL Syntax Error: Error at line ${line} position ${column}, unexpected ${found === null ? 'end of input' : `'${found}'`}`);
+    this.name = 'NrqlSyntaxError';
+  }
+}
+
+/** NRQL counts lines from 1 and positions within the line from 0. */
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const lastBreak = before.lastIndexOf('\n');
+  return { line: before.split('\n').length, column: offset - lastBreak - 1 };
+}
+
+// ---------------------------------------------------------------- tokens
+
+type TokenKind = 'word' | 'backquoted' | 'string' | 'number' | 'symbol' | 'end' | 'invalid';
+
+interface Token {
+  kind: TokenKind;
+  /** Source text (word, number, symbol, invalid character) or decoded content (strings, backquoted names). */
+  value: string;
+  /** The token as written, for error messages; null for the end of input. */
+  raw: string | null;
+  position: number;
+}
+
+const WORD = /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*/y;
+const NUMBER = /[0-9]+(?:\.[0-9]+)?/y;
+const SPACE = /\s/;
+const SYMBOLS = ['!=', '(', ')', ',', '[', ']', '+', '-', '*', '/', '='];
+
+/**
+ * Splits the text into tokens. A lexical problem (unterminated string, stray character)
+ * becomes an `invalid` token that ends the list, so the parser reports it only when it gets
+ * there and an earlier grammar error still wins.
+ */
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  const push = (kind: TokenKind, value: string, end: number): void => {
+    tokens.push({ kind, value, raw: text.slice(i, end), position: i });
+    i = end;
+  };
+  while (i < text.length) {
+    const char = text[i] as string;
+    if (SPACE.test(char)) {
+      i++;
+      continue;
+    }
+    WORD.lastIndex = i;
+    NUMBER.lastIndex = i;
+    const word = WORD.exec(text);
+    const number = word ? null : NUMBER.exec(text);
+    const symbol = SYMBOLS.find((candidate) => text.startsWith(candidate, i));
+    if (word) push('word', word[0], i + word[0].length);
+    else if (number) push('number', number[0], i + number[0].length);
+    else if (char === "'") {
+      const string = readString(text, i);
+      if (string === null) return [...tokens, { kind: 'invalid', value: '', raw: null, position: text.length }];
+      push('string', string.value, string.end);
+    } else if (char === '`') {
+      const close = text.indexOf('`', i + 1);
+      if (close === -1) return [...tokens, { kind: 'invalid', value: '', raw: null, position: text.length }];
+      // An empty name is no name: report the pair of backquotes.
+      if (close === i + 1) return [...tokens, { kind: 'invalid', value: '', raw: '``', position: i }];
+      push('backquoted', text.slice(i + 1, close), close + 1);
+    } else if (symbol) push('symbol', symbol, i + symbol.length);
+    else {
+      const invalid = String.fromCodePoint(text.codePointAt(i) as number);
+      return [...tokens, { kind: 'invalid', value: invalid, raw: invalid, position: i }];
+    }
+  }
+  tokens.push({ kind: 'end', value: '', raw: null, position: text.length });
+  return tokens;
+}
+
+/** Reads a single-quoted string starting at `start`; null when it never ends. */
+function readString(text: string, start: number): { value: string; end: number } | null {
+  const parts: string[] = [];
+  let i = start + 1;
+  let chunk = i;
+  while (i < text.length) {
+    const char = text[i];
+    if (char === "'") {
+      parts.push(text.slice(chunk, i));
+      return { value: parts.join(''), end: i + 1 };
+    }
+    if (char === '\\') {
+      if (i + 1 >= text.length) return null;
+      // The backslash goes, the next character stays whatever it is.
+      parts.push(text.slice(chunk, i), text[i + 1] as string);
+      i += 2;
+      chunk = i;
+    } else {
+      i++;
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- parser
+
+export function parseNrql(text: string): NrqlQuery {
+  return new Parser(text).query();
+}
+
+class Parser {
+  private readonly tokens: Token[];
+  private index = 0;
+  private depth = 0;
+
+  constructor(private readonly text: string) {
+    this.tokens = tokenize(text);
+  }
+
+  query(): NrqlQuery {
+    this.keyword('SELECT');
+    const select = [this.selectItem()];
+    while (this.acceptSymbol(',')) select.push(this.selectItem());
+    this.keyword('FROM');
+    const from = this.name();
+    const query: NrqlQuery = { select, from, where: null, facet: null, since: null, until: null, timeseries: null, limit: null };
+    const seen = new Set<Clause>();
+    while (this.peek().kind !== 'end') {
+      const token = this.peek();
+      const clause = CLAUSES.find((candidate) => this.isKeyword(token, candidate));
+      if (!clause || seen.has(clause)) throw this.unexpected(token);
+      seen.add(clause);
+      this.index++;
+      this.clause(clause, query);
+    }
+    return query;
+  }
+
+  private clause(clause: Clause, query: NrqlQuery): void {
+    switch (clause) {
+      case 'WHERE':
+        query.where = this.condition();
+        return;
+      case 'FACET':
+        query.facet = this.attribute();
+        return;
+      case 'SINCE':
+        query.since = this.integer(0, Number.MAX_SAFE_INTEGER);
+        return;
+      case 'UNTIL':
+        query.until = this.integer(0, Number.MAX_SAFE_INTEGER);
+        return;
+      case 'TIMESERIES':
+        query.timeseries = this.duration();
+        return;
+      case 'LIMIT':
+        query.limit = this.acceptKeyword('MAX') ? MAX_LIMIT : this.integer(1, MAX_LIMIT);
+        return;
+    }
+  }
+
+  private selectItem(): NrqlSelectItem {
+    const expression = this.isFunction(this.peek(), 'uniques') ? this.uniques() : this.expression();
+    const alias = this.acceptKeyword('AS') ? this.alias() : null;
+    return { expression, alias };
+  }
+
+  private alias(): string {
+    const token = this.peek();
+    if (token.kind === 'string' || token.kind === 'backquoted') {
+      this.index++;
+      return token.value;
+    }
+    if (token.kind === 'word' && !token.value.includes('.') && !RESERVED.has(token.value.toUpperCase())) {
+      this.index++;
+      return token.value;
+    }
+    throw this.unexpected(token);
+  }
+
+  // ------------------------------------------------ expressions
+
+  private expression(): NrqlExpression {
+    return this.chain(
+      () => this.term(),
+      () => this.acceptSymbol('+') ?? this.acceptSymbol('-'),
+      (operator, left, right) => ({ type: 'arithmetic', operator, left, right }),
+    );
+  }
+
+  private term(): NrqlExpression {
+    return this.chain(
+      () => this.unary(),
+      () => this.acceptSymbol('*') ?? this.acceptSymbol('/'),
+      (operator, left, right) => ({ type: 'arithmetic', operator, left, right }),
+    );
+  }
+
+  private unary(): NrqlExpression {
+    return this.nested(() => {
+      if (this.acceptSymbol('-')) return { type: 'negate', operand: this.unary() };
+      const token = this.peek();
+      if (token.kind === 'number') {
+        this.index++;
+        return { type: 'number', value: Number(token.value) };
+      }
+      if (this.acceptSymbol('(')) {
+        const inner = this.expression();
+        this.symbol(')');
+        return inner;
+      }
+      if (this.isFunction(token, 'rate')) return this.rate();
+      if (this.isFunction(token, 'filter')) return this.filter();
+      if (token.kind === 'word' && AGGREGATES.has(token.value.toLowerCase())) return this.aggregate();
+      throw this.unexpected(token);
+    });
+  }
+
+  private aggregate(): NrqlExpression {
+    const name = this.next().value.toLowerCase() as AggregateFunction;
+    this.symbol('(');
+    const start = this.peek();
+    if (this.attribute() !== TIMESLICE_VALUE) throw this.unexpected(start);
+    let field: TimesliceField | null = null;
+    if (this.acceptSymbol('[')) {
+      const token = this.peek();
+      if (token.kind !== 'string' || !(TIMESLICE_FIELDS as readonly string[]).includes(token.value)) throw this.unexpected(token);
+      this.index++;
+      field = token.value as TimesliceField;
+      this.symbol(']');
+    }
+    this.symbol(')');
+    return { type: 'aggregate', function: name, field };
+  }
+
+  private rate(): NrqlExpression {
+    this.next();
+    this.symbol('(');
+    const token = this.peek();
+    const isAggregate = token.kind === 'word' && AGGREGATES.has(token.value.toLowerCase());
+    if (!isAggregate && !this.isFunction(token, 'filter')) throw this.unexpected(token);
+    const of = isAggregate ? this.aggregate() : this.filter();
+    this.symbol(',');
+    const per = this.duration();
+    this.symbol(')');
+    return { type: 'rate', of, per };
+  }
+
+  private filter(): NrqlExpression {
+    this.next();
+    this.symbol('(');
+    const of = this.expression();
+    this.symbol(',');
+    this.keyword('WHERE');
+    const where = this.condition();
+    this.symbol(')');
+    return { type: 'filter', of, where };
+  }
+
+  private uniques(): NrqlExpression {
+    this.next();
+    this.symbol('(');
+    const attribute = this.attribute();
+    const limit = this.acceptSymbol(',') ? this.integer(1, MAX_UNIQUES_LIMIT) : DEFAULT_UNIQUES_LIMIT;
+    this.symbol(')');
+    return { type: 'uniques', attribute, limit };
+  }
+
+  private duration(): NrqlDuration {
+    const amount = this.integer(1, Number.MAX_SAFE_INTEGER);
+    const token = this.peek();
+    const unit = token.kind === 'word' ? token.value.toLowerCase().replace(/s$/, '') : '';
+    if (!Object.hasOwn(UNIT_MS, unit)) throw this.unexpected(token);
+    this.index++;
+    const milliseconds = amount * UNIT_MS[unit as DurationUnit];
+    if (!Number.isSafeInteger(milliseconds)) throw this.unexpected(token);
+    return { amount, unit: unit as DurationUnit, milliseconds };
+  }
+
+  // ------------------------------------------------ conditions
+
+  private condition(): NrqlCondition {
+    return this.chain(
+      () => this.conjunction(),
+      () => this.acceptKeyword('OR'),
+      (_, left, right) => ({ type: 'or', left, right }),
+    );
+  }
+
+  private conjunction(): NrqlCondition {
+    return this.chain(
+      () => this.negation(),
+      () => this.acceptKeyword('AND'),
+      (_, left, right) => ({ type: 'and', left, right }),
+    );
+  }
+
+  private negation(): NrqlCondition {
+    return this.nested(() => {
+      if (this.acceptKeyword('NOT')) return { type: 'not', operand: this.negation() };
+      if (this.acceptSymbol('(')) {
+        const inner = this.condition();
+        this.symbol(')');
+        return inner;
+      }
+      return this.test();
+    });
+  }
+
+  private test(): NrqlCondition {
+    const attribute = this.attribute();
+    const operator = this.acceptSymbol('=') ?? this.acceptSymbol('!=');
+    if (operator) return { type: 'compare', attribute, operator, value: this.literal() };
+    if (this.acceptKeyword('IS')) {
+      const negated = this.acceptKeyword('NOT') !== null;
+      this.keyword('NULL');
+      return { type: 'isNull', attribute, negated };
+    }
+    const negated = this.acceptKeyword('NOT') !== null;
+    this.keyword('IN');
+    this.symbol('(');
+    const values = [this.literal()];
+    while (this.acceptSymbol(',')) values.push(this.literal());
+    this.symbol(')');
+    return { type: 'in', attribute, negated, values };
+  }
+
+  private literal(): NrqlLiteral {
+    const token = this.peek();
+    if (token.kind === 'string') {
+      this.index++;
+      return token.value;
+    }
+    const negative = this.acceptSymbol('-') !== null;
+    const number = this.peek();
+    if (number.kind !== 'number') throw this.unexpected(number);
+    this.index++;
+    return negative ? -Number(number.value) : Number(number.value);
+  }
+
+  // ------------------------------------------------ names and terminals
+
+  /** An attribute: a dotted identifier that is not a keyword, or a backquoted name. */
+  private attribute(): string {
+    const token = this.peek();
+    if (token.kind === 'backquoted' || (token.kind === 'word' && !RESERVED.has(token.value.toUpperCase()))) {
+      this.index++;
+      return token.value;
+    }
+    throw this.unexpected(token);
+  }
+
+  /** The event type after FROM. */
+  private name(): string {
+    return this.attribute();
+  }
+
+  private integer(min: number, max: number): number {
+    const token = this.peek();
+    const value = Number(token.value);
+    if (token.kind !== 'number' || !/^[0-9]+$/.test(token.value) || value < min || value > max) throw this.unexpected(token);
+    this.index++;
+    return value;
+  }
+
+  /** `operand (operator operand)*`, left-associative: each operator adds a level to the tree. */
+  private chain<T, O>(operand: () => T, operator: () => O | null, combine: (operator: O, left: T, right: T) => T): T {
+    const depth = this.depth;
+    try {
+      let left = operand();
+      for (let found = operator(); found !== null; found = operator()) {
+        this.deepen();
+        left = combine(found, left, operand());
+      }
+      return left;
+    } finally {
+      this.depth = depth;
+    }
+  }
+
+  private nested<T>(parse: () => T): T {
+    const depth = this.depth;
+    this.deepen();
+    try {
+      return parse();
+    } finally {
+      this.depth = depth;
+    }
+  }
+
+  private deepen(): void {
+    if (++this.depth > MAX_DEPTH) throw this.unexpected(this.peek());
+  }
+
+  private peek(): Token {
+    const token = this.tokens[this.index] as Token;
+    // A lexical problem is reported as soon as the grammar reaches it.
+    if (token.kind === 'invalid') throw new NrqlSyntaxError(this.text, token.position, token.raw);
+    return token;
+  }
+
+  private next(): Token {
+    const token = this.peek();
+    this.index++;
+    return token;
+  }
+
+  private isKeyword(token: Token, keyword: string): boolean {
+    return token.kind === 'word' && token.value.toUpperCase() === keyword;
+  }
+
+  private isFunction(token: Token, name: string): boolean {
+    return token.kind === 'word' && token.value.toLowerCase() === name;
+  }
+
+  private keyword(keyword: string): void {
+    const token = this.peek();
+    if (!this.isKeyword(token, keyword)) throw this.unexpected(token);
+    this.index++;
+  }
+
+  private acceptKeyword(keyword: string): string | null {
+    if (!this.isKeyword(this.peek(), keyword)) return null;
+    this.index++;
+    return keyword;
+  }
+
+  private symbol(symbol: string): void {
+    if (this.acceptSymbol(symbol) === null) throw this.unexpected(this.peek());
+  }
+
+  private acceptSymbol<S extends string>(symbol: S): S | null {
+    const token = this.peek();
+    if (token.kind !== 'symbol' || token.value !== symbol) return null;
+    this.index++;
+    return symbol;
+  }
+
+  private unexpected(token: Token): NrqlSyntaxError {
+    return new NrqlSyntaxError(this.text, token.position, token.raw);
+  }
+}

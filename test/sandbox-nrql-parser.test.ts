@@ -1,0 +1,239 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { quoteLiteral } from '../src/query-literal.ts';
+import { NrqlSyntaxError, parseNrql, type NrqlCondition, type NrqlExpression, type NrqlQuery } from '../src/sandbox/nrql-parser.ts';
+
+const V = 'newrelic.timeslice.value';
+const count: NrqlExpression = { type: 'aggregate', function: 'count', field: null };
+const appIs = (id: number): NrqlCondition => ({ type: 'compare', attribute: 'appId', operator: '=', value: id });
+
+/** A query AST with the defaults filled in, for compact expectations. */
+function query(overrides: Partial<NrqlQuery>): NrqlQuery {
+  return { select: [{ expression: count, alias: null }], from: 'Metric', where: null, facet: null, since: null, until: null, timeseries: null, limit: null, ...overrides };
+}
+
+function syntaxError(text: string): string {
+  try {
+    parseNrql(text);
+  } catch (error) {
+    expect(error).toBeInstanceOf(NrqlSyntaxError);
+    return (error as Error).message;
+  }
+  throw new Error(`parsed: ${text}`);
+}
+
+describe('parseNrql: the gateway’s query shapes', () => {
+  it('parses a metric-data query with every clause', () => {
+    const text =
+      `SELECT count(${V}) AS calls, average(${V}['total']) AS 'avg total', rate(sum(${V}['count']), 1 minute) AS \`per minute\` ` +
+      `FROM Metric WHERE appId = 200000235 AND metricTimesliceName IN ('HttpDispatcher', 'Apdex') ` +
+      `FACET metricTimesliceName SINCE 1763800000000 UNTIL 1763803600000 TIMESERIES 5 minutes LIMIT 20`;
+    expect(parseNrql(text)).toEqual(
+      query({
+        select: [
+          { expression: count, alias: 'calls' },
+          { expression: { type: 'aggregate', function: 'average', field: 'total' }, alias: 'avg total' },
+          {
+            expression: { type: 'rate', of: { type: 'aggregate', function: 'sum', field: 'count' }, per: { amount: 1, unit: 'minute', milliseconds: 60_000 } },
+            alias: 'per minute',
+          },
+        ],
+        where: {
+          type: 'and',
+          left: appIs(200000235),
+          right: { type: 'in', attribute: 'metricTimesliceName', negated: false, values: ['HttpDispatcher', 'Apdex'] },
+        },
+        facet: 'metricTimesliceName',
+        since: 1763800000000,
+        until: 1763803600000,
+        timeseries: { amount: 5, unit: 'minute', milliseconds: 300_000 },
+        limit: 20,
+      }),
+    );
+  });
+
+  it('reads every aggregate and field, and uniques with and without a limit', () => {
+    const fns = ['count', 'sum', 'average', 'min', 'max', 'stddev'] as const;
+    const fields = ['count', 'total', 'totalExclusive', 'min', 'max', 'sumOfSquares'] as const;
+    for (const fn of fns) {
+      expect(parseNrql(`SELECT ${fn}(${V}) FROM Metric`).select[0]?.expression).toEqual({ type: 'aggregate', function: fn, field: null });
+      for (const field of fields) {
+        expect(parseNrql(`SELECT ${fn}(${V}['${field}']) FROM Metric`).select[0]?.expression).toEqual({ type: 'aggregate', function: fn, field });
+      }
+    }
+    expect(parseNrql('SELECT uniques(metricTimesliceName) FROM Metric').select[0]?.expression).toEqual({ type: 'uniques', attribute: 'metricTimesliceName', limit: 1000 });
+    expect(parseNrql('SELECT uniques(`odd name`, 10000) FROM Metric').select[0]?.expression).toEqual({ type: 'uniques', attribute: 'odd name', limit: 10000 });
+  });
+
+  it('gives * and / precedence over + and -, binds unary minus tightest, and honours parentheses', () => {
+    const n = (value: number): NrqlExpression => ({ type: 'number', value });
+    expect(parseNrql('SELECT 1 + 2 * 3 - 4 / 5 FROM Metric').select[0]?.expression).toEqual({
+      type: 'arithmetic',
+      operator: '-',
+      left: { type: 'arithmetic', operator: '+', left: n(1), right: { type: 'arithmetic', operator: '*', left: n(2), right: n(3) } },
+      right: { type: 'arithmetic', operator: '/', left: n(4), right: n(5) },
+    });
+    expect(parseNrql('SELECT -(1.5 + 2) * 3 FROM Metric').select[0]?.expression).toEqual({
+      type: 'arithmetic',
+      operator: '*',
+      left: { type: 'negate', operand: { type: 'arithmetic', operator: '+', left: n(1.5), right: n(2) } },
+      right: n(3),
+    });
+  });
+
+  it('parses filter() with a WHERE, inside rate() too', () => {
+    const where: NrqlCondition = { type: 'compare', attribute: 'metricTimesliceName', operator: '=', value: 'Errors/all' };
+    const filter: NrqlExpression = {
+      type: 'filter',
+      of: { type: 'arithmetic', operator: '*', left: { type: 'aggregate', function: 'sum', field: null }, right: { type: 'number', value: 1000 } },
+      where,
+    };
+    expect(parseNrql(`SELECT filter(sum(${V}) * 1000, WHERE metricTimesliceName = 'Errors/all') FROM Metric`).select[0]?.expression).toEqual(filter);
+    expect(parseNrql(`SELECT rate(filter(count(${V}), WHERE metricTimesliceName = 'Errors/all'), 1 hour) FROM Metric`).select[0]?.expression).toEqual({
+      type: 'rate',
+      of: { type: 'filter', of: count, where },
+      per: { amount: 1, unit: 'hour', milliseconds: 3_600_000 },
+    });
+  });
+
+  it('parses conditions: AND binds tighter than OR, NOT, IN, NOT IN, IS [NOT] NULL, negative numbers', () => {
+    const parsed = parseNrql(
+      `SELECT count(${V}) FROM Metric WHERE appId = 1 OR appName != 'x' AND NOT (accountId NOT IN (-2, 3) OR ${V} IS NOT NULL) AND entity.guid IS NULL`,
+    );
+    expect(parsed.where).toEqual({
+      type: 'or',
+      left: appIs(1),
+      right: {
+        type: 'and',
+        left: {
+          type: 'and',
+          left: { type: 'compare', attribute: 'appName', operator: '!=', value: 'x' },
+          right: {
+            type: 'not',
+            operand: {
+              type: 'or',
+              left: { type: 'in', attribute: 'accountId', negated: true, values: [-2, 3] },
+              right: { type: 'isNull', attribute: V, negated: true },
+            },
+          },
+        },
+        right: { type: 'isNull', attribute: 'entity.guid', negated: false },
+      },
+    });
+  });
+
+  it('takes keywords, function names and units in any case, and clauses in any order', () => {
+    const lower = parseNrql(`select COUNT(${V}) from Metric limit max timeseries 2 HOURS until 20 since 10 facet appName where appId = 1`);
+    expect(lower).toEqual(
+      query({ where: appIs(1), facet: 'appName', since: 10, until: 20, timeseries: { amount: 2, unit: 'hour', milliseconds: 7_200_000 }, limit: 5000 }),
+    );
+    for (const unit of ['second', 'seconds', 'minute', 'minutes', 'hour', 'hours', 'day', 'days', 'week', 'weeks']) {
+      expect(parseNrql(`SELECT count(${V}) FROM Metric TIMESERIES 1 ${unit}`).timeseries?.unit).toBe(unit.replace(/s$/, ''));
+    }
+  });
+
+  it('decodes string escapes: a backslash makes the next character literal, newlines included', () => {
+    const where = parseNrql(`SELECT count(${V}) FROM Metric WHERE appName = 'a\\'b\\\\c\\d\ne'`).where;
+    expect(where).toEqual({ type: 'compare', attribute: 'appName', operator: '=', value: "a'b\\cd\ne" });
+  });
+
+  it('is plain data: JSON round-trips to an equal AST', () => {
+    const ast = parseNrql(`SELECT filter(count(${V}), WHERE appId IN (1, 'two')) AS x, uniques(appName, 5) FROM Metric WHERE appId = 1 TIMESERIES 1 day`);
+    expect(JSON.parse(JSON.stringify(ast))).toEqual(ast);
+  });
+});
+
+describe('parseNrql: syntax errors', () => {
+  // [query, the offending token or null for the end of input]; it is the last such token in the text.
+  it.each([
+    ['', null],
+    ['SELECT', null],
+    ['SELEKT count(x) FROM Metric', 'SELEKT'],
+    [`SELECT count(${V}) FROM Metric WHERE appId = 1 AND`, null],
+    [`SELECT count(${V}) FROM Metric WHERE appId = 'abc`, null],
+    [`SELECT count(${V}) FROM Metric SINCE 1 SINCE 2`, 'SINCE'],
+    [`SELECT count(${V}) FROM Metric SINCE 1 hour ago`, 'hour'],
+    [`SELECT count(${V}) FROM Metric SINCE 1.5`, '1.5'],
+    ['SELECT count(duration) FROM Metric', 'duration'],
+    ['SELECT count(*) FROM Metric', '*'],
+    [`SELECT count(${V}['bogus']) FROM Metric`, "'bogus'"],
+    [`SELECT percentile(${V}, 95) FROM Metric`, 'percentile'],
+    ['SELECT appName FROM Metric', 'appName'],
+    [`SELECT uniques(appName) + 1 FROM Metric`, '+'],
+    [`SELECT count(${V}) FROM Metric TIMESERIES 0 minutes`, '0'],
+    [`SELECT count(${V}) FROM Metric TIMESERIES 1 fortnight`, 'fortnight'],
+    [`SELECT count(${V}) FROM Metric TIMESERIES`, null],
+    [`SELECT count(${V}) FROM Metric LIMIT 5001`, '5001'],
+    [`SELECT count(${V}) FROM Metric LIMIT 0`, '0'],
+    [`SELECT uniques(appName, 10001) FROM Metric`, '10001'],
+    [`SELECT count(${V}) FROM Metric WHERE appId == 1`, '='],
+    [`SELECT count(${V}) FROM Metric WHERE appId = 1 # comment`, '#'],
+    [`SELECT count(${V}) AS select FROM Metric`, 'select'],
+    [`SELECT count(${V}) FROM Metric FACET where`, 'where'],
+    [`SELECT count(${V}) FROM Metric WHERE \`\` = 1`, '``'],
+    [`SELECT count(${V}) FROM Metric WHERE \`open = 1`, null],
+    [`SELECT count(${V}) FROM Metric WHERE appId = 1 trailing`, 'trailing'],
+  ])('%s', (text, found) => {
+    const position = found === null ? text.length : text.lastIndexOf(found);
+    const unexpected = found === null ? 'end of input' : `'${found}'`;
+    expect(syntaxError(text)).toBe(`NRQL Syntax Error: Error at line 1 position ${position}, unexpected ${unexpected}`);
+  });
+
+  it('counts positions from 0', () => {
+    expect(syntaxError('SELECT')).toBe('NRQL Syntax Error: Error at line 1 position 6, unexpected end of input');
+    expect(syntaxError('SELECT 1 FROM Metric WHERE')).toBe('NRQL Syntax Error: Error at line 1 position 26, unexpected end of input');
+    expect(syntaxError('SELECT 1 FROM Metric LIMIT x')).toBe("NRQL Syntax Error: Error at line 1 position 27, unexpected 'x'");
+  });
+
+  it('reports the first problem in reading order, even before a lexical one', () => {
+    expect(syntaxError('SELECT FROM Metric WHERE #')).toBe("NRQL Syntax Error: Error at line 1 position 7, unexpected 'FROM'");
+  });
+
+  it('counts lines from 1 and positions within the line', () => {
+    expect(syntaxError(`SELECT count(${V})\nFROM Metric\n  WHERE x`)).toBe('NRQL Syntax Error: Error at line 3 position 9, unexpected end of input');
+  });
+
+  it('exposes the 0-based offset', () => {
+    expect(() => parseNrql('SELECT 1 FROM Metric LIMIT x')).toThrowError(expect.objectContaining({ position: 27, found: 'x' }));
+  });
+
+  it('refuses absurd nesting or chains with a syntax error, not a stack overflow', () => {
+    expect(syntaxError(`SELECT ${'('.repeat(5000)}1${')'.repeat(5000)} FROM Metric`)).toMatch(/^NRQL Syntax Error: Error at line 1 position \d+, unexpected '\('$/);
+    expect(syntaxError(`SELECT count(${V}) FROM Metric WHERE ${'NOT '.repeat(5000)}appId = 1`)).toMatch(/unexpected 'NOT'$/);
+    expect(syntaxError(`SELECT ${Array(20_000).fill('1').join(' + ')} FROM Metric`)).toMatch(/unexpected '1'$/);
+    expect(syntaxError(`SELECT count(${V}) FROM Metric WHERE ${Array(20_000).fill('appId = 1').join(' AND ')}`)).toMatch(/unexpected 'appId'$/);
+    // Realistic sizes parse.
+    expect(parseNrql(`SELECT ${Array(100).fill('1').join(' + ')} FROM Metric WHERE ${Array(100).fill('appId = 1').join(' OR ')}`).select).toHaveLength(1);
+  });
+});
+
+describe('parseNrql inverts quoteLiteral', () => {
+  // eslint-disable-next-line no-control-regex
+  const printable = fc.string({ unit: 'binary', maxLength: 80 }).filter((s) => !/[\u0000-\u001f\u007f]/.test(s));
+  const hostileUnits = fc.constantFrom("'", '\\', "\\'", '"', '`', ' AND ', ' OR ', ')', '(', ',', ' WHERE ', 'SINCE 1', "' OR appId = 2 --", '’', 'é', '🙂', '\u2028');
+  const hostile = fc.array(fc.oneof(hostileUnits, printable), { maxLength: 8 }).map((parts) => parts.join(''));
+  const prefix = `SELECT count(${V}) FROM Metric WHERE appId = 1 AND metricTimesliceName = `;
+
+  it('holds exactly the quoted text, and nothing else in the query changes', () => {
+    const benign = parseNrql(`${prefix}'benign'`);
+    fc.assert(
+      fc.property(fc.oneof(printable, hostile), (text) => {
+        const parsed = parseNrql(prefix + quoteLiteral(text));
+        const where = parsed.where as Extract<NrqlCondition, { type: 'and' }>;
+        expect(where.right).toEqual({ type: 'compare', attribute: 'metricTimesliceName', operator: '=', value: text });
+        expect({ ...parsed, where: { ...where, right: null } }).toEqual({ ...benign, where: { ...(benign.where as object), right: null } });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps every literal of an IN list apart', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(printable, hostile), { minLength: 1, maxLength: 5 }), (texts) => {
+        const parsed = parseNrql(`SELECT count(${V}) FROM Metric WHERE metricTimesliceName IN (${texts.map(quoteLiteral).join(', ')}) AND appId = 1`);
+        expect(parsed.where).toEqual({ type: 'and', left: { type: 'in', attribute: 'metricTimesliceName', negated: false, values: texts }, right: appIs(1) });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,84 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { METRIC_FAMILIES } from '../mappings/shared/metric-values.ts';
+import { expandFormula, metricNamesQuery, timesliceDataQuery } from '../src/nrql.ts';
+import { hasControlCharacters } from '../src/query-literal.ts';
+import { parseNrql, type NrqlCondition, type NrqlQuery } from '../src/sandbox/nrql-parser.ts';
+
+/**
+ * The NRQL the gateway sends, read back by the sandbox's independent NRQL parser: whatever
+ * metric names a client sends, the query holds exactly those names as literals and nothing
+ * else about it changes (no injection through quotes, backslashes, keywords or unicode).
+ */
+const scope = [{ attribute: 'appId', value: 200000123 }];
+const build = (names: string[]): string =>
+  timesliceDataQuery({
+    scope,
+    names,
+    items: [{ alias: 'v0', expression: 'count({v})' }, { alias: 'v1', expression: 'rate(count({v}), 1 minute)' }],
+    since: 1_795_345_200_000,
+    until: 1_795_347_000_000,
+    timeseriesMs: 60_000,
+  });
+
+/** The names of the `metricTimesliceName IN (...)` condition, and the query with them blanked. */
+function splitNames(query: NrqlQuery): { names: unknown[]; rest: NrqlQuery } {
+  let names: unknown[] = [];
+  const blank = (condition: NrqlCondition | null): NrqlCondition | null => {
+    if (condition === null) return null;
+    if (condition.type === 'and') return { ...condition, left: blank(condition.left) as NrqlCondition, right: blank(condition.right) as NrqlCondition };
+    if (condition.type === 'in' && condition.attribute === 'metricTimesliceName') {
+      names = condition.values;
+      return { ...condition, values: condition.values.map(() => 'BLANK') };
+    }
+    return condition;
+  };
+  const rest = { ...query, where: blank(query.where) };
+  return { names, rest };
+}
+
+const metricName = fc
+  .oneof(
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.constantFrom("'", "\\'", '\\', "x') OR appId IN (1", ' SINCE 1 WEEK AGO', "' FACET appName --", 'Ω名前🚀', '`a`', '"q"', ''),
+  )
+  .filter((name) => !hasControlCharacters(name));
+
+describe('the metric-data NRQL holds exactly the names asked for (property)', () => {
+  it('for arbitrary names', () => {
+    const reference = splitNames(parseNrql(build(['a', 'b', 'c'])));
+    fc.assert(
+      fc.property(fc.array(metricName, { minLength: 3, maxLength: 3 }), (names) => {
+        const parsed = splitNames(parseNrql(build(names)));
+        expect(parsed.names).toEqual(names);
+        expect(parsed.rest).toEqual(reference.rest);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});
+
+describe('the formula table', () => {
+  const formulas = METRIC_FAMILIES.flatMap((family) => Object.entries(family.formulas).map(([value, formula]) => [`${family.id}.${value}`, formula] as const));
+
+  it.each(formulas)('%s expands to NRQL the parser reads as one aggregate expression', (_label, formula) => {
+    const query = parseNrql(`SELECT ${expandFormula(formula, 60)} AS v0 FROM Metric WHERE appId = 1`);
+    expect(query.select).toHaveLength(1);
+    expect(JSON.stringify(query.select[0]?.expression)).toMatch(/"aggregate"/);
+  });
+
+  it('substitutes the timeslice width where a formula depends on it', () => {
+    const percent = METRIC_FAMILIES.find((family) => family.id === 'cpu-time')?.formulas.percent as string;
+    expect(expandFormula(percent, 1800)).toBe('100 * sum(newrelic.timeslice.value) / 1800');
+  });
+
+  it('refuses a template that is not a plain aggregate expression (a table typo fails loudly)', () => {
+    expect(() => expandFormula("count({v}) FROM Transaction WHERE x = 'y'", 60)).toThrow(/not a supported NRQL expression/);
+    expect(() => expandFormula('latest({v})', 60)).not.toThrow(); // the shape check is lexical
+  });
+
+  it('builds a names query the parser reads', () => {
+    const query = parseNrql(metricNamesQuery({ scope, since: 1, until: 2 }));
+    expect(query.select[0]?.expression).toEqual({ type: 'uniques', attribute: 'metricTimesliceName', limit: 10_000 });
+  });
+});

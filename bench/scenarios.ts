@@ -13,12 +13,24 @@ import { generateSandboxData } from '../src/sandbox/data.ts';
 
 const DEMO_KEY = 'NRAK-SANDBOX-DEMO';
 
-// The bench sandbox is deterministic (seed 42), so its first primary-account app is stable.
-const showId = generateSandboxData({ seed: 42, apmApps: 500, now: 0 }).apps.find((a) => a.accountId === 1000001)?.id;
+// The bench sandbox is deterministic (seed 42), so its apps are stable: the first primary-account
+// app to show, and the first reporting one (whose metrics have recent data) for metric data.
+const benchApps = generateSandboxData({ seed: 42, apmApps: 500, now: 0 }).apps.filter((a) => a.accountId === 1000001);
+const showId = benchApps[0]?.id;
+const metricsAppId = benchApps.find((a) => a.reporting)?.id;
+
+// A fixed 30-minute range ending at the minute the bench starts: every request asks for the
+// same 30 timeslices, so the canned upstream's recorded rows stay on the grid for the run.
+const rangeEnd = Math.floor(Date.now() / 60_000) * 60_000;
+const range = `from=${new Date(rangeEnd - 30 * 60_000).toISOString()}&to=${new Date(rangeEnd).toISOString()}`;
+const metricNames = ['HttpDispatcher', 'Apdex', 'Errors/all', 'WebTransaction/Uri/api/items[id]'].map((name) => `names[]=${encodeURIComponent(name)}`).join('&');
 
 export const SCENARIOS: readonly Scenario[] = [
   // 200 applications per answer; concurrent identical requests share one NerdGraph call.
   { name: 'applications list', path: '/v2/applications.json', headers: { 'X-Api-Key': DEMO_KEY } },
   // One application: GUID from the cache, then one entity(guid) call per request.
   { name: 'application show', path: `/v2/applications/${showId}.json`, headers: { 'X-Api-Key': DEMO_KEY } },
+  // 4 metrics x all their values x 30 timeslices: one NRQL-bearing NerdGraph call per request
+  // (fewer when concurrent identical requests coalesce).
+  { name: 'metric data', path: `/v2/applications/${metricsAppId}/metrics/data.json?${range}&${metricNames}`, headers: { 'X-Api-Key': DEMO_KEY } },
 ];

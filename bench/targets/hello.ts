@@ -20,7 +20,8 @@ function jsonOfSize(bytes: number): string {
   return head + 'x'.repeat(pad) + tail;
 }
 
-const bodies = new Map(Object.entries(sizes).map(([path, bytes]) => [path, jsonOfSize(bytes)]));
+// Keyed by path alone: the hello-world ignores query strings (no two scenarios share a path).
+const bodies = new Map(Object.entries(sizes).map(([path, bytes]) => [path.split('?')[0] as string, jsonOfSize(bytes)]));
 const app = new Hono();
 app.get('*', (c) => {
   const body = bodies.get(c.req.path);

@@ -1,7 +1,7 @@
 import { V2Titles } from '../src/errors.ts';
 import { defineMetricDataMapping } from '../src/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
-import { METRIC_FAMILIES, familyOf } from './shared/metric-values.ts';
+import { METRIC_FAMILIES, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /**
  * GET and POST /v2/applications/{id}/metrics/data.{json,xml}: timeslice values, one NRQL query
@@ -20,6 +20,7 @@ export default defineMetricDataMapping({
   notFoundTitle: V2Titles.applicationNotFound,
   scope: (id) => [{ attribute: 'appId', value: id }],
   formulasOf: (name) => familyOf(name).formulas,
+  acceptedFormulasOf,
   parameters: [
     { name: 'names[]', fidelity: 'exact', note: 'names[], names, names[0], raw or encoded brackets, query string or form body (GET and POST); 1 to 100 names; empty and repeated names dropped.' },
     { name: 'values[]', fidelity: 'exact', note: "Same spellings; keeps the requested values the metric has, in request order; none of them gives {}." },

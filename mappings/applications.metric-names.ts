@@ -1,7 +1,7 @@
 import { V2Titles } from '../src/errors.ts';
 import { defineMetricNamesMapping } from '../src/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
-import { METRIC_FAMILIES, familyOf } from './shared/metric-values.ts';
+import { METRIC_FAMILIES, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /** GET /v2/applications/{id}/metrics.{json,xml}: the app's metric names with their value names. */
 export default defineMetricNamesMapping({
@@ -17,6 +17,7 @@ export default defineMetricNamesMapping({
   pageSize: 1000,
   scope: (id) => [{ attribute: 'appId', value: id }],
   formulasOf: (name) => familyOf(name).formulas,
+  acceptedFormulasOf,
   parameters: [
     { name: 'name', fidelity: 'exact', note: 'Case-sensitive substring of the metric name, applied by the gateway (no NRQL LIKE, so no wildcard surprises).' },
     { name: 'page', fidelity: 'exact', note: '1000 names per page, v2 Link header (first, prev, next, last) with every parameter kept.' },

@@ -104,9 +104,12 @@ interface TimesliceMappingBase extends MappingBase {
   scope(id: number): NrqlEquality[];
   /**
    * A metric's v2 values, each with the NRQL expression template that computes it, in v2's
-   * order (the formula table of mappings/shared/metric-values.ts).
+   * order (the formula table of mappings/shared/metric-values.ts): what metrics.json lists and
+   * what an answer without values[] holds.
    */
   formulasOf(metricName: string): Readonly<Record<string, string>>;
+  /** Also the values computed only when asked for by name (a superset of formulasOf). */
+  acceptedFormulasOf(metricName: string): Readonly<Record<string, string>>;
 }
 
 /** `metrics.json`: metric names seen in a look-back window, paged locally. */

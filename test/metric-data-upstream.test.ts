@@ -8,6 +8,7 @@ import { accountsAnswer, json, startFakeUpstream, type FakeRequest } from './sup
  * as escaped literals in variables) and how it reads the answer (rows onto the v2 grid).
  */
 const APP = 4242;
+const MINUTE_START = Math.floor(FIXED_NOW / 60_000) * 60_000;
 const headers = { 'x-api-key': 'NRAK-TEST-KEY' };
 type Answer = (request: FakeRequest) => { status?: number; body: unknown; delayMs?: number };
 
@@ -55,8 +56,11 @@ describe('metric data over a scripted NerdGraph', () => {
       "SELECT count(newrelic.timeslice.value) AS v0, average(newrelic.timeslice.value) * 1000 AS v1 FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') FACET metricTimesliceName LIMIT MAX SINCE 1795345200000 UNTIL 1795345380000 TIMESERIES 1 minute",
     );
     expect(sent.variables.known).toBe(
-      `SELECT uniques(metricTimesliceName, 10000) AS names FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') AND newrelic.timeslice.value IS NOT NULL SINCE ${FIXED_NOW - 7 * 86_400_000} UNTIL ${FIXED_NOW}`,
+      `SELECT uniques(metricTimesliceName, 10000) AS names FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') AND newrelic.timeslice.value IS NOT NULL SINCE ${MINUTE_START - 7 * 86_400_000} UNTIL ${MINUTE_START + 60_000}`,
     );
+    const text = await response.clone().text();
+    // Values keep the request's order (toEqual below ignores key order).
+    expect(text.indexOf('"call_count":12')).toBeLessThan(text.indexOf('"average_response_time":340.5'));
     expect(await response.json()).toEqual({
       metric_data: {
         from: '2026-11-22T11:00:00+00:00',
@@ -87,6 +91,37 @@ describe('metric data over a scripted NerdGraph', () => {
     expect(second.status).toBe(304);
     expect(await second.text()).toBe('');
     expect(second.headers.get('etag')).toBe(etag);
+  });
+
+  it('answers a POST with the full body even when If-None-Match matches (304 is for GET and HEAD)', async () => {
+    respond = () => ({ body: metricAnswer([], ['Apdex']) });
+    const first = await gateway.app.request(url(`${range}&names[]=Apdex`), { headers });
+    const post = await gateway.app.request(`/v2/applications/${APP}/metrics/data.json`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', 'if-none-match': first.headers.get('etag') as string },
+      body: `${range}&names[]=Apdex`,
+    });
+    expect(post.status).toBe(200);
+  });
+
+  it('places a row NRQL anchored off the grid in the slice holding its start, and refuses two rows for one slice', async () => {
+    const at = (h: number, m: number, s = 0): number => Date.UTC(2026, 10, 22, h, m, s) / 1000;
+    respond = () => ({ body: metricAnswer([{ beginTimeSeconds: at(11, 1, 30), facet: 'HttpDispatcher', v0: 7 }], ['HttpDispatcher']) });
+    const shifted = (await (await gateway.app.request(url(`${range}&names[]=HttpDispatcher&values[]=call_count`), { headers })).json()) as {
+      metric_data: { metrics: Array<{ timeslices: Array<{ values: { call_count: number } }> }> };
+    };
+    expect(shifted.metric_data.metrics[0]?.timeslices.map((t) => t.values.call_count)).toEqual([0, 7, 0]);
+
+    respond = () => ({
+      body: metricAnswer(
+        [
+          { beginTimeSeconds: at(11, 1), facet: 'HttpDispatcher', v0: 7 },
+          { beginTimeSeconds: at(11, 1, 30), facet: 'HttpDispatcher', v0: 8 },
+        ],
+        ['HttpDispatcher'],
+      ),
+    });
+    expect((await gateway.app.request(url(`${range}&names[]=HttpDispatcher&values[]=call_count`), { headers })).status).toBe(502);
   });
 
   it('coalesces concurrent identical requests onto one upstream request', async () => {

@@ -75,6 +75,15 @@ describe('metric data costs exactly one upstream request per call', () => {
   });
 });
 
+describe('values asked for by name', () => {
+  it('computes average_call_time for a call metric although metrics.json does not list it', async () => {
+    const body = (await (await gateway.app.request(dataPath('names[]=HttpDispatcher&values[]=average_call_time&values[]=call_count&summarize=true'), { headers })).json()) as MetricData;
+    const values = body.metric_data.metrics[0]?.timeslices[0]?.values ?? {};
+    expect(Object.keys(values)).toEqual(['average_call_time', 'call_count']);
+    expect(values.average_call_time).toBeGreaterThan(0);
+  });
+});
+
 describe('hostile metric names', () => {
   const HOSTILE = [
     "x') OR appId IN (1",
@@ -117,6 +126,9 @@ describe('malformed metric parameters never produce a 5xx', () => {
     'values[]=%00&names[]=Apdex',
     `names[]=${'%F0%9F%9A%80'.repeat(300)}`,
     'page=-1&names[]=Apdex',
+    'names[]=HttpDispatcher&values[]=toString',
+    'names[]=HttpDispatcher&values[]=__proto__&values[]=constructor&values[]=hasOwnProperty',
+    'names[]=HttpDispatcher&to=9999-12-31T23:59:59-23:59',
   ];
   it.each(queries)('%s', async (query) => {
     const response = await gateway.app.request(dataPath(query), { headers });

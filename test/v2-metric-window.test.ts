@@ -39,7 +39,7 @@ describe('metric data window (docs/metric-data-rules.md §3)', () => {
     [42 * D, 21600],
     [63 * D, 43200],
     [200 * D, 259200],
-  ])('a range of %i ms, starting recently, defaults to %i-second slices (and just over the previous limit too)', (range, seconds) => {
+  ])('a range of %i ms (the upper limit of its row) defaults to %i-second slices, and one minute more to the next row', (range, seconds) => {
     const to = NOW - 60_000;
     const recent = window({ from: iso(to - Math.min(range, 7 * D)), to: iso(to) });
     if (range <= 7 * D) expect(recent.widthMs).toBe(seconds * 1000);
@@ -47,6 +47,10 @@ describe('metric data window (docs/metric-data-rules.md §3)', () => {
     expect(atLimit.widthMs).toBe(seconds * 1000);
     expect(atLimit.start % atLimit.widthMs).toBe(0);
     expect(atLimit.count).toBeLessThanOrEqual(366);
+    if (range < 200 * D) {
+      const over = resolveMetricWindow({ summarize: false, from: iso(to - range - 60_000), to: iso(to) }, to - range + 8 * D);
+      expect(over.widthMs).toBeGreaterThan(seconds * 1000);
+    }
   });
 
   it('gives ten evenly spaced slices over whole hours when the start is older than 8 days and the range at most 4 days', () => {

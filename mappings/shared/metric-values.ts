@@ -16,8 +16,10 @@ export interface MetricFamily {
   /** Human-readable rule, for the compatibility report. */
   rule: string;
   matches(name: string): boolean;
-  /** value name -> NRQL expression template, in v2's order for the family. */
+  /** value name -> NRQL expression template, in v2's order for the family (what metrics.json lists). */
   formulas: Readonly<Record<string, string>>;
+  /** Values v2 computed when asked for by name although metrics.json did not list them. */
+  extraFormulas?: Readonly<Record<string, string>>;
 }
 
 const AVERAGE_MS = 'average({v}) * 1000';
@@ -146,6 +148,8 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
       requests_per_minute: PER_MINUTE,
       standard_deviation: 'stddev({v}) * 1000',
     },
+    // Scripts ask HttpDispatcher for average_call_time (New Relic's own response-time recipe).
+    extraFormulas: { average_call_time: AVERAGE_MS },
   },
 ];
 
@@ -157,4 +161,10 @@ export function familyOf(name: string): MetricFamily {
 /** The v2 value names a metric has, in v2's order. */
 export function valueNamesOf(name: string): string[] {
   return Object.keys(familyOf(name).formulas);
+}
+
+/** Every value a metric can compute when asked by name: its listed values, then the extras. */
+export function acceptedFormulasOf(name: string): Readonly<Record<string, string>> {
+  const family = familyOf(name);
+  return { ...family.formulas, ...family.extraFormulas };
 }

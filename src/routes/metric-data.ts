@@ -8,7 +8,7 @@ import { respondCacheable, type V2Body } from '../v2/format.ts';
 import { resolveMetricWindow, type MetricWindow } from '../v2/metric-window.ts';
 import { distinctValues, lastValue, parseFlag, parseMetricNames } from '../v2/params.ts';
 import { isoSeconds } from '../v2/time.ts';
-import { EntityProbe, isQueryableName, requireEntity, timesliceEntity } from './timeslice-entity.ts';
+import { EntityProbe, isQueryableName, lookbackWindow, requireEntity, timesliceEntity } from './timeslice-entity.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -44,8 +44,9 @@ function planQuery(mapping: MetricDataMapping, names: readonly string[], request
   const aliasByExpression = new Map<string, string>([[PRESENCE.expression, PRESENCE.alias]]);
   const columns = new Map<string, Array<[string, string]>>();
   for (const name of names) {
-    const formulas = mapping.formulasOf(name);
-    const valueNames = requestedValues.length > 0 ? requestedValues.filter((value) => value in formulas) : Object.keys(formulas);
+    const formulas = mapping.acceptedFormulasOf(name);
+    // Own keys only: `toString` or `__proto__` must not pick up an inherited property.
+    const valueNames = requestedValues.length > 0 ? requestedValues.filter((value) => Object.hasOwn(formulas, value)) : Object.keys(mapping.formulasOf(name));
     columns.set(
       name,
       valueNames.map((value) => {
@@ -116,7 +117,8 @@ export function createMetricDataRunner(deps: RouteDeps) {
       }
       const row = result as Record<string, unknown>;
       const name = typeof row.facet === 'string' ? row.facet : row.metricTimesliceName;
-      const index = window.summarize ? 0 : (Number(row.beginTimeSeconds) * 1000 - window.start) / window.widthMs;
+      // A row that NRQL anchored off the gateway's grid still lands in the slice holding its start.
+      const index = window.summarize ? 0 : Math.floor((Number(row.beginTimeSeconds) * 1000 - window.start) / window.widthMs);
       if (typeof name !== 'string' || !Number.isInteger(index) || index < 0 || index >= window.count) {
         deps.metrics.droppedItems.inc({ operation });
         continue;
@@ -126,6 +128,8 @@ export function createMetricDataRunner(deps: RouteDeps) {
         series = new Array<Record<string, unknown> | undefined>(window.count);
         slices.set(name, series);
       }
+      // Two rows for one slice cannot be merged (averages are not additive): refuse, never guess.
+      if (series[index] !== undefined) throw new UpstreamError('upstream_failure', `${operation}: NRQL buckets do not match the v2 timeslices`);
       series[index] = row;
     }
     return slices;
@@ -161,7 +165,8 @@ export function createMetricDataRunner(deps: RouteDeps) {
         until: end,
         ...(window.summarize ? {} : { timeseriesMs: window.widthMs }),
       }),
-      known: metricNamesQuery({ scope, names: asked, since: now - deps.metricNamesLookbackMs, until: now }),
+      // Whole minutes, so identical requests within a minute share one upstream call.
+      known: metricNamesQuery({ scope, names: asked, ...lookbackWindow(now, deps.metricNamesLookbackMs) }),
     };
     const answer = await fetchAnswer(mapping, req, variables, window);
     requireEntity(answer.probe, entity, mapping, req.accountId, deps.metrics);

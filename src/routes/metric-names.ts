@@ -7,7 +7,7 @@ import { UpstreamError } from '../upstream/errors.ts';
 import { respondCacheable } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
 import { parsePage, parseText } from '../v2/params.ts';
-import { EntityProbe, requireEntity, timesliceEntity } from './timeslice-entity.ts';
+import { EntityProbe, lookbackWindow, requireEntity, timesliceEntity } from './timeslice-entity.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -42,7 +42,7 @@ export function createMetricNamesRunner(deps: RouteDeps) {
       const variables = {
         accountId: req.accountId,
         guid,
-        names: metricNamesQuery({ scope: mapping.scope(id), since: now - deps.metricNamesLookbackMs, until: now }),
+        names: metricNamesQuery({ scope: mapping.scope(id), ...lookbackWindow(now, deps.metricNamesLookbackMs) }),
       };
       const data = await deps.nerdgraph.call({ operation: mapping.operation, variables, apiKey: req.caller.apiKey });
       const answer = parseAnswer(MetricNamesAnswer, data, mapping.operation);

@@ -47,3 +47,9 @@ const MAX_NAME_LENGTH = 1024;
 export function isQueryableName(name: string): boolean {
   return name.length <= MAX_NAME_LENGTH && !hasControlCharacters(name);
 }
+
+/** The look-back window for name checks, on whole minutes (rows exist only for whole minutes). */
+export function lookbackWindow(now: number, lookbackMs: number): { since: number; until: number } {
+  const until = Math.floor(now / 60_000) * 60_000 + 60_000;
+  return { since: until - 60_000 - lookbackMs, until };
+}

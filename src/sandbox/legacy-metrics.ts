@@ -165,7 +165,9 @@ export function parseTime(text: string): number | undefined {
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second, 0);
-  return date.getTime() / 1000 - offset;
+  const seconds = date.getTime() / 1000 - offset;
+  // Past 9999-12-31T23:59:59Z no four-digit year can write it back.
+  return seconds > 253_402_300_799 ? undefined : seconds;
 }
 
 function zoneOffsetSeconds(zone: string | undefined): number | undefined {
@@ -365,7 +367,7 @@ function formulaFor(kind: MetricKind, value: string): Formula {
 const lookable = (name: string): boolean => name.length <= MAX_NAME_LENGTH && !CONTROL.test(name);
 
 function metricEntry(req: MetricRequest, metric: SandboxMetric, wanted: string[] | undefined, buckets: Buckets): V2Body {
-  const values = wanted ? wanted.filter((value) => metric.values.includes(value)) : metric.values;
+  const values = wanted ? wanted.filter((value) => metric.values.includes(value) || (metric.kind === 'call' && value === 'average_call_time')) : metric.values;
   const formulas = values.map((value) => [value, formulaFor(metric.kind, value)] as const);
   const timeslices = bucketSums(req.app, metric, buckets, req.now).map((sums, k): JsonValue => {
     const from = buckets.start + k * buckets.width;

@@ -54,7 +54,9 @@ export function respondCacheable(c: GatewayContext, format: V2Format, body: V2Bo
   const text = serialise(body, format);
   const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
   const cacheHeaders = { etag, 'cache-control': 'max-age=0, private, must-revalidate', ...headers };
-  if (matchesEtag(c.req.header('if-none-match'), etag)) {
+  // RFC 9110: 304 answers only safe methods (a POST read of metric data gets the full body).
+  const safe = c.req.method === 'GET' || c.req.method === 'HEAD';
+  if (safe && matchesEtag(c.req.header('if-none-match'), etag)) {
     return new Response(null, { status: 304, headers: { 'x-request-id': c.get('requestId'), ...cacheHeaders } });
   }
   return respondText(c, format, 200, text, cacheHeaders);

@@ -8,6 +8,8 @@ const TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?| \d{2}:?\d{2})?)?$/i;
 
 const SECOND_MS = 1000;
+/** 9999-12-31T23:59:59Z, the last instant a four-digit year can name. */
+const LATEST_MS = 253_402_300_799_000;
 
 function offsetMinutes(zone: string | undefined): number | undefined {
   if (zone === undefined || zone.toUpperCase() === 'Z') return 0;
@@ -35,5 +37,7 @@ export function parseV2Time(text: string): number | undefined {
   date.setUTCFullYear(y, mo - 1, d);
   date.setUTCHours(h, mi, s, 0);
   if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return undefined;
-  return date.getTime() - offset * 60 * SECOND_MS;
+  const epochMs = date.getTime() - offset * 60 * SECOND_MS;
+  // An offset can push year 9999 into year 10000, which ISO 8601 output cannot write.
+  return epochMs > LATEST_MS ? undefined : epochMs;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import dataMapping from '../mappings/applications.metric-data.ts';
 import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, bulkMetricsApp, hasRows, metricsOf } from '../src/sandbox/timeslices.ts';
+import { createRandom } from '../src/sandbox/data.ts';
 import type { SandboxApp, SandboxData } from '../src/sandbox/model.ts';
 import type { JsonValue } from '../src/v2/xml.ts';
 import { readAnswer } from './support/compare.ts';
@@ -24,18 +25,6 @@ interface Case {
   path: string;
   headers: Record<string, string>;
   form?: string;
-}
-
-/** mulberry32: a seeded stream, so the corpus is the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
@@ -101,7 +90,8 @@ function askableNames(app: SandboxApp, data: SandboxData): string[] {
 }
 
 function buildCorpus(data: SandboxData): Case[] {
-  const random = seeded(20261122);
+  // The sandbox's own seeded stream, so the corpus is the same on every run.
+  const random = createRandom(20261122);
   const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const primary = data.apps.filter((app) => app.accountId === PRIMARY_ACCOUNT);
   // Apps whose names all reported within the look-back window (reporting, or stopped lately).

@@ -36,7 +36,7 @@ export function defaultApiKeys(): Map<string, number[]> {
 }
 
 /** mulberry32: tiny, fast and good enough for test data; never Math.random. */
-function createRandom(seed: number): () => number {
+export function createRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -101,7 +101,7 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
       apps.push(generateApp(random, account.id, counters.appId, name, counters, opts.now));
     }
   }
-  return { accounts, apps, keys, generatedAt: opts.now };
+  return { accounts, apps, keys, generatedAt: opts.now, writes: { version: 0, deployments: new Map(), createdApps: [], sequence: 0 } };
 }
 
 /**

@@ -77,4 +77,47 @@ export interface SandboxData {
   keys: Map<string, number[]>;
   /** Epoch ms the world was generated at: metric lifetimes (timeslices.ts) are placed from it. */
   generatedAt: number;
+  /** What writes (writes.ts) changed or added; both faces read and write it. */
+  writes: SandboxWrites;
+}
+
+/** A deployment marker: a legacy `Deployment` event or a `ChangeTrackingEvent`. */
+export interface SandboxDeployment {
+  /** The v2 id: deploymentV2Id(changeTrackingId). */
+  id: number;
+  changeTrackingId: string;
+  eventType: 'Deployment' | 'ChangeTrackingEvent';
+  accountId: number;
+  appId: number;
+  entityGuid: string;
+  revision: string;
+  changelog: string | null;
+  description: string | null;
+  user: string | null;
+  /** Epoch ms. */
+  timestamp: number;
+}
+
+/** A mobile or browser application created through either face. */
+export interface SandboxCreatedApp {
+  kind: 'MOBILE' | 'BROWSER';
+  accountId: number;
+  id: number;
+  guid: string;
+  name: string;
+  /** Mobile: the agent's application token. */
+  applicationToken?: string;
+  /** Browser: the Lite loader script and the key it carries. */
+  loaderScript?: string;
+  browserMonitoringKey?: string;
+}
+
+export interface SandboxWrites {
+  /** Bumped by every write, so derived indexes know to rebuild. */
+  version: number;
+  /** Per app id, newest first; seeded on first access (writes.ts). */
+  deployments: Map<number, SandboxDeployment[]>;
+  createdApps: SandboxCreatedApp[];
+  /** Counter behind generated change-tracking ids and created app ids. */
+  sequence: number;
 }

@@ -42,3 +42,14 @@ export function decodeEntityGuid(guid: string): DecodedGuid | undefined {
   if (!/^\d+$/.test(account)) return undefined;
   return { accountId: Number(account), domain, type, domainId };
 }
+
+/**
+ * The v2 integer id of a deployment, derived from its NerdGraph change-tracking id (a UUID
+ * NerdGraph generates): positive, below 2^53 so every JSON client reads it exactly, and the
+ * same for the same event in every listing. v2's own deployment ids are not recoverable.
+ */
+export function deploymentV2Id(changeTrackingId: string): number {
+  const high = fnv1a32(`high|${changeTrackingId}`) & 0x1fffff;
+  const low = fnv1a32(`low|${changeTrackingId}`);
+  return high * 0x1_0000_0000 + low || 1;
+}

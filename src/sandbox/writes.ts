@@ -1,0 +1,178 @@
+/**
+ * Writes to the sandbox's shared data. Both faces call these after their own validation (the
+ * legacy face by the REST v2 rules, the NerdGraph face by NerdGraph's), so a write through
+ * either face is seen by every later read on both. Each write bumps `writes.version`, which
+ * derived indexes (actor.ts) compare to know when to rebuild.
+ */
+import { deploymentV2Id, entityGuid, fnv1a32 } from '../v2/ids.ts';
+import type { SandboxApp, SandboxCreatedApp, SandboxData, SandboxDeployment } from './model.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Change tracking keeps events for 13 months; seeded deployments fall inside that. */
+const SEEDED_SPAN_MS = 390 * DAY_MS;
+const REVISIONS = ['v1.4.2', 'release-2026.10', '9f2c1ab', 'v2.0.0-rc.1', 'build #1187'] as const;
+const USERS = ['deploy-bot', 'Data Nerd', 'ci@example.com', null] as const;
+
+function bumped(data: SandboxData): void {
+  data.writes.version++;
+}
+
+/** A UUID-shaped id, unique within the sandbox and the same on every run. */
+function nextChangeTrackingId(data: SandboxData, salt: string): string {
+  const sequence = ++data.writes.sequence;
+  const hex = [1, 2, 3, 4].map((part) => fnv1a32(`${salt}|${sequence}|${part}`).toString(16).padStart(8, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** 0 to 4 legacy `Deployment` events per app, placed back from when the world was generated. */
+function seededDeployments(data: SandboxData, app: SandboxApp): SandboxDeployment[] {
+  const seed = fnv1a32(`deployments|${app.id}`);
+  const count = seed % 5;
+  const list: SandboxDeployment[] = [];
+  for (let i = 0; i < count; i++) {
+    const draw = fnv1a32(`${seed}|${i}`);
+    const changeTrackingId = `seed-${app.id}-${i}-${draw.toString(16)}`;
+    list.push({
+      id: deploymentV2Id(changeTrackingId),
+      changeTrackingId,
+      eventType: 'Deployment',
+      accountId: app.accountId,
+      appId: app.id,
+      entityGuid: app.guid,
+      revision: REVISIONS[draw % REVISIONS.length] as string,
+      changelog: draw % 3 === 0 ? null : `Changes in deploy ${i + 1}`,
+      description: draw % 4 === 0 ? null : `Deploy ${i + 1} of ${app.name}`,
+      user: USERS[draw % USERS.length] ?? null,
+      // Whole seconds, as v2 timestamps are.
+      timestamp: Math.floor((data.generatedAt - 3_600_000 - (draw / 4_294_967_296) * SEEDED_SPAN_MS) / 1000) * 1000,
+    });
+  }
+  return list.sort((a, b) => b.timestamp - a.timestamp);
+}
+
+/** The app's deployments, newest first (the live list: callers must not mutate it). */
+export function deploymentsOf(data: SandboxData, app: SandboxApp): readonly SandboxDeployment[] {
+  let list = data.writes.deployments.get(app.id);
+  if (!list) {
+    list = seededDeployments(data, app);
+    data.writes.deployments.set(app.id, list);
+  }
+  return list;
+}
+
+export interface DeploymentFields {
+  revision: string;
+  changelog: string | null;
+  description: string | null;
+  user: string | null;
+  /** Epoch ms. */
+  timestamp: number;
+}
+
+/** Records one deployment; `eventType` tells which API wrote it (REST writes `Deployment`). */
+export function recordDeployment(
+  data: SandboxData,
+  app: SandboxApp,
+  fields: DeploymentFields,
+  eventType: SandboxDeployment['eventType'],
+): SandboxDeployment {
+  const list = deploymentsOf(data, app) as SandboxDeployment[];
+  const changeTrackingId = nextChangeTrackingId(data, `deployment|${app.id}`);
+  const deployment: SandboxDeployment = {
+    id: deploymentV2Id(changeTrackingId),
+    changeTrackingId,
+    eventType,
+    accountId: app.accountId,
+    appId: app.id,
+    entityGuid: app.guid,
+    ...fields,
+  };
+  list.push(deployment);
+  list.sort((a, b) => b.timestamp - a.timestamp);
+  bumped(data);
+  return deployment;
+}
+
+export function removeDeployment(data: SandboxData, app: SandboxApp, id: number): SandboxDeployment | undefined {
+  const list = deploymentsOf(data, app) as SandboxDeployment[];
+  const index = list.findIndex((deployment) => deployment.id === id);
+  if (index === -1) return undefined;
+  const [removed] = list.splice(index, 1);
+  bumped(data);
+  return removed;
+}
+
+export interface ApplicationChanges {
+  /** The display alias (the entity name both faces show). */
+  name?: string;
+  apdexTarget?: number;
+  /** Applied only while browser monitoring is on. */
+  endUserApdexTarget?: number;
+  browserMonitoring?: boolean;
+}
+
+export function updateApplication(data: SandboxData, app: SandboxApp, changes: ApplicationChanges): void {
+  if (changes.name !== undefined) app.name = changes.name;
+  if (changes.apdexTarget !== undefined) app.apdexTarget = changes.apdexTarget;
+  if (changes.browserMonitoring === false) app.browser = null;
+  if (changes.browserMonitoring === true && app.browser === null) {
+    // Freshly enabled: no page views measured yet.
+    app.browser = {
+      pageLoadTimeSeconds: 0,
+      pageLoadThroughput: 0,
+      apdexTarget: 7,
+      apdexScore: 0,
+      ajaxRequestThroughput: 0,
+      ajaxResponseTimeSeconds: 0,
+      jsErrorRate: 0,
+    };
+  }
+  if (changes.endUserApdexTarget !== undefined && app.browser !== null) app.browser.apdexTarget = changes.endUserApdexTarget;
+  bumped(data);
+}
+
+/** Removes the app from both faces (the callers refuse reporting apps first). */
+export function removeApplication(data: SandboxData, app: SandboxApp): void {
+  const index = data.apps.indexOf(app);
+  if (index !== -1) data.apps.splice(index, 1);
+  data.writes.deployments.delete(app.id);
+  bumped(data);
+}
+
+/** Created apps get ids above every generated one, from the shared sequence. */
+function nextAppId(data: SandboxData): number {
+  return 900_000_000 + ++data.writes.sequence;
+}
+
+export function createMobileApplication(data: SandboxData, accountId: number, name: string): SandboxCreatedApp {
+  const id = nextAppId(data);
+  const created: SandboxCreatedApp = {
+    kind: 'MOBILE',
+    accountId,
+    id,
+    guid: entityGuid(accountId, 'MOBILE', 'APPLICATION', id),
+    name,
+    applicationToken: `AA${fnv1a32(`token|${id}`).toString(16).padStart(8, '0')}${fnv1a32(`token2|${id}`).toString(16).padStart(8, '0')}-NRMA`,
+  };
+  data.writes.createdApps.push(created);
+  bumped(data);
+  return created;
+}
+
+export function createBrowserApplication(data: SandboxData, accountId: number, name: string): SandboxCreatedApp {
+  const id = nextAppId(data);
+  const key = `NRJS-${fnv1a32(`browser-key|${id}`).toString(16).padStart(8, '0')}${fnv1a32(`browser-key2|${id}`).toString(16).slice(0, 4)}`;
+  const created: SandboxCreatedApp = {
+    kind: 'BROWSER',
+    accountId,
+    id,
+    guid: entityGuid(accountId, 'BROWSER', 'APPLICATION', id),
+    name,
+    browserMonitoringKey: key,
+    // The Lite loader, abridged: real scripts are kilobytes of minified JavaScript.
+    loaderScript: `<script type="text/javascript">window.NREUM||(NREUM={});NREUM.init={privacy:{cookies_enabled:true}};NREUM.loader_config={accountID:"${accountId}",trustKey:"${accountId}",agentID:"${id}",licenseKey:"${key}",applicationID:"${id}"};NREUM.info={beacon:"bam.nr-data.net",errorBeacon:"bam.nr-data.net",licenseKey:"${key}",applicationID:"${id}",sa:1};/* lite loader */</script>`,
+  };
+  data.writes.createdApps.push(created);
+  bumped(data);
+  return created;
+}

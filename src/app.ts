@@ -68,7 +68,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
       throw new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { kind: 'body_too_large' });
     },
   });
-  app.use('/v2/*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
 
   app.get('/healthz', (c) => {
     c.set('routeLabel', '/healthz');
@@ -109,7 +109,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     if (v2) {
       const cause = v2.cause instanceof UpstreamError ? { upstreamClass: v2.cause.errorClass, upstreamDetail: v2.cause.detail } : {};
       log[v2.status >= 500 ? 'warn' : 'info']({ kind: v2.kind, status: v2.status, ...cause }, v2.title);
-      return respond(c, c.get('format') ?? 'json', v2.status, errorBody(v2.title), v2.headers);
+      return respond(c, c.get('format') ?? 'json', v2.status, errorBody(v2.title, v2.messages), v2.headers);
     }
     // A bug: log its name and stack frames only (a message can quote request data), answer v2's generic 500.
     const frames = ((error as Error).stack ?? '').split('\n').slice(1).join('\n');

@@ -11,11 +11,14 @@ export interface V2ErrorOptions {
   headers?: Record<string, string>;
   /** Machine-readable class, logged with the error. */
   kind?: string;
+  /** Details v2 listed under `error.messages` (e.g. which field failed validation). */
+  messages?: readonly string[];
 }
 
 export class V2Error extends Error {
   readonly headers: Record<string, string>;
   readonly kind: string;
+  readonly messages: readonly string[] | undefined;
 
   constructor(
     readonly status: V2Status,
@@ -26,6 +29,7 @@ export class V2Error extends Error {
     this.name = 'V2Error';
     this.headers = options.headers ?? {};
     this.kind = options.kind ?? 'client';
+    this.messages = options.messages;
   }
 }
 

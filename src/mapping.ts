@@ -1,4 +1,7 @@
 import type { Condition } from './entity-query.ts';
+import type { V2Status } from './errors.ts';
+import type { BodyObject } from './v2/request-body.ts';
+import type { V2Format } from './v2/format.ts';
 import type { NrqlEquality } from './nrql.ts';
 import type { V2Body } from './v2/format.ts';
 import type { V2Params } from './v2/params.ts';
@@ -123,10 +126,83 @@ export interface MetricDataMapping extends TimesliceMappingBase {
   kind: 'metric-data';
 }
 
-// Method syntax keeps parameters bivariant, so any EntityListMapping<P> is a Mapping.
-export type Mapping = EntityListMapping<unknown> | EntityShowMapping | MetricNamesMapping | MetricDataMapping;
+/**
+ * What a read-plan or write mapping gets: the parsed request, and reads through the caller's
+ * key. `read` refuses mutations, so a write mapping's only mutation is the one the runner sends.
+ */
+export interface OperationContext {
+  accountId: number;
+  /** Epoch ms of the request, from the injected clock. */
+  now: number;
+  format: V2Format;
+  pathParams: Readonly<Record<string, string>>;
+  /** Query string and form body parameters (v2 spellings normalised). */
+  params: V2Params;
+  /** The parsed write body (JSON, XML or form); empty for reads. */
+  body: BodyObject;
+  /** Absolute URL as the client should see it, for Link headers. */
+  publicUrl: string;
+  read(operation: string, variables: Record<string, unknown>): Promise<unknown>;
+  /** Counts an entity NerdGraph returned from another account (dropped by the caller). */
+  scopeViolation(): void;
+}
 
-export const MAPPING_KINDS: ReadonlySet<Mapping['kind']> = new Set(['entity-search-list', 'entity-by-id', 'metric-names', 'metric-data']);
+export interface PlannedAnswer {
+  body: V2Body;
+  headers?: Record<string, string>;
+}
+
+/** A read whose logic the mapping owns (e.g. deployments over NRQL): one `load` per request. */
+export interface ReadPlanMapping extends MappingBase {
+  kind: 'read-plan';
+  load(ctx: OperationContext): Promise<PlannedAnswer>;
+}
+
+/** A write: validation and the reads its rules need, then exactly one mutation. */
+export interface WritePlan {
+  /** Variables of the mapping's mutation; null when there is nothing to write. */
+  variables: Record<string, unknown> | null;
+  /** The v2 answer once NerdGraph confirmed the write (payload null when nothing was written). */
+  answer(payload: unknown): Promise<V2Body> | V2Body;
+}
+
+export interface WriteMapping extends MappingBase {
+  kind: 'write';
+  successStatus: 200 | 201;
+  /** Answer title when NerdGraph may have applied the write but did not confirm it. */
+  unconfirmedTitle: string;
+  /** Validates the request (throws V2Error), reads what the rules need, plans the mutation. */
+  plan(ctx: OperationContext): Promise<WritePlan>;
+  /** A body format of its own (Deployments v0 XML); default: the v2 serialiser. */
+  serialise?(body: V2Body, format: V2Format): string;
+}
+
+/** A v2 route NerdGraph cannot serve: always the same clear v2 error. */
+export interface UnsupportedMapping extends MappingBase {
+  kind: 'unsupported';
+  status: V2Status;
+  title: string;
+}
+
+// Method syntax keeps parameters bivariant, so any EntityListMapping<P> is a Mapping.
+export type Mapping =
+  | EntityListMapping<unknown>
+  | EntityShowMapping
+  | MetricNamesMapping
+  | MetricDataMapping
+  | ReadPlanMapping
+  | WriteMapping
+  | UnsupportedMapping;
+
+export const MAPPING_KINDS: ReadonlySet<Mapping['kind']> = new Set([
+  'entity-search-list',
+  'entity-by-id',
+  'metric-names',
+  'metric-data',
+  'read-plan',
+  'write',
+  'unsupported',
+]);
 
 /** Identity helpers that keep each module's literal type checked against the contract. */
 export function defineListMapping<P>(mapping: EntityListMapping<P>): EntityListMapping<P> {
@@ -142,6 +218,18 @@ export function defineMetricNamesMapping(mapping: MetricNamesMapping): MetricNam
 }
 
 export function defineMetricDataMapping(mapping: MetricDataMapping): MetricDataMapping {
+  return mapping;
+}
+
+export function defineReadPlanMapping(mapping: ReadPlanMapping): ReadPlanMapping {
+  return mapping;
+}
+
+export function defineWriteMapping(mapping: WriteMapping): WriteMapping {
+  return mapping;
+}
+
+export function defineUnsupportedMapping(mapping: UnsupportedMapping): UnsupportedMapping {
   return mapping;
 }
 

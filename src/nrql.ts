@@ -102,3 +102,19 @@ export function metricNamesQuery(options: {
     `SINCE ${literal(options.since)} UNTIL ${literal(options.until)}`,
   ].join(' ');
 }
+
+/** The attributes a deployment marker carries, on legacy Deployment and ChangeTrackingEvent rows. */
+export const DEPLOYMENT_ATTRIBUTES = ['timestamp', 'changeTrackingId', 'deploymentId', 'version', 'changelog', 'description', 'user'] as const;
+
+/**
+ * An entity's deployment markers in [since, until), newest first: legacy `Deployment` events
+ * (no category) and change-tracking events of the Deployment category.
+ */
+export function deploymentEventsQuery(options: { entityGuid: string; since: number; until: number; limit: number | 'MAX' }): string {
+  const limit = options.limit === 'MAX' ? 'MAX' : String(Math.trunc(options.limit));
+  return [
+    `SELECT ${DEPLOYMENT_ATTRIBUTES.join(', ')} FROM Deployment, ChangeTrackingEvent`,
+    `WHERE entity.guid = ${literal(options.entityGuid)} AND (category = 'Deployment' OR category IS NULL)`,
+    `SINCE ${literal(options.since)} UNTIL ${literal(options.until)} LIMIT ${limit}`,
+  ].join(' ');
+}

@@ -11,6 +11,7 @@ import { createListRunner } from './entity-list.ts';
 import { createShowRunner } from './entity-show.ts';
 import { createMetricDataRunner } from './metric-data.ts';
 import { createMetricNamesRunner } from './metric-names.ts';
+import { createOperationRunners } from './operations.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -52,13 +53,17 @@ export function registerV2Routes(
   const runShow = createShowRunner(deps);
   const runMetricNames = createMetricNamesRunner(deps);
   const runMetricData = createMetricDataRunner(deps);
+  const mutations = new Set(mappings.flatMap((m) => (m.kind === 'write' ? [m.operation] : [])));
+  const operations = createOperationRunners(deps, mutations);
 
-  app.all('/v2/*', async (c) => {
+  // Every v2 route is under /v2/, except the Deployments v0 API (`POST /deployments.xml`).
+  app.all('*', async (c, next) => {
     const path = c.req.path;
     const matches = routes.flatMap((route) => {
       const groups = route.pattern.exec(path)?.groups;
       return groups ? [{ route, groups }] : [];
     });
+    if (matches.length === 0 && !path.startsWith('/v2/')) return next();
     if (matches.length === 0) throw notFound('Unknown v2 resource');
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
     const match = matches.find((m) => methodsOf(m.route.mapping).includes(method));
@@ -99,6 +104,12 @@ export function registerV2Routes(
         return runMetricNames(mapping, request);
       case 'metric-data':
         return runMetricData(mapping, request);
+      case 'read-plan':
+        return operations.runReadPlan(mapping, request);
+      case 'write':
+        return operations.runWrite(mapping, request);
+      case 'unsupported':
+        return operations.runUnsupported(mapping);
     }
   });
 }

@@ -20,7 +20,7 @@ export class UpstreamError extends Error {
     readonly errorClass: UpstreamErrorClass,
     /** Sanitised detail for logs: upstream messages only, never request headers. */
     readonly detail: string,
-    readonly options: { retryAfterSeconds?: number; retryable?: boolean } = {},
+    readonly options: { retryAfterSeconds?: number; retryable?: boolean; sent?: boolean } = {},
   ) {
     super(`${errorClass}: ${detail}`);
     this.name = 'UpstreamError';
@@ -28,6 +28,14 @@ export class UpstreamError extends Error {
 
   get retryAfterSeconds(): number | undefined {
     return this.options.retryAfterSeconds;
+  }
+
+  /**
+   * Could the request have reached NerdGraph? False only when no connection was made, so a
+   * write that failed this way certainly changed nothing.
+   */
+  get sent(): boolean {
+    return this.options.sent ?? true;
   }
 
   /** Worth another attempt for a read: transient by class, or a server-side failure. */
@@ -114,7 +122,7 @@ export function classifyTransportError(error: unknown, deadlineReached: boolean)
   const thrown = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
   const code = [thrown?.code, thrown?.cause?.code].find((c): c is string => typeof c === 'string') ?? '';
   if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'].includes(code)) {
-    return new UpstreamError('unavailable', `cannot connect to NerdGraph (${code})`);
+    return new UpstreamError('unavailable', `cannot connect to NerdGraph (${code})`, { sent: false });
   }
   return new UpstreamError('upstream_failure', `connection to NerdGraph failed${code ? ` (${code})` : ''}`, { retryable: true });
 }

@@ -41,8 +41,9 @@ export function respondText(
   });
 }
 
-export function errorBody(title: string): V2Body {
-  return { error: { title } };
+/** v2's error body: `{"error":{"title"}}`, with `messages` when there are details to give. */
+export function errorBody(title: string, messages?: readonly string[]): V2Body {
+  return { error: messages && messages.length > 0 ? { title, messages: [...messages] } : { title } };
 }
 
 /**

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { V2Error } from '../src/errors.ts';
+import { defineWriteMapping } from '../src/mapping.ts';
+import { parseAnswer } from '../src/upstream/answer.ts';
+import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { applicationGuid } from './shared/deployment.ts';
+import { APPLICATION_ASSUMPTIONS, readApplication } from './shared/application.ts';
+
+/** DELETE /v2/applications/{id}.{json,xml}: only an application that stopped reporting (v2's 409 otherwise). */
+export default defineWriteMapping({
+  kind: 'write',
+  id: 'applications.delete',
+  method: 'DELETE',
+  route: '/v2/applications/{id}.{format}',
+  operation: 'ApplicationDelete',
+  summary: 'Delete an application: read it (404, or 409 while reporting), then one agentApplicationDelete',
+  fidelity: 'approximate',
+  successStatus: 200,
+  unconfirmedTitle: 'The application may have been deleted, but New Relic did not confirm it: read it before retrying',
+  parameters: [],
+  fields: [{ field: 'application', fidelity: 'approximate', source: 'ApplicationByGuid read just before the delete' }],
+  knownGaps: [{ description: 'The reporting check and the delete are two requests; an app that starts reporting in between is refused by NerdGraph, answered 409.' }],
+  assumptions: [XML_ASSUMPTION, ...APPLICATION_ASSUMPTIONS, 'NerdGraph refuses deleting a reporting application (its schema description says so); the error shape is unconfirmed, so any refusal after the check is a 409.'],
+  async plan(ctx) {
+    const { guid } = applicationGuid(ctx, ctx.pathParams.id);
+    const { entity, body } = await readApplication(ctx, guid);
+    if (entity.reporting === true) throw new V2Error(409, 'Cannot delete an application that is still reporting data.', { kind: 'still_reporting' });
+    return {
+      variables: { guid },
+      answer: (payload) => {
+        const result = parseAnswer(z.object({ agentApplicationDelete: z.object({ success: z.boolean() }).nullable() }), payload, 'ApplicationDelete');
+        if (result.agentApplicationDelete?.success !== true) throw new V2Error(409, 'Cannot delete an application that is still reporting data.', { kind: 'write_refused' });
+        return body;
+      },
+    };
+  },
+});

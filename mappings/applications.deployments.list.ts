@@ -1,0 +1,48 @@
+import { defineReadPlanMapping } from '../src/mapping.ts';
+import { linkHeader } from '../src/v2/link.ts';
+import { parsePage } from '../src/v2/params.ts';
+import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { DEPLOYMENT_TOP_LINKS, applicationGuid, readDeployments } from './shared/deployment.ts';
+
+const PAGE_SIZE = 200;
+
+/** GET /v2/applications/{id}/deployments.{json,xml}: legacy Deployment and change-tracking markers, newest first. */
+export default defineReadPlanMapping({
+  kind: 'read-plan',
+  id: 'applications.deployments.list',
+  method: 'GET',
+  route: '/v2/applications/{id}/deployments.{format}',
+  operation: 'ApplicationDeployments',
+  summary: 'List deployments: NRQL over Deployment and ChangeTrackingEvent (category Deployment) for the app, 13 months back, paged locally',
+  fidelity: 'approximate',
+  parameters: [{ name: 'page', fidelity: 'exact', note: '200 per page, newest first, v2 Link header.' }],
+  fields: [
+    { field: 'deployments[].id', fidelity: 'approximate', source: 'deploymentV2Id(changeTrackingId or deploymentId): a stable integer, not the id v2 had' },
+    { field: 'deployments[].revision', fidelity: 'exact', source: 'version' },
+    { field: 'deployments[].changelog', fidelity: 'exact', source: 'changelog (null when not set)' },
+    { field: 'deployments[].description', fidelity: 'exact', source: 'description (null when not set)' },
+    { field: 'deployments[].user', fidelity: 'exact', source: 'user (null when not set)' },
+    { field: 'deployments[].timestamp', fidelity: 'exact', source: 'timestamp (epoch ms) as ISO 8601 UTC' },
+    { field: 'deployments[].links.application', fidelity: 'exact', source: 'the app id of the path' },
+  ],
+  knownGaps: [
+    { description: 'Deployment ids are derived from change-tracking ids; ids stored from the real v2 API will not match.' },
+    { description: 'Only the last 13 months (change-tracking retention) and at most 5,000 deployments are listed.' },
+    { description: 'v2 showed timestamps in the account\'s offset (e.g. -08:00); the gateway shows UTC.' },
+  ],
+  assumptions: [
+    XML_ASSUMPTION,
+    'Legacy Deployment events carry the revision as `version` and their id as `deploymentId` (unconfirmed attribute names).',
+    'Page size 200, as other v2 lists.',
+  ],
+  async load(ctx) {
+    const page = parsePage(ctx.params);
+    const { id, guid } = applicationGuid(ctx, ctx.pathParams.id);
+    const { deployments } = await readDeployments(ctx, id, guid, 'MAX');
+    const link = linkHeader(ctx.publicUrl, page, Math.ceil(deployments.length / PAGE_SIZE));
+    return {
+      body: { deployments: deployments.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), links: DEPLOYMENT_TOP_LINKS },
+      ...(link ? { headers: { link } } : {}),
+    };
+  },
+});

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { V2Error, V2Titles } from '../src/errors.ts';
+import { defineWriteMapping } from '../src/mapping.ts';
+import { parseAnswer } from '../src/upstream/answer.ts';
+import { objectAt, type BodyObject, type BodyValue } from '../src/v2/request-body.ts';
+import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { applicationGuid } from './shared/deployment.ts';
+import { APPLICATION_ASSUMPTIONS, readApplication } from './shared/application.ts';
+
+/**
+ * PUT /v2/applications/{id}.{json,xml}: name (the display alias), apdex thresholds and real
+ * user monitoring, as one agentApplicationSettingsUpdate (docs/write-rules.md §2).
+ */
+const VALIDATION_TITLE = 'Validation error occurred when updating the application';
+
+interface Changes {
+  alias?: string;
+  apdexTarget?: number;
+  endUserApdexTarget?: number;
+  browserMonitoring?: boolean;
+}
+
+function has(object: BodyObject, key: string): boolean {
+  return Object.hasOwn(object, key) && object[key] !== undefined;
+}
+
+function threshold(value: BodyValue | undefined, field: string, problems: string[]): number | undefined {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  if (!Number.isFinite(number) || number <= 0 || number > 100) {
+    problems.push(`${field} must be a number greater than 0 and at most 100`);
+    return undefined;
+  }
+  return number;
+}
+
+function flag(value: BodyValue | undefined, field: string, problems: string[]): boolean | undefined {
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  problems.push(`${field} must be true or false`);
+  return undefined;
+}
+
+/** v2's rules; every problem is listed in the 422's messages. */
+function parseChanges(body: BodyObject): Changes {
+  const application = objectAt(body, 'application');
+  if (!application) throw new V2Error(422, VALIDATION_TITLE, { messages: ['application is required'], kind: 'invalid_update' });
+  const problems: string[] = [];
+  const changes: Changes = {};
+  if (has(application, 'name')) {
+    const name = application.name;
+    const trimmed = typeof name === 'string' ? name.trim() : '';
+    if (trimmed === '' || trimmed.length > 255) problems.push('name must be text of 1 to 255 characters');
+    else changes.alias = trimmed;
+  }
+  const settings = objectAt(application, 'settings') ?? (Object.create(null) as BodyObject);
+  if (has(settings, 'app_apdex_threshold')) changes.apdexTarget = threshold(settings.app_apdex_threshold, 'settings.app_apdex_threshold', problems);
+  if (has(settings, 'end_user_apdex_threshold')) changes.endUserApdexTarget = threshold(settings.end_user_apdex_threshold, 'settings.end_user_apdex_threshold', problems);
+  if (has(settings, 'enable_real_user_monitoring')) changes.browserMonitoring = flag(settings.enable_real_user_monitoring, 'settings.enable_real_user_monitoring', problems);
+  if (problems.length > 0) throw new V2Error(422, VALIDATION_TITLE, { messages: problems, kind: 'invalid_update' });
+  return changes;
+}
+
+function settingsInput(changes: Changes): Record<string, unknown> | null {
+  const input: Record<string, unknown> = {};
+  if (changes.alias !== undefined) input.alias = changes.alias;
+  if (changes.apdexTarget !== undefined) input.apmConfig = { apdexTarget: changes.apdexTarget };
+  if (changes.endUserApdexTarget !== undefined) input.browserConfig = { apdexTarget: changes.endUserApdexTarget };
+  if (changes.browserMonitoring !== undefined) input.browserMonitoring = { loader: changes.browserMonitoring ? 'SPA' : 'NONE' };
+  return Object.keys(input).length > 0 ? input : null;
+}
+
+const UpdateResult = z.object({
+  agentApplicationSettingsUpdate: z
+    .object({
+      errors: z.array(z.object({ description: z.string().nullable().optional(), errorClass: z.string().nullable().optional(), field: z.string().nullable().optional() })).nullable().optional(),
+    })
+    .nullable(),
+});
+
+/** Payload errors are refusals: nothing was changed. */
+function refusal(errors: ReadonlyArray<{ description?: string | null; errorClass?: string | null; field?: string | null }>): V2Error {
+  const messages = errors.map((e) => [e.field, e.description].filter(Boolean).join(': ')).filter(Boolean);
+  const classes = errors.map((e) => e.errorClass);
+  if (classes.includes('NOT_FOUND')) return new V2Error(404, V2Titles.applicationNotFound, { kind: 'write_refused' });
+  if (classes.includes('ACCESS_DENIED')) return new V2Error(403, 'The API key is not allowed to change this application', { kind: 'write_refused' });
+  return new V2Error(422, VALIDATION_TITLE, { messages, kind: 'write_refused' });
+}
+
+export default defineWriteMapping({
+  kind: 'write',
+  id: 'applications.update',
+  method: 'PUT',
+  route: '/v2/applications/{id}.{format}',
+  operation: 'ApplicationSettingsUpdate',
+  summary: 'Update an application: alias, apdex thresholds and browser monitoring in one agentApplicationSettingsUpdate, then the application read back',
+  fidelity: 'approximate',
+  successStatus: 200,
+  unconfirmedTitle: 'The change may have been applied, but New Relic did not confirm it: read the application before retrying',
+  parameters: [
+    { name: 'application.name', fidelity: 'exact', note: 'The display alias (settings alias), 1 to 255 characters.' },
+    { name: 'application.settings.app_apdex_threshold', fidelity: 'exact', note: 'apmConfig.apdexTarget; a number > 0 and <= 100.' },
+    { name: 'application.settings.end_user_apdex_threshold', fidelity: 'approximate', note: 'browserConfig.apdexTarget; only takes effect while browser monitoring is on.' },
+    { name: 'application.settings.enable_real_user_monitoring', fidelity: 'approximate', note: 'browserMonitoring.loader SPA (on) or NONE (off).' },
+    { name: 'application.settings.use_server_side_config', fidelity: 'exact', note: 'Read-only in v2: ignored.' },
+  ],
+  fields: [{ field: 'application', fidelity: 'approximate', source: 'ApplicationByGuid after the update, as GET /v2/applications/{id} shows it' }],
+  knownGaps: [
+    { description: 'Turning real user monitoring on picks the SPA loader; v2 chose the loader itself.' },
+    { description: 'The answer is read back after the update; a read that lags NerdGraph\'s write can show the previous values.' },
+  ],
+  assumptions: [XML_ASSUMPTION, ...APPLICATION_ASSUMPTIONS, 'Validation failures list every field problem under error.messages.'],
+  async plan(ctx) {
+    const { guid } = applicationGuid(ctx, ctx.pathParams.id);
+    const changes = parseChanges(ctx.body);
+    const settings = settingsInput(changes);
+    // Nothing to change still proves the app exists before answering (v2 answered 404 or the app).
+    if (settings === null) {
+      const { body } = await readApplication(ctx, guid);
+      return { variables: null, answer: () => body };
+    }
+    return {
+      variables: { guid, settings },
+      answer: async (payload) => {
+        const result = parseAnswer(UpdateResult, payload, 'ApplicationSettingsUpdate').agentApplicationSettingsUpdate;
+        if (result === null) throw new V2Error(404, V2Titles.applicationNotFound, { kind: 'write_refused' });
+        if (result.errors && result.errors.length > 0) throw refusal(result.errors);
+        return (await readApplication(ctx, guid)).body;
+      },
+    };
+  },
+});

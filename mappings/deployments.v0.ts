@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { entityQuery } from '../src/entity-query.ts';
+import { V2Error, notFound } from '../src/errors.ts';
+import { defineWriteMapping, type OperationContext } from '../src/mapping.ts';
+import { parseAnswer } from '../src/upstream/answer.ts';
+import type { V2Body, V2Format } from '../src/v2/format.ts';
+import { decodeEntityGuid } from '../src/v2/ids.ts';
+import { lastValue } from '../src/v2/params.ts';
+import { objectAt, type BodyObject } from '../src/v2/request-body.ts';
+import type { JsonValue } from '../src/v2/xml.ts';
+import {
+  DeploymentTitles,
+  applicationGuid,
+  checkAgainstHistory,
+  createdDeployment,
+  deploymentEvent,
+  parseDeploymentFields,
+  readDeployments,
+} from './shared/deployment.ts';
+
+/**
+ * POST /deployments.xml: the Deployments v0 API (retired with REST v2), still sent by older
+ * Capistrano recipes and shell scripts: form fields deployment[application_id] or
+ * deployment[app_name], plus the v2 deployment fields, answered in v0's Rails XML.
+ */
+const FIELDS = ['application_id', 'app_name', 'revision', 'changelog', 'description', 'user', 'timestamp'] as const;
+
+/** deployment[...] from the query string or form, overlaid by a JSON/XML body's deployment object. */
+function v0Fields(ctx: OperationContext): BodyObject {
+  const fields: BodyObject = Object.create(null) as BodyObject;
+  for (const field of FIELDS) {
+    const value = lastValue(ctx.params, `deployment[${field}]`);
+    if (value !== undefined) fields[field] = value;
+  }
+  return Object.assign(fields, objectAt(ctx.body, 'deployment') ?? {});
+}
+
+const ByName = z.object({
+  actor: z.object({
+    entitySearch: z.object({
+      results: z.object({ entities: z.array(z.object({ guid: z.string(), accountId: z.number(), name: z.string() }).nullable()).nullable() }).nullable(),
+    }),
+  }),
+});
+
+/** The app id for an exact (case-sensitive) name in the account; entity search LIKE-matches names. */
+async function appIdByName(ctx: OperationContext, name: string): Promise<string> {
+  const query = entityQuery([
+    { field: 'domain', op: '=', value: 'APM' },
+    { field: 'type', op: '=', value: 'APPLICATION' },
+    { field: 'accountId', op: '=', value: ctx.accountId },
+    { field: 'name', op: '=', value: name },
+  ]);
+  const answer = parseAnswer(ByName, await ctx.read('EntityGuidByDomainId', { query }), 'EntityGuidByDomainId');
+  const match = (answer.actor.entitySearch.results?.entities ?? []).find((e) => e !== null && e.name === name && e.accountId === ctx.accountId);
+  const domainId = match ? decodeEntityGuid(match.guid)?.domainId : undefined;
+  if (domainId === undefined) throw notFound('No Application found with the given name');
+  return domainId;
+}
+
+/** v0's answer: Rails XML with dashed names and typed elements. */
+function v0Xml(body: V2Body): string {
+  const deployment = (body.deployment ?? {}) as Record<string, JsonValue>;
+  const element = (name: string, value: JsonValue | undefined, type?: string): string => {
+    if (value === null || value === undefined) return `  <${name} nil="true"></${name}>`;
+    const escaped = String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    return `  <${name}${type ? ` type="${type}"` : ''}>${escaped}</${name}>`;
+  };
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<deployment>',
+    element('account-id', deployment.account_id, 'integer'),
+    element('agent-id', deployment.agent_id, 'integer'),
+    element('changelog', deployment.changelog),
+    element('description', deployment.description),
+    element('id', deployment.id, 'integer'),
+    element('revision', deployment.revision),
+    element('timestamp', deployment.timestamp, 'datetime'),
+    element('user', deployment.user),
+    '</deployment>',
+    '',
+  ].join('\n');
+}
+
+export default defineWriteMapping({
+  kind: 'write',
+  id: 'deployments.v0',
+  method: 'POST',
+  route: '/deployments.{format}',
+  operation: 'DeploymentCreate',
+  summary: 'Deployments v0: app by id or exact name, the v2 deployment rules, one changeTrackingCreateEvent, v0 XML answer',
+  fidelity: 'approximate',
+  successStatus: 201,
+  unconfirmedTitle: DeploymentTitles.unconfirmed,
+  parameters: [
+    { name: 'deployment[application_id]', fidelity: 'exact', note: 'The app id; wins over app_name.' },
+    { name: 'deployment[app_name]', fidelity: 'exact', note: 'Exact, case-sensitive app name in the account (an entity search, then an exact check).' },
+    { name: 'deployment[revision] / changelog / description / user / timestamp', fidelity: 'approximate', note: 'As POST /v2/applications/{id}/deployments.' },
+  ],
+  fields: [
+    { field: 'deployment.id', fidelity: 'approximate', source: 'deploymentV2Id(changeTrackingId)' },
+    { field: 'deployment.agent-id', fidelity: 'approximate', source: 'the application id' },
+    { field: 'deployment.account-id', fidelity: 'exact', source: 'the resolved account' },
+  ],
+  knownGaps: [
+    { description: 'v0\'s XML answer is not documented anywhere the project could read; the Rails form is an assumption.' },
+    { description: 'deployment[host] and other v0 extras are ignored.' },
+    { description: 'As for v2 deployments: 24-hour timestamp limit, unconfirmed outcomes answered as such, derived ids.' },
+  ],
+  assumptions: ['Success is 201 with Rails XML (dashed names, type attributes); errors are v2 XML error bodies.', 'A JSON request (/deployments.json) gets the same fields as JSON.'],
+  serialise(body: V2Body, format: V2Format) {
+    return format === 'xml' ? v0Xml(body) : JSON.stringify(body);
+  },
+  async plan(ctx) {
+    const fields = v0Fields(ctx);
+    const rawId = fields.application_id;
+    const rawName = fields.app_name;
+    let appIdText: string;
+    if (rawId !== undefined && rawId !== null && String(rawId).trim() !== '') appIdText = String(rawId).trim();
+    else if (typeof rawName === 'string' && rawName.trim() !== '') appIdText = await appIdByName(ctx, rawName);
+    else throw new V2Error(422, 'Validation error: an application_id or app_name is required', { kind: 'invalid_deployment' });
+    const { id, guid } = applicationGuid(ctx, appIdText);
+    const parsed = parseDeploymentFields(fields, ctx.now);
+    const { latestTimestamp } = await readDeployments(ctx, id, guid, 1);
+    checkAgainstHistory(parsed, latestTimestamp, ctx.now);
+    return {
+      variables: { event: deploymentEvent(guid, parsed) },
+      answer: (payload) => {
+        const created = createdDeployment(payload, id, parsed);
+        const { links: _links, ...rest } = created;
+        return { deployment: { ...rest, account_id: ctx.accountId, agent_id: id } };
+      },
+    };
+  },
+});

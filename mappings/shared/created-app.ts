@@ -1,0 +1,26 @@
+import { V2Error } from '../../src/errors.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+import { decodeEntityGuid } from '../../src/v2/ids.ts';
+import { objectAt, type BodyObject } from '../../src/v2/request-body.ts';
+
+/** Shared by the mobile and browser create routes (docs/write-rules.md §6). */
+export const NAME_BLANK = "Validation error: name can't be blank";
+export const NAME_TOO_LONG = 'Validation error: name is too long (maximum is 255 characters)';
+
+/** The `name` under the first wrapper present; 422 when blank or too long. */
+export function createdAppName(body: BodyObject, wrappers: readonly string[]): string {
+  const wrapper = wrappers.map((key) => objectAt(body, key)).find((value) => value !== undefined);
+  const name = wrapper?.name;
+  const trimmed = typeof name === 'string' || typeof name === 'number' ? String(name).trim() : '';
+  if (trimmed === '') throw new V2Error(422, NAME_BLANK, { kind: 'invalid_create' });
+  if (trimmed.length > 255) throw new V2Error(422, NAME_TOO_LONG, { kind: 'invalid_create' });
+  return trimmed;
+}
+
+/** The v2 integer id NerdGraph's GUID encodes (`account|DOMAIN|APPLICATION|id`). */
+export function idFromGuid(guid: string): number {
+  const domainId = decodeEntityGuid(guid)?.domainId;
+  const id = domainId !== undefined && /^[1-9]\d{0,14}$/.test(domainId) ? Number(domainId) : undefined;
+  if (id === undefined) throw new UpstreamError('upstream_failure', 'created application GUID holds no numeric id');
+  return id;
+}

@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import { V2Error, V2Titles, notFound } from '../../src/errors.ts';
+import type { OperationContext } from '../../src/mapping.ts';
+import { deploymentEventsQuery } from '../../src/nrql.ts';
+import { entityQuery } from '../../src/entity-query.ts';
+import { parseAnswer } from '../../src/upstream/answer.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+import type { V2Body } from '../../src/v2/format.ts';
+import { decodeEntityGuid, deploymentV2Id, entityGuid } from '../../src/v2/ids.ts';
+import type { BodyObject, BodyValue } from '../../src/v2/request-body.ts';
+import { isoSeconds } from '../../src/v2/time.ts';
+import { parseV2Time } from '../../src/v2/timestamps.ts';
+
+/**
+ * Deployments, shared by the v2 list and create routes and the v0 `deployments.xml`
+ * (docs/write-rules.md §4-5): v2's validation rules, the NRQL read of an app's markers, the
+ * change-tracking mutation input, and the v2 deployment object.
+ */
+const HOUR_MS = 3_600_000;
+/** Change tracking keeps events for 13 months; v2 listings reach that far back. */
+export const DEPLOYMENT_WINDOW_MS = 395 * 24 * HOUR_MS;
+/** NerdGraph refuses change-tracking timestamps further than this from now. */
+const CHANGE_TRACKING_SKEW_MS = 24 * HOUR_MS;
+
+export const DeploymentTitles = {
+  missingWrapper: 'missing parameter: deployment',
+  revisionRequired: 'Revision parameter required',
+  tooLong: (field: string, max: number): string => `Invalid deployment: ${field} is longer than ${max} characters`,
+  fourByte: (field: string): string => `Invalid deployment: ${field} contains a 4-byte UTF-8 character`,
+  notText: (field: string): string => `Invalid deployment: ${field} must be text`,
+  badTimestamp: 'Invalid deployment: timestamp must be an ISO 8601 time',
+  future: 'Invalid deployment: timestamp must not be in the future',
+  notLatest: 'Invalid deployment: timestamp must be later than the most recent deployment',
+  tooOld: 'Invalid deployment: timestamp can not be more than 24 hours in the past (New Relic change tracking)',
+  unconfirmed: 'The deployment may have been recorded, but New Relic did not confirm it: list the deployments before retrying',
+} as const;
+
+export interface DeploymentFields {
+  revision: string;
+  changelog: string | null;
+  description: string | null;
+  user: string | null;
+  /** Epoch ms, whole seconds. */
+  timestamp: number;
+  /** Whether the client gave the timestamp (v2 defaulted to the arrival time). */
+  explicitTimestamp: boolean;
+}
+
+const LIMITS: ReadonlyArray<readonly [keyof DeploymentFields, number]> = [
+  ['revision', 127],
+  ['changelog', 65_535],
+  ['description', 65_535],
+  ['user', 31],
+];
+
+// A code point outside the Basic Multilingual Plane needs 4 bytes in UTF-8 (v2 stored utf8mb3).
+const FOUR_BYTE = /[\u{10000}-\u{10FFFF}]/u;
+
+const invalid = (title: string): V2Error => new V2Error(422, title, { kind: 'invalid_deployment' });
+
+/** A text field: strings as sent, numbers and booleans as their text, absent/empty/null as null. */
+function text(fields: BodyObject, key: string): string | null {
+  const value: BodyValue | undefined = Object.hasOwn(fields, key) ? fields[key] : undefined;
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'object') throw invalid(DeploymentTitles.notText(key));
+  return String(value);
+}
+
+/** v2's rules in v2's order, except "later than the most recent", which needs a read. */
+export function parseDeploymentFields(fields: BodyObject, now: number): DeploymentFields {
+  const revision = text(fields, 'revision');
+  if (revision === null || revision.trim() === '') throw new V2Error(400, DeploymentTitles.revisionRequired, { kind: 'invalid_deployment' });
+  const parsed = {
+    revision,
+    changelog: text(fields, 'changelog'),
+    description: text(fields, 'description'),
+    user: text(fields, 'user'),
+  };
+  for (const [field, max] of LIMITS) {
+    const value = parsed[field as keyof typeof parsed];
+    if (value !== null && value.length > max) throw invalid(DeploymentTitles.tooLong(field, max));
+  }
+  for (const [field] of LIMITS) {
+    const value = parsed[field as keyof typeof parsed];
+    if (value !== null && FOUR_BYTE.test(value)) throw invalid(DeploymentTitles.fourByte(field));
+  }
+  const rawTimestamp = text(fields, 'timestamp');
+  let timestamp = Math.floor(now / 1000) * 1000;
+  if (rawTimestamp !== null && rawTimestamp.trim() !== '') {
+    const at = parseV2Time(rawTimestamp);
+    if (at === undefined || at < 0) throw invalid(DeploymentTitles.badTimestamp);
+    if (at > now) throw invalid(DeploymentTitles.future);
+    timestamp = at;
+  }
+  return { ...parsed, timestamp, explicitTimestamp: rawTimestamp !== null && rawTimestamp.trim() !== '' };
+}
+
+/** The rules that need the app's newest deployment, and NerdGraph's own 24-hour limit. */
+export function checkAgainstHistory(fields: DeploymentFields, latest: number | undefined, now: number): void {
+  if (latest !== undefined && fields.timestamp <= latest) throw invalid(DeploymentTitles.notLatest);
+  if (fields.explicitTimestamp && fields.timestamp < now - CHANGE_TRACKING_SKEW_MS) throw invalid(DeploymentTitles.tooOld);
+}
+
+const EventRow = z.object({
+  timestamp: z.number(),
+  changeTrackingId: z.string().nullable().optional(),
+  deploymentId: z.string().nullable().optional(),
+  version: z.union([z.string(), z.number()]).nullable().optional(),
+  changelog: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+  user: z.string().nullable().optional(),
+});
+
+const DeploymentsAnswer = z.object({
+  actor: z.object({
+    entity: z.object({ guid: z.string(), accountId: z.number() }).nullable(),
+    account: z.object({ nrql: z.object({ results: z.array(z.unknown()).nullable() }).nullable() }).nullable(),
+  }),
+});
+
+/** The v2 deployment object. */
+export function v2Deployment(appId: number, id: number, fields: Omit<DeploymentFields, 'explicitTimestamp'>): V2Body {
+  return {
+    id,
+    revision: fields.revision,
+    changelog: fields.changelog,
+    description: fields.description,
+    user: fields.user,
+    timestamp: isoSeconds(fields.timestamp),
+    links: { application: appId },
+  };
+}
+
+export const DEPLOYMENT_TOP_LINKS: V2Body = { 'deployment.agent': '/v2/applications/{application_id}' };
+
+export interface AppDeployments {
+  guid: string;
+  /** Newest first. */
+  deployments: V2Body[];
+  latestTimestamp: number | undefined;
+}
+
+/** The APM app's GUID in the caller's account (404 for a malformed id). */
+export function applicationGuid(ctx: OperationContext, rawId: string | undefined): { id: number; guid: string } {
+  if (rawId === undefined || !/^[1-9]\d{0,14}$/.test(rawId)) throw notFound(V2Titles.applicationNotFound);
+  return { id: Number(rawId), guid: entityGuid(ctx.accountId, 'APM', 'APPLICATION', Number(rawId)) };
+}
+
+/** The app's deployment markers over the retention window (404 when the app is not there). */
+export async function readDeployments(ctx: OperationContext, appId: number, guid: string, limit: number | 'MAX'): Promise<AppDeployments> {
+  const events = deploymentEventsQuery({ entityGuid: guid, since: ctx.now - DEPLOYMENT_WINDOW_MS, until: ctx.now + 60_000, limit });
+  const answer = parseAnswer(DeploymentsAnswer, await ctx.read('ApplicationDeployments', { accountId: ctx.accountId, guid, events }), 'ApplicationDeployments');
+  const entity = answer.actor.entity;
+  if (!entity || entity.guid !== guid || entity.accountId !== ctx.accountId || decodeEntityGuid(entity.guid)?.accountId !== ctx.accountId) {
+    if (entity) ctx.scopeViolation();
+    throw notFound(V2Titles.applicationNotFound);
+  }
+  const results = answer.actor.account?.nrql?.results;
+  if (!results) throw new UpstreamError('upstream_failure', 'ApplicationDeployments: no NRQL results');
+  const rows = results.flatMap((row) => {
+    const parsed = EventRow.safeParse(row);
+    const markerId = parsed.data?.changeTrackingId ?? parsed.data?.deploymentId;
+    return parsed.success && markerId ? [{ ...parsed.data, markerId }] : [];
+  });
+  // NRQL lists raw events newest first already; sorting again keeps that true whatever it did.
+  rows.sort((a, b) => b.timestamp - a.timestamp);
+  return {
+    guid,
+    latestTimestamp: rows[0]?.timestamp,
+    deployments: rows.map((row) =>
+      v2Deployment(appId, deploymentV2Id(row.markerId), {
+        revision: row.version === null || row.version === undefined ? '' : String(row.version),
+        changelog: row.changelog ?? null,
+        description: row.description ?? null,
+        user: row.user ?? null,
+        timestamp: row.timestamp,
+      }),
+    ),
+  };
+}
+
+/** The change-tracking mutation input for one v2 deployment. */
+export function deploymentEvent(guid: string, fields: DeploymentFields): Record<string, unknown> {
+  return {
+    entitySearch: { query: entityQuery([{ field: 'id', op: '=', value: guid }]) },
+    categoryAndTypeData: {
+      kind: { category: 'Deployment', type: 'Basic' },
+      categoryFields: { deployment: { version: fields.revision, ...(fields.changelog === null ? {} : { changelog: fields.changelog }) } },
+    },
+    ...(fields.description === null ? {} : { description: fields.description }),
+    ...(fields.user === null ? {} : { user: fields.user }),
+    timestamp: fields.timestamp,
+  };
+}
+
+const CreatedEvent = z.object({
+  changeTrackingCreateEvent: z.object({
+    changeTrackingEvent: z.object({ changeTrackingId: z.string(), timestamp: z.number() }).nullable(),
+  }),
+});
+
+/** The created deployment in v2 shape, from NerdGraph's confirmation (a 2xx needs one). */
+export function createdDeployment(payload: unknown, appId: number, fields: DeploymentFields): V2Body {
+  const event = parseAnswer(CreatedEvent, payload, 'DeploymentCreate').changeTrackingCreateEvent.changeTrackingEvent;
+  if (!event) throw new V2Error(502, DeploymentTitles.unconfirmed, { kind: 'write_unconfirmed' });
+  return v2Deployment(appId, deploymentV2Id(event.changeTrackingId), { ...fields, timestamp: event.timestamp });
+}

@@ -1,0 +1,100 @@
+import { V2Error, V2Titles } from '../errors.ts';
+import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMapping } from '../mapping.ts';
+import { UpstreamError } from '../upstream/errors.ts';
+import { respond, respondText, serialise } from '../v2/format.ts';
+import { parseRequestBody, type BodyObject } from '../v2/request-body.ts';
+import type { RouteDeps, RouteRequest } from './types.ts';
+
+/**
+ * Runs the mappings that own their logic: read plans, writes and unsupported routes.
+ *
+ * Write safety (docs/write-rules.md §7) lives here, not in the mappings: a mapping validates and
+ * reads through `ctx.read`, which refuses mutations; the runner then sends the mapping's one
+ * mutation exactly once (the NerdGraph client never retries mutations), answers 2xx only with
+ * NerdGraph's confirmation in hand, and says "outcome unknown" when the mutation may have
+ * arrived but was not confirmed.
+ */
+const MAX_DETAIL = 200;
+
+/** A refused or failed mutation, in v2 terms: was anything changed, and what to tell the client. */
+function writeFailure(error: unknown, mapping: WriteMapping): unknown {
+  if (!(error instanceof UpstreamError)) return error;
+  const refused = (status: 401 | 403 | 404 | 422 | 429, title: string): V2Error => new V2Error(status, title, { cause: error, kind: `write_${error.errorClass}` });
+  if (!error.sent) return new V2Error(503, 'NerdGraph is unavailable; nothing was changed', { cause: error, kind: 'write_not_sent' });
+  switch (error.errorClass) {
+    case 'bad_key':
+      return refused(401, V2Titles.invalidApiKey);
+    case 'forbidden':
+      return refused(403, 'The API key is not allowed to change this account');
+    case 'not_found':
+      return refused(404, 'Resource not found');
+    case 'rate_limited':
+      return refused(429, 'NerdGraph rate limit reached; nothing was changed, retry later');
+    case 'invalid_input':
+      // NerdGraph's own words about the input (already stripped of key-shaped text).
+      return refused(422, `New Relic refused the change: ${error.detail.slice(0, MAX_DETAIL)}`);
+    case 'timeout':
+      return new V2Error(504, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
+    case 'unavailable':
+      return new V2Error(503, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
+    case 'upstream_failure':
+      return new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
+  }
+}
+
+/** `mutations`: the operations write mappings send, which `ctx.read` must never send. */
+export function createOperationRunners(deps: RouteDeps, mutations: ReadonlySet<string>) {
+  async function contextOf(req: RouteRequest, body: BodyObject): Promise<OperationContext> {
+    return {
+      accountId: req.accountId,
+      now: deps.now(),
+      format: req.format,
+      pathParams: req.pathParams,
+      params: req.params,
+      body,
+      publicUrl: req.publicUrl,
+      read: (operation, variables) => {
+        if (mutations.has(operation)) throw new Error(`read() takes query operations only, not ${operation}`);
+        return deps.nerdgraph.call({ operation, variables, apiKey: req.caller.apiKey });
+      },
+      scopeViolation: () => deps.metrics.scopeViolations.inc({ operation: 'entity' }),
+    };
+  }
+
+  async function runReadPlan(mapping: ReadPlanMapping, req: RouteRequest): Promise<Response> {
+    const answer = await mapping.load(await contextOf(req, Object.create(null) as BodyObject));
+    return respond(req.c, req.format, 200, answer.body, answer.headers);
+  }
+
+  async function runWrite(mapping: WriteMapping, req: RouteRequest): Promise<Response> {
+    const text = await req.c.req.text();
+    const body = parseRequestBody(req.c.req.header('content-type'), text);
+    const plan = await mapping.plan(await contextOf(req, body));
+    let payload: unknown = null;
+    if (plan.variables !== null) {
+      try {
+        payload = await deps.nerdgraph.call({ operation: mapping.operation, variables: plan.variables, apiKey: req.caller.apiKey });
+      } catch (error) {
+        throw writeFailure(error, mapping);
+      }
+    }
+    let answer;
+    try {
+      answer = await plan.answer(payload);
+    } catch (error) {
+      // The write went through; a surprise in reading it back must not read as "not written".
+      if (error instanceof UpstreamError && plan.variables !== null) {
+        throw new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
+      }
+      throw error;
+    }
+    const rendered = mapping.serialise ? mapping.serialise(answer, req.format) : serialise(answer, req.format);
+    return respondText(req.c, req.format, mapping.successStatus, rendered);
+  }
+
+  function runUnsupported(mapping: UnsupportedMapping): never {
+    throw new V2Error(mapping.status, mapping.title, { kind: 'unsupported_route' });
+  }
+
+  return { runReadPlan, runWrite, runUnsupported };
+}

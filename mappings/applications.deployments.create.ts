@@ -3,7 +3,6 @@ import { objectAt } from '../src/v2/request-body.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { V2Error } from '../src/errors.ts';
 import {
-  DEPLOYMENT_TOP_LINKS,
   DeploymentTitles,
   applicationGuid,
   checkAgainstHistory,
@@ -56,7 +55,7 @@ export default defineWriteMapping({
     checkAgainstHistory(fields, latestTimestamp, ctx.now);
     return {
       variables: { event: deploymentEvent(guid, fields) },
-      answer: (payload) => ({ deployment: createdDeployment(payload, id, fields), links: DEPLOYMENT_TOP_LINKS }),
+      answer: (payload) => ({ deployment: createdDeployment(payload, id, fields) }),
     };
   },
 });

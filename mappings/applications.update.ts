@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { V2Error, V2Titles } from '../src/errors.ts';
 import { defineWriteMapping } from '../src/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
-import { objectAt, type BodyObject, type BodyValue } from '../src/v2/request-body.ts';
+import type { BodyObject, BodyValue } from '../src/v2/request-body.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { applicationGuid } from './shared/deployment.ts';
 import { APPLICATION_ASSUMPTIONS, readApplication } from './shared/application.ts';
@@ -20,42 +20,47 @@ interface Changes {
   browserMonitoring?: boolean;
 }
 
-function has(object: BodyObject, key: string): boolean {
-  return Object.hasOwn(object, key) && object[key] !== undefined;
+/** Absent and null both mean "not given". */
+function given(object: BodyObject, key: string): boolean {
+  return Object.hasOwn(object, key) && object[key] !== undefined && object[key] !== null;
 }
 
 function threshold(value: BodyValue | undefined, field: string, problems: string[]): number | undefined {
   const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
-  if (!Number.isFinite(number) || number <= 0 || number > 100) {
-    problems.push(`${field} must be a number greater than 0 and at most 100`);
-    return undefined;
-  }
-  return number;
+  if (!Number.isFinite(number) || number <= 0) problems.push(`${field} must be a number greater than 0`);
+  else if (number > 100) problems.push(`${field} must be a number less than or equal to 100`);
+  else return number;
+  return undefined;
 }
 
 function flag(value: BodyValue | undefined, field: string, problems: string[]): boolean | undefined {
-  if (value === true || value === 'true') return true;
-  if (value === false || value === 'false') return false;
+  const text = typeof value === 'boolean' ? String(value) : typeof value === 'string' ? value.trim().toLowerCase() : '';
+  if (text === 'true') return true;
+  if (text === 'false') return false;
   problems.push(`${field} must be true or false`);
   return undefined;
 }
 
+const isObject = (value: BodyValue | undefined): value is BodyObject => value !== null && typeof value === 'object' && !Array.isArray(value);
+
 /** v2's rules; every problem is listed in the 422's messages. */
 function parseChanges(body: BodyObject): Changes {
-  const application = objectAt(body, 'application');
-  if (!application) throw new V2Error(422, VALIDATION_TITLE, { messages: ['application is required'], kind: 'invalid_update' });
+  const application = Object.hasOwn(body, 'application') ? body.application : undefined;
+  if (!isObject(application)) throw new V2Error(422, VALIDATION_TITLE, { messages: ['application must be an object'], kind: 'invalid_update' });
   const problems: string[] = [];
   const changes: Changes = {};
-  if (has(application, 'name')) {
+  if (given(application, 'name')) {
     const name = application.name;
-    const trimmed = typeof name === 'string' ? name.trim() : '';
-    if (trimmed === '' || trimmed.length > 255) problems.push('name must be text of 1 to 255 characters');
-    else changes.alias = trimmed;
+    if (typeof name !== 'string') problems.push('name must be a string');
+    else if (name.trim() === '') problems.push("name can't be blank");
+    else if ([...name.trim()].length > 255) problems.push('name is too long (maximum is 255 characters)');
+    else changes.alias = name.trim();
   }
-  const settings = objectAt(application, 'settings') ?? (Object.create(null) as BodyObject);
-  if (has(settings, 'app_apdex_threshold')) changes.apdexTarget = threshold(settings.app_apdex_threshold, 'settings.app_apdex_threshold', problems);
-  if (has(settings, 'end_user_apdex_threshold')) changes.endUserApdexTarget = threshold(settings.end_user_apdex_threshold, 'settings.end_user_apdex_threshold', problems);
-  if (has(settings, 'enable_real_user_monitoring')) changes.browserMonitoring = flag(settings.enable_real_user_monitoring, 'settings.enable_real_user_monitoring', problems);
+  if (given(application, 'settings') && !isObject(application.settings)) problems.push('settings must be an object');
+  const settings = isObject(application.settings) ? application.settings : (Object.create(null) as BodyObject);
+  if (given(settings, 'app_apdex_threshold')) changes.apdexTarget = threshold(settings.app_apdex_threshold, 'settings.app_apdex_threshold', problems);
+  if (given(settings, 'end_user_apdex_threshold')) changes.endUserApdexTarget = threshold(settings.end_user_apdex_threshold, 'settings.end_user_apdex_threshold', problems);
+  if (given(settings, 'enable_real_user_monitoring')) changes.browserMonitoring = flag(settings.enable_real_user_monitoring, 'settings.enable_real_user_monitoring', problems);
   if (problems.length > 0) throw new V2Error(422, VALIDATION_TITLE, { messages: problems, kind: 'invalid_update' });
   return changes;
 }

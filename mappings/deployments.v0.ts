@@ -62,7 +62,7 @@ async function appIdByName(ctx: OperationContext, name: string): Promise<string>
 function v0Xml(body: V2Body): string {
   const deployment = (body.deployment ?? {}) as Record<string, JsonValue>;
   const element = (name: string, value: JsonValue | undefined, type?: string): string => {
-    if (value === null || value === undefined) return `  <${name} nil="true"></${name}>`;
+    if (value === null || value === undefined) return `  <${name} nil="true"/>`;
     const escaped = String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
     return `  <${name}${type ? ` type="${type}"` : ''}>${escaped}</${name}>`;
   };

@@ -703,8 +703,8 @@ describe('legacy metric data: answer format', () => {
     const names405 = await sandbox.app.request(`/v2/applications/${APP.id}/metrics.json`, { method: 'POST', headers: DEMO });
     expect(names405.status).toBe(405);
     expect(names405.headers.get('allow')).toBe('GET');
-    const show405 = await sandbox.app.request(`/v2/applications/${APP.id}.json`, { method: 'DELETE', headers: DEMO });
-    expect(show405.headers.get('allow')).toBe('GET');
+    const show405 = await sandbox.app.request(`/v2/applications/${APP.id}.json`, { method: 'PATCH', headers: DEMO });
+    expect(show405.headers.get('allow')).toBe('GET, PUT, DELETE');
   });
 });
 

@@ -95,9 +95,13 @@ export function parseDeploymentFields(fields: BodyObject, now: number): Deployme
   return { ...parsed, timestamp, explicitTimestamp: rawTimestamp !== null && rawTimestamp.trim() !== '' };
 }
 
-/** The rules that need the app's newest deployment, and NerdGraph's own 24-hour limit. */
+/**
+ * The rules that need the app's newest deployment, and NerdGraph's own 24-hour limit. Only an
+ * explicit timestamp must follow the newest deployment: a defaulted one is the arrival time,
+ * and two deploys in one second are both recorded.
+ */
 export function checkAgainstHistory(fields: DeploymentFields, latest: number | undefined, now: number): void {
-  if (latest !== undefined && fields.timestamp <= latest) throw invalid(DeploymentTitles.notLatest);
+  if (fields.explicitTimestamp && latest !== undefined && fields.timestamp <= latest) throw invalid(DeploymentTitles.notLatest);
   if (fields.explicitTimestamp && fields.timestamp < now - CHANGE_TRACKING_SKEW_MS) throw invalid(DeploymentTitles.tooOld);
 }
 

@@ -4,6 +4,16 @@ import { errorBody, serialise, CONTENT_TYPES, type V2Body, type V2Format } from 
 import { readFormBody } from '../v2/form-body.ts';
 import { isoSeconds } from '../v2/time.ts';
 import { legacyMetricData, legacyMetricNames, type MetricRequest } from './legacy-metrics.ts';
+import {
+  legacyCreateApplication,
+  legacyCreateDeployment,
+  legacyDeleteApplication,
+  legacyDeleteDeployment,
+  legacyDeploymentV0,
+  legacyDeployments,
+  legacyUpdateApplication,
+  type WriteRequest,
+} from './legacy-writes.ts';
 import type { SandboxApp, SandboxData } from './model.ts';
 
 /**
@@ -174,23 +184,47 @@ function legacyLink(base: string, pairs: Pairs, page: number, lastPage: number):
   return entries.length > 0 ? entries.join(', ') : undefined;
 }
 
-type Route = 'list' | 'show' | 'metric-names' | 'metric-data';
-type Found = { route: Route; format: V2Format; id: string };
+type Route =
+  | 'list'
+  | 'show'
+  | 'metric-names'
+  | 'metric-data'
+  | 'deployments'
+  | 'deployment'
+  | 'mobile-applications'
+  | 'browser-applications'
+  | 'deployments-v0';
+type Found = { route: Route; format: V2Format; id: string; deploymentId: string };
 
 const ROUTES: ReadonlyArray<readonly [Route, RegExp]> = [
   ['list', /^\/v2\/applications\.(?<format>[^./]+)$/],
   ['show', /^\/v2\/applications\/(?<id>[^/]+?)\.(?<format>[^./]+)$/],
   ['metric-names', /^\/v2\/applications\/(?<id>[^/]+)\/metrics\.(?<format>[^./]+)$/],
   ['metric-data', /^\/v2\/applications\/(?<id>[^/]+)\/metrics\/data\.(?<format>[^./]+)$/],
+  ['deployments', /^\/v2\/applications\/(?<id>[^/]+)\/deployments\.(?<format>[^./]+)$/],
+  ['deployment', /^\/v2\/applications\/(?<id>[^/]+)\/deployments\/(?<deploymentId>[^/]+?)\.(?<format>[^./]+)$/],
+  ['mobile-applications', /^\/v2\/mobile_applications\.(?<format>[^./]+)$/],
+  ['browser-applications', /^\/v2\/browser_applications\.(?<format>[^./]+)$/],
+  // v0, outside /v2: XML only.
+  ['deployments-v0', /^\/deployments\.(?<format>xml)$/],
 ];
 
 /** Methods each route answers (HEAD rides along with GET). */
 const ALLOWED: Record<Route, readonly string[]> = {
   list: ['GET'],
-  show: ['GET'],
+  show: ['GET', 'PUT', 'DELETE'],
   'metric-names': ['GET'],
   'metric-data': ['GET', 'POST'],
+  deployments: ['GET', 'POST'],
+  deployment: ['DELETE'],
+  'mobile-applications': ['POST'],
+  'browser-applications': ['POST'],
+  'deployments-v0': ['POST'],
 };
+
+/** Routes and methods that write (legacy-writes.ts); they read their own bodies. */
+const isWrite = (route: Route, method: string): boolean =>
+  (route === 'show' && (method === 'PUT' || method === 'DELETE')) || (route === 'deployments' && method === 'POST') || route === 'deployment';
 
 function matchRoute(path: string): Found | undefined {
   for (const [route, pattern] of ROUTES) {
@@ -198,7 +232,7 @@ function matchRoute(path: string): Found | undefined {
     if (!groups) continue;
     const format = groups.format ?? '';
     if (format !== 'json' && format !== 'xml') throw notFound(`Unknown format .${format}: use .json or .xml`);
-    return { route, format, id: groups.id ?? '' };
+    return { route, format, id: groups.id ?? '', deploymentId: groups.deploymentId ?? '' };
   }
   return undefined;
 }
@@ -236,18 +270,36 @@ function send(format: V2Format, status: number, body: V2Body, headers: Record<st
 
 export function legacyV2Routes(data: SandboxData, now: () => number): Hono<LegacyEnv> {
   const app = new Hono<LegacyEnv>();
-  app.all('/v2/*', async (c) => {
+  const handle = async (c: Context<LegacyEnv>): Promise<Response> => {
     const format: V2Format = c.req.path.endsWith('.xml') ? 'xml' : 'json';
     try {
       const found = matchRoute(c.req.path);
       if (!found) throw notFound('Unknown v2 resource');
       const allowed = ALLOWED[found.route];
-      if (c.req.method !== 'HEAD' && !allowed.includes(c.req.method)) {
+      const method = c.req.method === 'HEAD' && allowed.includes('GET') ? 'GET' : c.req.method;
+      if (!allowed.includes(method)) {
         throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow: allowed.join(', ') } });
       }
       const accountId = accountFor(c, data);
       const url = new URL(c.req.url);
-      const pairs: Pairs = [...new URLSearchParams(url.search), ...new URLSearchParams((await readFormBody(c.req, c.env?.incoming)) ?? '')];
+      const clock = now();
+      const write: WriteRequest = {
+        data,
+        accountId,
+        format: found.format,
+        now: clock,
+        request: c.req.raw,
+        query: url.searchParams,
+        shown: (shownApp) => ({ application: legacyApplication(shownApp, clock, true), links: APPLICATION_LINK_TEMPLATES }),
+      };
+      if (found.route === 'deployments-v0') return await legacyDeploymentV0(write);
+      if (found.route === 'mobile-applications') return await legacyCreateApplication(write, 'mobile');
+      if (found.route === 'browser-applications') return await legacyCreateApplication(write, 'browser');
+      // Writes read their own bodies (JSON, XML or form); reads take parameters as pairs.
+      const writing = isWrite(found.route, method);
+      const pairs: Pairs = writing
+        ? []
+        : [...new URLSearchParams(url.search), ...new URLSearchParams((await readFormBody(c.req, c.env?.incoming)) ?? '')];
       if (found.route === 'list') {
         const filters = listFilters(pairs);
         const { body, lastPage } = listApplications(data, accountId, filters, now());
@@ -256,6 +308,14 @@ export function legacyV2Routes(data: SandboxData, now: () => number): Hono<Legac
       }
       const app = /^[1-9]\d{0,14}$/.test(found.id) ? data.apps.find((a) => a.id === Number(found.id) && a.accountId === accountId) : undefined;
       if (!app) throw notFound(V2Titles.applicationNotFound);
+      if (writing) {
+        if (found.route === 'deployment') return legacyDeleteDeployment(write, app, found.deploymentId);
+        if (found.route === 'deployments') return await legacyCreateDeployment(write, app);
+        if (method === 'PUT') return await legacyUpdateApplication(write, app);
+        return legacyDeleteApplication(write, app);
+      }
+      const link = (page: number, lastPage: number): string | undefined => legacyLink(`${url.origin}${url.pathname}`, pairs, page, lastPage);
+      if (found.route === 'deployments') return legacyDeployments({ ...write, app, page: pageOf(pairs), link });
       if (found.route === 'show') return send(found.format, 200, { application: legacyApplication(app, now(), true), links: APPLICATION_LINK_TEMPLATES });
       const request: MetricRequest = {
         app,
@@ -266,12 +326,14 @@ export function legacyV2Routes(data: SandboxData, now: () => number): Hono<Legac
         ifNoneMatch: c.req.header('if-none-match'),
       };
       if (found.route === 'metric-data') return legacyMetricData(request);
-      const link = (page: number, lastPage: number): string | undefined => legacyLink(`${url.origin}${url.pathname}`, pairs, page, lastPage);
       return legacyMetricNames({ ...request, page: pageOf(pairs), link });
     } catch (error) {
       if (!(error instanceof V2Error)) throw error;
       return send(format, error.status, errorBody(error.title), error.headers);
     }
-  });
+  };
+  app.all('/v2/*', handle);
+  // Deployments v0 (write-rules §5), the one route outside /v2.
+  app.all('/deployments.xml', handle);
   return app;
 }

@@ -9,7 +9,7 @@ const appIs = (id: number): NrqlCondition => ({ type: 'compare', attribute: 'app
 
 /** A query AST with the defaults filled in, for compact expectations. */
 function query(overrides: Partial<NrqlQuery>): NrqlQuery {
-  return { select: [{ expression: count, alias: null }], from: 'Metric', where: null, facet: null, since: null, until: null, timeseries: null, limit: null, ...overrides };
+  return { select: [{ expression: count, alias: null }], from: ['Metric'], where: null, facet: null, since: null, until: null, timeseries: null, limit: null, ...overrides };
 }
 
 function syntaxError(text: string): string {

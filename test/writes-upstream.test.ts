@@ -220,3 +220,32 @@ describe('PUT and DELETE an application', () => {
     expect(upstream.received.filter((r) => r.operationName !== 'AccessibleAccounts')).toHaveLength(0);
   });
 });
+
+describe('v0 deployments and app creation: validation titles, nothing sent', () => {
+  const form = { 'x-api-key': 'NRAK-TEST-KEY', 'content-type': 'application/x-www-form-urlencoded' };
+  it.each([
+    ['v0 without an app', '/deployments.xml', 'deployment[revision]=1', form, 422, 'Validation error: an application_id or app_name is required'],
+    ['v0 with a malformed id', '/deployments.xml', 'deployment[application_id]=abc&deployment[revision]=1', form, 404, 'No Application found with the given ID'],
+    ['v0 without a revision', '/deployments.xml', `deployment[application_id]=${APP}`, form, 400, 'Revision parameter required'],
+    ['mobile without a name', '/v2/mobile_applications.json', '{"mobile_application":{}}', json_, 422, "Validation error: name can't be blank"],
+    ['browser with a long name', '/v2/browser_applications.json', JSON.stringify({ browser_application: { name: 'n'.repeat(256) } }), json_, 422, 'Validation error: name is too long (maximum is 255 characters)'],
+  ])('%s', async (_label, path, body, headers, status, title) => {
+    const response = await gateway.app.request(path, { method: 'POST', headers, body });
+    expect(response.status).toBe(status);
+    expect(await response.text()).toContain(title.replace(/'/g, path.endsWith('.xml') ? '&apos;' : "'"));
+    expect(upstream.received.filter((r) => r.operationName !== 'AccessibleAccounts')).toHaveLength(0);
+  });
+
+  it('creates a browser app with the Lite loader and reads the key out of the loader script', async () => {
+    const guid = entityGuid(PRIMARY_ACCOUNT, 'BROWSER', 'APPLICATION', 777);
+    script = {
+      BrowserApplicationCreate: ok({ agentApplicationCreateBrowser: { guid, name: 'Web', settings: { loaderType: 'LITE', loaderScript: '<script>NREUM.info={licenseKey:"NRJS-abc123"}</script>' } } }),
+    };
+    const response = await gateway.app.request('/v2/browser_applications.json', { method: 'POST', headers: json_, body: JSON.stringify({ browser_application: { name: ' Web ' } }) });
+    expect([response.status, await response.json()]).toEqual([
+      201,
+      { browser_application: { id: 777, name: 'Web', browser_monitoring_key: 'NRJS-abc123', loader_script: '<script>NREUM.info={licenseKey:"NRJS-abc123"}</script>' } },
+    ]);
+    expect(sent('BrowserApplicationCreate')[0]?.variables).toEqual({ accountId: PRIMARY_ACCOUNT, name: 'Web', settings: { loaderType: 'LITE' } });
+  });
+});

@@ -15,22 +15,62 @@ export const MAX_ENTITIES_GUIDS = 25;
 /** NerdGraph's documented limit for actor.nrql(accounts). */
 export const MAX_NRQL_ACCOUNTS = 5;
 
-/** Lookups built once per sandbox, so requests never scan or sort the whole data set twice. */
+/**
+ * Lookups over the sandbox data, so requests never scan or sort the whole data set twice.
+ * Writes (writes.ts) bump `data.writes.version`; the lookups are rebuilt on the first read
+ * after a write, so renamed apps re-sort and deleted apps vanish from every read.
+ */
 export interface SandboxIndex {
-  data: SandboxData;
+  readonly data: SandboxData;
+  readonly accountsById: Map<number, SandboxAccount>;
+  readonly appsByGuid: Map<string, SandboxApp>;
+  /** Every app in ascending name order (ties, possible after a rename, by id: the order stays total). */
+  readonly appsByName: SandboxApp[];
+}
+
+interface IndexSnapshot {
+  version: number;
   accountsById: Map<number, SandboxAccount>;
   appsByGuid: Map<string, SandboxApp>;
-  /** Every app in ascending name order (names are unique, so the order is total). */
   appsByName: SandboxApp[];
 }
 
-export function indexSandboxData(data: SandboxData): SandboxIndex {
+function snapshotOf(data: SandboxData): IndexSnapshot {
   return {
-    data,
+    version: data.writes.version,
     accountsById: new Map(data.accounts.map((account) => [account.id, account])),
     appsByGuid: new Map(data.apps.map((app) => [app.guid, app])),
-    appsByName: [...data.apps].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    appsByName: [...data.apps].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id)),
   };
+}
+
+class LiveSandboxIndex implements SandboxIndex {
+  private snapshot: IndexSnapshot;
+
+  constructor(readonly data: SandboxData) {
+    this.snapshot = snapshotOf(data);
+  }
+
+  get accountsById(): Map<number, SandboxAccount> {
+    return this.current().accountsById;
+  }
+
+  get appsByGuid(): Map<string, SandboxApp> {
+    return this.current().appsByGuid;
+  }
+
+  get appsByName(): SandboxApp[] {
+    return this.current().appsByName;
+  }
+
+  private current(): IndexSnapshot {
+    if (this.snapshot.version !== this.data.writes.version) this.snapshot = snapshotOf(this.data);
+    return this.snapshot;
+  }
+}
+
+export function indexSandboxData(data: SandboxData): SandboxIndex {
+  return new LiveSandboxIndex(data);
 }
 
 /** Per-request GraphQL context, built after the API key has been checked. */
@@ -74,11 +114,11 @@ interface AccountSource extends SandboxAccount {
   nrql(args: NrqlArguments): NrdbResultContainerSource;
 }
 
-function forbidden(message: string): GraphQLError {
+export function forbidden(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { errorClass: 'FORBIDDEN' } });
 }
 
-function invalidInput(message: string): GraphQLError {
+export function invalidInput(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { errorClass: 'INVALID_INPUT' } });
 }
 

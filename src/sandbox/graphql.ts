@@ -1,6 +1,7 @@
 /**
  * The sandbox's NerdGraph-compatible `POST /graphql`: API-key auth, request-body checks,
- * and graphql-js execution against the sandbox SDL.
+ * and graphql-js execution against the sandbox SDL (queries through actor.ts, mutations
+ * through mutations.ts).
  *
  * Status codes: 401 with NerdGraph's BAD_API_KEY body for a missing or unknown key, 400 for
  * a body that is not a GraphQL request, and 200 for everything GraphQL itself reports
@@ -20,6 +21,7 @@ import {
 } from 'graphql';
 import { ActorResolver, indexSandboxData, type SandboxRequestContext } from './actor.ts';
 import type { SandboxData } from './model.ts';
+import { MutationResolver, mutationRoot } from './mutations.ts';
 import { loadSandboxSchema } from './schema.ts';
 
 export type GraphqlHandler = (request: Request) => Promise<Response>;
@@ -169,7 +171,8 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
       const result = await execute({
         schema,
         document: prepared.document,
-        rootValue: { actor: () => new ActorResolver(index, context, now) },
+        // Query and mutation root fields; mutation fields run one after another, as GraphQL requires.
+        rootValue: { actor: () => new ActorResolver(index, context, now), ...mutationRoot(new MutationResolver(index, context, now)) },
         contextValue: context,
         variableValues: body.variables ?? undefined,
         operationName: body.operationName ?? undefined,

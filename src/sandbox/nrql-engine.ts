@@ -1,6 +1,7 @@
 /**
  * Runs parsed NRQL (nrql-parser.ts) over the sandbox's metric timeslices (timeslices.ts), the
- * way NRDB answers `FROM Metric` queries on APM timeslice data.
+ * way NRDB answers `FROM Metric` queries on APM timeslice data, and over the apps' deployment
+ * markers (`FROM Deployment, ChangeTrackingEvent` with raw columns: see "deployment events").
  *
  * A row of `FROM Metric` is one timeslice of one metric of one app. Every attribute a query
  * can test (appId, appName, entity.guid, accountId, metricTimesliceName) is the same for all
@@ -13,10 +14,11 @@
  * summed into cells, one per (facet value, filter context, time bucket), in a single pass,
  * and every select item is computed from those sums.
  */
-import type { SandboxApp, SandboxData } from './model.ts';
+import type { SandboxApp, SandboxData, SandboxDeployment } from './model.ts';
 import {
   TIMESLICE_FIELDS,
   TIMESLICE_VALUE,
+  isRawSelect,
   parseNrql,
   type AggregateFunction,
   type NrqlCondition,
@@ -27,6 +29,7 @@ import {
   type TimesliceField,
 } from './nrql-parser.ts';
 import { HOUR_MS, hasRows, metricsOf, rowAt, rowStarts, type SandboxMetric, type TimesliceRow } from './timeslices.ts';
+import { deploymentsOf } from './writes.ts';
 
 /** A query NRDB would refuse; the message is the one NerdGraph shows. */
 export class NrqlError extends Error {
@@ -90,23 +93,28 @@ export function runNrql(text: string, scope: NrqlScope): NrqlOutcome {
 }
 
 export function executeNrql(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
+  if (isRawSelect(query)) return executeEventQuery(query, scope);
   const window = timeWindowOf(query, scope.now);
   const plan = planOf(query);
   const budget = { rows: scope.maxRows ?? MAX_ROWS };
   const groups = accumulate(selectSeries(query, scope), query, plan, window, scope.now, budget);
   return {
     results: resultRows(query, plan, window, groups),
-    metadata: {
-      eventTypes: [query.from],
-      facets: query.facet === null ? [] : [query.facet],
-      messages: [],
-      timeWindow: {
-        begin: window.begin,
-        end: window.until,
-        since: query.since === null ? DEFAULT_SINCE_TEXT : String(query.since),
-        until: query.until === null ? DEFAULT_UNTIL_TEXT : String(query.until),
-        compareWith: null,
-      },
+    metadata: metadataOf(query, window.begin, window.until),
+  };
+}
+
+function metadataOf(query: NrqlQuery, begin: number, end: number): NrqlMetadata {
+  return {
+    eventTypes: [...query.from],
+    facets: query.facet === null ? [] : [query.facet],
+    messages: [],
+    timeWindow: {
+      begin,
+      end,
+      since: query.since === null ? DEFAULT_SINCE_TEXT : String(query.since),
+      until: query.until === null ? DEFAULT_UNTIL_TEXT : String(query.until),
+      compareWith: null,
     },
   };
 }
@@ -178,6 +186,8 @@ function planOf(query: NrqlQuery): Plan {
         visit(expression.right, conditions);
         return;
       case 'number':
+      case 'attribute':
+      case 'wildcard':
         return;
     }
   };
@@ -188,6 +198,8 @@ function planOf(query: NrqlQuery): Plan {
 // ---------------------------------------------------------------- which series
 
 interface Lookups {
+  /** data.writes.version they were built at: a write (rename, delete) makes them stale. */
+  version: number;
   byId: Map<number, SandboxApp>;
   byName: Map<string, SandboxApp>;
   byGuid: Map<string, SandboxApp>;
@@ -198,8 +210,9 @@ const metricsByName = new WeakMap<SandboxApp, Map<string, SandboxMetric>>();
 
 function lookupsOf(data: SandboxData): Lookups {
   let lookups = lookupsByData.get(data);
-  if (!lookups) {
+  if (!lookups || lookups.version !== data.writes.version) {
     lookups = {
+      version: data.writes.version,
       byId: new Map(data.apps.map((app) => [app.id, app])),
       byName: new Map(data.apps.map((app) => [app.name, app])),
       byGuid: new Map(data.apps.map((app) => [app.guid, app])),
@@ -221,14 +234,14 @@ function metricIndexOf(app: SandboxApp, data: SandboxData): Map<string, SandboxM
 const APP_ATTRIBUTES = ['appId', 'appName', 'entity.guid'] as const;
 
 function selectSeries(query: NrqlQuery, scope: NrqlScope): Series[] {
-  // The sandbox only has Metric rows; any other event type is simply empty.
-  if (query.from !== 'Metric') return [];
+  // Aggregates read Metric rows only; any other event type is simply empty for them.
+  if (!query.from.includes('Metric')) return [];
   const conjuncts = conjunctsOf(query.where);
   const series: Series[] = [];
   for (const app of candidateApps(conjuncts, scope)) {
     for (const metric of candidateMetrics(app, conjuncts, scope.data)) {
       const candidate = { app, metric };
-      if (query.where === null || holds(query.where, candidate)) series.push(candidate);
+      if (query.where === null || holds(query.where, candidate, attributeOf)) series.push(candidate);
     }
   }
   return series;
@@ -318,26 +331,29 @@ function sameValue(actual: unknown, literal: NrqlLiteral): boolean {
   return typeof actual === typeof literal ? actual === literal : String(actual) === String(literal);
 }
 
-/** Two-valued: a test on a missing attribute is false, except IS NULL. */
-function holds(condition: NrqlCondition, series: Series): boolean {
+/**
+ * Two-valued: a test on a missing attribute is false, except IS NULL. `subject` is a series
+ * (Metric) or an event (deployment events); `read` gives its attributes.
+ */
+function holds<T>(condition: NrqlCondition, subject: T, read: (subject: T, attribute: string) => unknown): boolean {
   switch (condition.type) {
     case 'and':
-      return holds(condition.left, series) && holds(condition.right, series);
+      return holds(condition.left, subject, read) && holds(condition.right, subject, read);
     case 'or':
-      return holds(condition.left, series) || holds(condition.right, series);
+      return holds(condition.left, subject, read) || holds(condition.right, subject, read);
     case 'not':
-      return !holds(condition.operand, series);
+      return !holds(condition.operand, subject, read);
     case 'isNull': {
-      const value = attributeOf(series, condition.attribute);
+      const value = read(subject, condition.attribute);
       return (value === null || value === undefined) !== condition.negated;
     }
     case 'compare': {
-      const value = attributeOf(series, condition.attribute);
+      const value = read(subject, condition.attribute);
       if (!isScalar(value)) return false;
       return sameValue(value, condition.value) === (condition.operator === '=');
     }
     case 'in': {
-      const value = attributeOf(series, condition.attribute);
+      const value = read(subject, condition.attribute);
       if (!isScalar(value)) return false;
       return condition.values.some((literal) => sameValue(value, literal)) !== condition.negated;
     }
@@ -476,7 +492,7 @@ function accumulate(series: Series[], query: NrqlQuery, plan: Plan, window: Time
     const key = facetValue as string | number | null;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = new Group(key, plan, window.buckets)));
-    const contexts = plan.contexts.flatMap((conditions, index) => (conditions.every((c) => holds(c, one)) ? [index] : []));
+    const contexts = plan.contexts.flatMap((conditions, index) => (conditions.every((c) => holds(c, one, attributeOf)) ? [index] : []));
     if (plan.needsRows) addRows(one, group, contexts, window, now, budget);
     else addPresence(one, group, contexts, window, now);
   }
@@ -594,6 +610,10 @@ function evaluate(expression: NrqlExpression, frame: Frame): Value {
       return evaluate(expression.of, { ...frame, context: frame.plan.contextOf.get(expression) as number });
     case 'uniques':
       return uniques(frame.group.read(frame.context, frame.bucket).series, expression.attribute, expression.limit);
+    case 'attribute':
+    case 'wildcard':
+      // Raw columns never reach aggregation: executeNrql sends them to executeEventQuery.
+      return null;
   }
 }
 
@@ -696,5 +716,121 @@ function defaultName(expression: NrqlExpression): string {
       return `filter.${defaultName(expression.of)}`;
     case 'uniques':
       return `uniques.${expression.attribute}`;
+    case 'attribute':
+      return expression.attribute;
+    case 'wildcard':
+      return '*';
   }
+}
+
+
+// ---------------------------------------------------------------- deployment events
+
+/**
+ * Deployment markers as NRDB keeps them: legacy `Deployment` events (REST writes, and the
+ * seeded history) and `ChangeTrackingEvent`s (changeTrackingCreateEvent). A query with raw
+ * columns over these event types returns one row per event in [SINCE, UNTIL), newest first,
+ * at most LIMIT (default 100, MAX 5000), for the apps its top-level WHERE names by appId,
+ * appName or entity.guid (as for Metric), in the visible accounts only.
+ *
+ * Row attributes: `timestamp` (epoch ms) and `entity.guid` on both; `deploymentId` on
+ * Deployment rows; `changeTrackingId`, `category` ('Deployment') and `type` on change-tracking
+ * rows; `version`, `changelog`, `description`, `user` on both (null when not set). The
+ * change-tracking fields the shared model does not keep (type when not Basic, commit, deepLink,
+ * shortDescription, groupId) come from recordChangeTrackingDetails. A column a row lacks is
+ * null. WHERE may also test appId, appName and accountId (the app's). `SELECT *` returns each
+ * row's own attributes.
+ */
+export const DEPLOYMENT_EVENT_TYPES = ['Deployment', 'ChangeTrackingEvent'] as const;
+export const DEFAULT_EVENT_LIMIT = 100;
+
+/** Change-tracking event fields writes.ts does not keep, by changeTrackingId. */
+export interface ChangeTrackingDetails {
+  type?: string;
+  commit?: string | null;
+  deepLink?: string | null;
+  shortDescription?: string | null;
+  groupId?: string | null;
+}
+
+const detailsByData = new WeakMap<SandboxData, Map<string, ChangeTrackingDetails>>();
+
+/** Remembers what a changeTrackingCreateEvent carried beyond the shared model's fields. */
+export function recordChangeTrackingDetails(data: SandboxData, changeTrackingId: string, details: ChangeTrackingDetails): void {
+  let map = detailsByData.get(data);
+  if (!map) detailsByData.set(data, (map = new Map()));
+  map.set(changeTrackingId, details);
+}
+
+interface DeploymentEvent {
+  app: SandboxApp;
+  attributes: Record<string, string | number | null>;
+}
+
+function eventAttributes(data: SandboxData, deployment: SandboxDeployment): Record<string, string | number | null> {
+  const common = {
+    version: deployment.revision,
+    changelog: deployment.changelog,
+    description: deployment.description,
+    user: deployment.user,
+    'entity.guid': deployment.entityGuid,
+  };
+  if (deployment.eventType === 'Deployment') {
+    return { timestamp: deployment.timestamp, deploymentId: deployment.changeTrackingId, ...common };
+  }
+  const details = detailsByData.get(data)?.get(deployment.changeTrackingId) ?? {};
+  const extra = Object.fromEntries(
+    (['commit', 'deepLink', 'shortDescription', 'groupId'] as const).flatMap((key) => {
+      const value = details[key];
+      return value === undefined || value === null ? [] : [[key, value]];
+    }),
+  );
+  return {
+    timestamp: deployment.timestamp,
+    changeTrackingId: deployment.changeTrackingId,
+    category: 'Deployment',
+    type: details.type ?? 'Basic',
+    ...common,
+    ...extra,
+  };
+}
+
+function eventAttribute(event: DeploymentEvent, attribute: string): unknown {
+  if (Object.hasOwn(event.attributes, attribute)) return event.attributes[attribute];
+  if (attribute === 'appId' || attribute === 'appName' || attribute === 'accountId') return appAttribute(event.app, attribute);
+  return null;
+}
+
+function executeEventQuery(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
+  const until = query.until ?? scope.now;
+  const since = query.since ?? scope.now - HOUR_MS;
+  if (since >= until) throw new NrqlError(NRQL_MESSAGES.startAfterEnd);
+  const metadata = metadataOf(query, since, until);
+  const types = new Set<string>(query.from.filter((type) => (DEPLOYMENT_EVENT_TYPES as readonly string[]).includes(type)));
+  // Other event types have no events in the sandbox.
+  if (types.size === 0) return { results: [], metadata };
+
+  const events: DeploymentEvent[] = [];
+  for (const app of candidateApps(conjunctsOf(query.where), scope)) {
+    for (const deployment of deploymentsOf(scope.data, app)) {
+      if (!types.has(deployment.eventType) || deployment.timestamp < since || deployment.timestamp >= until) continue;
+      const event = { app, attributes: eventAttributes(scope.data, deployment) };
+      if (query.where === null || holds(query.where, event, eventAttribute)) events.push(event);
+    }
+  }
+  // Newest first; each app's list is already newest first, and sort is stable.
+  events.sort((a, b) => (b.attributes.timestamp as number) - (a.attributes.timestamp as number));
+  const results = events.slice(0, query.limit ?? DEFAULT_EVENT_LIMIT).map((event) => eventRow(query, event));
+  return { results, metadata };
+}
+
+function eventRow(query: NrqlQuery, event: DeploymentEvent): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const item of query.select) {
+    if (item.expression.type === 'wildcard') return { ...event.attributes };
+    if (item.expression.type !== 'attribute') continue;
+    const value = eventAttribute(event, item.expression.attribute);
+    row[item.alias ?? item.expression.attribute] = value === undefined ? null : value;
+  }
+  return row;
 }

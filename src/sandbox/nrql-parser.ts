@@ -1,11 +1,15 @@
 /**
  * The subset of NRQL the sandbox's NerdGraph face understands: what the gateway emits for
- * metric timeslice data, and nothing more (anything else is a syntax error).
+ * metric timeslice data and for deployment events, and nothing more (anything else is a
+ * syntax error).
  *
- *   query     := SELECT item ("," item)* FROM name clause*        (each clause at most once)
+ *   query     := SELECT items FROM name ("," name)* clause*        (each clause at most once)
+ *   items     := item ("," item)* | column ("," column)* | "*"
  *   clause    := WHERE cond | FACET attr | SINCE int | UNTIL int
  *              | TIMESERIES int unit | LIMIT (int | MAX)
- *   item      := (expr | uniques) [AS (identifier | `name` | 'string')]
+ *   item      := (expr | uniques) [AS alias]
+ *   column    := attr [AS alias]                 (an attribute not followed by "(")
+ *   alias     := identifier | `name` | 'string'
  *   expr      := term (("+" | "-") term)*
  *   term      := unary (("*" | "/") unary)*
  *   unary     := "-" unary | number | "(" expr ")" | aggregate | rate | filter
@@ -18,6 +22,11 @@
  *   test      := attr ("=" | "!=") literal | attr [NOT] IN "(" literal ("," literal)* ")"
  *              | attr IS [NOT] NULL
  *   literal   := ["-"] number | 'string'
+ *
+ * A select list is either aggregates (item) or raw event attributes (column, or "*"), never
+ * both. Raw attributes are refused over Metric (the sandbox keeps no raw timeslice rows, so
+ * `SELECT appName FROM Metric` fails at `appName`) and with FACET or TIMESERIES (which need
+ * aggregates): both are reported as syntax errors at the offending token.
  *
  * Keywords and function names are case-insensitive; attribute names are not. Inside a
  * string a backslash makes the next character literal (`\'` is a quote, `\\` a backslash),
@@ -53,7 +62,11 @@ export type NrqlExpression =
   | { type: 'aggregate'; function: AggregateFunction; field: TimesliceField | null }
   | { type: 'rate'; of: NrqlExpression; per: NrqlDuration }
   | { type: 'filter'; of: NrqlExpression; where: NrqlCondition }
-  | { type: 'uniques'; attribute: string; limit: number };
+  | { type: 'uniques'; attribute: string; limit: number }
+  /** A raw attribute column (only ever a whole select item): one value per event. */
+  | { type: 'attribute'; attribute: string }
+  /** `SELECT *` (only ever the whole select list): every attribute of each event. */
+  | { type: 'wildcard' };
 
 export interface NrqlSelectItem {
   expression: NrqlExpression;
@@ -62,15 +75,25 @@ export interface NrqlSelectItem {
 
 export interface NrqlQuery {
   select: NrqlSelectItem[];
-  from: string;
+  /** The event types after FROM, as written (at least one). */
+  from: string[];
   where: NrqlCondition | null;
   facet: string | null;
   /** Epoch ms, or null for the default. */
   since: number | null;
   until: number | null;
   timeseries: NrqlDuration | null;
-  /** Facet limit, or null for the default. */
+  /** Facet limit (aggregates) or event limit (raw columns), or null for the default. */
   limit: number | null;
+}
+
+/** True when the select list reads raw event attributes (columns or `*`) rather than aggregates. */
+export function isRawSelect(query: NrqlQuery): boolean {
+  return query.select.some((item) => isRawExpression(item.expression));
+}
+
+function isRawExpression(expression: NrqlExpression): boolean {
+  return expression.type === 'attribute' || expression.type === 'wildcard';
 }
 
 /** The one attribute aggregates read; its fields are the six a timeslice carries. */
@@ -218,16 +241,27 @@ class Parser {
 
   query(): NrqlQuery {
     this.keyword('SELECT');
-    const select = [this.selectItem()];
-    while (this.acceptSymbol(',')) select.push(this.selectItem());
+    const items = [this.selectItem()];
+    while (this.acceptSymbol(',')) items.push(this.selectItem());
+    const raw = isRawExpression((items[0] as { item: NrqlSelectItem }).item.expression);
+    items.forEach(({ item, token }, position) => {
+      // Aggregates and raw columns do not mix, and `*` stands alone.
+      if (isRawExpression(item.expression) !== raw) throw this.unexpected(token);
+      if (item.expression.type === 'wildcard' && position > 0) throw this.unexpected(token);
+      if (position === 1 && items[0]?.item.expression.type === 'wildcard') throw this.unexpected(token);
+    });
     this.keyword('FROM');
-    const from = this.name();
+    const from = [this.name()];
+    while (this.acceptSymbol(',')) from.push(this.name());
+    if (raw && from.includes('Metric')) throw this.unexpected((items[0] as { token: Token }).token);
+    const select = items.map(({ item }) => item);
     const query: NrqlQuery = { select, from, where: null, facet: null, since: null, until: null, timeseries: null, limit: null };
     const seen = new Set<Clause>();
     while (this.peek().kind !== 'end') {
       const token = this.peek();
       const clause = CLAUSES.find((candidate) => this.isKeyword(token, candidate));
       if (!clause || seen.has(clause)) throw this.unexpected(token);
+      if (raw && (clause === 'FACET' || clause === 'TIMESERIES')) throw this.unexpected(token);
       seen.add(clause);
       this.index++;
       this.clause(clause, query);
@@ -258,10 +292,24 @@ class Parser {
     }
   }
 
-  private selectItem(): NrqlSelectItem {
-    const expression = this.isFunction(this.peek(), 'uniques') ? this.uniques() : this.expression();
+  /** One select item, with its first token (where a misplaced item is reported). */
+  private selectItem(): { item: NrqlSelectItem; token: Token } {
+    const token = this.peek();
+    if (this.acceptSymbol('*')) return { item: { expression: { type: 'wildcard' }, alias: null }, token };
+    const expression: NrqlExpression =
+      this.isColumn(token) ? { type: 'attribute', attribute: this.attribute() }
+      : this.isFunction(token, 'uniques') ? this.uniques()
+      : this.expression();
     const alias = this.acceptKeyword('AS') ? this.alias() : null;
-    return { expression, alias };
+    return { item: { expression, alias }, token };
+  }
+
+  /** An attribute name that is not a function call: a raw column. */
+  private isColumn(token: Token): boolean {
+    if (token.kind === 'backquoted') return true;
+    if (token.kind !== 'word' || RESERVED.has(token.value.toUpperCase())) return false;
+    const following = this.tokens[this.index + 1];
+    return !(following?.kind === 'symbol' && following.value === '(');
   }
 
   private alias(): string {

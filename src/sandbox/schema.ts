@@ -1,6 +1,6 @@
 /** Loads the sandbox SDL (schema.graphql, next to this file) into an executable graphql-js schema. */
 import { readFileSync } from 'node:fs';
-import { GraphQLError, GraphQLScalarType, Kind, buildSchema, type GraphQLSchema, type ValueNode } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind, buildSchema, valueFromASTUntyped, type GraphQLSchema, type ValueNode } from 'graphql';
 
 export const SANDBOX_SCHEMA_PATH = new URL('./schema.graphql', import.meta.url);
 
@@ -41,5 +41,23 @@ function withStrictScalars(schema: GraphQLSchema): GraphQLSchema {
   strict('EpochMilliseconds', (v) => typeof v === 'number' && Number.isInteger(v), [Kind.INT]);
   strict('Seconds', (v) => typeof v === 'number' && Number.isFinite(v), [Kind.INT, Kind.FLOAT]);
   strict('Nrql', (v) => typeof v === 'string', [Kind.STRING]);
+  customAttributesMap(schema);
   return schema;
+}
+
+/**
+ * ChangeTrackingRawCustomAttributesMap: a JSON object (attribute name -> value), as a variable
+ * or an object literal. Anything else is refused (the sandbox's choice: NerdGraph documents
+ * the scalar as a map of attributes, not what it does with other values).
+ */
+function customAttributesMap(schema: GraphQLSchema): void {
+  const scalar = schema.getType('ChangeTrackingRawCustomAttributesMap');
+  if (!(scalar instanceof GraphQLScalarType)) throw new Error('sandbox schema lacks scalar ChangeTrackingRawCustomAttributesMap');
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+  const reject = (what: string): never => {
+    throw new GraphQLError(`ChangeTrackingRawCustomAttributesMap cannot represent ${what}: an object of attributes is expected`);
+  };
+  scalar.parseValue = (value: unknown) => (isObject(value) ? value : reject(JSON.stringify(value) ?? String(value)));
+  scalar.parseLiteral = (node: ValueNode, variables?: Record<string, unknown> | null) =>
+    node.kind === Kind.OBJECT ? valueFromASTUntyped(node, variables) : reject(node.kind);
 }

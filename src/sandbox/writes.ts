@@ -41,7 +41,8 @@ function seededDeployments(data: SandboxData, app: SandboxApp): SandboxDeploymen
       entityGuid: app.guid,
       revision: REVISIONS[draw % REVISIONS.length] as string,
       changelog: draw % 3 === 0 ? null : `Changes in deploy ${i + 1}`,
-      description: draw % 4 === 0 ? null : `Deploy ${i + 1} of ${app.name}`,
+      // The id, not the name: a rename before the first read must not change seeded history.
+      description: draw % 4 === 0 ? null : `Deploy ${i + 1} of application ${app.id}`,
       user: USERS[draw % USERS.length] ?? null,
       // Whole seconds, as v2 timestamps are.
       timestamp: Math.floor((data.generatedAt - 3_600_000 - (draw / 4_294_967_296) * SEEDED_SPAN_MS) / 1000) * 1000,
@@ -109,11 +110,14 @@ export interface ApplicationChanges {
   /** Applied only while browser monitoring is on. */
   endUserApdexTarget?: number;
   browserMonitoring?: boolean;
+  /** NerdGraph can set it; REST v2 could not (read-only there). */
+  serverSideConfig?: boolean;
 }
 
 export function updateApplication(data: SandboxData, app: SandboxApp, changes: ApplicationChanges): void {
   if (changes.name !== undefined) app.name = changes.name;
   if (changes.apdexTarget !== undefined) app.apdexTarget = changes.apdexTarget;
+  if (changes.serverSideConfig !== undefined) app.serverSideConfig = changes.serverSideConfig;
   if (changes.browserMonitoring === false) app.browser = null;
   if (changes.browserMonitoring === true && app.browser === null) {
     // Freshly enabled: no page views measured yet.

@@ -1,0 +1,112 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxApp } from '../src/sandbox/model.ts';
+import { deploymentsOf } from '../src/sandbox/writes.ts';
+import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
+
+/**
+ * Fault tests for the one write that matters most in CI/CD: recording a deployment. A proxy
+ * between the gateway and the sandbox's NerdGraph breaks the DeploymentCreate exchange in each
+ * way a network can (before or after the sandbox applied it), and the sandbox's own record
+ * count says what really happened: never a duplicate, never a 2xx without a record.
+ */
+type Fault = 'none' | 'refuse-500' | 'reset-before' | 'applied-then-500' | 'applied-then-reset' | 'applied-then-silence';
+
+let fault: Fault = 'none';
+let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+let gateway: TestGateway;
+let app: SandboxApp;
+let proxyUrl: string;
+let closeProxy: () => Promise<void>;
+let clock = Date.UTC(2026, 10, 22, 12, 0, 30);
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  const isCreate = /mutation\s+DeploymentCreate/.test(body);
+  const active = isCreate ? fault : 'none';
+  if (active === 'refuse-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"proxy refused"}]}');
+  if (active === 'reset-before') return void req.socket.destroy();
+  const upstream = await fetch(sandbox.graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'api-key': String(req.headers['api-key'] ?? '') },
+    body,
+  });
+  const text = await upstream.text();
+  if (active === 'applied-then-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"lost after apply"}]}');
+  if (active === 'applied-then-reset') return void req.socket.destroy();
+  if (active === 'applied-then-silence') return; // never answers: the gateway's deadline fires
+  res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ apmApps: 20 });
+  app = sandbox.sandbox.data.apps.find((a) => a.accountId === PRIMARY_ACCOUNT) as SandboxApp;
+  const proxy = createServer((req, res) => void relay(req, res).catch(() => req.socket.destroy()));
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/graphql`;
+  closeProxy = () =>
+    new Promise<void>((resolve) => {
+      proxy.closeAllConnections();
+      proxy.close(() => resolve());
+    });
+  // Retries on: mutations must still go out once.
+  gateway = await createTestGateway({ nerdgraphUrl: proxyUrl, retries: 3, timeoutMs: 500, now: () => clock });
+});
+afterAll(async () => {
+  await closeProxy();
+  await sandbox.close();
+});
+
+async function recordDeployment(revision: string): Promise<{ status: number; title?: string }> {
+  clock += 60_000; // each deployment later than the last
+  const response = await gateway.app.request(`/v2/applications/${app.id}/deployments.json`, {
+    method: 'POST',
+    headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ deployment: { revision } }),
+  });
+  const body = (await response.json()) as { error?: { title: string } };
+  return { status: response.status, ...(body.error ? { title: body.error.title } : {}) };
+}
+
+const records = (revision: string): number => deploymentsOf(sandbox.sandbox.data, app).filter((d) => d.revision === revision).length;
+
+describe('a deployment create under faults', () => {
+  it('without a fault: 201 and exactly one record', async () => {
+    fault = 'none';
+    expect((await recordDeployment('clean')).status).toBe(201);
+    expect(records('clean')).toBe(1);
+  });
+
+  it.each([
+    ['refuse-500', 0],
+    ['reset-before', 0],
+    ['applied-then-500', 1],
+    ['applied-then-reset', 1],
+    ['applied-then-silence', 1],
+  ] as const)('%s: never a 2xx, never a duplicate, and %i record', async (which, expected) => {
+    fault = which;
+    const revision = `fault-${which}`;
+    const answer = await recordDeployment(revision);
+    expect(answer.status).toBeGreaterThanOrEqual(500);
+    expect(answer.title).toMatch(/may have been recorded|nothing was changed/);
+    // Let a silenced exchange finish on the sandbox's side before counting.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(records(revision)).toBe(expected);
+  });
+
+  it('after the faults, the deployments listing shows each applied record once', async () => {
+    fault = 'none';
+    const response = await gateway.app.request(`/v2/applications/${app.id}/deployments.json`, { headers: { 'X-Api-Key': DEMO_KEY } });
+    const revisions = ((await response.json()) as { deployments: Array<{ revision: string }> }).deployments.map((d) => d.revision);
+    for (const [revision, count] of [['clean', 1], ['fault-refuse-500', 0], ['fault-applied-then-500', 1], ['fault-applied-then-reset', 1], ['fault-applied-then-silence', 1]] as const) {
+      expect(revisions.filter((r) => r === revision), revision).toHaveLength(count);
+    }
+  });
+});

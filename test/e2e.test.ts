@@ -94,6 +94,32 @@ describe('npm start on a fresh machine', () => {
     expect(await show.text()).toContain(`<name>${body.applications[0]?.name}</name>`);
   });
 
+  it('serves metric data and records a deployment the way CI scripts do (v2 JSON and v0 form)', async () => {
+    const list = (await (await fetch(`${base}/v2/applications.json`, { headers: { 'X-Api-Key': key } })).json()) as { applications: Array<{ id: number; name: string; reporting: boolean }> };
+    const app = list.applications.find((a) => a.reporting) as { id: number; name: string };
+    const data = await fetch(`${base}/v2/applications/${app.id}/metrics/data.json?names[]=HttpDispatcher&values[]=call_count&summarize=true`, { headers: { 'X-Api-Key': key } });
+    expect(data.status).toBe(200);
+    expect(((await data.json()) as { metric_data: { metrics_found: string[] } }).metric_data.metrics_found).toEqual(['HttpDispatcher']);
+
+    const v2 = await fetch(`${base}/v2/applications/${app.id}/deployments.json`, {
+      method: 'POST',
+      headers: { 'X-Api-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ deployment: { revision: 'e2e-1', user: 'ci' } }),
+    });
+    expect(v2.status).toBe(201);
+    const created = ((await v2.json()) as { deployment: { id: number } }).deployment;
+    const v0 = await fetch(`${base}/deployments.xml`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `deployment[app_name]=${encodeURIComponent(app.name)}&deployment[revision]=e2e-2`,
+    });
+    expect(v0.status).toBe(201);
+    expect(await v0.text()).toContain('<revision>e2e-2</revision>');
+    const listed = (await (await fetch(`${base}/v2/applications/${app.id}/deployments.json`, { headers: { 'X-Api-Key': key } })).json()) as { deployments: Array<{ id: number; revision: string }> };
+    expect(listed.deployments.filter((d) => d.revision.startsWith('e2e-')).map((d) => d.revision).sort()).toEqual(['e2e-1', 'e2e-2']);
+    expect(listed.deployments.find((d) => d.revision === 'e2e-1')?.id).toBe(created.id);
+  });
+
   it('reads parameters from a form body on GET', async () => {
     const list = (await (await fetch(`${base}/v2/applications.json`, { headers: { 'X-Api-Key': key } })).json()) as { applications: Array<{ id: number }> };
     const ids = list.applications.slice(0, 3).map((a) => a.id);

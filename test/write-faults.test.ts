@@ -93,7 +93,10 @@ describe('a deployment create under faults', () => {
   ] as const)('%s: never a 2xx, never a duplicate, and %i record', async (which, expected) => {
     fault = which;
     const revision = `fault-${which}`;
+    const sentBefore = await gateway.upstreamCount('DeploymentCreate');
     const answer = await recordDeployment(revision);
+    // One mutation sent, whatever the fault, with retries switched on (from /metrics' counter).
+    expect((await gateway.upstreamCount('DeploymentCreate')) - sentBefore).toBe(1);
     expect(answer.status).toBeGreaterThanOrEqual(500);
     expect(answer.title).toMatch(/may have been recorded|nothing was changed/);
     // Let a silenced exchange finish on the sandbox's side before counting.

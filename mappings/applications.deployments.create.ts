@@ -2,15 +2,7 @@ import { defineWriteMapping } from '../src/mapping.ts';
 import { objectAt } from '../src/v2/request-body.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { V2Error } from '../src/errors.ts';
-import {
-  DeploymentTitles,
-  applicationGuid,
-  checkAgainstHistory,
-  createdDeployment,
-  deploymentEvent,
-  parseDeploymentFields,
-  readDeployments,
-} from './shared/deployment.ts';
+import { DeploymentTitles, applicationGuid, planDeploymentCreate } from './shared/deployment.ts';
 
 /** POST /v2/applications/{id}/deployments.{json,xml}: record a deployment as a change-tracking event. */
 export default defineWriteMapping({
@@ -47,15 +39,9 @@ export default defineWriteMapping({
     'The body may be JSON, XML or a form (deployment[revision]=...).',
   ],
   async plan(ctx) {
-    const { id, guid } = applicationGuid(ctx, ctx.pathParams.id);
+    const app = applicationGuid(ctx, ctx.pathParams.id);
     const wrapper = objectAt(ctx.body, 'deployment');
     if (!wrapper) throw new V2Error(400, DeploymentTitles.missingWrapper, { kind: 'invalid_deployment' });
-    const fields = parseDeploymentFields(wrapper, ctx.now);
-    const { latestTimestamp } = await readDeployments(ctx, id, guid, 1);
-    checkAgainstHistory(fields, latestTimestamp, ctx.now);
-    return {
-      variables: { event: deploymentEvent(guid, fields) },
-      answer: (payload) => ({ deployment: createdDeployment(payload, id, fields) }),
-    };
+    return planDeploymentCreate(ctx, app, wrapper, (deployment) => ({ deployment }));
   },
 });

@@ -8,15 +8,7 @@ import { decodeEntityGuid } from '../src/v2/ids.ts';
 import { lastValue } from '../src/v2/params.ts';
 import { objectAt, type BodyObject } from '../src/v2/request-body.ts';
 import type { JsonValue } from '../src/v2/xml.ts';
-import {
-  DeploymentTitles,
-  applicationGuid,
-  checkAgainstHistory,
-  createdDeployment,
-  deploymentEvent,
-  parseDeploymentFields,
-  readDeployments,
-} from './shared/deployment.ts';
+import { DeploymentTitles, applicationGuid, planDeploymentCreate } from './shared/deployment.ts';
 
 /**
  * POST /deployments.xml: the Deployments v0 API (retired with REST v2), still sent by older
@@ -119,17 +111,9 @@ export default defineWriteMapping({
     if (rawId !== undefined && rawId !== null && String(rawId).trim() !== '') appIdText = String(rawId).trim();
     else if (typeof rawName === 'string' && rawName.trim() !== '') appIdText = await appIdByName(ctx, rawName);
     else throw new V2Error(422, 'Validation error: an application_id or app_name is required', { kind: 'invalid_deployment' });
-    const { id, guid } = applicationGuid(ctx, appIdText);
-    const parsed = parseDeploymentFields(fields, ctx.now);
-    const { latestTimestamp } = await readDeployments(ctx, id, guid, 1);
-    checkAgainstHistory(parsed, latestTimestamp, ctx.now);
-    return {
-      variables: { event: deploymentEvent(guid, parsed) },
-      answer: (payload) => {
-        const created = createdDeployment(payload, id, parsed);
-        const { links: _links, ...rest } = created;
-        return { deployment: { ...rest, account_id: ctx.accountId, agent_id: id } };
-      },
-    };
+    const app = applicationGuid(ctx, appIdText);
+    return planDeploymentCreate(ctx, app, fields, ({ links: _links, ...created }) => ({
+      deployment: { ...created, account_id: ctx.accountId, agent_id: app.id },
+    }));
   },
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { V2Error, V2Titles, notFound } from '../../src/errors.ts';
-import type { OperationContext } from '../../src/mapping.ts';
+import type { OperationContext, WritePlan } from '../../src/mapping.ts';
 import { deploymentEventsQuery } from '../../src/nrql.ts';
 import { entityQuery } from '../../src/entity-query.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
@@ -208,4 +208,24 @@ export function createdDeployment(payload: unknown, appId: number, fields: Deplo
   const event = parseAnswer(CreatedEvent, payload, 'DeploymentCreate').changeTrackingCreateEvent.changeTrackingEvent;
   if (!event) throw new V2Error(502, DeploymentTitles.unconfirmed, { kind: 'write_unconfirmed' });
   return v2Deployment(appId, deploymentV2Id(event.changeTrackingId), { ...fields, timestamp: event.timestamp });
+}
+
+/**
+ * The common tail of both create routes (v2 and v0): v2's rules on the fields, the read the
+ * "later than the latest" rule needs (which also 404s an app that is not there), then the one
+ * change-tracking mutation; `shape` wraps the created deployment as the route answers it.
+ */
+export async function planDeploymentCreate(
+  ctx: OperationContext,
+  app: { id: number; guid: string },
+  raw: BodyObject,
+  shape: (created: V2Body) => V2Body,
+): Promise<WritePlan> {
+  const fields = parseDeploymentFields(raw, ctx.now);
+  const { latestTimestamp } = await readDeployments(ctx, app.id, app.guid, 1);
+  checkAgainstHistory(fields, latestTimestamp, ctx.now);
+  return {
+    variables: { event: deploymentEvent(app.guid, fields) },
+    answer: (payload) => shape(createdDeployment(payload, app.id, fields)),
+  };
 }

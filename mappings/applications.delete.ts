@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { V2Error } from '../src/errors.ts';
+import { V2Error, writeRefused } from '../src/errors.ts';
+import { UpstreamError } from '../src/upstream/errors.ts';
 import { defineWriteMapping } from '../src/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
@@ -19,8 +20,8 @@ export default defineWriteMapping({
   unconfirmedTitle: 'The application may have been deleted, but New Relic did not confirm it: read it before retrying',
   parameters: [],
   fields: [{ field: 'application', fidelity: 'approximate', source: 'ApplicationByGuid read just before the delete' }],
-  knownGaps: [{ description: 'The reporting check and the delete are two requests; an app that starts reporting in between is refused by NerdGraph, answered 409.' }],
-  assumptions: [XML_ASSUMPTION, ...APPLICATION_ASSUMPTIONS, 'NerdGraph refuses deleting a reporting application (its schema description says so); the error shape is unconfirmed, so any refusal after the check is a 409.'],
+  knownGaps: [{ description: "The reporting check and the delete are two requests; an app that starts reporting in between is refused by NerdGraph, answered 422 with NerdGraph's reason." }],
+  assumptions: [XML_ASSUMPTION, ...APPLICATION_ASSUMPTIONS, 'NerdGraph refuses deleting a reporting application (its schema description says so); the error shape is unconfirmed: success false is answered 409, a GraphQL error 422 with its message.'],
   async plan(ctx) {
     const { guid } = applicationGuid(ctx, ctx.pathParams.id);
     const { entity, body } = await readApplication(ctx, guid);
@@ -29,7 +30,9 @@ export default defineWriteMapping({
       variables: { guid },
       answer: (payload) => {
         const result = parseAnswer(z.object({ agentApplicationDelete: z.object({ success: z.boolean() }).nullable() }), payload, 'ApplicationDelete');
-        if (result.agentApplicationDelete?.success !== true) throw new V2Error(409, 'Cannot delete an application that is still reporting data.', { kind: 'write_refused' });
+        // success: false is NerdGraph saying no; the v2 reason for a refused delete is reporting.
+        if (result.agentApplicationDelete?.success === false) throw writeRefused(409, 'Cannot delete an application that is still reporting data.');
+        if (result.agentApplicationDelete?.success !== true) throw new UpstreamError('upstream_failure', 'ApplicationDelete: no result');
         return body;
       },
     };

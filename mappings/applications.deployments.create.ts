@@ -31,6 +31,7 @@ export default defineWriteMapping({
     { description: 'A timestamp more than 24 hours old is refused (422): New Relic change tracking allows no more; v2 accepted any time after the latest deployment.' },
     { description: 'When NerdGraph may have received the event but did not confirm it, the answer is a 502/504 saying so; the gateway never resends, so the client must list before retrying.' },
     { description: 'Deployment ids are derived from change-tracking ids, not v2 ids.' },
+    { description: 'Text change tracking would cut is refused (422, FAIL_ON_FIELD_LENGTH); v2 stored changelog and description up to 65,535 characters.' },
   ],
   assumptions: [
     XML_ASSUMPTION,

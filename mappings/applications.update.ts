@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { V2Error, V2Titles } from '../src/errors.ts';
+import { V2Error, V2Titles, writeRefused } from '../src/errors.ts';
+import { UpstreamError } from '../src/upstream/errors.ts';
 import { defineWriteMapping } from '../src/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
 import type { BodyObject, BodyValue } from '../src/v2/request-body.ts';
@@ -26,7 +27,9 @@ function given(object: BodyObject, key: string): boolean {
 }
 
 function threshold(value: BodyValue | undefined, field: string, problems: string[]): number | undefined {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  // Decimal text only: Number() would also read '0x1' or 'Infinity'.
+  const decimal = typeof value === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value);
+  const number = typeof value === 'number' ? value : decimal ? Number(value) : Number.NaN;
   if (!Number.isFinite(number) || number <= 0) problems.push(`${field} must be a number greater than 0`);
   else if (number > 100) problems.push(`${field} must be a number less than or equal to 100`);
   else return number;
@@ -86,9 +89,9 @@ const UpdateResult = z.object({
 function refusal(errors: ReadonlyArray<{ description?: string | null; errorClass?: string | null; field?: string | null }>): V2Error {
   const messages = errors.map((e) => [e.field, e.description].filter(Boolean).join(': ')).filter(Boolean);
   const classes = errors.map((e) => e.errorClass);
-  if (classes.includes('NOT_FOUND')) return new V2Error(404, V2Titles.applicationNotFound, { kind: 'write_refused' });
-  if (classes.includes('ACCESS_DENIED')) return new V2Error(403, 'The API key is not allowed to change this application', { kind: 'write_refused' });
-  return new V2Error(422, VALIDATION_TITLE, { messages, kind: 'write_refused' });
+  if (classes.includes('NOT_FOUND')) return writeRefused(404, V2Titles.applicationNotFound);
+  if (classes.includes('ACCESS_DENIED')) return writeRefused(403, 'The API key is not allowed to change this application');
+  return writeRefused(422, VALIDATION_TITLE, messages);
 }
 
 export default defineWriteMapping({
@@ -127,7 +130,8 @@ export default defineWriteMapping({
       variables: { guid, settings },
       answer: async (payload) => {
         const result = parseAnswer(UpdateResult, payload, 'ApplicationSettingsUpdate').agentApplicationSettingsUpdate;
-        if (result === null) throw new V2Error(404, V2Titles.applicationNotFound, { kind: 'write_refused' });
+        // No result and no errors: nothing says whether the change happened.
+        if (result === null) throw new UpstreamError('upstream_failure', 'ApplicationSettingsUpdate: empty result');
         if (result.errors && result.errors.length > 0) throw refusal(result.errors);
         return (await readApplication(ctx, guid)).body;
       },

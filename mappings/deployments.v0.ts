@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { entityQuery } from '../src/entity-query.ts';
+import { hasControlCharacters } from '../src/query-literal.ts';
 import { V2Error, notFound } from '../src/errors.ts';
 import { defineWriteMapping, type OperationContext } from '../src/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
@@ -37,6 +38,8 @@ const ByName = z.object({
 
 /** The app id for an exact (case-sensitive) name in the account; entity search LIKE-matches names. */
 async function appIdByName(ctx: OperationContext, name: string): Promise<string> {
+  // No app name holds control characters, and no query literal can carry them.
+  if (hasControlCharacters(name)) throw notFound('No Application found with the given name');
   const query = entityQuery([
     { field: 'domain', op: '=', value: 'APM' },
     { field: 'type', op: '=', value: 'APPLICATION' },

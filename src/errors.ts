@@ -61,3 +61,9 @@ export const MetricTitles = {
 export const notFound = (title = 'Resource not found'): V2Error => new V2Error(404, title, { kind: 'not_found' });
 
 export const invalidParameter = (title: string): V2Error => new V2Error(422, title, { kind: 'invalid_parameter' });
+
+/** The kind of a write NerdGraph refused in its payload: the only write failure that means "not written". */
+export const WRITE_REFUSED = 'write_refused';
+
+export const writeRefused = (status: V2Status, title: string, messages?: readonly string[]): V2Error =>
+  new V2Error(status, title, { kind: WRITE_REFUSED, ...(messages ? { messages } : {}) });

@@ -62,6 +62,7 @@ function steps(data: SandboxData): Step[] {
   for (const app of [first, second, gone]) add({ name: `seeded deployments of ${app.id}`, method: 'GET', path: deployments(app) });
   add({ name: 'deploy (JSON)', method: 'POST', path: deployments(first), body: JSON.stringify({ deployment: { revision: 'v2.0.0', changelog: 'Fixed the bugs', description: 'Release', user: 'Data Nerd' } }), contentType: json });
   add({ name: 'deploy (XML)', method: 'POST', path: deployments(first, 'xml'), body: '<deployment><revision>v2.0.1</revision><user>ops</user></deployment>', contentType: xml });
+  add({ name: 'deploy (XML with entities, nil and padding)', method: 'POST', path: deployments(second), body: '<?xml version="1.0"?>\n<deployment>\n  <revision>a &amp; b &#233;</revision>\n  <changelog nil="true"/>\n  <user> ops </user>\n</deployment>', contentType: xml });
   add({ name: 'deploy (form)', method: 'POST', path: deployments(second), body: 'deployment[revision]=9f2c1ab&deployment[description]=hotfix+%231', contentType: form });
   add({ name: 'deploy with an explicit timestamp', method: 'POST', path: deployments(third), body: JSON.stringify({ deployment: { revision: 'ts', timestamp: new Date(FIXED_NOW - 30_000).toISOString() } }), contentType: json });
   add({ name: 'deploy: no wrapper', method: 'POST', path: deployments(first), body: JSON.stringify({ revision: 'x' }), contentType: json });

@@ -1,5 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { V2Error } from '../src/errors.ts';
+import { writeFailure } from '../src/routes/operations.ts';
+import { classifyTransportError } from '../src/upstream/errors.ts';
 import { deploymentV2Id, entityGuid } from '../src/v2/ids.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from './support/harness.ts';
 import { accountsAnswer, apmEntity, json, startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';
@@ -98,6 +101,30 @@ describe('POST deployments: one mutation, sent once', () => {
     expect((await deploy({ deployment: { revision: 'r1' } })).status).toBe(429);
   });
 
+  it('errors beside a created event are an unknown outcome, never a refusal (a retry would duplicate)', async () => {
+    script = {
+      ApplicationDeployments: noDeployments,
+      DeploymentCreate: (_r, res) =>
+        json(res, 200, {
+          data: { changeTrackingCreateEvent: { messages: [], changeTrackingEvent: { changeTrackingId: 'ct-9', timestamp: FIXED_NOW } } },
+          errors: [{ message: 'Entity not found', path: ['changeTrackingCreateEvent', 'changeTrackingEvent', 'entity'], extensions: { errorClass: 'NOT_FOUND' } }],
+        }),
+    };
+    const response = await deploy({ deployment: { revision: 'r1' } });
+    expect([response.status, await response.json()]).toEqual([
+      502,
+      { error: { title: 'The deployment may have been recorded, but New Relic did not confirm it: list the deployments before retrying' } },
+    ]);
+  });
+
+  it('a connection never made is the one failure that says nothing was changed', () => {
+    const failure = writeFailure(classifyTransportError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), false), { unconfirmedTitle: 'unknown' });
+    expect(failure).toBeInstanceOf(V2Error);
+    expect([(failure as V2Error).status, (failure as V2Error).title]).toEqual([503, 'NerdGraph is unavailable; nothing was changed']);
+    const reset = writeFailure(classifyTransportError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }), false), { unconfirmedTitle: 'unknown' });
+    expect([(reset as V2Error).status, (reset as V2Error).title]).toEqual([502, 'unknown']);
+  });
+
   it('a 404 from the read means no such app, and nothing is sent', async () => {
     script = { ApplicationDeployments: ok({ actor: { entity: null, account: { nrql: { results: [] } } } }) };
     const response = await deploy({ deployment: { revision: 'r1' } });
@@ -172,6 +199,15 @@ describe('PUT and DELETE an application', () => {
     expect(sent('ApplicationSettingsUpdate')[0]?.variables).toEqual({ guid: GUID, settings: { alias: 'Renamed', apmConfig: { apdexTarget: 0.7 }, browserMonitoring: { loader: 'NONE' } } });
   });
 
+  it('a confirmed update whose read-back fails is an unknown outcome, not a 404', async () => {
+    script = { ApplicationSettingsUpdate: ok({ agentApplicationSettingsUpdate: { guid: GUID, errors: [] } }), ApplicationByGuid: ok({ actor: { entity: null } }) };
+    const response = await put({ application: { name: 'Renamed' } });
+    expect([response.status, await response.json()]).toEqual([
+      502,
+      { error: { title: 'The change may have been applied, but New Relic did not confirm it: read the application before retrying' } },
+    ]);
+  });
+
   it('lists every invalid field under messages, sending nothing', async () => {
     const response = await put({ application: { name: '', settings: { app_apdex_threshold: -1, end_user_apdex_threshold: 'x', enable_real_user_monitoring: 'maybe' } } });
     expect([response.status, await response.json()]).toEqual([
@@ -227,6 +263,7 @@ describe('v0 deployments and app creation: validation titles, nothing sent', () 
     ['v0 without an app', '/deployments.xml', 'deployment[revision]=1', form, 422, 'Validation error: an application_id or app_name is required'],
     ['v0 with a malformed id', '/deployments.xml', 'deployment[application_id]=abc&deployment[revision]=1', form, 404, 'No Application found with the given ID'],
     ['v0 without a revision', '/deployments.xml', `deployment[application_id]=${APP}`, form, 400, 'Revision parameter required'],
+    ['v0 with a control character in the name', '/deployments.xml', 'deployment[app_name]=a%0Ab&deployment[revision]=1', form, 404, 'No Application found with the given name'],
     ['mobile without a name', '/v2/mobile_applications.json', '{"mobile_application":{}}', json_, 422, "Validation error: name can't be blank"],
     ['browser with a long name', '/v2/browser_applications.json', JSON.stringify({ browser_application: { name: 'n'.repeat(256) } }), json_, 422, 'Validation error: name is too long (maximum is 255 characters)'],
   ])('%s', async (_label, path, body, headers, status, title) => {

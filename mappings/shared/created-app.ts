@@ -11,9 +11,10 @@ export const NAME_TOO_LONG = 'Validation error: name is too long (maximum is 255
 export function createdAppName(body: BodyObject, wrappers: readonly string[]): string {
   const wrapper = wrappers.map((key) => objectAt(body, key)).find((value) => value !== undefined);
   const name = wrapper?.name;
-  const trimmed = typeof name === 'string' || typeof name === 'number' ? String(name).trim() : '';
+  const trimmed = typeof name === 'string' ? name.trim() : '';
   if (trimmed === '') throw new V2Error(422, NAME_BLANK, { kind: 'invalid_create' });
-  if (trimmed.length > 255) throw new V2Error(422, NAME_TOO_LONG, { kind: 'invalid_create' });
+  // Characters, not UTF-16 units: an emoji counts once.
+  if ([...trimmed].length > 255) throw new V2Error(422, NAME_TOO_LONG, { kind: 'invalid_create' });
   return trimmed;
 }
 

@@ -53,23 +53,33 @@ const LIMITS: ReadonlyArray<readonly [keyof DeploymentFields, number]> = [
   ['user', 31],
 ];
 
+const codePoints = (value: string): number => [...value].length;
+
 // A code point outside the Basic Multilingual Plane needs 4 bytes in UTF-8 (v2 stored utf8mb3).
 const FOUR_BYTE = /[\u{10000}-\u{10FFFF}]/u;
 
 const invalid = (title: string): V2Error => new V2Error(422, title, { kind: 'invalid_deployment' });
 
-/** A text field: strings as sent, numbers and booleans as their text, absent/empty/null as null. */
+/** Text as v2 read it: a string, or a finite number's text; undefined for anything else. */
+function textOf(value: BodyValue | undefined): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
+}
+
+/** An optional text field: null when absent or null, 422 when not text. */
 function text(fields: BodyObject, key: string): string | null {
   const value: BodyValue | undefined = Object.hasOwn(fields, key) ? fields[key] : undefined;
   if (value === undefined || value === null) return null;
-  if (typeof value === 'object') throw invalid(DeploymentTitles.notText(key));
-  return String(value);
+  const found = textOf(value);
+  if (found === undefined) throw invalid(DeploymentTitles.notText(key));
+  return found;
 }
 
 /** v2's rules in v2's order, except "later than the most recent", which needs a read. */
 export function parseDeploymentFields(fields: BodyObject, now: number): DeploymentFields {
-  const revision = text(fields, 'revision');
-  if (revision === null || revision.trim() === '') throw new V2Error(400, DeploymentTitles.revisionRequired, { kind: 'invalid_deployment' });
+  const revision = textOf(Object.hasOwn(fields, 'revision') ? fields.revision : undefined);
+  if (revision === undefined || revision.trim() === '') throw new V2Error(400, DeploymentTitles.revisionRequired, { kind: 'invalid_deployment' });
   const parsed = {
     revision,
     changelog: text(fields, 'changelog'),
@@ -78,7 +88,7 @@ export function parseDeploymentFields(fields: BodyObject, now: number): Deployme
   };
   for (const [field, max] of LIMITS) {
     const value = parsed[field as keyof typeof parsed];
-    if (value !== null && value.length > max) throw invalid(DeploymentTitles.tooLong(field, max));
+    if (value !== null && codePoints(value) > max) throw invalid(DeploymentTitles.tooLong(field, max));
   }
   for (const [field] of LIMITS) {
     const value = parsed[field as keyof typeof parsed];
@@ -197,18 +207,34 @@ export function deploymentEvent(guid: string, fields: DeploymentFields): Record<
   };
 }
 
+const echoed = z.string().nullable().optional();
 const CreatedEvent = z.object({
   changeTrackingCreateEvent: z.object({
-    changeTrackingEvent: z.object({ changeTrackingId: z.string(), timestamp: z.number() }).nullable(),
+    changeTrackingEvent: z
+      .object({ changeTrackingId: z.string(), timestamp: z.number(), version: echoed, changelog: echoed, description: echoed, user: echoed })
+      .nullable(),
   }),
 });
 
-/** The created deployment in v2 shape, from NerdGraph's confirmation (a 2xx needs one). */
+/**
+ * The created deployment in v2 shape, from NerdGraph's confirmation (a 2xx needs one): what
+ * NerdGraph says it stored, so the answer and later listings agree.
+ */
 export function createdDeployment(payload: unknown, appId: number, fields: DeploymentFields): V2Body {
   const event = parseAnswer(CreatedEvent, payload, 'DeploymentCreate').changeTrackingCreateEvent.changeTrackingEvent;
-  if (!event) throw new V2Error(502, DeploymentTitles.unconfirmed, { kind: 'write_unconfirmed' });
-  return v2Deployment(appId, deploymentV2Id(event.changeTrackingId), { ...fields, timestamp: event.timestamp });
+  if (!event) throw new UpstreamError('upstream_failure', 'DeploymentCreate: no event in the answer');
+  const stored = (value: string | null | undefined, sent: string | null): string | null => (value === undefined ? sent : value);
+  return v2Deployment(appId, deploymentV2Id(event.changeTrackingId), {
+    revision: stored(event.version, fields.revision) ?? fields.revision,
+    changelog: stored(event.changelog, fields.changelog),
+    description: stored(event.description, fields.description),
+    user: stored(event.user, fields.user),
+    timestamp: event.timestamp,
+  });
 }
+
+/** Refuse over-long text rather than let change tracking cut it silently. */
+export const DEPLOYMENT_RULES = { validationFlags: ['FAIL_ON_FIELD_LENGTH'] } as const;
 
 /**
  * The common tail of both create routes (v2 and v0): v2's rules on the fields, the read the
@@ -225,7 +251,7 @@ export async function planDeploymentCreate(
   const { latestTimestamp } = await readDeployments(ctx, app.id, app.guid, 1);
   checkAgainstHistory(fields, latestTimestamp, ctx.now);
   return {
-    variables: { event: deploymentEvent(app.guid, fields) },
+    variables: { event: deploymentEvent(app.guid, fields), rules: DEPLOYMENT_RULES },
     answer: (payload) => shape(createdDeployment(payload, app.id, fields)),
   };
 }

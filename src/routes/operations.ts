@@ -1,4 +1,4 @@
-import { V2Error, V2Titles } from '../errors.ts';
+import { V2Error, V2Titles, WRITE_REFUSED } from '../errors.ts';
 import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMapping } from '../mapping.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respond, respondText, serialise } from '../v2/format.ts';
@@ -17,10 +17,12 @@ import type { RouteDeps, RouteRequest } from './types.ts';
 const MAX_DETAIL = 200;
 
 /** A refused or failed mutation, in v2 terms: was anything changed, and what to tell the client. */
-function writeFailure(error: unknown, mapping: WriteMapping): unknown {
+export function writeFailure(error: unknown, mapping: Pick<WriteMapping, 'unconfirmedTitle'>): unknown {
   if (!(error instanceof UpstreamError)) return error;
   const refused = (status: 401 | 403 | 404 | 422 | 429, title: string): V2Error => new V2Error(status, title, { cause: error, kind: `write_${error.errorClass}` });
   if (!error.sent) return new V2Error(503, 'NerdGraph is unavailable; nothing was changed', { cause: error, kind: 'write_not_sent' });
+  // A result came back beside the errors: the write may have happened, whatever the errors say.
+  if (error.partial) return new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
   switch (error.errorClass) {
     case 'bad_key':
       return refused(401, V2Titles.invalidApiKey);
@@ -82,8 +84,10 @@ export function createOperationRunners(deps: RouteDeps, mutations: ReadonlySet<s
     try {
       answer = await plan.answer(payload);
     } catch (error) {
-      // The write went through; a surprise in reading it back must not read as "not written".
-      if (error instanceof UpstreamError && plan.variables !== null) {
+      // After a write went out, only a refusal NerdGraph stated in its payload may read as "not
+      // written"; any other surprise (a failed read-back, an odd payload) is an unknown outcome.
+      const refusal = error instanceof V2Error && error.kind === WRITE_REFUSED;
+      if (plan.variables !== null && !refusal) {
         throw new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
       }
       throw error;

@@ -39,6 +39,11 @@ function redactor(apiKey: string): (text: string) => string {
   return (text) => redactKeys(text.split(apiKey).join('[redacted]'));
 }
 
+/** Does an answer's data hold at least one non-null top-level field? */
+function hasResult(data: unknown): boolean {
+  return data !== null && typeof data === 'object' && Object.values(data).some((value) => value !== null && value !== undefined);
+}
+
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const done = (): void => {
@@ -66,7 +71,9 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
       });
       const errors = ((response.errors ?? []) as GraphQLErrorLike[]).filter((e) => !isDeprecationWarning(e));
       if (errors.length > 0 || response.data === undefined || response.data === null) {
-        throw classifyAnswer(response.status, errors.length > 0 ? errors : [{ message: 'empty answer' }], { redact });
+        const classified = classifyAnswer(response.status, errors.length > 0 ? errors : [{ message: 'empty answer' }], { redact });
+        // Errors beside a non-null result: for a mutation, the write may well have happened.
+        throw hasResult(response.data) ? classified.asPartial() : classified;
       }
       return response.data;
     } catch (error) {

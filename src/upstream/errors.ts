@@ -20,7 +20,7 @@ export class UpstreamError extends Error {
     readonly errorClass: UpstreamErrorClass,
     /** Sanitised detail for logs: upstream messages only, never request headers. */
     readonly detail: string,
-    readonly options: { retryAfterSeconds?: number; retryable?: boolean; sent?: boolean } = {},
+    readonly options: { retryAfterSeconds?: number; retryable?: boolean; sent?: boolean; partial?: boolean } = {},
   ) {
     super(`${errorClass}: ${detail}`);
     this.name = 'UpstreamError';
@@ -36,6 +36,16 @@ export class UpstreamError extends Error {
    */
   get sent(): boolean {
     return this.options.sent ?? true;
+  }
+
+  /** True when errors came beside a non-null result: a mutation may have been applied. */
+  get partial(): boolean {
+    return this.options.partial ?? false;
+  }
+
+  /** The same error, marked as having come with a (partial) result. */
+  asPartial(): UpstreamError {
+    return new UpstreamError(this.errorClass, this.detail, { ...this.options, partial: true });
   }
 
   /** Worth another attempt for a read: transient by class, or a server-side failure. */

@@ -14,15 +14,38 @@ export interface BodyObject {
 
 const badBody = (what: string): V2Error => new V2Error(400, `The request body is not valid ${what}`, { kind: 'bad_body' });
 
-// No entity expansion or DOCTYPE processing: a body must not make the parser do unbounded work.
+// Values stay text (as Rails read them); XML's entities and character references (and HTML's
+// named ones) are decoded. A DOCTYPE is refused before parsing, so none can be declared.
 const xml = new XMLParser({
-  ignoreAttributes: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
   parseTagValue: false,
-  trimValues: true,
-  processEntities: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  processEntities: true,
+  htmlEntities: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
 });
+
+/**
+ * Rails' Hash.from_xml: an element holding elements is an object, one holding text is its
+ * text (untrimmed), `nil="true"` is null, repeated elements are a list, dashes read as
+ * underscores, other attributes and the whitespace between elements are ignored.
+ */
+function fromXmlNode(value: unknown): BodyValue {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return value.map(fromXmlNode);
+  if (value === null || typeof value !== 'object') return '';
+  const node = value as Record<string, unknown>;
+  if (node['@_nil'] === 'true') return null;
+  const elements = Object.keys(node).filter((key) => !key.startsWith('@_') && key !== '#text');
+  if (elements.length === 0) return typeof node['#text'] === 'string' ? node['#text'] : '';
+  const object: BodyObject = Object.create(null) as BodyObject;
+  for (const key of elements) object[key.replace(/-/g, '_')] = fromXmlNode(node[key]);
+  return object;
+}
 
 function fromJson(text: string): BodyObject {
   let parsed: unknown;
@@ -43,13 +66,25 @@ function fromXml(text: string): BodyObject {
   } catch {
     throw badBody('XML');
   }
-  if (parsed === null || typeof parsed !== 'object' || Object.keys(parsed).length === 0) throw badBody('XML');
-  // An empty element (<changelog/>) parses as '': the same as a key sent with no value.
-  return parsed as BodyObject;
+  const root = fromXmlNode(parsed);
+  if (root === null || typeof root !== 'object' || Array.isArray(root) || Object.keys(root).length !== 1) throw badBody('XML');
+  return root;
+}
+
+/** Every `%` escape must decode: URLSearchParams would quietly keep a broken one as text. */
+function checkEscapes(text: string): void {
+  for (const segment of text.split('&')) {
+    try {
+      decodeURIComponent(segment.replace(/\+/g, ' '));
+    } catch {
+      throw badBody('form data');
+    }
+  }
 }
 
 /** `a[b][c]=v` -> {a: {b: {c: v}}}; a later value for the same key wins, as in Rails. */
 function fromForm(text: string): BodyObject {
+  checkEscapes(text);
   const root: BodyObject = Object.create(null) as BodyObject;
   for (const [rawKey, value] of new URLSearchParams(text)) {
     const path = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(rawKey);
@@ -57,12 +92,16 @@ function fromForm(text: string): BodyObject {
     const keys = [path[1] as string, ...[...(path[2] ?? '').matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1] as string)].filter((k) => k !== '');
     let node = root;
     keys.forEach((key, index) => {
+      const existing = Object.hasOwn(node, key) ? node[key] : undefined;
+      const isGroup = existing !== undefined && existing !== null && typeof existing === 'object';
       if (index === keys.length - 1) {
+        // `deployment=x&deployment[revision]=y`: one key both a value and a group.
+        if (isGroup) throw badBody('form data');
         node[key] = value;
         return;
       }
-      const next = node[key];
-      if (next === undefined || next === null || typeof next !== 'object' || Array.isArray(next)) node[key] = Object.create(null) as BodyObject;
+      if (existing !== undefined && !isGroup) throw badBody('form data');
+      if (existing === undefined) node[key] = Object.create(null) as BodyObject;
       node = node[key] as BodyObject;
     });
   }

@@ -3,7 +3,7 @@ import { V2Error, V2Titles, writeRefused } from '../src/errors.ts';
 import { UpstreamError } from '../src/upstream/errors.ts';
 import { defineWriteMapping } from '../src/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
-import type { BodyObject, BodyValue } from '../src/v2/request-body.ts';
+import { isBodyObject, type BodyObject, type BodyValue } from '../src/v2/request-body.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { applicationGuid } from './shared/deployment.ts';
 import { APPLICATION_ASSUMPTIONS, readApplication } from './shared/application.ts';
@@ -44,12 +44,10 @@ function flag(value: BodyValue | undefined, field: string, problems: string[]): 
   return undefined;
 }
 
-const isObject = (value: BodyValue | undefined): value is BodyObject => value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /** v2's rules; every problem is listed in the 422's messages. */
 function parseChanges(body: BodyObject): Changes {
   const application = Object.hasOwn(body, 'application') ? body.application : undefined;
-  if (!isObject(application)) throw new V2Error(422, VALIDATION_TITLE, { messages: ['application must be an object'], kind: 'invalid_update' });
+  if (!isBodyObject(application)) throw new V2Error(422, VALIDATION_TITLE, { messages: ['application must be an object'], kind: 'invalid_update' });
   const problems: string[] = [];
   const changes: Changes = {};
   if (given(application, 'name')) {
@@ -59,8 +57,8 @@ function parseChanges(body: BodyObject): Changes {
     else if ([...name.trim()].length > 255) problems.push('name is too long (maximum is 255 characters)');
     else changes.alias = name.trim();
   }
-  if (given(application, 'settings') && !isObject(application.settings)) problems.push('settings must be an object');
-  const settings = isObject(application.settings) ? application.settings : (Object.create(null) as BodyObject);
+  if (given(application, 'settings') && !isBodyObject(application.settings)) problems.push('settings must be an object');
+  const settings = isBodyObject(application.settings) ? application.settings : (Object.create(null) as BodyObject);
   if (given(settings, 'app_apdex_threshold')) changes.apdexTarget = threshold(settings.app_apdex_threshold, 'settings.app_apdex_threshold', problems);
   if (given(settings, 'end_user_apdex_threshold')) changes.endUserApdexTarget = threshold(settings.end_user_apdex_threshold, 'settings.end_user_apdex_threshold', problems);
   if (given(settings, 'enable_real_user_monitoring')) changes.browserMonitoring = flag(settings.enable_real_user_monitoring, 'settings.enable_real_user_monitoring', problems);

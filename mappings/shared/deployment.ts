@@ -3,7 +3,7 @@ import { V2Error, V2Titles, notFound } from '../../src/errors.ts';
 import type { OperationContext, WritePlan } from '../../src/mapping.ts';
 import { deploymentEventsQuery } from '../../src/nrql.ts';
 import { entityQuery } from '../../src/entity-query.ts';
-import { parseAnswer } from '../../src/upstream/answer.ts';
+import { NrqlResults, parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
 import { decodeEntityGuid, deploymentV2Id, entityGuid } from '../../src/v2/ids.ts';
@@ -128,7 +128,7 @@ const EventRow = z.object({
 const DeploymentsAnswer = z.object({
   actor: z.object({
     entity: z.object({ guid: z.string(), accountId: z.number() }).nullable(),
-    account: z.object({ nrql: z.object({ results: z.array(z.unknown()).nullable() }).nullable() }).nullable(),
+    account: z.object({ nrql: NrqlResults }).nullable(),
   }),
 });
 

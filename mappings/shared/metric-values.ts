@@ -158,11 +158,6 @@ export function familyOf(name: string): MetricFamily {
   return METRIC_FAMILIES.find((family) => family.matches(name)) as MetricFamily;
 }
 
-/** The v2 value names a metric has, in v2's order. */
-export function valueNamesOf(name: string): string[] {
-  return Object.keys(familyOf(name).formulas);
-}
-
 /** Every value a metric can compute when asked by name: its listed values, then the extras. */
 export function acceptedFormulasOf(name: string): Readonly<Record<string, string>> {
   const family = familyOf(name);

@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { SingleFlight } from '../cache/single-flight.ts';
 import type { MetricDataMapping } from '../mapping.ts';
 import { metricNamesQuery, timesliceDataQuery, type SelectItem } from '../nrql.ts';
-import { parseAnswer } from '../upstream/answer.ts';
+import { NrqlResults, parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respondCacheable, type V2Body } from '../v2/format.ts';
 import { resolveMetricWindow, type MetricWindow } from '../v2/metric-window.ts';
 import { distinctValues, lastValue, parseFlag, parseMetricNames } from '../v2/params.ts';
 import { isoSeconds } from '../v2/time.ts';
-import { EntityProbe, isQueryableName, lookbackWindow, requireEntity, timesliceEntity } from './timeslice-entity.ts';
+import { EntityProbe, isQueryableName, lookbackWindow, metricNamesIn, requireEntity, timesliceEntity } from './timeslice-entity.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -17,18 +17,14 @@ import type { RouteDeps, RouteRequest } from './types.ts';
  * the formula table, and a second NRQL query in the same GraphQL request tells which names
  * the app reported lately (found with zeros) from names it never had (not found).
  */
-// Rows are opaque NRQL JSON: only the container is checked here; slicesOf and numberOf read
-// each row defensively (a per-row zod record cost a third of a request's CPU).
-const NrqlRows = z.object({ results: z.array(z.unknown()).nullable() }).nullable();
-
 const MetricDataAnswer = z.object({
   actor: z.object({
     entity: EntityProbe,
-    account: z.object({ data: NrqlRows, known: NrqlRows }).nullable(),
+    // Only the containers are checked: slicesOf and numberOf read each row defensively (a
+    // per-row zod record cost a third of a request's CPU).
+    account: z.object({ data: NrqlResults, known: NrqlResults }).nullable(),
   }),
 });
-
-const KnownRow = z.object({ names: z.array(z.string()) });
 
 /** Which alias holds each value of each metric in the NRQL answer. */
 interface QueryPlan {
@@ -101,7 +97,7 @@ export function createMetricDataRunner(deps: RouteDeps) {
       return {
         probe: answer.actor.entity,
         slices: slicesOf(account.data.results ?? [], window, mapping.operation),
-        known: new Set((account.known.results ?? []).flatMap((row) => KnownRow.safeParse(row).data?.names ?? [])),
+        known: new Set(metricNamesIn(account.known.results ?? [])),
       };
     });
     return promise;

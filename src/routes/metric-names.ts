@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { CoalescingCache } from '../cache/coalescing-cache.ts';
 import type { MetricNamesMapping } from '../mapping.ts';
 import { metricNamesQuery } from '../nrql.ts';
-import { parseAnswer } from '../upstream/answer.ts';
+import { NrqlResults, parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respondCacheable } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
 import { parsePage, parseText } from '../v2/params.ts';
-import { EntityProbe, lookbackWindow, requireEntity, timesliceEntity } from './timeslice-entity.ts';
+import { EntityProbe, lookbackWindow, metricNamesIn, requireEntity, timesliceEntity } from './timeslice-entity.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -19,11 +19,9 @@ import type { RouteDeps, RouteRequest } from './types.ts';
 const MetricNamesAnswer = z.object({
   actor: z.object({
     entity: EntityProbe,
-    account: z.object({ nrql: z.object({ results: z.array(z.record(z.string(), z.unknown())).nullable() }).nullable() }).nullable(),
+    account: z.object({ nrql: NrqlResults }).nullable(),
   }),
 });
-
-const NamesRow = z.object({ names: z.array(z.string()) });
 
 const LISTING_TTL_MS = 60_000;
 
@@ -48,7 +46,7 @@ export function createMetricNamesRunner(deps: RouteDeps) {
       const answer = parseAnswer(MetricNamesAnswer, data, mapping.operation);
       const results = answer.actor.account?.nrql?.results;
       if (!results) throw new UpstreamError('upstream_failure', `${mapping.operation}: no NRQL results`);
-      const names = results.flatMap((row) => NamesRow.safeParse(row).data?.names ?? []);
+      const names = metricNamesIn(results);
       return { value: { probe: answer.actor.entity, names: [...new Set(names)].sort() } };
     });
   }

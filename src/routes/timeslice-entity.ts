@@ -53,3 +53,10 @@ export function lookbackWindow(now: number, lookbackMs: number): { since: number
   const until = Math.floor(now / 60_000) * 60_000 + 60_000;
   return { since: until - 60_000 - lookbackMs, until };
 }
+
+const NamesRow = z.object({ names: z.array(z.string()) });
+
+/** The metric names in the rows of a metricNamesQuery (src/nrql.ts: `uniques(...) AS names`). */
+export function metricNamesIn(results: readonly unknown[]): string[] {
+  return results.flatMap((row) => NamesRow.safeParse(row).data?.names ?? []);
+}

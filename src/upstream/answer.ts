@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { UpstreamError } from './errors.ts';
 
 /** Validates an upstream answer at the edge; a surprise is an upstream failure (502), never a 500. */
@@ -7,3 +7,9 @@ export function parseAnswer<T>(schema: z.ZodType<T>, data: unknown, operation: s
   if (!parsed.success) throw new UpstreamError('upstream_failure', `unexpected ${operation} answer`);
   return parsed.data;
 }
+
+/**
+ * An NRQL result container as the documents select it (`nrql { results }`): results are opaque
+ * JSON whose shape follows the query, so each caller reads its rows defensively.
+ */
+export const NrqlResults = z.object({ results: z.array(z.unknown()).nullable() }).nullable();

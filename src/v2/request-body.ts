@@ -122,8 +122,13 @@ export function parseRequestBody(contentType: string | undefined, text: string):
   throw badBody('JSON');
 }
 
+/** A nested object (not a list, not null). */
+export function isBodyObject(value: BodyValue | undefined): value is BodyObject {
+  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
+}
+
 /** The object under `key`, or undefined when absent or not an object. */
 export function objectAt(body: BodyObject, key: string): BodyObject | undefined {
   const value = Object.hasOwn(body, key) ? body[key] : undefined;
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+  return isBodyObject(value) ? value : undefined;
 }

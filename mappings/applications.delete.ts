@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { V2Error, writeRefused } from '../src/errors.ts';
+import { V2Error, writeRefused } from '../src/v2/errors.ts';
 import { UpstreamError } from '../src/upstream/errors.ts';
-import { defineWriteMapping } from '../src/mapping.ts';
+import { defineWriteMapping } from '../src/routes/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { applicationGuid } from './shared/deployment.ts';

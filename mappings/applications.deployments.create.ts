@@ -1,7 +1,7 @@
-import { defineWriteMapping } from '../src/mapping.ts';
+import { defineWriteMapping } from '../src/routes/mapping.ts';
 import { objectAt } from '../src/v2/request-body.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
-import { V2Error } from '../src/errors.ts';
+import { V2Error } from '../src/v2/errors.ts';
 import { DeploymentTitles, applicationGuid, planDeploymentCreate } from './shared/deployment.ts';
 
 /** POST /v2/applications/{id}/deployments.{json,xml}: record a deployment as a change-tracking event. */

@@ -1,4 +1,4 @@
-import { defineUnsupportedMapping } from '../src/mapping.ts';
+import { defineUnsupportedMapping } from '../src/routes/mapping.ts';
 
 /** DELETE /v2/applications/{id}/deployments/{deployment_id}.{json,xml}: change-tracking events are immutable. */
 export default defineUnsupportedMapping({

@@ -1,4 +1,4 @@
-import { defineReadPlanMapping } from '../src/mapping.ts';
+import { defineReadPlanMapping } from '../src/routes/mapping.ts';
 import { linkHeader } from '../src/v2/link.ts';
 import { parsePage } from '../src/v2/params.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';

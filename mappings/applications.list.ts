@@ -1,8 +1,8 @@
-import { defineListMapping } from '../src/mapping.ts';
+import { defineListMapping } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { MAX_PAGES_WALKED } from '../src/routes/entity-list.ts';
-import type { Condition } from '../src/entity-query.ts';
-import { invalidParameter } from '../src/errors.ts';
+import type { Condition } from '../src/upstream/entity-query.ts';
+import { invalidParameter } from '../src/v2/errors.ts';
 import { lastValue, parseFlag, parseIdList, parseText, type V2Params } from '../src/v2/params.ts';
 import { APPLICATION_ASSUMPTIONS, APPLICATION_TOP_LINKS, ApmEntity, applicationFields, applicationGaps, reshapeApplication } from './shared/application.ts';
 

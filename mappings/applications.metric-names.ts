@@ -1,5 +1,5 @@
-import { V2Titles } from '../src/errors.ts';
-import { defineMetricNamesMapping } from '../src/mapping.ts';
+import { V2Titles } from '../src/v2/errors.ts';
+import { defineMetricNamesMapping } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { METRIC_FAMILIES, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 

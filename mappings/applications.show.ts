@@ -1,6 +1,6 @@
-import { defineShowMapping } from '../src/mapping.ts';
+import { defineShowMapping } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
-import { V2Titles } from '../src/errors.ts';
+import { V2Titles } from '../src/v2/errors.ts';
 import { APPLICATION_ASSUMPTIONS, APPLICATION_TOP_LINKS, ApmEntity, applicationFields, applicationGaps, reshapeApplication } from './shared/application.ts';
 
 /** GET /v2/applications/{id}.{json,xml}: one APM application with its id links. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { entityQuery } from '../src/entity-query.ts';
-import { hasControlCharacters } from '../src/query-literal.ts';
-import { V2Error, notFound } from '../src/errors.ts';
-import { defineWriteMapping, type OperationContext } from '../src/mapping.ts';
+import { entityQuery } from '../src/upstream/entity-query.ts';
+import { hasControlCharacters } from '../src/upstream/query-literal.ts';
+import { V2Error, notFound } from '../src/v2/errors.ts';
+import { defineWriteMapping, type OperationContext } from '../src/routes/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
 import type { V2Body, V2Format } from '../src/v2/format.ts';
 import { decodeEntityGuid } from '../src/v2/ids.ts';

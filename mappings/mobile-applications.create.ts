@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineWriteMapping } from '../src/mapping.ts';
+import { defineWriteMapping } from '../src/routes/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { createdAppName, idFromGuid } from './shared/created-app.ts';

@@ -1,9 +1,9 @@
 import { serve } from '@hono/node-server';
 import { createApp } from './app.ts';
-import { ConfigError, loadConfig, type GatewayConfig } from './config.ts';
-import { createLogger } from './logger.ts';
-import { loadMappings } from './mappings-loader.ts';
-import { createMetrics } from './metrics.ts';
+import { ConfigError, loadConfig, type GatewayConfig } from './ops/config.ts';
+import { createLogger } from './ops/logger.ts';
+import { loadMappings } from './routes/mappings-loader.ts';
+import { createMetrics } from './ops/metrics.ts';
 import { createNerdGraphClient } from './upstream/client.ts';
 import { loadDocuments } from './upstream/documents.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import showMapping from '../mappings/applications.show.ts';
 import listMapping from '../mappings/applications.list.ts';
-import type { KnownGap } from '../src/mapping.ts';
+import type { KnownGap } from '../src/routes/mapping.ts';
 import type { SandboxApp, SandboxData } from '../src/sandbox/model.ts';
 import { createSandbox } from '../src/sandbox/server.ts';
 import { deploymentsOf } from '../src/sandbox/writes.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import listMapping from '../mappings/applications.list.ts';
 import showMapping from '../mappings/applications.show.ts';
-import type { KnownGap } from '../src/mapping.ts';
+import type { KnownGap } from '../src/routes/mapping.ts';
 import type { SandboxData } from '../src/sandbox/model.ts';
 import { canonical, readAnswer, withoutGaps } from './support/compare.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, ConfigError } from '../src/config.ts';
+import { loadConfig, ConfigError } from '../src/ops/config.ts';
 
 /**
  * End to end over real loopback HTTP: the process `npm start` runs, on the embedded sandbox,

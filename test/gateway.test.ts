@@ -208,7 +208,7 @@ describe('operations endpoints', () => {
       nerdgraph: { call: () => Promise.reject(new Error('unused')) },
       mappings: [],
       metrics: gateway.metrics,
-      logger: (await import('../src/logger.ts')).createLogger('silent'),
+      logger: (await import('../src/ops/logger.ts')).createLogger('silent'),
       readiness: () => Promise.reject(new Error('connection refused')),
     });
     const response = await app.request('/readyz');

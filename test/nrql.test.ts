@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { METRIC_FAMILIES } from '../mappings/shared/metric-values.ts';
-import { expandFormula, metricNamesQuery, timesliceDataQuery } from '../src/nrql.ts';
-import { hasControlCharacters } from '../src/query-literal.ts';
+import { expandFormula, metricNamesQuery, timesliceDataQuery } from '../src/upstream/nrql.ts';
+import { hasControlCharacters } from '../src/upstream/query-literal.ts';
 import { parseNrql, type NrqlCondition, type NrqlQuery } from '../src/sandbox/nrql-parser.ts';
 
 /**

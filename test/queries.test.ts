@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kind, parse, validate, visit } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { loadMappings } from '../src/mappings-loader.ts';
+import { loadMappings } from '../src/routes/mappings-loader.ts';
 import { QUERIES_DIR, loadDocuments } from '../src/upstream/documents.ts';
 import { realNerdGraphSchema } from './support/schema.ts';
 

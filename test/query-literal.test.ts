@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { entityQuery } from '../src/entity-query.ts';
-import { UnsafeLiteralError, quoteLiteral } from '../src/query-literal.ts';
+import { entityQuery } from '../src/upstream/entity-query.ts';
+import { UnsafeLiteralError, quoteLiteral } from '../src/upstream/query-literal.ts';
 import { parseEntitySearchQuery } from '../src/sandbox/entity-search.ts';
 
 /**

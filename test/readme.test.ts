@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { routeTable } from '../src/compat-report.ts';
-import { loadMappings } from '../src/mappings-loader.ts';
+import { routeTable } from '../src/routes/compat-report.ts';
+import { loadMappings } from '../src/routes/mappings-loader.ts';
 
 describe('README.md', () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');

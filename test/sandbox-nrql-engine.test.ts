@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quoteLiteral } from '../src/query-literal.ts';
+import { quoteLiteral } from '../src/upstream/query-literal.ts';
 import { generateSandboxData } from '../src/sandbox/data.ts';
 import type { SandboxApp } from '../src/sandbox/model.ts';
 import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../src/sandbox/nrql-engine.ts';

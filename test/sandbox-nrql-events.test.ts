@@ -4,7 +4,7 @@
  */
 import { parse, validate } from 'graphql';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { quoteLiteral } from '../src/query-literal.ts';
+import { quoteLiteral } from '../src/upstream/query-literal.ts';
 import type { SandboxApp, SandboxDeployment } from '../src/sandbox/model.ts';
 import { NRQL_MESSAGES, NrqlError, recordChangeTrackingDetails, runNrql, type NrqlOutcome } from '../src/sandbox/nrql-engine.ts';
 import { NrqlSyntaxError, parseNrql } from '../src/sandbox/nrql-parser.ts';
@@ -30,7 +30,7 @@ function run(text: string, accountIds: number[] = [PRIMARY_ID]): NrqlOutcome {
   return runNrql(text, { data: sandbox.data, accountIds, now: FIXED });
 }
 
-/** The gateway's deployment listing query (src/nrql.ts builds the same shape). */
+/** The gateway's deployment listing query (src/upstream/nrql.ts builds the same shape). */
 function gatewayQuery(guid: string, since = SINCE, until = UNTIL, limit = 'MAX'): string {
   return (
     `SELECT ${COLUMNS} FROM Deployment, ChangeTrackingEvent ` +

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { METRIC_FAMILIES } from '../mappings/shared/metric-values.ts';
-import { metricNamesQuery, timesliceDataQuery } from '../src/nrql.ts';
-import { quoteLiteral } from '../src/query-literal.ts';
+import { metricNamesQuery, timesliceDataQuery } from '../src/upstream/nrql.ts';
+import { quoteLiteral } from '../src/upstream/query-literal.ts';
 import type { SandboxApp } from '../src/sandbox/model.ts';
 import { runNrql } from '../src/sandbox/nrql-engine.ts';
 import { createSandbox } from '../src/sandbox/server.ts';

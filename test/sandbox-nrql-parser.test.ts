@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quoteLiteral } from '../src/query-literal.ts';
+import { quoteLiteral } from '../src/upstream/query-literal.ts';
 import { NrqlSyntaxError, parseNrql, type NrqlCondition, type NrqlExpression, type NrqlQuery } from '../src/sandbox/nrql-parser.ts';
 
 const V = 'newrelic.timeslice.value';

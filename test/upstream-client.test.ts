@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMetrics } from '../src/metrics.ts';
+import { createMetrics } from '../src/ops/metrics.ts';
 import { createNerdGraphClient } from '../src/upstream/client.ts';
 import type { OperationDocuments } from '../src/upstream/documents.ts';
 import { UpstreamError } from '../src/upstream/errors.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { V2Error } from '../src/errors.ts';
+import { V2Error } from '../src/v2/errors.ts';
 import { resolveMetricWindow, type MetricWindowInput } from '../src/v2/metric-window.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 30);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { V2Error } from '../src/errors.ts';
+import { V2Error } from '../src/v2/errors.ts';
 import { parseIdList, parsePage, parseV2Params } from '../src/v2/params.ts';
 
 describe('parseV2Params: every spelling real clients send lands on one key', () => {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { V2Error } from '../src/errors.ts';
+import { V2Error } from '../src/v2/errors.ts';
 import { writeFailure } from '../src/routes/operations.ts';
 import { classifyTransportError } from '../src/upstream/errors.ts';
 import { deploymentV2Id, entityGuid } from '../src/v2/ids.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { V2Titles, notFound } from '../../src/errors.ts';
-import type { FieldNote, KnownGap, OperationContext, ReshapeContext } from '../../src/mapping.ts';
+import { V2Titles, notFound } from '../../src/v2/errors.ts';
+import type { FieldNote, KnownGap, OperationContext, ReshapeContext } from '../../src/routes/mapping.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';

@@ -1,4 +1,4 @@
-import { V2Error } from '../../src/errors.ts';
+import { V2Error } from '../../src/v2/errors.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import { decodeEntityGuid } from '../../src/v2/ids.ts';
 import { objectAt, type BodyObject } from '../../src/v2/request-body.ts';

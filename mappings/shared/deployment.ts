@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { V2Error, V2Titles, notFound } from '../../src/errors.ts';
-import type { OperationContext, WritePlan } from '../../src/mapping.ts';
-import { deploymentEventsQuery } from '../../src/nrql.ts';
-import { entityQuery } from '../../src/entity-query.ts';
+import { V2Error, V2Titles, notFound } from '../../src/v2/errors.ts';
+import type { OperationContext, WritePlan } from '../../src/routes/mapping.ts';
+import { deploymentEventsQuery } from '../../src/upstream/nrql.ts';
+import { entityQuery } from '../../src/upstream/entity-query.ts';
 import { NrqlResults, parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { GatewayMetrics } from '../metrics.ts';
+import type { GatewayMetrics } from '../ops/metrics.ts';
 import { SingleFlight } from './single-flight.ts';
 
 /**

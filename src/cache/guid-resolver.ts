@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { entityQuery } from '../entity-query.ts';
-import type { Caller } from '../identity.ts';
-import type { GatewayMetrics } from '../metrics.ts';
+import { entityQuery } from '../upstream/entity-query.ts';
+import type { Caller } from '../caller/identity.ts';
+import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph } from '../upstream/client.ts';
 import { parseAnswer } from '../upstream/answer.ts';
 import { decodeEntityGuid } from '../v2/ids.ts';

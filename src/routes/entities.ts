@@ -1,4 +1,4 @@
-import type { GatewayMetrics } from '../metrics.ts';
+import type { GatewayMetrics } from '../ops/metrics.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import type { V2Body } from '../v2/format.ts';
 import { decodeEntityGuid } from '../v2/ids.ts';

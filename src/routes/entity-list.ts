@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { SingleFlight } from '../cache/single-flight.ts';
-import { entityQuery } from '../entity-query.ts';
-import { invalidParameter } from '../errors.ts';
-import type { EntityListMapping } from '../mapping.ts';
+import { entityQuery } from '../upstream/entity-query.ts';
+import { invalidParameter } from '../v2/errors.ts';
+import type { EntityListMapping } from './mapping.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respondText, serialise, type V2Body, type V2Format } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { notFound } from '../errors.ts';
-import type { EntityShowMapping } from '../mapping.ts';
+import { notFound } from '../v2/errors.ts';
+import type { EntityShowMapping } from './mapping.ts';
 import { respond } from '../v2/format.ts';
 import { ID_PATTERN } from '../v2/params.ts';
 import { parseAnswer } from '../upstream/answer.ts';

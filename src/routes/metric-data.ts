@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SingleFlight } from '../cache/single-flight.ts';
-import type { MetricDataMapping } from '../mapping.ts';
-import { metricNamesQuery, timesliceDataQuery, type SelectItem } from '../nrql.ts';
+import type { MetricDataMapping } from './mapping.ts';
+import { metricNamesQuery, timesliceDataQuery, type SelectItem } from '../upstream/nrql.ts';
 import { NrqlResults, parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respondCacheable, type V2Body } from '../v2/format.ts';

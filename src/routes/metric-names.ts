@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CoalescingCache } from '../cache/coalescing-cache.ts';
-import type { MetricNamesMapping } from '../mapping.ts';
-import { metricNamesQuery } from '../nrql.ts';
+import type { MetricNamesMapping } from './mapping.ts';
+import { metricNamesQuery } from '../upstream/nrql.ts';
 import { NrqlResults, parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respondCacheable } from '../v2/format.ts';

@@ -1,5 +1,5 @@
-import { V2Error, V2Titles, WRITE_REFUSED } from '../errors.ts';
-import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMapping } from '../mapping.ts';
+import { V2Error, V2Titles, WRITE_REFUSED } from '../v2/errors.ts';
+import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMapping } from './mapping.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respond, respondText, serialise } from '../v2/format.ts';
 import { parseRequestBody, type BodyObject } from '../v2/request-body.ts';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { notFound } from '../errors.ts';
-import type { MetricDataMapping, MetricNamesMapping } from '../mapping.ts';
-import type { GatewayMetrics } from '../metrics.ts';
-import { hasControlCharacters } from '../query-literal.ts';
+import { notFound } from '../v2/errors.ts';
+import type { MetricDataMapping, MetricNamesMapping } from './mapping.ts';
+import type { GatewayMetrics } from '../ops/metrics.ts';
+import { hasControlCharacters } from '../upstream/query-literal.ts';
 import { entityGuid } from '../v2/ids.ts';
 import { ID_PATTERN } from '../v2/params.ts';
 import { inAccount } from './entities.ts';
@@ -56,7 +56,7 @@ export function lookbackWindow(now: number, lookbackMs: number): { since: number
 
 const NamesRow = z.object({ names: z.array(z.string()) });
 
-/** The metric names in the rows of a metricNamesQuery (src/nrql.ts: `uniques(...) AS names`). */
+/** The metric names in the rows of a metricNamesQuery (src/upstream/nrql.ts: `uniques(...) AS names`). */
 export function metricNamesIn(results: readonly unknown[]): string[] {
   return results.flatMap((row) => NamesRow.safeParse(row).data?.names ?? []);
 }

@@ -1,8 +1,8 @@
 import type { CursorCache } from '../cache/cursor-cache.ts';
 import type { GuidResolver } from '../cache/guid-resolver.ts';
-import type { GatewayContext } from '../context.ts';
-import type { Caller } from '../identity.ts';
-import type { GatewayMetrics } from '../metrics.ts';
+import type { GatewayContext } from './context.ts';
+import type { Caller } from '../caller/identity.ts';
+import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph } from '../upstream/client.ts';
 import type { V2Format } from '../v2/format.ts';
 import type { V2Params } from '../v2/params.ts';

@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
-import type { AccountResolver } from '../accounts.ts';
-import type { GatewayEnv } from '../context.ts';
-import { V2Error, notFound } from '../errors.ts';
-import { callerFrom, type IdentityOf } from '../identity.ts';
-import { methodsOf, type Mapping } from '../mapping.ts';
+import type { AccountResolver } from '../caller/accounts.ts';
+import type { GatewayEnv } from './context.ts';
+import { V2Error, notFound } from '../v2/errors.ts';
+import { callerFrom, type IdentityOf } from '../caller/identity.ts';
+import { methodsOf, type Mapping } from './mapping.ts';
 import type { V2Format } from '../v2/format.ts';
 import { readFormBody } from '../v2/form-body.ts';
 import { parseV2Params } from '../v2/params.ts';

@@ -8,7 +8,7 @@
  * legacy.ts routes here with the application already resolved for the caller's account.
  */
 import { createHash } from 'node:crypto';
-import { MetricTitles, V2Error } from '../errors.ts';
+import { MetricTitles, V2Error } from '../v2/errors.ts';
 import { CONTENT_TYPES, serialise, type V2Body, type V2Format } from '../v2/format.ts';
 import { isoSeconds } from '../v2/time.ts';
 import type { JsonValue } from '../v2/xml.ts';

@@ -9,7 +9,7 @@
  * application already found in that account.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { V2Error, V2Titles, notFound } from '../errors.ts';
+import { V2Error, V2Titles, notFound } from '../v2/errors.ts';
 import { MAX_BODY_BYTES } from '../v2/form-body.ts';
 import { CONTENT_TYPES, serialise, type V2Body, type V2Format } from '../v2/format.ts';
 import { isoSeconds } from '../v2/time.ts';

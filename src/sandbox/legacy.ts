@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { V2Error, V2Titles, notFound } from '../errors.ts';
+import { V2Error, V2Titles, notFound } from '../v2/errors.ts';
 import { errorBody, serialise, CONTENT_TYPES, type V2Body, type V2Format } from '../v2/format.ts';
 import { readFormBody } from '../v2/form-body.ts';
 import { isoSeconds } from '../v2/time.ts';

@@ -30,7 +30,7 @@
  *
  * Keywords and function names are case-insensitive; attribute names are not. Inside a
  * string a backslash makes the next character literal (`\'` is a quote, `\\` a backslash),
- * which makes this parser the exact inverse of quoteLiteral (src/query-literal.ts).
+ * which makes this parser the exact inverse of quoteLiteral (src/upstream/query-literal.ts).
  * SINCE and UNTIL take epoch milliseconds only.
  */
 

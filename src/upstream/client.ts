@@ -1,6 +1,6 @@
 import { ClientError, GraphQLClient } from 'graphql-request';
-import type { GatewayMetrics } from '../metrics.ts';
-import { redactKeys } from '../redact.ts';
+import type { GatewayMetrics } from '../ops/metrics.ts';
+import { redactKeys } from '../caller/redact.ts';
 import type { OperationDocuments } from './documents.ts';
 import { createTransport } from './transport.ts';
 import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';

@@ -1,4 +1,4 @@
-import { V2Error, V2Titles, type V2Status } from '../errors.ts';
+import { V2Error, V2Titles, type V2Status } from '../v2/errors.ts';
 
 /**
  * NerdGraph failure classes (newrelic-client-go's internal/http/graphql.go split) and how each

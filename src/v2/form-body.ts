@@ -1,4 +1,4 @@
-import { V2Error } from '../errors.ts';
+import { V2Error } from './errors.ts';
 
 /** Largest request body either face reads. */
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { GatewayContext } from '../context.ts';
+import type { GatewayContext } from '../routes/context.ts';
 import { toXml, type JsonValue } from './xml.ts';
 
 /** The two REST v2 representations, chosen by the path suffix. */

@@ -1,4 +1,4 @@
-import { MetricTitles, invalidParameter } from '../errors.ts';
+import { MetricTitles, invalidParameter } from './errors.ts';
 import { parseV2Time } from './timestamps.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
-import { V2Error } from '../errors.ts';
+import { V2Error } from './errors.ts';
 
 /**
  * A v2 write body, whatever it arrived as (docs/write-rules.md §1): JSON, XML (the root element

@@ -1,4 +1,4 @@
-import type { KnownGap } from '../../src/mapping.ts';
+import type { KnownGap } from '../../src/routes/mapping.ts';
 import type { JsonValue } from '../../src/v2/xml.ts';
 import { decodeRailsXml } from './rails-xml.ts';
 

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { createApp } from '../../src/app.ts';
-import type { GatewayConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import { loadMappings } from '../../src/mappings-loader.ts';
-import { createMetrics, type GatewayMetrics } from '../../src/metrics.ts';
+import type { GatewayConfig } from '../../src/ops/config.ts';
+import { createLogger } from '../../src/ops/logger.ts';
+import { loadMappings } from '../../src/routes/mappings-loader.ts';
+import { createMetrics, type GatewayMetrics } from '../../src/ops/metrics.ts';
 import { createSandbox } from '../../src/sandbox/server.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
 import { loadDocuments } from '../../src/upstream/documents.ts';

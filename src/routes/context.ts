@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import type { V2Format } from './v2/format.ts';
+import type { V2Format } from '../v2/format.ts';
 
 /** Per-request values set by the gateway's middleware, typed for every handler. */
 export interface GatewayVariables {

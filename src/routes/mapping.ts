@@ -1,10 +1,10 @@
-import type { Condition } from './entity-query.ts';
-import type { V2Status } from './errors.ts';
-import type { BodyObject } from './v2/request-body.ts';
-import type { V2Format } from './v2/format.ts';
-import type { NrqlEquality } from './nrql.ts';
-import type { V2Body } from './v2/format.ts';
-import type { V2Params } from './v2/params.ts';
+import type { Condition } from '../upstream/entity-query.ts';
+import type { V2Status } from '../v2/errors.ts';
+import type { BodyObject } from '../v2/request-body.ts';
+import type { V2Format } from '../v2/format.ts';
+import type { NrqlEquality } from '../upstream/nrql.ts';
+import type { V2Body } from '../v2/format.ts';
+import type { V2Params } from '../v2/params.ts';
 
 /**
  * The declarative contract of one v2 route (one module in mappings/). The router, the

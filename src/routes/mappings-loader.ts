@@ -7,7 +7,7 @@ import { MAPPING_KINDS, type Mapping } from './mapping.ts';
  * Discovers the route mappings: every module directly in mappings/ whose default export is a
  * mapping. Adding a route is adding a file there (and its query and tests), nothing else.
  */
-export const MAPPINGS_DIR = fileURLToPath(new URL('../mappings/', import.meta.url));
+export const MAPPINGS_DIR = fileURLToPath(new URL('../../mappings/', import.meta.url));
 
 function isMapping(value: unknown): value is Mapping {
   const m = value as Partial<Mapping> | null;
@@ -29,7 +29,7 @@ export async function loadMappings(dir: string = MAPPINGS_DIR): Promise<Mapping[
   const mappings: Mapping[] = [];
   for (const file of files) {
     const module = (await import(pathToFileURL(join(dir, file)).href)) as { default?: unknown };
-    if (!isMapping(module.default)) throw new Error(`mappings/${file} must default-export a mapping (a define...Mapping helper of src/mapping.ts)`);
+    if (!isMapping(module.default)) throw new Error(`mappings/${file} must default-export a mapping (a define...Mapping helper of src/routes/mapping.ts)`);
     mappings.push(module.default);
   }
   const ids = new Set<string>();

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { CoalescingCache } from './cache/coalescing-cache.ts';
-import { V2Error } from './errors.ts';
+import { CoalescingCache } from '../cache/coalescing-cache.ts';
+import { V2Error } from '../v2/errors.ts';
 import type { Caller } from './identity.ts';
-import type { GatewayMetrics } from './metrics.ts';
-import type { NerdGraph } from './upstream/client.ts';
-import { parseAnswer } from './upstream/answer.ts';
-import { ID_PATTERN } from './v2/params.ts';
+import type { GatewayMetrics } from '../ops/metrics.ts';
+import type { NerdGraph } from '../upstream/client.ts';
+import { parseAnswer } from '../upstream/answer.ts';
+import { ID_PATTERN } from '../v2/params.ts';
 
 /**
  * REST v2 inferred the account from the key; NerdGraph does not. Each request is pinned to

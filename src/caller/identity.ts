@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { V2Error, V2Titles } from './errors.ts';
+import { V2Error, V2Titles } from '../v2/errors.ts';
 
 /**
  * Who is calling. The API key is kept only to be forwarded to NerdGraph; everything that

@@ -101,7 +101,7 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
       apps.push(generateApp(random, account.id, counters.appId, name, counters, opts.now));
     }
   }
-  return { accounts, apps, keys, generatedAt: opts.now, writes: { version: 0, deployments: new Map(), createdApps: [], sequence: 0 } };
+  return { accounts, apps, keyTransactions: [], mobileApps: [], browserApps: [], keys, generatedAt: opts.now, writes: { version: 0, deployments: new Map(), createdApps: [], sequence: 0 } };
 }
 
 /**

@@ -70,9 +70,93 @@ export interface SandboxApp {
   alertPolicyId: number | null;
 }
 
+/**
+ * A key transaction: one transaction of an APM app, watched on its own (GUID
+ * `acct|APM|KEY_TRANSACTION|id`). Its numbers come from the parent app's timeslices for
+ * `metricName` (and `Apdex/<metricName without its first segment>`), over the last 10 minutes.
+ */
+export interface SandboxKeyTransaction {
+  accountId: number;
+  /** REST v2 key transaction id (the GUID's domain id). */
+  id: number;
+  guid: string;
+  name: string;
+  /** The parent APM application's id. */
+  appId: number;
+  /** The underlying metric (NerdGraph `metricName`), e.g. `WebTransaction/Uri/checkout`. */
+  metricName: string;
+  /** The v2 `transaction_name` display text. */
+  transactionName: string;
+  apdexTarget: number;
+  /** null when the parent app has no browser monitoring. */
+  browserApdexTarget: number | null;
+  reporting: boolean;
+  alertSeverity: AlertSeverity;
+  lastReportingChangeAt: number;
+}
+
+/** What a mobile app's `mobile_summary` / `crash_summary` (v2) and `mobileSummary` (NerdGraph) show. */
+export interface SandboxMobileSummary {
+  activeUsers: number;
+  launchCount: number;
+  /** HTTP requests per minute. */
+  throughput: number;
+  responseTimeSeconds: number;
+  sessionCount: number;
+  httpRequestCount: number;
+  interactionTimeSeconds: number;
+  /** Percent. */
+  failedCallRate: number;
+  /** Percent. */
+  remoteErrorRate: number;
+  crashCount: number;
+  /** Percent of sessions. */
+  crashRate: number;
+  unresolvedCrashCount: number;
+  usersAffectedCount: number;
+}
+
+/** A mobile application (GUID `acct|MOBILE|APPLICATION|id`). */
+export interface SandboxMobileApp {
+  accountId: number;
+  id: number;
+  guid: string;
+  name: string;
+  reporting: boolean;
+  alertSeverity: AlertSeverity;
+  lastReportingChangeAt: number;
+  applicationToken: string;
+  /** null when the app is not reporting. */
+  summary: SandboxMobileSummary | null;
+}
+
+/**
+ * A browser application (GUID `acct|BROWSER|APPLICATION|id`): standalone, or the browser side of
+ * an APM app with browser monitoring (then `servingApmApplicationId` is that app's id and `id`
+ * equals it, as New Relic numbers them).
+ */
+export interface SandboxBrowserApp {
+  accountId: number;
+  id: number;
+  guid: string;
+  name: string;
+  reporting: boolean;
+  alertSeverity: AlertSeverity;
+  lastReportingChangeAt: number;
+  servingApmApplicationId: number | null;
+  apdexTarget: number;
+  browserMonitoringKey: string;
+  /** The Lite loader snippet v2 returned. */
+  loaderScript: string;
+}
+
 export interface SandboxData {
   accounts: SandboxAccount[];
   apps: SandboxApp[];
+  keyTransactions: SandboxKeyTransaction[];
+  mobileApps: SandboxMobileApp[];
+  /** Standalone and APM-attached browser apps, and those created through either face. */
+  browserApps: SandboxBrowserApp[];
   /** API key -> ids of the accounts it can see (first one is its home account). */
   keys: Map<string, number[]>;
   /** Epoch ms the world was generated at: metric lifetimes (timeslices.ts) are placed from it. */

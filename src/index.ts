@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import { answerClientErrors } from './v2/client-error.ts';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type GatewayConfig } from './ops/config.ts';
@@ -84,6 +86,8 @@ async function main(): Promise<void> {
       );
     }
   });
+
+  answerClientErrors(server as Server);
 
   const shutdown = (): void => {
     server.close(() => process.exit(0));

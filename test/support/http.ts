@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { answerClientErrors } from '../../src/v2/client-error.ts';
 
 /**
  * Real HTTP for tests: serving an app on 127.0.0.1:0, and a client that can send a body
@@ -9,6 +10,7 @@ import { serve } from '@hono/node-server';
  */
 export async function serveOnLoopback(fetchHandler: Parameters<typeof serve>[0]['fetch']) {
   const server = serve({ fetch: fetchHandler, port: 0, hostname: '127.0.0.1' }) as Server;
+  answerClientErrors(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {

@@ -46,7 +46,7 @@ async function appIdByName(ctx: OperationContext, name: string): Promise<string>
     { field: 'accountId', op: '=', value: ctx.accountId },
     { field: 'name', op: '=', value: name },
   ]);
-  const answer = parseAnswer(ByName, await ctx.read('EntityGuidByDomainId', { query }), 'EntityGuidByDomainId');
+  const answer = parseAnswer(ByName, await ctx.read('EntityGuidSearch', { query }), 'EntityGuidSearch');
   const match = (answer.actor.entitySearch.results?.entities ?? []).find((e) => e !== null && e.name === name && e.accountId === ctx.accountId);
   const domainId = match ? decodeEntityGuid(match.guid)?.domainId : undefined;
   if (domainId === undefined) throw notFound('No Application found with the given name');

@@ -4,7 +4,6 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { createAccountResolver } from './caller/accounts.ts';
 import { CursorCache } from './cache/cursor-cache.ts';
-import { createGuidResolver } from './cache/guid-resolver.ts';
 import type { GatewayConfig } from './ops/config.ts';
 import type { GatewayEnv } from './routes/context.ts';
 import { V2Error, V2Titles } from './v2/errors.ts';
@@ -25,7 +24,7 @@ import { MAX_BODY_BYTES } from './v2/form-body.ts';
 export interface GatewayDeps {
   config: Pick<
     GatewayConfig,
-    'defaultAccountId' | 'publicBaseUrl' | 'guidCacheTtlMs' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'
+    'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'
   >;
   nerdgraph: NerdGraph;
   mappings: readonly Mapping[];
@@ -90,7 +89,6 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     now,
     metricNamesLookbackMs: deps.config.metricNamesLookbackMs,
     cursors: new CursorCache({ max: 5_000, ttlMs: deps.config.cursorCacheTtlMs }),
-    guids: createGuidResolver({ nerdgraph: deps.nerdgraph, metrics: deps.metrics, ttlMs: deps.config.guidCacheTtlMs }),
     accounts: createAccountResolver({
       nerdgraph: deps.nerdgraph,
       metrics: deps.metrics,

@@ -72,30 +72,28 @@ describe('paging', () => {
   });
 });
 
-describe('GUID cache', () => {
-  it('coalesces concurrent misses for one app into one upstream lookup, and caches it', async () => {
+describe('app id -> GUID', () => {
+  it('is computed: a show costs one upstream request, with no GUID lookup', async () => {
     const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
     const app = sandbox.sandbox.data.apps.find((a) => a.accountId === PRIMARY_ACCOUNT)!;
-    const answers = await Promise.all(Array.from({ length: 20 }, () => gateway.app.request(`/v2/applications/${app.id}.json`, { headers: demo })));
-    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
-    expect(await gateway.upstreamCount('EntityGuidByDomainId')).toBe(1);
-    await gateway.app.request(`/v2/applications/${app.id}.xml`, { headers: demo });
-    expect(await gateway.upstreamCount('EntityGuidByDomainId')).toBe(1);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => gateway.app.request(`/v2/applications/${app.id}.json`, { headers: demo })));
+    expect(answers.map((r) => r.status)).toEqual(Array(5).fill(200));
+    expect(await gateway.upstreamCount('ApplicationByGuid')).toBe(5);
+    expect(await gateway.upstreamCount('EntityGuidSearch')).toBe(0);
   });
 
-  it('is keyed by caller and account: a GUID learned by one key is not served to another', async () => {
+  it('answers an unknown id and an id of another account the same 404, each in one request', async () => {
     const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
-    const app = sandbox.sandbox.data.apps.find((a) => a.accountId === PRIMARY_ACCOUNT)!;
-    const multi = await gateway.app.request(`/v2/applications/${app.id}.json`, { headers: { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(PRIMARY_ACCOUNT) } });
-    expect(multi.status).toBe(200);
-    expect(await gateway.upstreamCount('EntityGuidByDomainId')).toBe(1);
-    // Same account, other key: it must prove its own access with its own lookup.
-    expect((await gateway.app.request(`/v2/applications/${app.id}.json`, { headers: demo })).status).toBe(200);
-    expect(await gateway.upstreamCount('EntityGuidByDomainId')).toBe(2);
-    // And an app of an account the key cannot see stays invisible.
     const foreign = sandbox.sandbox.data.apps.find((a) => a.accountId === SECONDARY_ACCOUNT)!;
-    await gateway.app.request(`/v2/applications/${foreign.id}.json`, { headers: { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) } });
-    expect((await gateway.app.request(`/v2/applications/${foreign.id}.json`, { headers: demo })).status).toBe(404);
+    const unknown = await gateway.app.request('/v2/applications/123456789.json', { headers: demo });
+    const other = await gateway.app.request(`/v2/applications/${foreign.id}.json`, { headers: demo });
+    expect(unknown.status).toBe(404);
+    expect(other.status).toBe(404);
+    expect(await other.json()).toEqual(await unknown.json());
+    expect(await gateway.upstreamCount('ApplicationByGuid')).toBe(2);
+    // The same app is visible to a key that can read its account.
+    const multi = await gateway.app.request(`/v2/applications/${foreign.id}.json`, { headers: { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) } });
+    expect(multi.status).toBe(200);
   });
 });
 
@@ -204,7 +202,7 @@ describe('operations endpoints', () => {
     const { createApp } = await import('../src/app.ts');
     const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
     const app = createApp({
-      config: { defaultAccountId: undefined, publicBaseUrl: undefined, guidCacheTtlMs: 1, cursorCacheTtlMs: 1, accountsCacheTtlMs: 1, metricNamesLookbackMs: 7 * 86_400_000 },
+      config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1, accountsCacheTtlMs: 1, metricNamesLookbackMs: 7 * 86_400_000 },
       nerdgraph: { call: () => Promise.reject(new Error('unused')) },
       mappings: [],
       metrics: gateway.metrics,

@@ -1,26 +1,34 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { Kind, parse, validate, visit } from 'graphql';
+import { Kind, parse, validate, visit, type FieldNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
-import { QUERIES_DIR, loadDocuments } from '../src/upstream/documents.ts';
+import { loadDocuments, loadFragments } from '../src/upstream/documents.ts';
 import { realNerdGraphSchema } from './support/schema.ts';
 
-const files = readdirSync(QUERIES_DIR).filter((f) => f.endsWith('.graphql'));
+/** Every document in queries/, discovered, as the gateway sends it (fragments included). */
+const documents = [...loadDocuments().values()];
+
+/** Fields whose selection is an entity (or a list of them: entities(guids), entitySearch results) to scope. */
+const ENTITY_FIELDS = new Set(['entity', 'entities']);
+
+function selectedNames(field: FieldNode): Set<string> {
+  const names = new Set<string>();
+  for (const selection of field.selectionSet?.selections ?? []) if (selection.kind === Kind.FIELD) names.add(selection.name.value);
+  return names;
+}
 
 describe('queries/*.graphql', () => {
   it('exist', () => {
-    expect(files.length).toBeGreaterThanOrEqual(4);
+    expect(documents.length).toBeGreaterThanOrEqual(10);
   });
 
-  it.each(files)('%s validates against the real NerdGraph schema', (file) => {
-    const errors = validate(realNerdGraphSchema(), parse(readFileSync(join(QUERIES_DIR, file), 'utf8')));
+  it.each(documents.map((d) => [d.name, d] as const))('%s validates against the real NerdGraph schema', (_name, document) => {
+    const errors = validate(realNerdGraphSchema(), parse(document.text));
     expect(errors.map((e) => e.message)).toEqual([]);
   });
 
-  it.each(files)('%s takes every input as a variable (no literal strings in arguments)', (file) => {
+  it.each(documents.map((d) => [d.name, d] as const))('%s takes every input as a variable (no literal strings in arguments)', (_name, document) => {
     const literals: string[] = [];
-    visit(parse(readFileSync(join(QUERIES_DIR, file), 'utf8')), {
+    visit(parse(document.text), {
       Argument(node) {
         if (node.value.kind === Kind.STRING) literals.push(node.name.value);
       },
@@ -28,20 +36,36 @@ describe('queries/*.graphql', () => {
     expect(literals).toEqual([]);
   });
 
-  it('every mapping names an operation that exists, of the right kind', async () => {
-    const documents = loadDocuments();
-    for (const mapping of await loadMappings()) {
-      // An unsupported route sends nothing.
-      if (mapping.kind === 'unsupported') continue;
-      expect(documents.get(mapping.operation)?.kind, mapping.id).toBe(mapping.method === 'GET' ? 'query' : 'mutation');
+  // Reads only: a mutation's result names the entity it was sent for, compared by GUID.
+  const reads = documents.filter((d) => d.kind === 'query');
+  it.each(reads.map((d) => [d.name, d] as const))('%s selects guid and accountId on every entity it reads, so scoping can be checked', (_name, document) => {
+    const missing: string[] = [];
+    visit(parse(document.text), {
+      Field(node) {
+        const isEntity = ENTITY_FIELDS.has(node.name.value);
+        if (!isEntity || node.selectionSet === undefined) return;
+        const names = selectedNames(node);
+        if (!names.has('guid') || !names.has('accountId')) missing.push(node.alias?.value ?? node.name.value);
+      },
+    });
+    expect(missing).toEqual([]);
+  });
+
+  it('every fragment is used by some document, and fragments are sent only where used', () => {
+    const fragments = loadFragments();
+    for (const name of fragments.keys()) {
+      const users = documents.filter((d) => d.text.includes(`fragment ${name} on`));
+      expect(users.length, name).toBeGreaterThan(0);
+      for (const user of users) expect(user.text, `${user.name} carries ${name}`).toContain(`...${name}`);
     }
   });
 
-  it('entity documents select guid and accountId, so account scoping can be checked', () => {
-    for (const name of ['ApplicationsSearch', 'ApplicationByGuid', 'EntityGuidByDomainId', 'ApplicationMetricData', 'ApplicationMetricNames', 'ApplicationDeployments']) {
-      const text = loadDocuments().get(name)?.text ?? '';
-      expect(text, name).toMatch(/\bguid\b/);
-      expect(text, name).toMatch(/\baccountId\b/);
+  it('every mapping names an operation that exists, of the right kind', async () => {
+    const byName = loadDocuments();
+    for (const mapping of await loadMappings()) {
+      // An unsupported route sends nothing.
+      if (mapping.kind === 'unsupported') continue;
+      expect(byName.get(mapping.operation)?.kind, mapping.id).toBe(mapping.method === 'GET' ? 'query' : 'mutation');
     }
   });
 });

@@ -77,9 +77,6 @@ describe('account scoping', () => {
       if (req.operationName === 'ApplicationsSearch') {
         return json(res, 200, { data: { actor: { entitySearch: { count: 3, results: { nextCursor: null, entities: [apm(MINE, 1), apm(OTHER, 2), apm(MINE, 3, OTHER)] } } } } });
       }
-      if (req.operationName === 'EntityGuidByDomainId') {
-        return json(res, 200, { data: { actor: { entitySearch: { results: { entities: [{ guid: entityGuid(OTHER, 'APM', 'APPLICATION', 2), accountId: OTHER }] } } } } });
-      }
       return json(res, 200, { data: { actor: { entity: apm(OTHER, 2) } } });
     });
   });

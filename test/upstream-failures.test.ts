@@ -98,11 +98,7 @@ describe('upstream failures', () => {
 
   it('an entity of the wrong shape on show -> 502', async () => {
     const guid = entityGuid(ACCOUNT, 'APM', 'APPLICATION', 5);
-    const { gateway } = await gatewayOn(afterAccounts((req, res) =>
-      req.operationName === 'EntityGuidByDomainId'
-        ? json(res, 200, { data: { actor: { entitySearch: { results: { entities: [{ guid, accountId: ACCOUNT }] } } } } })
-        : json(res, 200, { data: { actor: { entity: { guid, accountId: ACCOUNT, name: 42 } } } }),
-    ));
+    const { gateway } = await gatewayOn(afterAccounts((_req, res) => json(res, 200, { data: { actor: { entity: { guid, accountId: ACCOUNT, name: 42 } } } })));
     expect((await get(gateway, '/v2/applications/5.json')).status).toBe(502);
   });
 });

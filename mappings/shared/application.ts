@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { V2Titles, notFound } from '../../src/v2/errors.ts';
+import { V2Titles } from '../../src/v2/errors.ts';
 import type { FieldNote, KnownGap, OperationContext, ReshapeContext } from '../../src/routes/mapping.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
-import { decodeEntityGuid, syntheticHostId } from '../../src/v2/ids.ts';
+import { syntheticHostId } from '../../src/v2/ids.ts';
 import { isoSeconds } from '../../src/v2/time.ts';
 
 /**
@@ -203,14 +203,10 @@ export function applicationGaps(prefix: string): KnownGap[] {
 /** The application as `GET /v2/applications/{id}` shows it, for the write routes (404 when absent). */
 export async function readApplication(ctx: OperationContext, guid: string): Promise<{ entity: ApmEntity; body: V2Body }> {
   const data = await ctx.read('ApplicationByGuid', { guid });
-  const entity = parseAnswer(z.object({ actor: z.object({ entity: z.unknown() }) }), data, 'ApplicationByGuid').actor.entity;
-  if (entity === null || entity === undefined) throw notFound(V2Titles.applicationNotFound);
+  const found = parseAnswer(z.object({ actor: z.object({ entity: z.unknown() }) }), data, 'ApplicationByGuid').actor.entity;
+  const entity = ctx.requireEntity(found, { guid }, V2Titles.applicationNotFound);
   const parsed = ApmEntity.safeParse(entity);
   if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected entity shape in ApplicationByGuid');
   const app = parsed.data;
-  if (app.guid !== guid || app.accountId !== ctx.accountId || decodeEntityGuid(app.guid)?.accountId !== ctx.accountId) {
-    ctx.scopeViolation();
-    throw notFound(V2Titles.applicationNotFound);
-  }
   return { entity: app, body: { application: reshapeApplication(app, { accountId: ctx.accountId, now: ctx.now }, { withLinks: true }), links: APPLICATION_TOP_LINKS } };
 }

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { V2Error, V2Titles, notFound } from '../../src/v2/errors.ts';
+import { V2Error, V2Titles } from '../../src/v2/errors.ts';
 import type { OperationContext, WritePlan } from '../../src/routes/mapping.ts';
+import { EntityKinds, type EntityRef } from '../../src/routes/entity-ref.ts';
 import { deploymentEventsQuery } from '../../src/upstream/nrql.ts';
 import { entityQuery } from '../../src/upstream/entity-query.ts';
 import { NrqlResults, parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
-import { decodeEntityGuid, deploymentV2Id, entityGuid } from '../../src/v2/ids.ts';
+import { deploymentV2Id } from '../../src/v2/ids.ts';
 import type { BodyObject, BodyValue } from '../../src/v2/request-body.ts';
 import { isoSeconds } from '../../src/v2/time.ts';
 import { parseV2Time } from '../../src/v2/timestamps.ts';
@@ -155,20 +156,15 @@ export interface AppDeployments {
 }
 
 /** The APM app's GUID in the caller's account (404 for a malformed id). */
-export function applicationGuid(ctx: OperationContext, rawId: string | undefined): { id: number; guid: string } {
-  if (rawId === undefined || !/^[1-9]\d{0,14}$/.test(rawId)) throw notFound(V2Titles.applicationNotFound);
-  return { id: Number(rawId), guid: entityGuid(ctx.accountId, 'APM', 'APPLICATION', Number(rawId)) };
+export function applicationGuid(ctx: OperationContext, rawId: string | undefined): EntityRef {
+  return ctx.entityRef(EntityKinds.apmApplication, rawId, V2Titles.applicationNotFound);
 }
 
 /** The app's deployment markers over the retention window (404 when the app is not there). */
 export async function readDeployments(ctx: OperationContext, appId: number, guid: string, limit: number | 'MAX'): Promise<AppDeployments> {
   const events = deploymentEventsQuery({ entityGuid: guid, since: ctx.now - DEPLOYMENT_WINDOW_MS, until: ctx.now + 60_000, limit });
   const answer = parseAnswer(DeploymentsAnswer, await ctx.read('ApplicationDeployments', { accountId: ctx.accountId, guid, events }), 'ApplicationDeployments');
-  const entity = answer.actor.entity;
-  if (!entity || entity.guid !== guid || entity.accountId !== ctx.accountId || decodeEntityGuid(entity.guid)?.accountId !== ctx.accountId) {
-    if (entity) ctx.scopeViolation();
-    throw notFound(V2Titles.applicationNotFound);
-  }
+  ctx.requireEntity(answer.actor.entity, { guid }, V2Titles.applicationNotFound);
   const results = answer.actor.account?.nrql?.results;
   if (!results) throw new UpstreamError('upstream_failure', 'ApplicationDeployments: no NRQL results');
   const rows = results.flatMap((row) => {

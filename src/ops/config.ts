@@ -27,7 +27,6 @@ const ConfigSchema = z
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
     UPSTREAM_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),
     UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
-    GUID_CACHE_TTL_MS: positiveInt.default(600_000),
     CURSOR_CACHE_TTL_MS: positiveInt.default(300_000),
     ACCOUNTS_CACHE_TTL_MS: positiveInt.default(300_000),
     /** How far back metrics.json and metric data look for metric names (NerdGraph has no full list). */
@@ -47,7 +46,6 @@ const ConfigSchema = z
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
     upstreamRetries: env.UPSTREAM_RETRIES,
-    guidCacheTtlMs: env.GUID_CACHE_TTL_MS,
     cursorCacheTtlMs: env.CURSOR_CACHE_TTL_MS,
     accountsCacheTtlMs: env.ACCOUNTS_CACHE_TTL_MS,
     metricNamesLookbackMs: env.METRIC_NAMES_LOOKBACK_DAYS * 86_400_000,

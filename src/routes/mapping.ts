@@ -1,4 +1,5 @@
 import type { Condition } from '../upstream/entity-query.ts';
+import type { EntityKind, EntityRef } from './entity-ref.ts';
 import type { V2Status } from '../v2/errors.ts';
 import type { BodyObject } from '../v2/request-body.ts';
 import type { V2Format } from '../v2/format.ts';
@@ -143,8 +144,10 @@ export interface OperationContext {
   /** Absolute URL as the client should see it, for Link headers. */
   publicUrl: string;
   read(operation: string, variables: Record<string, unknown>): Promise<unknown>;
-  /** Counts an entity NerdGraph returned from another account (dropped by the caller). */
-  scopeViolation(): void;
+  /** The entity a path id names in the caller's account: its GUID is computed (404 when malformed). */
+  entityRef(kind: EntityKind, rawId: string | undefined, notFoundTitle: string): EntityRef;
+  /** 404 unless `entity` is exactly the one `ref` names, in the caller's account (a foreign one is counted). */
+  requireEntity<T>(entity: T | null | undefined, ref: Pick<EntityRef, 'guid'>, notFoundTitle: string): T;
 }
 
 export interface PlannedAnswer {

@@ -3,6 +3,7 @@ import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMappin
 import { UpstreamError } from '../upstream/errors.ts';
 import { respond, respondText, serialise } from '../v2/format.ts';
 import { parseRequestBody, type BodyObject } from '../v2/request-body.ts';
+import { entityRef, requireEntity } from './entity-ref.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -59,7 +60,8 @@ export function createOperationRunners(deps: RouteDeps, mutations: ReadonlySet<s
         if (mutations.has(operation)) throw new Error(`read() takes query operations only, not ${operation}`);
         return deps.nerdgraph.call({ operation, variables, apiKey: req.caller.apiKey });
       },
-      scopeViolation: () => deps.metrics.scopeViolations.inc({ operation: 'entity' }),
+      entityRef: (kind, rawId, notFoundTitle) => entityRef(kind, rawId, req.accountId, notFoundTitle),
+      requireEntity: (entity, ref, notFoundTitle) => requireEntity(entity, ref, { accountId: req.accountId, operation: 'entity', metrics: deps.metrics }, notFoundTitle),
     };
   }
 

@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import { notFound } from '../v2/errors.ts';
 import type { MetricDataMapping, MetricNamesMapping } from './mapping.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { hasControlCharacters } from '../upstream/query-literal.ts';
-import { entityGuid } from '../v2/ids.ts';
-import { ID_PATTERN } from '../v2/params.ts';
-import { inAccount } from './entities.ts';
+import { entityRef, requireEntity as requireExactEntity, type EntityRef } from './entity-ref.ts';
 import type { RouteRequest } from './types.ts';
 
 /**
@@ -17,17 +14,10 @@ export const EntityProbe = z.object({ guid: z.string(), accountId: z.number() })
 
 type TimesliceMapping = MetricDataMapping | MetricNamesMapping;
 
-export interface TimesliceEntity {
-  id: number;
-  guid: string;
-}
+export type TimesliceEntity = EntityRef;
 
 export function timesliceEntity(mapping: TimesliceMapping, req: RouteRequest): TimesliceEntity {
-  const raw = req.pathParams.id ?? '';
-  // Malformed ids never reach NerdGraph.
-  if (!ID_PATTERN.test(raw)) throw notFound(mapping.notFoundTitle);
-  const id = Number(raw);
-  return { id, guid: entityGuid(req.accountId, mapping.entityKind.domain, mapping.entityKind.type, id) };
+  return entityRef(mapping.entityKind, req.pathParams.id, req.accountId, mapping.notFoundTitle);
 }
 
 /** 404 unless NerdGraph returned exactly that entity, in the caller's account. */
@@ -38,7 +28,7 @@ export function requireEntity(
   accountId: number,
   metrics: GatewayMetrics,
 ): void {
-  if (!inAccount(probe, accountId, mapping.operation, metrics) || probe?.guid !== entity.guid) throw notFound(mapping.notFoundTitle);
+  requireExactEntity(probe, entity, { accountId, operation: mapping.operation, metrics }, mapping.notFoundTitle);
 }
 
 const MAX_NAME_LENGTH = 1024;

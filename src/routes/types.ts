@@ -1,5 +1,4 @@
 import type { CursorCache } from '../cache/cursor-cache.ts';
-import type { GuidResolver } from '../cache/guid-resolver.ts';
 import type { GatewayContext } from './context.ts';
 import type { Caller } from '../caller/identity.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
@@ -11,7 +10,6 @@ import type { V2Params } from '../v2/params.ts';
 export interface RouteDeps {
   nerdgraph: NerdGraph;
   metrics: GatewayMetrics;
-  guids: GuidResolver;
   cursors: CursorCache;
   now: () => number;
   /** How far back metric names are looked for (NerdGraph keeps no list of every name). */

@@ -26,7 +26,7 @@ export interface TestGateway {
 }
 
 type ConfigOverrides = Partial<
-  Pick<GatewayConfig, 'defaultAccountId' | 'publicBaseUrl' | 'guidCacheTtlMs' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'>
+  Pick<GatewayConfig, 'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'>
 >;
 
 export async function createTestGateway(options: {
@@ -55,7 +55,6 @@ export async function createTestGateway(options: {
     config: {
       defaultAccountId: undefined,
       publicBaseUrl: undefined,
-      guidCacheTtlMs: 600_000,
       cursorCacheTtlMs: 300_000,
       accountsCacheTtlMs: 300_000,
       metricNamesLookbackMs: 7 * 86_400_000,

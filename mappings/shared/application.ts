@@ -4,8 +4,8 @@ import type { FieldNote, KnownGap, OperationContext, ReshapeContext } from '../.
 import { parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
-import { syntheticHostId } from '../../src/v2/ids.ts';
 import { isoSeconds } from '../../src/v2/time.ts';
+import { ApplicationInstance, appHosts, appInstances } from './app-instances.ts';
 
 /**
  * An APM application entity (outline or full) reshaped into the v2 application object
@@ -35,9 +35,7 @@ export const ApmEntity = z.object({
     .optional(),
   apmBrowserSummary: z.object({ pageLoadTimeAverage: num, pageLoadThroughput: num }).nullable().optional(),
   applicationInstancesV2: z
-    .object({
-      applicationInstances: z.array(z.object({ details: z.object({ id: z.string(), host: z.string() }) })).nullable().optional(),
-    })
+    .object({ applicationInstances: z.array(ApplicationInstance).nullable().optional() })
     .nullable()
     .optional(),
 });
@@ -130,13 +128,11 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
     use_server_side_config: entity.settings?.serverSideConfig ?? false,
   };
   if (options.withLinks) {
-    const instances = entity.applicationInstancesV2?.applicationInstances ?? [];
-    const instanceIds = instances.map((i) => Number(i.details.id)).filter((id) => Number.isSafeInteger(id) && id > 0);
-    const hostIds = [...new Set(instances.map((i) => syntheticHostId(entity.applicationId, i.details.host)))];
+    const instances = appInstances(entity.applicationInstancesV2?.applicationInstances ?? []);
     app.links = {
-      application_instances: [...new Set(instanceIds)].sort((a, b) => a - b),
+      application_instances: instances.map((instance) => instance.id),
       servers: [],
-      application_hosts: hostIds.sort((a, b) => a - b),
+      application_hosts: appHosts(entity.applicationId, instances).map((host) => host.id),
     };
   }
   return app;

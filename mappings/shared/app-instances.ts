@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { syntheticHostId } from '../../src/v2/ids.ts';
+
+/**
+ * An APM application's agent instances as NerdGraph lists them
+ * (`ApmApplicationEntity.applicationInstancesV2`, fragment ApplicationInstanceFields), and the
+ * v2 hosts built from them. REST v2 had host ids; NerdGraph has host names only, so a host id
+ * is syntheticHostId(appId, host name): the same on every call, process and replica, with no
+ * state (rest-v2.md §6). Instance ids are the agent instance ids (`details.id`).
+ */
+export const ApplicationInstance = z.object({
+  details: z.object({
+    id: z.string(),
+    host: z.string(),
+    instanceName: z.string().nullable().optional(),
+    language: z.string().nullable().optional(),
+    name: z.string().nullable().optional(),
+  }),
+});
+export type ApplicationInstance = z.infer<typeof ApplicationInstance>;
+
+export interface AppInstance {
+  /** The v2 instance id. */
+  id: number;
+  host: string;
+  instanceName: string | null;
+  /** The port of a `host:port` instance name (Java agents name instances so), else 0 as v2 showed. */
+  port: number;
+}
+
+export interface AppHost {
+  /** The v2 host id: syntheticHostId(appId, name). */
+  id: number;
+  name: string;
+  instances: AppInstance[];
+}
+
+const PORT_SUFFIX = /:(\d{1,5})$/;
+
+export function portOf(instanceName: string | null | undefined): number {
+  const port = instanceName ? Number(PORT_SUFFIX.exec(instanceName)?.[1] ?? 0) : 0;
+  return port <= 65_535 ? port : 0;
+}
+
+/** Instances with a usable numeric id, deduplicated, in id order. */
+export function appInstances(instances: readonly ApplicationInstance[]): AppInstance[] {
+  const byId = new Map<number, AppInstance>();
+  for (const { details } of instances) {
+    const id = Number(details.id);
+    if (!/^[1-9]\d{0,14}$/.test(details.id) || byId.has(id)) continue;
+    byId.set(id, { id, host: details.host, instanceName: details.instanceName ?? null, port: portOf(details.instanceName) });
+  }
+  return [...byId.values()].sort((a, b) => a.id - b.id);
+}
+
+/** The app's hosts: its instances grouped by host name, in host id order. */
+export function appHosts(appId: number, instances: readonly AppInstance[]): AppHost[] {
+  const byName = new Map<string, AppHost>();
+  for (const instance of instances) {
+    let host = byName.get(instance.host);
+    if (!host) {
+      host = { id: syntheticHostId(appId, instance.host), name: instance.host, instances: [] };
+      byName.set(instance.host, host);
+    }
+    host.instances.push(instance);
+  }
+  return [...byName.values()].sort((a, b) => a.id - b.id);
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { V2Error, writeRefused } from '../src/v2/errors.ts';
 import { UpstreamError } from '../src/upstream/errors.ts';
+import { NO_PARAMS } from '../src/v2/param-schema.ts';
 import { defineWriteMapping } from '../src/routes/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
@@ -18,7 +19,7 @@ export default defineWriteMapping({
   fidelity: 'approximate',
   successStatus: 200,
   unconfirmedTitle: 'The application may have been deleted, but New Relic did not confirm it: read it before retrying',
-  parameters: [],
+  parameters: NO_PARAMS,
   fields: [{ field: 'application', fidelity: 'approximate', source: 'ApplicationByGuid read just before the delete' }],
   knownGaps: [{ description: "The reporting check and the delete are two requests; an app that starts reporting in between is refused by NerdGraph, answered 422 with NerdGraph's reason." }],
   assumptions: [XML_ASSUMPTION, ...APPLICATION_ASSUMPTIONS, 'NerdGraph refuses deleting a reporting application (its schema description says so); the error shape is unconfirmed: success false is answered 409, a GraphQL error 422 with its message.'],

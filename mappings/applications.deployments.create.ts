@@ -1,3 +1,4 @@
+import { defineParams, param } from '../src/v2/param-schema.ts';
 import { defineWriteMapping } from '../src/routes/mapping.ts';
 import { objectAt } from '../src/v2/request-body.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
@@ -15,13 +16,16 @@ export default defineWriteMapping({
   fidelity: 'approximate',
   successStatus: 201,
   unconfirmedTitle: DeploymentTitles.unconfirmed,
-  parameters: [
-    { name: 'deployment.revision', fidelity: 'exact', note: 'Required, at most 127 characters; sent as categoryFields.deployment.version.' },
-    { name: 'deployment.changelog', fidelity: 'exact', note: 'At most 65,535 characters; categoryFields.deployment.changelog.' },
-    { name: 'deployment.description', fidelity: 'exact', note: 'At most 65,535 characters.' },
-    { name: 'deployment.user', fidelity: 'exact', note: 'At most 31 characters.' },
-    { name: 'deployment.timestamp', fidelity: 'approximate', note: 'ISO 8601, not in the future, later than the latest deployment; New Relic also refuses more than 24 hours back.' },
-  ],
+  parameters: defineParams({
+    revision: param.bodyField('deployment.revision', { fidelity: 'exact', note: 'Required, at most 127 characters; sent as categoryFields.deployment.version.' }),
+    changelog: param.bodyField('deployment.changelog', { fidelity: 'exact', note: 'At most 65,535 characters; categoryFields.deployment.changelog.' }),
+    description: param.bodyField('deployment.description', { fidelity: 'exact', note: 'At most 65,535 characters.' }),
+    user: param.bodyField('deployment.user', { fidelity: 'exact', note: 'At most 31 characters.' }),
+    timestamp: param.bodyField('deployment.timestamp', {
+      fidelity: 'approximate',
+      note: 'ISO 8601, not in the future, later than the latest deployment; New Relic also refuses more than 24 hours back.',
+    }),
+  }),
   fields: [
     { field: 'deployment.id', fidelity: 'approximate', source: 'deploymentV2Id(changeTrackingId), the same integer later listings show' },
     { field: 'deployment.timestamp', fidelity: 'exact', source: 'changeTrackingEvent.timestamp' },

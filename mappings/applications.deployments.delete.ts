@@ -1,3 +1,4 @@
+import { NO_PARAMS } from '../src/v2/param-schema.ts';
 import { defineUnsupportedMapping } from '../src/routes/mapping.ts';
 
 /** DELETE /v2/applications/{id}/deployments/{deployment_id}.{json,xml}: change-tracking events are immutable. */
@@ -11,7 +12,7 @@ export default defineUnsupportedMapping({
   fidelity: 'unsupported',
   status: 422,
   title: 'Deployments cannot be deleted: New Relic change tracking events are immutable',
-  parameters: [],
+  parameters: NO_PARAMS,
   fields: [],
   knownGaps: [{ description: 'v2 deleted the deployment and answered it; NerdGraph has no way to delete a change-tracking event, so the gateway refuses with 422 and changes nothing.' }],
   assumptions: ['422 rather than 404 or 405, so clients see the route exists and why it cannot work.'],

@@ -1,10 +1,12 @@
 import { defineReadPlanMapping } from '../src/routes/mapping.ts';
 import { linkHeader } from '../src/v2/link.ts';
-import { parsePage } from '../src/v2/params.ts';
+import { defineParams, param } from '../src/v2/param-schema.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { DEPLOYMENT_TOP_LINKS, applicationGuid, readDeployments } from './shared/deployment.ts';
 
 const PAGE_SIZE = 200;
+
+const parameters = defineParams({ page: param.page({ fidelity: 'exact', note: '200 per page, newest first, v2 Link header.' }) });
 
 /** GET /v2/applications/{id}/deployments.{json,xml}: legacy Deployment and change-tracking markers, newest first. */
 export default defineReadPlanMapping({
@@ -15,7 +17,7 @@ export default defineReadPlanMapping({
   operation: 'ApplicationDeployments',
   summary: 'List deployments: NRQL over Deployment and ChangeTrackingEvent (category Deployment) for the app, 13 months back, paged locally',
   fidelity: 'approximate',
-  parameters: [{ name: 'page', fidelity: 'exact', note: '200 per page, newest first, v2 Link header.' }],
+  parameters,
   fields: [
     { field: 'deployments[].id', fidelity: 'approximate', source: 'deploymentV2Id(changeTrackingId or deploymentId): a stable integer, not the id v2 had' },
     { field: 'deployments[].revision', fidelity: 'exact', source: 'version' },
@@ -36,7 +38,7 @@ export default defineReadPlanMapping({
     'Page size 200, as other v2 lists.',
   ],
   async load(ctx) {
-    const page = parsePage(ctx.params);
+    const { page } = parameters.parse(ctx.params);
     const { id, guid } = applicationGuid(ctx, ctx.pathParams.id);
     const { deployments } = await readDeployments(ctx, id, guid, 'MAX');
     const link = linkHeader(ctx.publicUrl, page, Math.ceil(deployments.length / PAGE_SIZE));

@@ -2,39 +2,40 @@ import { defineListMapping } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { MAX_PAGES_WALKED } from '../src/routes/entity-list.ts';
 import type { Condition } from '../src/upstream/entity-query.ts';
-import { invalidParameter } from '../src/v2/errors.ts';
-import { lastValue, parseFlag, parseIdList, parseText, type V2Params } from '../src/v2/params.ts';
+import { defineParams, param } from '../src/v2/param-schema.ts';
 import { APPLICATION_ASSUMPTIONS, APPLICATION_TOP_LINKS, ApmEntity, applicationFields, applicationGaps, reshapeApplication } from './shared/application.ts';
 
 /** GET /v2/applications.{json,xml}: the account's APM applications, 200 per page. */
-export interface ApplicationListParams {
-  name?: string;
-  ids?: number[];
-  language?: string;
-}
-
-const LANGUAGE = /^[a-z0-9_.-]{1,32}$/;
-
-export function parseApplicationListParams(params: V2Params): ApplicationListParams {
-  if (params.has('filter[host]')) {
-    throw invalidParameter('filter[host] is not supported by v2-bridge: NerdGraph entity search cannot filter applications by host');
-  }
-  const parsed: ApplicationListParams = {};
-  const name = parseText(params, 'filter[name]');
-  if (name !== undefined) parsed.name = name;
+// Declaration order is parse order: filter[host] is refused before anything else is read.
+export const applicationListParams = defineParams({
+  host: param.unsupported(
+    'filter[host]',
+    'filter[host] is not supported by v2-bridge: NerdGraph entity search cannot filter applications by host',
+    'answered 422: entity search has no host filter',
+  ),
+  name: param.text('filter[name]', {
+    fidelity: 'approximate',
+    note: "entity search `name LIKE '<text>'`, then v2's case-insensitive substring test on each item; `%` and `_` are literal",
+  }),
   // filter[id] appears in New Relic's docs as a single-id alias of filter[ids].
-  const ids = [...(parseIdList(params, 'filter[ids]') ?? []), ...(parseIdList(params, 'filter[id]') ?? [])];
-  if (params.has('filter[ids]') || params.has('filter[id]')) parsed.ids = [...new Set(ids)];
-  const language = lastValue(params, 'filter[language]')?.trim().toLowerCase();
-  if (language !== undefined && language !== '') {
-    if (!LANGUAGE.test(language)) throw invalidParameter('Invalid parameter filter[language]: expected an agent language such as java or python');
-    parsed.language = language;
-  }
-  parseFlag(params, 'exclude_links'); // accepted and validated; list items carry no id links anyway
-  return parsed;
-}
+  ids: param.idList('filter[ids]', {
+    aliases: ['filter[id]'],
+    fidelity: 'exact',
+    note: '`domainId IN (...)`; raw or encoded commas, repeated, or filter[ids][]; filter[id] is an alias',
+  }),
+  language: param.token('filter[language]', {
+    pattern: /^[a-z0-9_.-]{1,32}$/,
+    title: 'Invalid parameter filter[language]: expected an agent language such as java or python',
+    fidelity: 'exact',
+    note: "`language = '<lang>'` (the language tag), lower-cased",
+  }),
+  excludeLinks: param.flag('exclude_links', { fidelity: 'approximate', note: 'accepted and validated; list items never carry id links here' }),
+  page: param.page({ fidelity: 'exact', note: '200 per page; emulated over entity-search cursors with a page-cursor cache' }),
+});
 
-export default defineListMapping<ApplicationListParams>({
+export type ApplicationListParams = ReturnType<typeof applicationListParams.parse>;
+
+export default defineListMapping({
   kind: 'entity-search-list',
   id: 'applications.list',
   method: 'GET',
@@ -45,14 +46,7 @@ export default defineListMapping<ApplicationListParams>({
   wrapperKey: 'applications',
   pageSize: 200,
   topLinks: APPLICATION_TOP_LINKS,
-  parameters: [
-    { name: 'filter[name]', fidelity: 'approximate', note: "entity search `name LIKE '<text>'`, then v2's case-insensitive substring test on each item; `%` and `_` are literal" },
-    { name: 'filter[ids]', fidelity: 'exact', note: "`domainId IN (...)`; raw or encoded commas, repeated, or filter[ids][]; filter[id] is an alias" },
-    { name: 'filter[language]', fidelity: 'exact', note: "`language = '<lang>'` (the language tag), lower-cased" },
-    { name: 'filter[host]', fidelity: 'unsupported', note: 'answered 422: entity search has no host filter' },
-    { name: 'exclude_links', fidelity: 'approximate', note: 'accepted and validated; list items never carry id links here' },
-    { name: 'page', fidelity: 'exact', note: '200 per page; emulated over entity-search cursors with a page-cursor cache' },
-  ],
+  parameters: applicationListParams,
   fields: applicationFields('applications[]'),
   knownGaps: [
     ...applicationGaps('applications[]'),
@@ -78,7 +72,6 @@ export default defineListMapping<ApplicationListParams>({
     'An empty filter[ids] (`filter[ids]=` or only commas) matches no application.',
     'A `page` past the last page answers an empty list with `first`/`prev` links; page must be a positive integer (422 otherwise).',
   ],
-  parseParams: parseApplicationListParams,
   searchConditions(params, accountId) {
     const conditions: Condition[] = [
       { field: 'domain', op: '=', value: 'APM' },

@@ -1,4 +1,5 @@
 import { V2Titles } from '../src/v2/errors.ts';
+import { defineParams, param } from '../src/v2/param-schema.ts';
 import { defineMetricDataMapping } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { METRIC_FAMILIES, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
@@ -21,14 +22,23 @@ export default defineMetricDataMapping({
   scope: (id) => [{ attribute: 'appId', value: id }],
   formulasOf: (name) => familyOf(name).formulas,
   acceptedFormulasOf,
-  parameters: [
-    { name: 'names[]', fidelity: 'exact', note: 'names[], names, names[0], raw or encoded brackets, query string or form body (GET and POST); 1 to 100 names; empty and repeated names dropped.' },
-    { name: 'values[]', fidelity: 'exact', note: "Same spellings; keeps the requested values the metric has, in request order; none of them gives {}." },
-    { name: 'from / to', fidelity: 'exact', note: 'RFC 3339 with Z or any offset, a + that arrived as a space, fractions, YYYY-MM-DD HH:MM:SS (UTC), bare dates; default the last 30 minutes; output UTC.' },
-    { name: 'period', fidelity: 'approximate', note: "Seconds, a multiple of 60, at least the range's default granularity (else 422); 0 means the default." },
-    { name: 'summarize', fidelity: 'exact', note: 'One timeslice per metric from the start minute to one second before the end minute.' },
-    { name: 'raw', fidelity: 'approximate', note: 'Accepted; values are never rounded either way.' },
-  ],
+  // Declaration order is parse order. from, to and period are read as sent: the window rules
+  // (src/v2/metric-window.ts) check them together, against the clock, after these.
+  parameters: defineParams({
+    names: param.metricNames({
+      fidelity: 'exact',
+      note: 'names[], names, names[0], raw or encoded brackets, query string or form body (GET and POST); 1 to 100 names; empty and repeated names dropped.',
+    }),
+    values: param.values('values', { fidelity: 'exact', note: 'Same spellings; keeps the requested values the metric has, in request order; none of them gives {}.' }),
+    summarize: param.flag('summarize', { fidelity: 'exact', note: 'One timeslice per metric from the start minute to one second before the end minute.' }),
+    raw: param.flag('raw', { fidelity: 'approximate', note: 'Accepted and validated; values are never rounded either way.' }),
+    from: param.single('from', {
+      fidelity: 'exact',
+      note: 'RFC 3339 with Z or any offset, a + that arrived as a space, fractions, YYYY-MM-DD HH:MM:SS (UTC), bare dates; default 30 minutes before `to`; output UTC.',
+    }),
+    to: param.single('to', { fidelity: 'exact', note: 'Same spellings as from; default now.' }),
+    period: param.single('period', { fidelity: 'approximate', note: "Seconds, a multiple of 60, at least the range's default granularity (else 422); 0 means the default." }),
+  }),
   fields: [
     { field: 'metric_data.from / to', fidelity: 'exact', source: 'the requested range after defaults, whole seconds, UTC' },
     { field: 'metric_data.metrics_found / metrics_not_found', fidelity: 'approximate', source: 'found: a facet in the data query, or a name reported in the look-back window (second NRQL query in the same request)' },

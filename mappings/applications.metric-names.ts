@@ -1,4 +1,5 @@
 import { V2Titles } from '../src/v2/errors.ts';
+import { defineParams, param } from '../src/v2/param-schema.ts';
 import { defineMetricNamesMapping } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { METRIC_FAMILIES, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
@@ -18,11 +19,15 @@ export default defineMetricNamesMapping({
   scope: (id) => [{ attribute: 'appId', value: id }],
   formulasOf: (name) => familyOf(name).formulas,
   acceptedFormulasOf,
-  parameters: [
-    { name: 'name', fidelity: 'exact', note: 'Case-sensitive substring of the metric name, applied by the gateway (no NRQL LIKE, so no wildcard surprises).' },
-    { name: 'page', fidelity: 'exact', note: '1000 names per page, v2 Link header (first, prev, next, last) with every parameter kept.' },
-    { name: 'cursor', fidelity: 'unsupported', note: "v2's cursor paging for names is not emulated; the Link header pages with page=N, which v2 also accepted." },
-  ],
+  // Declaration order is parse order: page is checked before name, as before.
+  parameters: defineParams({
+    page: param.page({ fidelity: 'exact', note: '1000 names per page, v2 Link header (first, prev, next, last) with every parameter kept.' }),
+    name: param.text('name', { fidelity: 'exact', note: 'Case-sensitive substring of the metric name, applied by the gateway (no NRQL LIKE, so no wildcard surprises).' }),
+    cursor: param.ignored('cursor', {
+      fidelity: 'unsupported',
+      note: "v2's cursor paging for names is not emulated; the Link header pages with page=N, which v2 also accepted.",
+    }),
+  }),
   fields: [
     { field: 'metrics[].name', fidelity: 'approximate', source: 'uniques(metricTimesliceName) of the app over the look-back window (METRIC_NAMES_LOOKBACK_DAYS, default 7)' },
     {

@@ -1,3 +1,4 @@
+import { NO_PARAMS } from '../src/v2/param-schema.ts';
 import { defineShowMapping } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { V2Titles } from '../src/v2/errors.ts';
@@ -16,7 +17,7 @@ export default defineShowMapping({
   entityKind: { domain: 'APM', type: 'APPLICATION' },
   notFoundTitle: V2Titles.applicationNotFound,
   topLinks: APPLICATION_TOP_LINKS,
-  parameters: [],
+  parameters: NO_PARAMS,
   fields: [
     ...applicationFields('application'),
     { field: 'application.links.application_instances', fidelity: 'approximate', source: 'applicationInstancesV2 details.id (first page of instances)' },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { V2Error, V2Titles, writeRefused } from '../src/v2/errors.ts';
 import { UpstreamError } from '../src/upstream/errors.ts';
+import { defineParams, param } from '../src/v2/param-schema.ts';
 import { defineWriteMapping } from '../src/routes/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
 import { isBodyObject, type BodyObject, type BodyValue } from '../src/v2/request-body.ts';
@@ -102,13 +103,16 @@ export default defineWriteMapping({
   fidelity: 'approximate',
   successStatus: 200,
   unconfirmedTitle: 'The change may have been applied, but New Relic did not confirm it: read the application before retrying',
-  parameters: [
-    { name: 'application.name', fidelity: 'exact', note: 'The display alias (settings alias), 1 to 255 characters.' },
-    { name: 'application.settings.app_apdex_threshold', fidelity: 'exact', note: 'apmConfig.apdexTarget; a number > 0 and <= 100.' },
-    { name: 'application.settings.end_user_apdex_threshold', fidelity: 'approximate', note: 'browserConfig.apdexTarget; only takes effect while browser monitoring is on.' },
-    { name: 'application.settings.enable_real_user_monitoring', fidelity: 'approximate', note: 'browserMonitoring.loader SPA (on) or NONE (off).' },
-    { name: 'application.settings.use_server_side_config', fidelity: 'exact', note: 'Read-only in v2: ignored.' },
-  ],
+  parameters: defineParams({
+    name: param.bodyField('application.name', { fidelity: 'exact', note: 'The display alias (settings alias), 1 to 255 characters.' }),
+    apdex: param.bodyField('application.settings.app_apdex_threshold', { fidelity: 'exact', note: 'apmConfig.apdexTarget; a number > 0 and <= 100.' }),
+    endUserApdex: param.bodyField('application.settings.end_user_apdex_threshold', {
+      fidelity: 'approximate',
+      note: 'browserConfig.apdexTarget; only takes effect while browser monitoring is on.',
+    }),
+    realUserMonitoring: param.bodyField('application.settings.enable_real_user_monitoring', { fidelity: 'approximate', note: 'browserMonitoring.loader SPA (on) or NONE (off).' }),
+    serverSideConfig: param.bodyField('application.settings.use_server_side_config', { fidelity: 'exact', note: 'Read-only in v2: ignored.' }),
+  }),
   fields: [{ field: 'application', fidelity: 'approximate', source: 'ApplicationByGuid after the update, as GET /v2/applications/{id} shows it' }],
   knownGaps: [
     { description: 'Turning real user monitoring on picks the SPA loader; v2 chose the loader itself.' },

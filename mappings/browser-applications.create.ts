@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineParams, param } from '../src/v2/param-schema.ts';
 import { defineWriteMapping } from '../src/routes/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
@@ -28,7 +29,7 @@ export default defineWriteMapping({
   fidelity: 'approximate',
   successStatus: 201,
   unconfirmedTitle: 'The browser application may have been created, but New Relic did not confirm it: check before retrying',
-  parameters: [{ name: 'browser_application.name', fidelity: 'exact', note: '1 to 255 characters.' }],
+  parameters: defineParams({ name: param.bodyField('browser_application.name', { fidelity: 'exact', note: '1 to 255 characters.' }) }),
   fields: [
     { field: 'browser_application.id', fidelity: 'exact', source: 'the id in the new entity GUID' },
     { field: 'browser_application.name', fidelity: 'exact', source: 'name' },

@@ -6,7 +6,7 @@ import { defineWriteMapping, type OperationContext } from '../src/routes/mapping
 import { parseAnswer } from '../src/upstream/answer.ts';
 import type { V2Body, V2Format } from '../src/v2/format.ts';
 import { decodeEntityGuid } from '../src/v2/ids.ts';
-import { lastValue } from '../src/v2/params.ts';
+import { defineParams, param } from '../src/v2/param-schema.ts';
 import { objectAt, type BodyObject } from '../src/v2/request-body.ts';
 import type { JsonValue } from '../src/v2/xml.ts';
 import { DeploymentTitles, applicationGuid, planDeploymentCreate } from './shared/deployment.ts';
@@ -16,13 +16,23 @@ import { DeploymentTitles, applicationGuid, planDeploymentCreate } from './share
  * Capistrano recipes and shell scripts: form fields deployment[application_id] or
  * deployment[app_name], plus the v2 deployment fields, answered in v0's Rails XML.
  */
-const FIELDS = ['application_id', 'app_name', 'revision', 'changelog', 'description', 'user', 'timestamp'] as const;
+const AS_V2 = { fidelity: 'approximate', note: 'As POST /v2/applications/{id}/deployments.' } as const;
+
+/** deployment[...] as sent; the v2 deployment rules validate them with any JSON/XML body fields. */
+const parameters = defineParams({
+  application_id: param.single('deployment[application_id]', { fidelity: 'exact', note: 'The app id; wins over app_name.' }),
+  app_name: param.single('deployment[app_name]', { fidelity: 'exact', note: 'Exact, case-sensitive app name in the account (an entity search, then an exact check).' }),
+  revision: param.single('deployment[revision]', AS_V2),
+  changelog: param.single('deployment[changelog]', AS_V2),
+  description: param.single('deployment[description]', AS_V2),
+  user: param.single('deployment[user]', AS_V2),
+  timestamp: param.single('deployment[timestamp]', AS_V2),
+});
 
 /** deployment[...] from the query string or form, overlaid by a JSON/XML body's deployment object. */
 function v0Fields(ctx: OperationContext): BodyObject {
   const fields: BodyObject = Object.create(null) as BodyObject;
-  for (const field of FIELDS) {
-    const value = lastValue(ctx.params, `deployment[${field}]`);
+  for (const [field, value] of Object.entries(parameters.parse(ctx.params))) {
     if (value !== undefined) fields[field] = value;
   }
   return Object.assign(fields, objectAt(ctx.body, 'deployment') ?? {});
@@ -87,11 +97,7 @@ export default defineWriteMapping({
   fidelity: 'approximate',
   successStatus: 201,
   unconfirmedTitle: DeploymentTitles.unconfirmed,
-  parameters: [
-    { name: 'deployment[application_id]', fidelity: 'exact', note: 'The app id; wins over app_name.' },
-    { name: 'deployment[app_name]', fidelity: 'exact', note: 'Exact, case-sensitive app name in the account (an entity search, then an exact check).' },
-    { name: 'deployment[revision] / changelog / description / user / timestamp', fidelity: 'approximate', note: 'As POST /v2/applications/{id}/deployments.' },
-  ],
+  parameters,
   fields: [
     { field: 'deployment.id', fidelity: 'approximate', source: 'deploymentV2Id(changeTrackingId)' },
     { field: 'deployment.agent-id', fidelity: 'approximate', source: 'the application id' },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineParams, param } from '../src/v2/param-schema.ts';
 import { defineWriteMapping } from '../src/routes/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
@@ -17,7 +18,7 @@ export default defineWriteMapping({
   fidelity: 'approximate',
   successStatus: 201,
   unconfirmedTitle: 'The mobile application may have been created, but New Relic did not confirm it: check before retrying',
-  parameters: [{ name: 'mobile_application.name', fidelity: 'exact', note: '1 to 255 characters; `application.name` is accepted too.' }],
+  parameters: defineParams({ name: param.bodyField('mobile_application.name', { fidelity: 'exact', note: '1 to 255 characters; `application.name` is accepted too.' }) }),
   fields: [
     { field: 'application.id', fidelity: 'exact', source: 'the id in the new entity GUID' },
     { field: 'application.name', fidelity: 'exact', source: 'name' },

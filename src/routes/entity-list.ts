@@ -2,11 +2,10 @@ import { z } from 'zod';
 import { SingleFlight } from '../cache/single-flight.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
 import { invalidParameter } from '../v2/errors.ts';
-import type { EntityListMapping } from './mapping.ts';
+import type { EntityListMapping, ListParams } from './mapping.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respondText, serialise, type V2Body, type V2Format } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
-import { parsePage } from '../v2/params.ts';
 import { parseAnswer } from '../upstream/answer.ts';
 import { inAccount, wrap } from './entities.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
@@ -105,7 +104,7 @@ export function createListRunner(deps: RouteDeps) {
     }
   }
 
-  function render(mapping: EntityListMapping, params: unknown, fetched: FetchedPage, accountId: number, format: V2Format): string {
+  function render(mapping: EntityListMapping, params: ListParams, fetched: FetchedPage, accountId: number, format: V2Format): string {
     const now = deps.now();
     const key = `${format}|${Math.floor(now / 60_000)}`;
     const byKey = renderings.get(fetched) ?? new Map<string, string>();
@@ -132,8 +131,8 @@ export function createListRunner(deps: RouteDeps) {
   }
 
   return async function runList(mapping: EntityListMapping, req: RouteRequest): Promise<Response> {
-    const params = mapping.parseParams(req.params);
-    const page = parsePage(req.params);
+    const params = mapping.parameters.parse(req.params);
+    const page = params.page;
     const conditions = mapping.searchConditions(params, req.accountId);
     const fetched = conditions === null ? emptyPage(0) : await fetchPage(mapping, req, entityQuery(conditions), page);
     const text = render(mapping, params, fetched, req.accountId, req.format);

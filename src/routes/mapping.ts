@@ -5,27 +5,22 @@ import type { BodyObject } from '../v2/request-body.ts';
 import type { V2Format } from '../v2/format.ts';
 import type { NrqlEquality } from '../upstream/nrql.ts';
 import type { V2Body } from '../v2/format.ts';
+import type { Fidelity, ParamSchema } from '../v2/param-schema.ts';
 import type { V2Params } from '../v2/params.ts';
+
+export type { Fidelity, ParameterNote } from '../v2/param-schema.ts';
 
 /**
  * The declarative contract of one v2 route (one module in mappings/). The router, the
  * compatibility report and the tests all read these declarations; a route's behaviour lives
  * in its mapping's pure functions, the shared machinery in src/routes/.
  */
-export type Fidelity = 'exact' | 'approximate' | 'unsupported';
-
 export interface FieldNote {
   /** The v2 field, as a path in the body (e.g. `applications[].application_summary.response_time`). */
   field: string;
   fidelity: Fidelity;
   /** Where the value comes from in NerdGraph, and any conversion. */
   source: string;
-}
-
-export interface ParameterNote {
-  name: string;
-  fidelity: Fidelity;
-  note: string;
 }
 
 export interface KnownGap {
@@ -43,7 +38,7 @@ export interface ReshapeContext {
   now: number;
 }
 
-interface MappingBase {
+interface MappingBase<P = unknown> {
   /** Stable id, e.g. `applications.list`. */
   id: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -58,7 +53,11 @@ interface MappingBase {
   operation: string;
   summary: string;
   fidelity: Fidelity;
-  parameters: readonly ParameterNote[];
+  /**
+   * The v2 parameters the route reads (defineParams of src/v2/param-schema.ts): the runner or
+   * the mapping parses the request with it, and the compatibility report lists its notes.
+   */
+  parameters: ParamSchema<P>;
   fields: readonly FieldNote[];
   knownGaps: readonly KnownGap[];
   /** Choices made where the reference is UNCONFIRMED. */
@@ -67,14 +66,17 @@ interface MappingBase {
   topLinks?: V2Body;
 }
 
+/** What every paged list's parameters include. */
+export interface ListParams {
+  page: number;
+}
+
 /** A paged v2 list served by an entity search, page numbers emulated over cursors. */
-export interface EntityListMapping<P = unknown> extends MappingBase {
+export interface EntityListMapping<P extends ListParams = ListParams> extends MappingBase<P> {
   kind: 'entity-search-list';
   /** The plural v2 wrapper key, e.g. `applications`. */
   wrapperKey: string;
   pageSize: number;
-  /** Validates and coerces the v2 parameters; throws V2Error (422) on bad input. */
-  parseParams(params: V2Params): P;
   /**
    * Search conditions for the parameters, scoped to the resolved account; null when the
    * parameters can match nothing (e.g. an empty id list), answered without NerdGraph.
@@ -100,7 +102,7 @@ export interface EntityShowMapping extends MappingBase {
 }
 
 /** The timeslice metrics of one entity addressed by a numeric id (app, later host or instance). */
-interface TimesliceMappingBase extends MappingBase {
+interface TimesliceMappingBase<P> extends MappingBase<P> {
   /** The entity the `{id}` path parameter names: checked to exist, in the account, in the same request. */
   entityKind: { domain: string; type: string };
   notFoundTitle: string;
@@ -117,13 +119,30 @@ interface TimesliceMappingBase extends MappingBase {
 }
 
 /** `metrics.json`: metric names seen in a look-back window, paged locally. */
-export interface MetricNamesMapping extends TimesliceMappingBase {
+export interface MetricNamesMapping extends TimesliceMappingBase<MetricNamesParams> {
   kind: 'metric-names';
   pageSize: number;
 }
 
+/** What the metric-names runner reads. */
+export interface MetricNamesParams {
+  page: number;
+  /** Substring filter on the names. */
+  name: string | undefined;
+}
+
+/** What the metric-data runner reads; from, to and period as sent (the window rules check them together). */
+export interface MetricDataParams {
+  names: string[];
+  values: string[];
+  summarize: boolean;
+  from: string | undefined;
+  to: string | undefined;
+  period: string | undefined;
+}
+
 /** `metrics/data.json`: timeslice values by the REST rules, one NRQL query per request. */
-export interface MetricDataMapping extends TimesliceMappingBase {
+export interface MetricDataMapping extends TimesliceMappingBase<MetricDataParams> {
   kind: 'metric-data';
 }
 
@@ -189,7 +208,7 @@ export interface UnsupportedMapping extends MappingBase {
 
 // Method syntax keeps parameters bivariant, so any EntityListMapping<P> is a Mapping.
 export type Mapping =
-  | EntityListMapping<unknown>
+  | EntityListMapping
   | EntityShowMapping
   | MetricNamesMapping
   | MetricDataMapping
@@ -208,7 +227,7 @@ export const MAPPING_KINDS: ReadonlySet<Mapping['kind']> = new Set([
 ]);
 
 /** Identity helpers that keep each module's literal type checked against the contract. */
-export function defineListMapping<P>(mapping: EntityListMapping<P>): EntityListMapping<P> {
+export function defineListMapping<P extends ListParams>(mapping: EntityListMapping<P>): EntityListMapping<P> {
   return mapping;
 }
 

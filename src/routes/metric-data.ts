@@ -6,7 +6,6 @@ import { NrqlResults, parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respondCacheable, type V2Body } from '../v2/format.ts';
 import { resolveMetricWindow, type MetricWindow } from '../v2/metric-window.ts';
-import { distinctValues, lastValue, parseFlag, parseMetricNames } from '../v2/params.ts';
 import { isoSeconds } from '../v2/time.ts';
 import { EntityProbe, isQueryableName, lookbackWindow, metricNamesIn, requireEntity, timesliceEntity } from './timeslice-entity.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
@@ -133,15 +132,9 @@ export function createMetricDataRunner(deps: RouteDeps) {
 
   return async function runMetricData(mapping: MetricDataMapping, req: RouteRequest): Promise<Response> {
     const entity = timesliceEntity(mapping, req);
-    const names = parseMetricNames(req.params);
-    const requestedValues = distinctValues(req.params, 'values');
-    const summarize = parseFlag(req.params, 'summarize');
-    parseFlag(req.params, 'raw'); // validated; output is never rounded (docs/metric-data-rules.md §1)
+    const { names, values: requestedValues, summarize, from, to, period } = mapping.parameters.parse(req.params);
     const now = deps.now();
-    const window = resolveMetricWindow(
-      { from: lastValue(req.params, 'from'), to: lastValue(req.params, 'to'), period: lastValue(req.params, 'period'), summarize },
-      now,
-    );
+    const window = resolveMetricWindow({ from, to, period, summarize }, now);
 
     // Names with control characters cannot be metric names; an NRQL literal cannot carry them.
     // With none left to ask about, the query still runs (for the entity check) on an empty name.

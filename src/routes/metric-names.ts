@@ -6,7 +6,6 @@ import { NrqlResults, parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respondCacheable } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
-import { parsePage, parseText } from '../v2/params.ts';
 import { EntityProbe, lookbackWindow, metricNamesIn, requireEntity, timesliceEntity } from './timeslice-entity.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
@@ -53,8 +52,7 @@ export function createMetricNamesRunner(deps: RouteDeps) {
 
   return async function runMetricNames(mapping: MetricNamesMapping, req: RouteRequest): Promise<Response> {
     const entity = timesliceEntity(mapping, req);
-    const page = parsePage(req.params);
-    const filter = parseText(req.params, 'name');
+    const { page, name: filter } = mapping.parameters.parse(req.params);
     const listing = await load(mapping, req, entity.id, entity.guid);
     requireEntity(listing.probe, entity, mapping, req.accountId, deps.metrics);
 

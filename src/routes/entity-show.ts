@@ -11,6 +11,7 @@ const EntityAnswer = z.object({ actor: z.object({ entity: z.unknown() }) });
 
 export function createShowRunner(deps: RouteDeps) {
   return async function runShow(mapping: EntityShowMapping, req: RouteRequest): Promise<Response> {
+    mapping.parameters.parse(req.params);
     const ref = entityRef(mapping.entityKind, req.pathParams.id, req.accountId, mapping.notFoundTitle);
     const data = await deps.nerdgraph.call({ operation: mapping.operation, variables: { guid: ref.guid }, apiKey: req.caller.apiKey });
     const found = parseAnswer(EntityAnswer, data, mapping.operation).actor.entity;

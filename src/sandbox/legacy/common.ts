@@ -1,9 +1,9 @@
 import { Hono, type Context } from 'hono';
-import { V2Error, V2Titles, notFound } from '../v2/errors.ts';
-import { errorBody, serialise, CONTENT_TYPES, type V2Body, type V2Format } from '../v2/format.ts';
-import { readFormBody } from '../v2/form-body.ts';
-import { isoSeconds } from '../v2/time.ts';
-import { legacyMetricData, legacyMetricNames, type MetricRequest } from './legacy-metrics.ts';
+import { V2Error, V2Titles, notFound } from '../../v2/errors.ts';
+import { errorBody, serialise, CONTENT_TYPES, type V2Body, type V2Format } from '../../v2/format.ts';
+import { readFormBody } from '../../v2/form-body.ts';
+import { isoSeconds } from '../../v2/time.ts';
+import { legacyMetricData, legacyMetricNames, type MetricRequest } from './metrics.ts';
 import {
   legacyCreateApplication,
   legacyCreateDeployment,
@@ -13,8 +13,8 @@ import {
   legacyDeployments,
   legacyUpdateApplication,
   type WriteRequest,
-} from './legacy-writes.ts';
-import type { SandboxApp, SandboxData } from './model.ts';
+} from './writes.ts';
+import type { SandboxApp, SandboxData } from '../model.ts';
 
 /**
  * The sandbox's legacy REST v2 face: the answers v2 itself would give, computed straight from

@@ -5,7 +5,7 @@
  * against, so it shares no code with it: parameters, timestamps, buckets and formulas are all
  * worked out here, in plain arithmetic over the rows.
  *
- * legacy.ts routes here with the application already resolved for the caller's account.
+ * routes.ts routes here with the application already resolved for the caller's account.
  */
 import { createHash } from 'node:crypto';
 import { MetricTitles, V2Error } from '../../v2/errors.ts';

@@ -1,11 +1,11 @@
 /**
  * The legacy face's writes, by docs/write-rules.md: application settings and delete,
  * deployments (list, create, delete, and the v0 `POST /deployments.xml`), and mobile and
- * browser application create. Like legacy-metrics.ts this is part of the reference the gateway
+ * browser application create. Like metrics.ts this is part of the reference the gateway
  * is compared against, so it reads request bodies and applies the rules on its own; the change
  * itself goes through writes.ts, so both sandbox faces see it.
  *
- * legacy.ts routes here with the account resolved and, for application routes, the
+ * routes.ts routes here with the account resolved and, for application routes, the
  * application already found in that account.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';

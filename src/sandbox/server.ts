@@ -9,7 +9,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { generateSandboxData } from './data.ts';
 import { createGraphqlHandler } from './graphql.ts';
-import { legacyV2Routes } from './legacy.ts';
+import { legacyV2Routes } from './legacy/face.ts';
 import type { SandboxData } from './model.ts';
 
 export interface SandboxOptions {

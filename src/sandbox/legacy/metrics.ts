@@ -5,15 +5,15 @@
  * against, so it shares no code with it: parameters, timestamps, buckets and formulas are all
  * worked out here, in plain arithmetic over the rows.
  *
- * legacy.ts routes here with the application already resolved for the caller's account.
+ * routes.ts routes here with the application already resolved for the caller's account.
  */
 import { createHash } from 'node:crypto';
-import { MetricTitles, V2Error } from '../v2/errors.ts';
-import { CONTENT_TYPES, serialise, type V2Body, type V2Format } from '../v2/format.ts';
-import { isoSeconds } from '../v2/time.ts';
-import type { JsonValue } from '../v2/xml.ts';
-import type { SandboxApp, SandboxData } from './model.ts';
-import { metricsOf, rowAt, rowStarts, type MetricKind, type SandboxMetric, type TimesliceRow } from './timeslices.ts';
+import { MetricTitles, V2Error } from '../../v2/errors.ts';
+import { CONTENT_TYPES, serialise, type V2Body, type V2Format } from '../../v2/format.ts';
+import { isoSeconds } from '../../v2/time.ts';
+import type { JsonValue } from '../../v2/xml.ts';
+import type { SandboxApp, SandboxData } from '../model.ts';
+import { metricsOf, rowAt, rowStarts, type MetricKind, type SandboxMetric, type TimesliceRow } from '../timeslices.ts';
 
 export interface MetricRequest {
   app: SandboxApp;

@@ -1,21 +1,21 @@
 /**
  * The legacy face's writes, by docs/write-rules.md: application settings and delete,
  * deployments (list, create, delete, and the v0 `POST /deployments.xml`), and mobile and
- * browser application create. Like legacy-metrics.ts this is part of the reference the gateway
+ * browser application create. Like metrics.ts this is part of the reference the gateway
  * is compared against, so it reads request bodies and applies the rules on its own; the change
  * itself goes through writes.ts, so both sandbox faces see it.
  *
- * legacy.ts routes here with the account resolved and, for application routes, the
+ * routes.ts routes here with the account resolved and, for application routes, the
  * application already found in that account.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { V2Error, V2Titles, notFound } from '../v2/errors.ts';
-import { MAX_BODY_BYTES } from '../v2/form-body.ts';
-import { CONTENT_TYPES, serialise, type V2Body, type V2Format } from '../v2/format.ts';
-import { isoSeconds } from '../v2/time.ts';
-import { escapeXmlText, type JsonValue } from '../v2/xml.ts';
-import { parseTime } from './legacy-metrics.ts';
-import type { SandboxApp, SandboxData, SandboxDeployment } from './model.ts';
+import { V2Error, V2Titles, notFound } from '../../v2/errors.ts';
+import { MAX_BODY_BYTES } from '../../v2/form-body.ts';
+import { CONTENT_TYPES, serialise, type V2Body, type V2Format } from '../../v2/format.ts';
+import { isoSeconds } from '../../v2/time.ts';
+import { escapeXmlText, type JsonValue } from '../../v2/xml.ts';
+import { parseTime } from './metrics.ts';
+import type { SandboxApp, SandboxData, SandboxDeployment } from '../model.ts';
 import {
   createBrowserApplication,
   createMobileApplication,
@@ -26,7 +26,7 @@ import {
   updateApplication,
   type ApplicationChanges,
   type DeploymentFields,
-} from './writes.ts';
+} from '../writes.ts';
 
 export interface WriteRequest {
   data: SandboxData;

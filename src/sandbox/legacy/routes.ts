@@ -1,0 +1,136 @@
+/**
+ * The legacy face's route table: every REST v2 route the sandbox answers, as one entry each
+ * (template, methods, handler), dispatched by face.ts through src/v2/route-table.ts. A template
+ * with several entries (GET, PUT and DELETE on one application) answers 405 with all of them.
+ */
+import type { V2Body } from '../../v2/format.ts';
+import type { SandboxData } from '../model.ts';
+import {
+  APPLICATION_LINK_TEMPLATES,
+  applicationOf,
+  ids,
+  invalid,
+  legacyApplication,
+  pageOf,
+  send,
+  text,
+  valuesOf,
+  type LegacyRequest,
+  type LegacyRoute,
+  type Pairs,
+} from './common.ts';
+import { legacyMetricData, legacyMetricNames, type MetricRequest } from './metrics.ts';
+import {
+  legacyCreateApplication,
+  legacyCreateDeployment,
+  legacyDeleteApplication,
+  legacyDeleteDeployment,
+  legacyDeploymentV0,
+  legacyDeployments,
+  legacyUpdateApplication,
+} from './writes.ts';
+
+const PAGE_SIZE = 200;
+
+// ---------------------------------------------------------------------------------------------
+// GET /v2/applications.{format}
+
+interface ListFilters {
+  name?: string;
+  host?: string;
+  ids?: Set<number>;
+  language?: string;
+  excludeLinks: boolean;
+  page: number;
+}
+
+function listFilters(pairs: Pairs): ListFilters {
+  const filters: ListFilters = { excludeLinks: false, page: 1 };
+  const name = text(pairs, 'filter[name]');
+  if (name !== undefined) filters.name = name.toLowerCase();
+  const host = text(pairs, 'filter[host]');
+  if (host !== undefined) filters.host = host.toLowerCase();
+  const idList = [...(ids(pairs, 'filter[ids]') ?? []), ...(ids(pairs, 'filter[id]') ?? [])];
+  if (valuesOf(pairs, 'filter[ids]').length > 0 || valuesOf(pairs, 'filter[id]').length > 0) filters.ids = new Set(idList);
+  const language = valuesOf(pairs, 'filter[language]').at(-1)?.trim().toLowerCase();
+  if (language) {
+    if (!/^[a-z0-9_.-]{1,32}$/.test(language)) throw invalid('Invalid parameter filter[language]: expected an agent language such as java or python');
+    filters.language = language;
+  }
+  const exclude = valuesOf(pairs, 'exclude_links').at(-1)?.trim().toLowerCase();
+  if (exclude !== undefined) {
+    if (['true', '1', 'yes', 'on', 't'].includes(exclude)) filters.excludeLinks = true;
+    else if (!['false', '0', 'no', 'off', 'f', ''].includes(exclude)) throw invalid('Invalid parameter exclude_links: expected true or false');
+  }
+  filters.page = pageOf(pairs);
+  return filters;
+}
+
+function listApplications(data: SandboxData, accountId: number, filters: ListFilters, now: number): { body: V2Body; lastPage: number } {
+  const { name, host, ids: idSet, language, page } = filters;
+  const matching = data.apps
+    .filter((app) => app.accountId === accountId)
+    .filter((app) => name === undefined || app.name.toLowerCase().includes(name))
+    .filter((app) => idSet === undefined || idSet.has(app.id))
+    .filter((app) => language === undefined || app.language === language)
+    .filter((app) => host === undefined || app.hosts.some((h) => h.name.toLowerCase().includes(host)))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const items = matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).map((app) => legacyApplication(app, now, !filters.excludeLinks));
+  return { body: { applications: items, links: APPLICATION_LINK_TEMPLATES }, lastPage: Math.ceil(matching.length / PAGE_SIZE) };
+}
+
+function listApplicationsRoute(req: LegacyRequest): Response {
+  const filters = listFilters(req.params);
+  const { body, lastPage } = listApplications(req.data, req.accountId, filters, req.now);
+  const link = req.link(filters.page, lastPage);
+  return send(req.format, 200, body, link ? { link } : {});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metric names and data (metrics.ts)
+
+function metricRequest(req: LegacyRequest): MetricRequest {
+  return {
+    app: applicationOf(req),
+    data: req.data,
+    format: req.format,
+    now: req.now,
+    param: (key) => valuesOf(req.params, key),
+    ifNoneMatch: req.ifNoneMatch,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export const LEGACY_ROUTES: readonly LegacyRoute[] = [
+  { template: '/v2/applications.{format}', methods: ['GET'], handler: listApplicationsRoute },
+  {
+    template: '/v2/applications/{id}.{format}',
+    methods: ['GET'],
+    handler: (req) => send(req.format, 200, req.shown(applicationOf(req))),
+  },
+  { template: '/v2/applications/{id}.{format}', methods: ['PUT'], body: 'own', handler: (req) => legacyUpdateApplication(req, applicationOf(req)) },
+  { template: '/v2/applications/{id}.{format}', methods: ['DELETE'], body: 'own', handler: (req) => legacyDeleteApplication(req, applicationOf(req)) },
+  {
+    template: '/v2/applications/{id}/metrics.{format}',
+    methods: ['GET'],
+    handler: (req) => legacyMetricNames({ ...metricRequest(req), page: pageOf(req.params), link: req.link }),
+  },
+  { template: '/v2/applications/{id}/metrics/data.{format}', methods: ['GET', 'POST'], handler: (req) => legacyMetricData(metricRequest(req)) },
+  {
+    template: '/v2/applications/{id}/deployments.{format}',
+    methods: ['GET'],
+    handler: (req) => legacyDeployments({ ...req, app: applicationOf(req), page: pageOf(req.params) }),
+  },
+  { template: '/v2/applications/{id}/deployments.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateDeployment(req, applicationOf(req)) },
+  {
+    template: '/v2/applications/{id}/deployments/{deployment_id}.{format}',
+    methods: ['DELETE'],
+    body: 'own',
+    handler: (req) => legacyDeleteDeployment(req, applicationOf(req), req.path.deployment_id ?? ''),
+  },
+  { template: '/v2/mobile_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'mobile') },
+  { template: '/v2/browser_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'browser') },
+  // v0, outside /v2: XML only.
+  { template: '/deployments.xml', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
+];

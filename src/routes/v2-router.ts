@@ -5,6 +5,7 @@ import { V2Error, notFound } from '../v2/errors.ts';
 import { callerFrom, type IdentityOf } from '../caller/identity.ts';
 import { methodsOf, type Mapping } from './mapping.ts';
 import type { V2Format } from '../v2/format.ts';
+import { createRouteTable } from '../v2/route-table.ts';
 import { readFormBody } from '../v2/form-body.ts';
 import { parseV2Params } from '../v2/params.ts';
 import { createListRunner } from './entity-list.ts';
@@ -15,27 +16,11 @@ import { createOperationRunners } from './operations.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
- * Builds the /v2 routes from the mapping declarations. Route templates such as
- * `/v2/applications/{id}.{format}` are compiled to anchored patterns here because v2 puts
- * the format in a suffix, which Hono's path syntax cannot express.
+ * Builds the /v2 routes from the mapping declarations: one compiled route table (src/v2/
+ * route-table.ts, shared with the sandbox's legacy face), so a request is dispatched by
+ * walking the table, not by trying every pattern. v2 puts the format in a suffix, which Hono's
+ * path syntax cannot express; 404 and 405 answers stay v2-shaped.
  */
-interface CompiledRoute {
-  mapping: Mapping;
-  pattern: RegExp;
-}
-
-function compile(mapping: Mapping): CompiledRoute {
-  const source = mapping.route
-    .split(/(\{[a-z_]+\})/)
-    .map((part) => {
-      const name = /^\{([a-z_]+)\}$/.exec(part)?.[1];
-      if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      return name === 'format' ? '(?<format>[^./]+)' : `(?<${name}>[^/]+?)`;
-    })
-    .join('');
-  return { mapping, pattern: new RegExp(`^${source}$`) };
-}
-
 const FORMATS: ReadonlySet<string> = new Set(['json', 'xml']);
 
 /** The format an error should use when the path did not match any route. */
@@ -48,7 +33,7 @@ export function registerV2Routes(
   mappings: readonly Mapping[],
   deps: RouteDeps & { accounts: AccountResolver; identityOf: IdentityOf; publicBaseUrl: string | undefined },
 ): void {
-  const routes = mappings.map(compile);
+  const table = createRouteTable(mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping })));
   const runList = createListRunner(deps);
   const runShow = createShowRunner(deps);
   const runMetricNames = createMetricNamesRunner(deps);
@@ -59,22 +44,18 @@ export function registerV2Routes(
   // Every v2 route is under /v2/, except the Deployments v0 API (`POST /deployments.xml`).
   app.all('*', async (c, next) => {
     const path = c.req.path;
-    const matches = routes.flatMap((route) => {
-      const groups = route.pattern.exec(path)?.groups;
-      return groups ? [{ route, groups }] : [];
-    });
-    if (matches.length === 0 && !path.startsWith('/v2/')) return next();
-    if (matches.length === 0) throw notFound('Unknown v2 resource');
+    const matched = table.match(path);
+    if (matched === undefined && !path.startsWith('/v2/')) return next();
+    if (matched === undefined) throw notFound('Unknown v2 resource');
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
-    const match = matches.find((m) => methodsOf(m.route.mapping).includes(method));
+    const match = matched.entries.find((entry) => entry.methods.includes(method));
     if (!match) {
-      c.set('routeLabel', matches[0]?.route.mapping.route ?? 'unmatched');
-      const allow = [...new Set(matches.flatMap((m) => methodsOf(m.route.mapping)))].join(', ');
-      throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow }, kind: 'method' });
+      c.set('routeLabel', matched.entries[0]?.template ?? 'unmatched');
+      throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow: matched.allow.join(', ') }, kind: 'method' });
     }
-    const { mapping } = match.route;
+    const mapping = match.value;
     c.set('routeLabel', mapping.route);
-    const format = match.groups.format ?? 'json';
+    const format = matched.format;
     if (!FORMATS.has(format)) throw notFound(`Unknown format .${format}: use .json or .xml`);
     c.set('format', format as V2Format);
 
@@ -92,7 +73,7 @@ export function registerV2Routes(
       accountId,
       params: parseV2Params(query, form),
       format: format as V2Format,
-      pathParams: match.groups,
+      pathParams: match.params,
       publicUrl: `${deps.publicBaseUrl ?? url.origin}${url.pathname}${allParams ? `?${allParams}` : ''}`,
     };
     switch (mapping.kind) {

@@ -73,4 +73,16 @@ describe('legacy face dispatch', () => {
     expect(await response.json()).toEqual({ echo: { id: appId, thing: 'a b', q: [['x', '1']] } });
     expect((await app.request(`/v2/applications/${appId}/echo/a.json`, { method: 'POST', headers: DEMO })).headers.get('allow')).toBe('GET');
   });
+
+  it('links and host-filters only current hosts: a non-reporting app has none', async () => {
+    const account = sandbox.data.keys.get('NRAK-SANDBOX-MULTI') ?? [];
+    const stopped = sandbox.data.apps.find((a) => !a.reporting && a.hosts.length > 0 && account.includes(a.accountId));
+    if (!stopped) throw new Error('seed 7 has no stopped app with hosts');
+    const headers = { 'x-api-key': 'NRAK-SANDBOX-MULTI', 'x-account-id': String(stopped.accountId) };
+    const shown = await call(`/v2/applications/${stopped.id}.json`, 'GET', headers);
+    expect(((await shown.json()) as { application: { links: unknown } }).application.links).toMatchObject({ application_hosts: [], application_instances: [] });
+    const host = encodeURIComponent(stopped.hosts[0]?.name ?? '');
+    const listed = await call(`/v2/applications.json?filter[host]=${host}`, 'GET', headers);
+    expect(((await listed.json()) as { applications: Array<{ id: number }> }).applications.map((a) => a.id)).not.toContain(stopped.id);
+  });
 });

@@ -6,6 +6,7 @@
 import { V2Error, V2Titles, notFound } from '../../v2/errors.ts';
 import { serialise, CONTENT_TYPES, type V2Body, type V2Format } from '../../v2/format.ts';
 import { isoSeconds } from '../../v2/time.ts';
+import { currentHosts } from '../hosts.ts';
 import type { SandboxApp, SandboxData } from '../model.ts';
 
 /** Request parameters as ordered [key, value] pairs: query string first, then a form body. */
@@ -70,8 +71,8 @@ export function legacyApplication(app: SandboxApp, now: number, withLinks: boole
       error_rate: app.summary.errorRate,
       apdex_target: app.apdexTarget,
       apdex_score: app.summary.apdexScore,
-      host_count: app.hosts.length,
-      instance_count: app.hosts.reduce((n, h) => n + h.instances.length, 0),
+      host_count: currentHosts(app).length,
+      instance_count: currentHosts(app).reduce((n, h) => n + h.instances.length, 0),
     };
   }
   if (app.reporting && app.browser) {
@@ -89,10 +90,12 @@ export function legacyApplication(app: SandboxApp, now: number, withLinks: boole
     use_server_side_config: app.serverSideConfig,
   };
   if (withLinks) {
+    // Hosts and instances that report now: a non-reporting app links none (hosts.ts).
+    const hosts = currentHosts(app);
     const links: V2Body = {
-      application_instances: app.hosts.flatMap((h) => h.instances.map((i) => i.id)).sort((a, b) => a - b),
+      application_instances: hosts.flatMap((h) => h.instances.map((i) => i.id)).sort((a, b) => a - b),
       servers: [],
-      application_hosts: app.hosts.map((h) => h.id).sort((a, b) => a - b),
+      application_hosts: hosts.map((h) => h.id).sort((a, b) => a - b),
     };
     if (app.alertPolicyId !== null) links.alert_policy = app.alertPolicyId;
     body.links = links;

@@ -4,6 +4,7 @@
  * with several entries (GET, PUT and DELETE on one application) answers 405 with all of them.
  */
 import type { V2Body } from '../../v2/format.ts';
+import { currentHosts } from '../hosts.ts';
 import type { SandboxData } from '../model.ts';
 import {
   APPLICATION_LINK_TEMPLATES,
@@ -73,7 +74,7 @@ function listApplications(data: SandboxData, accountId: number, filters: ListFil
     .filter((app) => name === undefined || app.name.toLowerCase().includes(name))
     .filter((app) => idSet === undefined || idSet.has(app.id))
     .filter((app) => language === undefined || app.language === language)
-    .filter((app) => host === undefined || app.hosts.some((h) => h.name.toLowerCase().includes(host)))
+    .filter((app) => host === undefined || currentHosts(app).some((h) => h.name.toLowerCase().includes(host)))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const items = matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).map((app) => legacyApplication(app, now, !filters.excludeLinks));
   return { body: { applications: items, links: APPLICATION_LINK_TEMPLATES }, lastPage: Math.ceil(matching.length / PAGE_SIZE) };

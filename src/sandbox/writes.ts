@@ -5,7 +5,7 @@
  * derived indexes (actor.ts) compare to know when to rebuild.
  */
 import { deploymentV2Id, entityGuid, fnv1a32 } from '../v2/ids.ts';
-import type { SandboxApp, SandboxCreatedApp, SandboxData, SandboxDeployment } from './model.ts';
+import type { SandboxApp, SandboxBrowserApp, SandboxCreatedApp, SandboxData, SandboxDeployment, SandboxMobileApp } from './model.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Change tracking keeps events for 13 months; seeded deployments fall inside that. */
@@ -148,35 +148,50 @@ function nextAppId(data: SandboxData): number {
   return 900_000_000 + ++data.writes.sequence;
 }
 
+/** The agent token of a mobile app, as New Relic shapes them (generated and created apps alike). */
+export function mobileApplicationToken(id: number): string {
+  return `AA${fnv1a32(`token|${id}`).toString(16).padStart(8, '0')}${fnv1a32(`token2|${id}`).toString(16).padStart(8, '0')}-NRMA`;
+}
+
+/** A browser app's monitoring key and the Lite loader that carries it (generated and created apps alike). */
+export function browserAppFields(accountId: number, id: number): Pick<SandboxBrowserApp, 'browserMonitoringKey' | 'loaderScript'> {
+  const key = `NRJS-${fnv1a32(`browser-key|${id}`).toString(16).padStart(8, '0')}${fnv1a32(`browser-key2|${id}`).toString(16).slice(0, 4)}`;
+  return {
+    browserMonitoringKey: key,
+    // The Lite loader, abridged: real scripts are kilobytes of minified JavaScript.
+    loaderScript: `<script type="text/javascript">window.NREUM||(NREUM={});NREUM.init={privacy:{cookies_enabled:true}};NREUM.loader_config={accountID:"${accountId}",trustKey:"${accountId}",agentID:"${id}",licenseKey:"${key}",applicationID:"${id}"};NREUM.info={beacon:"bam.nr-data.net",errorBeacon:"bam.nr-data.net",licenseKey:"${key}",applicationID:"${id}",sa:1};/* lite loader */</script>`,
+  };
+}
+
+/** Created apps report nothing yet. */
+function createdAppBase(
+  data: SandboxData,
+  accountId: number,
+  id: number,
+  guid: string,
+  name: string,
+): Pick<SandboxMobileApp, 'accountId' | 'id' | 'guid' | 'name' | 'reporting' | 'alertSeverity' | 'lastReportingChangeAt'> {
+  return { accountId, id, guid, name, reporting: false, alertSeverity: 'NOT_CONFIGURED' as const, lastReportingChangeAt: data.generatedAt };
+}
+
 export function createMobileApplication(data: SandboxData, accountId: number, name: string): SandboxCreatedApp {
   const id = nextAppId(data);
-  const created: SandboxCreatedApp = {
-    kind: 'MOBILE',
-    accountId,
-    id,
-    guid: entityGuid(accountId, 'MOBILE', 'APPLICATION', id),
-    name,
-    applicationToken: `AA${fnv1a32(`token|${id}`).toString(16).padStart(8, '0')}${fnv1a32(`token2|${id}`).toString(16).padStart(8, '0')}-NRMA`,
-  };
+  const guid = entityGuid(accountId, 'MOBILE', 'APPLICATION', id);
+  const applicationToken = mobileApplicationToken(id);
+  const created: SandboxCreatedApp = { kind: 'MOBILE', accountId, id, guid, name, applicationToken };
   data.writes.createdApps.push(created);
+  data.mobileApps.push({ ...createdAppBase(data, accountId, id, guid, name), applicationToken, summary: null });
   bumped(data);
   return created;
 }
 
 export function createBrowserApplication(data: SandboxData, accountId: number, name: string): SandboxCreatedApp {
   const id = nextAppId(data);
-  const key = `NRJS-${fnv1a32(`browser-key|${id}`).toString(16).padStart(8, '0')}${fnv1a32(`browser-key2|${id}`).toString(16).slice(0, 4)}`;
-  const created: SandboxCreatedApp = {
-    kind: 'BROWSER',
-    accountId,
-    id,
-    guid: entityGuid(accountId, 'BROWSER', 'APPLICATION', id),
-    name,
-    browserMonitoringKey: key,
-    // The Lite loader, abridged: real scripts are kilobytes of minified JavaScript.
-    loaderScript: `<script type="text/javascript">window.NREUM||(NREUM={});NREUM.init={privacy:{cookies_enabled:true}};NREUM.loader_config={accountID:"${accountId}",trustKey:"${accountId}",agentID:"${id}",licenseKey:"${key}",applicationID:"${id}"};NREUM.info={beacon:"bam.nr-data.net",errorBeacon:"bam.nr-data.net",licenseKey:"${key}",applicationID:"${id}",sa:1};/* lite loader */</script>`,
-  };
+  const guid = entityGuid(accountId, 'BROWSER', 'APPLICATION', id);
+  const fields = browserAppFields(accountId, id);
+  const created: SandboxCreatedApp = { kind: 'BROWSER', accountId, id, guid, name, ...fields };
   data.writes.createdApps.push(created);
+  data.browserApps.push({ ...createdAppBase(data, accountId, id, guid, name), servingApmApplicationId: null, apdexTarget: 7, ...fields });
   bumped(data);
   return created;
 }

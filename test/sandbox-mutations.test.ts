@@ -617,9 +617,11 @@ describe('agentApplicationCreateMobile and agentApplicationCreateBrowser', () =>
   });
 
   it('does not make created applications searchable as APM applications', async () => {
-    const before = await searchNames(`accountId = ${PRIMARY_ID}`);
+    const query = `domain = 'APM' AND type = 'APPLICATION' AND accountId = ${PRIMARY_ID}`;
+    const before = await searchNames(query);
     await ok('createMobile', { accountId: PRIMARY_ID, name: 'Shop Android' });
-    expect(await searchNames(`accountId = ${PRIMARY_ID}`)).toEqual(before);
+    expect(await searchNames(query)).toEqual(before);
+    expect(await searchNames("domain = 'MOBILE' AND name = 'Shop Android'")).toEqual(['Shop Android']);
   });
 });
 

@@ -5,6 +5,7 @@ import { generateSandboxData, otherEntityCount } from '../src/sandbox/data.ts';
 import type { SandboxApp, SandboxData } from '../src/sandbox/model.ts';
 import { loadSandboxSchema } from '../src/sandbox/schema.ts';
 import { createSandbox } from '../src/sandbox/server.ts';
+import { removeApplication, updateApplication } from '../src/sandbox/writes.ts';
 import { decodeEntityGuid } from '../src/v2/ids.ts';
 
 const NOW = 1_750_000_000_000;
@@ -122,6 +123,32 @@ describe('generating key transactions, mobile and browser apps', () => {
       expect(browserApp.loaderScript).toContain(`licenseKey:"${browserApp.browserMonitoringKey}"`);
       expect(browserApp.loaderScript).toContain(`applicationID:"${browserApp.id}"`);
     }
+  });
+});
+
+describe('APM app writes keep the browser side and key transactions in step', () => {
+  it('adds, renames, re-targets and removes the attached browser app; updates and removes key transactions', () => {
+    const data = generateSandboxData({ seed: 9, apmApps: 60, now: NOW });
+    const app = data.apps.find((candidate) => candidate.browser === null && data.keyTransactions.some((kt) => kt.appId === candidate.id)) as SandboxApp;
+    const attached = (): SandboxData['browserApps'] => data.browserApps.filter((browserApp) => browserApp.servingApmApplicationId === app.id);
+    const keyTransactions = (): SandboxData['keyTransactions'] => data.keyTransactions.filter((kt) => kt.appId === app.id);
+    expect(attached()).toEqual([]);
+    const version = data.writes.version;
+    updateApplication(data, app, { browserMonitoring: true, name: 'Renamed App' });
+    expect(data.writes.version).toBeGreaterThan(version);
+    expect(attached()).toMatchObject([{ id: app.id, name: 'Renamed App', apdexTarget: 7 }]);
+    updateApplication(data, app, { endUserApdexTarget: 2.5 });
+    expect(attached()).toMatchObject([{ apdexTarget: 2.5 }]);
+    expect(keyTransactions().every((kt) => kt.browserApdexTarget === 2.5)).toBe(true);
+    updateApplication(data, app, { browserMonitoring: false });
+    expect(attached()).toEqual([]);
+    expect(keyTransactions().every((kt) => kt.browserApdexTarget === null)).toBe(true);
+    updateApplication(data, app, { browserMonitoring: true });
+    const keyTransactionsArray = data.keyTransactions;
+    removeApplication(data, app);
+    expect(attached()).toEqual([]);
+    expect(keyTransactions()).toEqual([]);
+    expect(data.keyTransactions).toBe(keyTransactionsArray);
   });
 });
 

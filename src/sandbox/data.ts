@@ -16,7 +16,7 @@ import type {
   SandboxMobileApp,
   SandboxMobileSummary,
 } from './model.ts';
-import { browserAppFields, mobileApplicationToken } from './writes.ts';
+import { apmAttachedBrowserApp, browserAppFields, mobileApplicationToken } from './writes.ts';
 
 export interface GenerateOptions {
   seed: number;
@@ -260,22 +260,6 @@ function generateMobileSummary(random: Random): SandboxMobileSummary {
     crashRate: round((crashCount / sessionCount) * 100, 2),
     unresolvedCrashCount: intBetween(random, 0, crashCount),
     usersAffectedCount: Math.min(activeUsers, intBetween(random, 0, crashCount)),
-  };
-}
-
-/** The browser side of an APM app with browser monitoring: New Relic numbers it like the app. */
-export function apmAttachedBrowserApp(app: SandboxApp): SandboxBrowserApp {
-  return {
-    accountId: app.accountId,
-    id: app.id,
-    guid: entityGuid(app.accountId, 'BROWSER', 'APPLICATION', app.id),
-    name: app.name,
-    reporting: app.reporting,
-    alertSeverity: app.alertSeverity,
-    lastReportingChangeAt: app.lastReportingChangeAt,
-    servingApmApplicationId: app.id,
-    apdexTarget: app.browser?.apdexTarget ?? 7,
-    ...browserAppFields(app.accountId, app.id),
   };
 }
 

@@ -132,15 +132,62 @@ export function updateApplication(data: SandboxData, app: SandboxApp, changes: A
     };
   }
   if (changes.endUserApdexTarget !== undefined && app.browser !== null) app.browser.apdexTarget = changes.endUserApdexTarget;
+  syncBrowserSide(data, app);
   bumped(data);
 }
 
-/** Removes the app from both faces (the callers refuse reporting apps first). */
+/**
+ * Keeps what depends on an APM app's browser monitoring in step with it: the attached browser
+ * app (added, renamed, re-targeted or removed) and its key transactions' browserApdexTarget.
+ */
+function syncBrowserSide(data: SandboxData, app: SandboxApp): void {
+  const index = data.browserApps.findIndex((browserApp) => browserApp.servingApmApplicationId === app.id);
+  if (app.browser === null) {
+    if (index !== -1) data.browserApps.splice(index, 1);
+  } else if (index === -1) {
+    data.browserApps.push(apmAttachedBrowserApp(app));
+  } else {
+    const browserApp = data.browserApps[index] as SandboxBrowserApp;
+    browserApp.name = app.name;
+    browserApp.apdexTarget = app.browser.apdexTarget;
+  }
+  for (const keyTransaction of data.keyTransactions) {
+    if (keyTransaction.appId === app.id) keyTransaction.browserApdexTarget = app.browser?.apdexTarget ?? null;
+  }
+}
+
+/** The browser side of an APM app with browser monitoring: New Relic numbers it like the app. */
+export function apmAttachedBrowserApp(app: SandboxApp): SandboxBrowserApp {
+  return {
+    accountId: app.accountId,
+    id: app.id,
+    guid: entityGuid(app.accountId, 'BROWSER', 'APPLICATION', app.id),
+    name: app.name,
+    reporting: app.reporting,
+    alertSeverity: app.alertSeverity,
+    lastReportingChangeAt: app.lastReportingChangeAt,
+    servingApmApplicationId: app.id,
+    apdexTarget: app.browser?.apdexTarget ?? 7,
+    ...browserAppFields(app.accountId, app.id),
+  };
+}
+
+/** Removes the app, its browser side and its key transactions from both faces (the callers refuse reporting apps first). */
 export function removeApplication(data: SandboxData, app: SandboxApp): void {
   const index = data.apps.indexOf(app);
   if (index !== -1) data.apps.splice(index, 1);
+  // What belongs to the app goes with it: its browser side and its key transactions.
+  removeWhere(data.browserApps, (browserApp) => browserApp.servingApmApplicationId === app.id);
+  removeWhere(data.keyTransactions, (keyTransaction) => keyTransaction.appId === app.id);
   data.writes.deployments.delete(app.id);
   bumped(data);
+}
+
+/** In place, so every holder of the model's arrays sees the change. */
+function removeWhere<T>(items: T[], shouldRemove: (item: T) => boolean): void {
+  for (let i = items.length - 1; i >= 0; i--) {
+    if (shouldRemove(items[i] as T)) items.splice(i, 1);
+  }
 }
 
 /** Created apps get ids above every generated one, from the shared sequence. */

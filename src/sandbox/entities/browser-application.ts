@@ -1,6 +1,6 @@
 /** Browser applications (`BROWSER` / `APPLICATION`): standalone or the browser side of an APM app. */
 import type { SandboxBrowserApp } from '../model.ts';
-import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields } from './kind.ts';
+import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields, type EntityViewContext } from './kind.ts';
 
 export interface BrowserSummarySource {
   ajaxRequestThroughput: number;
@@ -60,7 +60,7 @@ function view(
  * An APM-attached app shows its APM app's browser numbers; standalone apps have no summary in
  * the model, so NerdGraph's field is null for them.
  */
-function summaryFrom(context: Parameters<EntityKind<SandboxBrowserApp>['outline']>[1]) {
+function summaryFrom(context: EntityViewContext): (app: SandboxBrowserApp) => BrowserSummarySource | null {
   return (app: SandboxBrowserApp): BrowserSummarySource | null => {
     const apmApp = app.servingApmApplicationId === null ? undefined : context.visibleApp(app.servingApmApplicationId);
     if (!apmApp?.browser) return null;
@@ -96,6 +96,7 @@ export const browserApplicationKind: EntityKind<SandboxBrowserApp> = {
       __typename: 'BrowserApplicationEntity',
       browserProperties: {
         jsConfig: config,
+        // The sandbox's own rendering of jsConfig as a script; the reference does not show the real text.
         jsConfigScript: `window.NREUM||(NREUM={});NREUM.info=${JSON.stringify(config)}`,
         // Real NerdGraph serves the app's configured loader (SPA or Pro by default) here, while v2
         // returned the Lite one; the sandbox returns the model's Lite script so both faces agree.

@@ -246,6 +246,11 @@ describe('the NerdGraph face over every entity kind', () => {
     expect(exact.entities.map((entity) => entity.guid)).toEqual([awkward?.guid]);
     expect((await searchAll(`${kind} AND domainId = ${awkward?.id}`)).entities.map((entity) => entity.guid)).toEqual([awkward?.guid]);
     expect((await searchAll(`id = '${awkward?.guid}'`)).entities.map((entity) => entity.guid)).toEqual([awkward?.guid]);
+    const quiet = await searchAll(`${kind} AND reporting = false AND tags.account = 'sandbox primary'`);
+    expect(quiet.entities.length).toBeGreaterThan(0);
+    expect(quiet.entities.map((entity) => entity.name)).toEqual(
+      list(data).filter((entity) => entity.accountId === PRIMARY && !entity.reporting).map((entity) => entity.name).sort(byName),
+    );
     const like = await searchAll(`${kind} AND name LIKE 'o\\'brien'`);
     expect(like.entities.length).toBeGreaterThan(0);
     expect(like.entities.every((entity) => entity.name.toLowerCase().includes("o'brien"))).toBe(true);

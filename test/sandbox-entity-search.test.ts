@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { evaluate, parseEntitySearchQuery, tokenizeEntitySearchQuery } from '../src/sandbox/entity-search.ts';
+import { apmSearchFields } from '../src/sandbox/entities/apm-application.ts';
 import type { SandboxApp } from '../src/sandbox/model.ts';
 
 /** The quoting a client must apply to put an arbitrary string into a query literal. */
@@ -27,7 +28,7 @@ const app: SandboxApp = {
 };
 
 function matches(query: string, context = {}): boolean {
-  return evaluate(parseEntitySearchQuery(query), app, context);
+  return evaluate(parseEntitySearchQuery(query), apmSearchFields(app), context);
 }
 
 /** Arbitrary Unicode, heavily mixed with the characters that need quoting. */

@@ -136,6 +136,9 @@ describe('POST /graphql transport', () => {
   });
 });
 
+/** Search results now hold every entity kind; these tests are about APM applications. */
+const APM_APPS = "domain = 'APM' AND type = 'APPLICATION'";
+
 describe('actor.entitySearch', () => {
   it('pages 450 apps as 200 + 200 + 50, sorted by name, without duplicates', async () => {
     const pages = await searchAllPages("domain = 'APM' AND type = 'APPLICATION'");
@@ -149,25 +152,25 @@ describe('actor.entitySearch', () => {
   });
 
   it('scopes results to the accounts of the key', async () => {
-    expect(await names("domain = 'APM'", MULTI)).toEqual(expectedNames(() => true, [1000001, 1000002]));
-    expect(await names('accountId = 1000002', MULTI)).toEqual(expectedNames(() => true, [1000002]));
-    expect(await names('accountId = 1000002', DEMO)).toEqual([]);
-    expect(await names("name LIKE 'checkout'", 'NRAK-SANDBOX-SECONDARY')).toEqual(
+    expect(await names(APM_APPS, MULTI)).toEqual(expectedNames(() => true, [1000001, 1000002]));
+    expect(await names(`${APM_APPS} AND accountId = 1000002`, MULTI)).toEqual(expectedNames(() => true, [1000002]));
+    expect(await names(`${APM_APPS} AND accountId = 1000002`, DEMO)).toEqual([]);
+    expect(await names(`${APM_APPS} AND name LIKE 'checkout'`, 'NRAK-SANDBOX-SECONDARY')).toEqual(
       expectedNames((app) => app.name.toLowerCase().includes('checkout'), [1000002]),
     );
   });
 
   it('filters by domainId IN, name LIKE (case-insensitive), language and reporting', async () => {
     const [first, second] = sandbox.data.apps;
-    expect(await names(`domainId IN ('${first?.id}', ${second?.id}, '1')`)).toEqual(expectedNames((app) => app === first || app === second));
-    const checkout = await names("name LIKE 'cHeCkOuT'");
+    expect(await names(`${APM_APPS} AND domainId IN ('${first?.id}', ${second?.id}, '1')`)).toEqual(expectedNames((app) => app === first || app === second));
+    const checkout = await names(`${APM_APPS} AND name LIKE 'cHeCkOuT'`);
     expect(checkout.length).toBeGreaterThan(1);
     expect(checkout).toEqual(expectedNames((app) => app.name.toLowerCase().includes('checkout')));
     expect(await names("language = 'ruby' AND reporting = false")).toEqual(expectedNames((app) => app.language === 'ruby' && !app.reporting));
     expect(await names("tags.language IN ('go', 'php')")).toEqual(expectedNames((app) => app.language === 'go' || app.language === 'php'));
     const quoted = sandbox.data.apps.find((app) => app.accountId === 1000001 && app.name.includes("'") && app.name.includes('\\'));
     const literal = `'${quoted?.name.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-    expect(await names(`name = ${literal}`)).toEqual([quoted?.name]);
+    expect(await names(`${APM_APPS} AND name = ${literal}`)).toEqual([quoted?.name]);
   });
 
   it('reports a malformed query as INVALID_INPUT on entitySearch', async () => {
@@ -207,14 +210,14 @@ describe('actor.entitySearch', () => {
   });
 
   it('sorts by sortByWithDirection over sortBy, and options.limit lowers the page size', async () => {
-    const descending = await searchAllPages("domain = 'APM'", DEMO, { sort: [{ attribute: 'NAME', direction: 'DESC' }], sortBy: ['REPORTING'] });
+    const descending = await searchAllPages(APM_APPS, DEMO, { sort: [{ attribute: 'NAME', direction: 'DESC' }], sortBy: ['REPORTING'] });
     expect(descending.flatMap((page) => page?.results.entities.map((entity) => entity.name))).toEqual(expectedNames(() => true).reverse());
-    const byReporting = await searchAllPages("domain = 'APM'", DEMO, { sortBy: ['REPORTING'] });
+    const byReporting = await searchAllPages(APM_APPS, DEMO, { sortBy: ['REPORTING'] });
     const entities = byReporting.flatMap((page) => page?.results.entities ?? []);
     const firstReporting = entities.findIndex((entity) => entity.reporting);
     expect(entities.slice(firstReporting).every((entity) => entity.reporting)).toBe(true);
     expect(entities.slice(0, firstReporting).map((entity) => entity.name)).toEqual(expectedNames((app) => !app.reporting));
-    const small = await searchAllPages("domain = 'APM'", DEMO, { limit: 150 });
+    const small = await searchAllPages(APM_APPS, DEMO, { limit: 150 });
     expect(small.map((page) => page?.results.entities.length)).toEqual([150, 150, 150]);
   });
 });

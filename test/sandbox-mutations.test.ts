@@ -333,12 +333,13 @@ describe('agentApplicationSettingsUpdate', () => {
 describe('agentApplicationDelete', () => {
   it('removes an application that is not reporting from every read', async () => {
     const app = idle();
-    const countBefore = (await searchNames(`accountId = ${PRIMARY_ID}`)).length;
+    const apmApps = `domain = 'APM' AND type = 'APPLICATION' AND accountId = ${PRIMARY_ID}`;
+    const countBefore = (await searchNames(apmApps)).length;
     expect(await ok('delete', { guid: app.guid })).toEqual({ success: true });
     expect(sandbox.data.apps).not.toContain(app);
     const body = await post('entity', { guid: app.guid, guids: [app.guid] });
     expect(body).toEqual({ data: { actor: { entity: null, entities: [null] } } });
-    const names = await searchNames(`accountId = ${PRIMARY_ID}`);
+    const names = await searchNames(apmApps);
     expect(names).toHaveLength(countBefore - 1);
     expect(names).not.toContain(app.name);
     expect(await searchNames(`id = '${app.guid}'`)).toEqual([]);
@@ -617,9 +618,11 @@ describe('agentApplicationCreateMobile and agentApplicationCreateBrowser', () =>
   });
 
   it('does not make created applications searchable as APM applications', async () => {
-    const before = await searchNames(`accountId = ${PRIMARY_ID}`);
+    const query = `domain = 'APM' AND type = 'APPLICATION' AND accountId = ${PRIMARY_ID}`;
+    const before = await searchNames(query);
     await ok('createMobile', { accountId: PRIMARY_ID, name: 'Shop Android' });
-    expect(await searchNames(`accountId = ${PRIMARY_ID}`)).toEqual(before);
+    expect(await searchNames(query)).toEqual(before);
+    expect(await searchNames("domain = 'MOBILE' AND name = 'Shop Android'")).toEqual(['Shop Android']);
   });
 });
 

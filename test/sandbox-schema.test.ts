@@ -194,16 +194,7 @@ describe('shared NerdGraph example operations run on the sandbox', () => {
   ])('%s validates', (name) => {
     const document = exampleOperation(examples as DocumentNode, name);
     const errors = validate(loadSandboxSchema(), document).map((error) => error.message);
-    if (name === 'EntitiesByGuid') {
-      // It spreads browser/mobile/key-transaction types the sandbox does not model.
-      expect(errors.every((message) => /Unknown type "(Browser|Mobile|KeyTransaction)/.test(message))).toBe(true);
-    } else if (name === 'CreateMobileApplication') {
-      // entityOutline leads to MobileApplicationEntityOutline, which the sandbox does not model.
-      expect(errors).toHaveLength(2);
-      expect(errors.every((message) => /"entityOutline" on type "AgentApplicationCreateMobileResult"|Unknown type "MobileApplicationEntityOutline"/.test(message))).toBe(true);
-    } else {
-      expect(errors).toEqual([]);
-    }
+    expect(errors).toEqual([]);
   });
 
   it('ListApmApplications executes with its sample variables', async () => {

@@ -4,11 +4,11 @@
  */
 import { GraphQLError } from 'graphql';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
-import { toEntity, toEntityOutline, type ApmEntityOutlineSource, type ApmEntitySource } from './entity-views.ts';
+import { ENTITY_KINDS, type EntityKind, type EntityOutlineSource, type EntitySearchFields, type EntityViewContext } from './entities/index.ts';
 import type { SandboxAccount, SandboxApp, SandboxData } from './model.ts';
 import { NrqlError, runNrql, type NrqlMetadata } from './nrql-engine.ts';
 import { NrqlSyntaxError } from './nrql-parser.ts';
-import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortApps, type SortArguments } from './search-paging.ts';
+import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortEntities, type SortArguments } from './search-paging.ts';
 
 /** NerdGraph's documented limit for actor.entities. */
 export const MAX_ENTITIES_GUIDS = 25;
@@ -23,24 +23,47 @@ export const MAX_NRQL_ACCOUNTS = 5;
 export interface SandboxIndex {
   readonly data: SandboxData;
   readonly accountsById: Map<number, SandboxAccount>;
+  readonly appsById: Map<number, SandboxApp>;
   readonly appsByGuid: Map<string, SandboxApp>;
   /** Every app in ascending name order (ties, possible after a rename, by id: the order stays total). */
   readonly appsByName: SandboxApp[];
+  /** Entities of every kind (entities/index.ts) by GUID. */
+  readonly entitiesByGuid: Map<string, IndexedEntity>;
+  /** Entities of every kind in ascending name order; ties (an APM app and its browser app share a name) by GUID. */
+  readonly entitiesByName: IndexedEntity[];
+}
+
+/** One entity of any kind, with the values search filters and sorts on. */
+export interface IndexedEntity {
+  kind: EntityKind<unknown>;
+  item: unknown;
+  fields: EntitySearchFields;
 }
 
 interface IndexSnapshot {
   version: number;
   accountsById: Map<number, SandboxAccount>;
+  appsById: Map<number, SandboxApp>;
   appsByGuid: Map<string, SandboxApp>;
   appsByName: SandboxApp[];
+  entitiesByGuid: Map<string, IndexedEntity>;
+  entitiesByName: IndexedEntity[];
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function snapshotOf(data: SandboxData): IndexSnapshot {
+  const entities = ENTITY_KINDS.flatMap((kind) => kind.list(data).map((item) => ({ kind, item, fields: kind.searchFields(item) })));
   return {
     version: data.writes.version,
     accountsById: new Map(data.accounts.map((account) => [account.id, account])),
+    appsById: new Map(data.apps.map((app) => [app.id, app])),
     appsByGuid: new Map(data.apps.map((app) => [app.guid, app])),
-    appsByName: [...data.apps].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id)),
+    appsByName: [...data.apps].sort((a, b) => compareText(a.name, b.name) || a.id - b.id),
+    entitiesByGuid: new Map(entities.map((entity) => [entity.fields.guid, entity])),
+    entitiesByName: entities.sort((a, b) => compareText(a.fields.name, b.fields.name) || compareText(a.fields.guid, b.fields.guid)),
   };
 }
 
@@ -53,6 +76,18 @@ class LiveSandboxIndex implements SandboxIndex {
 
   get accountsById(): Map<number, SandboxAccount> {
     return this.current().accountsById;
+  }
+
+  get appsById(): Map<number, SandboxApp> {
+    return this.current().appsById;
+  }
+
+  get entitiesByGuid(): Map<string, IndexedEntity> {
+    return this.current().entitiesByGuid;
+  }
+
+  get entitiesByName(): IndexedEntity[] {
+    return this.current().entitiesByName;
   }
 
   get appsByGuid(): Map<string, SandboxApp> {
@@ -88,7 +123,7 @@ interface EntitySearchArguments extends SortArguments {
 interface EntitySearchSource {
   count: number;
   query: string | null;
-  results(args: { cursor?: string | null }): { entities: ApmEntityOutlineSource[]; nextCursor: string | null };
+  results(args: { cursor?: string | null }): { entities: EntityOutlineSource[]; nextCursor: string | null };
 }
 
 /**
@@ -160,13 +195,14 @@ export class ActorResolver {
     });
   }
 
-  entity({ guid }: { guid: string }): ApmEntitySource | null {
-    const app = this.index.appsByGuid.get(String(guid));
-    if (!app || !this.visible.has(app.accountId)) return null;
-    return toEntity(app, this.accountOf(app));
+  /** Any kind's full entity; null for unknown GUIDs and other accounts' entities alike. */
+  entity({ guid }: { guid: string }): EntityOutlineSource | null {
+    const entity = this.index.entitiesByGuid.get(String(guid));
+    if (!entity || !this.visible.has(entity.fields.accountId)) return null;
+    return entity.kind.entity(entity.item, this.viewContext(entity));
   }
 
-  entities({ guids }: { guids: ReadonlyArray<string | null> }): Array<ApmEntitySource | null> {
+  entities({ guids }: { guids: ReadonlyArray<string | null> }): Array<EntityOutlineSource | null> {
     if (guids.length > MAX_ENTITIES_GUIDS) {
       throw invalidInput(`Too many guids: entities accepts at most ${MAX_ENTITIES_GUIDS}, got ${guids.length}`);
     }
@@ -186,13 +222,14 @@ export class ActorResolver {
     // options.limit "can only lower the default limits".
     const pageSize = typeof limit === 'number' && limit >= 1 && limit < MAX_PAGE_SIZE ? limit : MAX_PAGE_SIZE;
 
-    const matches = sortApps(
-      this.index.appsByName.filter(
-        (app) =>
-          this.visible.has(app.accountId) &&
-          evaluate(parsed, app, { accountName: this.accountOf(app).name, caseSensitiveTagMatching }),
+    const matches = sortEntities(
+      this.index.entitiesByName.filter(
+        ({ fields }) =>
+          this.visible.has(fields.accountId) &&
+          evaluate(parsed, fields, { accountName: this.accountWithId(fields.accountId).name, caseSensitiveTagMatching }),
       ),
       sort,
+      (entity) => entity.fields,
     );
     const searchHash = hashText(
       JSON.stringify([queryText, sort, [...this.visible].sort(), pageSize, caseSensitiveTagMatching]),
@@ -203,7 +240,7 @@ export class ActorResolver {
       results: ({ cursor }) => {
         const page = pageOf(matches, decodeCursor(cursor, searchHash, matches.length), pageSize, searchHash);
         return {
-          entities: page.items.map((app) => toEntityOutline(app, this.accountOf(app))),
+          entities: page.items.map((entity) => entity.kind.outline(entity.item, this.viewContext(entity))),
           nextCursor: page.nextCursor,
         };
       },
@@ -240,9 +277,19 @@ export class ActorResolver {
     }
   }
 
-  private accountOf(app: SandboxApp): SandboxAccount {
-    const account = this.index.accountsById.get(app.accountId);
-    if (!account) throw new Error(`sandbox data is inconsistent: app ${app.id} has unknown account ${app.accountId}`);
+  private accountWithId(accountId: number): SandboxAccount {
+    const account = this.index.accountsById.get(accountId);
+    if (!account) throw new Error(`sandbox data is inconsistent: an entity has unknown account ${accountId}`);
     return account;
+  }
+
+  private viewContext(entity: IndexedEntity): EntityViewContext {
+    return {
+      account: this.accountWithId(entity.fields.accountId),
+      visibleApp: (id) => {
+        const app = this.index.appsById.get(id);
+        return app && this.visible.has(app.accountId) ? app : undefined;
+      },
+    };
   }
 }

@@ -9,8 +9,8 @@
  * makes the next character literal, so `\'` is a quote and `\\` a backslash.
  *
  * Fields: domain, type, accountId, domainId, id (the entity GUID), name, reporting,
- * language (= tags.language) and tags.<key> (the sandbox tags entities with `language` and
- * `account`). LIKE is allowed on name and tags only.
+ * language (= tags.language) and tags.<key> (the sandbox tags every entity with `account`, and
+ * APM apps with `language`). Every entity kind answers these fields (entities/kind.ts). LIKE is allowed on name and tags only.
  *
  * Semantics, chosen to be predictable rather than a copy of NerdGraph's full-text search:
  * - `name = 'x'` is exact and case-sensitive.
@@ -24,7 +24,7 @@
  * 0-based character offset in the query text) with extensions.errorClass INVALID_INPUT.
  */
 import { GraphQLError } from 'graphql';
-import type { SandboxApp } from './model.ts';
+import type { EntitySearchFields } from './entities/kind.ts';
 
 export type TokenKind = 'identifier' | 'string' | 'integer' | 'symbol';
 
@@ -198,18 +198,18 @@ export function parseEntitySearchQuery(text: string): EntitySearchQuery {
   return { conditions };
 }
 
-/** True when the app satisfies every condition of the query. */
-export function evaluate(query: EntitySearchQuery, app: SandboxApp, context: EvaluationContext = {}): boolean {
-  return query.conditions.every((condition) => matchesCondition(condition, app, context));
+/** True when the entity satisfies every condition of the query. */
+export function evaluate(query: EntitySearchQuery, entity: EntitySearchFields, context: EvaluationContext = {}): boolean {
+  return query.conditions.every((condition) => matchesCondition(condition, entity, context));
 }
 
-function matchesCondition(condition: SearchCondition, app: SandboxApp, context: EvaluationContext): boolean {
+function matchesCondition(condition: SearchCondition, entity: EntitySearchFields, context: EvaluationContext): boolean {
   if (condition.field.startsWith('tags.')) {
-    const tagValues = tagValuesOf(app, condition.field.slice('tags.'.length), context);
+    const tagValues = tagValuesOf(entity, condition.field.slice('tags.'.length), context);
     const caseSensitive = condition.operator !== 'LIKE' && context.caseSensitiveTagMatching === true;
     return tagValues.some((tagValue) => matchesValue(condition, tagValue, caseSensitive));
   }
-  const actual = plainFieldValue(app, condition.field);
+  const actual = plainFieldValue(entity, condition.field);
   // Booleans are written in any case ('TRUE', true); everything else is exact.
   return matchesValue(condition, actual, condition.field !== 'reporting');
 }
@@ -223,29 +223,28 @@ function matchesValue(condition: SearchCondition, actual: string, caseSensitive:
   return condition.values.some((value) => normalise(value) === target);
 }
 
-function plainFieldValue(app: SandboxApp, field: string): string {
+function plainFieldValue(entity: EntitySearchFields, field: string): string {
   switch (field) {
     case 'domain':
-      return 'APM';
+      return entity.domain;
     case 'type':
-      return 'APPLICATION';
+      return entity.type;
     case 'accountId':
-      return String(app.accountId);
+      return String(entity.accountId);
     case 'domainId':
-      return String(app.id);
+      return String(entity.domainId);
     case 'id':
-      return app.guid;
+      return entity.guid;
     case 'name':
-      return app.name;
+      return entity.name;
     case 'reporting':
-      return String(app.reporting);
+      return String(entity.reporting);
     default:
       throw new Error(`unhandled entity-search field ${field}`);
   }
 }
 
-function tagValuesOf(app: SandboxApp, key: string, context: EvaluationContext): string[] {
-  if (key === 'language') return [app.language];
-  if (key === 'account' && context.accountName !== undefined) return [context.accountName];
-  return [];
+function tagValuesOf(entity: EntitySearchFields, key: string, context: EvaluationContext): string[] {
+  if (key === 'account') return context.accountName === undefined ? [] : [context.accountName];
+  return entity.tags[key] ?? [];
 }

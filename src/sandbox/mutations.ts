@@ -12,7 +12,8 @@ import { GraphQLError } from 'graphql';
 import { decodeEntityGuid } from '../v2/ids.ts';
 import { forbidden, invalidInput, type SandboxIndex, type SandboxRequestContext } from './actor.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
-import { toEntityOutline, type ApmEntityOutlineSource } from './entity-views.ts';
+import { mobileApplicationKind, type EntityOutlineSource } from './entities/index.ts';
+import { apmSearchFields, toEntityOutline, type ApmEntityOutlineSource } from './entities/apm-application.ts';
 import type { SandboxAccount, SandboxApp } from './model.ts';
 import { recordChangeTrackingDetails } from './nrql-engine.ts';
 import { createBrowserApplication, createMobileApplication, recordDeployment, removeApplication, updateApplication, type ApplicationChanges } from './writes.ts';
@@ -264,13 +265,22 @@ export class MutationResolver {
   agentApplicationCreateMobile({ accountId, name }: { accountId: number; name: string }): {
     accountId: number;
     applicationToken: string;
+    entityOutline: EntityOutlineSource | null;
     guid: string;
     name: string;
   } {
-    this.writableAccount(accountId);
+    const account = this.writableAccount(accountId);
     if (name.trim() === '') throw invalidInput(MUTATION_MESSAGES.nameBlank);
     const created = createMobileApplication(this.index.data, accountId, name);
-    return { accountId: created.accountId, applicationToken: created.applicationToken ?? '', guid: created.guid, name: created.name };
+    const mobileApp = this.index.data.mobileApps.find((app) => app.guid === created.guid);
+    return {
+      accountId: created.accountId,
+      applicationToken: created.applicationToken ?? '',
+      // The new app in the same account: its outline needs no other lookups.
+      entityOutline: mobileApp ? mobileApplicationKind.outline(mobileApp, { account, visibleApp: () => undefined }) : null,
+      guid: created.guid,
+      name: created.name,
+    };
   }
 
   agentApplicationCreateBrowser({ accountId, name, settings }: { accountId: number; name: string; settings?: BrowserSettingsInput | null }): {
@@ -316,7 +326,7 @@ export class MutationResolver {
     const matches: SandboxApp[] = [];
     for (const app of this.index.appsByName) {
       if (!this.visible.has(app.accountId)) continue;
-      if (evaluate(parsed, app, { accountName: this.accountOf(app).name })) matches.push(app);
+      if (evaluate(parsed, apmSearchFields(app), { accountName: this.accountOf(app).name })) matches.push(app);
       if (matches.length > 1) break;
     }
     if (matches.length === 0) throw invalidInput(`No entity found for entitySearch query: ${queryText}`);

@@ -7,7 +7,7 @@
  * hash check and is rejected as `Invalid cursor`, rather than silently paging a different list.
  */
 import { GraphQLError } from 'graphql';
-import type { SandboxApp } from './model.ts';
+import type { EntitySearchFields } from './entities/kind.ts';
 import { fnv1a32 } from '../v2/ids.ts';
 
 export const MAX_PAGE_SIZE = 200;
@@ -49,16 +49,15 @@ export function isDefaultNameOrder(criteria: SortCriterion[]): boolean {
 }
 
 /**
- * Sorts apps that are already in ascending name order. Array.prototype.sort is stable, so
- * ties on the criteria keep name order: names are unique, which makes the order total and
- * paging repeatable.
+ * Sorts entities that are already in the index's total name order. Array.prototype.sort is
+ * stable, so ties on the criteria keep that order, which makes paging repeatable.
  */
-export function sortApps(appsByName: SandboxApp[], criteria: SortCriterion[]): SandboxApp[] {
-  if (isDefaultNameOrder(criteria)) return appsByName;
-  return [...appsByName].sort((a, b) => {
+export function sortEntities<T>(entitiesByName: T[], criteria: SortCriterion[], fieldsOf: (entity: T) => EntitySearchFields): T[] {
+  if (isDefaultNameOrder(criteria)) return entitiesByName;
+  return [...entitiesByName].sort((a, b) => {
     for (const criterion of criteria) {
-      const left = sortKey(a, criterion);
-      const right = sortKey(b, criterion);
+      const left = sortKey(fieldsOf(a), criterion);
+      const right = sortKey(fieldsOf(b), criterion);
       if (left !== right) {
         const ascending = left < right ? -1 : 1;
         return criterion.direction === 'DESC' ? -ascending : ascending;
@@ -68,20 +67,22 @@ export function sortApps(appsByName: SandboxApp[], criteria: SortCriterion[]): S
   });
 }
 
-function sortKey(app: SandboxApp, criterion: SortCriterion): string {
+function sortKey(entity: EntitySearchFields, criterion: SortCriterion): string {
   switch (criterion.attribute) {
     case 'NAME':
-      return app.name;
+      return entity.name;
     case 'ALERT_SEVERITY':
-      return app.alertSeverity;
+      return entity.alertSeverity;
     case 'REPORTING':
-      return String(app.reporting);
-    case 'DOMAIN': // every sandbox entity is APM/APPLICATION, so these never discriminate
+      return String(entity.reporting);
+    case 'DOMAIN':
+      return entity.domain;
     case 'TYPE':
-    case 'MOST_RELEVANT':
+      return entity.type;
+    case 'MOST_RELEVANT': // the sandbox has no relevance score: name order stands
       return '';
     case null:
-      return criterion.tag === 'language' ? app.language : '';
+      return criterion.tag === null ? '' : (entity.tags[criterion.tag]?.[0] ?? '');
   }
 }
 

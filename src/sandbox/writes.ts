@@ -5,7 +5,7 @@
  * derived indexes (actor.ts) compare to know when to rebuild.
  */
 import { deploymentV2Id, entityGuid, fnv1a32 } from '../v2/ids.ts';
-import type { SandboxApp, SandboxCreatedApp, SandboxData, SandboxDeployment } from './model.ts';
+import type { SandboxApp, SandboxBrowserApp, SandboxCreatedApp, SandboxData, SandboxDeployment, SandboxMobileApp } from './model.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Change tracking keeps events for 13 months; seeded deployments fall inside that. */
@@ -132,15 +132,62 @@ export function updateApplication(data: SandboxData, app: SandboxApp, changes: A
     };
   }
   if (changes.endUserApdexTarget !== undefined && app.browser !== null) app.browser.apdexTarget = changes.endUserApdexTarget;
+  syncBrowserSide(data, app);
   bumped(data);
 }
 
-/** Removes the app from both faces (the callers refuse reporting apps first). */
+/**
+ * Keeps what depends on an APM app's browser monitoring in step with it: the attached browser
+ * app (added, renamed, re-targeted or removed) and its key transactions' browserApdexTarget.
+ */
+function syncBrowserSide(data: SandboxData, app: SandboxApp): void {
+  const index = data.browserApps.findIndex((browserApp) => browserApp.servingApmApplicationId === app.id);
+  if (app.browser === null) {
+    if (index !== -1) data.browserApps.splice(index, 1);
+  } else if (index === -1) {
+    data.browserApps.push(apmAttachedBrowserApp(app));
+  } else {
+    const browserApp = data.browserApps[index] as SandboxBrowserApp;
+    browserApp.name = app.name;
+    browserApp.apdexTarget = app.browser.apdexTarget;
+  }
+  for (const keyTransaction of data.keyTransactions) {
+    if (keyTransaction.appId === app.id) keyTransaction.browserApdexTarget = app.browser?.apdexTarget ?? null;
+  }
+}
+
+/** The browser side of an APM app with browser monitoring: New Relic numbers it like the app. */
+export function apmAttachedBrowserApp(app: SandboxApp): SandboxBrowserApp {
+  return {
+    accountId: app.accountId,
+    id: app.id,
+    guid: entityGuid(app.accountId, 'BROWSER', 'APPLICATION', app.id),
+    name: app.name,
+    reporting: app.reporting,
+    alertSeverity: app.alertSeverity,
+    lastReportingChangeAt: app.lastReportingChangeAt,
+    servingApmApplicationId: app.id,
+    apdexTarget: app.browser?.apdexTarget ?? 7,
+    ...browserAppFields(app.accountId, app.id),
+  };
+}
+
+/** Removes the app, its browser side and its key transactions from both faces (the callers refuse reporting apps first). */
 export function removeApplication(data: SandboxData, app: SandboxApp): void {
   const index = data.apps.indexOf(app);
   if (index !== -1) data.apps.splice(index, 1);
+  // What belongs to the app goes with it: its browser side and its key transactions.
+  removeWhere(data.browserApps, (browserApp) => browserApp.servingApmApplicationId === app.id);
+  removeWhere(data.keyTransactions, (keyTransaction) => keyTransaction.appId === app.id);
   data.writes.deployments.delete(app.id);
   bumped(data);
+}
+
+/** In place, so every holder of the model's arrays sees the change. */
+function removeWhere<T>(items: T[], shouldRemove: (item: T) => boolean): void {
+  for (let i = items.length - 1; i >= 0; i--) {
+    if (shouldRemove(items[i] as T)) items.splice(i, 1);
+  }
 }
 
 /** Created apps get ids above every generated one, from the shared sequence. */
@@ -148,35 +195,50 @@ function nextAppId(data: SandboxData): number {
   return 900_000_000 + ++data.writes.sequence;
 }
 
+/** The agent token of a mobile app, as New Relic shapes them (generated and created apps alike). */
+export function mobileApplicationToken(id: number): string {
+  return `AA${fnv1a32(`token|${id}`).toString(16).padStart(8, '0')}${fnv1a32(`token2|${id}`).toString(16).padStart(8, '0')}-NRMA`;
+}
+
+/** A browser app's monitoring key and the Lite loader that carries it (generated and created apps alike). */
+export function browserAppFields(accountId: number, id: number): Pick<SandboxBrowserApp, 'browserMonitoringKey' | 'loaderScript'> {
+  const key = `NRJS-${fnv1a32(`browser-key|${id}`).toString(16).padStart(8, '0')}${fnv1a32(`browser-key2|${id}`).toString(16).slice(0, 4)}`;
+  return {
+    browserMonitoringKey: key,
+    // The Lite loader, abridged: real scripts are kilobytes of minified JavaScript.
+    loaderScript: `<script type="text/javascript">window.NREUM||(NREUM={});NREUM.init={privacy:{cookies_enabled:true}};NREUM.loader_config={accountID:"${accountId}",trustKey:"${accountId}",agentID:"${id}",licenseKey:"${key}",applicationID:"${id}"};NREUM.info={beacon:"bam.nr-data.net",errorBeacon:"bam.nr-data.net",licenseKey:"${key}",applicationID:"${id}",sa:1};/* lite loader */</script>`,
+  };
+}
+
+/** Created apps report nothing yet. */
+function createdAppBase(
+  data: SandboxData,
+  accountId: number,
+  id: number,
+  guid: string,
+  name: string,
+): Pick<SandboxMobileApp, 'accountId' | 'id' | 'guid' | 'name' | 'reporting' | 'alertSeverity' | 'lastReportingChangeAt'> {
+  return { accountId, id, guid, name, reporting: false, alertSeverity: 'NOT_CONFIGURED' as const, lastReportingChangeAt: data.generatedAt };
+}
+
 export function createMobileApplication(data: SandboxData, accountId: number, name: string): SandboxCreatedApp {
   const id = nextAppId(data);
-  const created: SandboxCreatedApp = {
-    kind: 'MOBILE',
-    accountId,
-    id,
-    guid: entityGuid(accountId, 'MOBILE', 'APPLICATION', id),
-    name,
-    applicationToken: `AA${fnv1a32(`token|${id}`).toString(16).padStart(8, '0')}${fnv1a32(`token2|${id}`).toString(16).padStart(8, '0')}-NRMA`,
-  };
+  const guid = entityGuid(accountId, 'MOBILE', 'APPLICATION', id);
+  const applicationToken = mobileApplicationToken(id);
+  const created: SandboxCreatedApp = { kind: 'MOBILE', accountId, id, guid, name, applicationToken };
   data.writes.createdApps.push(created);
+  data.mobileApps.push({ ...createdAppBase(data, accountId, id, guid, name), applicationToken, summary: null });
   bumped(data);
   return created;
 }
 
 export function createBrowserApplication(data: SandboxData, accountId: number, name: string): SandboxCreatedApp {
   const id = nextAppId(data);
-  const key = `NRJS-${fnv1a32(`browser-key|${id}`).toString(16).padStart(8, '0')}${fnv1a32(`browser-key2|${id}`).toString(16).slice(0, 4)}`;
-  const created: SandboxCreatedApp = {
-    kind: 'BROWSER',
-    accountId,
-    id,
-    guid: entityGuid(accountId, 'BROWSER', 'APPLICATION', id),
-    name,
-    browserMonitoringKey: key,
-    // The Lite loader, abridged: real scripts are kilobytes of minified JavaScript.
-    loaderScript: `<script type="text/javascript">window.NREUM||(NREUM={});NREUM.init={privacy:{cookies_enabled:true}};NREUM.loader_config={accountID:"${accountId}",trustKey:"${accountId}",agentID:"${id}",licenseKey:"${key}",applicationID:"${id}"};NREUM.info={beacon:"bam.nr-data.net",errorBeacon:"bam.nr-data.net",licenseKey:"${key}",applicationID:"${id}",sa:1};/* lite loader */</script>`,
-  };
+  const guid = entityGuid(accountId, 'BROWSER', 'APPLICATION', id);
+  const fields = browserAppFields(accountId, id);
+  const created: SandboxCreatedApp = { kind: 'BROWSER', accountId, id, guid, name, ...fields };
   data.writes.createdApps.push(created);
+  data.browserApps.push({ ...createdAppBase(data, accountId, id, guid, name), servingApmApplicationId: null, apdexTarget: 7, ...fields });
   bumped(data);
   return created;
 }

@@ -1,19 +1,14 @@
 /**
- * How a sandbox app looks through NerdGraph: the source objects graphql-js resolves
+ * APM applications (`APM` / `APPLICATION`). How a sandbox app looks through NerdGraph: the source objects graphql-js resolves
  * ApmApplicationEntityOutline / ApmApplicationEntity fields from. Plain data fields are
  * read as properties; fields with arguments are methods (graphql-js's default resolver
  * calls them with the field arguments). `__typename` picks the concrete type behind the
  * EntityOutline / Entity interfaces (graphql-js's default type resolver reads it).
  */
 import { GraphQLError } from 'graphql';
-import type { SandboxAccount, SandboxApp } from './model.ts';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-export interface EntityTagSource {
-  key: string;
-  values: string[];
-}
+import { currentHosts } from '../hosts.ts';
+import type { SandboxAccount, SandboxApp } from '../model.ts';
+import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields } from './kind.ts';
 
 export interface ApmSummarySource {
   apdexScore: number;
@@ -48,22 +43,8 @@ export interface ApplicationInstanceSource {
   };
 }
 
-export interface ApmEntityOutlineSource {
+export interface ApmEntityOutlineSource extends EntityOutlineSource {
   __typename: 'ApmApplicationEntityOutline' | 'ApmApplicationEntity';
-  guid: string;
-  name: string;
-  accountId: number;
-  account: SandboxAccount;
-  domain: 'APM';
-  type: 'APPLICATION';
-  entityType: 'APM_APPLICATION_ENTITY';
-  reporting: boolean;
-  alertSeverity: SandboxApp['alertSeverity'];
-  permalink: string;
-  tags: EntityTagSource[];
-  firstIndexedAt: number;
-  indexedAt: number;
-  lastReportingChangeAt: number;
   applicationId: number;
   language: string;
   settings: { apdexTarget: number; serverSideConfig: boolean };
@@ -81,28 +62,25 @@ export interface ApmEntitySource extends ApmEntityOutlineSource {
   };
 }
 
+export function apmSearchFields(app: SandboxApp): EntitySearchFields {
+  return {
+    domain: 'APM',
+    type: 'APPLICATION',
+    accountId: app.accountId,
+    domainId: app.id,
+    guid: app.guid,
+    name: app.name,
+    reporting: app.reporting,
+    alertSeverity: app.alertSeverity,
+    tags: { language: [app.language] },
+  };
+}
+
 /** The shape entitySearch returns (no per-instance data, like the real outline). */
 export function toEntityOutline(app: SandboxApp, account: SandboxAccount): ApmEntityOutlineSource {
   return {
+    ...commonOutline(apmSearchFields(app), account, { __typename: 'ApmApplicationEntityOutline', entityType: 'APM_APPLICATION_ENTITY' }, app.lastReportingChangeAt),
     __typename: 'ApmApplicationEntityOutline',
-    guid: app.guid,
-    name: app.name,
-    accountId: app.accountId,
-    account: { id: account.id, name: account.name },
-    domain: 'APM',
-    type: 'APPLICATION',
-    entityType: 'APM_APPLICATION_ENTITY',
-    reporting: app.reporting,
-    alertSeverity: app.alertSeverity,
-    permalink: `https://one.newrelic.com/redirect/entity/${app.guid}`,
-    tags: [
-      { key: 'language', values: [app.language] },
-      { key: 'account', values: [account.name] },
-    ],
-    // The model keeps one timestamp; the others are derived so they stay deterministic.
-    firstIndexedAt: app.lastReportingChangeAt - (30 + (app.id % 300)) * DAY_MS,
-    indexedAt: app.lastReportingChangeAt,
-    lastReportingChangeAt: app.lastReportingChangeAt,
     applicationId: app.id,
     language: app.language,
     settings: { apdexTarget: app.apdexTarget, serverSideConfig: app.serverSideConfig },
@@ -136,8 +114,9 @@ export function toEntity(app: SandboxApp, account: SandboxAccount): ApmEntitySou
   };
 }
 
+/** Only current hosts: an app that is not reporting has no instances (see hosts.ts). */
 function applicationInstancesOf(app: SandboxApp): ApplicationInstanceSource[] {
-  return app.hosts.flatMap((host) =>
+  return currentHosts(app).flatMap((host) =>
     host.instances.map((instance) => ({
       details: {
         id: String(instance.id),
@@ -197,3 +176,12 @@ function roundTo(value: number, decimals: number): number {
   const factor = 10 ** decimals;
   return Math.round(value * factor) / factor;
 }
+
+export const apmApplicationKind: EntityKind<SandboxApp> = {
+  domain: 'APM',
+  type: 'APPLICATION',
+  list: (data) => data.apps,
+  searchFields: apmSearchFields,
+  outline: (app, { account }) => toEntityOutline(app, account),
+  entity: (app, { account }) => toEntity(app, account),
+};

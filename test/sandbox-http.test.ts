@@ -17,7 +17,7 @@ describe('sandbox over real HTTP', () => {
     const response = await fetch(`${running.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'Api-Key': 'NRAK-SANDBOX-MULTI' },
-      body: JSON.stringify({ query: "{ actor { entitySearch(query: \"domain = 'APM'\") { count } } }" }),
+      body: JSON.stringify({ query: "{ actor { entitySearch(query: \"domain = 'APM' AND type = 'APPLICATION'\") { count } } }" }),
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);

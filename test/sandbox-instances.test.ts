@@ -134,6 +134,19 @@ describe('sandbox NRQL over instances', () => {
     expect(count(`SELECT count(${V}) AS c FROM Metric ${where} AND host LIKE '${first.name.toUpperCase()}' ${TEN}`)).toBe(0);
   });
 
+  it('matches LIKE patterns literally apart from %, and NOT LIKE as the complement', () => {
+    const hosts = (condition: string): unknown =>
+      (run(`SELECT uniques(host) AS h FROM Metric ${where} AND ${condition} ${TEN}`).results[0] as Record<string, unknown>).h;
+    const all = app.hosts.map((host) => host.name).sort();
+    const first = all[0] as string;
+    expect(hosts(`host LIKE '%'`)).toEqual(all);
+    expect(hosts(`host LIKE '${first}'`)).toEqual([first]);
+    // '.', '-' and '_' are ordinary characters: a regular-expression or SQL '_' reading would match more.
+    expect(hosts(`host LIKE '${first.replace(/[.-]/g, '_')}'`)).toEqual(first.includes('.') || first.includes('-') ? [] : [first]);
+    expect(hosts(`host LIKE '${first.replace(/[.-]/g, '.')}'`)).toEqual(/[-]/.test(first) ? [] : [first]);
+    expect(hosts(`host NOT LIKE '${first}'`)).toEqual(all.slice(1));
+  });
+
   it('answers uniques(host) and uniques(realAgentId) per app with FACET appId', () => {
     const apps = visible.filter((candidate) => candidate.reporting).slice(0, 4);
     expect(apps.length).toBeGreaterThan(1);

@@ -9,9 +9,10 @@
  * WHERE and filter() conditions are decided once per series, not once per row, and the rows
  * of a series are only generated when an aggregate needs their values.
  *
- * Instances: when the WHERE, a filter() condition or the FACET mentions an instance attribute
- * (INSTANCE_ATTRIBUTES: `host`, `realAgentId`, `instanceName`), a series is one (app, instance,
- * metric) instead, and its rows are the app's rows split by instance-split.ts. Otherwise
+ * Instances: when the WHERE, a filter() condition, the FACET or a uniques() mentions an
+ * instance attribute (INSTANCE_ATTRIBUTES: `host`, `realAgentId`, `instanceName`), a series is
+ * one (app, instance, metric) instead, and its rows are the app's rows split by
+ * instance-split.ts (an app without instances keeps one series, its instance attributes null). Otherwise
  * nothing changes: app-level answers and their cost are those of the unsplit rows.
  * `realAgentId` is the REST instance id, stored as a number; `realAgentId = 5` and
  * `realAgentId = '5'` both match it (the stored type is UNCONFIRMED: rest-v2.md §7 item 1).
@@ -21,11 +22,11 @@
  * with APM ids, so `appId` never names a mobile app here.
  *
  * Evaluation: the WHERE's top-level AND chain picks the apps (it must name them, or test
- * host/realAgentId/instanceName and name the metrics: then every visible APM app is a
- * candidate) and, when it names metrics, the metrics to read; the full WHERE then keeps or
- * drops each series. Rows are
- * summed into cells, one per (facet value, filter context, time bucket), in a single pass,
- * and every select item is computed from those sums.
+ * host/realAgentId/instanceName with =, IN or LIKE and name the metrics: then every visible
+ * APM app is a candidate, as for v2's `filter[host]`) and, when it names metrics, the metrics
+ * to read; the full WHERE then keeps or drops each series. Rows are summed into cells, one per
+ * (facet value, filter context, time bucket), in a single pass, and every select item is
+ * computed from those sums.
  */
 import { instanceRow, instanceSharesOf, type InstanceShare } from './instance-split.ts';
 import type { SandboxApp, SandboxData, SandboxDeployment } from './model.ts';
@@ -347,12 +348,10 @@ function candidateApps(conjuncts: NrqlCondition[], scope: NrqlScope, metricScope
 
 /** A top-level instance-attribute test (=, IN or LIKE) and a top-level metric name list. */
 function scopedByInstanceAndMetric(conjuncts: NrqlCondition[]): boolean {
-  const instanceTest = conjuncts.some(
-    (conjunct) =>
-      (conjunct.type === 'compare' && conjunct.operator === '=') || (conjunct.type === 'in' && !conjunct.negated) || (conjunct.type === 'like' && !conjunct.negated)
-        ? INSTANCE_ATTRIBUTE_SET.has(conjunct.attribute)
-        : false,
-  );
+  const instanceTest = conjuncts.some((conjunct) => {
+    const positive = (conjunct.type === 'compare' && conjunct.operator === '=') || ((conjunct.type === 'in' || conjunct.type === 'like') && !conjunct.negated);
+    return positive && INSTANCE_ATTRIBUTE_SET.has(conjunct.attribute);
+  });
   return instanceTest && conjuncts.some((conjunct) => equalityValues(conjunct, 'metricTimesliceName') !== null);
 }
 

@@ -186,15 +186,15 @@ export function keyTransactionApdexName(metricName: string): string {
 
 /**
  * A mobile app's timeslices. Names from rest-v2.md §1.4-1.5 and routes-next.md §3: crash rate
- * is `Mobile/Crash/All:call_count / Session/Start:call_count`. The network metric and the
- * interaction metric are INFER (the reference names none): External/all carries HTTP request
- * times like an APM external call, Mobile/Activity/… an interaction's duration.
+ * is `Mobile/Crash/All:call_count / Session/Start:call_count`; launch_count is `count(v)`
+ * (taking it on Session/Start is INFER). The reference names no network or interaction metric: External/all
+ * (HTTP request times, shaped like an APM external call) is INFER, and no interaction metric
+ * is invented.
  */
 const MOBILE_ENTRIES: CatalogEntry[] = [
   ['Session/Start', 'count'],
   ['Mobile/Crash/All', 'count'],
   ['External/all', 'call'],
-  ['Mobile/Activity/Name/MainActivity', 'call'],
 ];
 
 function buildMobileCatalog(app: SandboxMobileApp, data: SandboxData): SandboxMetric[] {

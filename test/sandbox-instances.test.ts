@@ -180,6 +180,28 @@ describe('sandbox NRQL over instances', () => {
     expect((results[0] as Record<string, unknown>)['uniques.appId']).toEqual(expected);
   });
 
+  it('FACET realAgentId returns 10 facets by default and every instance with LIMIT MAX', () => {
+    const reporting = visible.filter((candidate) => candidate.reporting);
+    const ids = reporting.flatMap((candidate) => instanceSharesOf(candidate).map((share) => share.instance.id));
+    expect(ids.length).toBeGreaterThan(10);
+    const query = `SELECT count(${V}) FROM Metric WHERE host LIKE '%' AND metricTimesliceName = 'HttpDispatcher' FACET realAgentId`;
+    expect(run(`${query} ${TEN}`).results).toHaveLength(10);
+    expect(run(`${query} LIMIT MAX ${TEN}`).results.map((row) => row.realAgentId).sort()).toEqual([...ids].sort());
+  });
+
+  it('keeps an app without instances whole, its instance attributes null', () => {
+    const bare: SandboxApp = { ...app, hosts: [] };
+    const shares = instanceSharesOf(bare);
+    expect(shares).toEqual([]);
+    const local = { ...data, apps: data.apps.map((candidate) => (candidate === app ? bare : candidate)) };
+    const nrql = `SELECT count(${V}) AS c FROM Metric ${where}`;
+    const scope = { data: local, accountIds: [PRIMARY], now: FIXED };
+    const whole = runNrql(`${nrql} ${TEN}`, scope).results;
+    expect((whole[0] as Record<string, number>).c).toBeGreaterThan(0);
+    expect(runNrql(`${nrql} AND host IS NULL ${TEN}`, scope).results).toEqual(whole);
+    expect(runNrql(`SELECT count(${V}) AS c FROM Metric ${where} FACET host ${TEN}`, scope).results).toEqual([]);
+  });
+
   it('still refuses a query that names neither an app nor a metric', () => {
     for (const query of [
       `SELECT uniques(appId) FROM Metric WHERE host LIKE '%web%' ${TEN}`,

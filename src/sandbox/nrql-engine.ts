@@ -9,11 +9,26 @@
  * WHERE and filter() conditions are decided once per series, not once per row, and the rows
  * of a series are only generated when an aggregate needs their values.
  *
- * Evaluation: the WHERE's top-level AND chain picks the apps (it must name them) and, when it
- * names metrics, the metrics to read; the full WHERE then keeps or drops each series. Rows are
- * summed into cells, one per (facet value, filter context, time bucket), in a single pass,
- * and every select item is computed from those sums.
+ * Instances: when the WHERE, a filter() condition, the FACET or a uniques() mentions an
+ * instance attribute (INSTANCE_ATTRIBUTES: `host`, `realAgentId`, `instanceName`), a series is
+ * one (app, instance, metric) instead, and its rows are the app's rows split by
+ * instance-split.ts (an app without instances keeps one series, its instance attributes null). Otherwise
+ * nothing changes: app-level answers and their cost are those of the unsplit rows.
+ * `realAgentId` is the REST instance id, stored as a number; `realAgentId = 5` and
+ * `realAgentId = '5'` both match it (the stored type is UNCONFIRMED: rest-v2.md §7 item 1).
+ *
+ * Mobile apps: their series are selected by `entity.guid = '<mobile guid>'` only. Whether mobile
+ * timeslices carry appId is UNCONFIRMED (routes-next.md §3), and mobile ids share no id space
+ * with APM ids, so `appId` never names a mobile app here.
+ *
+ * Evaluation: the WHERE's top-level AND chain picks the apps (it must name them, or test
+ * host/realAgentId/instanceName with =, IN or LIKE and name the metrics: then every visible
+ * APM app is a candidate, as for v2's `filter[host]`) and, when it names metrics, the metrics
+ * to read; the full WHERE then keeps or drops each series. Rows are summed into cells, one per
+ * (facet value, filter context, time bucket), in a single pass, and every select item is
+ * computed from those sums.
  */
+import { instanceRow, instanceSharesOf, type InstanceShare } from './instance-split.ts';
 import type { SandboxApp, SandboxData, SandboxDeployment } from './model.ts';
 import {
   TIMESLICE_FIELDS,
@@ -28,7 +43,17 @@ import {
   type NrqlSelectItem,
   type TimesliceField,
 } from './nrql-parser.ts';
-import { HOUR_MS, hasRows, metricsOf, rowAt, rowStarts, type SandboxMetric, type TimesliceRow } from './timeslices.ts';
+import {
+  HOUR_MS,
+  hasRows,
+  isMobileOwner,
+  metricsOf,
+  rowAt,
+  rowStarts,
+  type MetricOwner,
+  type SandboxMetric,
+  type TimesliceRow,
+} from './timeslices.ts';
 import { deploymentsOf } from './writes.ts';
 
 /** A query NRDB would refuse; the message is the one NerdGraph shows. */
@@ -83,9 +108,15 @@ export interface NrqlOutcome {
 type Value = number | null | Array<string | number>;
 
 interface Series {
-  app: SandboxApp;
+  app: MetricOwner;
   metric: SandboxMetric;
+  /** The instance whose share of the rows this is; null for the whole app's rows. */
+  share: InstanceShare | null;
 }
+
+/** Attributes of one agent instance's rows; mentioning one splits series by instance. */
+export const INSTANCE_ATTRIBUTES = ['host', 'realAgentId', 'instanceName'] as const;
+const INSTANCE_ATTRIBUTE_SET = new Set<string>(INSTANCE_ATTRIBUTES);
 
 /** Parses and runs; throws NrqlSyntaxError or NrqlError. */
 export function runNrql(text: string, scope: NrqlScope): NrqlOutcome {
@@ -97,7 +128,7 @@ export function executeNrql(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
   const window = timeWindowOf(query, scope.now);
   const plan = planOf(query);
   const budget = { rows: scope.maxRows ?? MAX_ROWS };
-  const groups = accumulate(selectSeries(query, scope), query, plan, window, scope.now, budget);
+  const groups = accumulate(selectSeries(query, plan, scope), query, plan, window, scope.now, budget);
   return {
     results: resultRows(query, plan, window, groups),
     metadata: metadataOf(query, window.begin, window.until),
@@ -156,10 +187,32 @@ interface Plan {
   needsFields: boolean;
   /** Some item is uniques(), so cells remember which series they saw. */
   needsSeries: boolean;
+  /** The WHERE, a filter(), the FACET or a uniques() reads an instance attribute: series are per instance. */
+  byInstance: boolean;
+}
+
+function mentionsInstance(condition: NrqlCondition | null): boolean {
+  if (condition === null) return false;
+  switch (condition.type) {
+    case 'and':
+    case 'or':
+      return mentionsInstance(condition.left) || mentionsInstance(condition.right);
+    case 'not':
+      return mentionsInstance(condition.operand);
+    default:
+      return INSTANCE_ATTRIBUTE_SET.has(condition.attribute);
+  }
 }
 
 function planOf(query: NrqlQuery): Plan {
-  const plan: Plan = { contexts: [[]], contextOf: new Map(), needsRows: false, needsFields: false, needsSeries: false };
+  const plan: Plan = {
+    contexts: [[]],
+    contextOf: new Map(),
+    needsRows: false,
+    needsFields: false,
+    needsSeries: false,
+    byInstance: mentionsInstance(query.where) || (query.facet !== null && INSTANCE_ATTRIBUTE_SET.has(query.facet)),
+  };
   const visit = (expression: NrqlExpression, conditions: NrqlCondition[]): void => {
     switch (expression.type) {
       case 'aggregate':
@@ -168,9 +221,12 @@ function planOf(query: NrqlQuery): Plan {
         return;
       case 'uniques':
         plan.needsSeries = true;
+        // uniques(host) needs per-instance series as much as FACET host does.
+        if (INSTANCE_ATTRIBUTE_SET.has(expression.attribute)) plan.byInstance = true;
         return;
       case 'filter': {
         const inner = [...conditions, expression.where];
+        if (mentionsInstance(expression.where)) plan.byInstance = true;
         plan.contextOf.set(expression, plan.contexts.push(inner) - 1);
         visit(expression.of, inner);
         return;
@@ -203,10 +259,11 @@ interface Lookups {
   byId: Map<number, SandboxApp>;
   byName: Map<string, SandboxApp>;
   byGuid: Map<string, SandboxApp>;
+  mobileByGuid: Map<string, MetricOwner>;
 }
 
 const lookupsByData = new WeakMap<SandboxData, Lookups>();
-const metricsByName = new WeakMap<SandboxApp, Map<string, SandboxMetric>>();
+const metricsByName = new WeakMap<MetricOwner, Map<string, SandboxMetric>>();
 
 function lookupsOf(data: SandboxData): Lookups {
   let lookups = lookupsByData.get(data);
@@ -216,13 +273,14 @@ function lookupsOf(data: SandboxData): Lookups {
       byId: new Map(data.apps.map((app) => [app.id, app])),
       byName: new Map(data.apps.map((app) => [app.name, app])),
       byGuid: new Map(data.apps.map((app) => [app.guid, app])),
+      mobileByGuid: new Map(data.mobileApps.map((app) => [app.guid, app])),
     };
     lookupsByData.set(data, lookups);
   }
   return lookups;
 }
 
-function metricIndexOf(app: SandboxApp, data: SandboxData): Map<string, SandboxMetric> {
+function metricIndexOf(app: MetricOwner, data: SandboxData): Map<string, SandboxMetric> {
   let index = metricsByName.get(app);
   if (!index) {
     index = new Map(metricsOf(app, data).map((metric) => [metric.name, metric]));
@@ -233,15 +291,20 @@ function metricIndexOf(app: SandboxApp, data: SandboxData): Map<string, SandboxM
 
 const APP_ATTRIBUTES = ['appId', 'appName', 'entity.guid'] as const;
 
-function selectSeries(query: NrqlQuery, scope: NrqlScope): Series[] {
+function selectSeries(query: NrqlQuery, plan: Plan, scope: NrqlScope): Series[] {
   // Aggregates read Metric rows only; any other event type is simply empty for them.
   if (!query.from.includes('Metric')) return [];
   const conjuncts = conjunctsOf(query.where);
   const series: Series[] = [];
-  for (const app of candidateApps(conjuncts, scope)) {
+  const keep = (candidate: Series): void => {
+    if (query.where === null || holds(query.where, candidate, attributeOf)) series.push(candidate);
+  };
+  for (const app of candidateApps(conjuncts, scope, true)) {
+    // An app without instances keeps its whole rows (instance attributes null) even when split.
+    const shares = plan.byInstance && !isMobileOwner(app) ? instanceSharesOf(app) : [];
     for (const metric of candidateMetrics(app, conjuncts, scope.data)) {
-      const candidate = { app, metric };
-      if (query.where === null || holds(query.where, candidate, attributeOf)) series.push(candidate);
+      if (shares.length === 0) keep({ app, metric, share: null });
+      else for (const share of shares) keep({ app, metric, share });
     }
   }
   return series;
@@ -260,31 +323,48 @@ function equalityValues(condition: NrqlCondition, attribute: string): NrqlLitera
   return null;
 }
 
-/** Apps the top-level conjuncts name, among the visible accounts; never a scan of all apps. */
-function candidateApps(conjuncts: NrqlCondition[], scope: NrqlScope): SandboxApp[] {
+/**
+ * Apps the top-level conjuncts name, among the visible accounts. Never a scan of all apps,
+ * except (with `metricScoped`, for Metric) when a top-level conjunct tests an instance
+ * attribute and one names the metrics: v2's `filter[host]` asks which apps run on a host.
+ */
+function candidateApps(conjuncts: NrqlCondition[], scope: NrqlScope, metricScoped = false): MetricOwner[] {
   const lookups = lookupsOf(scope.data);
   const constraints = conjuncts.flatMap((conjunct) =>
     APP_ATTRIBUTES.flatMap((attribute) => {
       const values = equalityValues(conjunct, attribute);
-      return values === null ? [] : [new Set(values.flatMap((value) => appsMatching(attribute, value, lookups)))];
+      return values === null ? [] : [new Set(values.flatMap((value) => appsMatching(attribute, value, lookups, metricScoped)))];
     }),
   );
-  if (constraints.length === 0) throw new NrqlError(NRQL_MESSAGES.noApplication);
   const visible = new Set(scope.accountIds);
-  const [first, ...others] = constraints as [Set<SandboxApp>, ...Array<Set<SandboxApp>>];
+  if (constraints.length === 0) {
+    if (!metricScoped || !scopedByInstanceAndMetric(conjuncts)) throw new NrqlError(NRQL_MESSAGES.noApplication);
+    // MAX_ROWS still bounds the rows read; only the named metrics of matching instances are read.
+    return scope.data.apps.filter((app) => visible.has(app.accountId));
+  }
+  const [first, ...others] = constraints as [Set<MetricOwner>, ...Array<Set<MetricOwner>>];
   return [...first].filter((app) => visible.has(app.accountId) && others.every((matches) => matches.has(app)));
 }
 
-function appsMatching(attribute: (typeof APP_ATTRIBUTES)[number], value: NrqlLiteral, lookups: Lookups): SandboxApp[] {
+/** A top-level instance-attribute test (=, IN or LIKE) and a top-level metric name list. */
+function scopedByInstanceAndMetric(conjuncts: NrqlCondition[]): boolean {
+  const instanceTest = conjuncts.some((conjunct) => {
+    const positive = (conjunct.type === 'compare' && conjunct.operator === '=') || ((conjunct.type === 'in' || conjunct.type === 'like') && !conjunct.negated);
+    return positive && INSTANCE_ATTRIBUTE_SET.has(conjunct.attribute);
+  });
+  return instanceTest && conjuncts.some((conjunct) => equalityValues(conjunct, 'metricTimesliceName') !== null);
+}
+
+function appsMatching(attribute: (typeof APP_ATTRIBUTES)[number], value: NrqlLiteral, lookups: Lookups, withMobile: boolean): MetricOwner[] {
   const app =
     attribute === 'appId' ? lookups.byId.get(Number(value))
     : attribute === 'appName' ? lookups.byName.get(String(value))
-    : lookups.byGuid.get(String(value));
+    : (lookups.byGuid.get(String(value)) ?? (withMobile ? lookups.mobileByGuid.get(String(value)) : undefined));
   // The lookup key is normalised; the comparison the WHERE will make decides.
   return app && sameValue(appAttribute(app, attribute), value) ? [app] : [];
 }
 
-function candidateMetrics(app: SandboxApp, conjuncts: NrqlCondition[], data: SandboxData): SandboxMetric[] {
+function candidateMetrics(app: MetricOwner, conjuncts: NrqlCondition[], data: SandboxData): SandboxMetric[] {
   const nameLists = conjuncts
     .map((conjunct) => equalityValues(conjunct, 'metricTimesliceName'))
     .filter((values): values is NrqlLiteral[] => values !== null);
@@ -300,7 +380,9 @@ function candidateMetrics(app: SandboxApp, conjuncts: NrqlCondition[], data: San
 /** Stands for newrelic.timeslice.value: present on every row, equal to no literal. */
 const TIMESLICE_VALUE_PRESENT = Symbol('newrelic.timeslice.value');
 
-function appAttribute(app: SandboxApp, attribute: string): unknown {
+function appAttribute(app: MetricOwner, attribute: string): unknown {
+  // Mobile rows: entity.guid and accountId only (see the header on appId).
+  if (isMobileOwner(app) && attribute !== 'entity.guid' && attribute !== 'accountId') return null;
   switch (attribute) {
     case 'appId':
       return app.id;
@@ -318,7 +400,40 @@ function appAttribute(app: SandboxApp, attribute: string): unknown {
 function attributeOf(series: Series, attribute: string): unknown {
   if (attribute === 'metricTimesliceName') return series.metric.name;
   if (attribute === TIMESLICE_VALUE) return TIMESLICE_VALUE_PRESENT;
+  if (INSTANCE_ATTRIBUTE_SET.has(attribute)) return instanceAttribute(series.share, attribute);
   return appAttribute(series.app, attribute);
+}
+
+function instanceAttribute(share: InstanceShare | null, attribute: string): unknown {
+  if (share === null) return null;
+  switch (attribute) {
+    case 'host':
+      return share.host.name;
+    case 'realAgentId':
+      return share.instance.id;
+    case 'instanceName':
+      return share.instance.instanceName;
+    default:
+      return null;
+  }
+}
+
+const likePatterns = new Map<string, RegExp>();
+
+/** NRQL LIKE: `%` is any run of characters, the rest literal; case-sensitive (see nrql-parser.ts). */
+function likeRegExp(pattern: string): RegExp {
+  let regExp = likePatterns.get(pattern);
+  if (!regExp) {
+    const body = pattern
+      .split('%')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[\\s\\S]*');
+    regExp = new RegExp(`^${body}$`);
+    // Patterns come from query text: bound the cache rather than grow it for ever.
+    if (likePatterns.size > 1000) likePatterns.clear();
+    likePatterns.set(pattern, regExp);
+  }
+  return regExp;
 }
 
 function isScalar(value: unknown): value is string | number {
@@ -356,6 +471,11 @@ function holds<T>(condition: NrqlCondition, subject: T, read: (subject: T, attri
       const value = read(subject, condition.attribute);
       if (!isScalar(value)) return false;
       return condition.values.some((literal) => sameValue(value, literal)) !== condition.negated;
+    }
+    case 'like': {
+      const value = read(subject, condition.attribute);
+      if (!isScalar(value)) return false;
+      return likeRegExp(condition.pattern).test(String(value)) !== condition.negated;
     }
   }
 }
@@ -503,7 +623,7 @@ function accumulate(series: Series[], query: NrqlQuery, plan: Plan, window: Time
 function addRows(series: Series, group: Group, contexts: number[], window: TimeWindow, now: number, budget: { rows: number }): void {
   for (const [start, durationMs] of rowStarts(series.metric, window.begin, window.until, now)) {
     if (--budget.rows < 0) throw new NrqlError(NRQL_MESSAGES.tooManyRows);
-    const row = rowAt(series.app, series.metric, start, durationMs);
+    const row = series.share === null ? rowAt(series.app, series.metric, start, durationMs) : instanceRow(series.share, series.metric, start, durationMs);
     const bucket = Math.floor((start - window.begin) / window.bucketMs);
     for (const context of contexts) {
       const cell = group.cellFor(context, bucket);
@@ -811,7 +931,9 @@ function executeEventQuery(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
   if (types.size === 0) return { results: [], metadata };
 
   const events: DeploymentEvent[] = [];
-  for (const app of candidateApps(conjunctsOf(query.where), scope)) {
+  // Without metricScoped only APM apps come back (mobile apps are found by Metric queries only).
+  const apps = candidateApps(conjunctsOf(query.where), scope).filter((owner): owner is SandboxApp => !isMobileOwner(owner));
+  for (const app of apps) {
     for (const deployment of deploymentsOf(scope.data, app)) {
       if (!types.has(deployment.eventType) || deployment.timestamp < since || deployment.timestamp >= until) continue;
       const event = { app, attributes: eventAttributes(scope.data, deployment) };

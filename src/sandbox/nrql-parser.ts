@@ -20,7 +20,7 @@
  *   uniques   := uniques "(" attr ["," int] ")"
  *   cond      := and (OR and)*;  and := not (AND not)*;  not := NOT not | "(" cond ")" | test
  *   test      := attr ("=" | "!=") literal | attr [NOT] IN "(" literal ("," literal)* ")"
- *              | attr IS [NOT] NULL
+ *              | attr IS [NOT] NULL | attr [NOT] LIKE 'string'
  *   literal   := ["-"] number | 'string'
  *
  * A select list is either aggregates (item) or raw event attributes (column, or "*"), never
@@ -32,6 +32,10 @@
  * string a backslash makes the next character literal (`\'` is a quote, `\\` a backslash),
  * which makes this parser the exact inverse of quoteLiteral (src/upstream/query-literal.ts).
  * SINCE and UNTIL take epoch milliseconds only.
+ *
+ * LIKE patterns use `%` for any run of characters; every other character matches itself.
+ * Case: the docs corpus searched for this work did not say whether NRQL LIKE is
+ * case-sensitive; the engine compares case-sensitively, as it does for `=` (UNCONFIRMED).
  */
 
 export type AggregateFunction = 'count' | 'sum' | 'average' | 'min' | 'max' | 'stddev';
@@ -50,6 +54,7 @@ export type NrqlCondition =
   | { type: 'compare'; attribute: string; operator: '=' | '!='; value: NrqlLiteral }
   | { type: 'in'; attribute: string; negated: boolean; values: NrqlLiteral[] }
   | { type: 'isNull'; attribute: string; negated: boolean }
+  | { type: 'like'; attribute: string; negated: boolean; pattern: string }
   | { type: 'and'; left: NrqlCondition; right: NrqlCondition }
   | { type: 'or'; left: NrqlCondition; right: NrqlCondition }
   | { type: 'not'; operand: NrqlCondition };
@@ -112,7 +117,7 @@ const MAX_DEPTH = 256;
 const AGGREGATES = new Set<string>(['count', 'sum', 'average', 'min', 'max', 'stddev']);
 const UNIT_MS: Record<DurationUnit, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 };
 /** Words that cannot be bare attribute names or aliases (backquote them instead). */
-const RESERVED = new Set(['SELECT', 'FROM', 'WHERE', 'FACET', 'SINCE', 'UNTIL', 'TIMESERIES', 'LIMIT', 'AS', 'AND', 'OR', 'NOT', 'IN', 'IS', 'NULL']);
+const RESERVED = new Set(['SELECT', 'FROM', 'WHERE', 'FACET', 'SINCE', 'UNTIL', 'TIMESERIES', 'LIMIT', 'AS', 'AND', 'OR', 'NOT', 'IN', 'IS', 'NULL', 'LIKE']);
 const CLAUSES = ['WHERE', 'FACET', 'SINCE', 'UNTIL', 'TIMESERIES', 'LIMIT'] as const;
 type Clause = (typeof CLAUSES)[number];
 
@@ -464,6 +469,12 @@ class Parser {
       return { type: 'isNull', attribute, negated };
     }
     const negated = this.acceptKeyword('NOT') !== null;
+    if (this.acceptKeyword('LIKE')) {
+      const token = this.peek();
+      if (token.kind !== 'string') throw this.unexpected(token);
+      this.index++;
+      return { type: 'like', attribute, negated, pattern: token.value };
+    }
     this.keyword('IN');
     this.symbol('(');
     const values = [this.literal()];

@@ -12,7 +12,18 @@
  * data exists only as hourly rollups (start on the hour, counts and totals of the whole hour).
  */
 import { fnv1a32 } from '../v2/ids.ts';
-import type { SandboxApp, SandboxData } from './model.ts';
+import type { SandboxApp, SandboxData, SandboxMobileApp } from './model.ts';
+
+/**
+ * What a series of rows belongs to: an APM app, or a mobile app (whose rows NRQL selects by
+ * `entity.guid`). Browser apps' EndUser metrics stay on their APM app, as before.
+ */
+export type MetricOwner = SandboxApp | SandboxMobileApp;
+
+/** Mobile apps carry an application token; APM apps never do. */
+export function isMobileOwner(owner: MetricOwner): owner is SandboxMobileApp {
+  return 'applicationToken' in owner;
+}
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
@@ -30,7 +41,9 @@ export type MetricKind =
   | 'memory'
   | 'cpu-time'
   | 'cpu-utilization'
-  | 'gc';
+  | 'gc'
+  /** Only `count` carries data (mobile sessions and crashes); the times are zero. */
+  | 'count';
 
 /** REST v2 value names per kind, as `metrics.json` lists them (rest-v2-shapes.md §3). */
 export const VALUES_BY_KIND: Record<MetricKind, readonly string[]> = {
@@ -49,6 +62,7 @@ export const VALUES_BY_KIND: Record<MetricKind, readonly string[]> = {
   memory: ['used_bytes_by_host', 'used_mb_by_host', 'total_used_mb'],
   'cpu-time': ['percent', 'average_time', 'total_time'],
   'cpu-utilization': ['percent'],
+  count: ['call_count', 'calls_per_minute'],
   gc: ['as_percentage', 'average_time', 'calls_per_minute', 'max_value', 'total_call_time_per_minute', 'utilization'],
 };
 
@@ -126,28 +140,70 @@ const DATA_EPOCH = Date.UTC(2023, 0, 1);
 const floorTo = (ms: number, step: number): number => Math.floor(ms / step) * step;
 const ceilTo = (ms: number, step: number): number => Math.ceil(ms / step) * step;
 
-const catalogs = new WeakMap<SandboxApp, SandboxMetric[]>();
+const catalogs = new WeakMap<MetricOwner, SandboxMetric[]>();
 
 /** Every metric the app has ever reported (REST v2's "every metric name ever known"). */
-export function metricsOf(app: SandboxApp, data: SandboxData): SandboxMetric[] {
+export function metricsOf(app: MetricOwner, data: SandboxData): SandboxMetric[] {
   let catalog = catalogs.get(app);
   if (!catalog) {
-    catalog = buildCatalog(app, data);
+    catalog = isMobileOwner(app) ? buildMobileCatalog(app, data) : buildCatalog(app, data);
     catalogs.set(app, catalog);
   }
   return catalog;
 }
 
 /** Looks a metric up by exact name (names are case-sensitive, as in REST v2 and NRQL). */
-export function findMetric(app: SandboxApp, data: SandboxData, name: string): SandboxMetric | undefined {
+export function findMetric(app: MetricOwner, data: SandboxData, name: string): SandboxMetric | undefined {
   return metricsOf(app, data).find((metric) => metric.name === name);
+}
+
+type CatalogEntry = [string, MetricKind, Partial<Pick<SandboxMetric, 'since' | 'until' | 'every'>>?];
+
+function catalogMetrics(owner: MetricOwner, data: SandboxData, entries: CatalogEntry[]): SandboxMetric[] {
+  // A non-reporting app's metrics all stopped when it stopped.
+  const stopped = owner.reporting ? Infinity : floorTo(owner.lastReportingChangeAt, HOUR_MS);
+  // Mobile ids live in their own id space: keep their seeds apart from APM apps'.
+  const prefix = isMobileOwner(owner) ? `mobile|${owner.id}` : String(owner.id);
+  return entries.map(([name, kind, overrides = {}]) => ({
+    name,
+    kind,
+    values: VALUES_BY_KIND[kind],
+    since: overrides.since ?? DATA_EPOCH,
+    until: Math.min(overrides.until ?? Infinity, stopped),
+    every: overrides.every ?? 1,
+    seed: fnv1a32(`${prefix}|${name}`),
+  }));
+}
+
+/**
+ * The `Apdex/…` metric of a key transaction: its metric name without the first segment
+ * (`WebTransaction/Uri/kt/slug` -> `Apdex/Uri/kt/slug`), as REST v2 names transaction apdex.
+ */
+export function keyTransactionApdexName(metricName: string): string {
+  const slash = metricName.indexOf('/');
+  return `Apdex/${slash === -1 ? metricName : metricName.slice(slash + 1)}`;
+}
+
+/**
+ * A mobile app's timeslices. Names from rest-v2.md §1.4-1.5 and routes-next.md §3: crash rate
+ * is `Mobile/Crash/All:call_count / Session/Start:call_count`; launch_count is `count(v)`
+ * (taking it on Session/Start is INFER). The reference names no network or interaction metric: External/all
+ * (HTTP request times, shaped like an APM external call) is INFER, and no interaction metric
+ * is invented.
+ */
+const MOBILE_ENTRIES: CatalogEntry[] = [
+  ['Session/Start', 'count'],
+  ['Mobile/Crash/All', 'count'],
+  ['External/all', 'call'],
+];
+
+function buildMobileCatalog(app: SandboxMobileApp, data: SandboxData): SandboxMetric[] {
+  return catalogMetrics(app, data, MOBILE_ENTRIES);
 }
 
 function buildCatalog(app: SandboxApp, data: SandboxData): SandboxMetric[] {
   const generated = floorTo(data.generatedAt, HOUR_MS);
-  // A non-reporting app's metrics all stopped when it stopped.
-  const stopped = app.reporting ? Infinity : floorTo(app.lastReportingChangeAt, HOUR_MS);
-  const entries: Array<[string, MetricKind, Partial<Pick<SandboxMetric, 'since' | 'until' | 'every'>>?]> = [
+  const entries: CatalogEntry[] = [
     ['HttpDispatcher', 'call'],
     ['WebTransaction', 'call'],
     ['WebTransactionTotalTime', 'call'],
@@ -178,15 +234,16 @@ function buildCatalog(app: SandboxApp, data: SandboxData): SandboxMetric[] {
   if (bulkMetricsApp(data) === app) {
     for (let i = 1; i <= BULK_METRIC_COUNT; i++) entries.push([`Custom/Bulk/job-${String(i).padStart(4, '0')}`, 'call']);
   }
-  return entries.map(([name, kind, overrides = {}]) => ({
-    name,
-    kind,
-    values: VALUES_BY_KIND[kind],
-    since: overrides.since ?? DATA_EPOCH,
-    until: Math.min(overrides.until ?? Infinity, stopped),
-    every: overrides.every ?? 1,
-    seed: fnv1a32(`${app.id}|${name}`),
-  }));
+  // Key transactions are read at build time: the catalog is built once per app.
+  const known = new Set(entries.map(([name]) => name));
+  for (const kt of data.keyTransactions) {
+    if (kt.appId !== app.id) continue;
+    for (const [name, kind] of [[kt.metricName, 'call'], [keyTransactionApdexName(kt.metricName), 'apdex']] as const) {
+      if (!known.has(name)) entries.push([name, kind]);
+      known.add(name);
+    }
+  }
+  return catalogMetrics(app, data, entries);
 }
 
 /** Start of the hourly-rollup region: rows before it are hourly, rows from it on per minute. */
@@ -217,7 +274,7 @@ export function hasRows(metric: SandboxMetric, since: number, until: number, now
 }
 
 /** The metric's rows starting in [since, until), oldest first. */
-export function rowsOf(app: SandboxApp, metric: SandboxMetric, since: number, until: number, now: number): TimesliceRow[] {
+export function rowsOf(app: MetricOwner, metric: SandboxMetric, since: number, until: number, now: number): TimesliceRow[] {
   const rows: TimesliceRow[] = [];
   for (const [start, durationMs] of rowStarts(metric, since, until, now)) rows.push(rowAt(app, metric, start, durationMs));
   return rows;
@@ -235,11 +292,12 @@ function uniform(seed: number, slice: number, draw: number): number {
 }
 
 /** One row of one metric. Hourly rollups carry an hour's worth of counts and totals. */
-export function rowAt(app: SandboxApp, metric: SandboxMetric, start: number, durationMs: number): TimesliceRow {
+export function rowAt(owner: MetricOwner, metric: SandboxMetric, start: number, durationMs: number): TimesliceRow {
   const minutes = durationMs / MINUTE_MS;
   const slice = Math.floor(start / MINUTE_MS);
   const u = (draw: number): number => uniform(metric.seed, slice, draw);
-  const hosts = app.hosts.length;
+  const app = isMobileOwner(owner) ? null : owner;
+  const hosts = app?.hosts.length ?? 0;
   const row = (count: number, total: number, totalExclusive: number, min: number, max: number, sumOfSquares: number): TimesliceRow => ({
     start,
     durationMs,
@@ -263,7 +321,7 @@ export function rowAt(app: SandboxApp, metric: SandboxMetric, start: number, dur
       const samples = Math.max(1, Math.round((10 + (metric.seed % 300)) * minutes * (0.5 + u(0))));
       const satisfied = Math.round(samples * (0.5 + 0.45 * u(1)));
       const tolerating = Math.round((samples - satisfied) * u(2));
-      const threshold = metric.name === 'EndUser/Apdex' ? (app.browser?.apdexTarget ?? 7) : app.apdexTarget;
+      const threshold = metric.name === 'EndUser/Apdex' ? (app?.browser?.apdexTarget ?? 7) : (app?.apdexTarget ?? 0.5);
       return row(satisfied, tolerating, samples - satisfied - tolerating, threshold, threshold, 0);
     }
     case 'end-user': {
@@ -280,6 +338,13 @@ export function rowAt(app: SandboxApp, metric: SandboxMetric, start: number, dur
     }
     case 'errors': {
       const count = Math.round((metric.seed % 30) * minutes * u(0));
+      return row(count, 0, 0, 0, 0, 0);
+    }
+    case 'count': {
+      // Sessions start at 25+ a minute; crashes stay under 3 a minute, so crash rate < 100 %.
+      const count =
+        metric.name === 'Mobile/Crash/All' ? Math.round((metric.seed % 4) * minutes * u(0))
+        : Math.max(1, Math.round((50 + (metric.seed % 250)) * minutes * (0.5 + u(0))));
       return row(count, 0, 0, 0, 0, 0);
     }
     case 'memory': {

@@ -44,7 +44,10 @@ function mobileApp(id: number, reporting: boolean, lastReportingChangeAt: number
   };
 }
 
-// Before any catalog or lookup is built: both read these arrays once.
+// Before any catalog or lookup is built: both read these arrays once. The generator's own key
+// transactions and mobile apps are dropped, so these tests control every one of them.
+data.keyTransactions.length = 0;
+data.mobileApps.length = 0;
 data.keyTransactions.push(keyTransaction(9001, ktApp, 'checkout'), keyTransaction(9002, ktApp, 'login'));
 const stoppedAt = Date.UTC(2026, 10, 20, 6, 0);
 const live = mobileApp(7001, true, FIXED - 86_400_000);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SingleFlight } from '../cache/single-flight.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
 import { invalidParameter } from '../v2/errors.ts';
-import type { EntityListMapping, ListParams } from './mapping.ts';
+import type { EntityListMapping, ListParams, PageReadContext } from './mapping.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respondText, serialise, type V2Body, type V2Format } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
@@ -31,6 +31,11 @@ interface FetchedPage {
   nextCursor: string | null;
 }
 
+interface ScopedPage {
+  entities: unknown[];
+  enrichment: Promise<unknown>;
+}
+
 /** Upper bound of upstream pages one request may walk (a jump to page 250 of a cold search). */
 export const MAX_PAGES_WALKED = 250;
 
@@ -49,6 +54,7 @@ export function createListRunner(deps: RouteDeps) {
   // the minute, the only request inputs the body depends on besides the answer (whose
   // search already fixes the parameters).
   const renderings = new WeakMap<FetchedPage, Map<string, string>>();
+  const scopedPages = new WeakMap<FetchedPage, ScopedPage>();
 
   async function fetchOne(mapping: EntityListMapping, req: RouteRequest, query: string, cursor: string | null, key: string): Promise<FetchedPage> {
     const { promise } = flights.run(`${key}|${cursor ?? ''}`, async () => {
@@ -104,20 +110,33 @@ export function createListRunner(deps: RouteDeps) {
     }
   }
 
-  function render(mapping: EntityListMapping, params: ListParams, fetched: FetchedPage, accountId: number, format: V2Format): string {
+  /** The page's entities in the caller's account, and the mapping's enrichment of them: once per fetched page. */
+  function scopedPage(mapping: EntityListMapping, fetched: FetchedPage, ctx: PageReadContext): ScopedPage {
+    let scoped = scopedPages.get(fetched);
+    if (scoped === undefined) {
+      const entities = fetched.entities.filter((entity) => inAccount(entity, ctx.accountId, mapping.operation, deps.metrics));
+      const enrichment = mapping.enrichPage && entities.length > 0 ? mapping.enrichPage(entities, ctx) : Promise.resolve(undefined);
+      scoped = { entities, enrichment };
+      scopedPages.set(fetched, scoped);
+    }
+    return scoped;
+  }
+
+  async function render(mapping: EntityListMapping, params: ListParams, fetched: FetchedPage, ctx: PageReadContext, format: V2Format): Promise<string> {
+    const { entities, enrichment } = scopedPage(mapping, fetched, ctx);
+    const extra = await enrichment;
     const now = deps.now();
     const key = `${format}|${Math.floor(now / 60_000)}`;
     const byKey = renderings.get(fetched) ?? new Map<string, string>();
     renderings.set(fetched, byKey);
     const cached = byKey.get(key);
     if (cached !== undefined) return cached;
-    const ctx = { accountId, now };
+    const reshapeCtx = { accountId: ctx.accountId, now };
     const items: V2Body[] = [];
-    for (const entity of fetched.entities) {
-      if (!inAccount(entity, accountId, mapping.operation, deps.metrics)) continue;
+    for (const entity of entities) {
       let item: V2Body;
       try {
-        item = mapping.reshapeItem(entity, ctx);
+        item = mapping.reshapeItem(entity, reshapeCtx, extra);
       } catch {
         // One entity v2 cannot show (say, without an id) should not cost the whole page.
         deps.metrics.droppedItems.inc({ operation: mapping.operation });
@@ -133,9 +152,14 @@ export function createListRunner(deps: RouteDeps) {
   return async function runList(mapping: EntityListMapping, req: RouteRequest): Promise<Response> {
     const params = mapping.parameters.parse(req.params);
     const page = params.page;
-    const conditions = mapping.searchConditions(params, req.accountId);
+    const ctx: PageReadContext = {
+      accountId: req.accountId,
+      now: deps.now(),
+      read: (operation, variables) => deps.nerdgraph.call({ operation, variables, apiKey: req.caller.apiKey }),
+    };
+    const conditions = await mapping.searchConditions(params, req.accountId, ctx);
     const fetched = conditions === null ? emptyPage(0) : await fetchPage(mapping, req, entityQuery(conditions), page);
-    const text = render(mapping, params, fetched, req.accountId, req.format);
+    const text = await render(mapping, params, fetched, ctx, req.format);
     const link = linkHeader(req.publicUrl, page, lastPageOf(fetched, page, mapping.pageSize));
     return respondText(req.c, req.format, 200, text, link ? { link } : {});
   };

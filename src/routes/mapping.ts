@@ -32,6 +32,14 @@ export interface KnownGap {
   description: string;
 }
 
+/** Reads a list mapping may make beside its search (queries only, through the caller's key). */
+export interface PageReadContext {
+  accountId: number;
+  /** Epoch ms of the request, from the injected clock. */
+  now: number;
+  read(operation: string, variables: Record<string, unknown>): Promise<unknown>;
+}
+
 export interface ReshapeContext {
   accountId: number;
   /** Epoch ms of the request, from the injected clock. */
@@ -81,9 +89,15 @@ export interface EntityListMapping<P extends ListParams = ListParams> extends Ma
    * Search conditions for the parameters, scoped to the resolved account; null when the
    * parameters can match nothing (e.g. an empty id list), answered without NerdGraph.
    */
-  searchConditions(params: P, accountId: number): Condition[] | null;
-  /** One upstream entity -> one v2 item (throws on an unexpected shape). */
-  reshapeItem(entity: unknown, ctx: ReshapeContext): V2Body;
+  searchConditions(params: P, accountId: number, ctx: PageReadContext): Condition[] | null | Promise<Condition[] | null>;
+  /**
+   * One more read for a fetched page, when the search outlines lack what v2 shows (details
+   * only entities(guids) returns, per-app links from NRQL, ...): called once per page with its
+   * in-account entities; its answer reaches reshapeItem. At most one upstream request.
+   */
+  enrichPage?(entities: readonly unknown[], ctx: PageReadContext): Promise<unknown>;
+  /** One upstream entity -> one v2 item (throws on an unexpected shape); `enrichment` is enrichPage's answer. */
+  reshapeItem(entity: unknown, ctx: ReshapeContext, enrichment: unknown): V2Body;
   /**
    * Drops items the entity search matched more loosely than v2 would have (e.g. its
    * tokenising LIKE); pages may then hold fewer than pageSize items.

@@ -8,7 +8,7 @@
 import { GraphQLError } from 'graphql';
 import { currentHosts } from '../hosts.ts';
 import type { SandboxAccount, SandboxApp } from '../model.ts';
-import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields } from './kind.ts';
+import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields, searchFieldsOf } from './kind.ts';
 
 export interface ApmSummarySource {
   apdexScore: number;
@@ -63,17 +63,7 @@ export interface ApmEntitySource extends ApmEntityOutlineSource {
 }
 
 export function apmSearchFields(app: SandboxApp): EntitySearchFields {
-  return {
-    domain: 'APM',
-    type: 'APPLICATION',
-    accountId: app.accountId,
-    domainId: app.id,
-    guid: app.guid,
-    name: app.name,
-    reporting: app.reporting,
-    alertSeverity: app.alertSeverity,
-    tags: { language: [app.language] },
-  };
+  return searchFieldsOf('APM', 'APPLICATION', app, { language: [app.language] });
 }
 
 /** The shape entitySearch returns (no per-instance data, like the real outline). */

@@ -1,6 +1,6 @@
 /** Browser applications (`BROWSER` / `APPLICATION`): standalone or the browser side of an APM app. */
 import type { SandboxBrowserApp } from '../model.ts';
-import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields, type EntityViewContext } from './kind.ts';
+import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields, type EntityViewContext, searchFieldsOf } from './kind.ts';
 
 export interface BrowserSummarySource {
   ajaxRequestThroughput: number;
@@ -26,17 +26,7 @@ export interface BrowserApplicationEntitySource extends BrowserApplicationSource
 }
 
 function searchFields(app: SandboxBrowserApp): EntitySearchFields {
-  return {
-    domain: 'BROWSER',
-    type: 'APPLICATION',
-    accountId: app.accountId,
-    domainId: app.id,
-    guid: app.guid,
-    name: app.name,
-    reporting: app.reporting,
-    alertSeverity: app.alertSeverity,
-    tags: {},
-  };
+  return searchFieldsOf('BROWSER', 'APPLICATION', app);
 }
 
 function view(

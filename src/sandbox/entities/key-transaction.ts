@@ -2,7 +2,7 @@
 import { entityGuid } from '../../v2/ids.ts';
 import type { SandboxKeyTransaction } from '../model.ts';
 import { toEntityOutline, type ApmEntityOutlineSource } from './apm-application.ts';
-import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields } from './kind.ts';
+import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields, searchFieldsOf } from './kind.ts';
 
 export interface KeyTransactionEntitySource extends EntityOutlineSource {
   __typename: 'KeyTransactionEntity';
@@ -14,17 +14,7 @@ export interface KeyTransactionEntitySource extends EntityOutlineSource {
 }
 
 function searchFields(keyTransaction: SandboxKeyTransaction): EntitySearchFields {
-  return {
-    domain: 'APM',
-    type: 'KEY_TRANSACTION',
-    accountId: keyTransaction.accountId,
-    domainId: keyTransaction.id,
-    guid: keyTransaction.guid,
-    name: keyTransaction.name,
-    reporting: keyTransaction.reporting,
-    alertSeverity: keyTransaction.alertSeverity,
-    tags: {},
-  };
+  return searchFieldsOf('APM', 'KEY_TRANSACTION', keyTransaction);
 }
 
 export const keyTransactionKind: EntityKind<SandboxKeyTransaction> = {

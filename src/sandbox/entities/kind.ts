@@ -23,6 +23,31 @@ export interface EntitySearchFields {
   tags: Record<string, string[]>;
 }
 
+/** The fields every sandbox entity model has (apps, key transactions, mobile and browser apps). */
+interface ModelledEntity {
+  accountId: number;
+  id: number;
+  guid: string;
+  name: string;
+  reporting: boolean;
+  alertSeverity: AlertSeverity;
+}
+
+/** An entity's search fields: its domain and type, its model fields, and any tags of its own. */
+export function searchFieldsOf(domain: string, type: string, item: ModelledEntity, tags: Record<string, string[]> = {}): EntitySearchFields {
+  return {
+    domain,
+    type,
+    accountId: item.accountId,
+    domainId: item.id,
+    guid: item.guid,
+    name: item.name,
+    reporting: item.reporting,
+    alertSeverity: item.alertSeverity,
+    tags,
+  };
+}
+
 /** What views may look up besides the entity itself. */
 export interface EntityViewContext {
   account: SandboxAccount;

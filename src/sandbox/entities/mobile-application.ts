@@ -1,6 +1,6 @@
 /** Mobile applications (`MOBILE` / `APPLICATION`). */
 import type { SandboxMobileApp, SandboxMobileSummary } from '../model.ts';
-import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields } from './kind.ts';
+import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields, searchFieldsOf } from './kind.ts';
 
 /** NerdGraph's MobileAppSummaryData, from the model's summary. */
 export interface MobileSummarySource {
@@ -24,17 +24,7 @@ export interface MobileApplicationSource extends EntityOutlineSource {
 }
 
 function searchFields(app: SandboxMobileApp): EntitySearchFields {
-  return {
-    domain: 'MOBILE',
-    type: 'APPLICATION',
-    accountId: app.accountId,
-    domainId: app.id,
-    guid: app.guid,
-    name: app.name,
-    reporting: app.reporting,
-    alertSeverity: app.alertSeverity,
-    tags: {},
-  };
+  return searchFieldsOf('MOBILE', 'APPLICATION', app);
 }
 
 export function mobileSummary(summary: SandboxMobileSummary | null): MobileSummarySource | null {

@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { answerClientErrors } from '../v2/client-error.ts';
 import { Hono } from 'hono';
 import { generateSandboxData } from './data.ts';
 import { createGraphqlHandler } from './graphql.ts';
@@ -60,6 +61,7 @@ function listenOn(app: Hono, port: number, host: string): Promise<RunningSandbox
   return new Promise((resolve, reject) => {
     // Plain HTTP options, so serve() creates a node:http Server.
     const server = serve({ fetch: app.fetch, port, hostname: host }) as Server;
+    answerClientErrors(server);
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);

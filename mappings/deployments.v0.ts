@@ -31,11 +31,16 @@ const parameters = defineParams({
 
 /** deployment[...] from the query string or form, overlaid by a JSON/XML body's deployment object. */
 function v0Fields(ctx: OperationContext): BodyObject {
+  const wrapper = objectAt(ctx.body, 'deployment');
+  // No deployment[...] anywhere: the same 400 as v2's deployment create (write-rules §4).
+  if (wrapper === undefined && ![...ctx.params.keys()].some((key) => key.startsWith('deployment['))) {
+    throw new V2Error(400, DeploymentTitles.missingWrapper, { kind: 'invalid_deployment' });
+  }
   const fields: BodyObject = Object.create(null) as BodyObject;
   for (const [field, value] of Object.entries(parameters.parse(ctx.params))) {
     if (value !== undefined) fields[field] = value;
   }
-  return Object.assign(fields, objectAt(ctx.body, 'deployment') ?? {});
+  return Object.assign(fields, wrapper ?? {});
 }
 
 const ByName = z.object({

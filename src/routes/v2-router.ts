@@ -47,6 +47,9 @@ export function registerV2Routes(
     const matched = table.match(path);
     if (matched === undefined && !path.startsWith('/v2/')) return next();
     if (matched === undefined) throw notFound('Unknown v2 resource');
+    // The format first, then the method: the order the sandbox's legacy face follows too.
+    const format = matched.format;
+    if (!FORMATS.has(format)) throw notFound(`Unknown format .${format}: use .json or .xml`);
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
     const match = matched.entries.find((entry) => entry.methods.includes(method));
     if (!match) {
@@ -55,8 +58,6 @@ export function registerV2Routes(
     }
     const mapping = match.value;
     c.set('routeLabel', mapping.route);
-    const format = matched.format;
-    if (!FORMATS.has(format)) throw notFound(`Unknown format .${format}: use .json or .xml`);
     c.set('format', format as V2Format);
 
     const caller = callerFrom(c.req.raw.headers, deps.identityOf);

@@ -246,5 +246,5 @@ function plainFieldValue(entity: EntitySearchFields, field: string): string {
 
 function tagValuesOf(entity: EntitySearchFields, key: string, context: EvaluationContext): string[] {
   if (key === 'account') return context.accountName === undefined ? [] : [context.accountName];
-  return entity.tags[key] ?? [];
+  return (Object.hasOwn(entity.tags, key) ? entity.tags[key] : undefined) ?? [];
 }

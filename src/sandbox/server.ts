@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { answerClientErrors } from '../v2/client-error.ts';
+import { CONTENT_TYPES, errorBody, serialise } from '../v2/format.ts';
 import { Hono } from 'hono';
 import { generateSandboxData } from './data.ts';
 import { createGraphqlHandler } from './graphql.ts';
@@ -49,6 +50,8 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
   app.post('/graphql', (c) => graphql(c.req.raw));
   // The legacy REST v2 face: the reference answers the gateway is compared against.
   app.route('/', legacyV2Routes(data, opts.now ?? Date.now));
+  // Whatever neither face knows: v2's 404, as the gateway answers it.
+  app.notFound(() => new Response(serialise(errorBody('Unknown resource'), 'json'), { status: 404, headers: { 'content-type': CONTENT_TYPES.json } }));
 
   return {
     app,

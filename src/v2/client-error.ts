@@ -18,7 +18,7 @@ const TITLES: Record<string, [number, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timed out before it was complete'],
   HPE_INVALID_METHOD: [
     400,
-    'Malformed HTTP request: a request body must be sent with Content-Length or Transfer-Encoding: chunked (a GET body sent with neither is read as a second request)',
+    'Malformed HTTP request: bytes after a request were not a request. A request body must be sent with Content-Length or Transfer-Encoding: chunked; the request before those bytes may have been processed without its body',
   ],
 };
 
@@ -31,11 +31,18 @@ export function clientErrorResponse(error: ParserError): string {
   );
 }
 
-/** Answers unparseable requests with a v2 error body, then closes the connection. */
+/** A response Node is writing on the socket (its internal slot; absent when idle). */
+type SocketWithResponse = Duplex & { _httpMessage?: { headersSent?: boolean } | null };
+
+/**
+ * Answers unparseable requests with a v2 error body, then closes the connection. When the
+ * previous request's answer has begun, a second answer would corrupt it: the connection is
+ * only closed then (as Node's default handler does).
+ */
 export function answerClientErrors(server: Pick<Server, 'on'>): void {
-  server.on('clientError', (error: ParserError, socket: Duplex) => {
+  server.on('clientError', (error: ParserError, socket: SocketWithResponse) => {
     // ECONNRESET and friends: the client is gone, there is no one to answer.
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    if (error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent === true) {
       socket.destroy();
       return;
     }

@@ -24,10 +24,12 @@ type LegacyEnv = { Bindings: { incoming?: AsyncIterable<Buffer> } };
 export function legacyV2Routes(data: SandboxData, now: () => number, routes: readonly LegacyRoute[] = LEGACY_ROUTES): Hono<LegacyEnv> {
   const table = createRouteTable(routes.map((route) => ({ template: route.template, methods: route.methods, value: route })));
   const app = new Hono<LegacyEnv>();
-  const handle = async (c: Context<LegacyEnv>): Promise<Response> => {
+  // Every path the table knows is served, whatever its prefix; other /v2 paths get v2's 404.
+  const handle = async (c: Context<LegacyEnv>, next: () => Promise<void>): Promise<Response | void> => {
     const errorFormat: V2Format = c.req.path.endsWith('.xml') ? 'xml' : 'json';
     try {
       const found = table.match(c.req.path);
+      if (!found && !c.req.path.startsWith('/v2/')) return next();
       if (!found) throw notFound('Unknown v2 resource');
       const format = found.format;
       if (format !== 'json' && format !== 'xml') throw notFound(`Unknown format .${format}: use .json or .xml`);
@@ -60,8 +62,6 @@ export function legacyV2Routes(data: SandboxData, now: () => number, routes: rea
       return send(errorFormat, error.status, errorBody(error.title), error.headers);
     }
   };
-  app.all('/v2/*', handle);
-  // Deployments v0 (write-rules §5), the one route outside /v2.
-  app.all('/deployments.xml', handle);
+  app.use('*', handle);
   return app;
 }

@@ -133,5 +133,5 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/mobile_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'mobile') },
   { template: '/v2/browser_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'browser') },
   // v0, outside /v2: XML only.
-  { template: '/deployments.xml', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
+  { template: '/deployments.{format}', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
 ];

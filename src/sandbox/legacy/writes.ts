@@ -538,6 +538,22 @@ export async function legacyDeploymentV0(req: WriteRequest): Promise<Response> {
     throw invalid(WriteTitles.appFieldRequired);
   }
   const created = recordDeployment(req.data, app, deploymentFields(deployment, app, req.data, req.now), 'Deployment');
+  if (req.format === 'json') {
+    // v0 was an XML API; a `.json` request gets the same fields as JSON (the gateway's choice too).
+    const body = {
+      deployment: {
+        account_id: created.accountId,
+        agent_id: created.appId,
+        changelog: created.changelog,
+        description: created.description,
+        id: created.id,
+        revision: created.revision,
+        timestamp: isoSeconds(created.timestamp),
+        user: created.user,
+      },
+    };
+    return new Response(JSON.stringify(body), { status: 201, headers: { 'content-type': CONTENT_TYPES.json } });
+  }
   return new Response(v0DeploymentXml(created), { status: 201, headers: { 'content-type': CONTENT_TYPES.xml } });
 }
 

@@ -20,6 +20,7 @@ import {
   type LegacyRoute,
   type Pairs,
 } from './common.ts';
+import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from './topology.ts';
 import { legacyMetricData, legacyMetricNames, type MetricRequest } from './metrics.ts';
 import {
   legacyCreateApplication,
@@ -134,4 +135,9 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/browser_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'browser') },
   // v0, outside /v2: XML only.
   { template: '/deployments.xml', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
+  // Application hosts and instances (topology.ts).
+  { template: '/v2/applications/{id}/hosts.{format}', methods: ['GET'], handler: legacyHosts },
+  { template: '/v2/applications/{id}/hosts/{host_id}.{format}', methods: ['GET'], handler: legacyHostShow },
+  { template: '/v2/applications/{id}/instances.{format}', methods: ['GET'], handler: legacyInstances },
+  { template: '/v2/applications/{id}/instances/{instance_id}.{format}', methods: ['GET'], handler: legacyInstanceShow },
 ];

@@ -111,6 +111,7 @@ function buildCorpus(data: SandboxData): Case[] {
       add(list, 'malformed app id', listPath('abc'));
       add(list, 'huge app id', listPath('99999999999999999999'));
       add(list, 'bad key', listPath(first), { 'X-Api-Key': 'NRAK-NOT-A-KEY' });
+      add(list, 'account the key may not use', listPath(first), { ...DEMO, 'X-Account-Id': String(SECONDARY_ACCOUNT) });
 
       // Shows: every host/instance of some apps, then each kind of wrong id.
       for (const app of primary.slice(0, 4)) for (const id of idsOf(app)) add(show, `show ${app.id}/${id}`, showPath(app, id));
@@ -126,6 +127,7 @@ function buildCorpus(data: SandboxData): Case[] {
       add(show, 'unknown app, malformed id', showPath(123, 'abc'));
       add(show, 'id of a non-reporting app', showPath(silent, idsOf(silent)[0] as number));
       add(show, 'bad key', showPath(first, ids[0] as number), { 'X-Api-Key': 'nope' });
+      add(show, 'account the key may not use', showPath(foreign, idsOf(foreign)[0] as number), { ...DEMO, 'X-Account-Id': String(SECONDARY_ACCOUNT) });
     }
   }
   return cases;
@@ -179,7 +181,7 @@ describe('differential: application hosts and instances, gateway via NerdGraph =
       }
     }
     expect(mismatches).toEqual([]);
-    expect([...statuses.keys()].sort()).toEqual(expect.arrayContaining([200, 401, 404, 422]));
+    expect([...statuses.keys()].sort()).toEqual(expect.arrayContaining([200, 401, 403, 404, 422]));
     // The corpus really compares summaries, browser summaries and non-empty lists.
     expect(withSummary).toBeGreaterThan(40);
     expect(withEndUser).toBeGreaterThan(10);

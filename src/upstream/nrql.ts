@@ -118,3 +118,35 @@ export function deploymentEventsQuery(options: { entityGuid: string; since: numb
     `SINCE ${literal(options.since)} UNTIL ${literal(options.until)} LIMIT ${limit}`,
   ].join(' ');
 }
+
+/** One summary value: an expression template computed over the rows of the named metrics only. */
+export interface FilteredItem extends SelectItem {
+  metrics: readonly string[];
+}
+
+/**
+ * One aggregate row per facet value (e.g. per `host` or `realAgentId`) over [since, until),
+ * each item a `filter(<expression>, WHERE metricTimesliceName IN (...))` so several metrics
+ * share one query. Metric names enter as literals; LIMIT MAX so no facet is cut.
+ */
+export function facetedSummaryQuery(options: {
+  scope: readonly NrqlEquality[];
+  facet: string;
+  items: readonly FilteredItem[];
+  since: number;
+  until: number;
+}): string {
+  const windowSeconds = (options.until - options.since) / 1000;
+  const select = options.items.map((item) => {
+    if (!ALIAS.test(item.alias)) throw new Error(`not an NRQL alias: ${item.alias}`);
+    const names = item.metrics.map(literal).join(', ');
+    return `filter(${expandFormula(item.expression, windowSeconds)}, WHERE metricTimesliceName IN (${names})) AS ${item.alias}`;
+  });
+  const allNames = [...new Set(options.items.flatMap((item) => item.metrics))];
+  return [
+    `SELECT ${select.join(', ')} FROM Metric`,
+    `WHERE ${where(options.scope, allNames)}`,
+    `FACET ${attribute(options.facet)} LIMIT MAX`,
+    `SINCE ${literal(options.since)} UNTIL ${literal(options.until)}`,
+  ].join(' ');
+}

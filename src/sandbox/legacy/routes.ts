@@ -20,6 +20,7 @@ import {
   type LegacyRoute,
   type Pairs,
 } from './common.ts';
+import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from './topology.ts';
 import { legacyMetricData, legacyMetricNames, type MetricRequest } from './metrics.ts';
 import {
   legacyCreateApplication,
@@ -132,6 +133,11 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   },
   { template: '/v2/mobile_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'mobile') },
   { template: '/v2/browser_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'browser') },
-  // v0, outside /v2: XML only.
+  // v0, outside /v2: XML (and the same fields in JSON, as the gateway answers them).
   { template: '/deployments.{format}', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
+  // Application hosts and instances (topology.ts).
+  { template: '/v2/applications/{id}/hosts.{format}', methods: ['GET'], handler: legacyHosts },
+  { template: '/v2/applications/{id}/hosts/{host_id}.{format}', methods: ['GET'], handler: legacyHostShow },
+  { template: '/v2/applications/{id}/instances.{format}', methods: ['GET'], handler: legacyInstances },
+  { template: '/v2/applications/{id}/instances/{instance_id}.{format}', methods: ['GET'], handler: legacyInstanceShow },
 ];

@@ -1,0 +1,21 @@
+import { defineReadPlanMapping } from '../src/routes/mapping.ts';
+import { NO_PARAMS } from '../src/v2/param-schema.ts';
+import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { HOST_TOP_LINKS, TOPOLOGY_ASSUMPTIONS, loadTopologyItem, topologyFields, topologyGaps } from './shared/app-topology.ts';
+
+/** GET /v2/applications/{id}/hosts/{host_id}.{format}: one application host (synthetic id per app and host name), with its 10-minute summary. */
+export default defineReadPlanMapping({
+  kind: 'read-plan',
+  id: 'applications.hosts.show',
+  method: 'GET',
+  route: '/v2/applications/{id}/hosts/{host_id}.{format}',
+  operation: 'ApplicationHosts',
+  summary: 'Show one application host (synthetic id per app and host name), with its 10-minute summary',
+  fidelity: 'approximate',
+  parameters: NO_PARAMS,
+  topLinks: HOST_TOP_LINKS,
+  fields: topologyFields('application_host', 'hosts'),
+  knownGaps: topologyGaps('application_host'),
+  assumptions: [XML_ASSUMPTION, ...TOPOLOGY_ASSUMPTIONS],
+  load: (ctx) => loadTopologyItem(ctx, 'hosts', ctx.pathParams.host_id),
+});

@@ -1,0 +1,21 @@
+import { defineReadPlanMapping } from '../src/routes/mapping.ts';
+import { NO_PARAMS } from '../src/v2/param-schema.ts';
+import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { INSTANCE_TOP_LINKS, TOPOLOGY_ASSUMPTIONS, loadTopologyItem, topologyFields, topologyGaps } from './shared/app-topology.ts';
+
+/** GET /v2/applications/{id}/instances/{instance_id}.{format}: one agent instance of an application, with its 10-minute summary. */
+export default defineReadPlanMapping({
+  kind: 'read-plan',
+  id: 'applications.instances.show',
+  method: 'GET',
+  route: '/v2/applications/{id}/instances/{instance_id}.{format}',
+  operation: 'ApplicationInstances',
+  summary: 'Show one agent instance of an application, with its 10-minute summary',
+  fidelity: 'approximate',
+  parameters: NO_PARAMS,
+  topLinks: INSTANCE_TOP_LINKS,
+  fields: topologyFields('application_instance', 'instances'),
+  knownGaps: topologyGaps('application_instance'),
+  assumptions: [XML_ASSUMPTION, ...TOPOLOGY_ASSUMPTIONS],
+  load: (ctx) => loadTopologyItem(ctx, 'instances', ctx.pathParams.instance_id),
+});

@@ -17,7 +17,10 @@ const DEMO_KEY = 'NRAK-SANDBOX-DEMO';
 // app to show, and the first reporting one (whose metrics have recent data) for metric data.
 const benchApps = generateSandboxData({ seed: 42, apmApps: 500, now: 0 }).apps.filter((a) => a.accountId === 1000001);
 const showId = benchApps[0]?.id;
-const metricsAppId = benchApps.find((a) => a.reporting)?.id;
+const metricsApp = benchApps.find((a) => a.reporting);
+const metricsAppId = metricsApp?.id;
+// A reporting app's first host: it has current instances, so its host id resolves.
+const hostId = metricsApp?.hosts[0]?.id;
 
 // A fixed 30-minute range ending at the minute the bench starts: every request asks for the
 // same 30 timeslices, so the canned upstream's recorded rows stay on the grid for the run.
@@ -28,9 +31,15 @@ const metricNames = ['HttpDispatcher', 'Apdex', 'Errors/all', 'WebTransaction/Ur
 export const SCENARIOS: readonly Scenario[] = [
   // 200 applications per answer; concurrent identical requests share one NerdGraph call.
   { name: 'applications list', path: '/v2/applications.json', headers: { 'X-Api-Key': DEMO_KEY } },
-  // One application: GUID from the cache, then one entity(guid) call per request.
+  // One application: its GUID is computed, then one entity(guid) call per request.
   { name: 'application show', path: `/v2/applications/${showId}.json`, headers: { 'X-Api-Key': DEMO_KEY } },
   // 4 metrics x all their values x 30 timeslices: one NRQL-bearing NerdGraph call per request
   // (fewer when concurrent identical requests coalesce).
   { name: 'metric data', path: `/v2/applications/${metricsAppId}/metrics/data.json?${range}&${metricNames}`, headers: { 'X-Api-Key': DEMO_KEY } },
+  // The app's hosts with their 10-minute summaries: the app's instances and one NRQL query
+  // faceted by host, in one NerdGraph call per request.
+  { name: 'hosts list', path: `/v2/applications/${metricsAppId}/hosts.json`, headers: { 'X-Api-Key': DEMO_KEY } },
+  // The same 4 metrics under one host: the host name from the host directory (cached), then
+  // one NRQL-bearing call scoped by appId and host.
+  { name: 'host metric data', path: `/v2/applications/${metricsAppId}/hosts/${hostId}/metrics/data.json?${range}&${metricNames}`, headers: { 'X-Api-Key': DEMO_KEY } },
 ];

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import listMapping from '../mappings/mobile-applications.list.ts';
+import showMapping from '../mappings/mobile-applications.show.ts';
 import type { KnownGap } from '../src/routes/mapping.ts';
 import type { SandboxData, SandboxMobileApp } from '../src/sandbox/model.ts';
 import { canonical, readAnswer, withoutGaps, type Answer } from './support/compare.ts';
@@ -7,9 +8,9 @@ import { httpSend, serveOnLoopback } from './support/http.ts';
 import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
- * GET /v2/mobile_applications: the gateway (through the
+ * GET /v2/mobile_applications and /v2/mobile_applications/{id}: the gateway (through the
  * sandbox's NerdGraph face) answers as the sandbox's legacy face does, request for request,
- * with only the mapping's documented gap paths removed.
+ * with only the mappings' documented gap paths removed.
  */
 interface Case {
   name: string;
@@ -53,6 +54,28 @@ function listCorpus(data: SandboxData): Case[] {
     add('missing key', `/v2/mobile_applications.${format}`, {});
     add('bad key', `/v2/mobile_applications.${format}`, { 'X-Api-Key': 'NRAK-NOT-A-KEY' });
     add('account not allowed', `/v2/mobile_applications.${format}`, { ...demo, 'X-Account-Id': String(SECONDARY_ACCOUNT) });
+  }
+  return cases;
+}
+
+function showCorpus(data: SandboxData): Case[] {
+  const primary = data.mobileApps.filter((a) => a.accountId === PRIMARY_ACCOUNT);
+  const secondary = data.mobileApps.filter((a) => a.accountId === SECONDARY_ACCOUNT);
+  const cases: Case[] = [];
+  const add = (name: string, path: string, headers: Record<string, string> = demo) => cases.push({ name, path, headers, gaps: showMapping.knownGaps });
+  const reporting = primary.filter((a) => a.reporting).slice(0, 6);
+  const stopped = primary.filter((a) => !a.reporting).slice(0, 3);
+  for (const format of ['json', 'xml']) {
+    for (const app of [...reporting, ...stopped]) add(`show ${app.id}`, `/v2/mobile_applications/${app.id}.${format}`);
+    for (const app of secondary.slice(0, 2)) add(`show secondary ${app.id}`, `/v2/mobile_applications/${app.id}.${format}`, { 'X-Api-Key': SECONDARY_KEY });
+    add('show pinned to secondary', `/v2/mobile_applications/${secondary[0]!.id}.${format}`, { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) });
+    add('show of another account', `/v2/mobile_applications/${secondary[0]!.id}.${format}`);
+    add('show an APM app id', `/v2/mobile_applications/${data.apps[0]!.id}.${format}`);
+    add('show unknown', `/v2/mobile_applications/123.${format}`);
+    add('show non-numeric', `/v2/mobile_applications/abc.${format}`);
+    add('show zero', `/v2/mobile_applications/0.${format}`);
+    add('show huge', `/v2/mobile_applications/99999999999999999999.${format}`);
+    add('show bad key', `/v2/mobile_applications/${primary[0]!.id}.${format}`, { 'X-Api-Key': 'nope' });
   }
   return cases;
 }
@@ -102,6 +125,15 @@ describe('differential: mobile applications, gateway via NerdGraph == sandbox le
     expect([...statuses].sort()).toEqual(expect.arrayContaining([200, 401, 403, 422]));
   });
 
+  it('the show answers every request of its corpus as v2 would', async () => {
+    const corpus = showCorpus(sandbox.sandbox.data);
+    expect(corpus.length).toBeGreaterThanOrEqual(30);
+    console.info(`mobile show differential corpus: ${corpus.length} requests`);
+    const { mismatches, statuses } = await mismatchesOf(corpus);
+    expect(mismatches).toEqual([]);
+    expect([...statuses].sort()).toEqual(expect.arrayContaining([200, 401, 404]));
+  });
+
   it('the corpus really pages and really holds summaries, so the comparison is not vacuous', async () => {
     const [first] = await both('/v2/mobile_applications.json?page=2', { headers: demo });
     const body = first.body as { applications: Array<Record<string, unknown>> };
@@ -111,7 +143,7 @@ describe('differential: mobile applications, gateway via NerdGraph == sandbox le
     expect(body.applications.some((app) => app.reporting === false && app.mobile_summary === undefined)).toBe(true);
   });
 
-  it('mobile apps created through either face appear in later lists of both faces', async () => {
+  it('mobile apps created through either face appear in later lists and shows of both faces', async () => {
     const json = { ...demo, 'Content-Type': 'application/json' };
     const viaGateway = await httpSend(`${served.url}/v2/mobile_applications.json`, { method: 'POST', headers: json, body: JSON.stringify({ mobile_application: { name: 'Created Via Gateway' } }) });
     expect(viaGateway.status).toBe(201);
@@ -122,11 +154,12 @@ describe('differential: mobile applications, gateway via NerdGraph == sandbox le
       ((await viaLegacy.json()) as { application: { id: number } }).application.id,
     ];
     const paths = [
+      ...createdIds.flatMap((id) => [`/v2/mobile_applications/${id}.json`, `/v2/mobile_applications/${id}.xml`]),
       `/v2/mobile_applications.json?filter[ids]=${createdIds.join(',')}`,
       '/v2/mobile_applications.xml?filter[name]=created%20via',
     ];
     for (const path of paths) {
-      const gaps = listMapping.knownGaps;
+      const gaps = path.includes('filter') ? listMapping.knownGaps : showMapping.knownGaps;
       const [gatewayAnswer, legacyAnswer] = await both(path, { headers: demo });
       expect(gatewayAnswer.status, path).toBe(200);
       expect(canonical(withoutGaps(gatewayAnswer.body, gaps)), path).toEqual(canonical(withoutGaps(legacyAnswer.body, gaps)));

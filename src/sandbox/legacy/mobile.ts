@@ -1,16 +1,18 @@
 /**
- * GET /v2/mobile_applications: v2's answers computed straight
+ * GET /v2/mobile_applications and /v2/mobile_applications/{id}: v2's answers computed straight
  * from data.mobileApps (generated apps and those created through either face). The wrapper
  * keys `applications` / `application` are a choice (the reference disputes them: the 2016
  * swagger and ambitioninc use these, opsmatters `mobile_applications`); the gateway's mapping
  * makes the same choice, so the differential compares like with like.
  */
+import { notFound } from '../../v2/errors.ts';
 import type { V2Body } from '../../v2/format.ts';
 import { isoSeconds } from '../../v2/time.ts';
 import type { SandboxMobileApp } from '../model.ts';
 import { HEALTH_BY_SEVERITY, ids, pageOf, send, text, valuesOf, type LegacyRequest } from './common.ts';
 
 const PAGE_SIZE = 200;
+const MOBILE_NOT_FOUND = 'No Mobile Application found with the given ID';
 
 const round2 = (value: number): number => Math.round(value * 100) / 100;
 
@@ -59,4 +61,11 @@ export function listMobileApplicationsRoute(req: LegacyRequest): Response {
   const items = matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).map((app) => legacyMobileApplication(app, req.now));
   const link = req.link(page, Math.ceil(matching.length / PAGE_SIZE));
   return send(req.format, 200, { applications: items }, link ? { link } : {});
+}
+
+export function showMobileApplicationRoute(req: LegacyRequest): Response {
+  const id = req.path.id ?? '';
+  const app = /^[1-9]\d{0,14}$/.test(id) ? req.data.mobileApps.find((a) => a.id === Number(id) && a.accountId === req.accountId) : undefined;
+  if (!app) throw notFound(MOBILE_NOT_FOUND);
+  return send(req.format, 200, { application: legacyMobileApplication(app, req.now) });
 }

@@ -21,7 +21,7 @@ import {
   type Pairs,
 } from './common.ts';
 import { legacyMetricData, legacyMetricNames, type MetricRequest } from './metrics.ts';
-import { listMobileApplicationsRoute } from './mobile.ts';
+import { listMobileApplicationsRoute, showMobileApplicationRoute } from './mobile.ts';
 import {
   legacyCreateApplication,
   legacyCreateDeployment,
@@ -135,6 +135,7 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/browser_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'browser') },
   // v0, outside /v2: XML only.
   { template: '/deployments.xml', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
-  // Mobile applications (GET; POST above).
+  // Mobile applications (list and show; POST above).
   { template: '/v2/mobile_applications.{format}', methods: ['GET'], handler: listMobileApplicationsRoute },
+  { template: '/v2/mobile_applications/{id}.{format}', methods: ['GET'], handler: showMobileApplicationRoute },
 ];

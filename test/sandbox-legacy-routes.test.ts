@@ -34,9 +34,9 @@ describe('legacy face dispatch', () => {
     expect(patch.status).toBe(405);
     expect(patch.headers.get('allow')).toBe('GET, PUT, DELETE');
     expect(await patch.json()).toEqual({ error: { title: 'Method PATCH is not allowed here' } });
-    const head = await call('/v2/mobile_applications.json', 'HEAD');
+    const head = await call(`/v2/applications/${appId}/deployments/1.json`, 'HEAD');
     expect(head.status).toBe(405);
-    expect(head.headers.get('allow')).toBe('POST');
+    expect(head.headers.get('allow')).toBe('DELETE');
     expect((await call('/deployments.xml')).headers.get('allow')).toBe('POST');
   });
 

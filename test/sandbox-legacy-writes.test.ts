@@ -678,7 +678,7 @@ describe('methods and malformed requests', () => {
       ['DELETE', deploymentsPath(app), 'GET, POST'],
       ['GET', `/v2/applications/${app.id}/deployments/1.json`, 'DELETE'],
       ['HEAD', `/v2/applications/${app.id}/deployments/1.json`, 'DELETE'],
-      ['GET', '/v2/mobile_applications.json', 'POST'],
+      ['PUT', '/v2/mobile_applications.json', 'POST, GET'],
       ['PUT', '/v2/browser_applications.xml', 'POST'],
       ['POST', '/v2/applications.json', 'GET'],
     ];

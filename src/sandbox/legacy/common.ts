@@ -46,7 +46,7 @@ export interface LegacyRoute {
   handler(req: LegacyRequest): Response | Promise<Response>;
 }
 
-const HEALTH_BY_SEVERITY: Record<string, string> = {
+export const HEALTH_BY_SEVERITY: Record<string, string> = {
   CRITICAL: 'red',
   WARNING: 'orange',
   NOT_ALERTING: 'green',

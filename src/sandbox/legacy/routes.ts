@@ -22,6 +22,7 @@ import {
 } from './common.ts';
 import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from './topology.ts';
 import { legacyMetricData, legacyMetricNames, type MetricRequest } from './metrics.ts';
+import { listMobileApplicationsRoute, showMobileApplicationRoute } from './mobile.ts';
 import {
   legacyCreateApplication,
   legacyCreateDeployment,
@@ -140,4 +141,7 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/applications/{id}/hosts/{host_id}.{format}', methods: ['GET'], handler: legacyHostShow },
   { template: '/v2/applications/{id}/instances.{format}', methods: ['GET'], handler: legacyInstances },
   { template: '/v2/applications/{id}/instances/{instance_id}.{format}', methods: ['GET'], handler: legacyInstanceShow },
+  // Mobile applications (list and show; POST above).
+  { template: '/v2/mobile_applications.{format}', methods: ['GET'], handler: listMobileApplicationsRoute },
+  { template: '/v2/mobile_applications/{id}.{format}', methods: ['GET'], handler: showMobileApplicationRoute },
 ];

@@ -20,7 +20,8 @@ import {
   type LegacyRoute,
   type Pairs,
 } from './common.ts';
-import { legacyMetricData, legacyMetricNames, type MetricRequest } from './metrics.ts';
+import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
+import { hostMetricSource } from './metric-targets.ts';
 import {
   legacyCreateApplication,
   legacyCreateDeployment,
@@ -90,9 +91,9 @@ function listApplicationsRoute(req: LegacyRequest): Response {
 // ---------------------------------------------------------------------------------------------
 // Metric names and data (metrics.ts)
 
-function metricRequest(req: LegacyRequest): MetricRequest {
+function metricRequest(req: LegacyRequest, source: MetricSource = appMetricSource(applicationOf(req))): MetricRequest {
   return {
-    app: applicationOf(req),
+    source,
     data: req.data,
     format: req.format,
     now: req.now,
@@ -134,4 +135,11 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/browser_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'browser') },
   // v0, outside /v2: XML only.
   { template: '/deployments.xml', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
+  // Metric names and data of application hosts (metric-targets.ts).
+  {
+    template: '/v2/applications/{id}/hosts/{host_id}/metrics.{format}',
+    methods: ['GET'],
+    handler: (req) => legacyMetricNames({ ...metricRequest(req, hostMetricSource(req)), page: pageOf(req.params), link: req.link }),
+  },
+  { template: '/v2/applications/{id}/hosts/{host_id}/metrics/data.{format}', methods: ['GET', 'POST'], handler: (req) => legacyMetricData(metricRequest(req, hostMetricSource(req))) },
 ];

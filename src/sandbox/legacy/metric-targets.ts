@@ -1,0 +1,26 @@
+/**
+ * The legacy face's other metric targets: a host of an APM app (its rows split from the app's
+ * by instance-split.ts). Existence follows the listings: a host is known while it is current
+ * (hosts.ts#currentHosts), so a non-reporting app has none. Unknown, foreign and malformed ids
+ * all answer the same 404.
+ */
+import { V2Titles, notFound } from '../../v2/errors.ts';
+import { currentHosts } from '../hosts.ts';
+import { hostRowsOf } from '../instance-split.ts';
+import { applicationOf, type LegacyRequest } from './common.ts';
+import type { MetricSource } from './metrics.ts';
+
+const ID = /^[1-9]\d{0,14}$/;
+
+function idOf(req: LegacyRequest, key: string): number | undefined {
+  const raw = req.path[key] ?? '';
+  return ID.test(raw) ? Number(raw) : undefined;
+}
+
+export function hostMetricSource(req: LegacyRequest): MetricSource {
+  const app = applicationOf(req);
+  const hostId = idOf(req, 'host_id');
+  const host = currentHosts(app).find((candidate) => candidate.id === hostId);
+  if (!host) throw notFound(V2Titles.applicationHostNotFound);
+  return { owner: app, rowsOf: (metric, since, until, now) => hostRowsOf(app, host.name, metric, since, until, now) };
+}

@@ -97,3 +97,25 @@ export async function appHostTarget(ctx: TimesliceTargetContext): Promise<Timesl
     },
   };
 }
+
+/** `/v2/applications/{id}/instances/{instance_id}/...`: the app's rows of that agent instance. */
+export function appInstanceTarget(ctx: TimesliceTargetContext): TimesliceTarget {
+  const app = ctx.entityRef(EntityKinds.apmApplication, ctx.pathParams.id, V2Titles.applicationNotFound);
+  const raw = ctx.pathParams.instance_id;
+  // A malformed instance id still probes the app (asking for no instance): whether the app
+  // exists decides which of the two 404s v2 gave.
+  const instanceId = raw !== undefined && ID_PATTERN.test(raw) ? Number(raw) : 0;
+  return {
+    entity: app,
+    notFoundTitle: V2Titles.applicationNotFound,
+    scope: [
+      { attribute: 'appId', value: app.id },
+      { attribute: 'realAgentId', value: instanceId },
+    ],
+    key: `${app.id}/instance/${instanceId}`,
+    inside: {
+      notFoundTitle: V2Titles.applicationInstanceNotFound,
+      holds: (entity) => instanceId !== 0 && instancesOf(entity).some((instance) => instance.id === instanceId),
+    },
+  };
+}

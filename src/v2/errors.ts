@@ -40,6 +40,7 @@ export const V2Titles = {
   applicationNotFound: 'No Application found with the given ID',
   // routes-next.md §0.
   applicationHostNotFound: 'No application host found with the given ID',
+  applicationInstanceNotFound: 'No application instance found with the given ID',
   serverError: 'A server error occurred, please contact New Relic support',
 } as const;
 

@@ -1,12 +1,12 @@
 /**
- * The legacy face's other metric targets: a host of an APM app (its rows split from the app's
- * by instance-split.ts). Existence follows the listings: a host is known while it is current
- * (hosts.ts#currentHosts), so a non-reporting app has none. Unknown, foreign and malformed ids
- * all answer the same 404.
+ * The legacy face's other metric targets: a host or an instance of an APM app (their rows split
+ * from the app's by instance-split.ts). Existence follows the listings: a host
+ * or instance is known while it is current (hosts.ts#currentHosts), so a non-reporting app has
+ * none. Unknown, foreign and malformed ids all answer the same 404.
  */
 import { V2Titles, notFound } from '../../v2/errors.ts';
 import { currentHosts } from '../hosts.ts';
-import { hostRowsOf } from '../instance-split.ts';
+import { hostRowsOf, instanceRowsOf } from '../instance-split.ts';
 import { applicationOf, type LegacyRequest } from './common.ts';
 import type { MetricSource } from './metrics.ts';
 
@@ -23,4 +23,12 @@ export function hostMetricSource(req: LegacyRequest): MetricSource {
   const host = currentHosts(app).find((candidate) => candidate.id === hostId);
   if (!host) throw notFound(V2Titles.applicationHostNotFound);
   return { owner: app, rowsOf: (metric, since, until, now) => hostRowsOf(app, host.name, metric, since, until, now) };
+}
+
+export function instanceMetricSource(req: LegacyRequest): MetricSource {
+  const app = applicationOf(req);
+  const instanceId = idOf(req, 'instance_id');
+  const known = currentHosts(app).some((host) => host.instances.some((instance) => instance.id === instanceId));
+  if (!known || instanceId === undefined) throw notFound(V2Titles.applicationInstanceNotFound);
+  return { owner: app, rowsOf: (metric, since, until, now) => instanceRowsOf(app, instanceId, metric, since, until, now) };
 }

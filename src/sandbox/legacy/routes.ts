@@ -21,7 +21,7 @@ import {
   type Pairs,
 } from './common.ts';
 import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
-import { hostMetricSource } from './metric-targets.ts';
+import { hostMetricSource, instanceMetricSource } from './metric-targets.ts';
 import {
   legacyCreateApplication,
   legacyCreateDeployment,
@@ -135,11 +135,21 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/browser_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'browser') },
   // v0, outside /v2: XML only.
   { template: '/deployments.xml', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
-  // Metric names and data of application hosts (metric-targets.ts).
+  // Metric names and data of application hosts and instances (metric-targets.ts).
   {
     template: '/v2/applications/{id}/hosts/{host_id}/metrics.{format}',
     methods: ['GET'],
     handler: (req) => legacyMetricNames({ ...metricRequest(req, hostMetricSource(req)), page: pageOf(req.params), link: req.link }),
   },
   { template: '/v2/applications/{id}/hosts/{host_id}/metrics/data.{format}', methods: ['GET', 'POST'], handler: (req) => legacyMetricData(metricRequest(req, hostMetricSource(req))) },
+  {
+    template: '/v2/applications/{id}/instances/{instance_id}/metrics.{format}',
+    methods: ['GET'],
+    handler: (req) => legacyMetricNames({ ...metricRequest(req, instanceMetricSource(req)), page: pageOf(req.params), link: req.link }),
+  },
+  {
+    template: '/v2/applications/{id}/instances/{instance_id}/metrics/data.{format}',
+    methods: ['GET', 'POST'],
+    handler: (req) => legacyMetricData(metricRequest(req, instanceMetricSource(req))),
+  },
 ];

@@ -108,8 +108,8 @@ interface DataParams {
 /** Order kept, duplicates (first kept) and empty values dropped. */
 const distinct = (list: string[]): string[] => [...new Set(list.filter((value) => value !== ''))];
 
-function dataParams(req: MetricRequest): DataParams {
-  const names = distinct(req.param('names'));
+function dataParams(req: MetricRequest, options: DataOptions): DataParams {
+  const names = distinct([...req.param('names'), ...(options.nameAlias ? req.param('name') : [])]);
   if (names.length === 0) throw invalid(MetricTitles.namesRequired);
   if (names.length > MAX_NAMES) throw invalid(MetricTitles.tooManyNames);
   const values = distinct(req.param('values'));
@@ -394,8 +394,13 @@ function metricEntry(req: MetricRequest, metric: SandboxMetric, wanted: string[]
   return { name: metric.name, timeslices };
 }
 
-export function legacyMetricData(req: MetricRequest): Response {
-  const params = dataParams(req);
+/** `nameAlias`: a single `name` is one more name (MOBILE-REST sends `name=Mobile/Crash/All`). */
+export interface DataOptions {
+  nameAlias?: boolean;
+}
+
+export function legacyMetricData(req: MetricRequest, options: DataOptions = {}): Response {
+  const params = dataParams(req, options);
   const buckets = bucketsFor(params, req.now);
   const known = new Map(knownMetrics(req.source.owner, req.data, req.now).map((metric) => [metric.name, metric]));
   const found = params.names.filter((name) => lookable(name) && known.has(name));

@@ -21,7 +21,7 @@ import {
   type Pairs,
 } from './common.ts';
 import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
-import { hostMetricSource, instanceMetricSource } from './metric-targets.ts';
+import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
 import {
   legacyCreateApplication,
   legacyCreateDeployment,
@@ -135,7 +135,7 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/browser_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'browser') },
   // v0, outside /v2: XML only.
   { template: '/deployments.xml', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
-  // Metric names and data of application hosts and instances (metric-targets.ts).
+  // Metric names and data of hosts, instances and mobile apps (metric-targets.ts).
   {
     template: '/v2/applications/{id}/hosts/{host_id}/metrics.{format}',
     methods: ['GET'],
@@ -151,5 +151,15 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
     template: '/v2/applications/{id}/instances/{instance_id}/metrics/data.{format}',
     methods: ['GET', 'POST'],
     handler: (req) => legacyMetricData(metricRequest(req, instanceMetricSource(req))),
+  },
+  {
+    template: '/v2/mobile_applications/{id}/metrics.{format}',
+    methods: ['GET'],
+    handler: (req) => legacyMetricNames({ ...metricRequest(req, mobileMetricSource(req)), page: pageOf(req.params), link: req.link }),
+  },
+  {
+    template: '/v2/mobile_applications/{id}/metrics/data.{format}',
+    methods: ['GET', 'POST'],
+    handler: (req) => legacyMetricData(metricRequest(req, mobileMetricSource(req)), { nameAlias: true }),
   },
 ];

@@ -2,6 +2,8 @@ import { V2Titles } from '../src/v2/errors.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
 import { defineMetricDataMapping } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { EntityKinds } from '../src/routes/entity-ref.ts';
+import { entityTarget } from '../src/routes/timeslice-target.ts';
 import { METRIC_FAMILIES, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /**
@@ -17,9 +19,7 @@ export default defineMetricDataMapping({
   operation: 'ApplicationMetricData',
   summary: 'Metric timeslice data: one NRQL query (FACET metricTimesliceName, TIMESERIES per the v2 granularity rules) plus a look-back name check, in one request',
   fidelity: 'approximate',
-  entityKind: { domain: 'APM', type: 'APPLICATION' },
-  notFoundTitle: V2Titles.applicationNotFound,
-  scope: (id) => [{ attribute: 'appId', value: id }],
+  resolveTarget: entityTarget(EntityKinds.apmApplication, V2Titles.applicationNotFound, (id) => [{ attribute: 'appId', value: id }]),
   formulasOf: (name) => familyOf(name).formulas,
   acceptedFormulasOf,
   // Declaration order is parse order. from, to and period are read as sent: the window rules

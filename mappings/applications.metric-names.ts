@@ -2,6 +2,8 @@ import { V2Titles } from '../src/v2/errors.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
 import { defineMetricNamesMapping } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { EntityKinds } from '../src/routes/entity-ref.ts';
+import { entityTarget } from '../src/routes/timeslice-target.ts';
 import { METRIC_FAMILIES, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /** GET /v2/applications/{id}/metrics.{json,xml}: the app's metric names with their value names. */
@@ -13,10 +15,8 @@ export default defineMetricNamesMapping({
   operation: 'ApplicationMetricNames',
   summary: 'List metric names: NRQL uniques(metricTimesliceName) over a look-back window, filtered, sorted and paged locally',
   fidelity: 'approximate',
-  entityKind: { domain: 'APM', type: 'APPLICATION' },
-  notFoundTitle: V2Titles.applicationNotFound,
+  resolveTarget: entityTarget(EntityKinds.apmApplication, V2Titles.applicationNotFound, (id) => [{ attribute: 'appId', value: id }]),
   pageSize: 1000,
-  scope: (id) => [{ attribute: 'appId', value: id }],
   formulasOf: (name) => familyOf(name).formulas,
   acceptedFormulasOf,
   // Declaration order is parse order: page is checked before name, as before.

@@ -163,3 +163,27 @@ export function acceptedFormulasOf(name: string): Readonly<Record<string, string
   const family = familyOf(name);
   return { ...family.formulas, ...family.extraFormulas };
 }
+
+/**
+ * Mobile apps' timeslices (rest-v2.md §1.4-1.5): sessions and crashes carry only a count, so
+ * their values are the count and its rate. Checked before METRIC_FAMILIES on mobile routes
+ * only: an APM custom metric named `Session/Start` keeps its call values. Other mobile names
+ * (`External/all`, HTTP request times) are call metrics, as on APM apps.
+ */
+export const MOBILE_METRIC_FAMILIES: readonly MetricFamily[] = [
+  {
+    id: 'mobile-count',
+    rule: '`Session/Start`, `Mobile/Crash/All` (mobile apps)',
+    matches: nameRule(['Session/Start', 'Mobile/Crash/All']),
+    formulas: { call_count: COUNT, calls_per_minute: PER_MINUTE },
+  },
+];
+
+export function mobileFamilyOf(name: string): MetricFamily {
+  return MOBILE_METRIC_FAMILIES.find((family) => family.matches(name)) ?? familyOf(name);
+}
+
+export function mobileAcceptedFormulasOf(name: string): Readonly<Record<string, string>> {
+  const family = mobileFamilyOf(name);
+  return { ...family.formulas, ...family.extraFormulas };
+}

@@ -115,13 +115,54 @@ export interface EntityShowMapping extends MappingBase {
   reshape(entity: unknown, ctx: ReshapeContext): V2Body;
 }
 
-/** The timeslice metrics of one entity addressed by a numeric id (app, later host or instance). */
-interface TimesliceMappingBase<P> extends MappingBase<P> {
-  /** The entity the `{id}` path parameter names: checked to exist, in the account, in the same request. */
-  entityKind: { domain: string; type: string };
+/**
+ * What a timeslice route's path names, resolved per request (src/routes/timeslice-target.ts):
+ * the entity its document probes (GUID computed, existence proved in the metric request
+ * itself), the NRQL scope of its rows, and its 404s.
+ */
+export interface TimesliceTarget {
+  /** The entity the document's `$guid` names. */
+  entity: EntityRef;
+  /** The 404 title when NerdGraph does not return that entity in the caller's account. */
   notFoundTitle: string;
-  /** NRQL conditions selecting the entity's timeslice rows (the id is a validated integer). */
-  scope(id: number): NrqlEquality[];
+  /** NRQL conditions selecting the target's timeslice rows (values only through the literal builder). */
+  scope: NrqlEquality[];
+  /** The target within the account, for cache keys (e.g. `1/host/2`). */
+  key: string;
+  /**
+   * For a target inside the probed entity (a host or instance of an app): the 404 title when
+   * the entity as returned (zod-parsed by `holds`) does not hold it any more.
+   */
+  inside?: { notFoundTitle: string; holds(entity: unknown): boolean };
+}
+
+/** What resolveTarget may use: the path, and cached reads through the caller's key. */
+export interface TimesliceTargetContext {
+  accountId: number;
+  /** Epoch ms of the request, from the injected clock. */
+  now: number;
+  pathParams: Readonly<Record<string, string>>;
+  /** The entity a path id names in the caller's account: its GUID is computed (404 when malformed). */
+  entityRef(kind: EntityKind, rawId: string | undefined, notFoundTitle: string): EntityRef;
+  /** 404 unless `entity` is exactly the one `ref` names, in the caller's account. */
+  requireEntity<T>(entity: T | null | undefined, ref: Pick<EntityRef, 'guid'>, notFoundTitle: string): T;
+  /** A query through the caller's key (counted as an upstream request). */
+  read(operation: string, variables: Record<string, unknown>): Promise<unknown>;
+  /**
+   * A value kept per caller and account under `key` (concurrent misses share one load) for
+   * `ttlMs` (default 60 s); a failed load is not kept.
+   */
+  remember<V extends object>(key: string, load: () => Promise<{ value: V; ttlMs?: number }>): Promise<V>;
+}
+
+/** The timeslice metrics of one target: an entity addressed by a numeric id, or a host or instance inside one. */
+interface TimesliceMappingBase<P> extends MappingBase<P> {
+  /**
+   * Resolves the path to its target, before the parameters are parsed (v2 answered 404 before
+   * 422). Ids are checked here; a host id needs its host name first, so it may read (through
+   * ctx.remember, once per directory lifetime).
+   */
+  resolveTarget(ctx: TimesliceTargetContext): TimesliceTarget | Promise<TimesliceTarget>;
   /**
    * A metric's v2 values, each with the NRQL expression template that computes it, in v2's
    * order (the formula table of mappings/shared/metric-values.ts): what metrics.json lists and

@@ -7,7 +7,7 @@ import { UpstreamError } from '../upstream/errors.ts';
 import { respondCacheable, type V2Body } from '../v2/format.ts';
 import { resolveMetricWindow, type MetricWindow } from '../v2/metric-window.ts';
 import { isoSeconds } from '../v2/time.ts';
-import { EntityProbe, isQueryableName, lookbackWindow, metricNamesIn, requireEntity, timesliceEntity } from './timeslice-entity.ts';
+import { EntityProbe, createTargetResolver, isQueryableName, lookbackWindow, metricNamesIn, requireTarget, type TargetResolver } from './timeslice-target.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -82,7 +82,7 @@ function sliceBounds(window: MetricWindow): Array<[string, string]> {
   });
 }
 
-export function createMetricDataRunner(deps: RouteDeps) {
+export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetResolver = createTargetResolver(deps)) {
   // Concurrent identical requests (same caller, account, NRQL) share one upstream call.
   const flights = new SingleFlight<MetricAnswer>();
 
@@ -131,7 +131,7 @@ export function createMetricDataRunner(deps: RouteDeps) {
   }
 
   return async function runMetricData(mapping: MetricDataMapping, req: RouteRequest): Promise<Response> {
-    const entity = timesliceEntity(mapping, req);
+    const target = await resolveTarget(mapping, req);
     const { names, values: requestedValues, summarize, from, to, period } = mapping.parameters.parse(req.params);
     const now = deps.now();
     const window = resolveMetricWindow({ from, to, period, summarize }, now);
@@ -141,11 +141,11 @@ export function createMetricDataRunner(deps: RouteDeps) {
     const queryable = names.filter(isQueryableName);
     const asked = queryable.length > 0 ? queryable : [''];
     const plan = planQuery(mapping, asked, requestedValues);
-    const scope = mapping.scope(entity.id);
+    const scope = target.scope;
     const end = window.start + window.widthMs * window.count;
     const variables = {
       accountId: req.accountId,
-      guid: entity.guid,
+      guid: target.entity.guid,
       data: timesliceDataQuery({
         scope,
         names: asked,
@@ -158,7 +158,7 @@ export function createMetricDataRunner(deps: RouteDeps) {
       known: metricNamesQuery({ scope, names: asked, ...lookbackWindow(now, deps.metricNamesLookbackMs) }),
     };
     const answer = await fetchAnswer(mapping, req, variables, window);
-    requireEntity(answer.probe, entity, mapping, req.accountId, deps.metrics);
+    requireTarget(answer.probe, target, mapping, req.accountId, deps);
 
     const found = queryable.filter((name) => answer.slices.has(name) || answer.known.has(name));
     const foundSet = new Set(found);

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { CoalescingCache } from '../cache/coalescing-cache.ts';
-import type { MetricNamesMapping } from './mapping.ts';
+import type { MetricNamesMapping, TimesliceTarget } from './mapping.ts';
 import { metricNamesQuery } from '../upstream/nrql.ts';
 import { NrqlResults, parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respondCacheable } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
-import { EntityProbe, lookbackWindow, metricNamesIn, requireEntity, timesliceEntity } from './timeslice-entity.ts';
+import { EntityProbe, createTargetResolver, lookbackWindow, metricNamesIn, requireTarget, type TargetResolver } from './timeslice-target.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -30,16 +30,16 @@ interface Listing {
   names: string[];
 }
 
-export function createMetricNamesRunner(deps: RouteDeps) {
+export function createMetricNamesRunner(deps: RouteDeps, resolveTarget: TargetResolver = createTargetResolver(deps)) {
   const listings = new CoalescingCache<Listing>('metric-names', deps.metrics, { max: 1_000, ttlMs: LISTING_TTL_MS });
 
-  function load(mapping: MetricNamesMapping, req: RouteRequest, id: number, guid: string): Promise<Listing> {
-    return listings.get(JSON.stringify([req.caller.identity, req.accountId, mapping.id, id]), async () => {
+  function load(mapping: MetricNamesMapping, req: RouteRequest, target: TimesliceTarget): Promise<Listing> {
+    return listings.get(JSON.stringify([req.caller.identity, req.accountId, mapping.id, target.key]), async () => {
       const now = deps.now();
       const variables = {
         accountId: req.accountId,
-        guid,
-        names: metricNamesQuery({ scope: mapping.scope(id), ...lookbackWindow(now, deps.metricNamesLookbackMs) }),
+        guid: target.entity.guid,
+        names: metricNamesQuery({ scope: target.scope, ...lookbackWindow(now, deps.metricNamesLookbackMs) }),
       };
       const data = await deps.nerdgraph.call({ operation: mapping.operation, variables, apiKey: req.caller.apiKey });
       const answer = parseAnswer(MetricNamesAnswer, data, mapping.operation);
@@ -51,10 +51,10 @@ export function createMetricNamesRunner(deps: RouteDeps) {
   }
 
   return async function runMetricNames(mapping: MetricNamesMapping, req: RouteRequest): Promise<Response> {
-    const entity = timesliceEntity(mapping, req);
+    const target = await resolveTarget(mapping, req);
     const { page, name: filter } = mapping.parameters.parse(req.params);
-    const listing = await load(mapping, req, entity.id, entity.guid);
-    requireEntity(listing.probe, entity, mapping, req.accountId, deps.metrics);
+    const listing = await load(mapping, req, target);
+    requireTarget(listing.probe, target, mapping, req.accountId, deps);
 
     const matching = filter === undefined ? listing.names : listing.names.filter((name) => name.includes(filter));
     const items = matching

@@ -12,6 +12,7 @@ import { createListRunner } from './entity-list.ts';
 import { createShowRunner } from './entity-show.ts';
 import { createMetricDataRunner } from './metric-data.ts';
 import { createMetricNamesRunner } from './metric-names.ts';
+import { createTargetResolver } from './timeslice-target.ts';
 import { createOperationRunners } from './operations.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
@@ -36,8 +37,10 @@ export function registerV2Routes(
   const table = createRouteTable(mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping })));
   const runList = createListRunner(deps);
   const runShow = createShowRunner(deps);
-  const runMetricNames = createMetricNamesRunner(deps);
-  const runMetricData = createMetricDataRunner(deps);
+  // One resolver, so the names and data routes of a host share its host directory.
+  const resolveTarget = createTargetResolver(deps);
+  const runMetricNames = createMetricNamesRunner(deps, resolveTarget);
+  const runMetricData = createMetricDataRunner(deps, resolveTarget);
   const mutations = new Set(mappings.flatMap((m) => (m.kind === 'write' ? [m.operation] : [])));
   const operations = createOperationRunners(deps, mutations);
 

@@ -72,7 +72,8 @@ export const param = {
   page: (doc: ParamDoc): ParamSpec<number> => spec('page', doc, parsePage),
 
   /** `names[]` of a metric-data request: 1 to 100 names (parseMetricNames). */
-  metricNames: (doc: ParamDoc): ParamSpec<string[]> => spec('names[]', doc, parseMetricNames),
+  metricNames: (doc: ParamDoc, aliases: readonly string[] = []): ParamSpec<string[]> =>
+    spec(aliases.length > 0 ? ['names[]', ...aliases].join(' / ') : 'names[]', doc, (params) => parseMetricNames(params, aliases)),
 
   /** Every value of an array parameter, in order, without empties and repeats (distinctValues). */
   values: (key: string, doc: ParamDoc): ParamSpec<string[]> => spec(`${key}[]`, doc, (params) => distinctValues(params, key)),

@@ -105,9 +105,12 @@ export function distinctValues(params: V2Params, key: string): string[] {
   return [...new Set((params.get(key) ?? []).filter((value) => value !== ''))];
 }
 
-/** `names[]` of a metric-data request: at least one, at most 100 (docs/metric-data-rules.md §1). */
-export function parseMetricNames(params: V2Params): string[] {
-  const names = distinctValues(params, 'names');
+/**
+ * `names[]` of a metric-data request: at least one, at most 100 (docs/metric-data-rules.md §1).
+ * `aliases` are keys also read as names, after `names[]` (mobile data takes a single `name`).
+ */
+export function parseMetricNames(params: V2Params, aliases: readonly string[] = []): string[] {
+  const names = [...new Set([distinctValues(params, 'names'), ...aliases.map((alias) => distinctValues(params, alias))].flat())];
   if (names.length === 0) throw invalidParameter(MetricTitles.namesRequired);
   if (names.length > MAX_METRIC_NAMES) throw invalidParameter(MetricTitles.tooManyNames);
   return names;

@@ -5,18 +5,31 @@
  * against, so it shares no code with it: parameters, timestamps, buckets and formulas are all
  * worked out here, in plain arithmetic over the rows.
  *
- * routes.ts routes here with the application already resolved for the caller's account.
+ * routes.ts routes here with the target already resolved for the caller's account: an app, a
+ * host or an instance of one (their rows split by instance-split.ts), or a mobile app.
  */
 import { createHash } from 'node:crypto';
 import { MetricTitles, V2Error } from '../../v2/errors.ts';
 import { CONTENT_TYPES, serialise, type V2Body, type V2Format } from '../../v2/format.ts';
 import { isoSeconds } from '../../v2/time.ts';
 import type { JsonValue } from '../../v2/xml.ts';
-import type { SandboxApp, SandboxData } from '../model.ts';
-import { metricsOf, rowAt, rowStarts, type MetricKind, type SandboxMetric, type TimesliceRow } from '../timeslices.ts';
+import type { SandboxData } from '../model.ts';
+import { metricsOf, rowsOf, type MetricKind, type MetricOwner, type SandboxMetric, type TimesliceRow } from '../timeslices.ts';
+
+/** An APM app's own rows. */
+export function appMetricSource(owner: MetricOwner): MetricSource {
+  return { owner, rowsOf: (metric, since, until, now) => rowsOf(owner, metric, since, until, now) };
+}
+
+/** Whose metrics a request reads: the owner's catalog, and the target's rows of a metric. */
+export interface MetricSource {
+  owner: MetricOwner;
+  /** The target's rows starting in [since, until), oldest first (rowsOf, hostRowsOf, instanceRowsOf). */
+  rowsOf(metric: SandboxMetric, since: number, until: number, now: number): TimesliceRow[];
+}
 
 export interface MetricRequest {
-  app: SandboxApp;
+  source: MetricSource;
   data: SandboxData;
   format: V2Format;
   /** The request clock, epoch ms. */
@@ -50,9 +63,9 @@ const ceilTo = (value: number, step: number): number => Math.ceil(value / step) 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-/** Every metric the app has reported by `now`: REST v2 knew every name ever reported. */
-function knownMetrics(app: SandboxApp, data: SandboxData, now: number): SandboxMetric[] {
-  return metricsOf(app, data).filter((metric) => metric.since <= now);
+/** Every metric the owner has reported by `now`: REST v2 knew every name ever reported. */
+function knownMetrics(owner: MetricOwner, data: SandboxData, now: number): SandboxMetric[] {
+  return metricsOf(owner, data).filter((metric) => metric.since <= now);
 }
 
 /** Plain `<` on strings compares UTF-16 code units, as v2's sort did. */
@@ -67,7 +80,7 @@ function reply(format: V2Format, body: V2Body, headers: Record<string, string> =
 
 export function legacyMetricNames(req: NamesRequest): Response {
   const filter = req.param('name').at(-1) ?? '';
-  const matching = knownMetrics(req.app, req.data, req.now)
+  const matching = knownMetrics(req.source.owner, req.data, req.now)
     .filter((metric) => metric.name.includes(filter))
     .sort(byName);
   const metrics = matching
@@ -95,8 +108,8 @@ interface DataParams {
 /** Order kept, duplicates (first kept) and empty values dropped. */
 const distinct = (list: string[]): string[] => [...new Set(list.filter((value) => value !== ''))];
 
-function dataParams(req: MetricRequest): DataParams {
-  const names = distinct(req.param('names'));
+function dataParams(req: MetricRequest, options: DataOptions): DataParams {
+  const names = distinct([...req.param('names'), ...(options.nameAlias ? req.param('name') : [])]);
   if (names.length === 0) throw invalid(MetricTitles.namesRequired);
   if (names.length > MAX_NAMES) throw invalid(MetricTitles.tooManyNames);
   const values = distinct(req.param('values'));
@@ -259,13 +272,13 @@ function addRow(sums: Sums, row: TimesliceRow): void {
 }
 
 /** One pass over the metric's rows, each counted in the bucket holding its start. */
-function bucketSums(app: SandboxApp, metric: SandboxMetric, buckets: Buckets, now: number): Sums[] {
+function bucketSums(source: MetricSource, metric: SandboxMetric, buckets: Buckets, now: number): Sums[] {
   const sums = Array.from({ length: buckets.count }, () => emptySums(buckets.width));
   const startMs = buckets.start * 1000;
   const widthMs = buckets.width * 1000;
-  for (const [rowStart, durationMs] of rowStarts(metric, startMs, startMs + buckets.count * widthMs, now)) {
-    const bucket = sums[Math.floor((rowStart - startMs) / widthMs)];
-    if (bucket) addRow(bucket, rowAt(app, metric, rowStart, durationMs));
+  for (const row of source.rowsOf(metric, startMs, startMs + buckets.count * widthMs, now)) {
+    const bucket = sums[Math.floor((row.start - startMs) / widthMs)];
+    if (bucket) addRow(bucket, row);
   }
   return sums;
 }
@@ -369,7 +382,7 @@ const lookable = (name: string): boolean => name.length <= MAX_NAME_LENGTH && !C
 function metricEntry(req: MetricRequest, metric: SandboxMetric, wanted: string[] | undefined, buckets: Buckets): V2Body {
   const values = wanted ? wanted.filter((value) => metric.values.includes(value) || (metric.kind === 'call' && value === 'average_call_time')) : metric.values;
   const formulas = values.map((value) => [value, formulaFor(metric.kind, value)] as const);
-  const timeslices = bucketSums(req.app, metric, buckets, req.now).map((sums, k): JsonValue => {
+  const timeslices = bucketSums(req.source, metric, buckets, req.now).map((sums, k): JsonValue => {
     const from = buckets.start + k * buckets.width;
     const to = from + buckets.width - (buckets.summarized ? 1 : 0);
     return {
@@ -381,10 +394,15 @@ function metricEntry(req: MetricRequest, metric: SandboxMetric, wanted: string[]
   return { name: metric.name, timeslices };
 }
 
-export function legacyMetricData(req: MetricRequest): Response {
-  const params = dataParams(req);
+/** `nameAlias`: a single `name` is one more name (MOBILE-REST sends `name=Mobile/Crash/All`). */
+export interface DataOptions {
+  nameAlias?: boolean;
+}
+
+export function legacyMetricData(req: MetricRequest, options: DataOptions = {}): Response {
+  const params = dataParams(req, options);
   const buckets = bucketsFor(params, req.now);
-  const known = new Map(knownMetrics(req.app, req.data, req.now).map((metric) => [metric.name, metric]));
+  const known = new Map(knownMetrics(req.source.owner, req.data, req.now).map((metric) => [metric.name, metric]));
   const found = params.names.filter((name) => lookable(name) && known.has(name));
   const body: V2Body = {
     metric_data: {

@@ -21,7 +21,8 @@ import {
   type Pairs,
 } from './common.ts';
 import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from './topology.ts';
-import { legacyMetricData, legacyMetricNames, type MetricRequest } from './metrics.ts';
+import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
+import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
 import { listMobileApplicationsRoute, showMobileApplicationRoute } from './mobile.ts';
 import {
   legacyCreateApplication,
@@ -92,9 +93,9 @@ function listApplicationsRoute(req: LegacyRequest): Response {
 // ---------------------------------------------------------------------------------------------
 // Metric names and data (metrics.ts)
 
-function metricRequest(req: LegacyRequest): MetricRequest {
+function metricRequest(req: LegacyRequest, source: MetricSource = appMetricSource(applicationOf(req))): MetricRequest {
   return {
-    app: applicationOf(req),
+    source,
     data: req.data,
     format: req.format,
     now: req.now,
@@ -144,4 +145,31 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   // Mobile applications (list and show; POST above).
   { template: '/v2/mobile_applications.{format}', methods: ['GET'], handler: listMobileApplicationsRoute },
   { template: '/v2/mobile_applications/{id}.{format}', methods: ['GET'], handler: showMobileApplicationRoute },
+  // Metric names and data of hosts, instances and mobile apps (metric-targets.ts).
+  {
+    template: '/v2/applications/{id}/hosts/{host_id}/metrics.{format}',
+    methods: ['GET'],
+    handler: (req) => legacyMetricNames({ ...metricRequest(req, hostMetricSource(req)), page: pageOf(req.params), link: req.link }),
+  },
+  { template: '/v2/applications/{id}/hosts/{host_id}/metrics/data.{format}', methods: ['GET', 'POST'], handler: (req) => legacyMetricData(metricRequest(req, hostMetricSource(req))) },
+  {
+    template: '/v2/applications/{id}/instances/{instance_id}/metrics.{format}',
+    methods: ['GET'],
+    handler: (req) => legacyMetricNames({ ...metricRequest(req, instanceMetricSource(req)), page: pageOf(req.params), link: req.link }),
+  },
+  {
+    template: '/v2/applications/{id}/instances/{instance_id}/metrics/data.{format}',
+    methods: ['GET', 'POST'],
+    handler: (req) => legacyMetricData(metricRequest(req, instanceMetricSource(req))),
+  },
+  {
+    template: '/v2/mobile_applications/{id}/metrics.{format}',
+    methods: ['GET'],
+    handler: (req) => legacyMetricNames({ ...metricRequest(req, mobileMetricSource(req)), page: pageOf(req.params), link: req.link }),
+  },
+  {
+    template: '/v2/mobile_applications/{id}/metrics/data.{format}',
+    methods: ['GET', 'POST'],
+    handler: (req) => legacyMetricData(metricRequest(req, mobileMetricSource(req)), { nameAlias: true }),
+  },
 ];

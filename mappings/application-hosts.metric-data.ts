@@ -1,0 +1,32 @@
+import { defineMetricDataMapping } from '../src/routes/mapping.ts';
+import applicationMetricData from './applications.metric-data.ts';
+import { appHostTarget } from './shared/app-targets.ts';
+import { acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
+
+/**
+ * GET and POST /v2/applications/{id}/hosts/{host_id}/metrics/data.{json,xml}: the application
+ * route's rules (docs/metric-data-rules.md), scoped to one host: `appId = N AND host = '<name>'`.
+ */
+export default defineMetricDataMapping({
+  ...applicationMetricData,
+  id: 'application-hosts.metric-data',
+  route: '/v2/applications/{id}/hosts/{host_id}/metrics/data.{format}',
+  operation: 'ApplicationTopologyMetricData',
+  summary:
+    'Metric timeslice data of one host: one NRQL query (WHERE appId AND host, FACET metricTimesliceName) plus the name check and the app with its instances, in one request; a cold host id costs one more (the host directory)',
+  resolveTarget: appHostTarget,
+  formulasOf: (name) => familyOf(name).formulas,
+  acceptedFormulasOf,
+  knownGaps: [
+    ...applicationMetricData.knownGaps,
+    { description: "Host ids are syntheticHostId(app id, host name) (rest-v2.md §6), not v2's own host ids." },
+    { description: 'Only current hosts (instances reporting in the last 10 minutes, as listed by applicationInstancesV2, first page) are found; v2 also answered for hosts that had stopped reporting.' },
+    { description: 'The host directory (id -> name) is kept 60 seconds per caller, account and app; an unknown id is re-checked at most every 5 seconds.' },
+  ],
+  assumptions: [
+    ...applicationMetricData.assumptions.filter((text) => !text.startsWith('An unknown id')),
+    "Rows of a host are the app's rows with NRQL `host` equal to the host name (the attribute agents report; routes-next.md §1).",
+    'An unknown, foreign or malformed app id answers 404 "No Application found with the given ID"; an unknown or malformed host id of a known app, "No application host found with the given ID" (the app is checked first, as v2 did).',
+    'Cost: one upstream request with a warm host directory, two with a cold one.',
+  ],
+});

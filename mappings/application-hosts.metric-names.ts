@@ -1,0 +1,27 @@
+import { defineMetricNamesMapping } from '../src/routes/mapping.ts';
+import applicationMetricNames from './applications.metric-names.ts';
+import { appHostTarget } from './shared/app-targets.ts';
+import { acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
+
+/** GET /v2/applications/{id}/hosts/{host_id}/metrics.{json,xml}: the names one host reported. */
+export default defineMetricNamesMapping({
+  ...applicationMetricNames,
+  id: 'application-hosts.metric-names',
+  route: '/v2/applications/{id}/hosts/{host_id}/metrics.{format}',
+  operation: 'ApplicationTopologyMetricNames',
+  summary: 'List metric names of one host: NRQL uniques(metricTimesliceName) WHERE appId AND host over a look-back window, filtered, sorted and paged locally',
+  resolveTarget: appHostTarget,
+  formulasOf: (name) => familyOf(name).formulas,
+  acceptedFormulasOf,
+  knownGaps: [
+    ...applicationMetricNames.knownGaps,
+    { description: "Host ids are syntheticHostId(app id, host name) (rest-v2.md §6), not v2's own host ids." },
+    { description: 'Only current hosts (instances reporting in the last 10 minutes, first page of applicationInstancesV2) are found.' },
+    { description: 'The host directory (id -> name) is kept 60 seconds per caller, account and app; an unknown id is re-checked at most every 5 seconds.' },
+  ],
+  assumptions: [
+    ...applicationMetricNames.assumptions.filter((text) => !text.startsWith('An unknown id')),
+    'An unknown, foreign or malformed app id answers 404 "No Application found with the given ID"; an unknown or malformed host id of a known app, "No application host found with the given ID".',
+    'Cost: one upstream request with a warm host directory, two with a cold one; the listing is then cached 60 seconds, as for applications.',
+  ],
+});

@@ -1,0 +1,28 @@
+import { defineMetricDataMapping } from '../src/routes/mapping.ts';
+import applicationMetricData from './applications.metric-data.ts';
+import { appInstanceTarget } from './shared/app-targets.ts';
+import { acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
+
+/**
+ * GET and POST /v2/applications/{id}/instances/{instance_id}/metrics/data.{json,xml}: the
+ * application route's rules, scoped to one agent instance: `appId = N AND realAgentId = <id>`.
+ */
+export default defineMetricDataMapping({
+  ...applicationMetricData,
+  id: 'application-instances.metric-data',
+  route: '/v2/applications/{id}/instances/{instance_id}/metrics/data.{format}',
+  operation: 'ApplicationTopologyMetricData',
+  summary: 'Metric timeslice data of one instance: one NRQL query (WHERE appId AND realAgentId, FACET metricTimesliceName) plus the name check and the app with its instances, in one request',
+  resolveTarget: appInstanceTarget,
+  formulasOf: (name) => familyOf(name).formulas,
+  acceptedFormulasOf,
+  knownGaps: [
+    ...applicationMetricData.knownGaps,
+    { description: 'Only current instances (reporting in the last 10 minutes, first page of applicationInstancesV2) are found; v2 also answered for instances that had stopped reporting.' },
+  ],
+  assumptions: [
+    ...applicationMetricData.assumptions.filter((text) => !text.startsWith('An unknown id')),
+    'The v2 instance id is the agent instance id (applicationInstancesV2 details.id), and timeslices carry it as realAgentId, compared as a number (rest-v2.md §7 item 1, UNCONFIRMED).',
+    'An unknown, foreign or malformed app id answers 404 "No Application found with the given ID"; an unknown or malformed instance id of a known app, "No application instance found with the given ID" (a malformed one still probes the app, to choose between them).',
+  ],
+});

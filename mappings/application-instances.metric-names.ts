@@ -1,0 +1,25 @@
+import { defineMetricNamesMapping } from '../src/routes/mapping.ts';
+import applicationMetricNames from './applications.metric-names.ts';
+import { appInstanceTarget } from './shared/app-targets.ts';
+import { acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
+
+/** GET /v2/applications/{id}/instances/{instance_id}/metrics.{json,xml}: the names one instance reported. */
+export default defineMetricNamesMapping({
+  ...applicationMetricNames,
+  id: 'application-instances.metric-names',
+  route: '/v2/applications/{id}/instances/{instance_id}/metrics.{format}',
+  operation: 'ApplicationTopologyMetricNames',
+  summary: 'List metric names of one instance: NRQL uniques(metricTimesliceName) WHERE appId AND realAgentId over a look-back window, filtered, sorted and paged locally',
+  resolveTarget: appInstanceTarget,
+  formulasOf: (name) => familyOf(name).formulas,
+  acceptedFormulasOf,
+  knownGaps: [
+    ...applicationMetricNames.knownGaps,
+    { description: 'Only current instances (reporting in the last 10 minutes, first page of applicationInstancesV2) are found.' },
+  ],
+  assumptions: [
+    ...applicationMetricNames.assumptions.filter((text) => !text.startsWith('An unknown id')),
+    'Timeslices carry the v2 instance id as realAgentId, compared as a number (UNCONFIRMED).',
+    'An unknown, foreign or malformed app id answers 404 "No Application found with the given ID"; an unknown or malformed instance id of a known app, "No application instance found with the given ID".',
+  ],
+});

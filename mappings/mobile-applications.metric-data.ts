@@ -1,0 +1,59 @@
+import { EntityKinds } from '../src/routes/entity-ref.ts';
+import { defineMetricDataMapping } from '../src/routes/mapping.ts';
+import { entityTarget } from '../src/routes/timeslice-target.ts';
+import { V2Titles } from '../src/v2/errors.ts';
+import { defineParams, param } from '../src/v2/param-schema.ts';
+import applicationMetricData from './applications.metric-data.ts';
+import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from './shared/metric-values.ts';
+
+
+/**
+ * GET and POST /v2/mobile_applications/{id}/metrics/data.{json,xml}: the application route's
+ * rules over the mobile app's timeslices, selected by `entity.guid = '<mobile GUID>'` (the GUID
+ * is computed from account and id). MOBILE-REST sends a single `name`: accepted as a name.
+ */
+export default defineMetricDataMapping({
+  ...applicationMetricData,
+  id: 'mobile-applications.metric-data',
+  route: '/v2/mobile_applications/{id}/metrics/data.{format}',
+  operation: 'MobileApplicationMetricData',
+  summary: 'Mobile metric timeslice data: one NRQL query (WHERE entity.guid, FACET metricTimesliceName) plus the name check and the entity, in one request',
+  resolveTarget: entityTarget(EntityKinds.mobileApplication, V2Titles.mobileApplicationNotFound, (_id, guid) => [{ attribute: 'entity.guid', value: guid }]),
+  formulasOf: (name) => mobileFamilyOf(name).formulas,
+  acceptedFormulasOf: mobileAcceptedFormulasOf,
+  parameters: defineParams({
+    names: param.metricNames(
+      {
+        fidelity: 'exact',
+        note: 'As for applications (names[] in every spelling, 1 to 100); a single `name` (MOBILE-REST sends name=Mobile/Crash/All) is read as one more name, after names[].',
+      },
+      ['name'],
+    ),
+    values: param.values('values', { fidelity: 'exact', note: 'As for applications.' }),
+    summarize: param.flag('summarize', { fidelity: 'exact', note: 'As for applications.' }),
+    raw: param.flag('raw', { fidelity: 'approximate', note: 'Accepted and validated; values are never rounded either way.' }),
+    from: param.single('from', { fidelity: 'exact', note: 'As for applications.' }),
+    to: param.single('to', { fidelity: 'exact', note: 'As for applications.' }),
+    period: param.single('period', { fidelity: 'approximate', note: 'As for applications.' }),
+  }),
+  fields: [
+    ...applicationMetricData.fields.filter((field) => !field.field.endsWith('.values')),
+    {
+      field: 'metric_data.metrics[].timeslices[].values',
+      fidelity: 'exact',
+      source: `the formula table of mappings/shared/metric-values.ts (mobile families first: ${MOBILE_METRIC_FAMILIES.map((f) => f.rule).join('; ')}; then the APM families)`,
+    },
+  ],
+  knownGaps: [
+    ...applicationMetricData.knownGaps,
+    { description: 'A mobile app version id in place of the app id (MOBILE-REST per-version crash query) is not supported: it answers 404.' },
+    { description: 'launch_count (count(v) on Session/Start, rest-v2.md §1.4) is not offered: Session/Start lists call_count and calls_per_minute.' },
+  ],
+  assumptions: [
+    ...applicationMetricData.assumptions.filter((text) => !text.startsWith('An unknown id') && !text.startsWith('appId')),
+    'Mobile timeslices are selected by entity.guid (whether they carry appId is UNCONFIRMED, routes-next.md §3).',
+    'Session/Start and Mobile/Crash/All are count metrics (values call_count, calls_per_minute); other mobile names, External/all included, are call metrics.',
+    '`name` on the data route is an alias of names[] (routes-next.md §3, INFER); both together are all read, names[] first.',
+    'An unknown id, an id of another account or a malformed id answers 404 "No Mobile Application found with the given ID".',
+  ],
+});

@@ -1,0 +1,35 @@
+import { EntityKinds } from '../src/routes/entity-ref.ts';
+import { defineMetricNamesMapping } from '../src/routes/mapping.ts';
+import { entityTarget } from '../src/routes/timeslice-target.ts';
+import { V2Titles } from '../src/v2/errors.ts';
+import applicationMetricNames from './applications.metric-names.ts';
+import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from './shared/metric-values.ts';
+
+/** GET /v2/mobile_applications/{id}/metrics.{json,xml}: the mobile app's metric names with their value names. */
+export default defineMetricNamesMapping({
+  ...applicationMetricNames,
+  id: 'mobile-applications.metric-names',
+  route: '/v2/mobile_applications/{id}/metrics.{format}',
+  operation: 'MobileApplicationMetricNames',
+  summary: 'List mobile metric names: NRQL uniques(metricTimesliceName) WHERE entity.guid over a look-back window, filtered, sorted and paged locally',
+  resolveTarget: entityTarget(EntityKinds.mobileApplication, V2Titles.mobileApplicationNotFound, (_id, guid) => [{ attribute: 'entity.guid', value: guid }]),
+  formulasOf: (name) => mobileFamilyOf(name).formulas,
+  acceptedFormulasOf: mobileAcceptedFormulasOf,
+  fields: [
+    { field: 'metrics[].name', fidelity: 'approximate', source: 'uniques(metricTimesliceName) WHERE entity.guid = the mobile GUID, over the look-back window' },
+    {
+      field: 'metrics[].values',
+      fidelity: 'approximate',
+      source: `value set of the name family (mobile first: ${MOBILE_METRIC_FAMILIES.map((f) => f.rule).join('; ')}; then the APM families)`,
+    },
+  ],
+  knownGaps: [
+    ...applicationMetricNames.knownGaps,
+    { description: 'A mobile app version id in place of the app id is not supported: it answers 404.' },
+  ],
+  assumptions: [
+    ...applicationMetricNames.assumptions.filter((text) => !text.startsWith('An unknown id') && !text.startsWith('appId')),
+    'Mobile timeslices are selected by entity.guid (whether they carry appId is UNCONFIRMED, routes-next.md §3).',
+    'An unknown id, an id of another account or a malformed id answers 404 "No Mobile Application found with the given ID".',
+  ],
+});

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { EntityKinds, type EntityRef } from '../../src/routes/entity-ref.ts';
+import type { TimesliceTarget, TimesliceTargetContext } from '../../src/routes/mapping.ts';
+import { parseAnswer } from '../../src/upstream/answer.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+import { hasControlCharacters } from '../../src/upstream/query-literal.ts';
+import { V2Titles, notFound } from '../../src/v2/errors.ts';
+import { ID_PATTERN } from '../../src/v2/params.ts';
+import { ApplicationInstance, appHosts, appInstances, type AppInstance } from './app-instances.ts';
+
+/**
+ * Timeslice targets inside an APM app: one of its hosts or instances. The metric request probes
+ * the app with its current instances (applicationInstancesV2), so an unknown host or instance
+ * id is a 404 from the same request. An instance's scope is computed (`realAgentId = id`); a
+ * host's needs its name, which NerdGraph has and REST ids do not: a small host directory
+ * (id -> name, from the app's instances) is read once and remembered per caller, account and
+ * app, so a cold host request costs 2 upstream requests and a warm one 1.
+ */
+export const HOST_DIRECTORY_OPERATION = 'ApplicationHostDirectory';
+/** How long a directory is kept, and how long a missing app or host id is (negative entries). */
+export const HOST_DIRECTORY_TTL_MS = 60_000;
+export const HOST_MISS_TTL_MS = 5_000;
+
+const AppWithInstances = z.object({
+  applicationInstancesV2: z.object({ applicationInstances: z.array(ApplicationInstance).nullable().optional() }).nullable().optional(),
+});
+
+/** The current instances of a probed app entity (already account-checked). */
+function instancesOf(entity: unknown): AppInstance[] {
+  const parsed = AppWithInstances.safeParse(entity);
+  if (!parsed.success) throw new UpstreamError('upstream_failure', 'application instances: unexpected shape');
+  return appInstances(parsed.data.applicationInstancesV2?.applicationInstances ?? []);
+}
+
+const DirectoryAnswer = z.object({ actor: z.object({ entity: z.looseObject({ guid: z.string(), accountId: z.number() }).nullable() }) });
+
+interface HostDirectory {
+  appExists: boolean;
+  /** host id -> host name. */
+  hosts: Map<number, string>;
+  /** Epoch ms (request clock) of the read. */
+  readAt: number;
+}
+
+async function readDirectory(ctx: TimesliceTargetContext, app: EntityRef): Promise<HostDirectory> {
+  const data = await ctx.read(HOST_DIRECTORY_OPERATION, { guid: app.guid });
+  const { entity } = parseAnswer(DirectoryAnswer, data, HOST_DIRECTORY_OPERATION).actor;
+  if (entity === null) return { appExists: false, hosts: new Map(), readAt: ctx.now };
+  // A foreign or mismatched entity is a 404 (counted), never remembered.
+  ctx.requireEntity(entity, app, V2Titles.applicationNotFound);
+  // A host name no NRQL literal can carry (control characters) cannot be scoped to: its id 404s.
+  const queryable = appHosts(app.id, instancesOf(entity)).filter((host) => !hasControlCharacters(host.name));
+  return { appExists: true, hosts: new Map(queryable.map((host) => [host.id, host.name])), readAt: ctx.now };
+}
+
+/**
+ * The host name of `rawHostId` in `app`, or v2's 404 (the app's title first, as v2 checked the
+ * app first, so even a malformed host id asks whether the app exists). A directory read less
+ * than HOST_MISS_TTL_MS ago is authoritative about unknown ids; an older one is re-read once
+ * per unknown id and HOST_MISS_TTL_MS, so a host that just appeared is found soon.
+ */
+async function hostNameOf(ctx: TimesliceTargetContext, app: EntityRef, rawHostId: string | undefined): Promise<{ id: number; name: string }> {
+  const key = `host-directory/${app.id}`;
+  const remembered = (): Promise<{ value: HostDirectory; ttlMs: number }> =>
+    readDirectory(ctx, app).then((directory) => ({ value: directory, ttlMs: directory.appExists ? HOST_DIRECTORY_TTL_MS : HOST_MISS_TTL_MS }));
+  let directory = await ctx.remember(key, remembered);
+  if (!directory.appExists) throw notFound(V2Titles.applicationNotFound);
+  if (rawHostId === undefined || !ID_PATTERN.test(rawHostId)) throw notFound(V2Titles.applicationHostNotFound);
+  const id = Number(rawHostId);
+  if (!directory.hosts.has(id) && ctx.now - directory.readAt >= HOST_MISS_TTL_MS) {
+    directory = await ctx.remember(`${key}/miss/${id}`, async () => {
+      const fresh = await readDirectory(ctx, app);
+      return { value: fresh, ttlMs: fresh.hosts.has(id) ? HOST_DIRECTORY_TTL_MS : HOST_MISS_TTL_MS };
+    });
+    if (!directory.appExists) throw notFound(V2Titles.applicationNotFound);
+  }
+  const name = directory.hosts.get(id);
+  if (name === undefined) throw notFound(V2Titles.applicationHostNotFound);
+  return { id, name };
+}
+
+/** `/v2/applications/{id}/hosts/{host_id}/...`: the app's rows reported from that host. */
+export async function appHostTarget(ctx: TimesliceTargetContext): Promise<TimesliceTarget> {
+  const app = ctx.entityRef(EntityKinds.apmApplication, ctx.pathParams.id, V2Titles.applicationNotFound);
+  const host = await hostNameOf(ctx, app, ctx.pathParams.host_id);
+  return {
+    entity: app,
+    notFoundTitle: V2Titles.applicationNotFound,
+    scope: [
+      { attribute: 'appId', value: app.id },
+      { attribute: 'host', value: host.name },
+    ],
+    key: `${app.id}/host/${host.id}`,
+    inside: {
+      notFoundTitle: V2Titles.applicationHostNotFound,
+      holds: (entity) => appHosts(app.id, instancesOf(entity)).some((candidate) => candidate.id === host.id && candidate.name === host.name),
+    },
+  };
+}
+
+/** `/v2/applications/{id}/instances/{instance_id}/...`: the app's rows of that agent instance. */
+export function appInstanceTarget(ctx: TimesliceTargetContext): TimesliceTarget {
+  const app = ctx.entityRef(EntityKinds.apmApplication, ctx.pathParams.id, V2Titles.applicationNotFound);
+  const raw = ctx.pathParams.instance_id;
+  // A malformed instance id still probes the app (asking for no instance): whether the app
+  // exists decides which of the two 404s v2 gave.
+  const instanceId = raw !== undefined && ID_PATTERN.test(raw) ? Number(raw) : 0;
+  return {
+    entity: app,
+    notFoundTitle: V2Titles.applicationNotFound,
+    scope: [
+      { attribute: 'appId', value: app.id },
+      { attribute: 'realAgentId', value: instanceId },
+    ],
+    key: `${app.id}/instance/${instanceId}`,
+    inside: {
+      notFoundTitle: V2Titles.applicationInstanceNotFound,
+      holds: (entity) => instanceId !== 0 && instancesOf(entity).some((instance) => instance.id === instanceId),
+    },
+  };
+}

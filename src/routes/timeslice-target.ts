@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { CoalescingCache } from '../cache/coalescing-cache.ts';
+import type { MetricDataMapping, MetricNamesMapping, TimesliceTarget, TimesliceTargetContext } from './mapping.ts';
+import type { EntityKind } from './entity-ref.ts';
+import type { NrqlEquality } from '../upstream/nrql.ts';
+import { notFound } from '../v2/errors.ts';
+import { hasControlCharacters } from '../upstream/query-literal.ts';
+import { entityRef, requireEntity as requireExactEntity } from './entity-ref.ts';
+import type { RouteDeps, RouteRequest } from './types.ts';
+
+/**
+ * What the metric routes share: the target the path names (an app, a mobile app, or a host
+ * or instance inside an app). The probed entity's GUID is computed (account and id are both
+ * known), so checking that it exists costs no request of its own: it rides along in the metric
+ * request's document. Fields beyond guid and accountId (an app's instances) are kept for the
+ * target's own `inside.holds` check, which parses them.
+ */
+export const EntityProbe = z.looseObject({ guid: z.string(), accountId: z.number() }).nullable();
+
+type TimesliceMapping = MetricDataMapping | MetricNamesMapping;
+
+/** The target of an entity addressed by the `{id}` path parameter (an app, a mobile app). */
+export function entityTarget(
+  kind: EntityKind,
+  notFoundTitle: string,
+  scope: (id: number, guid: string) => NrqlEquality[],
+): (ctx: TimesliceTargetContext) => TimesliceTarget {
+  return (ctx) => {
+    const entity = ctx.entityRef(kind, ctx.pathParams.id, notFoundTitle);
+    return { entity, notFoundTitle, scope: scope(entity.id, entity.guid), key: String(entity.id) };
+  };
+}
+
+const REMEMBER_TTL_MS = 60_000;
+
+/**
+ * Resolves a mapping's target for a request. What targets remember (a host directory) is kept
+ * per caller identity and account, shared by the names and data routes of one gateway.
+ */
+export function createTargetResolver(deps: RouteDeps) {
+  // Values of several types share one cache: each key belongs to exactly one caller of remember.
+  const remembered = new CoalescingCache<object>('timeslice-targets', deps.metrics, { max: 5_000, ttlMs: REMEMBER_TTL_MS });
+
+  return function resolveTarget(mapping: TimesliceMapping, req: RouteRequest): TimesliceTarget | Promise<TimesliceTarget> {
+    const ctx: TimesliceTargetContext = {
+      accountId: req.accountId,
+      now: deps.now(),
+      pathParams: req.pathParams,
+      entityRef: (kind, rawId, notFoundTitle) => entityRef(kind, rawId, req.accountId, notFoundTitle),
+      requireEntity: (entity, ref, notFoundTitle) =>
+        requireExactEntity(entity, ref, { accountId: req.accountId, operation: mapping.operation, metrics: deps.metrics }, notFoundTitle),
+      read: (operation, variables) => deps.nerdgraph.call({ operation, variables, apiKey: req.caller.apiKey }),
+      remember: <V extends object>(key: string, load: () => Promise<{ value: V; ttlMs?: number }>) =>
+        // The cast is safe: a key is only ever loaded by the one remember() call site that names it.
+        remembered.get(JSON.stringify([req.caller.identity, req.accountId, key]), load) as Promise<V>,
+    };
+    return mapping.resolveTarget(ctx);
+  };
+}
+
+export type TargetResolver = ReturnType<typeof createTargetResolver>;
+
+/** 404 unless NerdGraph returned exactly the probed entity, in the caller's account, still holding the target. */
+export function requireTarget(probe: z.infer<typeof EntityProbe>, target: TimesliceTarget, mapping: TimesliceMapping, accountId: number, deps: Pick<RouteDeps, 'metrics'>): void {
+  const entity = requireExactEntity(probe, target.entity, { accountId, operation: mapping.operation, metrics: deps.metrics }, target.notFoundTitle);
+  if (target.inside && !target.inside.holds(entity)) throw notFound(target.inside.notFoundTitle);
+}
+
+const MAX_NAME_LENGTH = 1024;
+
+/** Names no metric can have are answered "not found" without being sent anywhere. */
+export function isQueryableName(name: string): boolean {
+  return name.length <= MAX_NAME_LENGTH && !hasControlCharacters(name);
+}
+
+/** The look-back window for name checks, on whole minutes (rows exist only for whole minutes). */
+export function lookbackWindow(now: number, lookbackMs: number): { since: number; until: number } {
+  const until = Math.floor(now / 60_000) * 60_000 + 60_000;
+  return { since: until - 60_000 - lookbackMs, until };
+}
+
+const NamesRow = z.object({ names: z.array(z.string()) });
+
+/** The metric names in the rows of a metricNamesQuery (src/upstream/nrql.ts: `uniques(...) AS names`). */
+export function metricNamesIn(results: readonly unknown[]): string[] {
+  return results.flatMap((row) => NamesRow.safeParse(row).data?.names ?? []);
+}

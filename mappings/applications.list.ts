@@ -1,21 +1,39 @@
-import { defineListMapping } from '../src/routes/mapping.ts';
+import { z } from 'zod';
+import { defineListMapping, type PageReadContext } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { MAX_PAGES_WALKED } from '../src/routes/entity-list.ts';
-import type { Condition } from '../src/upstream/entity-query.ts';
+import { EntityKinds } from '../src/routes/entity-ref.ts';
+import { parseAnswer } from '../src/upstream/answer.ts';
+import { entityQuery, type Condition } from '../src/upstream/entity-query.ts';
+import { appInstancesQuery, currentWindow, hostIndexQuery } from '../src/upstream/nrql.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
-import { APPLICATION_ASSUMPTIONS, APPLICATION_TOP_LINKS, ApmEntity, applicationFields, applicationGaps, reshapeApplication } from './shared/application.ts';
+import { linkIdsFromNames, type AppLinkIds } from './shared/app-instances.ts';
+import {
+  APPLICATION_ASSUMPTIONS,
+  APPLICATION_TOP_LINKS,
+  ApmEntity,
+  BrowserApdexEntity,
+  applicationFields,
+  applicationGaps,
+  browserApdexOf,
+  reshapeApplication,
+} from './shared/application.ts';
+
+/** Fresh enough for a host filter, long enough that paging one filtered list reuses it. */
+const HOST_INDEX_TTL_MS = 60_000;
+/** NRQL's FACET LIMIT MAX: the most applications one host-index answer covers. */
+const HOST_INDEX_FACETS = 5000;
 
 /** GET /v2/applications.{json,xml}: the account's APM applications, 200 per page. */
-// Declaration order is parse order: filter[host] is refused before anything else is read.
+// Declaration order is parse order, as v2 checked them (the first bad parameter is the one refused).
 export const applicationListParams = defineParams({
-  host: param.unsupported(
-    'filter[host]',
-    'filter[host] is not supported by v2-bridge: NerdGraph entity search cannot filter applications by host',
-    'answered 422: entity search has no host filter',
-  ),
   name: param.text('filter[name]', {
     fidelity: 'approximate',
     note: "entity search `name LIKE '<text>'`, then v2's case-insensitive substring test on each item; `%` and `_` are literal",
+  }),
+  host: param.text('filter[host]', {
+    fidelity: 'approximate',
+    note: "one NRQL query for every app's current host names (no client text in it; cached 60 s per caller and account), v2's case-insensitive substring test here, then `domainId IN (...)`",
   }),
   // filter[id] appears in New Relic's docs as a single-id alias of filter[ids].
   ids: param.idList('filter[ids]', {
@@ -29,7 +47,7 @@ export const applicationListParams = defineParams({
     fidelity: 'exact',
     note: "`language = '<lang>'` (the language tag), lower-cased",
   }),
-  excludeLinks: param.flag('exclude_links', { fidelity: 'approximate', note: 'accepted and validated; list items never carry id links here' }),
+  excludeLinks: param.flag('exclude_links', { fidelity: 'exact', note: 'true drops each item\'s `links` (and the NRQL part of the page\'s extra request)' }),
   page: param.page({ fidelity: 'exact', note: '200 per page; emulated over entity-search cursors with a page-cursor cache' }),
 });
 
@@ -41,7 +59,7 @@ export default defineListMapping({
   method: 'GET',
   route: '/v2/applications.{format}',
   operation: 'ApplicationsSearch',
-  summary: 'List APM applications (entity search, page numbers emulated over cursors)',
+  summary: 'List APM applications (entity search, page numbers emulated over cursors), plus one request per page for links and browser apdex; filter[host] via a cached NRQL host index',
   fidelity: 'approximate',
   wrapperKey: 'applications',
   pageSize: 200,
@@ -50,13 +68,12 @@ export default defineListMapping({
   fields: applicationFields('applications[]'),
   knownGaps: [
     ...applicationGaps('applications[]'),
+    { description: 'Host ids in links.application_hosts are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
     {
-      path: 'applications[].links',
-      description: 'Instance and host id lists would cost one NerdGraph call per application; list items omit `links` (GET /v2/applications/{id} has them).',
+      description: `filter[host] reads the hosts of at most ${HOST_INDEX_FACETS} reporting applications (NRQL FACET LIMIT MAX); in larger accounts some matching applications are missed.`,
     },
     { description: 'Applications the entity platform no longer indexes (deleted, or long without data) are not listed, while v2 listed them.' },
     { description: 'Pages are sorted by name; v2 documented its order as indeterminate.' },
-    { description: 'filter[host] is refused with 422 instead of being answered without the filter.' },
     {
       description:
         "filter[name]: NerdGraph's LIKE treats `.,;:*-_` as word separators, so it can miss names v2 matched by substring (e.g. `tf_`); items it matches too loosely are dropped, so such pages can hold fewer than 200 items.",
@@ -71,26 +88,134 @@ export default defineListMapping({
     "filter[language] is searched as `language = '<lang>'`, the language tag (exact tag syntax UNCONFIRMED).",
     'An empty filter[ids] (`filter[ids]=` or only commas) matches no application.',
     'A `page` past the last page answers an empty list with `first`/`prev` links; page must be a positive integer (422 otherwise).',
+    'Current hosts and instances (links, filter[host]) are those with HttpDispatcher or OtherTransaction/all timeslices in the last 10 whole minutes, as NerdGraph\'s applicationInstances defaults to 10 minutes (which metrics every agent reports is UNCONFIRMED).',
+    'filter[host] is a case-insensitive substring of a current host name, as v2 matched it; NRQL LIKE is case-sensitive (UNCONFIRMED), so the match is made on the uniques(host) answer instead.',
+    'A filter[host] host index is reused for 60 s per caller and account: a host that starts reporting may take up to a minute to be matched.',
+    'A page costs two NerdGraph requests: the search, then one request for the page\'s links (NRQL) and browser apdex targets (entity search); with exclude_links=true the second request still reads the browser apdex targets (settings.end_user_apdex_threshold is always sent).',
+    'The browser app of an APM app has the APM app\'s id (UNCONFIRMED); without one, settings.end_user_apdex_threshold is 7, v2\'s documented default.',
+    `The \`domainId IN (...)\` of filter[host] may hold up to ${HOST_INDEX_FACETS} ids; NerdGraph's limit on entity-search query length is UNCONFIRMED.`,
   ],
-  searchConditions(params, accountId) {
+  async searchConditions(params, accountId, ctx) {
+    // `filter[ids]=` names no application: nothing matches (an empty IN is not valid search syntax).
+    if (params.ids !== undefined && params.ids.length === 0) return null;
+    let hostAppIds: number[] | undefined;
+    if (params.host !== undefined) {
+      const needle = params.host.toLowerCase();
+      const index = await ctx.memo('applications.hostIndex', HOST_INDEX_TTL_MS, () => readHostIndex(ctx));
+      hostAppIds = [...index].filter(([, hosts]) => hosts.some((host) => host.includes(needle))).map(([appId]) => appId);
+      if (params.ids !== undefined) {
+        const named = new Set(params.ids);
+        hostAppIds = hostAppIds.filter((appId) => named.has(appId));
+      }
+      // No application has such a host: the empty list, without searching.
+      if (hostAppIds.length === 0) return null;
+    }
     const conditions: Condition[] = [
       { field: 'domain', op: '=', value: 'APM' },
       { field: 'type', op: '=', value: 'APPLICATION' },
       { field: 'accountId', op: '=', value: accountId },
     ];
     if (params.name !== undefined) conditions.push({ field: 'name', op: 'LIKE', value: params.name });
-    if (params.ids !== undefined) {
-      // `filter[ids]=` names no application: nothing matches (an empty IN is not valid search syntax).
-      if (params.ids.length === 0) return null;
-      conditions.push({ field: 'domainId', op: 'IN', values: params.ids.map(String) });
-    }
+    // filter[host] already kept only the named ids: one domainId condition either way.
+    const appIds = hostAppIds?.sort((a, b) => a - b) ?? params.ids;
+    if (appIds !== undefined) conditions.push({ field: 'domainId', op: 'IN', values: appIds.map(String) });
     if (params.language !== undefined) conditions.push({ field: 'language', op: '=', value: params.language });
     return conditions;
   },
-  reshapeItem(entity, ctx) {
-    return reshapeApplication(ApmEntity.parse(entity), ctx, { withLinks: false });
+  renderVariant: (params) => (params.excludeLinks ? 'without-links' : 'with-links'),
+  enrichPage(entities, ctx, params) {
+    return readPageDetails(entities, ctx, !params.excludeLinks);
+  },
+  reshapeItem(entity, ctx, enrichment) {
+    const app = ApmEntity.parse(entity);
+    // enrichment is what this mapping's own enrichPage returned (undefined for an empty page).
+    const details = enrichment as PageDetails | undefined;
+    const browser = details?.browsers.get(app.applicationId) ?? null;
+    return reshapeApplication(app, ctx, {
+      links: details?.links === null || details === undefined ? null : (details.links.get(app.applicationId) ?? { instances: [], hosts: [] }),
+      browserApdexTarget: browserApdexOf(app.applicationId, browser),
+    });
   },
   keepItem(params, item) {
     return params.name === undefined || String(item.name).toLowerCase().includes(params.name.toLowerCase());
   },
 });
+
+// ---------------------------------------------------------------------------------------------
+// The page's extra request (links, browser apdex) and filter[host]'s host index.
+
+
+/** One faceted row: NerdGraph puts the facet value under `facet` (and the attribute's name). */
+const FacetRow = z.object({
+  facet: z.union([z.number(), z.string()]),
+  hosts: z.array(z.string()).nullable().optional(),
+  instances: z.array(z.union([z.number(), z.string()])).nullable().optional(),
+});
+const NrqlRows = z.object({ nrql: z.object({ results: z.array(FacetRow).nullable() }).nullable() }).nullable();
+const BrowserSearch = z.object({ results: z.object({ entities: z.array(z.unknown()).nullable() }).nullable() }).nullable();
+
+const PageDetailsAnswer = z.object({ actor: z.object({ account: NrqlRows, entitySearch: BrowserSearch }) });
+const BrowserApdexAnswer = z.object({ actor: z.object({ entitySearch: BrowserSearch }) });
+const HostIndexAnswer = z.object({ actor: z.object({ account: NrqlRows }) });
+
+/** What enrichPage gives reshapeItem: per app id. */
+interface PageDetails {
+  /** null when exclude_links=true. */
+  links: Map<number, AppLinkIds> | null;
+  browsers: Map<number, BrowserApdexEntity>;
+}
+
+function appIdOf(row: z.infer<typeof FacetRow>): number | null {
+  const appId = Number(row.facet);
+  return Number.isSafeInteger(appId) && appId > 0 ? appId : null;
+}
+
+/**
+ * One request for the page: each app's current hosts and instances (NRQL faceted by appId,
+ * when links are sent) and the browser apps with the page's app ids (at most 200, one page of
+ * entity search).
+ */
+async function readPageDetails(entities: readonly unknown[], ctx: PageReadContext, withLinks: boolean): Promise<PageDetails> {
+  const appIds = [...new Set(entities.map((entity) => ApmEntity.safeParse(entity)).flatMap((parsed) => (parsed.success ? [parsed.data.applicationId] : [])))];
+  const details: PageDetails = { links: null, browsers: new Map() };
+  if (appIds.length === 0) return details;
+  const browserQuery = entityQuery([
+    { field: 'domain', op: '=', value: EntityKinds.browserApplication.domain },
+    { field: 'type', op: '=', value: EntityKinds.browserApplication.type },
+    { field: 'accountId', op: '=', value: ctx.accountId },
+    { field: 'domainId', op: 'IN', values: appIds.map(String) },
+  ]);
+  let browserEntities: unknown[];
+  if (withLinks) {
+    const operation = 'ApplicationsPageDetails';
+    const instances = appInstancesQuery({ appIds, ...currentWindow(ctx.now) });
+    const answer = parseAnswer(PageDetailsAnswer, await ctx.read(operation, { accountId: ctx.accountId, instances, browserQuery }), operation).actor;
+    details.links = new Map();
+    for (const row of answer.account?.nrql?.results ?? []) {
+      const appId = appIdOf(row);
+      if (appId !== null) details.links.set(appId, linkIdsFromNames(appId, row.hosts ?? [], row.instances ?? []));
+    }
+    browserEntities = answer.entitySearch?.results?.entities ?? [];
+  } else {
+    const operation = 'ApplicationsBrowserApdex';
+    browserEntities = parseAnswer(BrowserApdexAnswer, await ctx.read(operation, { browserQuery }), operation).actor.entitySearch?.results?.entities ?? [];
+  }
+  for (const entity of browserEntities) {
+    if (!ctx.inAccount(entity, withLinks ? 'ApplicationsPageDetails' : 'ApplicationsBrowserApdex')) continue;
+    const parsed = BrowserApdexEntity.safeParse(entity);
+    if (parsed.success && parsed.data.applicationId !== undefined) details.browsers.set(parsed.data.applicationId, parsed.data);
+  }
+  return details;
+}
+
+/** Every reporting app's current host names, lower-cased, by app id (filter[host]). */
+async function readHostIndex(ctx: PageReadContext): Promise<Map<number, string[]>> {
+  const operation = 'ApplicationHostIndex';
+  const answer = parseAnswer(HostIndexAnswer, await ctx.read(operation, { accountId: ctx.accountId, hosts: hostIndexQuery(currentWindow(ctx.now)) }), operation);
+  const index = new Map<number, string[]>();
+  for (const row of answer.actor.account?.nrql?.results ?? []) {
+    const appId = appIdOf(row);
+    if (appId !== null) index.set(appId, (row.hosts ?? []).map((host) => host.toLowerCase()));
+  }
+  return index;
+}

@@ -18,7 +18,7 @@ afterAll(() => sandbox.close());
 const demo = { 'X-Api-Key': DEMO_KEY };
 
 describe('paging', () => {
-  it('walking every page costs exactly one upstream request per page, and yields every app once', async () => {
+  it('walking every page costs exactly two upstream requests per page (search, page details), and yields every app once', async () => {
     const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
     await gateway.app.request('/v2/applications/1.json', { headers: demo }); // warm the accounts cache
     const before = await gateway.upstreamCount();
@@ -38,9 +38,10 @@ describe('paging', () => {
     expect(pages).toBeGreaterThanOrEqual(5);
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.sort()).toEqual(expected.map((a) => a.id).sort());
-    // One ApplicationsSearch per page (GUID lookup for id 1 happened before `before`).
-    expect((await gateway.upstreamCount()) - before).toBe(pages);
+    // Per page: one ApplicationsSearch, and one ApplicationsPageDetails for its links and browser apdex.
+    expect((await gateway.upstreamCount()) - before).toBe(2 * pages);
     expect(await gateway.upstreamCount('ApplicationsSearch')).toBe(pages);
+    expect(await gateway.upstreamCount('ApplicationsPageDetails')).toBe(pages);
   });
 
   it('jumping to page N walks once; asking again is served from the cursor cache at one request', async () => {
@@ -125,7 +126,7 @@ describe('malformed input never yields a 5xx', () => {
     '/v2/applications.json?filter[ids]=1,2,' + '9'.repeat(400),
     `/v2/applications.json?filter[ids]=${Array.from({ length: 1500 }, (_, i) => i + 1).join(',')}`,
     '/v2/applications.json?filter[language]=%27%20OR%201%3D1',
-    '/v2/applications.json?filter[host]=web-1',
+    '/v2/applications.json?filter[host]=web-1%00',
     '/v2/applications.json?%ZZ=%E0%A4%A&page=%',
     '/v2/applications.json?exclude_links=maybe',
     '/v2/applications.html',

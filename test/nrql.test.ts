@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { METRIC_FAMILIES } from '../mappings/shared/metric-values.ts';
-import { expandFormula, metricNamesQuery, timesliceDataQuery } from '../src/upstream/nrql.ts';
+import { appInstancesQuery, currentWindow, expandFormula, hostIndexQuery, metricNamesQuery, timesliceDataQuery } from '../src/upstream/nrql.ts';
 import { hasControlCharacters } from '../src/upstream/query-literal.ts';
 import { parseNrql, type NrqlCondition, type NrqlQuery } from '../src/sandbox/nrql-parser.ts';
 
@@ -80,5 +80,33 @@ describe('the formula table', () => {
   it('builds a names query the parser reads', () => {
     const query = parseNrql(metricNamesQuery({ scope, since: 1, until: 2 }));
     expect(query.select[0]?.expression).toEqual({ type: 'uniques', attribute: 'metricTimesliceName', limit: 10_000 });
+  });
+
+  it('builds the page-details query for 200 app ids the parser reads, faceted by appId with uniques at their ceiling', () => {
+    const appIds = Array.from({ length: 200 }, (_, i) => 200_000_000 + i * 37);
+    const window = currentWindow(Date.UTC(2026, 10, 22, 12, 0, 30));
+    expect(window).toEqual({ since: Date.UTC(2026, 10, 22, 11, 50), until: Date.UTC(2026, 10, 22, 12, 0) });
+    const query = parseNrql(appInstancesQuery({ appIds, ...window }));
+    expect(query.facet).toBe('appId');
+    expect(query.limit).toBe(5000);
+    expect(query.select.map((item) => item.expression)).toEqual([
+      { type: 'uniques', attribute: 'host', limit: 10_000 },
+      { type: 'uniques', attribute: 'realAgentId', limit: 10_000 },
+    ]);
+    const inList = JSON.stringify(query.where).match(/2000\d{5}/g) ?? [];
+    expect(new Set(inList.map(Number))).toEqual(new Set(appIds));
+  });
+
+  it('refuses app ids that are not safe integers, and an empty page', () => {
+    expect(() => appInstancesQuery({ appIds: [1.5], since: 0, until: 60_000 })).toThrow();
+    expect(() => appInstancesQuery({ appIds: [], since: 0, until: 60_000 })).toThrow();
+  });
+
+  it('builds a host-index query with no client text in it', () => {
+    const query = hostIndexQuery({ since: 0, until: 600_000 });
+    expect(query).toBe(
+      "SELECT uniques(host, 10000) AS hosts FROM Metric WHERE host LIKE '%' AND metricTimesliceName IN ('HttpDispatcher', 'OtherTransaction/all') FACET appId LIMIT MAX SINCE 0 UNTIL 600000",
+    );
+    expect(parseNrql(query).facet).toBe('appId');
   });
 });

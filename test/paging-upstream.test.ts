@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { accountsAnswer, apmEntity, json, startFakeUpstream } from './support/fake-upstream.ts';
+import { PAGE_DETAIL_OPERATIONS, accountsAnswer, apmEntity, emptyPageDetails, json, startFakeUpstream } from './support/fake-upstream.ts';
 import { createTestGateway } from './support/harness.ts';
 
 /**
@@ -20,6 +20,7 @@ const app = (id: number) => apmEntity(ACCOUNT, id, { name: `App ${String(id).pad
 function searchUpstream(total: number, options: { count?: (real: number) => number | null; expired?: Set<string> } = {}) {
   return startFakeUpstream((req, res) => {
     if (req.operationName === 'AccessibleAccounts') return json(res, 200, accountsAnswer([ACCOUNT]));
+    if (PAGE_DETAIL_OPERATIONS.has(req.operationName ?? '')) return json(res, 200, emptyPageDetails());
     const cursor = (req.variables.cursor as string | null) ?? 'c0';
     if (options.expired?.has(cursor)) return json(res, 200, { data: { actor: { entitySearch: null } }, errors: [{ message: 'Cursor has expired' }] });
     const offset = Number(cursor.slice(1));
@@ -118,6 +119,7 @@ describe('paging over cursors', () => {
     let limited = false;
     const upstream = await startFakeUpstream((req, res) => {
       if (req.operationName === 'AccessibleAccounts') return json(res, 200, accountsAnswer([ACCOUNT]));
+      if (PAGE_DETAIL_OPERATIONS.has(req.operationName ?? '')) return json(res, 200, emptyPageDetails());
       const cursor = (req.variables.cursor as string | null) ?? 'c0';
       if (limited && cursor === 'c400') return json(res, 429, { errors: [{ message: 'Too many requests' }] });
       const offset = Number(cursor.slice(1));

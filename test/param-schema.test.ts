@@ -52,6 +52,10 @@ describe('applications.list parameters', () => {
     expect(listOf('filter[language]=').language).toBeUndefined();
   });
 
+  it.each([['web-1', 'web-1'], ['WEB', 'WEB'], ['', undefined], ["%_'", "%_'"]])('filter[host]=%s', (value, host) => {
+    expect(listOf(`filter[host]=${encodeURIComponent(value)}`).host).toBe(host);
+  });
+
   it.each([
     ['true', true],
     ['ON', true],
@@ -64,8 +68,8 @@ describe('applications.list parameters', () => {
   });
 
   it.each([
-    ['filter[host]=web-1', 'filter[host] is not supported by v2-bridge: NerdGraph entity search cannot filter applications by host'],
-    ['filter[host]=', 'filter[host] is not supported by v2-bridge: NerdGraph entity search cannot filter applications by host'],
+    ['filter[host]=a%00b', 'Invalid parameter filter[host]: expected text of at most 255 characters without control characters'],
+    [`filter[host]=${'h'.repeat(256)}`, 'Invalid parameter filter[host]: expected text of at most 255 characters without control characters'],
     ['filter[ids]=abc', 'Invalid parameter filter[ids]: expected a comma-separated list of positive integer ids'],
     ['filter[id]=0', 'Invalid parameter filter[id]: expected a comma-separated list of positive integer ids'],
     [`filter[ids]=${Array.from({ length: 1001 }, (_, i) => i + 1).join(',')}`, 'Invalid parameter filter[ids]: at most 1000 ids are accepted'],
@@ -74,8 +78,10 @@ describe('applications.list parameters', () => {
     ['filter[language]=c%2B%2B', 'Invalid parameter filter[language]: expected an agent language such as java or python'],
     ['exclude_links=maybe', 'Invalid parameter exclude_links: expected true or false'],
     ['page=0', 'Invalid parameter page: expected a whole number from 1 to 1000000'],
-    // Declaration order is refusal order: filter[host] goes first, page last.
-    ['page=x&filter[ids]=x&filter[host]=h', 'filter[host] is not supported by v2-bridge: NerdGraph entity search cannot filter applications by host'],
+    // Declaration order is refusal order, as v2 checked them: filter[name], filter[host], filter[ids], ..., page last.
+    ['page=x&filter[ids]=x&filter[host]=h', 'Invalid parameter filter[ids]: expected a comma-separated list of positive integer ids'],
+    ['filter[ids]=x&filter[host]=%01&filter[name]=%02', 'Invalid parameter filter[name]: expected text of at most 255 characters without control characters'],
+    ['filter[ids]=x&filter[host]=%01', 'Invalid parameter filter[host]: expected text of at most 255 characters without control characters'],
     ['page=x&filter[ids]=x', 'Invalid parameter filter[ids]: expected a comma-separated list of positive integer ids'],
   ])('refuses %s with 422', (query, title) => {
     expect(refusal(() => listOf(query))).toEqual({ status: 422, title });

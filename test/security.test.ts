@@ -77,6 +77,18 @@ describe('account scoping', () => {
       if (req.operationName === 'ApplicationsSearch') {
         return json(res, 200, { data: { actor: { entitySearch: { count: 3, results: { nextCursor: null, entities: [apm(MINE, 1), apm(OTHER, 2), apm(MINE, 3, OTHER)] } } } } });
       }
+      if (req.operationName === 'ApplicationsPageDetails') {
+        // Browser apps with app 1's id: the caller's (apdex 3), another account's, and one whose accountId lies.
+        const browser = (accountId: number, apdexTarget: number, guidAccount = accountId) => ({
+          guid: entityGuid(guidAccount, 'BROWSER', 'APPLICATION', 1),
+          accountId,
+          applicationId: 1,
+          servingApmApplicationId: 1,
+          settings: { apdexTarget },
+        });
+        const entities = [browser(MINE, 3), browser(OTHER, 9), browser(MINE, 8, OTHER)];
+        return json(res, 200, { data: { actor: { account: { nrql: { results: [] } }, entitySearch: { results: { entities } } } } });
+      }
       return json(res, 200, { data: { actor: { entity: apm(OTHER, 2) } } });
     });
   });
@@ -88,6 +100,14 @@ describe('account scoping', () => {
     const body = (await response.json()) as { applications: Array<{ id: number }> };
     expect(body.applications.map((a) => a.id)).toEqual([1]);
     expect(await (await gateway.app.request('/metrics')).text()).toMatch(/v2bridge_account_scope_violations_total\{operation="ApplicationsSearch"\} 2/);
+  });
+
+  it("drops browser apps of another account from a list page's details, and counts them", async () => {
+    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url });
+    const response = await gateway.app.request('/v2/applications.json', { headers: { 'X-Api-Key': 'NRAK-ANY' } });
+    const body = (await response.json()) as { applications: Array<{ id: number; settings: { end_user_apdex_threshold: number } }> };
+    expect(body.applications.map((a) => [a.id, a.settings.end_user_apdex_threshold])).toEqual([[1, 3]]);
+    expect(await (await gateway.app.request('/metrics')).text()).toMatch(/v2bridge_account_scope_violations_total\{operation="ApplicationsPageDetails"\} 2/);
   });
 
   it('answers 404 rather than show an entity of another account', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { entityGuid } from '../src/v2/ids.ts';
 import { DEMO_KEY, createTestGateway } from './support/harness.ts';
-import { accountsAnswer, apmEntity, json, startFakeUpstream } from './support/fake-upstream.ts';
+import { PAGE_DETAIL_OPERATIONS, accountsAnswer, apmEntity, emptyPageDetails, json, startFakeUpstream } from './support/fake-upstream.ts';
 
 /** Upstream failures and timeouts come back as v2-shaped 502/503/504 (and 401/429), never a crash. */
 const ACCOUNT = 1000001;
@@ -111,7 +111,8 @@ describe('entities NerdGraph returns incomplete', () => {
     });
 
   it('leaves out one item v2 cannot show, keeps the page, and counts it', async () => {
-    const { gateway } = await gatewayOn(afterAccounts((_req, res) =>
+    const { gateway } = await gatewayOn(afterAccounts((req, res) =>
+      PAGE_DETAIL_OPERATIONS.has(req.operationName ?? '') ? json(res, 200, emptyPageDetails()) :
       json(res, 200, { data: { actor: { entitySearch: { count: 3, results: { nextCursor: null, entities: [entity(1), entity(2, { name: null, applicationId: null }), entity(3)] } } } } }),
     ));
     const answer = await get(gateway);
@@ -122,7 +123,8 @@ describe('entities NerdGraph returns incomplete', () => {
 
   it('shows no summary block made only of nulls, and no real-user monitoring without browser values', async () => {
     const empty = { responseTimeAverage: null, throughput: null, errorRate: null, apdexScore: null, hostCount: null, instanceCount: null };
-    const { gateway } = await gatewayOn(afterAccounts((_req, res) =>
+    const { gateway } = await gatewayOn(afterAccounts((req, res) =>
+      PAGE_DETAIL_OPERATIONS.has(req.operationName ?? '') ? json(res, 200, emptyPageDetails()) :
       json(res, 200, { data: { actor: { entitySearch: { count: 1, results: { nextCursor: null, entities: [entity(1, { apmSummary: empty, apmBrowserSummary: { pageLoadTimeAverage: null, pageLoadThroughput: null } })] } } } } }),
     ));
     const app = ((await get(gateway)).body as unknown as { applications: Array<Record<string, unknown>> }).applications[0];

@@ -66,3 +66,25 @@ export function appHosts(appId: number, instances: readonly AppInstance[]): AppH
   }
   return [...byName.values()].sort((a, b) => a.id - b.id);
 }
+
+/** The id lists of an application's `links`, as list and show both send them. */
+export interface AppLinkIds {
+  instances: number[];
+  hosts: number[];
+}
+
+/** links from NerdGraph's instances (show: applicationInstancesV2). */
+export function linkIdsFromInstances(appId: number, instances: readonly ApplicationInstance[]): AppLinkIds {
+  const valid = appInstances(instances);
+  return { instances: valid.map((instance) => instance.id), hosts: appHosts(appId, valid).map((host) => host.id) };
+}
+
+/**
+ * links from NRQL's uniques(host) and uniques(realAgentId) of the app (list pages): the same
+ * ids as linkIdsFromInstances gives for the same instances (host ids are syntheticHostId).
+ */
+export function linkIdsFromNames(appId: number, hostNames: readonly string[], agentIds: readonly (string | number)[]): AppLinkIds {
+  const instances = [...new Set(agentIds.map(String).filter((id) => /^[1-9]\d{0,14}$/.test(id)).map(Number))].sort((a, b) => a - b);
+  const hosts = [...new Set(hostNames)].map((name) => syntheticHostId(appId, name)).sort((a, b) => a - b);
+  return { instances, hosts };
+}

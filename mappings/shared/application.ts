@@ -5,7 +5,9 @@ import { parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
 import { isoSeconds } from '../../src/v2/time.ts';
-import { ApplicationInstance, appHosts, appInstances } from './app-instances.ts';
+import { EntityKinds } from '../../src/routes/entity-ref.ts';
+import { decodeEntityGuid, entityGuid } from '../../src/v2/ids.ts';
+import { ApplicationInstance, linkIdsFromInstances, type AppLinkIds } from './app-instances.ts';
 
 /**
  * An APM application entity (outline or full) reshaped into the v2 application object
@@ -41,6 +43,33 @@ export const ApmEntity = z.object({
 });
 
 export type ApmEntity = z.infer<typeof ApmEntity>;
+
+/**
+ * The browser app serving an APM app, as far as v2 needs it (its apdex target). New Relic
+ * gives an APM-attached browser app the APM app's id (UNCONFIRMED), so its GUID is computed.
+ */
+export const BrowserApdexEntity = z.object({
+  guid: z.string(),
+  accountId: z.number().int(),
+  applicationId: z.number().int().optional(),
+  servingApmApplicationId: z.number().int().nullable().optional(),
+  settings: z.object({ apdexTarget: num }).nullable().optional(),
+});
+export type BrowserApdexEntity = z.infer<typeof BrowserApdexEntity>;
+
+/** v2's end_user_apdex_threshold when the app has no browser app (rest-v2-shapes.md §1). */
+export const DEFAULT_END_USER_APDEX = 7;
+
+export function browserGuidOf(accountId: number, appId: number | string): string {
+  return entityGuid(accountId, EntityKinds.browserApplication.domain, EntityKinds.browserApplication.type, appId);
+}
+
+/** The browser apdex target of `appId` from a browser entity, or null when it serves another app or has none. */
+export function browserApdexOf(appId: number, browser: BrowserApdexEntity | null): number | null {
+  if (browser === null) return null;
+  if (browser.servingApmApplicationId !== null && browser.servingApmApplicationId !== undefined && browser.servingApmApplicationId !== appId) return null;
+  return browser.settings?.apdexTarget ?? null;
+}
 
 /** alertSeverity -> v2 health_status; a non-reporting app is gray (rest-v2-shapes.md §1). */
 const HEALTH: Record<string, string> = {
@@ -86,8 +115,10 @@ function startOfMinute(now: number): string {
 }
 
 export interface ReshapeOptions {
-  /** Include `links` id lists (they need the entity's instances: show route only). */
-  withLinks: boolean;
+  /** The `links` id lists, or null to send no links (list with exclude_links). */
+  links: AppLinkIds | null;
+  /** The serving browser app's apdex target; null when there is none. */
+  browserApdexTarget: number | null;
 }
 
 export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, options: ReshapeOptions): V2Body {
@@ -120,20 +151,21 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
   const browser = entity.apmBrowserSummary;
   const browserMonitored = browser !== null && browser !== undefined && anyValue(browser);
   if (reporting && browserMonitored) {
-    app.end_user_summary = present({ response_time: browser.pageLoadTimeAverage, throughput: browser.pageLoadThroughput });
+    app.end_user_summary = present({
+      response_time: browser.pageLoadTimeAverage,
+      throughput: browser.pageLoadThroughput,
+      apdex_target: options.browserApdexTarget,
+    });
   }
   app.settings = {
     ...present({ app_apdex_threshold: entity.settings?.apdexTarget }),
+    // v2 always sent it (clients read it before every update); 7 without a browser app.
+    end_user_apdex_threshold: options.browserApdexTarget ?? DEFAULT_END_USER_APDEX,
     enable_real_user_monitoring: browserMonitored,
     use_server_side_config: entity.settings?.serverSideConfig ?? false,
   };
-  if (options.withLinks) {
-    const instances = appInstances(entity.applicationInstancesV2?.applicationInstances ?? []);
-    app.links = {
-      application_instances: instances.map((instance) => instance.id),
-      servers: [],
-      application_hosts: appHosts(entity.applicationId, instances).map((host) => host.id),
-    };
+  if (options.links !== null) {
+    app.links = { application_instances: options.links.instances, servers: [], application_hosts: options.links.hosts };
   }
   return app;
 }
@@ -177,10 +209,10 @@ export function applicationFields(prefix: string): FieldNote[] {
     f('application_summary.concurrent_instance_count', 'unsupported', 'no NerdGraph equivalent; omitted'),
     f('end_user_summary.response_time', 'exact', 'apmBrowserSummary.pageLoadTimeAverage (seconds)'),
     f('end_user_summary.throughput', 'exact', 'apmBrowserSummary.pageLoadThroughput'),
-    f('end_user_summary.apdex_target', 'unsupported', 'no browser apdex on the APM entity; omitted'),
+    f('end_user_summary.apdex_target', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED)'),
     f('end_user_summary.apdex_score', 'unsupported', 'no browser apdex on the APM entity; omitted'),
     f('settings.app_apdex_threshold', 'exact', 'settings.apdexTarget'),
-    f('settings.end_user_apdex_threshold', 'unsupported', 'not on the APM entity; omitted'),
+    f('settings.end_user_apdex_threshold', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED); 7, v2\'s default, without one'),
     f('settings.enable_real_user_monitoring', 'approximate', 'true when apmBrowserSummary holds a value'),
     f('settings.use_server_side_config', 'exact', 'settings.serverSideConfig'),
   ];
@@ -189,20 +221,32 @@ export function applicationFields(prefix: string): FieldNote[] {
 export function applicationGaps(prefix: string): KnownGap[] {
   return [
     { path: `${prefix}.application_summary.concurrent_instance_count`, description: 'concurrent_instance_count has no NerdGraph equivalent and is omitted.' },
-    { path: `${prefix}.end_user_summary.apdex_target`, description: 'The APM entity exposes no browser apdex target; end_user_summary.apdex_target is omitted.' },
     { path: `${prefix}.end_user_summary.apdex_score`, description: 'The APM entity exposes no browser apdex score; end_user_summary.apdex_score is omitted.' },
-    { path: `${prefix}.settings.end_user_apdex_threshold`, description: 'end_user_apdex_threshold is not readable from the APM entity and is omitted.' },
     { path: `${prefix}.links.alert_policy`, description: 'The alert policy id of an application is not exposed by the entity; links.alert_policy is omitted.' },
   ];
 }
 
 /** The application as `GET /v2/applications/{id}` shows it, for the write routes (404 when absent). */
 export async function readApplication(ctx: OperationContext, guid: string): Promise<{ entity: ApmEntity; body: V2Body }> {
-  const data = await ctx.read('ApplicationByGuid', { guid });
-  const found = parseAnswer(z.object({ actor: z.object({ entity: z.unknown() }) }), data, 'ApplicationByGuid').actor.entity;
-  const entity = ctx.requireEntity(found, { guid }, V2Titles.applicationNotFound);
+  const appId = decodeEntityGuid(guid)?.domainId;
+  if (appId === undefined) throw new UpstreamError('upstream_failure', 'readApplication needs a computed application GUID');
+  const browserGuid = browserGuidOf(ctx.accountId, appId);
+  const data = await ctx.read('ApplicationByGuid', { guid, browserGuid });
+  const actor = parseAnswer(z.object({ actor: z.object({ entity: z.unknown(), browser: z.unknown().optional() }) }), data, 'ApplicationByGuid').actor;
+  const entity = ctx.requireEntity(actor.entity, { guid }, V2Titles.applicationNotFound);
+  const browser = actor.browser === null || actor.browser === undefined ? null : ctx.requireEntity(actor.browser, { guid: browserGuid }, V2Titles.applicationNotFound);
   const parsed = ApmEntity.safeParse(entity);
   if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected entity shape in ApplicationByGuid');
   const app = parsed.data;
-  return { entity: app, body: { application: reshapeApplication(app, { accountId: ctx.accountId, now: ctx.now }, { withLinks: true }), links: APPLICATION_TOP_LINKS } };
+  const body = reshapeShownApplication(app, browser, { accountId: ctx.accountId, now: ctx.now });
+  return { entity: app, body: { application: body, links: APPLICATION_TOP_LINKS } };
+}
+
+/** The application as the show route and the writes show it: links from applicationInstancesV2. */
+export function reshapeShownApplication(app: ApmEntity, browser: unknown, ctx: ReshapeContext): V2Body {
+  const browserEntity = browser === null || browser === undefined ? null : BrowserApdexEntity.parse(browser);
+  return reshapeApplication(app, ctx, {
+    links: linkIdsFromInstances(app.applicationId, app.applicationInstancesV2?.applicationInstances ?? []),
+    browserApdexTarget: browserApdexOf(app.applicationId, browserEntity),
+  });
 }

@@ -39,6 +39,9 @@ interface ScopedPage {
 /** Upper bound of upstream pages one request may walk (a jump to page 250 of a cold search). */
 export const MAX_PAGES_WALKED = 250;
 
+/** Bound of PageReadContext.memo entries per gateway (each a small answer, e.g. a host index). */
+const MAX_MEMOS = 1000;
+
 const emptyPage = (count: number | null): FetchedPage => ({ count, entities: [], nextCursor: null });
 
 /** The last page number the Link header announces, from the count and the cursor. */
@@ -54,7 +57,27 @@ export function createListRunner(deps: RouteDeps) {
   // the minute, the only request inputs the body depends on besides the answer (whose
   // search already fixes the parameters).
   const renderings = new WeakMap<FetchedPage, Map<string, string>>();
-  const scopedPages = new WeakMap<FetchedPage, ScopedPage>();
+  const scopedPages = new WeakMap<FetchedPage, Map<string, ScopedPage>>();
+  const memos = new Map<string, { expiresAt: number; value: Promise<unknown> }>();
+
+  /** PageReadContext.memo: per caller and account, expiring on the injected clock, bounded. */
+  function memo<T>(scope: string, key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
+    const fullKey = `${scope}|${key}`;
+    const now = deps.now();
+    const held = memos.get(fullKey);
+    if (held !== undefined && held.expiresAt > now) return held.value as Promise<T>;
+    if (memos.size >= MAX_MEMOS) {
+      for (const [oldKey, entry] of memos) if (entry.expiresAt <= now) memos.delete(oldKey);
+      // Still full of live entries: drop the oldest (Map order is insertion order).
+      if (memos.size >= MAX_MEMOS) memos.delete(memos.keys().next().value as string);
+    }
+    const value = load();
+    memos.set(fullKey, { expiresAt: now + ttlMs, value });
+    value.catch(() => {
+      if (memos.get(fullKey)?.value === value) memos.delete(fullKey);
+    });
+    return value;
+  }
 
   async function fetchOne(mapping: EntityListMapping, req: RouteRequest, query: string, cursor: string | null, key: string): Promise<FetchedPage> {
     const { promise } = flights.run(`${key}|${cursor ?? ''}`, async () => {
@@ -111,22 +134,25 @@ export function createListRunner(deps: RouteDeps) {
   }
 
   /** The page's entities in the caller's account, and the mapping's enrichment of them: once per fetched page. */
-  function scopedPage(mapping: EntityListMapping, fetched: FetchedPage, ctx: PageReadContext): ScopedPage {
-    let scoped = scopedPages.get(fetched);
+  function scopedPage(mapping: EntityListMapping, params: ListParams, variant: string, fetched: FetchedPage, ctx: PageReadContext): ScopedPage {
+    const byVariant = scopedPages.get(fetched) ?? new Map<string, ScopedPage>();
+    scopedPages.set(fetched, byVariant);
+    let scoped = byVariant.get(variant);
     if (scoped === undefined) {
       const entities = fetched.entities.filter((entity) => inAccount(entity, ctx.accountId, mapping.operation, deps.metrics));
-      const enrichment = mapping.enrichPage && entities.length > 0 ? mapping.enrichPage(entities, ctx) : Promise.resolve(undefined);
+      const enrichment = mapping.enrichPage && entities.length > 0 ? mapping.enrichPage(entities, ctx, params) : Promise.resolve(undefined);
       scoped = { entities, enrichment };
-      scopedPages.set(fetched, scoped);
+      byVariant.set(variant, scoped);
     }
     return scoped;
   }
 
   async function render(mapping: EntityListMapping, params: ListParams, fetched: FetchedPage, ctx: PageReadContext, format: V2Format): Promise<string> {
-    const { entities, enrichment } = scopedPage(mapping, fetched, ctx);
+    const variant = mapping.renderVariant?.(params) ?? '';
+    const { entities, enrichment } = scopedPage(mapping, params, variant, fetched, ctx);
     const extra = await enrichment;
     const now = deps.now();
-    const key = `${format}|${Math.floor(now / 60_000)}`;
+    const key = `${variant}|${format}|${Math.floor(now / 60_000)}`;
     const byKey = renderings.get(fetched) ?? new Map<string, string>();
     renderings.set(fetched, byKey);
     const cached = byKey.get(key);
@@ -156,6 +182,8 @@ export function createListRunner(deps: RouteDeps) {
       accountId: req.accountId,
       now: deps.now(),
       read: (operation, variables) => deps.nerdgraph.call({ operation, variables, apiKey: req.caller.apiKey }),
+      memo: (key, ttlMs, load) => memo(`${req.caller.identity}|${req.accountId}`, key, ttlMs, load),
+      inAccount: (entity, operation) => inAccount(entity, req.accountId, operation, deps.metrics),
     };
     const conditions = await mapping.searchConditions(params, req.accountId, ctx);
     const fetched = conditions === null ? emptyPage(0) : await fetchPage(mapping, req, entityQuery(conditions), page);

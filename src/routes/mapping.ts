@@ -38,6 +38,14 @@ export interface PageReadContext {
   /** Epoch ms of the request, from the injected clock. */
   now: number;
   read(operation: string, variables: Record<string, unknown>): Promise<unknown>;
+  /**
+   * A short-lived answer shared by this caller's requests on this account (e.g. a host index
+   * that pages of one filtered list all need): `load` runs once per key until `ttlMs` passes
+   * on the injected clock; a failed load is not kept.
+   */
+  memo<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
+  /** The one account check (entity-ref.ts#inAccount) for entities an extra read returned. */
+  inAccount(entity: unknown, operation: string): boolean;
 }
 
 export interface ReshapeContext {
@@ -95,7 +103,12 @@ export interface EntityListMapping<P extends ListParams = ListParams> extends Ma
    * only entities(guids) returns, per-app links from NRQL, ...): called once per page with its
    * in-account entities; its answer reaches reshapeItem. At most one upstream request.
    */
-  enrichPage?(entities: readonly unknown[], ctx: PageReadContext): Promise<unknown>;
+  enrichPage?(entities: readonly unknown[], ctx: PageReadContext, params: P): Promise<unknown>;
+  /**
+   * The parameters that change the items beyond the search they select (e.g. exclude_links):
+   * pages read with different variants get their own enrichment and rendering.
+   */
+  renderVariant?(params: P): string;
   /** One upstream entity -> one v2 item (throws on an unexpected shape); `enrichment` is enrichPage's answer. */
   reshapeItem(entity: unknown, ctx: ReshapeContext, enrichment: unknown): V2Body;
   /**
@@ -112,7 +125,13 @@ export interface EntityShowMapping extends MappingBase {
   wrapperKey: string;
   entityKind: { domain: string; type: string };
   notFoundTitle: string;
-  reshape(entity: unknown, ctx: ReshapeContext): V2Body;
+  /**
+   * Entities of other kinds with the same id read in the same request (e.g. the browser app
+   * serving an APM app): alias -> kind. Each GUID is computed and sent as `$<alias>Guid`; the
+   * alias's answer reaches reshape after the account check, null when absent.
+   */
+  related?: Readonly<Record<string, EntityKind>>;
+  reshape(entity: unknown, ctx: ReshapeContext, related: Readonly<Record<string, unknown>>): V2Body;
 }
 
 /**

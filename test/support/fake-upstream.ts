@@ -77,3 +77,11 @@ export function apmEntity(accountId: number, id: number, overrides: Record<strin
     ...overrides,
   };
 }
+
+/** The application list's once-per-page extra reads (links, browser apdex). */
+export const PAGE_DETAIL_OPERATIONS: ReadonlySet<string> = new Set(['ApplicationsPageDetails', 'ApplicationsBrowserApdex']);
+
+/** Their answer when no app has current hosts or a browser app (fits both documents). */
+export function emptyPageDetails() {
+  return { data: { actor: { account: { nrql: { results: [] } }, entitySearch: { results: { entities: [] } } } } };
+}

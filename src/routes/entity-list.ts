@@ -156,6 +156,7 @@ export function createListRunner(deps: RouteDeps) {
       accountId: req.accountId,
       now: deps.now(),
       read: (operation, variables) => deps.nerdgraph.call({ operation, variables, apiKey: req.caller.apiKey }),
+      inAccount: (entity) => inAccount(entity, req.accountId, mapping.operation, deps.metrics),
     };
     const conditions = await mapping.searchConditions(params, req.accountId, ctx);
     const fetched = conditions === null ? emptyPage(0) : await fetchPage(mapping, req, entityQuery(conditions), page);

@@ -38,6 +38,8 @@ export interface PageReadContext {
   /** Epoch ms of the request, from the injected clock. */
   now: number;
   read(operation: string, variables: Record<string, unknown>): Promise<unknown>;
+  /** The account check of src/routes/entity-ref.ts (counted when it fails), for entities an enrichment read returns. */
+  inAccount(entity: unknown): boolean;
 }
 
 export interface ReshapeContext {

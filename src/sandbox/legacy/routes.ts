@@ -21,6 +21,7 @@ import {
   type Pairs,
 } from './common.ts';
 import { legacyMetricData, legacyMetricNames, type MetricRequest } from './metrics.ts';
+import { legacyBrowserApplications } from './kt-browser.ts';
 import {
   legacyCreateApplication,
   legacyCreateDeployment,
@@ -134,4 +135,6 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/browser_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'browser') },
   // v0, outside /v2: XML only.
   { template: '/deployments.xml', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
+  // Browser applications list (kt-browser.ts).
+  { template: '/v2/browser_applications.{format}', methods: ['GET'], handler: legacyBrowserApplications },
 ];

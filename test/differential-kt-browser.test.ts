@@ -78,6 +78,7 @@ function buildCorpus(data: SandboxData, mappings: ReadonlyMap<string, Mapping>):
   const gapsOf = (id: string): readonly KnownGap[] => mappings.get(id)!.knownGaps;
   return [
     ...listCases('browser-applications.list', '/v2/browser_applications', data.browserApps, gapsOf('browser-applications.list')),
+    ...listCases('key-transactions.list', '/v2/key_transactions', data.keyTransactions, gapsOf('key-transactions.list')),
   ];
 }
 
@@ -100,17 +101,18 @@ describe('differential: key transactions and browser applications, gateway == le
   });
 
   it('has at least 30 requests per route, with pages beyond the first', () => {
-    for (const route of ['browser-applications.list']) {
+    for (const route of ['browser-applications.list', 'key-transactions.list']) {
       const count = corpus.filter((c) => c.route === route).length;
       expect(count, route).toBeGreaterThanOrEqual(30);
       console.info(`differential corpus ${route}: ${count} requests`);
     }
     const data = sandbox.sandbox.data;
+    expect(data.keyTransactions.filter((kt) => kt.accountId === PRIMARY_ACCOUNT).length).toBeGreaterThan(400);
     expect(data.browserApps.filter((app) => app.accountId === PRIMARY_ACCOUNT).length).toBeGreaterThan(400);
     expect(data.browserApps.some((app) => app.servingApmApplicationId !== null)).toBe(true);
   });
 
-  it.each(['browser-applications.list'])('%s answers every request of the corpus exactly as v2 would', async (route) => {
+  it.each(['browser-applications.list', 'key-transactions.list'])('%s answers every request of the corpus exactly as v2 would', async (route) => {
     const mismatches: string[] = [];
     const statuses = new Set<number>();
     for (const testCase of corpus.filter((c) => c.route === route)) {

@@ -62,6 +62,7 @@ function batchesOf(variables: Record<string, unknown>): string[][] {
 
 describe.each([
   ['browser applications', '/v2/browser_applications.json', 'BrowserApplicationsSearch', 'BrowserApplicationDetails', 'browser_applications', 'BROWSER'],
+  ['key transactions', '/v2/key_transactions.json', 'KeyTransactionsSearch', 'KeyTransactionDetails', 'key_transactions', 'APM'],
 ])('%s list upstream cost', (_name, path, search, details, wrapper, domain) => {
   it('a full page of 200 is 1 search + 1 details read carrying 8 batches of 25 GUIDs of the account', async () => {
     const gateway = await warmGateway();
@@ -117,5 +118,19 @@ describe.each([
     expect(response.status).toBe(200);
     expect(lastOf(search).variables.query).toContain(`name LIKE ${quoteLiteral(hostile)}`);
     expect(((await response.json()) as Record<string, unknown[]>)[wrapper]).toEqual([]);
+  });
+});
+
+describe('key transaction summaries', () => {
+  it('the details read carries one NRQL query over the page GUIDs, faceted by entity.guid, over the last 10 whole minutes', async () => {
+    const gateway = await warmGateway();
+    await gateway.app.request('/v2/key_transactions.json', { headers: demo });
+    const { variables } = lastOf('KeyTransactionDetails');
+    const nrql = String(variables.summary);
+    expect(variables.accountId).toBe(PRIMARY_ACCOUNT);
+    expect(nrql).toContain('FACET entity.guid LIMIT MAX');
+    for (const guid of batchesOf(variables).flat()) expect(nrql).toContain(quoteLiteral(guid));
+    // FIXED_NOW is 12:00:30: the window is 11:50 to 12:00.
+    expect(nrql).toContain(`SINCE ${Date.UTC(2026, 10, 22, 11, 50)} UNTIL ${Date.UTC(2026, 10, 22, 12, 0)}`);
   });
 });

@@ -1,11 +1,16 @@
 /**
- * The legacy face of the browser applications list: v2's answers computed from the model
- * (data.browserApps) by the REST rules.
+ * The legacy face of key transactions (list) and the browser applications list: v2's
+ * answers computed from the model (data.keyTransactions, data.browserApps, the parent apps and
+ * their timeslice rows) by the REST rules, with no NRQL.
  */
 import type { V2Body } from '../../v2/format.ts';
+import { isoSeconds } from '../../v2/time.ts';
+import type { SandboxData, SandboxKeyTransaction } from '../model.ts';
+import { MINUTE_MS, findMetric, keyTransactionApdexName, rowsOf } from '../timeslices.ts';
 import { ids, pageOf, send, text, valuesOf, type LegacyRequest, type Pairs } from './common.ts';
 
 const PAGE_SIZE = 200;
+export const KEY_TRANSACTION_LINK_TEMPLATES: V2Body = { 'key_transaction.application': '/v2/applications/{application_id}' };
 
 interface NameIdsFilters {
   name?: string;
@@ -51,4 +56,63 @@ export function legacyBrowserApplications(req: LegacyRequest): Response {
     browser_monitoring_key: app.browserMonitoringKey,
     loader_script: app.loaderScript,
   }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key transactions
+
+const HEALTH_BY_SEVERITY: Record<string, string> = { CRITICAL: 'red', WARNING: 'orange', NOT_ALERTING: 'green', NOT_CONFIGURED: 'unknown' };
+
+const round2 = (value: number): number => Math.round(value * 100) / 100;
+
+/**
+ * The KT's summary over the last 10 whole minutes, from its app's rows of `metricName` (calls)
+ * and its Apdex metric: response time = total / count in ms, throughput = calls per minute,
+ * apdex score = (S + T/2) / (S + T + F); each rounded to 2 decimals.
+ */
+function keyTransactionSummary(data: SandboxData, kt: SandboxKeyTransaction, now: number): V2Body {
+  const until = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+  const since = until - 10 * MINUTE_MS;
+  const app = data.apps.find((a) => a.id === kt.appId);
+  const sums = (name: string): { count: number; total: number; exclusive: number } => {
+    const metric = app && findMetric(app, data, name);
+    const rows = app && metric ? rowsOf(app, metric, since, until, now) : [];
+    return rows.reduce((s, row) => ({ count: s.count + row.count, total: s.total + row.total, exclusive: s.exclusive + row.totalExclusive }), { count: 0, total: 0, exclusive: 0 });
+  };
+  const calls = sums(kt.metricName);
+  const apdex = sums(keyTransactionApdexName(kt.metricName));
+  const samples = apdex.count + apdex.total + apdex.exclusive;
+  return {
+    response_time: calls.count > 0 ? round2((calls.total / calls.count) * 1000) : null,
+    throughput: round2(calls.count / 10),
+    // The model has no per-transaction error rows: no errors were recorded.
+    error_rate: 0,
+    apdex_target: kt.apdexTarget,
+    apdex_score: samples > 0 ? round2((apdex.count + apdex.total / 2) / samples) : null,
+  };
+}
+
+function legacyKeyTransaction(data: SandboxData, kt: SandboxKeyTransaction, now: number): V2Body {
+  const body: V2Body = {
+    id: kt.id,
+    name: kt.name,
+    transaction_name: kt.transactionName,
+    health_status: kt.reporting ? (HEALTH_BY_SEVERITY[kt.alertSeverity] ?? 'unknown') : 'gray',
+    reporting: kt.reporting,
+  };
+  // As for applications: reporting means it reported this minute; no timestamp otherwise.
+  if (kt.reporting) body.last_reported_at = isoSeconds(Math.floor(now / MINUTE_MS) * MINUTE_MS);
+  if (kt.reporting) {
+    body.application_summary = keyTransactionSummary(data, kt, now);
+    if (kt.browserApdexTarget !== null) {
+      // The model holds no per-transaction browser numbers, only the browser apdex target.
+      body.end_user_summary = { response_time: null, throughput: null, apdex_target: kt.browserApdexTarget, apdex_score: null };
+    }
+  }
+  body.links = { application: kt.appId };
+  return body;
+}
+
+export function legacyKeyTransactions(req: LegacyRequest): Response {
+  return listPage(req, req.data.keyTransactions, 'key_transactions', (kt) => legacyKeyTransaction(req.data, kt, req.now), KEY_TRANSACTION_LINK_TEMPLATES);
 }

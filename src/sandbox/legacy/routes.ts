@@ -21,7 +21,7 @@ import {
   type Pairs,
 } from './common.ts';
 import { legacyMetricData, legacyMetricNames, type MetricRequest } from './metrics.ts';
-import { legacyBrowserApplications } from './kt-browser.ts';
+import { legacyBrowserApplications, legacyKeyTransactions } from './kt-browser.ts';
 import {
   legacyCreateApplication,
   legacyCreateDeployment,
@@ -135,6 +135,7 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/browser_applications.{format}', methods: ['POST'], body: 'own', handler: (req) => legacyCreateApplication(req, 'browser') },
   // v0, outside /v2: XML only.
   { template: '/deployments.xml', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
-  // Browser applications list (kt-browser.ts).
+  // Key transactions and the browser applications list (kt-browser.ts).
+  { template: '/v2/key_transactions.{format}', methods: ['GET'], handler: legacyKeyTransactions },
   { template: '/v2/browser_applications.{format}', methods: ['GET'], handler: legacyBrowserApplications },
 ];

@@ -74,11 +74,33 @@ function listCases(route: string, base: string, items: readonly Named[], gaps: r
   return cases;
 }
 
+function showCases(route: string, items: readonly Named[], gaps: readonly KnownGap[]): Case[] {
+  const cases: Case[] = [];
+  const add = (name: string, path: string, headers: Record<string, string> = demo) => cases.push({ route, name, path, headers, gaps });
+  const primary = items.filter((item) => item.accountId === PRIMARY_ACCOUNT);
+  const secondary = items.filter((item) => item.accountId === SECONDARY_ACCOUNT);
+  const sample = primary.filter((_, i) => i % Math.max(1, Math.floor(primary.length / 10)) === 0).slice(0, 10);
+  for (const format of ['json', 'xml']) {
+    for (const item of sample) add(`show ${item.id}`, `/v2/key_transactions/${item.id}.${format}`);
+    for (const item of secondary.slice(0, 2)) add(`show secondary ${item.id}`, `/v2/key_transactions/${item.id}.${format}`, secondaryKey);
+    add('show of another account', `/v2/key_transactions/${secondary[0]!.id}.${format}`);
+    add('show unknown', `/v2/key_transactions/123.${format}`);
+    add('show non-numeric', `/v2/key_transactions/abc.${format}`);
+    add('show zero', `/v2/key_transactions/0.${format}`);
+    add('show huge', `/v2/key_transactions/99999999999999999999.${format}`);
+    add('show bad key', `/v2/key_transactions/${sample[0]!.id}.${format}`, { 'X-Api-Key': 'nope' });
+    add('show an app id', `/v2/key_transactions/${primary[0]!.id + 1}.${format}`);
+    cases.push({ route, name: 'DELETE is 405 with Allow', path: `/v2/key_transactions/${sample[0]!.id}.${format}`, headers: demo, gaps, method: 'DELETE' });
+  }
+  return cases;
+}
+
 function buildCorpus(data: SandboxData, mappings: ReadonlyMap<string, Mapping>): Case[] {
   const gapsOf = (id: string): readonly KnownGap[] => mappings.get(id)!.knownGaps;
   return [
     ...listCases('browser-applications.list', '/v2/browser_applications', data.browserApps, gapsOf('browser-applications.list')),
     ...listCases('key-transactions.list', '/v2/key_transactions', data.keyTransactions, gapsOf('key-transactions.list')),
+    ...showCases('key-transactions.show', data.keyTransactions, gapsOf('key-transactions.show')),
   ];
 }
 
@@ -101,7 +123,7 @@ describe('differential: key transactions and browser applications, gateway == le
   });
 
   it('has at least 30 requests per route, with pages beyond the first', () => {
-    for (const route of ['browser-applications.list', 'key-transactions.list']) {
+    for (const route of ['browser-applications.list', 'key-transactions.list', 'key-transactions.show']) {
       const count = corpus.filter((c) => c.route === route).length;
       expect(count, route).toBeGreaterThanOrEqual(30);
       console.info(`differential corpus ${route}: ${count} requests`);
@@ -112,7 +134,7 @@ describe('differential: key transactions and browser applications, gateway == le
     expect(data.browserApps.some((app) => app.servingApmApplicationId !== null)).toBe(true);
   });
 
-  it.each(['browser-applications.list', 'key-transactions.list'])('%s answers every request of the corpus exactly as v2 would', async (route) => {
+  it.each(['browser-applications.list', 'key-transactions.list', 'key-transactions.show'])('%s answers every request of the corpus exactly as v2 would', async (route) => {
     const mismatches: string[] = [];
     const statuses = new Set<number>();
     for (const testCase of corpus.filter((c) => c.route === route)) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../src/upstream/query-literal.ts';
 import { decodeEntityGuid } from '../src/v2/ids.ts';
 import { startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';
-import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
+import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
  * Upstream cost and what reaches NerdGraph for the key transaction and browser list routes:
@@ -132,5 +132,46 @@ describe('key transaction summaries', () => {
     for (const guid of batchesOf(variables).flat()) expect(nrql).toContain(quoteLiteral(guid));
     // FIXED_NOW is 12:00:30: the window is 11:50 to 12:00.
     expect(nrql).toContain(`SINCE ${Date.UTC(2026, 10, 22, 11, 50)} UNTIL ${Date.UTC(2026, 10, 22, 12, 0)}`);
+  });
+});
+
+describe('key transaction show upstream cost', () => {
+  const kts = () => sandbox.sandbox.data.keyTransactions;
+
+  it('is one request: the entity and its summary in the same document', async () => {
+    const gateway = await warmGateway();
+    const kt = kts().find((k) => k.accountId === PRIMARY_ACCOUNT && k.reporting)!;
+    let body: { key_transaction?: { id: number; application_summary?: unknown } } = {};
+    expect(
+      await cost(gateway, async () => {
+        body = (await (await gateway.app.request(`/v2/key_transactions/${kt.id}.json`, { headers: demo })).json()) as typeof body;
+      }),
+    ).toEqual({ KeyTransactionByGuid: 1 });
+    expect(body.key_transaction?.id).toBe(kt.id);
+    expect(body.key_transaction?.application_summary).toBeDefined();
+    expect(String(lastOf('KeyTransactionByGuid').variables.summary)).toContain(`entity.guid IN (${quoteLiteral(kt.guid)})`);
+  });
+
+  it('an unknown id and an id of another account are the same 404, one request each; a malformed id costs none', async () => {
+    const gateway = await warmGateway();
+    const foreign = kts().find((k) => k.accountId === SECONDARY_ACCOUNT)!;
+    const texts: string[] = [];
+    expect(
+      await cost(gateway, async () => {
+        for (const id of [foreign.id, 123]) {
+          const response = await gateway.app.request(`/v2/key_transactions/${id}.json`, { headers: demo });
+          expect(response.status).toBe(404);
+          texts.push(await response.text());
+        }
+      }),
+    ).toEqual({ KeyTransactionByGuid: 2 });
+    expect(
+      await cost(gateway, async () => {
+        const response = await gateway.app.request('/v2/key_transactions/abc.json', { headers: demo });
+        expect(response.status).toBe(404);
+        texts.push(await response.text());
+      }),
+    ).toEqual({});
+    expect(new Set(texts)).toEqual(new Set(['{"error":{"title":"No key transaction found with the given ID"}}']));
   });
 });

@@ -1,8 +1,9 @@
 /**
- * The legacy face of key transactions (list) and the browser applications list: v2's
+ * The legacy face of key transactions (list, show) and the browser applications list: v2's
  * answers computed from the model (data.keyTransactions, data.browserApps, the parent apps and
  * their timeslice rows) by the REST rules, with no NRQL.
  */
+import { notFound } from '../../v2/errors.ts';
 import type { V2Body } from '../../v2/format.ts';
 import { isoSeconds } from '../../v2/time.ts';
 import type { SandboxData, SandboxKeyTransaction } from '../model.ts';
@@ -10,6 +11,7 @@ import { MINUTE_MS, findMetric, keyTransactionApdexName, rowsOf } from '../times
 import { ids, pageOf, send, text, valuesOf, type LegacyRequest, type Pairs } from './common.ts';
 
 const PAGE_SIZE = 200;
+export const KEY_TRANSACTION_NOT_FOUND = 'No key transaction found with the given ID';
 export const KEY_TRANSACTION_LINK_TEMPLATES: V2Body = { 'key_transaction.application': '/v2/applications/{application_id}' };
 
 interface NameIdsFilters {
@@ -115,4 +117,11 @@ function legacyKeyTransaction(data: SandboxData, kt: SandboxKeyTransaction, now:
 
 export function legacyKeyTransactions(req: LegacyRequest): Response {
   return listPage(req, req.data.keyTransactions, 'key_transactions', (kt) => legacyKeyTransaction(req.data, kt, req.now), KEY_TRANSACTION_LINK_TEMPLATES);
+}
+
+export function legacyKeyTransactionShow(req: LegacyRequest): Response {
+  const id = req.path.id ?? '';
+  const kt = /^[1-9]\d{0,14}$/.test(id) ? req.data.keyTransactions.find((k) => k.id === Number(id) && k.accountId === req.accountId) : undefined;
+  if (!kt) throw notFound(KEY_TRANSACTION_NOT_FOUND);
+  return send(req.format, 200, { key_transaction: legacyKeyTransaction(req.data, kt, req.now), links: KEY_TRANSACTION_LINK_TEMPLATES });
 }

@@ -21,7 +21,7 @@ import {
   type Pairs,
 } from './common.ts';
 import { legacyMetricData, legacyMetricNames, type MetricRequest } from './metrics.ts';
-import { legacyBrowserApplications, legacyKeyTransactions } from './kt-browser.ts';
+import { legacyBrowserApplications, legacyKeyTransactionShow, legacyKeyTransactions } from './kt-browser.ts';
 import {
   legacyCreateApplication,
   legacyCreateDeployment,
@@ -137,5 +137,6 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/deployments.xml', methods: ['POST'], body: 'own', handler: legacyDeploymentV0 },
   // Key transactions and the browser applications list (kt-browser.ts).
   { template: '/v2/key_transactions.{format}', methods: ['GET'], handler: legacyKeyTransactions },
+  { template: '/v2/key_transactions/{id}.{format}', methods: ['GET'], handler: legacyKeyTransactionShow },
   { template: '/v2/browser_applications.{format}', methods: ['GET'], handler: legacyBrowserApplications },
 ];

@@ -89,12 +89,16 @@ export function transactionNameOf(metricName: string): string {
   return segments.length > 2 ? `/${segments.slice(2).join('/')}` : metricName;
 }
 
-/** The parent app's v2 id: the related entity's applicationId, else the id in its GUID. */
+/**
+ * The parent app's v2 id: the related entity's applicationId, else the id in its GUID when that
+ * GUID is of the KT's own account (a KT lives in its app's account; anything else is not shown).
+ */
 function applicationIdOf(kt: KeyTransactionEntity): number | null {
   const fromEntity = kt.application.entity?.applicationId;
   if (fromEntity !== undefined) return fromEntity;
-  const domainId = decodeEntityGuid(kt.application.guid)?.domainId;
-  return domainId !== undefined && /^[1-9]\d{0,14}$/.test(domainId) ? Number(domainId) : null;
+  const decoded = decodeEntityGuid(kt.application.guid);
+  if (decoded?.accountId !== kt.accountId) return null;
+  return /^[1-9]\d{0,14}$/.test(decoded.domainId) ? Number(decoded.domainId) : null;
 }
 
 export function reshapeKeyTransaction(kt: KeyTransactionEntity, sums: KeyTransactionSums | undefined, now: number): V2Body {
@@ -143,7 +147,7 @@ export function keyTransactionFields(prefix: string): FieldNote[] {
     f('end_user_summary.response_time', 'unsupported', 'no source: null'),
     f('end_user_summary.throughput', 'unsupported', 'no source: null'),
     f('end_user_summary.apdex_score', 'unsupported', 'no source: null'),
-    f('links.application', 'exact', 'application.entity.applicationId (else the id in application.guid)'),
+    f('links.application', 'exact', 'application.entity.applicationId, else the id in application.guid when of the same account, else null'),
   ];
 }
 

@@ -679,7 +679,7 @@ describe('methods and malformed requests', () => {
       ['GET', `/v2/applications/${app.id}/deployments/1.json`, 'DELETE'],
       ['HEAD', `/v2/applications/${app.id}/deployments/1.json`, 'DELETE'],
       ['PUT', '/v2/mobile_applications.json', 'POST, GET'],
-      ['PUT', '/v2/browser_applications.xml', 'POST'],
+      ['PUT', '/v2/browser_applications.xml', 'POST, GET'],
       ['POST', '/v2/applications.json', 'GET'],
     ];
     for (const [method, path, allow] of cases) {

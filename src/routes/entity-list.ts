@@ -183,7 +183,7 @@ export function createListRunner(deps: RouteDeps) {
       now: deps.now(),
       read: (operation, variables) => deps.nerdgraph.call({ operation, variables, apiKey: req.caller.apiKey }),
       memo: (key, ttlMs, load) => memo(`${req.caller.identity}|${req.accountId}`, key, ttlMs, load),
-      inAccount: (entity, operation) => inAccount(entity, req.accountId, operation, deps.metrics),
+      inAccount: (entity, operation = mapping.operation) => inAccount(entity, req.accountId, operation, deps.metrics),
     };
     const conditions = await mapping.searchConditions(params, req.accountId, ctx);
     const fetched = conditions === null ? emptyPage(0) : await fetchPage(mapping, req, entityQuery(conditions), page);

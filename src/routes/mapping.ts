@@ -44,8 +44,8 @@ export interface PageReadContext {
    * on the injected clock; a failed load is not kept.
    */
   memo<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
-  /** The one account check (entity-ref.ts#inAccount) for entities an extra read returned. */
-  inAccount(entity: unknown, operation: string): boolean;
+  /** The one account check (entity-ref.ts#inAccount) for entities an extra read returned (counted under `operation`, default the mapping's). */
+  inAccount(entity: unknown, operation?: string): boolean;
 }
 
 export interface ReshapeContext {

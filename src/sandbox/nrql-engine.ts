@@ -17,6 +17,13 @@
  * `realAgentId` is the REST instance id, stored as a number; `realAgentId = 5` and
  * `realAgentId = '5'` both match it (the stored type is UNCONFIRMED: rest-v2.md §7 item 1).
  *
+ * Key transactions: `entity.guid = '<KT guid>'` (or IN) selects the KT's series: its parent
+ * app's rows of the KT's `metricName` and `Apdex/<metricName without its first segment>`
+ * (timeslices.ts keyTransactionApdexName), whose `entity.guid` is then the KT's GUID, so
+ * `FACET entity.guid` groups them per KT. That real NRDB answers KT timeslices this way is an
+ * UNCONFIRMED assumption (rest-v2.md §2.5 shows the query, not its rows). A KT series is never
+ * split by instance (its instance attributes are null).
+ *
  * Mobile apps: their series are selected by `entity.guid = '<mobile guid>'` only. Whether mobile
  * timeslices carry appId is UNCONFIRMED (routes-next.md §3), and mobile ids share no id space
  * with APM ids, so `appId` never names a mobile app here.
@@ -29,7 +36,7 @@
  * computed from those sums.
  */
 import { instanceRow, instanceSharesOf, type InstanceShare } from './instance-split.ts';
-import type { SandboxApp, SandboxData, SandboxDeployment } from './model.ts';
+import type { SandboxApp, SandboxData, SandboxDeployment, SandboxKeyTransaction } from './model.ts';
 import {
   TIMESLICE_FIELDS,
   TIMESLICE_VALUE,
@@ -47,6 +54,7 @@ import {
   HOUR_MS,
   hasRows,
   isMobileOwner,
+  keyTransactionApdexName,
   metricsOf,
   rowAt,
   rowStarts,
@@ -112,6 +120,8 @@ interface Series {
   metric: SandboxMetric;
   /** The instance whose share of the rows this is; null for the whole app's rows. */
   share: InstanceShare | null;
+  /** Set when the rows are selected as a key transaction's: its GUID is their entity.guid. */
+  keyTransaction?: SandboxKeyTransaction;
 }
 
 /** Attributes of one agent instance's rows; mentioning one splits series by instance. */
@@ -260,6 +270,7 @@ interface Lookups {
   byName: Map<string, SandboxApp>;
   byGuid: Map<string, SandboxApp>;
   mobileByGuid: Map<string, MetricOwner>;
+  keyTransactionByGuid: Map<string, SandboxKeyTransaction>;
 }
 
 const lookupsByData = new WeakMap<SandboxData, Lookups>();
@@ -274,6 +285,7 @@ function lookupsOf(data: SandboxData): Lookups {
       byName: new Map(data.apps.map((app) => [app.name, app])),
       byGuid: new Map(data.apps.map((app) => [app.guid, app])),
       mobileByGuid: new Map(data.mobileApps.map((app) => [app.guid, app])),
+      keyTransactionByGuid: new Map(data.keyTransactions.map((keyTransaction) => [keyTransaction.guid, keyTransaction])),
     };
     lookupsByData.set(data, lookups);
   }
@@ -307,7 +319,30 @@ function selectSeries(query: NrqlQuery, plan: Plan, scope: NrqlScope): Series[] 
       else for (const share of shares) keep({ app, metric, share });
     }
   }
+  for (const keyTransaction of keyTransactionsNamed(conjuncts, scope)) {
+    const app = lookupsOf(scope.data).byId.get(keyTransaction.appId);
+    if (!app) continue;
+    const index = metricIndexOf(app, scope.data);
+    for (const name of [keyTransaction.metricName, keyTransactionApdexName(keyTransaction.metricName)]) {
+      const metric = index.get(name);
+      if (metric) keep({ app, metric, share: null, keyTransaction });
+    }
+  }
   return series;
+}
+
+/** Key transactions a top-level `entity.guid = …` / `IN (…)` names, in the visible accounts. */
+function keyTransactionsNamed(conjuncts: NrqlCondition[], scope: NrqlScope): SandboxKeyTransaction[] {
+  const byGuid = lookupsOf(scope.data).keyTransactionByGuid;
+  const visible = new Set(scope.accountIds);
+  const named = new Set<SandboxKeyTransaction>();
+  for (const conjunct of conjuncts) {
+    for (const value of equalityValues(conjunct, 'entity.guid') ?? []) {
+      const keyTransaction = byGuid.get(String(value));
+      if (keyTransaction && visible.has(keyTransaction.accountId)) named.add(keyTransaction);
+    }
+  }
+  return [...named];
 }
 
 function conjunctsOf(condition: NrqlCondition | null): NrqlCondition[] {
@@ -401,6 +436,7 @@ function attributeOf(series: Series, attribute: string): unknown {
   if (attribute === 'metricTimesliceName') return series.metric.name;
   if (attribute === TIMESLICE_VALUE) return TIMESLICE_VALUE_PRESENT;
   if (INSTANCE_ATTRIBUTE_SET.has(attribute)) return instanceAttribute(series.share, attribute);
+  if (attribute === 'entity.guid' && series.keyTransaction) return series.keyTransaction.guid;
   return appAttribute(series.app, attribute);
 }
 

@@ -24,6 +24,7 @@ import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from
 import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
 import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
 import { listMobileApplicationsRoute, showMobileApplicationRoute } from './mobile.ts';
+import { legacyBrowserApplications, legacyKeyTransactionShow, legacyKeyTransactions } from './kt-browser.ts';
 import {
   legacyCreateApplication,
   legacyCreateDeployment,
@@ -172,4 +173,8 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
     methods: ['GET', 'POST'],
     handler: (req) => legacyMetricData(metricRequest(req, mobileMetricSource(req)), { nameAlias: true }),
   },
+  // Key transactions and the browser applications list (kt-browser.ts).
+  { template: '/v2/key_transactions.{format}', methods: ['GET'], handler: legacyKeyTransactions },
+  { template: '/v2/key_transactions/{id}.{format}', methods: ['GET'], handler: legacyKeyTransactionShow },
+  { template: '/v2/browser_applications.{format}', methods: ['GET'], handler: legacyBrowserApplications },
 ];

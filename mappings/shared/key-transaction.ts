@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import type { FieldNote, KnownGap } from '../../src/routes/mapping.ts';
+import { parseAnswer } from '../../src/upstream/answer.ts';
+import { keyTransactionSumsQuery } from '../../src/upstream/nrql.ts';
+import type { V2Body } from '../../src/v2/format.ts';
+import { decodeEntityGuid } from '../../src/v2/ids.ts';
+import { isoSeconds } from '../../src/v2/time.ts';
+import { healthStatus } from './application.ts';
+import { idFromGuid } from './created-app.ts';
+
+/**
+ * A key transaction entity (KeyTransactionFields) and its 10-minute sums reshaped into v2's
+ * key transaction object (rest-v2-shapes.md §6, routes-next.md §2). Shared by list and show.
+ */
+export const KEY_TRANSACTION_NOT_FOUND = 'No key transaction found with the given ID';
+export const KEY_TRANSACTION_TOP_LINKS: V2Body = { 'key_transaction.application': '/v2/applications/{application_id}' };
+
+const MINUTE_MS = 60_000;
+/** v2 summarised key transactions over the last 10 minutes (routes-next.md §0). */
+const SUMMARY_MINUTES = 10;
+
+export const KeyTransactionEntity = z.object({
+  guid: z.string(),
+  accountId: z.number().int(),
+  name: z.string(),
+  reporting: z.boolean().nullable().optional(),
+  alertSeverity: z.string().nullable().optional(),
+  apdexTarget: z.number(),
+  browserApdexTarget: z.number().nullable().optional(),
+  metricName: z.string(),
+  application: z.object({
+    guid: z.string(),
+    entity: z.object({ guid: z.string(), accountId: z.number().int(), applicationId: z.number().int().optional() }).nullable().optional(),
+  }),
+});
+export type KeyTransactionEntity = z.infer<typeof KeyTransactionEntity>;
+
+/** The NRQL sums of one KT (keyTransactionSumsQuery). */
+export interface KeyTransactionSums {
+  calls: number;
+  callTime: number;
+  apdexS: number;
+  apdexT: number;
+  apdexF: number;
+}
+
+const SumsRow = z.object({
+  facet: z.unknown(),
+  'entity.guid': z.string().optional(),
+  calls: z.number().nullable(),
+  call_time: z.number().nullable(),
+  apdex_s: z.number().nullable(),
+  apdex_t: z.number().nullable(),
+  apdex_f: z.number().nullable(),
+});
+export const NrqlResults = z.object({ results: z.array(z.unknown()) });
+
+/** The last 10 whole minutes before `now`. */
+export function summaryWindow(now: number): { since: number; until: number } {
+  const until = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+  return { since: until - SUMMARY_MINUTES * MINUTE_MS, until };
+}
+
+export function summaryQuery(guids: readonly string[], now: number): string {
+  return keyTransactionSumsQuery({ guids, ...summaryWindow(now) });
+}
+
+/** The summary rows by KT GUID; a KT without rows in the window has none. */
+export function sumsByGuid(results: unknown, operation: string): Map<string, KeyTransactionSums> {
+  const rows = parseAnswer(z.array(SumsRow), results, operation);
+  const sums = new Map<string, KeyTransactionSums>();
+  for (const row of rows) {
+    const guid = row['entity.guid'] ?? (typeof row.facet === 'string' ? row.facet : undefined);
+    if (guid === undefined) continue;
+    sums.set(guid, { calls: row.calls ?? 0, callTime: row.call_time ?? 0, apdexS: row.apdex_s ?? 0, apdexT: row.apdex_t ?? 0, apdexF: row.apdex_f ?? 0 });
+  }
+  return sums;
+}
+
+const round2 = (value: number): number => Math.round(value * 100) / 100;
+
+/**
+ * v2's transaction_name from NerdGraph's metricName: the metric without its first two segments
+ * (`WebTransaction/<naming scheme>`), as a path (`WebTransaction/Uri/kt/checkout` -> `/kt/checkout`).
+ * The reference leaves this UNCONFIRMED (routes-next.md §10 item 2); shorter names are kept as is.
+ */
+export function transactionNameOf(metricName: string): string {
+  const segments = metricName.split('/');
+  return segments.length > 2 ? `/${segments.slice(2).join('/')}` : metricName;
+}
+
+/**
+ * The parent app's v2 id: the related entity's applicationId, else the id in its GUID when that
+ * GUID is of the KT's own account (a KT lives in its app's account; anything else is not shown).
+ */
+function applicationIdOf(kt: KeyTransactionEntity): number | null {
+  const fromEntity = kt.application.entity?.applicationId;
+  if (fromEntity !== undefined) return fromEntity;
+  const decoded = decodeEntityGuid(kt.application.guid);
+  if (decoded?.accountId !== kt.accountId) return null;
+  return /^[1-9]\d{0,14}$/.test(decoded.domainId) ? Number(decoded.domainId) : null;
+}
+
+export function reshapeKeyTransaction(kt: KeyTransactionEntity, sums: KeyTransactionSums | undefined, now: number): V2Body {
+  const reporting = kt.reporting === true;
+  const body: V2Body = {
+    id: idFromGuid(kt.guid),
+    name: kt.name,
+    transaction_name: transactionNameOf(kt.metricName),
+    health_status: healthStatus(reporting, kt.alertSeverity),
+    reporting,
+  };
+  if (reporting) body.last_reported_at = isoSeconds(Math.floor(now / MINUTE_MS) * MINUTE_MS);
+  if (reporting) {
+    const s = sums ?? { calls: 0, callTime: 0, apdexS: 0, apdexT: 0, apdexF: 0 };
+    const samples = s.apdexS + s.apdexT + s.apdexF;
+    body.application_summary = {
+      response_time: s.calls > 0 ? round2((s.callTime / s.calls) * 1000) : null,
+      throughput: round2(s.calls / SUMMARY_MINUTES),
+      error_rate: null,
+      apdex_target: kt.apdexTarget,
+      apdex_score: samples > 0 ? round2((s.apdexS + s.apdexT / 2) / samples) : null,
+    };
+    if (kt.browserApdexTarget !== null && kt.browserApdexTarget !== undefined) {
+      body.end_user_summary = { response_time: null, throughput: null, apdex_target: kt.browserApdexTarget, apdex_score: null };
+    }
+  }
+  body.links = { application: applicationIdOf(kt) };
+  return body;
+}
+
+export function keyTransactionFields(prefix: string): FieldNote[] {
+  const f = (field: string, fidelity: FieldNote['fidelity'], source: string): FieldNote => ({ field: `${prefix}.${field}`, fidelity, source });
+  return [
+    f('id', 'exact', 'the domain id in the KT GUID'),
+    f('name', 'exact', 'name'),
+    f('transaction_name', 'approximate', 'metricName without its first two segments, as a path (rule UNCONFIRMED)'),
+    f('health_status', 'approximate', 'alertSeverity as for applications; gray when not reporting'),
+    f('reporting', 'exact', 'reporting'),
+    f('last_reported_at', 'approximate', 'no NerdGraph field: start of the current minute while reporting, omitted otherwise (as for applications)'),
+    f('application_summary.response_time', 'approximate', 'NRQL on entity.guid, last 10 minutes: sum / count of the call rows x 1000, 2 decimals'),
+    f('application_summary.throughput', 'approximate', 'NRQL: call rows count / 10 (per minute), 2 decimals'),
+    f('application_summary.error_rate', 'unsupported', 'no per-transaction error source: null'),
+    f('application_summary.apdex_target', 'exact', 'apdexTarget'),
+    f('application_summary.apdex_score', 'approximate', 'NRQL on the Apdex rows: (S + T/2) / (S + T + F), 2 decimals'),
+    f('end_user_summary.apdex_target', 'exact', 'browserApdexTarget (block present only when set)'),
+    f('end_user_summary.response_time', 'unsupported', 'no source: null'),
+    f('end_user_summary.throughput', 'unsupported', 'no source: null'),
+    f('end_user_summary.apdex_score', 'unsupported', 'no source: null'),
+    f('links.application', 'exact', 'application.entity.applicationId, else the id in application.guid when of the same account, else null'),
+  ];
+}
+
+export function keyTransactionGaps(prefix: string): KnownGap[] {
+  return [
+    { path: `${prefix}.application_summary.error_rate`, description: 'No NerdGraph source gives a key transaction\'s error rate: error_rate is null.' },
+    { path: `${prefix}.end_user_summary.response_time`, description: 'No NerdGraph source gives a key transaction\'s browser response time: null.' },
+    { path: `${prefix}.end_user_summary.throughput`, description: 'No NerdGraph source gives a key transaction\'s browser throughput: null.' },
+    { path: `${prefix}.end_user_summary.apdex_score`, description: 'No NerdGraph source gives a key transaction\'s browser apdex score: null.' },
+    { description: 'last_reported_at has no NerdGraph field: while reporting it is the start of the current minute, otherwise omitted.' },
+  ];
+}
+
+export const KEY_TRANSACTION_ASSUMPTIONS: readonly string[] = [
+  "KT timeslices queryable by the KT's entity.guid (UNCONFIRMED): `FROM Metric WHERE entity.guid IN (<KT GUIDs>) FACET entity.guid` returns the parent app's rows of metricName and `Apdex/<metricName without its first segment>`.",
+  'Summaries cover the last 10 whole minutes (v2: a rolling 10-minute average); response_time, throughput and apdex_score are rounded to 2 decimals.',
+  'transaction_name is metricName without its first two segments, as a path (`WebTransaction/Uri/kt/checkout` -> `/kt/checkout`): the transformation is UNCONFIRMED.',
+  'A non-reporting key transaction has no last_reported_at, application_summary or end_user_summary (as for applications).',
+  'end_user_summary is shown only when browserApdexTarget is set (the parent app has browser monitoring).',
+];

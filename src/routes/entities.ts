@@ -2,7 +2,6 @@ import { UpstreamError } from '../upstream/errors.ts';
 import type { V2Body } from '../v2/format.ts';
 
 /** Steps every entity route shares: reshape the answer, wrap it (scoping: entity-ref.ts). */
-export { inAccount } from './entity-ref.ts';
 
 /** Runs a mapping's reshape; a shape it cannot read is an upstream failure, not a 500. */
 export function reshapeOrFail(reshape: () => V2Body, operation: string): V2Body {

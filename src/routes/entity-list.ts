@@ -7,8 +7,9 @@ import { UpstreamError } from '../upstream/errors.ts';
 import { respondText, serialise, type V2Body, type V2Format } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
 import { parseAnswer } from '../upstream/answer.ts';
-import { inAccount, wrap } from './entities.ts';
-import type { RouteDeps, RouteRequest } from './types.ts';
+import { wrap } from './entities.ts';
+import { inAccount } from './entity-ref.ts';
+import { readsOf, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
  * Serves a v2 list from entity search: v2 `page=N` over NerdGraph cursors, one upstream
@@ -181,7 +182,7 @@ export function createListRunner(deps: RouteDeps) {
     const ctx: PageReadContext = {
       accountId: req.accountId,
       now: deps.now(),
-      read: (operation, variables) => deps.nerdgraph.call({ operation, variables, apiKey: req.caller.apiKey }),
+      read: readsOf(deps, req.caller),
       memo: (key, ttlMs, load) => memo(`${req.caller.identity}|${req.accountId}`, key, ttlMs, load),
       inAccount: (entity, operation = mapping.operation) => inAccount(entity, req.accountId, operation, deps.metrics),
     };

@@ -4,7 +4,7 @@ import { UpstreamError } from '../upstream/errors.ts';
 import { respond, respondText, serialise } from '../v2/format.ts';
 import { parseRequestBody, type BodyObject } from '../v2/request-body.ts';
 import { entityRef, requireEntity } from './entity-ref.ts';
-import type { RouteDeps, RouteRequest } from './types.ts';
+import { readsOf, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
  * Runs the mappings that own their logic: read plans, writes and unsupported routes.
@@ -46,7 +46,7 @@ export function writeFailure(error: unknown, mapping: Pick<WriteMapping, 'unconf
 }
 
 /** `mutations`: the operations write mappings send, which `ctx.read` must never send. */
-export function createOperationRunners(deps: RouteDeps, mutations: ReadonlySet<string>) {
+export function createOperationRunners(deps: RouteDeps) {
   async function contextOf(req: RouteRequest, body: BodyObject): Promise<OperationContext> {
     return {
       accountId: req.accountId,
@@ -56,10 +56,7 @@ export function createOperationRunners(deps: RouteDeps, mutations: ReadonlySet<s
       params: req.params,
       body,
       publicUrl: req.publicUrl,
-      read: (operation, variables) => {
-        if (mutations.has(operation)) throw new Error(`read() takes query operations only, not ${operation}`);
-        return deps.nerdgraph.call({ operation, variables, apiKey: req.caller.apiKey });
-      },
+      read: readsOf(deps, req.caller),
       entityRef: (kind, rawId, notFoundTitle) => entityRef(kind, rawId, req.accountId, notFoundTitle),
       requireEntity: (entity, ref, notFoundTitle) => requireEntity(entity, ref, { accountId: req.accountId, operation: 'entity', metrics: deps.metrics }, notFoundTitle),
     };

@@ -14,6 +14,19 @@ export interface RouteDeps {
   now: () => number;
   /** How far back metric names are looked for (NerdGraph keeps no list of every name). */
   metricNamesLookbackMs: number;
+  /** The operations write mappings send: the only ones a read must never send. */
+  mutations: ReadonlySet<string>;
+}
+
+/**
+ * Reads through the caller's key, for every runner and mapping that reads beside its main
+ * request: query operations only, so a write's one mutation can only be sent by its runner.
+ */
+export function readsOf(deps: RouteDeps, caller: Caller) {
+  return (operation: string, variables: Record<string, unknown>): Promise<unknown> => {
+    if (deps.mutations.has(operation)) throw new Error(`read() takes query operations only, not ${operation}`);
+    return deps.nerdgraph.call({ operation, variables, apiKey: caller.apiKey });
+  };
 }
 
 /** One inbound v2 request, parsed and authorised. */

@@ -32,8 +32,9 @@ export function formatOfPath(path: string): V2Format {
 export function registerV2Routes(
   app: Hono<GatewayEnv>,
   mappings: readonly Mapping[],
-  deps: RouteDeps & { accounts: AccountResolver; identityOf: IdentityOf; publicBaseUrl: string | undefined },
+  shared: Omit<RouteDeps, 'mutations'> & { accounts: AccountResolver; identityOf: IdentityOf; publicBaseUrl: string | undefined },
 ): void {
+  const deps: RouteDeps & typeof shared = { ...shared, mutations: new Set(mappings.flatMap((m) => (m.kind === 'write' ? [m.operation] : []))) };
   const table = createRouteTable(mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping })));
   const runList = createListRunner(deps);
   const runShow = createShowRunner(deps);
@@ -41,8 +42,7 @@ export function registerV2Routes(
   const resolveTarget = createTargetResolver(deps);
   const runMetricNames = createMetricNamesRunner(deps, resolveTarget);
   const runMetricData = createMetricDataRunner(deps, resolveTarget);
-  const mutations = new Set(mappings.flatMap((m) => (m.kind === 'write' ? [m.operation] : [])));
-  const operations = createOperationRunners(deps, mutations);
+  const operations = createOperationRunners(deps);
 
   // Every v2 route is under /v2/, except the Deployments v0 API (`POST /deployments.xml`).
   app.all('*', async (c, next) => {

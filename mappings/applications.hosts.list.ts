@@ -8,7 +8,7 @@ export default defineReadPlanMapping({
   id: 'applications.hosts.list',
   method: 'GET',
   route: '/v2/applications/{id}/hosts.{format}',
-  operation: 'ApplicationHosts',
+  operation: 'ApplicationTopology',
   summary: 'List the hosts of an application: its agent instances grouped by host name, summaries from one NRQL query faceted by host',
   fidelity: 'approximate',
   parameters: topologyListParams,

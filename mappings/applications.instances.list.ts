@@ -8,7 +8,7 @@ export default defineReadPlanMapping({
   id: 'applications.instances.list',
   method: 'GET',
   route: '/v2/applications/{id}/instances.{format}',
-  operation: 'ApplicationInstances',
+  operation: 'ApplicationTopology',
   summary: 'List the agent instances (applicationInstancesV2), summaries from one NRQL query faceted by realAgentId',
   fidelity: 'approximate',
   parameters: topologyListParams,

@@ -9,7 +9,7 @@ export default defineReadPlanMapping({
   id: 'applications.instances.show',
   method: 'GET',
   route: '/v2/applications/{id}/instances/{instance_id}.{format}',
-  operation: 'ApplicationInstances',
+  operation: 'ApplicationTopology',
   summary: 'Show one agent instance of an application, with its 10-minute summary',
   fidelity: 'approximate',
   parameters: NO_PARAMS,

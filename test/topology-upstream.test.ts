@@ -53,12 +53,12 @@ describe('upstream requests against the sandbox', () => {
     const instance = host.instances[0]!;
     await get(`/v2/applications/${app.id}/hosts.json`); // warms the caller's account cache
     const reads: Array<[string, string, number]> = [
-      [`/v2/applications/${app.id}/hosts.json?filter[hostname]=a&page=2`, 'ApplicationHosts', 200],
-      [`/v2/applications/${app.id}/hosts/${host.id}.xml`, 'ApplicationHosts', 200],
-      [`/v2/applications/${app.id}/instances.xml`, 'ApplicationInstances', 200],
-      [`/v2/applications/${app.id}/instances/${instance.id}.json`, 'ApplicationInstances', 200],
-      [`/v2/applications/123/hosts.json`, 'ApplicationHosts', 404],
-      [`/v2/applications/${app.id}/instances/123.json`, 'ApplicationInstances', 404],
+      [`/v2/applications/${app.id}/hosts.json?filter[hostname]=a&page=2`, 'ApplicationTopology', 200],
+      [`/v2/applications/${app.id}/hosts/${host.id}.xml`, 'ApplicationTopology', 200],
+      [`/v2/applications/${app.id}/instances.xml`, 'ApplicationTopology', 200],
+      [`/v2/applications/${app.id}/instances/${instance.id}.json`, 'ApplicationTopology', 200],
+      [`/v2/applications/123/hosts.json`, 'ApplicationTopology', 404],
+      [`/v2/applications/${app.id}/instances/123.json`, 'ApplicationTopology', 404],
     ];
     for (const [path, operation, status] of reads) {
       const before = await gateway.upstreamCount();
@@ -95,7 +95,7 @@ describe('against a scripted NerdGraph', () => {
   let results: unknown[] | null;
   let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
   let gateway: TestGateway;
-  const topologyCalls = (): FakeRequest[] => upstream.received.filter((r) => r.operationName === 'ApplicationHosts' || r.operationName === 'ApplicationInstances');
+  const topologyCalls = (): FakeRequest[] => upstream.received.filter((r) => r.operationName === 'ApplicationTopology');
 
   beforeAll(async () => {
     upstream = await startFakeUpstream((request, res) => {

@@ -78,7 +78,8 @@ const SUMMARY_ITEMS: readonly FilteredItem[] = [
 ];
 
 const FACET_OF: Record<TopologyKind, string> = { hosts: 'host', instances: 'realAgentId' };
-const OPERATION_OF: Record<TopologyKind, string> = { hosts: 'ApplicationHosts', instances: 'ApplicationInstances' };
+/** One operation serves both: only the NRQL facet differs. */
+const OPERATION = 'ApplicationTopology';
 
 /** [since, until): the last 10 whole minutes before the request's minute. */
 export function summaryWindow(now: number): { since: number; until: number } {
@@ -133,15 +134,14 @@ export interface Topology {
 /** The app (404 when unknown, foreign or malformed), its instances and hosts, and their summaries. */
 export async function readTopology(ctx: OperationContext, kind: TopologyKind): Promise<Topology> {
   const ref = ctx.entityRef(EntityKinds.apmApplication, ctx.pathParams.id, V2Titles.applicationNotFound);
-  const operation = OPERATION_OF[kind];
-  const data = await ctx.read(operation, { accountId: ctx.accountId, guid: ref.guid, summary: topologySummaryQuery(kind, ref.id, ctx.now) });
-  const answer = parseAnswer(TopologyAnswer, data, operation);
+  const data = await ctx.read(OPERATION, { accountId: ctx.accountId, guid: ref.guid, summary: topologySummaryQuery(kind, ref.id, ctx.now) });
+  const answer = parseAnswer(TopologyAnswer, data, OPERATION);
   const found = ctx.requireEntity(answer.actor.entity, ref, V2Titles.applicationNotFound);
   const parsed = TopologyEntity.safeParse(found);
-  if (!parsed.success) throw new UpstreamError('upstream_failure', `unexpected entity shape in ${operation}`);
+  if (!parsed.success) throw new UpstreamError('upstream_failure', `unexpected entity shape in ${OPERATION}`);
   const entity = parsed.data;
   const results = answer.actor.account?.nrql?.results;
-  if (!results) throw new UpstreamError('upstream_failure', `${operation}: no NRQL results`);
+  if (!results) throw new UpstreamError('upstream_failure', `${OPERATION}: no NRQL results`);
   const rows = new Map<string, SummaryRow>();
   for (const result of results) {
     const row = SummaryRow.safeParse(result);

@@ -5,8 +5,8 @@ import { MAX_PAGES_WALKED } from '../../src/routes/entity-list.ts';
 import { defineParams, param } from '../../src/v2/param-schema.ts';
 
 /**
- * The `filter[name]`, `filter[ids]`, `page` lists (key transactions, browser applications):
- * their parameters, search conditions and the substring re-check, shared so the two routes
+ * The `filter[name]`, `filter[ids]`, `page` lists (key transactions, mobile and browser applications):
+ * their parameters, search conditions and the substring re-check, shared so the routes
  * cannot drift. User text reaches the search only through entity-query.ts (quoteLiteral).
  */
 export const nameIdsListParams = defineParams({

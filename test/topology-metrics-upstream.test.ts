@@ -196,6 +196,27 @@ describe('host, instance and mobile metric routes: what they send (scripted Nerd
     }
   });
 
+  it('walking unknown host ids costs at most one directory re-read per app and miss window', async () => {
+    let clock = FIXED_NOW;
+    const scripted = await startFakeUpstream((request, res) => {
+      if (request.operationName === 'AccessibleAccounts') return json(res, 200, accountsAnswer([PRIMARY_ACCOUNT]));
+      if (request.operationName === HOST_DIRECTORY_OPERATION) return json(res, 200, { data: { actor: { entity: appEntity(instances) } } });
+      return json(res, 200, { data: { actor: { entity: appEntity(instances), account: { data: { results: [] }, known: { results: [{ names: [] }] } } } } });
+    });
+    try {
+      const clocked = await createTestGateway({ nerdgraphUrl: scripted.url, now: () => clock });
+      const ask = (hostId: number) => clocked.app.request(`/v2/applications/${APP}/hosts/${hostId}/metrics/data.json?names[]=Apdex`, { headers });
+      expect((await ask(HOST_ID)).status).toBe(200);
+      expect(await clocked.upstreamCount(HOST_DIRECTORY_OPERATION)).toBe(1);
+      clock += 10_000;
+      // Ten unknown ids after the window: one shared re-read, not ten.
+      for (let id = 11; id <= 20; id++) expect((await ask(id)).status).toBe(404);
+      expect(await clocked.upstreamCount(HOST_DIRECTORY_OPERATION)).toBe(2);
+    } finally {
+      await scripted.close();
+    }
+  });
+
   it('a host that left between the directory read and the data request is a 404, not stale data', async () => {
     probeInstances = instances.slice(1);
     try {

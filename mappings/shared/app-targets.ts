@@ -56,8 +56,8 @@ async function readDirectory(ctx: TimesliceTargetContext, app: EntityRef): Promi
 /**
  * The host name of `rawHostId` in `app`, or v2's 404 (the app's title first, as v2 checked the
  * app first, so even a malformed host id asks whether the app exists). A directory read less
- * than HOST_MISS_TTL_MS ago is authoritative about unknown ids; an older one is re-read once
- * per unknown id and HOST_MISS_TTL_MS, so a host that just appeared is found soon.
+ * than HOST_MISS_TTL_MS ago is authoritative about unknown ids; an older one is re-read at most
+ * once per app and HOST_MISS_TTL_MS, so a host that just appeared is found soon.
  */
 async function hostNameOf(ctx: TimesliceTargetContext, app: EntityRef, rawHostId: string | undefined): Promise<{ id: number; name: string }> {
   const key = `host-directory/${app.id}`;
@@ -68,10 +68,9 @@ async function hostNameOf(ctx: TimesliceTargetContext, app: EntityRef, rawHostId
   if (rawHostId === undefined || !ID_PATTERN.test(rawHostId)) throw notFound(V2Titles.applicationHostNotFound);
   const id = Number(rawHostId);
   if (!directory.hosts.has(id) && ctx.now - directory.readAt >= HOST_MISS_TTL_MS) {
-    directory = await ctx.remember(`${key}/miss/${id}`, async () => {
-      const fresh = await readDirectory(ctx, app);
-      return { value: fresh, ttlMs: fresh.hosts.has(id) ? HOST_DIRECTORY_TTL_MS : HOST_MISS_TTL_MS };
-    });
+    // One re-read per app and HOST_MISS_TTL_MS, whatever ids are asked for: a client walking
+    // ids, or polling a host that is gone, costs at most one request per app every few seconds.
+    directory = await ctx.remember(`${key}/refresh`, async () => ({ value: await readDirectory(ctx, app), ttlMs: HOST_MISS_TTL_MS }));
     if (!directory.appExists) throw notFound(V2Titles.applicationNotFound);
   }
   const name = directory.hosts.get(id);

@@ -48,8 +48,8 @@ export default defineReadPlanMapping({
     const parsed = KeyTransactionEntity.safeParse(entity);
     if (!parsed.success) throw new UpstreamError('upstream_failure', `unexpected entity shape in ${OPERATION}`);
     const kt = parsed.data;
-    // The parent app is in the KT's account; anything else is not shown.
-    if (kt.application.entity && kt.application.entity.accountId !== ctx.accountId) kt.application.entity = null;
+    // The parent app is in the KT's account; anything else is not shown (and is counted).
+    if (kt.application.entity && !ctx.inAccount(kt.application.entity)) kt.application.entity = null;
     const sums = sumsByGuid(answer.account.summary.results, OPERATION).get(ref.guid);
     return { body: { key_transaction: reshapeKeyTransaction(kt, sums, ctx.now), links: KEY_TRANSACTION_TOP_LINKS } };
   },

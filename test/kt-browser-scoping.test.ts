@@ -78,6 +78,16 @@ describe('details reads are account-checked', () => {
     expect((await gateway.metrics.scopeViolations.get()).values.reduce((n, v) => n + v.value, 0)).toBe(2);
   });
 
+  it('KT show does not trust a parent app whose accountId matches but whose GUID is of another account', async () => {
+    const kt = keyTransaction(ACCOUNT, 5, ACCOUNT);
+    // accountId says "mine", the GUID says otherwise: the GUID wins, as on the list.
+    kt.application = { guid: entityGuid(OTHER, 'APM', 'APPLICATION', 77), entity: { guid: entityGuid(OTHER, 'APM', 'APPLICATION', 77), accountId: ACCOUNT, applicationId: 77 } };
+    const gateway = await gatewayOver({ KeyTransactionByGuid: { actor: { entity: kt, account: { summary: { results: [] } } } } });
+    const body = (await (await gateway.app.request('/v2/key_transactions/5.json', { headers: demo })).json()) as { key_transaction: Record<string, unknown> };
+    expect(body.key_transaction.links).toEqual({ application: null });
+    expect((await gateway.metrics.scopeViolations.get()).values.reduce((n, v) => n + v.value, 0)).toBe(1);
+  });
+
   it('KT show answers 404 when NerdGraph returns a KT of another account for the computed GUID', async () => {
     const gateway = await gatewayOver({ KeyTransactionByGuid: { actor: { entity: keyTransaction(OTHER, 5, OTHER), account: { summary: { results: [] } } } } });
     const response = await gateway.app.request('/v2/key_transactions/5.json', { headers: demo });

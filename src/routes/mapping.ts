@@ -241,6 +241,8 @@ export interface OperationContext {
   entityRef(kind: EntityKind, rawId: string | undefined, notFoundTitle: string): EntityRef;
   /** 404 unless `entity` is exactly the one `ref` names, in the caller's account (a foreign one is counted). */
   requireEntity<T>(entity: T | null | undefined, ref: Pick<EntityRef, 'guid'>, notFoundTitle: string): T;
+  /** The one account check (entity-ref.ts#inAccount) for a related entity an answer carries; counted when it fails. */
+  inAccount(entity: unknown): boolean;
 }
 
 export interface PlannedAnswer {

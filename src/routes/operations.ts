@@ -3,7 +3,7 @@ import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMappin
 import { UpstreamError } from '../upstream/errors.ts';
 import { respond, respondText, serialise } from '../v2/format.ts';
 import { parseRequestBody, type BodyObject } from '../v2/request-body.ts';
-import { entityRef, requireEntity } from './entity-ref.ts';
+import { entityRef, inAccount, requireEntity } from './entity-ref.ts';
 import { readsOf, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
@@ -58,6 +58,7 @@ export function createOperationRunners(deps: RouteDeps) {
       publicUrl: req.publicUrl,
       read: readsOf(deps, req.caller),
       entityRef: (kind, rawId, notFoundTitle) => entityRef(kind, rawId, req.accountId, notFoundTitle),
+      inAccount: (entity) => inAccount(entity, req.accountId, 'entity', deps.metrics),
       requireEntity: (entity, ref, notFoundTitle) => requireEntity(entity, ref, { accountId: req.accountId, operation: 'entity', metrics: deps.metrics }, notFoundTitle),
     };
   }

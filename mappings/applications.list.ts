@@ -67,6 +67,10 @@ export default defineListMapping({
   parameters: applicationListParams,
   fields: applicationFields('applications[]'),
   knownGaps: [
+    {
+      description:
+        'A page needs its details request (links NRQL and browser apdex) as well as the search: when that request fails, the page fails (502/503/504) rather than answer without links or with a browser apdex threshold a client would write back.',
+    },
     ...applicationGaps('applications[]'),
     { description: 'Host ids in links.application_hosts are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
     {

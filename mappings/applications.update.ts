@@ -115,6 +115,10 @@ export default defineWriteMapping({
   }),
   fields: [{ field: 'application', fidelity: 'approximate', source: 'ApplicationByGuid after the update, as GET /v2/applications/{id} shows it' }],
   knownGaps: [
+    {
+      description:
+        'settings.end_user_apdex_threshold is ignored while browser monitoring is off (docs/write-rules.md §2): the answer then shows the default 7, not the value sent.',
+    },
     { description: 'Turning real user monitoring on picks the SPA loader; v2 chose the loader itself.' },
     { description: 'The answer is read back after the update; a read that lags NerdGraph\'s write can show the previous values.' },
   ],

@@ -43,6 +43,7 @@ export default defineListMapping({
   parameters: nameIdsListParams,
   fields: keyTransactionFields('key_transactions[]'),
   knownGaps: [
+    { description: 'The details and summary request is one: when its NRQL fails, the page fails (502/503/504) rather than answer without summaries.' },
     ...keyTransactionGaps('key_transactions[]'),
     {
       description:

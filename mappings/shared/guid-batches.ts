@@ -1,3 +1,4 @@
+import { UpstreamError } from '../../src/upstream/errors.ts';
 import { z } from 'zod';
 import type { PageReadContext } from '../../src/routes/mapping.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
@@ -15,7 +16,10 @@ export const MAX_GUIDS_PER_DOCUMENT = GUIDS_PER_ENTITIES_CALL * ENTITIES_CALLS_P
 
 /** `$b0..$b7` (the GUID batches, empty when unused) and `$i0..$i7` (whether each call runs). */
 export function guidBatchVariables(guids: readonly string[]): Record<string, unknown> {
-  if (guids.length > MAX_GUIDS_PER_DOCUMENT) throw new Error(`at most ${MAX_GUIDS_PER_DOCUMENT} GUIDs per details document, got ${guids.length}`);
+  // Entity search pages hold at most 200 entities; a larger page is an upstream surprise (502), not a gateway bug.
+  if (guids.length > MAX_GUIDS_PER_DOCUMENT) {
+    throw new UpstreamError('upstream_failure', `entity search page of ${guids.length} entities: at most ${MAX_GUIDS_PER_DOCUMENT} fit one details document`);
+  }
   const variables: Record<string, unknown> = {};
   for (let call = 0; call < ENTITIES_CALLS_PER_DOCUMENT; call++) {
     const batch = guids.slice(call * GUIDS_PER_ENTITIES_CALL, (call + 1) * GUIDS_PER_ENTITIES_CALL);

@@ -1,4 +1,5 @@
 import type { KnownGap } from '../../src/routes/mapping.ts';
+import { httpSend } from './http.ts';
 import type { JsonValue } from '../../src/v2/xml.ts';
 import { decodeRailsXml } from './rails-xml.ts';
 
@@ -69,4 +70,41 @@ export function canonical(value: JsonValue): JsonValue {
     return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical(value[k] as JsonValue)]));
   }
   return value;
+}
+
+/** One request of a differential corpus. */
+export interface FaceRequest {
+  name: string;
+  path: string;
+  method?: string;
+  headers: Record<string, string>;
+  /** A form body, sent with the request (GET included, as curl -X GET -d does). */
+  form?: string;
+  /** The route's documented gaps: the body paths left out on both sides. */
+  gaps: readonly KnownGap[];
+}
+
+export interface FaceComparison {
+  /** The legacy face's status (what v2 answered). */
+  status: number;
+  /** The legacy answer as compared (gaps removed, arrays sorted), for corpus coverage checks. */
+  legacyText: string;
+  /** undefined when both faces answered alike: status, content type, Allow, Link and body. */
+  mismatch: string | undefined;
+}
+
+/** Sends one request to the gateway and to the legacy face, over real HTTP, and compares the answers. */
+export async function compareFaces(gatewayUrl: string, legacyUrl: string, request: FaceRequest, detail = 600): Promise<FaceComparison> {
+  const init = { headers: request.headers, method: request.method ?? 'GET', ...(request.form === undefined ? {} : { body: request.form }) };
+  const [gatewayResponse, legacyResponse] = [await httpSend(`${gatewayUrl}${request.path}`, init), await httpSend(`${legacyUrl}${request.path}`, init)];
+  const allow = [gatewayResponse.headers.get('allow'), legacyResponse.headers.get('allow')];
+  const viaGateway = await readAnswer(gatewayResponse, gatewayUrl);
+  const viaLegacy = await readAnswer(legacyResponse, legacyUrl);
+  const left = JSON.stringify({ ...viaGateway, allow: allow[0], body: canonical(withoutGaps(viaGateway.body, request.gaps)) });
+  const right = JSON.stringify({ ...viaLegacy, allow: allow[1], body: canonical(withoutGaps(viaLegacy.body, request.gaps)) });
+  return {
+    status: viaLegacy.status,
+    legacyText: right,
+    mismatch: left === right ? undefined : `${request.name} ${request.method ?? 'GET'} ${request.path}\n  gateway: ${left.slice(0, detail)}\n  legacy:  ${right.slice(0, detail)}`,
+  };
 }

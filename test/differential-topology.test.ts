@@ -5,6 +5,7 @@ import instancesList from '../mappings/applications.instances.list.ts';
 import instancesShow from '../mappings/applications.instances.show.ts';
 import type { KnownGap, Mapping } from '../src/routes/mapping.ts';
 import { currentHosts } from '../src/sandbox/hosts.ts';
+import { fleetApp } from '../src/sandbox/data.ts';
 import type { SandboxApp, SandboxData } from '../src/sandbox/model.ts';
 import { compareFaces } from './support/compare.ts';
 import { serveOnLoopback } from './support/http.ts';
@@ -90,6 +91,13 @@ function buildCorpus(data: SandboxData): Case[] {
       add(list, 'list page 1', listPath(first, '?page=1'));
       add(list, 'list page 2 (past the end)', listPath(first, '?page=2'));
       add(list, 'list page 3 with a filter', listPath(first, '?page=3&filter[hostname]=a'));
+      // The fleet app: hundreds of hosts and instances, so Link paging is real.
+      const fleet = fleetApp(data.apps);
+      if (!fleet) throw new Error('the sandbox has no fleet app');
+      for (const page of ['', '?page=2', '?page=3', '?page=4']) add(list, `fleet list ${page}`, listPath(fleet, page));
+      add(list, 'fleet filtered page 2', listPath(fleet, '?filter[hostname]=fleet-1&page=2'));
+      add(list, 'fleet ids across pages', listPath(fleet, `?filter[ids]=${idsOf(fleet).filter((_, i) => i % 2 === 0).join(',')}&page=2`));
+      add(show, 'fleet show', showPath(fleet, idsOf(fleet).at(-1) as number));
       const hostName = first.hosts[0]?.name ?? 'host';
       add(list, 'hostname substring', listPath(first, `?filter[hostname]=${encodeURIComponent(hostName.slice(1, 5))}`));
       add(list, 'hostname upper case', listPath(first, `?filter[hostname]=${encodeURIComponent(hostName.toUpperCase())}`));
@@ -181,9 +189,11 @@ describe('differential: application hosts and instances, gateway via NerdGraph =
     expect(nonEmptyLists).toBeGreaterThan(20);
   });
 
-  it('lists no host or instance of a non-reporting app, and no app has 200 hosts (paging is shown with page 2)', () => {
+  it('lists no host or instance of a non-reporting app, and the fleet app fills three pages of each', () => {
     const data = sandbox.sandbox.data;
     expect(data.apps.filter((app) => !app.reporting).every((app) => currentHosts(app).length === 0)).toBe(true);
-    expect(Math.max(...data.apps.map((app) => instancesOf(app).length))).toBeLessThan(200);
+    const fleet = fleetApp(data.apps);
+    expect(fleet?.hosts.length).toBeGreaterThan(400);
+    expect(instancesOf(fleet as SandboxApp).length).toBeGreaterThan(400);
   });
 });

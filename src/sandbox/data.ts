@@ -106,8 +106,43 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
       apps.push(generateApp(random, account.id, counters.appId, name, counters, opts.now));
     }
   }
+  addFleetHosts(opts.seed, apps);
   const others = generateOtherEntities(opts, apps);
   return { accounts, apps, ...others, keys, generatedAt: opts.now, writes: { version: 0, deployments: new Map(), createdApps: [], sequence: 0 } };
+}
+
+/** Mixed into the seed so the fleet app's hosts draw from their own stream (see addFleetHosts). */
+const FLEET_STREAM = 0x0f1e_e7a5;
+/** Extra hosts of the fleet app, one instance each: with its own hosts, more than 2 pages of 200. */
+export const FLEET_EXTRA_HOSTS = 450;
+/** Fleet instance ids, apart from the other instances (300,000,000+). */
+const FIRST_FLEET_INSTANCE_ID = 350_000_000;
+/** Fleet app: the first reporting app of the primary account from this index on (the bulk-metrics app is at 3 or later). */
+const FLEET_APP_INDEX = 6;
+
+/**
+ * The app whose host and instance lists fill several v2 pages: the first reporting app of the
+ * primary account from its FLEET_APP_INDEX-th app on, or undefined in a smaller world.
+ */
+export function fleetApp(apps: readonly SandboxApp[]): SandboxApp | undefined {
+  return apps.filter((app) => app.accountId === PRIMARY_ACCOUNT.id).slice(FLEET_APP_INDEX).find((app) => app.reporting);
+}
+
+/**
+ * Gives the fleet app FLEET_EXTRA_HOSTS more hosts, from a random stream of their own drawn
+ * after every app exists, so no other app (nor any other value of this one) changes.
+ */
+function addFleetHosts(seed: number, apps: readonly SandboxApp[]): void {
+  const app = fleetApp(apps);
+  if (!app) return;
+  const random = createRandom((seed ^ FLEET_STREAM) >>> 0);
+  let instanceId = FIRST_FLEET_INSTANCE_ID;
+  for (let index = 1; index <= FLEET_EXTRA_HOSTS; index++) {
+    const name = `fleet-${String(index).padStart(3, '0')}.example.internal`;
+    const port = pick(random, PORTS);
+    instanceId += intBetween(random, 1, 50);
+    app.hosts.push({ id: syntheticHostId(app.id, name), name, instances: [{ id: instanceId, port, instanceName: port > 0 ? `${name}:${port}` : name }] });
+  }
 }
 
 /** Mixed into the seed so the non-APM entities draw from their own stream (see generateOtherEntities). */

@@ -69,11 +69,15 @@ describe('upstream requests against the sandbox', () => {
     }
     const refused: Array<[string, number]> = [
       [`/v2/applications/abc/hosts.json`, 404],
-      [`/v2/applications/${app.id}/hosts/abc.json`, 404],
-      [`/v2/applications/${app.id}/instances/0.xml`, 404],
       [`/v2/applications/${app.id}/instances.json?filter[ids]=x`, 422],
       [`/v2/applications/${app.id}/hosts.json?page=0`, 422],
     ];
+    // A malformed host or instance id still asks whether the app exists (its 404 comes first).
+    for (const path of [`/v2/applications/${app.id}/hosts/abc.json`, `/v2/applications/${app.id}/instances/0.xml`, `/v2/applications/123/hosts/abc.json`]) {
+      const before = await gateway.upstreamCount();
+      expect((await get(path)).status, path).toBe(404);
+      expect((await gateway.upstreamCount()) - before, path).toBe(1);
+    }
     for (const [path, status] of refused) {
       const before = await gateway.upstreamCount();
       expect((await get(path)).status, path).toBe(status);

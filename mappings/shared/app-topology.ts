@@ -244,11 +244,11 @@ export async function loadTopologyList(ctx: OperationContext, kind: TopologyKind
 /** One host (or instance) of the app; the app's 404 first, then the host's (or instance's). */
 export async function loadTopologyItem(ctx: OperationContext, kind: TopologyKind, rawItemId: string | undefined): Promise<PlannedAnswer> {
   const title = kind === 'hosts' ? TopologyTitles.hostNotFound : TopologyTitles.instanceNotFound;
-  // A malformed app id is the app's 404, a malformed item id the item's: neither reaches NerdGraph.
-  ctx.entityRef(EntityKinds.apmApplication, ctx.pathParams.id, V2Titles.applicationNotFound);
+  // The app first, as the host and instance metric routes (and v2) check it: a malformed app id
+  // is the app's 404 without a request; a malformed item id of an unknown app is the app's 404 too.
+  const topology = await readTopology(ctx, kind);
   if (rawItemId === undefined || !ID_PATTERN.test(rawItemId)) throw notFound(title);
   const itemId = Number(rawItemId);
-  const topology = await readTopology(ctx, kind);
   if (kind === 'hosts') {
     const host = topology.hosts.find((candidate) => candidate.id === itemId);
     if (!host) throw notFound(title);
@@ -273,6 +273,7 @@ export const TOPOLOGY_ASSUMPTIONS: readonly string[] = [
   'filter[hostname] is a case-insensitive substring match on the host name (as filter[host] on applications), applied locally; filter[ids] matches host ids on /hosts and instance ids on /instances; an empty filter[ids] matches nothing.',
   'Page size 200, paged locally; a page past the end is an empty list with first/prev links.',
   'A bad parameter answers 422 before the application is looked up (so an unknown app with a bad parameter is a 422).',
+  'On a show, the application is looked up first, whatever the host or instance id: an unknown app is its 404 even with a malformed item id (as on the host and instance metric routes).',
   'The Metric attribute `host` carries the same host name as applicationInstancesV2 details.host.',
   'Instance ids are applicationInstancesV2 details.id (numeric) = the Metric attribute realAgentId; port is parsed from a `host:port` instance name, else 0.',
   'The instance top-level links application_instance.application and .server follow the host ones (/v2/applications/{application_id}, /v2/servers/{server_id}).',

@@ -188,12 +188,13 @@ export function legacyInstances(req: LegacyRequest): Response {
   return sendPage(req, 'application_instances', items, filters.page, INSTANCE_LINK_TEMPLATES);
 }
 
-/** The app of `{id}` and the numeric `{key}`: a malformed app id is the app's 404, then a malformed item id the item's. */
+/** The app of `{id}` (its 404 first, whatever the item id), then the numeric `{key}` (the item's 404). */
 function appAndItemId(req: LegacyRequest, key: string, title: string): { app: SandboxApp; itemId: number } {
   if (!ID.test(req.path.id ?? '')) throw notFound(V2Titles.applicationNotFound);
+  const app = applicationOf(req);
   const raw = req.path[key] ?? '';
   if (!ID.test(raw)) throw notFound(title);
-  return { app: applicationOf(req), itemId: Number(raw) };
+  return { app, itemId: Number(raw) };
 }
 
 export function legacyHostShow(req: LegacyRequest): Response {

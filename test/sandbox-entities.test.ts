@@ -82,8 +82,14 @@ describe('generating key transactions, mobile and browser apps', () => {
     for (const kt of data.keyTransactions) {
       const app = apps.get(kt.appId) as SandboxApp;
       expect(app.accountId).toBe(kt.accountId);
-      expect(kt.metricName).toMatch(/^WebTransaction\/Uri\/kt\/[a-z0-9-]+$/);
-      expect(kt.transactionName).toBe(kt.metricName.slice('WebTransaction/Uri'.length));
+      // URI-named (`/kt/<slug>`), or custom-named (`<Slug> Page`) as v2 showed such names.
+      if (kt.metricName.startsWith('WebTransaction/Uri/')) {
+        expect(kt.metricName).toMatch(/^WebTransaction\/Uri\/kt\/[a-z0-9-]+$/);
+        expect(kt.transactionName).toBe(kt.metricName.slice('WebTransaction/Uri'.length));
+      } else {
+        expect(kt.metricName).toMatch(/^WebTransaction\/Custom\/[A-Z][a-z0-9-]* Page$/);
+        expect(kt.transactionName).toBe(kt.metricName.slice('WebTransaction/Custom/'.length));
+      }
       expect(seen.has(`${kt.appId}|${kt.metricName}`)).toBe(false);
       seen.add(`${kt.appId}|${kt.metricName}`);
       if (!app.reporting) expect(kt.reporting).toBe(false);
@@ -91,6 +97,7 @@ describe('generating key transactions, mobile and browser apps', () => {
       expect(kt.id).toBeGreaterThanOrEqual(400_000_000);
     }
     expect(new Set(data.keyTransactions.map((kt) => apps.get(kt.appId)?.reporting))).toEqual(new Set([true, false]));
+    expect(new Set(data.keyTransactions.map((kt) => kt.metricName.split('/')[1]))).toEqual(new Set(['Uri', 'Custom']));
   });
 
   it('gives reporting mobile apps a coherent summary and the others none', () => {

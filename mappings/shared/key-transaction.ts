@@ -81,12 +81,16 @@ const round2 = (value: number): number => Math.round(value * 100) / 100;
 
 /**
  * v2's transaction_name from NerdGraph's metricName: the metric without its first two segments
- * (`WebTransaction/<naming scheme>`), as a path (`WebTransaction/Uri/kt/checkout` -> `/kt/checkout`).
- * The reference leaves this UNCONFIRMED (routes-next.md §10 item 2); shorter names are kept as is.
+ * (`WebTransaction/<naming scheme>`); a URI-named transaction reads as its path
+ * (`WebTransaction/Uri/kt/checkout` -> `/kt/checkout`), any other as its name
+ * (`WebTransaction/Custom/Login Page` -> `Login Page`, as v2 showed it). The reference leaves the
+ * transformation UNCONFIRMED (routes-next.md §10 item 2); shorter names are kept as is.
  */
 export function transactionNameOf(metricName: string): string {
   const segments = metricName.split('/');
-  return segments.length > 2 ? `/${segments.slice(2).join('/')}` : metricName;
+  if (segments.length <= 2) return metricName;
+  const rest = segments.slice(2).join('/');
+  return segments[1] === 'Uri' ? `/${rest}` : rest;
 }
 
 /**
@@ -134,7 +138,7 @@ export function keyTransactionFields(prefix: string): FieldNote[] {
   return [
     f('id', 'exact', 'the domain id in the KT GUID'),
     f('name', 'exact', 'name'),
-    f('transaction_name', 'approximate', 'metricName without its first two segments, as a path (rule UNCONFIRMED)'),
+    f('transaction_name', 'approximate', 'metricName without its first two segments; a path for URI-named transactions (rule UNCONFIRMED)'),
     f('health_status', 'approximate', 'alertSeverity as for applications; gray when not reporting'),
     f('reporting', 'exact', 'reporting'),
     f('last_reported_at', 'approximate', 'no NerdGraph field: start of the current minute while reporting, omitted otherwise (as for applications)'),
@@ -164,7 +168,7 @@ export function keyTransactionGaps(prefix: string): KnownGap[] {
 export const KEY_TRANSACTION_ASSUMPTIONS: readonly string[] = [
   "KT timeslices queryable by the KT's entity.guid (UNCONFIRMED): `FROM Metric WHERE entity.guid IN (<KT GUIDs>) FACET entity.guid` returns the parent app's rows of metricName and `Apdex/<metricName without its first segment>`.",
   'Summaries cover the last 10 whole minutes (v2: a rolling 10-minute average); response_time, throughput and apdex_score are rounded to 2 decimals.',
-  'transaction_name is metricName without its first two segments, as a path (`WebTransaction/Uri/kt/checkout` -> `/kt/checkout`): the transformation is UNCONFIRMED.',
+  'transaction_name is metricName without its first two segments: a path for URI-named transactions (`WebTransaction/Uri/kt/checkout` -> `/kt/checkout`), the name itself otherwise (`WebTransaction/Custom/Login Page` -> `Login Page`); the transformation is UNCONFIRMED.',
   'A non-reporting key transaction has no last_reported_at, application_summary or end_user_summary (as for applications).',
   'end_user_summary is shown only when browserApdexTarget is set (the parent app has browser monitoring).',
 ];

@@ -239,7 +239,10 @@ function generateKeyTransaction(
   // Unique per app: a second "checkout" of the same app becomes "checkout-2".
   for (let suffix = 2; slugs.has(slug); suffix++) slug = `${slug.replace(/-\d+$/, '')}-${suffix}`;
   slugs.add(slug);
-  const metricName = `WebTransaction/Uri/kt/${slug}`;
+  // Most are named by URI; every third by a custom name, as agents name transactions both ways.
+  const custom = id % 3 === 0;
+  const display = `${slug.charAt(0).toUpperCase()}${slug.slice(1)} Page`;
+  const metricName = custom ? `WebTransaction/Custom/${display}` : `WebTransaction/Uri/kt/${slug}`;
   const reporting = app.reporting && random() < 0.9;
   return {
     accountId: app.accountId,
@@ -248,7 +251,7 @@ function generateKeyTransaction(
     name,
     appId: app.id,
     metricName,
-    transactionName: `/kt/${slug}`,
+    transactionName: custom ? display : `/kt/${slug}`,
     apdexTarget: pick(random, APDEX_TARGETS),
     browserApdexTarget: app.browser?.apdexTarget ?? null,
     reporting,

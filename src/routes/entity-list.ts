@@ -9,7 +9,7 @@ import { linkHeader } from '../v2/link.ts';
 import { parseAnswer } from '../upstream/answer.ts';
 import { wrap } from './entities.ts';
 import { inAccount } from './entity-ref.ts';
-import { readsOf, type RouteDeps, type RouteRequest } from './types.ts';
+import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
  * Serves a v2 list from entity search: v2 `page=N` over NerdGraph cursors, one upstream
@@ -180,11 +180,8 @@ export function createListRunner(deps: RouteDeps) {
     const params = mapping.parameters.parse(req.params);
     const page = params.page;
     const ctx: PageReadContext = {
-      accountId: req.accountId,
-      now: deps.now(),
-      read: readsOf(deps, req.caller),
+      ...callerScope(deps, req, mapping.operation),
       memo: (key, ttlMs, load) => memo(`${req.caller.identity}|${req.accountId}`, key, ttlMs, load),
-      inAccount: (entity, operation = mapping.operation) => inAccount(entity, req.accountId, operation, deps.metrics),
     };
     const conditions = await mapping.searchConditions(params, req.accountId, ctx);
     const fetched = conditions === null ? emptyPage(0) : await fetchPage(mapping, req, entityQuery(conditions), page);

@@ -33,19 +33,32 @@ export interface KnownGap {
 }
 
 /** Reads a list mapping may make beside its search (queries only, through the caller's key). */
-export interface PageReadContext {
+/**
+ * What every mapping hook gets about its caller: the account, the clock, reads through the
+ * caller's key (queries only), and the one way to entities (src/routes/entity-ref.ts). Built by
+ * callerScope in src/routes/types.ts; each runner adds what its kind of mapping needs.
+ */
+export interface CallerScope {
   accountId: number;
   /** Epoch ms of the request, from the injected clock. */
   now: number;
+  /** A query through the caller's key (counted as an upstream request); never a mutation. */
   read(operation: string, variables: Record<string, unknown>): Promise<unknown>;
+  /** The entity a path id names in the caller's account: its GUID is computed (404 when malformed). */
+  entityRef(kind: EntityKind, rawId: string | undefined, notFoundTitle: string): EntityRef;
+  /** 404 unless `entity` is exactly the one `ref` names, in the caller's account (a foreign one is counted). */
+  requireEntity<T>(entity: T | null | undefined, ref: Pick<EntityRef, 'guid'>, notFoundTitle: string): T;
+  /** The one account check for an entity an answer carries; counted (under `operation`, default the route's) when it fails. */
+  inAccount(entity: unknown, operation?: string): boolean;
+}
+
+export interface PageReadContext extends CallerScope {
   /**
    * A short-lived answer shared by this caller's requests on this account (e.g. a host index
    * that pages of one filtered list all need): `load` runs once per key until `ttlMs` passes
    * on the injected clock; a failed load is not kept.
    */
   memo<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
-  /** The one account check (entity-ref.ts#inAccount) for entities an extra read returned (counted under `operation`, default the mapping's). */
-  inAccount(entity: unknown, operation?: string): boolean;
 }
 
 export interface ReshapeContext {
@@ -156,17 +169,8 @@ export interface TimesliceTarget {
 }
 
 /** What resolveTarget may use: the path, and cached reads through the caller's key. */
-export interface TimesliceTargetContext {
-  accountId: number;
-  /** Epoch ms of the request, from the injected clock. */
-  now: number;
+export interface TimesliceTargetContext extends CallerScope {
   pathParams: Readonly<Record<string, string>>;
-  /** The entity a path id names in the caller's account: its GUID is computed (404 when malformed). */
-  entityRef(kind: EntityKind, rawId: string | undefined, notFoundTitle: string): EntityRef;
-  /** 404 unless `entity` is exactly the one `ref` names, in the caller's account. */
-  requireEntity<T>(entity: T | null | undefined, ref: Pick<EntityRef, 'guid'>, notFoundTitle: string): T;
-  /** A query through the caller's key (counted as an upstream request). */
-  read(operation: string, variables: Record<string, unknown>): Promise<unknown>;
   /**
    * A value kept per caller and account under `key` (concurrent misses share one load) for
    * `ttlMs` (default 60 s); a failed load is not kept.
@@ -224,10 +228,7 @@ export interface MetricDataMapping extends TimesliceMappingBase<MetricDataParams
  * What a read-plan or write mapping gets: the parsed request, and reads through the caller's
  * key. `read` refuses mutations, so a write mapping's only mutation is the one the runner sends.
  */
-export interface OperationContext {
-  accountId: number;
-  /** Epoch ms of the request, from the injected clock. */
-  now: number;
+export interface OperationContext extends CallerScope {
   format: V2Format;
   pathParams: Readonly<Record<string, string>>;
   /** Query string and form body parameters (v2 spellings normalised). */
@@ -236,13 +237,6 @@ export interface OperationContext {
   body: BodyObject;
   /** Absolute URL as the client should see it, for Link headers. */
   publicUrl: string;
-  read(operation: string, variables: Record<string, unknown>): Promise<unknown>;
-  /** The entity a path id names in the caller's account: its GUID is computed (404 when malformed). */
-  entityRef(kind: EntityKind, rawId: string | undefined, notFoundTitle: string): EntityRef;
-  /** 404 unless `entity` is exactly the one `ref` names, in the caller's account (a foreign one is counted). */
-  requireEntity<T>(entity: T | null | undefined, ref: Pick<EntityRef, 'guid'>, notFoundTitle: string): T;
-  /** The one account check (entity-ref.ts#inAccount) for a related entity an answer carries; counted when it fails. */
-  inAccount(entity: unknown): boolean;
 }
 
 export interface PlannedAnswer {

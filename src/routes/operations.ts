@@ -3,8 +3,7 @@ import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMappin
 import { UpstreamError } from '../upstream/errors.ts';
 import { respond, respondText, serialise } from '../v2/format.ts';
 import { parseRequestBody, type BodyObject } from '../v2/request-body.ts';
-import { entityRef, inAccount, requireEntity } from './entity-ref.ts';
-import { readsOf, type RouteDeps, type RouteRequest } from './types.ts';
+import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
  * Runs the mappings that own their logic: read plans, writes and unsupported routes.
@@ -49,17 +48,12 @@ export function writeFailure(error: unknown, mapping: Pick<WriteMapping, 'unconf
 export function createOperationRunners(deps: RouteDeps) {
   async function contextOf(req: RouteRequest, body: BodyObject): Promise<OperationContext> {
     return {
-      accountId: req.accountId,
-      now: deps.now(),
+      ...callerScope(deps, req, 'entity'),
       format: req.format,
       pathParams: req.pathParams,
       params: req.params,
       body,
       publicUrl: req.publicUrl,
-      read: readsOf(deps, req.caller),
-      entityRef: (kind, rawId, notFoundTitle) => entityRef(kind, rawId, req.accountId, notFoundTitle),
-      inAccount: (entity) => inAccount(entity, req.accountId, 'entity', deps.metrics),
-      requireEntity: (entity, ref, notFoundTitle) => requireEntity(entity, ref, { accountId: req.accountId, operation: 'entity', metrics: deps.metrics }, notFoundTitle),
     };
   }
 

@@ -5,8 +5,8 @@ import type { EntityKind } from './entity-ref.ts';
 import type { NrqlEquality } from '../upstream/nrql.ts';
 import { notFound } from '../v2/errors.ts';
 import { hasControlCharacters } from '../upstream/query-literal.ts';
-import { entityRef, requireEntity as requireExactEntity } from './entity-ref.ts';
-import { readsOf, type RouteDeps, type RouteRequest } from './types.ts';
+import { requireEntity as requireExactEntity } from './entity-ref.ts';
+import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
  * What the metric routes share: the target the path names (an app, a mobile app, or a host
@@ -43,13 +43,8 @@ export function createTargetResolver(deps: RouteDeps) {
 
   return function resolveTarget(mapping: TimesliceMapping, req: RouteRequest): TimesliceTarget | Promise<TimesliceTarget> {
     const ctx: TimesliceTargetContext = {
-      accountId: req.accountId,
-      now: deps.now(),
+      ...callerScope(deps, req, mapping.operation),
       pathParams: req.pathParams,
-      entityRef: (kind, rawId, notFoundTitle) => entityRef(kind, rawId, req.accountId, notFoundTitle),
-      requireEntity: (entity, ref, notFoundTitle) =>
-        requireExactEntity(entity, ref, { accountId: req.accountId, operation: mapping.operation, metrics: deps.metrics }, notFoundTitle),
-      read: readsOf(deps, req.caller),
       remember: <V extends object>(key: string, load: () => Promise<{ value: V; ttlMs?: number }>) =>
         // The cast is safe: a key is only ever loaded by the one remember() call site that names it.
         remembered.get(JSON.stringify([req.caller.identity, req.accountId, key]), load) as Promise<V>,

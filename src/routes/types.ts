@@ -5,6 +5,8 @@ import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph } from '../upstream/client.ts';
 import type { V2Format } from '../v2/format.ts';
 import type { V2Params } from '../v2/params.ts';
+import { entityRef, inAccount, requireEntity } from './entity-ref.ts';
+import type { CallerScope } from './mapping.ts';
 
 /** What a route strategy needs from the app (built once in app.ts). */
 export interface RouteDeps {
@@ -26,6 +28,19 @@ export function readsOf(deps: RouteDeps, caller: Caller) {
   return (operation: string, variables: Record<string, unknown>): Promise<unknown> => {
     if (deps.mutations.has(operation)) throw new Error(`read() takes query operations only, not ${operation}`);
     return deps.nerdgraph.call({ operation, variables, apiKey: caller.apiKey });
+  };
+}
+
+/** The caller's scope every mapping hook starts from; `operation` labels the scope-violation counts. */
+export function callerScope(deps: RouteDeps, req: Pick<RouteRequest, 'caller' | 'accountId'>, operation: string): CallerScope {
+  const scope = { accountId: req.accountId, operation, metrics: deps.metrics };
+  return {
+    accountId: req.accountId,
+    now: deps.now(),
+    read: readsOf(deps, req.caller),
+    entityRef: (kind, rawId, notFoundTitle) => entityRef(kind, rawId, req.accountId, notFoundTitle),
+    requireEntity: (entity, ref, notFoundTitle) => requireEntity(entity, ref, scope, notFoundTitle),
+    inAccount: (entity, label = operation) => inAccount(entity, req.accountId, label, deps.metrics),
   };
 }
 

@@ -212,6 +212,10 @@ describe('host, instance and mobile metric routes: what they send (scripted Nerd
       // Ten unknown ids after the window: one shared re-read, not ten.
       for (let id = 11; id <= 20; id++) expect((await ask(id)).status).toBe(404);
       expect(await clocked.upstreamCount(HOST_DIRECTORY_OPERATION)).toBe(2);
+      // The next window (on the gateway's clock): one more re-read for any number of ids.
+      clock += 10_000;
+      for (let id = 21; id <= 25; id++) expect((await ask(id)).status).toBe(404);
+      expect(await clocked.upstreamCount(HOST_DIRECTORY_OPERATION)).toBe(3);
     } finally {
       await scripted.close();
     }

@@ -19,9 +19,13 @@ export class CoalescingCache<V extends object> {
   constructor(
     private readonly name: string,
     private readonly metrics: GatewayMetrics,
-    options: { max: number; ttlMs: number },
+    /** `now`: the clock TTLs run on (the gateway's injected clock); default the process clock. */
+    options: { max: number; ttlMs: number; now?: () => number },
   ) {
-    this.entries = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs });
+    const clock = options.now;
+    // An injected clock is read every time: lru-cache otherwise reuses a reading for 1 ms of real
+    // time, which is forever for a clock that only moves when a test moves it.
+    this.entries = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs, ...(clock ? { perf: { now: clock }, ttlResolution: 0 } : {}) });
   }
 
   async get(key: string, load: () => Promise<Loaded<V>>): Promise<V> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CoalescingCache } from '../cache/coalescing-cache.ts';
 import { SingleFlight } from '../cache/single-flight.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
 import { invalidParameter } from '../v2/errors.ts';
@@ -59,25 +60,12 @@ export function createListRunner(deps: RouteDeps) {
   // search already fixes the parameters).
   const renderings = new WeakMap<FetchedPage, Map<string, string>>();
   const scopedPages = new WeakMap<FetchedPage, Map<string, ScopedPage>>();
-  const memos = new Map<string, { expiresAt: number; value: Promise<unknown> }>();
+  // PageReadContext.memo: per caller and account, on the injected clock, bounded, failed loads not kept.
+  const memos = new CoalescingCache<object>('list-memos', deps.metrics, { max: MAX_MEMOS, ttlMs: 60_000, now: deps.now });
 
-  /** PageReadContext.memo: per caller and account, expiring on the injected clock, bounded. */
-  function memo<T>(scope: string, key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
-    const fullKey = `${scope}|${key}`;
-    const now = deps.now();
-    const held = memos.get(fullKey);
-    if (held !== undefined && held.expiresAt > now) return held.value as Promise<T>;
-    if (memos.size >= MAX_MEMOS) {
-      for (const [oldKey, entry] of memos) if (entry.expiresAt <= now) memos.delete(oldKey);
-      // Still full of live entries: drop the oldest (Map order is insertion order).
-      if (memos.size >= MAX_MEMOS) memos.delete(memos.keys().next().value as string);
-    }
-    const value = load();
-    memos.set(fullKey, { expiresAt: now + ttlMs, value });
-    value.catch(() => {
-      if (memos.get(fullKey)?.value === value) memos.delete(fullKey);
-    });
-    return value;
+  function memo<T extends object>(scope: string, key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
+    // The cast is safe: a key is only ever loaded by the one memo() call site that names it.
+    return memos.get(`${scope}|${key}`, async () => ({ value: await load(), ttlMs })) as Promise<T>;
   }
 
   async function fetchOne(mapping: EntityListMapping, req: RouteRequest, query: string, cursor: string | null, key: string): Promise<FetchedPage> {

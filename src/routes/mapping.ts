@@ -58,7 +58,7 @@ export interface PageReadContext extends CallerScope {
    * that pages of one filtered list all need): `load` runs once per key until `ttlMs` passes
    * on the injected clock; a failed load is not kept.
    */
-  memo<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
+  memo<T extends object>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
 }
 
 export interface ReshapeContext {

@@ -39,7 +39,7 @@ const REMEMBER_TTL_MS = 60_000;
  */
 export function createTargetResolver(deps: RouteDeps) {
   // Values of several types share one cache: each key belongs to exactly one caller of remember.
-  const remembered = new CoalescingCache<object>('timeslice-targets', deps.metrics, { max: 5_000, ttlMs: REMEMBER_TTL_MS });
+  const remembered = new CoalescingCache<object>('timeslice-targets', deps.metrics, { max: 5_000, ttlMs: REMEMBER_TTL_MS, now: deps.now });
 
   return function resolveTarget(mapping: TimesliceMapping, req: RouteRequest): TimesliceTarget | Promise<TimesliceTarget> {
     const ctx: TimesliceTargetContext = {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { FieldNote, KnownGap, OperationContext, PlannedAnswer } from '../../src/routes/mapping.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type PlannedAnswer, fieldNotesUnder } from '../../src/routes/mapping.ts';
 import { EntityKinds } from '../../src/routes/entity-ref.ts';
 import { pageOfList } from '../../src/routes/local-paging.ts';
 import { NrqlResults, parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
-import { facetedSummaryQuery, type FilteredItem } from '../../src/upstream/nrql.ts';
+import { currentWindow, facetedSummaryQuery, type FilteredItem } from '../../src/upstream/nrql.ts';
 import { notFound, V2Titles } from '../../src/v2/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
 import { syntheticHostId } from '../../src/v2/ids.ts';
@@ -28,8 +28,6 @@ export const TopologyTitles = {
 } as const;
 
 export const TOPOLOGY_PAGE_SIZE = 200;
-/** v2's host and instance summaries cover the last 10 minutes (routes-next.md §0). */
-export const SUMMARY_WINDOW_MS = 10 * 60_000;
 
 /** v2's top-level link templates (rest-v2.md §3.4; `/hosts/{instance_id}` sic). */
 export const HOST_TOP_LINKS: V2Body = {
@@ -81,14 +79,8 @@ const FACET_OF: Record<TopologyKind, string> = { hosts: 'host', instances: 'real
 /** One operation serves both: only the NRQL facet differs. */
 const OPERATION = 'ApplicationTopology';
 
-/** [since, until): the last 10 whole minutes before the request's minute. */
-export function summaryWindow(now: number): { since: number; until: number } {
-  const until = Math.floor(now / 60_000) * 60_000;
-  return { since: until - SUMMARY_WINDOW_MS, until };
-}
-
 export function topologySummaryQuery(kind: TopologyKind, appId: number, now: number): string {
-  return facetedSummaryQuery({ scope: [{ attribute: 'appId', value: appId }], facet: FACET_OF[kind], items: SUMMARY_ITEMS, ...summaryWindow(now) });
+  return facetedSummaryQuery({ scope: [{ attribute: 'appId', value: appId }], facet: FACET_OF[kind], items: SUMMARY_ITEMS, ...currentWindow(now) });
 }
 
 const TopologyEntity = z.object({
@@ -289,7 +281,7 @@ export function topologyGaps(prefix: string): KnownGap[] {
 }
 
 export function topologyFields(prefix: string, kind: TopologyKind): FieldNote[] {
-  const f = (field: string, fidelity: FieldNote['fidelity'], source: string): FieldNote => ({ field: `${prefix}.${field}`, fidelity, source });
+  const f = fieldNotesUnder(prefix);
   return [
     kind === 'hosts'
       ? f('id', 'approximate', 'syntheticHostId(appId, details.host)')

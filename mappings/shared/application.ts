@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { V2Titles } from '../../src/v2/errors.ts';
-import type { FieldNote, KnownGap, OperationContext, ReshapeContext } from '../../src/routes/mapping.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type ReshapeContext, fieldNotesUnder } from '../../src/routes/mapping.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
@@ -108,7 +108,7 @@ function anyValue(object: Record<string, number | null | undefined>): boolean {
 let minuteCache = { minute: Number.NaN, text: '' };
 
 /** The current minute as a v2 timestamp, formatted once per minute rather than per item. */
-function startOfMinute(now: number): string {
+export function startOfMinute(now: number): string {
   const minute = Math.floor(now / 60_000) * 60_000;
   if (minute !== minuteCache.minute) minuteCache = { minute, text: isoSeconds(minute) };
   return minuteCache.text;
@@ -191,7 +191,7 @@ export const APPLICATION_ASSUMPTIONS: readonly string[] = [
 
 /** Field provenance shared by both routes; `prefix` is `applications[]` or `application`. */
 export function applicationFields(prefix: string): FieldNote[] {
-  const f = (field: string, fidelity: FieldNote['fidelity'], source: string): FieldNote => ({ field: `${prefix}.${field}`, fidelity, source });
+  const f = fieldNotesUnder(prefix);
   return [
     f('id', 'exact', 'applicationId'),
     f('name', 'exact', 'name'),

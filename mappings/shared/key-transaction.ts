@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import type { FieldNote, KnownGap } from '../../src/routes/mapping.ts';
+import { type FieldNote, type KnownGap, fieldNotesUnder } from '../../src/routes/mapping.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
-import { keyTransactionSumsQuery } from '../../src/upstream/nrql.ts';
+import { CURRENT_WINDOW_MS, currentWindow, keyTransactionSumsQuery } from '../../src/upstream/nrql.ts';
 import type { V2Body } from '../../src/v2/format.ts';
 import { decodeEntityGuid } from '../../src/v2/ids.ts';
-import { isoSeconds } from '../../src/v2/time.ts';
-import { healthStatus } from './application.ts';
+import { healthStatus, startOfMinute } from './application.ts';
 import { idFromGuid } from './created-app.ts';
 
 /**
@@ -15,9 +14,8 @@ import { idFromGuid } from './created-app.ts';
 export const KEY_TRANSACTION_NOT_FOUND = 'No key transaction found with the given ID';
 export const KEY_TRANSACTION_TOP_LINKS: V2Body = { 'key_transaction.application': '/v2/applications/{application_id}' };
 
-const MINUTE_MS = 60_000;
-/** v2 summarised key transactions over the last 10 minutes (routes-next.md §0). */
-const SUMMARY_MINUTES = 10;
+/** v2 summarised key transactions over the last 10 minutes (routes-next.md §0): the current window. */
+const SUMMARY_MINUTES = CURRENT_WINDOW_MS / 60_000;
 
 export const KeyTransactionEntity = z.object({
   guid: z.string(),
@@ -55,14 +53,8 @@ const SumsRow = z.object({
 });
 export const NrqlResults = z.object({ results: z.array(z.unknown()) });
 
-/** The last 10 whole minutes before `now`. */
-export function summaryWindow(now: number): { since: number; until: number } {
-  const until = Math.floor(now / MINUTE_MS) * MINUTE_MS;
-  return { since: until - SUMMARY_MINUTES * MINUTE_MS, until };
-}
-
 export function summaryQuery(guids: readonly string[], now: number): string {
-  return keyTransactionSumsQuery({ guids, ...summaryWindow(now) });
+  return keyTransactionSumsQuery({ guids, ...currentWindow(now) });
 }
 
 /** The summary rows by KT GUID; a KT without rows in the window has none. */
@@ -114,7 +106,7 @@ export function reshapeKeyTransaction(kt: KeyTransactionEntity, sums: KeyTransac
     health_status: healthStatus(reporting, kt.alertSeverity),
     reporting,
   };
-  if (reporting) body.last_reported_at = isoSeconds(Math.floor(now / MINUTE_MS) * MINUTE_MS);
+  if (reporting) body.last_reported_at = startOfMinute(now);
   if (reporting) {
     const s = sums ?? { calls: 0, callTime: 0, apdexS: 0, apdexT: 0, apdexF: 0 };
     const samples = s.apdexS + s.apdexT + s.apdexF;
@@ -134,7 +126,7 @@ export function reshapeKeyTransaction(kt: KeyTransactionEntity, sums: KeyTransac
 }
 
 export function keyTransactionFields(prefix: string): FieldNote[] {
-  const f = (field: string, fidelity: FieldNote['fidelity'], source: string): FieldNote => ({ field: `${prefix}.${field}`, fidelity, source });
+  const f = fieldNotesUnder(prefix);
   return [
     f('id', 'exact', 'the domain id in the KT GUID'),
     f('name', 'exact', 'name'),

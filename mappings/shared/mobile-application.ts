@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { FieldNote, KnownGap, ReshapeContext } from '../../src/routes/mapping.ts';
+import { type FieldNote, type KnownGap, type ReshapeContext, fieldNotesUnder } from '../../src/routes/mapping.ts';
 import type { V2Body } from '../../src/v2/format.ts';
-import { isoSeconds } from '../../src/v2/time.ts';
-import { healthStatus } from './application.ts';
+import { healthStatus, startOfMinute } from './application.ts';
 
 /**
  * A mobile application entity (outline or full) reshaped into v2's mobile application object
@@ -58,7 +57,7 @@ export function reshapeMobileApplication(entity: MobileEntity, ctx: ReshapeConte
     reporting,
   };
   // As for APM apps: agents report each minute, so a reporting app last reported this minute.
-  if (reporting) app.last_reported_at = isoSeconds(Math.floor(ctx.now / 60_000) * 60_000);
+  if (reporting) app.last_reported_at = startOfMinute(ctx.now);
   const summary = entity.mobileSummary;
   // v2 showed no summaries for an app without recent data (rest-v2-shapes.md §8).
   if (reporting && summary) {
@@ -94,7 +93,7 @@ export const MOBILE_ASSUMPTIONS: readonly string[] = [
 ];
 
 export function mobileFields(prefix: string): FieldNote[] {
-  const f = (field: string, fidelity: FieldNote['fidelity'], source: string): FieldNote => ({ field: `${prefix}.${field}`, fidelity, source });
+  const f = fieldNotesUnder(prefix);
   return [
     f('id', 'exact', 'applicationId'),
     f('name', 'exact', 'name'),

@@ -23,6 +23,11 @@ export interface FieldNote {
   source: string;
 }
 
+/** Field notes of one body prefix (`applications[]`, `application`): `(field, fidelity, source)` -> a FieldNote. */
+export function fieldNotesUnder(prefix: string): (field: string, fidelity: Fidelity, source: string) => FieldNote {
+  return (field, fidelity, source) => ({ field: `${prefix}.${field}`, fidelity, source });
+}
+
 export interface KnownGap {
   /**
    * The v2 body path the gateway cannot produce faithfully (omitted or different), or

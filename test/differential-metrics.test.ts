@@ -3,8 +3,7 @@ import dataMapping from '../mappings/applications.metric-data.ts';
 import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, bulkMetricsApp, hasRows, metricsOf } from '../src/sandbox/timeslices.ts';
 import { createRandom } from '../src/sandbox/data.ts';
 import type { SandboxApp, SandboxData } from '../src/sandbox/model.ts';
-import type { JsonValue } from '../src/v2/xml.ts';
-import { readAnswer } from './support/compare.ts';
+import { answerDifference, readAnswer } from './support/compare.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
@@ -196,33 +195,6 @@ function buildCorpus(data: SandboxData): Case[] {
   return cases;
 }
 
-/** The first difference between two answers, numbers compared within RELATIVE_TOLERANCE. */
-function difference(left: JsonValue, right: JsonValue, path = ''): string | undefined {
-  if (typeof left === 'number' && typeof right === 'number') {
-    const scale = Math.max(Math.abs(left), Math.abs(right), 1e-9);
-    return Math.abs(left - right) / scale <= RELATIVE_TOLERANCE ? undefined : `${path}: ${left} != ${right}`;
-  }
-  if (Array.isArray(left) && Array.isArray(right)) {
-    if (left.length !== right.length) return `${path}: ${left.length} items != ${right.length}`;
-    for (let i = 0; i < left.length; i++) {
-      const found = difference(left[i] as JsonValue, right[i] as JsonValue, `${path}[${i}]`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (left !== null && right !== null && typeof left === 'object' && typeof right === 'object' && !Array.isArray(left) && !Array.isArray(right)) {
-    // Key order matters too: values keep the request's order (or the value set's).
-    const keys = (value: object): string => JSON.stringify(Object.keys(value));
-    if (keys(left) !== keys(right)) return `${path}: keys ${keys(left)} != ${keys(right)}`;
-    for (const key of Object.keys(left)) {
-      const found = difference(left[key] as JsonValue, right[key] as JsonValue, `${path}.${key}`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  return JSON.stringify(left) === JSON.stringify(right) ? undefined : `${path}: ${JSON.stringify(left)} != ${JSON.stringify(right)}`;
-}
-
 describe('differential: metric names and data, gateway via NRQL == sandbox legacy /v2', () => {
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   let gateway: TestGateway;
@@ -255,14 +227,7 @@ describe('differential: metric names and data, gateway via NRQL == sandbox legac
       const viaLegacy = await readAnswer(await httpSend(`${sandbox.url}${testCase.path}`, request), sandbox.url);
       statuses.set(viaLegacy.status, (statuses.get(viaLegacy.status) ?? 0) + 1);
       timeslices += JSON.stringify(viaLegacy.body).split('"values"').length - 1;
-      const found =
-        viaGateway.status !== viaLegacy.status
-          ? `status ${viaGateway.status} != ${viaLegacy.status}`
-          : viaGateway.contentType !== viaLegacy.contentType
-            ? `content type ${viaGateway.contentType} != ${viaLegacy.contentType}`
-            : viaGateway.link !== viaLegacy.link
-              ? `link ${viaGateway.link} != ${viaLegacy.link}`
-              : difference(viaGateway.body, viaLegacy.body);
+      const found = answerDifference(viaGateway, viaLegacy, RELATIVE_TOLERANCE);
       if (found) {
         mismatches.push(`${testCase.name} ${testCase.method} ${testCase.path.slice(0, 200)}${testCase.form ? ` form ${testCase.form.slice(0, 120)}` : ''}\n  ${found}\n  gateway: ${JSON.stringify(viaGateway.body).slice(0, 300)}\n  legacy:  ${JSON.stringify(viaLegacy.body).slice(0, 300)}`);
       }

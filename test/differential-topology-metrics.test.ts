@@ -10,8 +10,7 @@ import { createRandom } from '../src/sandbox/data.ts';
 import { currentHosts } from '../src/sandbox/hosts.ts';
 import type { SandboxApp, SandboxData, SandboxMobileApp } from '../src/sandbox/model.ts';
 import { DAY_MS, HOUR_MS, hasRows, metricsOf, type MetricOwner } from '../src/sandbox/timeslices.ts';
-import type { JsonValue } from '../src/v2/xml.ts';
-import { canonical, readAnswer, withoutGaps } from './support/compare.ts';
+import { answerDifference, canonical, readAnswer, withoutGaps } from './support/compare.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
 import {
   DEMO_KEY,
@@ -191,32 +190,6 @@ function buildCorpus(data: SandboxData): Case[] {
   return cases;
 }
 
-/** The first difference between two canonical answers, numbers compared within RELATIVE_TOLERANCE. */
-function difference(left: JsonValue, right: JsonValue, path = ''): string | undefined {
-  if (typeof left === 'number' && typeof right === 'number') {
-    const scale = Math.max(Math.abs(left), Math.abs(right), 1e-9);
-    return Math.abs(left - right) / scale <= RELATIVE_TOLERANCE ? undefined : `${path}: ${left} != ${right}`;
-  }
-  if (Array.isArray(left) && Array.isArray(right)) {
-    if (left.length !== right.length) return `${path}: ${left.length} items != ${right.length}`;
-    for (let i = 0; i < left.length; i++) {
-      const found = difference(left[i] as JsonValue, right[i] as JsonValue, `${path}[${i}]`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (left !== null && right !== null && typeof left === 'object' && typeof right === 'object' && !Array.isArray(left) && !Array.isArray(right)) {
-    const keys = (value: object): string => JSON.stringify(Object.keys(value));
-    if (keys(left) !== keys(right)) return `${path}: keys ${keys(left)} != ${keys(right)}`;
-    for (const key of Object.keys(left)) {
-      const found = difference(left[key] as JsonValue, right[key] as JsonValue, `${path}.${key}`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  return JSON.stringify(left) === JSON.stringify(right) ? undefined : `${path}: ${JSON.stringify(left)} != ${JSON.stringify(right)}`;
-}
-
 describe('differential: host, instance and mobile metric names and data, gateway via NRQL == sandbox legacy /v2', () => {
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   let gateway: TestGateway;
@@ -250,14 +223,7 @@ describe('differential: host, instance and mobile metric names and data, gateway
       const viaLegacy = await readAnswer(await httpSend(`${sandbox.url}${testCase.path}`, request), sandbox.url);
       const statusKey = `${testCase.route.id} ${viaLegacy.status}`;
       statuses.set(statusKey, (statuses.get(statusKey) ?? 0) + 1);
-      const found =
-        viaGateway.status !== viaLegacy.status
-          ? `status ${viaGateway.status} != ${viaLegacy.status}`
-          : viaGateway.contentType !== viaLegacy.contentType
-            ? `content type ${viaGateway.contentType} != ${viaLegacy.contentType}`
-            : viaGateway.link !== viaLegacy.link
-              ? `link ${viaGateway.link} != ${viaLegacy.link}`
-              : difference(canonical(withoutGaps(viaGateway.body, testCase.route.knownGaps)), canonical(withoutGaps(viaLegacy.body, testCase.route.knownGaps)));
+      const found = answerDifference(viaGateway, viaLegacy, RELATIVE_TOLERANCE, (body) => canonical(withoutGaps(body, testCase.route.knownGaps)));
       if (found) {
         mismatches.push(`${testCase.name} ${testCase.method} ${testCase.path.slice(0, 200)}${testCase.form ? ` form ${testCase.form.slice(0, 120)}` : ''}\n  ${found}\n  gateway: ${JSON.stringify(viaGateway.body).slice(0, 300)}\n  legacy:  ${JSON.stringify(viaLegacy.body).slice(0, 300)}`);
       }

@@ -108,3 +108,42 @@ export async function compareFaces(gatewayUrl: string, legacyUrl: string, reques
     mismatch: left === right ? undefined : `${request.name} ${request.method ?? 'GET'} ${request.path}\n  gateway: ${left.slice(0, detail)}\n  legacy:  ${right.slice(0, detail)}`,
   };
 }
+
+/**
+ * The first difference between two answers whose numbers may differ in their last bits (metric
+ * values computed by NRQL on one side and by the REST rules on the other): status, content
+ * type, Link, then the bodies, as `bodyOf` prepares them (e.g. gaps removed), numbers compared
+ * within `tolerance` (relative), object keys in order.
+ */
+export function answerDifference(gateway: Answer, legacy: Answer, tolerance: number, bodyOf: (body: JsonValue) => JsonValue = (body) => body): string | undefined {
+  if (gateway.status !== legacy.status) return `status ${gateway.status} != ${legacy.status}`;
+  if (gateway.contentType !== legacy.contentType) return `content type ${gateway.contentType} != ${legacy.contentType}`;
+  if (gateway.link !== legacy.link) return `link ${gateway.link} != ${legacy.link}`;
+  return numericDifference(bodyOf(gateway.body), bodyOf(legacy.body), tolerance);
+}
+
+function numericDifference(left: JsonValue, right: JsonValue, tolerance: number, path = ''): string | undefined {
+  if (typeof left === 'number' && typeof right === 'number') {
+    const scale = Math.max(Math.abs(left), Math.abs(right), 1e-9);
+    return Math.abs(left - right) / scale <= tolerance ? undefined : `${path}: ${left} != ${right}`;
+  }
+  if (Array.isArray(left) && Array.isArray(right)) {
+    if (left.length !== right.length) return `${path}: ${left.length} items != ${right.length}`;
+    for (let i = 0; i < left.length; i++) {
+      const found = numericDifference(left[i] as JsonValue, right[i] as JsonValue, tolerance, `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (left !== null && right !== null && typeof left === 'object' && typeof right === 'object' && !Array.isArray(left) && !Array.isArray(right)) {
+    // Key order matters too: values keep the request's order (or the value set's).
+    const keys = (value: object): string => JSON.stringify(Object.keys(value));
+    if (keys(left) !== keys(right)) return `${path}: keys ${keys(left)} != ${keys(right)}`;
+    for (const key of Object.keys(left)) {
+      const found = numericDifference(left[key] as JsonValue, right[key] as JsonValue, tolerance, `${path}.${key}`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  return JSON.stringify(left) === JSON.stringify(right) ? undefined : `${path}: ${JSON.stringify(left)} != ${JSON.stringify(right)}`;
+}

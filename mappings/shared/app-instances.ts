@@ -1,3 +1,4 @@
+import { ID_PATTERN } from '../../src/v2/params.ts';
 import { z } from 'zod';
 import { syntheticHostId } from '../../src/v2/ids.ts';
 
@@ -47,7 +48,7 @@ export function appInstances(instances: readonly ApplicationInstance[]): AppInst
   const byId = new Map<number, AppInstance>();
   for (const { details } of instances) {
     const id = Number(details.id);
-    if (!/^[1-9]\d{0,14}$/.test(details.id) || byId.has(id)) continue;
+    if (!ID_PATTERN.test(details.id) || byId.has(id)) continue;
     byId.set(id, { id, host: details.host, instanceName: details.instanceName ?? null, port: portOf(details.instanceName) });
   }
   return [...byId.values()].sort((a, b) => a.id - b.id);
@@ -84,7 +85,7 @@ export function linkIdsFromInstances(appId: number, instances: readonly Applicat
  * ids as linkIdsFromInstances gives for the same instances (host ids are syntheticHostId).
  */
 export function linkIdsFromNames(appId: number, hostNames: readonly string[], agentIds: readonly (string | number)[]): AppLinkIds {
-  const instances = [...new Set(agentIds.map(String).filter((id) => /^[1-9]\d{0,14}$/.test(id)).map(Number))].sort((a, b) => a - b);
+  const instances = [...new Set(agentIds.map(String).filter((id) => ID_PATTERN.test(id)).map(Number))].sort((a, b) => a - b);
   const hosts = [...new Set(hostNames)].map((name) => syntheticHostId(appId, name)).sort((a, b) => a - b);
   return { instances, hosts };
 }

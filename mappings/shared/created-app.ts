@@ -1,3 +1,4 @@
+import { ID_PATTERN } from '../../src/v2/params.ts';
 import { V2Error } from '../../src/v2/errors.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import { decodeEntityGuid } from '../../src/v2/ids.ts';
@@ -21,7 +22,7 @@ export function createdAppName(body: BodyObject, wrappers: readonly string[]): s
 /** The v2 integer id NerdGraph's GUID encodes (`account|DOMAIN|APPLICATION|id`). */
 export function idFromGuid(guid: string): number {
   const domainId = decodeEntityGuid(guid)?.domainId;
-  const id = domainId !== undefined && /^[1-9]\d{0,14}$/.test(domainId) ? Number(domainId) : undefined;
+  const id = domainId !== undefined && ID_PATTERN.test(domainId) ? Number(domainId) : undefined;
   if (id === undefined) throw new UpstreamError('upstream_failure', 'created application GUID holds no numeric id');
   return id;
 }

@@ -1,3 +1,4 @@
+import { ID_PATTERN } from '../../src/v2/params.ts';
 import { z } from 'zod';
 import { type FieldNote, type KnownGap, fieldNotesUnder } from '../../src/routes/mapping.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
@@ -94,7 +95,7 @@ function applicationIdOf(kt: KeyTransactionEntity): number | null {
   if (fromEntity !== undefined) return fromEntity;
   const decoded = decodeEntityGuid(kt.application.guid);
   if (decoded?.accountId !== kt.accountId) return null;
-  return /^[1-9]\d{0,14}$/.test(decoded.domainId) ? Number(decoded.domainId) : null;
+  return ID_PATTERN.test(decoded.domainId) ? Number(decoded.domainId) : null;
 }
 
 export function reshapeKeyTransaction(kt: KeyTransactionEntity, sums: KeyTransactionSums | undefined, now: number): V2Body {

@@ -16,6 +16,11 @@ export interface UpstreamCall {
   operation: string;
   variables: Record<string, unknown>;
   apiKey: string;
+  /**
+   * The inbound request's signal: aborted when the request's deadline passes or its client
+   * disconnects. The call (retries included) stops when it fires.
+   */
+  signal?: AbortSignal;
 }
 
 export interface NerdGraph {
@@ -98,7 +103,8 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
     async call<T>(call: UpstreamCall): Promise<T> {
       const document = options.documents.get(call.operation);
       if (!document) throw new Error(`unknown NerdGraph operation ${call.operation}`);
-      const deadline = AbortSignal.timeout(options.timeoutMs);
+      const timeout = AbortSignal.timeout(options.timeoutMs);
+      const deadline = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
       // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
       const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;
       for (let attemptNo = 1; ; attemptNo++) {

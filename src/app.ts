@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { createAccountResolver } from './caller/accounts.ts';
 import { CursorCache } from './cache/cursor-cache.ts';
-import type { GatewayConfig } from './ops/config.ts';
+import { KEY_GUARD_DEFAULTS, type GatewayConfig } from './ops/config.ts';
 import type { GatewayEnv } from './routes/context.ts';
 import { V2Error, V2Titles } from './v2/errors.ts';
 import { createIdentityHasher } from './caller/identity.ts';
@@ -25,7 +25,8 @@ export interface GatewayDeps {
   config: Pick<
     GatewayConfig,
     'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'
-  >;
+  > &
+    Partial<Pick<GatewayConfig, 'keyGuard'>>;
   nerdgraph: NerdGraph;
   mappings: readonly Mapping[];
   metrics: GatewayMetrics;
@@ -96,6 +97,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
       metrics: deps.metrics,
       defaultAccountId: deps.config.defaultAccountId,
       ttlMs: deps.config.accountsCacheTtlMs,
+      keyGuard: deps.config.keyGuard ?? KEY_GUARD_DEFAULTS,
     }),
     identityOf: createIdentityHasher(),
     publicBaseUrl: deps.config.publicBaseUrl,

@@ -57,13 +57,14 @@ export function createAccountResolver(deps: {
           kind: 'key_verifications_limited',
         });
       }
-      const data = await deps.nerdgraph.call({ operation: 'AccessibleAccounts', variables: {}, apiKey: caller.apiKey }).catch((error: unknown) => {
-        if (error instanceof UpstreamError && REFUSING_CLASSES.has(error.errorClass)) guard.refuse(caller.identity, error.errorClass);
-        throw error;
-      });
+      const data = await deps.nerdgraph.call({ operation: 'AccessibleAccounts', variables: {}, apiKey: caller.apiKey });
       const accounts = parseAnswer(AccountsAnswer, data, 'AccessibleAccounts').actor.accounts;
       const ids = new Set((accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
       return { value: { ids } };
+    }).catch((error: unknown) => {
+      // Every caller of the failed lookup records it (idempotent), before any later request runs.
+      if (error instanceof UpstreamError && REFUSING_CLASSES.has(error.errorClass)) guard.refuse(caller.identity, error.errorClass);
+      throw error;
     });
     return entry.ids;
   }

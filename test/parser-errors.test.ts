@@ -65,6 +65,8 @@ describe('answers from below the app are v2-shaped', () => {
     'a NUL in a header value': Buffer.from('GET /v2/applications.json HTTP/1.1\r\nHost: x\r\nX-A: b\x00c\r\n\r\n', 'latin1'),
     'a space before a header colon': 'GET /v2/applications.json HTTP/1.1\r\nHost : x\r\n\r\n',
     'Transfer-Encoding and Content-Length together': 'POST /v2/applications.json HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n',
+    // Node refuses it at the end of the headers (RFC 9112 6.3: the length cannot be known).
+    'a Transfer-Encoding that does not end in chunked': 'GET /v2/applications.json HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n',
     'two different Content-Lengths': 'POST /v2/applications.json HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello',
     'a target that is not a path': `GET v2/applications.json HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${DEMO_KEY}\r\n\r\n`,
     'a backslash in the path': `GET /v2\\applications.json HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${DEMO_KEY}\r\n\r\n`,

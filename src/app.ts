@@ -1,14 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { createAccountResolver } from './caller/accounts.ts';
 import { CursorCache } from './cache/cursor-cache.ts';
-import type { GatewayConfig } from './ops/config.ts';
+import { KEY_GUARD_DEFAULTS, type GatewayConfig } from './ops/config.ts';
 import type { GatewayEnv } from './routes/context.ts';
 import { V2Error, V2Titles } from './v2/errors.ts';
 import { createIdentityHasher } from './caller/identity.ts';
 import { redactKeys } from './caller/redact.ts';
+import { refuseSecretHost, requestIdFor } from './caller/request-id.ts';
 import type { Mapping } from './routes/mapping.ts';
 import type { GatewayMetrics } from './ops/metrics.ts';
 import { registerV2Routes, formatOfPath } from './routes/v2-router.ts';
@@ -25,7 +25,8 @@ export interface GatewayDeps {
   config: Pick<
     GatewayConfig,
     'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'
-  >;
+  > &
+    Partial<Pick<GatewayConfig, 'keyGuard'>>;
   nerdgraph: NerdGraph;
   mappings: readonly Mapping[];
   metrics: GatewayMetrics;
@@ -35,15 +36,12 @@ export interface GatewayDeps {
   readiness?: () => Promise<boolean>;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
 export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();
   const now = deps.now ?? Date.now;
 
   app.use(async (c, next) => {
-    const incoming = c.req.header('x-request-id');
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFor(c.req.raw.headers);
     c.set('requestId', requestId);
     c.set('log', deps.logger.child({ requestId }));
     c.set('routeLabel', 'unmatched');
@@ -57,6 +55,11 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     // Path only (query strings carry user data); a key pasted into a path by mistake is masked.
     const path = redactKeys(c.req.path);
     c.get('log').info({ method: c.req.method, route, path, status: c.res.status, ms: Math.round(seconds * 1000) }, 'request');
+  });
+
+  app.use((c, next) => {
+    refuseSecretHost(c.req.raw.headers);
+    return next();
   });
 
   // GET bodies are read (and bounded) by the v2 router; bodyLimit would build a full Fetch
@@ -94,6 +97,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
       metrics: deps.metrics,
       defaultAccountId: deps.config.defaultAccountId,
       ttlMs: deps.config.accountsCacheTtlMs,
+      keyGuard: deps.config.keyGuard ?? KEY_GUARD_DEFAULTS,
     }),
     identityOf: createIdentityHasher(),
     publicBaseUrl: deps.config.publicBaseUrl,

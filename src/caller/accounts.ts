@@ -5,6 +5,8 @@ import type { Caller } from './identity.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph } from '../upstream/client.ts';
 import { parseAnswer } from '../upstream/answer.ts';
+import { UpstreamError, toV2Error } from '../upstream/errors.ts';
+import { KeyGuard, REFUSING_CLASSES, type KeyGuardSettings } from './key-guard.ts';
 import { ID_PATTERN } from '../v2/params.ts';
 
 /**
@@ -32,15 +34,37 @@ export function createAccountResolver(deps: {
   metrics: GatewayMetrics;
   defaultAccountId: number | undefined;
   ttlMs: number;
+  keyGuard: KeyGuardSettings;
 }): AccountResolver {
   const cache = new CoalescingCache<AccessibleAccounts>('accounts', deps.metrics, { max: 10_000, ttlMs: deps.ttlMs });
+  const guard = new KeyGuard(deps.keyGuard);
 
+  /** A key is verified by this lookup; concurrent lookups of one key share one call (the cache's). */
   async function accessible(caller: Caller): Promise<ReadonlySet<number>> {
+    const refused = guard.refusal(caller.identity);
+    if (refused !== undefined) {
+      deps.metrics.refusedKeyHits.inc();
+      throw toV2Error(new UpstreamError(refused, 'refused by NerdGraph moments ago (refused-key cache)'));
+    }
     const entry = await cache.get(caller.identity, async () => {
+      // Only a key neither known good nor refused reaches here: the per-address limit applies.
+      // (A caller joining this flight shares its outcome, a 429 included.)
+      const admission = guard.admit(caller.address, caller.identity);
+      if (!admission.admitted) {
+        deps.metrics.keyVerificationsLimited.inc();
+        throw new V2Error(429, 'Too many different API keys from this address; retry later', {
+          headers: { 'retry-after': String(admission.retryAfterSeconds) },
+          kind: 'key_verifications_limited',
+        });
+      }
       const data = await deps.nerdgraph.call({ operation: 'AccessibleAccounts', variables: {}, apiKey: caller.apiKey });
       const accounts = parseAnswer(AccountsAnswer, data, 'AccessibleAccounts').actor.accounts;
       const ids = new Set((accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
       return { value: { ids } };
+    }).catch((error: unknown) => {
+      // Every caller of the failed lookup records it (idempotent), before any later request runs.
+      if (error instanceof UpstreamError && REFUSING_CLASSES.has(error.errorClass)) guard.refuse(caller.identity, error.errorClass);
+      throw error;
     });
     return entry.ids;
   }

@@ -63,7 +63,7 @@ export function registerV2Routes(
     c.set('routeLabel', mapping.route);
     c.set('format', format as V2Format);
 
-    const caller = callerFrom(c.req.raw.headers, deps.identityOf);
+    const caller = callerFrom(c.req.raw.headers, deps.identityOf, c.env?.incoming?.socket.remoteAddress);
     const accountId = await deps.accounts.resolve(caller, c.req.header('x-account-id'));
     const url = new URL(c.req.url);
     const query = url.search.slice(1);

@@ -26,7 +26,7 @@ export interface TestGateway {
 }
 
 type ConfigOverrides = Partial<
-  Pick<GatewayConfig, 'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'>
+  Pick<GatewayConfig, 'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs' | 'keyGuard'>
 >;
 
 export async function createTestGateway(options: {

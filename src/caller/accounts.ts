@@ -24,7 +24,8 @@ interface AccessibleAccounts {
 }
 
 export interface AccountResolver {
-  resolve(caller: Caller, requestedHeader: string | undefined): Promise<number>;
+  /** `signal`: the request's (src/routes/request-signal.ts); the accounts read is shared by concurrent requests of one key. */
+  resolve(caller: Caller, requestedHeader: string | undefined, signal: AbortSignal): Promise<number>;
 }
 
 export function createAccountResolver(deps: {
@@ -35,18 +36,18 @@ export function createAccountResolver(deps: {
 }): AccountResolver {
   const cache = new CoalescingCache<AccessibleAccounts>('accounts', deps.metrics, { max: 10_000, ttlMs: deps.ttlMs });
 
-  async function accessible(caller: Caller): Promise<ReadonlySet<number>> {
-    const entry = await cache.get(caller.identity, async () => {
-      const data = await deps.nerdgraph.call({ operation: 'AccessibleAccounts', variables: {}, apiKey: caller.apiKey });
+  async function accessible(caller: Caller, signal: AbortSignal): Promise<ReadonlySet<number>> {
+    const entry = await cache.get(caller.identity, async (shared) => {
+      const data = await deps.nerdgraph.call({ operation: 'AccessibleAccounts', variables: {}, apiKey: caller.apiKey, signal: shared });
       const accounts = parseAnswer(AccountsAnswer, data, 'AccessibleAccounts').actor.accounts;
       const ids = new Set((accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
       return { value: { ids } };
-    });
+    }, signal);
     return entry.ids;
   }
 
   return {
-    async resolve(caller, requestedHeader) {
+    async resolve(caller, requestedHeader, signal) {
       let requested: number | undefined;
       if (requestedHeader !== undefined && requestedHeader.trim() !== '') {
         const text = requestedHeader.trim();
@@ -55,7 +56,7 @@ export function createAccountResolver(deps: {
         }
         requested = Number(text);
       }
-      const ids = await accessible(caller);
+      const ids = await accessible(caller, signal);
       const pinned = requested ?? deps.defaultAccountId;
       if (pinned !== undefined) {
         if (!ids.has(pinned)) {

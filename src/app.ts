@@ -12,6 +12,7 @@ import { refuseSecretHost, requestIdFor } from './caller/request-id.ts';
 import type { Mapping } from './routes/mapping.ts';
 import type { GatewayMetrics } from './ops/metrics.ts';
 import { registerV2Routes, formatOfPath } from './routes/v2-router.ts';
+import { requestSignal } from './routes/request-signal.ts';
 import type { NerdGraph } from './upstream/client.ts';
 import { UpstreamError, toV2Error } from './upstream/errors.ts';
 import { errorBody, respond } from './v2/format.ts';
@@ -24,7 +25,7 @@ import { MAX_BODY_BYTES } from './v2/form-body.ts';
 export interface GatewayDeps {
   config: Pick<
     GatewayConfig,
-    'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'
+    'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs' | 'requestDeadlineMs'
   > &
     Partial<Pick<GatewayConfig, 'keyGuard'>>;
   nerdgraph: NerdGraph;
@@ -61,6 +62,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     refuseSecretHost(c.req.raw.headers);
     return next();
   });
+  app.use(requestSignal(deps.config.requestDeadlineMs, deps.metrics));
 
   // GET bodies are read (and bounded) by the v2 router; bodyLimit would build a full Fetch
   // Request for every GET, which also refuses some legal request targets.

@@ -8,6 +8,7 @@ import { respondCacheable, type V2Body } from '../v2/format.ts';
 import { resolveMetricWindow, type MetricWindow } from '../v2/metric-window.ts';
 import { isoSeconds } from '../v2/time.ts';
 import { EntityProbe, createTargetResolver, isQueryableName, lookbackWindow, metricNamesIn, requireTarget, type TargetResolver } from './timeslice-target.ts';
+import { callUpstream } from './request-signal.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -88,8 +89,8 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
 
   async function fetchAnswer(mapping: MetricDataMapping, req: RouteRequest, variables: Record<string, unknown>, window: MetricWindow): Promise<MetricAnswer> {
     const key = JSON.stringify([req.caller.identity, req.accountId, mapping.operation, variables]);
-    const { promise } = flights.run(key, async () => {
-      const data = await deps.nerdgraph.call({ operation: mapping.operation, variables, apiKey: req.caller.apiKey });
+    const { promise } = flights.run(key, async (signal) => {
+      const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables, apiKey: req.caller.apiKey, signal });
       const answer = parseAnswer(MetricDataAnswer, data, mapping.operation);
       const account = answer.actor.account;
       if (!account?.data || !account.known) throw new UpstreamError('upstream_failure', `${mapping.operation}: no NRQL results`);
@@ -98,7 +99,7 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
         slices: slicesOf(account.data.results ?? [], window, mapping.operation),
         known: new Set(metricNamesIn(account.known.results ?? [])),
       };
-    });
+    }, req.signal);
     return promise;
   }
 

@@ -91,7 +91,8 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
                 redact,
               })
             : classifyTransportError(error, deadline.aborted);
-      outcome = upstream.errorClass;
+      // Stopped because nobody waits any more (an AbortError: a client left), not a timeout.
+      outcome = call.signal?.aborted && (call.signal.reason as Error | undefined)?.name === 'AbortError' ? 'cancelled' : upstream.errorClass;
       throw upstream;
     } finally {
       stopTimer();

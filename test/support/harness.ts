@@ -31,7 +31,10 @@ type ConfigOverrides = Partial<
 
 export async function createTestGateway(options: {
   nerdgraphUrl: string;
+  /** The client's per-call bound; also the request deadline unless `deadlineMs` is given. */
   timeoutMs?: number;
+  /** REQUEST_DEADLINE_MS. */
+  deadlineMs?: number;
   retries?: number;
   config?: ConfigOverrides;
   now?: () => number;
@@ -58,6 +61,7 @@ export async function createTestGateway(options: {
       cursorCacheTtlMs: 300_000,
       accountsCacheTtlMs: 300_000,
       metricNamesLookbackMs: 7 * 86_400_000,
+      requestDeadlineMs: options.deadlineMs ?? options.timeoutMs ?? 5_000,
       ...options.config,
     },
     nerdgraph,

@@ -131,7 +131,7 @@ describe('/readyz while draining', () => {
     let draining = false;
     let readinessChecks = 0;
     const app = createApp({
-      config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1, accountsCacheTtlMs: 1, metricNamesLookbackMs: 86_400_000 },
+      config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1, accountsCacheTtlMs: 1, metricNamesLookbackMs: 86_400_000, requestDeadlineMs: 10_000 },
       nerdgraph: { call: () => Promise.reject(new Error('unused')) },
       mappings: [],
       metrics: createMetrics(),

@@ -1,15 +1,38 @@
 # v2-bridge gateway (also runs the standalone sandbox: see docker-compose.yml).
-FROM node:20-bookworm-slim
+# Production runs the compiled JavaScript (npm run build) on plain node: no TypeScript loader.
+
+# 1. Build: every dependency (TypeScript included), then src/ and mappings/ compiled to dist/.
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
-ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
-COPY tsconfig.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY mappings ./mappings
+RUN npm run build
+
+# 2. Production dependencies only. tsx is listed in "dependencies" (npm start runs on it), but
+#    the image never loads TypeScript, so it is dropped here (a no-op once it is a devDependency).
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm pkg delete dependencies.tsx \
+  && npm install --omit=dev --no-audit --no-fund \
+  && npm cache clean --force
+
+# 3. Runtime: compiled code, queries/, production node_modules; runs as the image's non-root user.
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
 COPY queries ./queries
+COPY --from=build /app/dist ./dist
 USER node
-ENV HOST=0.0.0.0 PORT=8080
 EXPOSE 8080
-HEALTHCHECK CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "--import", "tsx", "src/index.ts"]
+# Liveness: /healthz over loopback, with the node already in the image (no curl in -slim).
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz',{signal:AbortSignal.timeout(2500)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# SIGTERM drains requests in flight for up to SHUTDOWN_DRAIN_MS (default 8 s, inside docker stop's 10 s).
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/src/index.js"]

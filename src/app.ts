@@ -35,6 +35,8 @@ export interface GatewayDeps {
   now?: () => number;
   /** Answers /readyz: is NerdGraph reachable? */
   readiness?: () => Promise<boolean>;
+  /** True once the process is shutting down: /readyz answers 503 and connections close after their answer. */
+  draining?: () => boolean;
 }
 
 export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
@@ -49,6 +51,8 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     c.set('format', formatOfPath(c.req.path));
     const started = performance.now();
     await next();
+    // Shutting down: no further request on this connection, so the drain ends with the answers in flight.
+    if (deps.draining?.()) c.header('Connection', 'close');
     const seconds = (performance.now() - started) / 1000;
     const route = c.get('routeLabel');
     deps.metrics.httpRequests.inc({ route, method: c.req.method, status: String(c.res.status) });
@@ -80,6 +84,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   });
   app.get('/readyz', async (c) => {
     c.set('routeLabel', '/readyz');
+    if (deps.draining?.()) return c.json({ status: 'draining' }, 503);
     const ready = deps.readiness ? await deps.readiness().catch(() => false) : true;
     return c.json({ status: ready ? 'ready' : 'upstream unreachable' }, ready ? 200 : 503);
   });

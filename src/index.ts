@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveV2 } from './v2/client-error.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type GatewayConfig } from './ops/config.ts';
@@ -51,8 +52,10 @@ async function main(): Promise<void> {
     timeoutMs: config.upstreamTimeoutMs,
     retries: config.upstreamRetries,
   });
+  let draining = false;
   const app = createApp({
     config,
+    draining: () => draining,
     nerdgraph,
     mappings: await loadMappings(),
     metrics,
@@ -85,9 +88,41 @@ async function main(): Promise<void> {
     }
   });
 
-  const shutdown = (): void => {
-    server.close(() => process.exit(0));
-    setTimeout(() => process.exit(0), 2000).unref();
+  // Requests in flight, so a shutdown knows what it waits for (and what a cut would drop).
+  let inFlight = 0;
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      // Draining: a connection whose answer just ended is idle now; close it rather than wait for keep-alive.
+      if (draining) server.closeIdleConnections();
+    });
+  });
+
+  /**
+   * SIGTERM (docker stop, Kubernetes) or SIGINT (Ctrl-C): stop accepting connections, answer
+   * /readyz with 503, let the requests in flight finish (their connections close after the
+   * answer; idle keep-alive ones close now), then exit 0. After SHUTDOWN_DRAIN_MS whatever is
+   * still open is cut and the exit code is 1; a second signal exits at once.
+   */
+  const shutdown = (signal: NodeJS.Signals): void => {
+    if (draining) {
+      logger.warn({ signal, inFlight }, 'second signal during drain: exiting now');
+      process.exit(1);
+    }
+    draining = true;
+    logger.info({ signal, inFlight, drainMs: config.shutdownDrainMs }, 'shutting down: draining requests in flight');
+    const bound = setTimeout(() => {
+      logger.warn({ inFlight }, 'drain bound reached: cutting the requests still in flight');
+      server.closeAllConnections();
+      process.exit(1);
+    }, config.shutdownDrainMs);
+    server.close(() => {
+      clearTimeout(bound);
+      logger.info('drained: exiting');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

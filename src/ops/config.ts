@@ -43,6 +43,8 @@ const ConfigSchema = z
     KEY_VERIFICATIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(10_000).default(KEY_GUARD_DEFAULTS.verificationsPerAddressPerMinute),
     /** How far back metrics.json and metric data look for metric names (NerdGraph has no full list). */
     METRIC_NAMES_LOOKBACK_DAYS: positiveInt.max(90).default(7),
+    /** On SIGTERM/SIGINT, how long requests in flight may take to finish before the process exits anyway. */
+    SHUTDOWN_DRAIN_MS: positiveInt.max(600_000).default(8_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SANDBOX_SEED: z.coerce.number().int().min(-2_147_483_648).max(4_294_967_295).default(42),
     SANDBOX_APM_APPS: z.coerce.number().int().min(0).max(100_000).default(500),
@@ -68,6 +70,7 @@ const ConfigSchema = z
       verificationsPerAddressPerMinute: env.KEY_VERIFICATIONS_PER_ADDRESS,
     },
     metricNamesLookbackMs: env.METRIC_NAMES_LOOKBACK_DAYS * 86_400_000,
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     logLevel: env.LOG_LEVEL,
     sandbox: { seed: env.SANDBOX_SEED, apmApps: env.SANDBOX_APM_APPS, apiKeys: env.SANDBOX_API_KEYS },
   }));

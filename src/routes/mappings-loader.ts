@@ -8,6 +8,12 @@ import { MAPPING_KINDS, type Mapping } from './mapping.ts';
  * mapping. Adding a route is adding a file there (and its query and tests), nothing else.
  */
 export const MAPPINGS_DIR = fileURLToPath(new URL('../../mappings/', import.meta.url));
+/**
+ * From source (tsx) the mappings are .ts; compiled (dist/mappings) they are .js, beside their
+ * source maps. Loading only this module's own kind keeps a compiled server from picking up
+ * a stray .ts it cannot run, and tsx from loading a stale .js.
+ */
+const MAPPING_EXTENSION = import.meta.url.endsWith('.js') ? '.js' : '.ts';
 
 function isMapping(value: unknown): value is Mapping {
   const m = value as Partial<Mapping> | null;
@@ -24,7 +30,7 @@ function isMapping(value: unknown): value is Mapping {
 
 export async function loadMappings(dir: string = MAPPINGS_DIR): Promise<Mapping[]> {
   const files = readdirSync(dir)
-    .filter((file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts'))
+    .filter((file) => file.endsWith(MAPPING_EXTENSION) && !file.endsWith('.d.ts'))
     .sort();
   const mappings: Mapping[] = [];
   for (const file of files) {

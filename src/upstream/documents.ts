@@ -9,7 +9,10 @@ import { Kind, parse, visit, type DocumentNode } from 'graphql';
  * named for the fragment). A document is sent with exactly the fragments it uses. User input
  * never enters a document; it travels in variables.
  */
-export const QUERIES_DIR = fileURLToPath(new URL('../../queries/', import.meta.url));
+// Compiled (npm run build), this module is dist/src/upstream/documents.js: queries/ stays at the
+// package root, one level further up than from src/.
+const COMPILED = import.meta.url.endsWith('.js');
+export const QUERIES_DIR = fileURLToPath(new URL(COMPILED ? '../../../queries/' : '../../queries/', import.meta.url));
 
 export interface OperationDocument {
   name: string;

@@ -14,9 +14,25 @@ export const REDACTED_PATHS = [
   'req.headers',
 ];
 
+/** Longest a log line waits in the stdout buffer. */
+const FLUSH_EVERY_MS = 1000;
+
 export function createLogger(level: LevelWithSilent, destination?: DestinationStream): Logger {
   const options = { level, base: { service: 'v2-bridge' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  // stdout, buffered: one write per 4 KB of lines instead of one per request line (that write
+  // syscall was ~8% of a show request's CPU in a profile). Flushed at least every second and
+  // on exit (the SIGTERM/SIGINT shutdown exits normally).
+  const stdout = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => stdout.flush(), FLUSH_EVERY_MS).unref();
+  process.once('exit', () => {
+    try {
+      stdout.flushSync();
+    } catch {
+      // Nothing more can be done for the last lines at exit.
+    }
+  });
+  return pino(options, stdout);
 }
 
 /**

@@ -4,7 +4,9 @@ import { V2Error, V2Titles } from '../v2/errors.ts';
 /**
  * Who is calling. The API key is kept only to be forwarded to NerdGraph; everything that
  * outlives the request (cache keys, coalescing keys) uses `identity`, an HMAC of the key with
- * a per-process secret, so neither the key nor a portable hash of it is ever stored.
+ * a per-process secret, so no cache holds the key or a portable hash of it. The one exception is
+ * the identity memo below (key -> identity, bounded, in this process's memory only, never
+ * logged or exported), which saves an HMAC per request.
  */
 export interface Caller {
   apiKey: string;

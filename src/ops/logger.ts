@@ -21,8 +21,8 @@ export function createLogger(level: LevelWithSilent, destination?: DestinationSt
   const options = { level, base: { service: 'v2-bridge' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
   if (destination) return pino(options, destination);
   // stdout, buffered: one write per 4 KB of lines instead of one per request line (that write
-  // syscall was ~8% of a show request's CPU in a profile). Flushed at least every second and
-  // on exit (the SIGTERM/SIGINT shutdown exits normally).
+  // syscall was 7% of the samples in a profile of the show route). Flushed at least every
+  // second and on exit (the SIGTERM/SIGINT shutdown exits normally).
   const stdout = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   setInterval(() => stdout.flush(), FLUSH_EVERY_MS).unref();
   process.once('exit', () => {

@@ -90,6 +90,9 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
   // everything else the body depends on: the mapping, the format, the names and values asked
   // and the window (requests sharing an answer asked the same NRQL, so these rarely differ).
   const renderings = new WeakMap<MetricAnswer, Map<string, Rendered>>();
+  // Parsed upstream answer -> its filing per window (the client hands back the same object for
+  // byte-identical answers, so identical answers across coalesced calls are filed once).
+  const derived = new WeakMap<object, Map<string, MetricAnswer>>();
   const mappingIds = new WeakMap<MetricDataMapping, number>();
   let nextMappingId = 0;
   const mappingId = (mapping: MetricDataMapping): number => {
@@ -104,15 +107,29 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
   async function fetchAnswer(mapping: MetricDataMapping, req: RouteRequest, variables: Record<string, unknown>, window: MetricWindow): Promise<MetricAnswer> {
     const key = JSON.stringify([req.caller.identity, req.accountId, mapping.operation, variables]);
     const { promise } = flights.run(key, async () => {
-      const data = await deps.nerdgraph.call({ operation: mapping.operation, variables, apiKey: req.caller.apiKey });
+      // A byte-identical answer comes back as the same object (nothing mutates it here): its
+      // filing and, through `renderings`, its body and ETag are then reused, not redone.
+      const data = await deps.nerdgraph.call({ operation: mapping.operation, variables, apiKey: req.caller.apiKey, reuseIdenticalAnswer: true });
+      const windowKey = `${mapping.operation}|${window.start}|${window.widthMs}|${window.count}|${window.summarize}`;
+      const known = data !== null && typeof data === 'object' ? derived.get(data) : undefined;
+      const reused = known?.get(windowKey);
+      if (reused !== undefined) return reused;
       const answer = parseAnswer(MetricDataAnswer, data, mapping.operation);
       const account = answer.actor.account;
       if (!account?.data || !account.known) throw new UpstreamError('upstream_failure', `${mapping.operation}: no NRQL results`);
-      return {
+      const filed: MetricAnswer = {
         probe: answer.actor.entity,
         slices: slicesOf(account.data.results ?? [], window, mapping.operation),
         known: new Set(metricNamesIn(account.known.results ?? [])),
       };
+      if (data !== null && typeof data === 'object') {
+        // One answer object is only ever asked for with a few windows; keep the map small anyway.
+        const byWindow = known ?? new Map<string, MetricAnswer>();
+        if (byWindow.size >= 16) byWindow.clear();
+        byWindow.set(windowKey, filed);
+        derived.set(data, byWindow);
+      }
+      return filed;
     });
     return promise;
   }
@@ -181,6 +198,8 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     let rendered = byKey.get(key);
     if (rendered === undefined) {
       rendered = renderCacheable(renderBody(names, queryable, plan, window, answer), req.format);
+      // An answer reused across calls lives on; its renderings stay few (bounded all the same).
+      if (byKey.size >= 16) byKey.clear();
       byKey.set(key, rendered);
     }
     return respondRendered(req.c, req.format, rendered);

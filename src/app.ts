@@ -1,18 +1,19 @@
-import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { createAccountResolver } from './caller/accounts.ts';
 import { CursorCache } from './cache/cursor-cache.ts';
-import type { GatewayConfig } from './ops/config.ts';
+import { KEY_GUARD_DEFAULTS, type GatewayConfig } from './ops/config.ts';
 import type { GatewayEnv } from './routes/context.ts';
 import { V2Error, V2Titles } from './v2/errors.ts';
 import { createIdentityHasher } from './caller/identity.ts';
 import { redactKeys } from './caller/redact.ts';
+import { refuseSecretHost, requestIdFor } from './caller/request-id.ts';
 import type { Mapping } from './routes/mapping.ts';
 import type { GatewayMetrics } from './ops/metrics.ts';
 import { writeRequestLog, type RequestLog } from './ops/logger.ts';
 import { registerV2Routes, formatOfPath } from './routes/v2-router.ts';
+import { requestSignal } from './routes/request-signal.ts';
 import type { NerdGraph } from './upstream/client.ts';
 import { UpstreamError, toV2Error } from './upstream/errors.ts';
 import { errorBody, respond } from './v2/format.ts';
@@ -25,8 +26,9 @@ import { MAX_BODY_BYTES } from './v2/form-body.ts';
 export interface GatewayDeps {
   config: Pick<
     GatewayConfig,
-    'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'
-  >;
+    'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs' | 'requestDeadlineMs'
+  > &
+    Partial<Pick<GatewayConfig, 'keyGuard'>>;
   nerdgraph: NerdGraph;
   mappings: readonly Mapping[];
   metrics: GatewayMetrics;
@@ -36,15 +38,12 @@ export interface GatewayDeps {
   readiness?: () => Promise<boolean>;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
 export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();
   const now = deps.now ?? Date.now;
 
   app.use(async (c, next) => {
-    const incoming = c.req.header('x-request-id');
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFor(c.req.raw.headers);
     c.set('requestId', requestId);
     const method = c.req.method;
     // Path only (query strings carry user data); a key pasted into a path by mistake is masked.
@@ -63,6 +62,12 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     entry.ms = Math.round(seconds * 1000);
     writeRequestLog(deps.logger, entry);
   });
+
+  app.use((c, next) => {
+    refuseSecretHost(c.req.raw.headers);
+    return next();
+  });
+  app.use(requestSignal(deps.config.requestDeadlineMs, deps.metrics));
 
   // GET bodies are read (and bounded) by the v2 router; bodyLimit would build a full Fetch
   // Request for every GET, which also refuses some legal request targets.
@@ -99,6 +104,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
       metrics: deps.metrics,
       defaultAccountId: deps.config.defaultAccountId,
       ttlMs: deps.config.accountsCacheTtlMs,
+      keyGuard: deps.config.keyGuard ?? KEY_GUARD_DEFAULTS,
     }),
     identityOf: createIdentityHasher(),
     publicBaseUrl: deps.config.publicBaseUrl,

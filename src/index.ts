@@ -1,6 +1,4 @@
-import type { Server } from 'node:http';
-import { answerClientErrors } from './v2/client-error.ts';
-import { serve } from '@hono/node-server';
+import { serveV2 } from './v2/client-error.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type GatewayConfig } from './ops/config.ts';
 import { createLogger } from './ops/logger.ts';
@@ -73,7 +71,7 @@ async function main(): Promise<void> {
     logger.warn('PUBLIC_BASE_URL is not set: Link headers will use the origin each request names; set it when serving beyond loopback');
   }
 
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+  const server = serveV2({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const base = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
     logger.info({ port: info.port, upstream: upstream.demo ? 'embedded sandbox' : upstream.url }, 'v2-bridge listening');
     if (upstream.demo) {
@@ -86,8 +84,6 @@ async function main(): Promise<void> {
       );
     }
   });
-
-  answerClientErrors(server as Server);
 
   const shutdown = (): void => {
     server.close(() => process.exit(0));

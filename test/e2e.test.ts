@@ -183,9 +183,9 @@ describe('npm start on a fresh machine', () => {
 
 describe('bad configuration', () => {
   it('stops the process with a message naming the variable and a non-zero exit', async () => {
-    const run = startGateway({ PORT: 'eighty', UPSTREAM_TIMEOUT_MS: '-5' });
+    const run = startGateway({ PORT: 'eighty', REQUEST_DEADLINE_MS: '-5' });
     expect(await run.exited).toBe(1);
-    expect(run.output()).toMatch(/Invalid configuration:[\s\S]*PORT[\s\S]*UPSTREAM_TIMEOUT_MS/);
+    expect(run.output()).toMatch(/Invalid configuration:[\s\S]*PORT[\s\S]*REQUEST_DEADLINE_MS/);
   });
 
   it('loadConfig validates every value and derives the NerdGraph URL from the region', () => {

@@ -203,7 +203,7 @@ describe('operations endpoints', () => {
     const { createApp } = await import('../src/app.ts');
     const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
     const app = createApp({
-      config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1, accountsCacheTtlMs: 1, metricNamesLookbackMs: 7 * 86_400_000 },
+      config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1, accountsCacheTtlMs: 1, metricNamesLookbackMs: 7 * 86_400_000, requestDeadlineMs: 10_000 },
       nerdgraph: { call: () => Promise.reject(new Error('unused')) },
       mappings: [],
       metrics: gateway.metrics,

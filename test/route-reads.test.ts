@@ -8,7 +8,7 @@ describe('readsOf', () => {
     mutations: new Set(['DeploymentCreate']),
     nerdgraph: { call: async ({ operation, apiKey }: { operation: string; apiKey: string }) => void sent.push(`${operation}:${apiKey}`) },
   } as unknown as RouteDeps; // only the two members readsOf uses
-  const read = readsOf(deps, { apiKey: 'NRAK-X', identity: 'id' });
+  const read = readsOf(deps, { apiKey: 'NRAK-X', identity: 'id' }, new AbortController().signal);
 
   it('sends queries with the caller key', async () => {
     await read('ApplicationsSearch', {});
@@ -17,6 +17,13 @@ describe('readsOf', () => {
 
   it('refuses a mutation, so only a write runner can send one', () => {
     expect(() => read('DeploymentCreate', {})).toThrow(/query operations only/);
+    expect(sent).toEqual(['ApplicationsSearch:NRAK-X']);
+  });
+
+  it('sends nothing once the request is gone (deadline or disconnect)', async () => {
+    const gone = new AbortController();
+    gone.abort(new Error('gone'));
+    await expect(readsOf(deps, { apiKey: 'NRAK-X', identity: 'id' }, gone.signal)('ApplicationsSearch', {})).rejects.toThrow('gone');
     expect(sent).toEqual(['ApplicationsSearch:NRAK-X']);
   });
 });

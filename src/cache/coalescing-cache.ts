@@ -5,7 +5,9 @@ import { SingleFlight } from './single-flight.ts';
 /**
  * A TTL'd LRU whose misses are loaded once however many callers ask at the same moment.
  * Failed loads are not cached (the next caller tries again); a loader may give a shorter TTL
- * for an answer (used for negative entries).
+ * for an answer (used for negative entries). A load runs under the shared call's signal
+ * (SingleFlight): a caller whose own signal fires stops waiting, the load stops only when
+ * every caller has left, and a load that completes is cached whoever still waits for it.
  */
 export interface Loaded<V> {
   value: V;
@@ -28,17 +30,21 @@ export class CoalescingCache<V extends object> {
     this.entries = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs, ...(clock ? { perf: { now: clock }, ttlResolution: 0 } : {}) });
   }
 
-  async get(key: string, load: () => Promise<Loaded<V>>): Promise<V> {
+  async get(key: string, load: (signal: AbortSignal) => Promise<Loaded<V>>, signal: AbortSignal): Promise<V> {
     const cached = this.entries.get(key);
     if (cached !== undefined) {
       this.metrics.cacheLookups.inc({ cache: this.name, result: 'hit' });
       return cached;
     }
-    const { promise, joined } = this.flights.run(key, async () => {
-      const loaded = await load();
-      this.entries.set(key, loaded.value, loaded.ttlMs === undefined ? undefined : { ttl: loaded.ttlMs });
-      return loaded.value;
-    });
+    const { promise, joined } = this.flights.run(
+      key,
+      async (shared) => {
+        const loaded = await load(shared);
+        this.entries.set(key, loaded.value, loaded.ttlMs === undefined ? undefined : { ttl: loaded.ttlMs });
+        return loaded.value;
+      },
+      signal,
+    );
     this.metrics.cacheLookups.inc({ cache: this.name, result: joined ? 'coalesced' : 'miss' });
     return promise;
   }

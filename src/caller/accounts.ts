@@ -5,6 +5,8 @@ import type { Caller } from './identity.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph } from '../upstream/client.ts';
 import { parseAnswer } from '../upstream/answer.ts';
+import { UpstreamError, toV2Error } from '../upstream/errors.ts';
+import { KeyGuard, REFUSING_CLASSES, type KeyGuardSettings } from './key-guard.ts';
 import { ID_PATTERN } from '../v2/params.ts';
 
 /**
@@ -24,7 +26,8 @@ interface AccessibleAccounts {
 }
 
 export interface AccountResolver {
-  resolve(caller: Caller, requestedHeader: string | undefined): Promise<number>;
+  /** `signal`: the request's (src/routes/request-signal.ts); the accounts read is shared by concurrent requests of one key. */
+  resolve(caller: Caller, requestedHeader: string | undefined, signal: AbortSignal): Promise<number>;
 }
 
 export function createAccountResolver(deps: {
@@ -32,21 +35,47 @@ export function createAccountResolver(deps: {
   metrics: GatewayMetrics;
   defaultAccountId: number | undefined;
   ttlMs: number;
+  keyGuard: KeyGuardSettings;
 }): AccountResolver {
   const cache = new CoalescingCache<AccessibleAccounts>('accounts', deps.metrics, { max: 10_000, ttlMs: deps.ttlMs });
+  const guard = new KeyGuard(deps.keyGuard);
 
-  async function accessible(caller: Caller): Promise<ReadonlySet<number>> {
-    const entry = await cache.get(caller.identity, async () => {
-      const data = await deps.nerdgraph.call({ operation: 'AccessibleAccounts', variables: {}, apiKey: caller.apiKey });
-      const accounts = parseAnswer(AccountsAnswer, data, 'AccessibleAccounts').actor.accounts;
-      const ids = new Set((accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
-      return { value: { ids } };
+  /** A key is verified by this lookup; concurrent lookups of one key share one call (the cache's). */
+  async function accessible(caller: Caller, signal: AbortSignal): Promise<ReadonlySet<number>> {
+    const refused = guard.refusal(caller.identity);
+    if (refused !== undefined) {
+      deps.metrics.refusedKeyHits.inc();
+      throw toV2Error(new UpstreamError(refused, 'refused by NerdGraph moments ago (refused-key cache)'));
+    }
+    const entry = await cache.get(
+      caller.identity,
+      async (shared) => {
+        // Only a key neither known good nor refused reaches here: the per-address limit applies.
+        // (A caller joining this flight shares its outcome, a 429 included.)
+        const admission = guard.admit(caller.address, caller.identity);
+        if (!admission.admitted) {
+          deps.metrics.keyVerificationsLimited.inc();
+          throw new V2Error(429, 'Too many different API keys from this address; retry later', {
+            headers: { 'retry-after': String(admission.retryAfterSeconds) },
+            kind: 'key_verifications_limited',
+          });
+        }
+        const data = await deps.nerdgraph.call({ operation: 'AccessibleAccounts', variables: {}, apiKey: caller.apiKey, signal: shared });
+        const accounts = parseAnswer(AccountsAnswer, data, 'AccessibleAccounts').actor.accounts;
+        const ids = new Set((accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
+        return { value: { ids } };
+      },
+      signal,
+    ).catch((error: unknown) => {
+      // Every caller of the failed lookup records it (idempotent), before any later request runs.
+      if (error instanceof UpstreamError && REFUSING_CLASSES.has(error.errorClass)) guard.refuse(caller.identity, error.errorClass);
+      throw error;
     });
     return entry.ids;
   }
 
   return {
-    async resolve(caller, requestedHeader) {
+    async resolve(caller, requestedHeader, signal) {
       let requested: number | undefined;
       if (requestedHeader !== undefined && requestedHeader.trim() !== '') {
         const text = requestedHeader.trim();
@@ -55,7 +84,7 @@ export function createAccountResolver(deps: {
         }
         requested = Number(text);
       }
-      const ids = await accessible(caller);
+      const ids = await accessible(caller, signal);
       const pinned = requested ?? deps.defaultAccountId;
       if (pinned !== undefined) {
         if (!ids.has(pinned)) {

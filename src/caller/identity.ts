@@ -11,6 +11,8 @@ import { V2Error, V2Titles } from '../v2/errors.ts';
 export interface Caller {
   apiKey: string;
   identity: string;
+  /** The client's socket address (limits key verifications); absent under app.request(). */
+  address?: string;
 }
 
 /** REST v2 accepted both header names (client-behaviour.md §2). */
@@ -42,10 +44,10 @@ export function createIdentityHasher(secret: Buffer = randomBytes(32), memoMax =
   };
 }
 
-export function callerFrom(headers: Headers, identityOf: IdentityOf): Caller {
+export function callerFrom(headers: Headers, identityOf: IdentityOf, address?: string): Caller {
   const raw = KEY_HEADERS.map((name) => headers.get(name)).find((value) => value !== null && value.trim() !== '');
   if (raw === undefined || raw === null) throw new V2Error(401, V2Titles.apiKeyRequired, { kind: 'missing_key' });
   const apiKey = raw.trim();
   if (!KEY_SHAPE.test(apiKey)) throw new V2Error(401, V2Titles.invalidApiKey, { kind: 'bad_key' });
-  return { apiKey, identity: identityOf(apiKey) };
+  return { apiKey, identity: identityOf(apiKey), ...(address === undefined ? {} : { address }) };
 }

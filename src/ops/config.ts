@@ -14,6 +14,10 @@ const REGION_URLS = {
 
 const positiveInt = z.coerce.number().int().positive();
 
+/** Also what an app built without a loaded configuration uses (tests, embedding). */
+export const KEY_GUARD_DEFAULTS = { refusedTtlMs: 60_000, refusedMax: 10_000, verificationsPerAddressPerMinute: 20 } as const;
+const DEFAULT_DEADLINE_MS = 10_000;
+
 const ConfigSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -25,10 +29,18 @@ const ConfigSchema = z
     NEW_RELIC_ACCOUNT_ID: positiveInt.optional(),
     /** Origin used in Link headers, e.g. https://v2-bridge.example.com (default: the request's). */
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-    UPSTREAM_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),
+    /** One deadline per inbound request, covering every NerdGraph call it makes, retries included. */
+    REQUEST_DEADLINE_MS: positiveInt.max(120_000).optional(),
+    /** The former per-call timeout: accepted as an alias of REQUEST_DEADLINE_MS, which wins. */
+    UPSTREAM_TIMEOUT_MS: positiveInt.max(120_000).optional(),
     UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
     CURSOR_CACHE_TTL_MS: positiveInt.default(300_000),
     ACCOUNTS_CACHE_TTL_MS: positiveInt.default(300_000),
+    /** How long a key NerdGraph refused is answered 401/403 without asking again (0: never). */
+    REFUSED_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(KEY_GUARD_DEFAULTS.refusedTtlMs),
+    REFUSED_KEY_CACHE_MAX: positiveInt.max(1_000_000).default(KEY_GUARD_DEFAULTS.refusedMax),
+    /** Distinct unknown keys one client address may have verified per minute (0: no limit). */
+    KEY_VERIFICATIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(10_000).default(KEY_GUARD_DEFAULTS.verificationsPerAddressPerMinute),
     /** How far back metrics.json and metric data look for metric names (NerdGraph has no full list). */
     METRIC_NAMES_LOOKBACK_DAYS: positiveInt.max(90).default(7),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -44,10 +56,17 @@ const ConfigSchema = z
     nerdgraphUrl: env.NERDGRAPH_URL ?? (env.NEW_RELIC_REGION ? REGION_URLS[env.NEW_RELIC_REGION] : undefined),
     defaultAccountId: env.NEW_RELIC_ACCOUNT_ID,
     publicBaseUrl: env.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
-    upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
+    requestDeadlineMs: env.REQUEST_DEADLINE_MS ?? env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_DEADLINE_MS,
+    /** The NerdGraph client's own per-call bound: only a backstop, as every call carries its request's deadline. */
+    upstreamTimeoutMs: env.REQUEST_DEADLINE_MS ?? env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_DEADLINE_MS,
     upstreamRetries: env.UPSTREAM_RETRIES,
     cursorCacheTtlMs: env.CURSOR_CACHE_TTL_MS,
     accountsCacheTtlMs: env.ACCOUNTS_CACHE_TTL_MS,
+    keyGuard: {
+      refusedTtlMs: env.REFUSED_KEY_CACHE_TTL_MS,
+      refusedMax: env.REFUSED_KEY_CACHE_MAX,
+      verificationsPerAddressPerMinute: env.KEY_VERIFICATIONS_PER_ADDRESS,
+    },
     metricNamesLookbackMs: env.METRIC_NAMES_LOOKBACK_DAYS * 86_400_000,
     logLevel: env.LOG_LEVEL,
     sandbox: { seed: env.SANDBOX_SEED, apmApps: env.SANDBOX_APM_APPS, apiKeys: env.SANDBOX_API_KEYS },

@@ -13,6 +13,8 @@ export interface GatewayMetrics {
   cacheLookups: Counter<'cache' | 'result'>;
   scopeViolations: Counter<'operation'>;
   droppedItems: Counter<'operation'>;
+  refusedKeyHits: Counter;
+  keyVerificationsLimited: Counter;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
@@ -63,6 +65,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Gatew
       name: 'v2bridge_account_scope_violations_total',
       help: 'Entities NerdGraph returned from an account other than the resolved one (dropped)',
       labelNames: ['operation'],
+      registers,
+    }),
+    refusedKeyHits: new Counter({
+      name: 'v2bridge_refused_key_hits_total',
+      help: 'Requests answered from the refused-key cache (a key NerdGraph refused moments ago), with no NerdGraph call',
+      registers,
+    }),
+    keyVerificationsLimited: new Counter({
+      name: 'v2bridge_key_verifications_limited_total',
+      help: 'Requests answered 429 because their client address asked to verify too many unknown API keys this minute',
       registers,
     }),
   };

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import type { RequestLog } from '../ops/logger.ts';
 import type { V2Format } from '../v2/format.ts';
@@ -12,11 +12,15 @@ export interface GatewayVariables {
   routeLabel: string;
   /** Representation for the answer, errors included. */
   format: V2Format;
+  /** Fires at the request's deadline or when its client leaves (src/routes/request-signal.ts). */
+  signal: AbortSignal;
 }
 
 /** Under @hono/node-server the raw request is available: needed for GET bodies (see v2-router). */
 export interface GatewayBindings {
   incoming?: IncomingMessage;
+  /** Its 'close' before the answer is written means the client left (src/routes/request-signal.ts). */
+  outgoing?: ServerResponse;
 }
 
 export type GatewayEnv = { Variables: GatewayVariables; Bindings: GatewayBindings };

@@ -1,16 +1,17 @@
 import { z } from 'zod';
 import { CoalescingCache } from '../cache/coalescing-cache.ts';
-import { SingleFlight } from '../cache/single-flight.ts';
+import { SharedOnce, SingleFlight } from '../cache/single-flight.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
 import { invalidParameter } from '../v2/errors.ts';
 import type { EntityListMapping, ListParams, PageReadContext } from './mapping.ts';
 import { UpstreamError } from '../upstream/errors.ts';
-import { respondText, serialise, type V2Body, type V2Format } from '../v2/format.ts';
+import { respondText, serialise, type V2Body } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
 import { parseAnswer } from '../upstream/answer.ts';
 import { wrap } from './entities.ts';
 import { inAccount } from './entity-ref.ts';
-import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
+import { callUpstream } from './request-signal.ts';
+import { loadingScope, readsOf, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
  * Serves a v2 list from entity search: v2 `page=N` over NerdGraph cursors, one upstream
@@ -35,7 +36,8 @@ interface FetchedPage {
 
 interface ScopedPage {
   entities: unknown[];
-  enrichment: Promise<unknown>;
+  /** Shared by the requests rendering this page: it runs under its own signal (SingleFlight). */
+  enrichment: SharedOnce<unknown>;
 }
 
 /** Upper bound of upstream pages one request may walk (a jump to page 250 of a cold search). */
@@ -63,17 +65,16 @@ export function createListRunner(deps: RouteDeps) {
   // PageReadContext.memo: per caller and account, on the injected clock, bounded, failed loads not kept.
   const memos = new CoalescingCache<object>('list-memos', deps.metrics, { max: MAX_MEMOS, ttlMs: 60_000, now: deps.now });
 
-  function memo<T extends object>(scope: string, key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
-    // The cast is safe: a key is only ever loaded by the one memo() call site that names it.
-    return memos.get(`${scope}|${key}`, async () => ({ value: await load(), ttlMs })) as Promise<T>;
-  }
-
   async function fetchOne(mapping: EntityListMapping, req: RouteRequest, query: string, cursor: string | null, key: string): Promise<FetchedPage> {
-    const { promise } = flights.run(`${key}|${cursor ?? ''}`, async () => {
-      const data = await deps.nerdgraph.call({ operation: mapping.operation, variables: { query, cursor }, apiKey: req.caller.apiKey });
-      const search = parseAnswer(SearchPage, data, mapping.operation).actor.entitySearch;
-      return { count: search.count ?? null, entities: search.results?.entities ?? [], nextCursor: search.results?.nextCursor ?? null };
-    });
+    const { promise } = flights.run(
+      `${key}|${cursor ?? ''}`,
+      async (signal) => {
+        const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables: { query, cursor }, apiKey: req.caller.apiKey, signal });
+        const search = parseAnswer(SearchPage, data, mapping.operation).actor.entitySearch;
+        return { count: search.count ?? null, entities: search.results?.entities ?? [], nextCursor: search.results?.nextCursor ?? null };
+      },
+      req.signal,
+    );
     return promise;
   }
 
@@ -123,23 +124,28 @@ export function createListRunner(deps: RouteDeps) {
   }
 
   /** The page's entities in the caller's account, and the mapping's enrichment of them: once per fetched page. */
-  function scopedPage(mapping: EntityListMapping, params: ListParams, variant: string, fetched: FetchedPage, ctx: PageReadContext): ScopedPage {
+  function scopedPage(mapping: EntityListMapping, params: ListParams, variant: string, fetched: FetchedPage, ctx: PageReadContext, req: RouteRequest): ScopedPage {
     const byVariant = scopedPages.get(fetched) ?? new Map<string, ScopedPage>();
     scopedPages.set(fetched, byVariant);
     let scoped = byVariant.get(variant);
     if (scoped === undefined) {
       const entities = fetched.entities.filter((entity) => inAccount(entity, ctx.accountId, mapping.operation, deps.metrics));
-      const enrichment = mapping.enrichPage && entities.length > 0 ? mapping.enrichPage(entities, ctx, params) : Promise.resolve(undefined);
+      const enrich = mapping.enrichPage;
+      // Its reads go under the shared signal, not this request's: others may wait for it.
+      const enrichment = new SharedOnce<unknown>((signal) =>
+        enrich && entities.length > 0 ? enrich(entities, { ...ctx, read: readsOf(deps, req.caller, signal) }, params) : Promise.resolve(undefined),
+      );
       scoped = { entities, enrichment };
       byVariant.set(variant, scoped);
     }
     return scoped;
   }
 
-  async function render(mapping: EntityListMapping, params: ListParams, fetched: FetchedPage, ctx: PageReadContext, format: V2Format): Promise<string> {
+  async function render(mapping: EntityListMapping, params: ListParams, fetched: FetchedPage, ctx: PageReadContext, req: RouteRequest): Promise<string> {
+    const format = req.format;
     const variant = mapping.renderVariant?.(params) ?? '';
-    const { entities, enrichment } = scopedPage(mapping, params, variant, fetched, ctx);
-    const extra = await enrichment;
+    const { entities, enrichment } = scopedPage(mapping, params, variant, fetched, ctx, req);
+    const extra = await enrichment.get(req.signal);
     const now = deps.now();
     const key = `${variant}|${format}|${Math.floor(now / 60_000)}`;
     const byKey = renderings.get(fetched) ?? new Map<string, string>();
@@ -167,13 +173,16 @@ export function createListRunner(deps: RouteDeps) {
   return async function runList(mapping: EntityListMapping, req: RouteRequest): Promise<Response> {
     const params = mapping.parameters.parse(req.params);
     const page = params.page;
+    const { scope, underLoad } = loadingScope(deps, req, mapping.operation);
     const ctx: PageReadContext = {
-      ...callerScope(deps, req, mapping.operation),
-      memo: (key, ttlMs, load) => memo(`${req.caller.identity}|${req.accountId}`, key, ttlMs, load),
+      ...scope,
+      memo: <T extends object>(key: string, ttlMs: number, load: () => Promise<T>) =>
+        // The cast is safe: a key is only ever loaded by the one memo() call site that names it.
+        memos.get(`${req.caller.identity}|${req.accountId}|${key}`, async (shared) => ({ value: await underLoad(shared, load), ttlMs }), req.signal) as Promise<T>,
     };
     const conditions = await mapping.searchConditions(params, req.accountId, ctx);
     const fetched = conditions === null ? emptyPage(0) : await fetchPage(mapping, req, entityQuery(conditions), page);
-    const text = await render(mapping, params, fetched, ctx, req.format);
+    const text = await render(mapping, params, fetched, ctx, req);
     const link = linkHeader(req.publicUrl, page, lastPageOf(fetched, page, mapping.pageSize));
     return respondText(req.c, req.format, 200, text, link ? { link } : {});
   };

@@ -4,6 +4,7 @@ import { respond } from '../v2/format.ts';
 import { parseAnswer } from '../upstream/answer.ts';
 import { reshapeOrFail, wrap } from './entities.ts';
 import { entityRef, requireEntity } from './entity-ref.ts';
+import { callUpstream } from './request-signal.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /** Serves a v2 show route: numeric id -> computed GUID -> entity(guid) -> v2 object, one request. */
@@ -19,7 +20,7 @@ export function createShowRunner(deps: RouteDeps) {
     }));
     const variables: Record<string, unknown> = { guid: ref.guid };
     for (const { alias, guid } of relatedRefs) variables[`${alias}Guid`] = guid;
-    const data = await deps.nerdgraph.call({ operation: mapping.operation, variables, apiKey: req.caller.apiKey });
+    const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables, apiKey: req.caller.apiKey, signal: req.signal });
     const actor = parseAnswer(EntityAnswer, data, mapping.operation).actor;
     const scope = { accountId: req.accountId, operation: mapping.operation, metrics: deps.metrics };
     const entity = requireEntity(actor.entity, ref, scope, mapping.notFoundTitle);

@@ -8,6 +8,7 @@ import { renderCacheable, respondRendered, type Rendered, type V2Body } from '..
 import { resolveMetricWindow, type MetricWindow } from '../v2/metric-window.ts';
 import { isoSeconds } from '../v2/time.ts';
 import { EntityProbe, createTargetResolver, isQueryableName, lookbackWindow, metricNamesIn, requireTarget, type TargetResolver } from './timeslice-target.ts';
+import { callUpstream } from './request-signal.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -106,10 +107,10 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
 
   async function fetchAnswer(mapping: MetricDataMapping, req: RouteRequest, variables: Record<string, unknown>, window: MetricWindow): Promise<MetricAnswer> {
     const key = JSON.stringify([req.caller.identity, req.accountId, mapping.operation, variables]);
-    const { promise } = flights.run(key, async () => {
+    const { promise } = flights.run(key, async (signal) => {
       // A byte-identical answer comes back as the same object (nothing mutates it here): its
       // filing and, through `renderings`, its body and ETag are then reused, not redone.
-      const data = await deps.nerdgraph.call({ operation: mapping.operation, variables, apiKey: req.caller.apiKey, reuseIdenticalAnswer: true });
+      const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables, apiKey: req.caller.apiKey, signal, reuseIdenticalAnswer: true });
       const windowKey = `${mapping.operation}|${window.start}|${window.widthMs}|${window.count}|${window.summarize}`;
       const known = data !== null && typeof data === 'object' ? derived.get(data) : undefined;
       const reused = known?.get(windowKey);
@@ -130,7 +131,7 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
         derived.set(data, byWindow);
       }
       return filed;
-    });
+    }, req.signal);
     return promise;
   }
 

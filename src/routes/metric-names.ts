@@ -7,6 +7,7 @@ import { UpstreamError } from '../upstream/errors.ts';
 import { respondCacheable } from '../v2/format.ts';
 import { linkHeader } from '../v2/link.ts';
 import { EntityProbe, createTargetResolver, lookbackWindow, metricNamesIn, requireTarget, type TargetResolver } from './timeslice-target.ts';
+import { callUpstream } from './request-signal.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -34,20 +35,24 @@ export function createMetricNamesRunner(deps: RouteDeps, resolveTarget: TargetRe
   const listings = new CoalescingCache<Listing>('metric-names', deps.metrics, { max: 1_000, ttlMs: LISTING_TTL_MS });
 
   function load(mapping: MetricNamesMapping, req: RouteRequest, target: TimesliceTarget): Promise<Listing> {
-    return listings.get(JSON.stringify([req.caller.identity, req.accountId, mapping.id, target.key]), async () => {
+    return listings.get(
+      JSON.stringify([req.caller.identity, req.accountId, mapping.id, target.key]),
+      async (signal) => {
       const now = deps.now();
       const variables = {
         accountId: req.accountId,
         guid: target.entity.guid,
         names: metricNamesQuery({ scope: target.scope, ...lookbackWindow(now, deps.metricNamesLookbackMs) }),
       };
-      const data = await deps.nerdgraph.call({ operation: mapping.operation, variables, apiKey: req.caller.apiKey });
+      const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables, apiKey: req.caller.apiKey, signal });
       const answer = parseAnswer(MetricNamesAnswer, data, mapping.operation);
       const results = answer.actor.account?.nrql?.results;
       if (!results) throw new UpstreamError('upstream_failure', `${mapping.operation}: no NRQL results`);
       const names = metricNamesIn(results);
       return { value: { probe: answer.actor.entity, names: [...new Set(names)].sort() } };
-    });
+      },
+      req.signal,
+    );
   }
 
   return async function runMetricNames(mapping: MetricNamesMapping, req: RouteRequest): Promise<Response> {

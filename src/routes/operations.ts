@@ -3,6 +3,7 @@ import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMappin
 import { UpstreamError } from '../upstream/errors.ts';
 import { respond, respondText, serialise } from '../v2/format.ts';
 import { parseRequestBody, type BodyObject } from '../v2/request-body.ts';
+import { callUpstream } from './request-signal.ts';
 import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
@@ -69,7 +70,8 @@ export function createOperationRunners(deps: RouteDeps) {
     let payload: unknown = null;
     if (plan.variables !== null) {
       try {
-        payload = await deps.nerdgraph.call({ operation: mapping.operation, variables: plan.variables, apiKey: req.caller.apiKey });
+        // Under the request's deadline: once sent, a mutation it cuts short is an unknown outcome (writeFailure).
+        payload = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables: plan.variables, apiKey: req.caller.apiKey, signal: req.signal });
       } catch (error) {
         throw writeFailure(error, mapping);
       }

@@ -6,7 +6,7 @@ import type { NrqlEquality } from '../upstream/nrql.ts';
 import { notFound } from '../v2/errors.ts';
 import { hasControlCharacters } from '../upstream/query-literal.ts';
 import { requireEntity as requireExactEntity } from './entity-ref.ts';
-import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
+import { loadingScope, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
  * What the metric routes share: the target the path names (an app, a mobile app, or a host
@@ -42,12 +42,13 @@ export function createTargetResolver(deps: RouteDeps) {
   const remembered = new CoalescingCache<object>('timeslice-targets', deps.metrics, { max: 5_000, ttlMs: REMEMBER_TTL_MS, now: deps.now });
 
   return function resolveTarget(mapping: TimesliceMapping, req: RouteRequest): TimesliceTarget | Promise<TimesliceTarget> {
+    const { scope, underLoad } = loadingScope(deps, req, mapping.operation);
     const ctx: TimesliceTargetContext = {
-      ...callerScope(deps, req, mapping.operation),
+      ...scope,
       pathParams: req.pathParams,
       remember: <V extends object>(key: string, load: () => Promise<{ value: V; ttlMs?: number }>) =>
         // The cast is safe: a key is only ever loaded by the one remember() call site that names it.
-        remembered.get(JSON.stringify([req.caller.identity, req.accountId, key]), load) as Promise<V>,
+        remembered.get(JSON.stringify([req.caller.identity, req.accountId, key]), (shared) => underLoad(shared, load), req.signal) as Promise<V>,
     };
     return mapping.resolveTarget(ctx);
   };

@@ -7,6 +7,7 @@ import type { V2Format } from '../v2/format.ts';
 import type { V2Params } from '../v2/params.ts';
 import { entityRef, inAccount, requireEntity } from './entity-ref.ts';
 import type { CallerScope } from './mapping.ts';
+import { callUpstream } from './request-signal.ts';
 
 /** What a route strategy needs from the app (built once in app.ts). */
 export interface RouteDeps {
@@ -23,25 +24,53 @@ export interface RouteDeps {
 /**
  * Reads through the caller's key, for every runner and mapping that reads beside its main
  * request: query operations only, so a write's one mutation can only be sent by its runner.
+ * `signal`: the request's, or a shared load's (none is sent once it fired).
  */
-export function readsOf(deps: RouteDeps, caller: Caller) {
+export function readsOf(deps: RouteDeps, caller: Caller, signal: AbortSignal) {
   return (operation: string, variables: Record<string, unknown>): Promise<unknown> => {
     if (deps.mutations.has(operation)) throw new Error(`read() takes query operations only, not ${operation}`);
-    return deps.nerdgraph.call({ operation, variables, apiKey: caller.apiKey });
+    return callUpstream(deps.nerdgraph, { operation, variables, apiKey: caller.apiKey, signal });
   };
 }
 
+type ScopedRequest = Pick<RouteRequest, 'caller' | 'accountId' | 'signal'>;
+
 /** The caller's scope every mapping hook starts from; `operation` labels the scope-violation counts. */
-export function callerScope(deps: RouteDeps, req: Pick<RouteRequest, 'caller' | 'accountId'>, operation: string): CallerScope {
+export function callerScope(deps: RouteDeps, req: ScopedRequest, operation: string): CallerScope {
   const scope = { accountId: req.accountId, operation, metrics: deps.metrics };
   return {
     accountId: req.accountId,
     now: deps.now(),
-    read: readsOf(deps, req.caller),
+    read: readsOf(deps, req.caller, req.signal),
     entityRef: (kind, rawId, notFoundTitle) => entityRef(kind, rawId, req.accountId, notFoundTitle),
     requireEntity: (entity, ref, notFoundTitle) => requireEntity(entity, ref, scope, notFoundTitle),
     inAccount: (entity, label = operation) => inAccount(entity, req.accountId, label, deps.metrics),
   };
+}
+
+/**
+ * A caller scope for hooks that start shared loads (ctx.memo, ctx.remember), whose load
+ * functions read through the scope they closed over. While a load this request started runs
+ * (`underLoad`), the scope's reads go under the load's shared signal instead of the request's,
+ * so the load keeps going for the other requests that wait for it if this one leaves. A
+ * request's hooks run one at a time (each awaits its load), so no other read of this scope
+ * happens meanwhile.
+ */
+export function loadingScope(deps: RouteDeps, req: ScopedRequest, operation: string) {
+  let loadSignal: AbortSignal | undefined;
+  const scope: CallerScope = {
+    ...callerScope(deps, req, operation),
+    read: (op, variables) => readsOf(deps, req.caller, loadSignal ?? req.signal)(op, variables),
+  };
+  async function underLoad<T>(signal: AbortSignal, load: () => Promise<T>): Promise<T> {
+    loadSignal = signal;
+    try {
+      return await load();
+    } finally {
+      loadSignal = undefined;
+    }
+  }
+  return { scope, underLoad };
 }
 
 /** One inbound v2 request, parsed and authorised. */
@@ -54,4 +83,6 @@ export interface RouteRequest {
   pathParams: Record<string, string>;
   /** Absolute URL as the client should see it (gateway origin, raw path and query). */
   publicUrl: string;
+  /** The request's deadline and disconnect signal: every upstream call it makes carries it. */
+  signal: AbortSignal;
 }

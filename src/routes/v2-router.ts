@@ -63,8 +63,9 @@ export function registerV2Routes(
     c.set('routeLabel', mapping.route);
     c.set('format', format as V2Format);
 
-    const caller = callerFrom(c.req.raw.headers, deps.identityOf);
-    const accountId = await deps.accounts.resolve(caller, c.req.header('x-account-id'));
+    const caller = callerFrom(c.req.raw.headers, deps.identityOf, c.env?.incoming?.socket.remoteAddress);
+    const signal = c.get('signal');
+    const accountId = await deps.accounts.resolve(caller, c.req.header('x-account-id'), signal);
     const url = new URL(c.req.url);
     const query = url.search.slice(1);
     const form = await readFormBody(c.req, c.env?.incoming);
@@ -79,6 +80,7 @@ export function registerV2Routes(
       format: format as V2Format,
       pathParams: match.params,
       publicUrl: `${deps.publicBaseUrl ?? url.origin}${url.pathname}${allParams ? `?${allParams}` : ''}`,
+      signal,
     };
     switch (mapping.kind) {
       case 'entity-search-list':

@@ -176,6 +176,7 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
       if (call.reuseIdenticalAnswer) lastAnswers.set(call.operation, { text, data: result.data });
       return result.data as T; // the operation's document decides the shape; callers parse it with zod
     } catch (error) {
+      // A fired signal is already classified: timeout (deadline) or cancelled (a client left).
       if (error instanceof UpstreamError) outcome = error.errorClass;
       throw error;
     } finally {

@@ -1,51 +1,108 @@
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { RequestError, getRequestListener } from '@hono/node-server';
 import { errorBody, serialise } from './format.ts';
+import { V2Titles } from './errors.ts';
 
 /**
- * Bytes Node's HTTP parser cannot read never reach the app; Node's default answer is a bare
- * `400` with an empty body, which v2 clients report as an unreadable error. The commonest
- * cause is a GET whose form body was sent with neither Content-Length nor
- * Transfer-Encoding (Node's own http client does that for `GET` + `req.write()`): the body is
- * then read as the start of a next request. A chunked or sized GET body is read normally.
+ * Every answer is v2-shaped, including those the app never sees. Three paths bypass it:
+ * - bytes Node's HTTP parser cannot read ('clientError'); Node's default is a bare 400/431;
+ * - a request line and Host Node accepts but @hono/node-server cannot turn into a URL
+ *   (`GET foo`, a backslash, `Host: [x`, `OPTIONS *`); its default is an empty 400;
+ * - `CONNECT`, which Node hands to a 'connect' listener, or closes the socket without one.
+ * `serveV2` builds the server with all three answered; src/index.ts and the tests' loopback
+ * server both use it, so tests exercise the handlers production runs.
+ *
+ * The commonest parser error is a GET whose form body was sent with neither Content-Length
+ * nor Transfer-Encoding (Node's own http client does that for `GET` + `req.write()`): the body
+ * is then read as the start of a next request. A chunked or sized GET body is read normally.
  */
 interface ParserError extends Error {
   code?: string;
 }
 
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+};
+
 const TITLES: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request headers too large'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timed out before it was complete'],
-  HPE_INVALID_METHOD: [
-    400,
-    'Malformed HTTP request: bytes after a request were not a request. A request body must be sent with Content-Length or Transfer-Encoding: chunked; the request before those bytes may have been processed without its body',
-  ],
 };
 
-export function clientErrorResponse(error: ParserError): string {
-  const [status, title] = TITLES[error.code ?? ''] ?? [400, 'Malformed HTTP request'];
+const AFTER_A_REQUEST =
+  'Malformed HTTP request: bytes after a request were not a request. A request body must be sent with Content-Length or Transfer-Encoding: chunked; the request before those bytes may have been processed without its body';
+
+/** A complete HTTP/1.1 answer with a v2 JSON error body, for writing straight to a socket. */
+function rawAnswer(status: number, title: string, headers: Record<string, string> = {}): string {
   const body = serialise(errorBody(title), 'json');
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   return (
-    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Bad Request'}\r\n${extra}` +
     `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
   );
+}
+
+/** `afterRequest`: the connection already carried a request (a bad method then is a stray body). */
+export function clientErrorResponse(error: ParserError, afterRequest = true): string {
+  const known = TITLES[error.code ?? ''];
+  if (known) return rawAnswer(known[0], known[1]);
+  if (error.code === 'HPE_INVALID_METHOD' && afterRequest) return rawAnswer(400, AFTER_A_REQUEST);
+  return rawAnswer(400, 'Malformed HTTP request');
 }
 
 /** A response Node is writing on the socket (its internal slot; absent when idle). */
 type SocketWithResponse = Duplex & { _httpMessage?: { headersSent?: boolean } | null };
 
+/** Methods the gateway routes (an `Allow` for the CONNECT answer). */
+const ALLOWED = 'GET, HEAD, POST, PUT, DELETE';
+
 /**
- * Answers unparseable requests with a v2 error body, then closes the connection. When the
- * previous request's answer has begun, a second answer would corrupt it: the connection is
- * only closed then (as Node's default handler does).
+ * Installs every socket-level v2 answer on a Node HTTP server: parser errors and CONNECT.
+ * When the previous request's answer has begun, a second answer would corrupt it: the
+ * connection is only closed then (as Node's default handler does).
  */
 export function answerClientErrors(server: Pick<Server, 'on'>): void {
+  // Sockets that carried a request, so a bad method is told apart from a stray unframed body.
+  const used = new WeakSet<object>();
+  server.on('request', (req: IncomingMessage) => used.add(req.socket));
   server.on('clientError', (error: ParserError, socket: SocketWithResponse) => {
     // ECONNRESET and friends: the client is gone, there is no one to answer.
     if (error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent === true) {
       socket.destroy();
       return;
     }
-    socket.end(clientErrorResponse(error));
+    socket.end(clientErrorResponse(error, used.has(socket)));
   });
+  // Node passes CONNECT to this listener with the raw socket; without one it drops the connection.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    socket.end(rawAnswer(405, 'Method CONNECT is not allowed', { allow: ALLOWED }));
+  });
+}
+
+/** The answer when @hono/node-server cannot build a Request (its default is an empty 400). */
+export function requestErrorResponse(error: unknown): Response {
+  const [status, title] = error instanceof RequestError ? [400, 'Malformed HTTP request: invalid request target or Host header'] : [500, V2Titles.serverError];
+  // Closed like the parser's answers: what follows on a connection that sent this is not trusted.
+  const headers = { 'content-type': 'application/json; charset=utf-8', connection: 'close' };
+  return new Response(serialise(errorBody(title), 'json'), { status, headers });
+}
+
+export type FetchHandler = Parameters<typeof getRequestListener>[0];
+
+/**
+ * `serve` of @hono/node-server, with every v2 answer installed. `onListening` gets the bound
+ * address, as `serve`'s callback does.
+ */
+export function serveV2(options: { fetch: FetchHandler; port: number; hostname: string }, onListening?: (info: AddressInfo) => void): Server {
+  const server = createServer(getRequestListener(options.fetch, { hostname: options.hostname, errorHandler: requestErrorResponse }));
+  answerClientErrors(server);
+  server.listen(options.port, options.hostname, () => onListening?.(server.address() as AddressInfo));
+  return server;
 }

@@ -26,12 +26,15 @@ export interface TestGateway {
 }
 
 type ConfigOverrides = Partial<
-  Pick<GatewayConfig, 'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs'>
+  Pick<GatewayConfig, 'defaultAccountId' | 'publicBaseUrl' | 'cursorCacheTtlMs' | 'accountsCacheTtlMs' | 'metricNamesLookbackMs' | 'keyGuard'>
 >;
 
 export async function createTestGateway(options: {
   nerdgraphUrl: string;
+  /** The client's per-call bound; also the request deadline unless `deadlineMs` is given. */
   timeoutMs?: number;
+  /** REQUEST_DEADLINE_MS. */
+  deadlineMs?: number;
   retries?: number;
   config?: ConfigOverrides;
   now?: () => number;
@@ -58,6 +61,7 @@ export async function createTestGateway(options: {
       cursorCacheTtlMs: 300_000,
       accountsCacheTtlMs: 300_000,
       metricNamesLookbackMs: 7 * 86_400_000,
+      requestDeadlineMs: options.deadlineMs ?? options.timeoutMs ?? 5_000,
       ...options.config,
     },
     nerdgraph,

@@ -1,16 +1,14 @@
-import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { answerClientErrors } from '../../src/v2/client-error.ts';
+import { serveV2, type FetchHandler } from '../../src/v2/client-error.ts';
 
 /**
  * Real HTTP for tests: serving an app on 127.0.0.1:0, and a client that can send a body
  * with a GET (as curl -X GET -d does, and as v2 clients do), which fetch cannot.
  */
-export async function serveOnLoopback(fetchHandler: Parameters<typeof serve>[0]['fetch']) {
-  const server = serve({ fetch: fetchHandler, port: 0, hostname: '127.0.0.1' }) as Server;
-  answerClientErrors(server);
+export async function serveOnLoopback(fetchHandler: FetchHandler) {
+  // The same server src/index.ts runs, with its socket-level v2 answers.
+  const server = serveV2({ fetch: fetchHandler, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {

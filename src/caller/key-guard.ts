@@ -1,0 +1,93 @@
+import { LRUCache } from 'lru-cache';
+import type { GatewayConfig } from '../ops/config.ts';
+import type { UpstreamErrorClass } from '../upstream/errors.ts';
+
+/**
+ * What a stream of bad keys may cost NerdGraph. Two bounded tables, both keyed by what never
+ * holds a key (the caller's HMAC identity, the client's address):
+ * - refused keys: NerdGraph said "bad key" or "forbidden" on the accounts lookup; the same
+ *   key is answered the same way, without a call, for a short while;
+ * - per address, the distinct unknown keys (neither known good nor refused) it made the
+ *   gateway verify in the current minute; beyond the limit the address gets 429.
+ */
+export type KeyGuardSettings = GatewayConfig['keyGuard'];
+
+/** Refusals worth remembering: the key itself was turned away, not the request. */
+export const REFUSING_CLASSES: ReadonlySet<UpstreamErrorClass> = new Set(['bad_key', 'forbidden']);
+
+/** Most addresses tracked at once (oldest evicted); with the limit, bounds the table. */
+const MAX_ADDRESSES = 10_000;
+const WINDOW_MS = 60_000;
+/** Enough of an identity to tell keys apart in one address's window (a collision only lets one more in). */
+const IDENTITY_PREFIX = 12;
+
+interface Window {
+  startedAt: number;
+  identities: Set<string>;
+}
+
+export type Admission = { admitted: true } | { admitted: false; retryAfterSeconds: number };
+
+export class KeyGuard {
+  private readonly refused: LRUCache<string, UpstreamErrorClass> | undefined;
+  private readonly windows: LRUCache<string, Window> | undefined;
+
+  constructor(
+    private readonly settings: KeyGuardSettings,
+    private readonly now: () => number = Date.now,
+  ) {
+    const clock = { perf: { now }, ttlResolution: 0 };
+    this.refused = settings.refusedTtlMs > 0 ? new LRUCache({ max: settings.refusedMax, ttl: settings.refusedTtlMs, ...clock }) : undefined;
+    this.windows = settings.verificationsPerAddressPerMinute > 0 ? new LRUCache({ max: MAX_ADDRESSES, ttl: WINDOW_MS, ...clock }) : undefined;
+  }
+
+  /** The class NerdGraph refused this key with, while that is remembered. */
+  refusal(identity: string): UpstreamErrorClass | undefined {
+    return this.refused?.get(identity);
+  }
+
+  refuse(identity: string, errorClass: UpstreamErrorClass): void {
+    this.refused?.set(identity, errorClass);
+  }
+
+  /**
+   * May this address make the gateway verify this (unknown) key now? The same key counts
+   * once per window. No address (in-process `app.request()`): not limited.
+   */
+  admit(address: string | undefined, identity: string): Admission {
+    if (this.windows === undefined || address === undefined) return { admitted: true };
+    const bucket = addressBucket(address);
+    const now = this.now();
+    let window = this.windows.get(bucket);
+    if (window === undefined || now - window.startedAt >= WINDOW_MS) {
+      window = { startedAt: now, identities: new Set() };
+      this.windows.set(bucket, window);
+    }
+    const id = identity.slice(0, IDENTITY_PREFIX);
+    if (window.identities.has(id)) return { admitted: true };
+    if (window.identities.size >= this.settings.verificationsPerAddressPerMinute) {
+      return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil((window.startedAt + WINDOW_MS - now) / 1000)) };
+    }
+    window.identities.add(id);
+    return { admitted: true };
+  }
+}
+
+/**
+ * The unit one client controls: an IPv4 address, or an IPv6 /64 (one host usually holds a
+ * whole /64, so counting single IPv6 addresses would not limit anyone).
+ */
+export function addressBucket(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) return mapped[1] as string;
+  if (!address.includes(':')) return address;
+  const bare = address.replace(/%.*$/, '').toLowerCase();
+  const [head = '', tail] = bare.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}

@@ -1,0 +1,83 @@
+import type { MiddlewareHandler } from 'hono';
+import { Counter } from 'prom-client';
+import type { GatewayMetrics } from '../ops/metrics.ts';
+import type { NerdGraph, UpstreamCall } from '../upstream/client.ts';
+import { UpstreamError, toV2Error } from '../upstream/errors.ts';
+import { V2Error } from '../v2/errors.ts';
+import type { GatewayEnv } from './context.ts';
+
+/**
+ * One AbortSignal per inbound request (`c.get('signal')`), handed to every upstream call the
+ * request makes: it fires once, when the request's deadline (REQUEST_DEADLINE_MS) passes, or
+ * when its client disconnects before the answer was written. So a request's calls, retries
+ * included, share one deadline, and work nobody waits for any more stops.
+ *
+ * The abort reasons are V2Errors named as the platform names them (TimeoutError, AbortError):
+ * thrown where a request stops waiting (before a call, or leaving a shared one), they are the
+ * v2 answer to an upstream timeout. They are not UpstreamErrors on purpose: a call the signal
+ * cuts short is classified by the NerdGraph client (a mutation already sent stays "outcome
+ * unknown"), never taken for one that was not sent.
+ */
+export function deadlineReached(): V2Error {
+  const answer = toV2Error(new UpstreamError('timeout', 'request deadline reached'));
+  const error = new V2Error(answer.status, answer.title, { kind: 'request_deadline' });
+  error.name = 'TimeoutError';
+  return error;
+}
+
+export function clientClosed(): V2Error {
+  // Nobody reads this answer; the access log records 499 (below).
+  const error = new V2Error(503, 'The client closed the request', { kind: 'client_closed' });
+  error.name = 'AbortError';
+  return error;
+}
+
+/** An upstream call under a request's (or a shared load's) signal; none is sent once it fired. */
+export function callUpstream(nerdgraph: NerdGraph, call: UpstreamCall & { signal: AbortSignal }): Promise<unknown> {
+  if (call.signal.aborted) return Promise.reject(call.signal.reason as Error);
+  return nerdgraph.call(call);
+}
+
+/** nginx's "client closed request": what the access log and metrics record for a failure nobody read. */
+const CLIENT_CLOSED = 499;
+
+function cancelledCounter(metrics: GatewayMetrics): Counter<'reason'> {
+  const name = 'v2bridge_requests_cancelled_total';
+  // One counter per registry, however many apps share it.
+  return (
+    (metrics.registry.getSingleMetric(name) as Counter<'reason'> | undefined) ??
+    new Counter({
+      name,
+      help: 'Requests cut short, their upstream work stopped: reason client_closed (disconnected before the answer) or deadline (REQUEST_DEADLINE_MS passed)',
+      labelNames: ['reason'],
+      registers: [metrics.registry],
+    })
+  );
+}
+
+export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): MiddlewareHandler<GatewayEnv> {
+  const cancelled = cancelledCounter(metrics);
+  return async (c, next) => {
+    const controller = new AbortController();
+    c.set('signal', controller.signal);
+    const timer = setTimeout(() => controller.abort(deadlineReached()), deadlineMs);
+    // Under @hono/node-server only (app.request() has no socket): 'close' before the answer
+    // was written means the client went away.
+    const outgoing = c.env?.outgoing;
+    const onClose = (): void => {
+      if (!outgoing?.writableFinished) controller.abort(clientClosed());
+    };
+    outgoing?.once('close', onClose);
+    try {
+      await next();
+    } finally {
+      clearTimeout(timer);
+      outgoing?.off('close', onClose);
+    }
+    if (!controller.signal.aborted) return;
+    const reason = (controller.signal.reason as Error).name === 'TimeoutError' ? 'deadline' : 'client_closed';
+    cancelled.inc({ reason });
+    // A failure the client caused by leaving is not NerdGraph's nor the gateway's (a 4xx it earned stays).
+    if (reason === 'client_closed' && c.res.status >= 500) c.res = new Response(null, { status: CLIENT_CLOSED });
+  };
+}

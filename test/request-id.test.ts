@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { looksSecret, refuseSecretHost, requestIdFor } from '../src/caller/request-id.ts';
+import { DEMO_KEY, createTestGateway, startSandbox } from './support/harness.ts';
+
+/** X-Request-Id is echoed and logged: a key or token sent there must never come back out. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+const chars = (alphabet: string, minLength: number, maxLength: number) =>
+  fc.array(fc.constantFrom(...alphabet), { minLength, maxLength }).map((a) => a.join(''));
+const HEX = '0123456789abcdef';
+const UPPER_ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const B64URL = `${UPPER_ALNUM}abcdefghijklmnopqrstuvwxyz-_`;
+
+/** Secrets as they come: every New Relic key shape, JWTs, auth words, random tokens. */
+const secret = fc.oneof(
+  fc.tuple(fc.constantFrom('NRAK-', 'NRAA-', 'NRII-', 'NRJS-', 'NRIQ-', 'NRSP-', 'NRAL-', 'nrak-'), chars(UPPER_ALNUM, 27, 27)).map(([p, body]) => p + body),
+  chars(HEX, 40, 40),
+  chars(HEX, 47, 47),
+  chars(`${HEX}ABCDEF`, 47, 47),
+  chars(HEX, 36, 36).map((hex) => `${hex}NRAL`),
+  fc.tuple(chars(B64URL, 8, 18), chars(B64URL, 8, 18), chars(B64URL, 8, 18)).map(([a, b, c]) => `eyJ${a}.${b}.${c}`),
+  chars(B64URL, 8, 50).map((token) => `Bearer-${token}`.slice(0, 64)),
+  // 24 random bytes or more (192 bits), as base64url.
+  fc.uint8Array({ minLength: 24, maxLength: 45 }).map((bytes) => Buffer.from(bytes).toString('base64url')),
+  // A user key's body without its prefix.
+  chars(UPPER_ALNUM, 27, 27).filter((body) => /[0-9]/.test(body) && /[A-Z]/.test(body)),
+);
+
+/** Honest ids: UUIDs, W3C trace and span ids, short service tokens. */
+const honest = fc.oneof(
+  fc.uuid(),
+  chars(HEX, 32, 32),
+  chars(HEX, 16, 16),
+  fc.tuple(chars(HEX, 32, 32), chars(HEX, 16, 16)).map(([t, s]) => `${t}-${s}`),
+  // (Ids with the word bearer or basic as a part read as auth schemes and are replaced.)
+  chars('abcdefghijklmnopqrstuvwxyz0123456789-', 1, 23).filter((id) => !id.split('-').some((part) => part === 'bearer' || part === 'basic')),
+  // (Mixed-case ids holding eyJ, the base64 of '{"', read as JWT-like and are replaced.)
+  chars(`${UPPER_ALNUM}abcdefghijklmnopqrstuvwxyz`, 1, 21).filter((id) => !id.includes('eyJ')),
+);
+
+describe('the request id rule', () => {
+  it('replaces any key or token, alone or inside an id', () => {
+    fc.assert(
+      fc.property(secret, fc.constantFrom('', 'req-', 'a.'), (token, prefix) => {
+        const id = `${prefix}${token}`.slice(0, 64);
+        expect(looksSecret(id)).toBe(true);
+        const chosen = requestIdFor(new Headers({ 'x-request-id': id }));
+        expect(chosen).toMatch(UUID);
+        expect(chosen).not.toContain(token.slice(0, 8));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keeps honest ids', () => {
+    // Found by this property once: a lowercase `eyj` inside an id is not a JWT marker.
+    expect(requestIdFor(new Headers({ 'x-request-id': 'eyja', 'x-api-key': DEMO_KEY }))).toBe('eyja');
+    fc.assert(
+      fc.property(honest, (id) => {
+        expect(requestIdFor(new Headers({ 'x-request-id': id, 'x-api-key': DEMO_KEY }))).toBe(id);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("replaces the caller's own key and any long part of it, whatever its shape", () => {
+    fc.assert(
+      fc.property(chars(`${B64URL}.`, 8, 64), fc.constantFrom('x-api-key', 'api-key'), fc.nat(), (key, header, cut) => {
+        const start = cut % (key.length - 7);
+        for (const id of [key, key.slice(start, start + 8 + (cut % 5))]) {
+          const chosen = requestIdFor(new Headers({ 'x-request-id': id, [header]: key }));
+          expect(chosen).toMatch(UUID);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('replaces ids that are not id-shaped (spaces, other bytes, too long)', () => {
+    for (const id of ['Bearer abc', 'a/b', 'x'.repeat(65), '']) {
+      expect(requestIdFor(new Headers({ 'x-request-id': id }))).toMatch(UUID);
+    }
+    expect(requestIdFor(new Headers())).toMatch(UUID);
+  });
+});
+
+describe('the Host rule (Host is reflected into Link URLs)', () => {
+  it('refuses a key-shaped Host and keeps real ones', () => {
+    for (const host of ['localhost:8080', '127.0.0.1:41234', '[::1]:8080', 'v2-bridge.internal.example.com', 'api.newrelic.com', 'my-loadbalancer-1234567890.us-west-2.elb.amazonaws.com', 'a1b2c3d4e5f6g7h8i9j0k1l2m3.example.com:443']) {
+      expect(() => refuseSecretHost(new Headers({ host }))).not.toThrow();
+    }
+    for (const host of ['nrak-sentinel7q2w9e4r6t8y1u3i5o0p', 'NRAK-SENTINEL7Q2W9E4R6T8Y1U3I5O0P:8080', `${'ab12'.repeat(10)}.example.com`]) {
+      expect(() => refuseSecretHost(new Headers({ host }))).toThrow(/Invalid Host header/);
+    }
+    // The caller's own key, whatever its shape, in any case.
+    const key = 'Abc123Def456Ghi789';
+    expect(() => refuseSecretHost(new Headers({ host: 'abc123def456ghi789.example.com', 'x-api-key': key }))).toThrow(/Invalid Host header/);
+    expect(() => refuseSecretHost(new Headers({ host: 'abc123def456ghi789.example.com', 'x-api-key': 'another-key-entirely' }))).not.toThrow();
+  });
+});
+
+describe('X-Request-Id through the gateway', () => {
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ apmApps: 5 });
+  });
+  afterAll(() => sandbox.close());
+
+  it('never echoes or logs a key sent as the request id, and keeps an honest one', async () => {
+    const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
+    const SENTINEL = 'NRAK-SENTINEL7Q2W9E4R6T8Y1U3I5O0P';
+    for (const id of [SENTINEL, DEMO_KEY, SENTINEL.slice(5)]) {
+      const response = await gateway.app.request('/v2/applications.json', { headers: { 'X-Api-Key': DEMO_KEY, 'X-Request-Id': id } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-request-id')).toMatch(UUID);
+      expect(JSON.stringify([...response.headers])).not.toContain(id);
+    }
+    expect(gateway.logs.filter((line) => line.includes(SENTINEL.slice(5)) || line.includes(DEMO_KEY))).toEqual([]);
+
+    const honestId = randomUUID();
+    const response = await gateway.app.request('/v2/applications.json', { headers: { 'X-Api-Key': DEMO_KEY, 'X-Request-Id': honestId } });
+    expect(response.headers.get('x-request-id')).toBe(honestId);
+    expect(gateway.logs.some((line) => line.includes(honestId))).toBe(true);
+  });
+});

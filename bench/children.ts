@@ -24,10 +24,10 @@ export function killAll(): void {
   children.clear();
 }
 
-export function startTarget(entry: string, env: Record<string, string> = {}): Promise<Target> {
+export function startTarget(entry: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Target> {
   const file = fileURLToPath(new URL(`./targets/${entry}.ts`, import.meta.url));
   // stdout is discarded (the gateway logs every request there); stderr shows crashes.
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

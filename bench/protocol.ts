@@ -8,8 +8,11 @@
 export interface Commands {
   /** process.cpuUsage() user + system, in microseconds, since the process started. */
   cpu: number;
-  /** Canned upstream only: stop recording, replay from now on; lists what was captured. */
-  freeze: { operation: string; bytes: number }[];
+  /**
+   * Canned upstream only: stop recording, replay from now on; lists what was captured, with
+   * the gateway's request body that recorded each answer (the (d) proxy sends the same bytes).
+   */
+  freeze: { operation: string; bytes: number; requestBody: string }[];
 }
 export type Command = keyof Commands;
 

@@ -1,9 +1,13 @@
 /**
- * `npm run bench`: autocannon against each scenario (bench/scenarios.ts) on three targets,
+ * `npm run bench`: autocannon against each scenario (bench/scenarios.ts) on four targets,
  * each in its own process:
  *   (a) the gateway on the sandbox, (b) the gateway on a canned upstream that replays the
- *   sandbox's recorded answers with no work, (c) a Hono hello-world answering as many bytes.
- * Prints a Markdown table and ratios; exits 1 if any request failed or answered non-2xx.
+ *   sandbox's recorded answers with no work, (c) a Hono hello-world answering as many bytes,
+ *   (d) a minimal pass-through proxy (node:http + undici) on the same canned upstream: one
+ *   upstream request per request, the answer streamed back, no reshaping (the floor).
+ * Then a 1-connection pass on (b) and (d) for the latency the gateway adds.
+ * Prints Markdown tables, ratios and whether the speed goals are met; exits 1 if any request
+ * failed or answered non-2xx.
  */
 import { cpus, platform, arch } from 'node:os';
 import autocannon from 'autocannon';
@@ -41,7 +45,7 @@ interface Measured {
 }
 
 interface TargetSpec {
-  key: 'a' | 'b' | 'c';
+  key: 'a' | 'b' | 'c' | 'd';
   label: string;
   target: Target;
   gateway: boolean;
@@ -73,11 +77,11 @@ interface Run {
  * One autocannon run. Latencies are collected from its `response` events because its own
  * histogram truncates to whole milliseconds, which reads as 0 for the hello-world.
  */
-function cannon(target: Target, scenario: Scenario, settings: Settings, seconds: number): Promise<Run> {
+function cannon(target: Target, scenario: Scenario, connections: number, seconds: number): Promise<Run> {
   const latencies: number[] = [];
   return new Promise<Run>((resolve, reject) => {
     const instance = autocannon(
-      { url: `${target.base}${scenario.path}`, headers: scenario.headers, connections: settings.connections, duration: seconds },
+      { url: `${target.base}${scenario.path}`, headers: scenario.headers, connections, duration: seconds },
       (error: unknown, result) => {
         if (error) reject(error instanceof Error ? error : new Error(String(error)));
         else resolve({ result, latencies: latencies.sort((x, y) => x - y) });
@@ -94,12 +98,17 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number);
 }
 
-async function measure(spec: TargetSpec, scenario: Scenario, settings: Settings): Promise<{ row: Measured; warmupFailures: number }> {
-  const warm = await cannon(spec.target, scenario, settings, settings.warmupS);
+async function measure(
+  spec: TargetSpec,
+  scenario: Scenario,
+  settings: Settings,
+  connections = settings.connections,
+): Promise<{ row: Measured; warmupFailures: number }> {
+  const warm = await cannon(spec.target, scenario, connections, settings.warmupS);
   // Snapshot order keeps the /metrics scrapes out of the CPU window.
   const upstreamBefore = spec.gateway ? await upstreamRequests(spec.target) : 0;
   const cpuBefore = await spec.target.ask('cpu');
-  const { result, latencies } = await cannon(spec.target, scenario, settings, settings.durationS);
+  const { result, latencies } = await cannon(spec.target, scenario, connections, settings.durationS);
   const cpuAfter = await spec.target.ask('cpu');
   const upstreamAfter = spec.gateway ? await upstreamRequests(spec.target) : 0;
   const completed = result.requests.total;
@@ -137,17 +146,57 @@ function table(rows: Measured[]): string {
   return lines.join('\n');
 }
 
-function ratios(rows: Measured[]): string {
+function latencyTable(single: Measured[]): string {
+  const lines = [
+    '| scenario | (b) gateway p50 ms, 1 connection | (d) proxy p50 ms, 1 connection | added p50 ms | (b) p99 ms | (d) p99 ms |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const scenario of SCENARIOS) {
+    const b = single.find((r) => r.scenario === scenario && r.target.key === 'b');
+    const d = single.find((r) => r.scenario === scenario && r.target.key === 'd');
+    if (!b || !d) continue;
+    lines.push(`| ${scenario.name} | ${fixed(b.p50, 2)} | ${fixed(d.p50, 2)} | ${fixed(b.p50 - d.p50, 2)} | ${fixed(b.p99, 2)} | ${fixed(d.p99, 2)} |`);
+  }
+  return lines.join('\n');
+}
+
+function ratios(rows: Measured[], single: Measured[]): string {
   const lines: string[] = [];
   for (const scenario of SCENARIOS) {
-    const of = (key: TargetSpec['key']): Measured | undefined => rows.find((r) => r.scenario === scenario && r.target.key === key);
-    const [a, b, c] = [of('a'), of('b'), of('c')];
-    if (!a || !b || !c) continue;
+    const of = (key: TargetSpec['key'], from = rows): Measured | undefined => from.find((r) => r.scenario === scenario && r.target.key === key);
+    const [a, b, c, d] = [of('a'), of('b'), of('c'), of('d')];
+    const [b1, d1] = [of('b', single), of('d', single)];
+    if (!a || !b || !c || !d) continue;
     lines.push(
-      `- ${scenario.name}: throughput vs (c) hello-world: (a) ${fixed(a.rps / c.rps, 3)}, (b) ${fixed(b.rps / c.rps, 3)}; ` +
-        `CPU/req (b) ÷ (c): ${fixed(b.cpuPerReq / c.cpuPerReq, 2)}×`,
+      `- ${scenario.name}: (b) ÷ (d) proxy: req/s ${fixed(b.rps / d.rps, 2)}×, CPU/req ${fixed(b.cpuPerReq / d.cpuPerReq, 2)}×` +
+        (b1 && d1 ? `; added p50 at 1 connection ${fixed(b1.p50 - d1.p50, 2)} ms` : '') +
+        `; throughput vs (c) hello-world: (a) ${fixed(a.rps / c.rps, 3)}, (b) ${fixed(b.rps / c.rps, 3)}, (d) ${fixed(d.rps / c.rps, 3)}`,
     );
   }
+  return lines.join('\n');
+}
+
+/** The speed goals of issue 9, each against (d) in this same run. */
+function goals(rows: Measured[], single: Measured[]): string {
+  const lines: string[] = [];
+  const of = (name: string, key: TargetSpec['key'], from = rows): Measured | undefined =>
+    from.find((r) => r.scenario.name === name && r.target.key === key);
+  const verdict = (met: boolean): string => (met ? 'MET' : 'NOT MET');
+  for (const [name, floor] of [['application show', 0.8], ['applications list', 1.0], ['metric data', 1.0]] as const) {
+    const [b, d] = [of(name, 'b'), of(name, 'd')];
+    if (!b || !d) continue;
+    const ratio = b.rps / d.rps;
+    lines.push(`- goal: ${name} req/s (b) ÷ (d) >= ${floor.toFixed(1)}: ${fixed(ratio, 2)} ${verdict(ratio >= floor)}`);
+  }
+  const added = SCENARIOS.flatMap((s) => {
+    const [b, d] = [of(s.name, 'b', single), of(s.name, 'd', single)];
+    return b && d ? [{ name: s.name, ms: b.p50 - d.p50 }] : [];
+  });
+  const worst = added.reduce((w, x) => (x.ms > w.ms || !Number.isFinite(w.ms) ? x : w), { name: 'none', ms: NaN });
+  lines.push(
+    `- goal: added p50 at 1 connection <= 1 ms in every scenario: worst ${fixed(worst.ms, 2)} ms (${worst.name}) ` +
+      verdict(added.length > 0 && added.every((x) => Number.isFinite(x.ms) && x.ms <= 1)),
+  );
   return lines.join('\n');
 }
 
@@ -177,9 +226,11 @@ async function main(): Promise<number> {
   const sandbox = await startTarget('sandbox', { SANDBOX_APM_APPS: String(settings.apmApps) });
   const graphqlUrl = `${sandbox.base}/graphql`;
   const canned = await startTarget('canned', { CANNED_RECORD_FROM: graphqlUrl });
+  // BENCH_CPU_PROF_DIR: profile the (b) gateway (`node --cpu-prof`), written when the bench ends.
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const [onSandbox, onCanned] = await Promise.all([
     startTarget('gateway', { NERDGRAPH_URL: graphqlUrl }),
-    startTarget('gateway', { NERDGRAPH_URL: `${canned.base}/graphql` }),
+    startTarget('gateway', { NERDGRAPH_URL: `${canned.base}/graphql` }, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
   ]);
 
   // Capture: one request per scenario through (b) makes the canned upstream record the
@@ -193,17 +244,38 @@ async function main(): Promise<number> {
   for (const scenario of SCENARIOS) sizes[scenario.path] = await probe(onSandbox, scenario);
   const hello = await startTarget('hello', { HELLO_BODIES: JSON.stringify(sizes) });
   out(`hello-world body sizes: ${SCENARIOS.map((s) => `${s.path} ${sizes[s.path]} B`).join(', ')}`);
+
+  // The proxy sends, per scenario path, the body the gateway sent for the scenario's main operation.
+  const proxyBodies: Record<string, string> = {};
+  for (const scenario of SCENARIOS) {
+    const main = captured.find((c) => c.operation === scenario.mainOperation);
+    if (!main) throw new Error(`${scenario.name}: the gateway never sent ${scenario.mainOperation}, so (d) has nothing to send`);
+    proxyBodies[scenario.path.split('?')[0] as string] = main.requestBody;
+  }
+  const proxy = await startTarget('proxy', { PROXY_UPSTREAM: `${canned.base}/graphql`, PROXY_BODIES: JSON.stringify(proxyBodies) });
+  out(
+    `pass-through proxy (d): one upstream request per request, ${SCENARIOS.map((s) => `${s.name}: ${s.mainOperation} ` +
+      `(${Buffer.byteLength(proxyBodies[s.path.split('?')[0] as string] as string)} B up)`).join(', ')}`,
+  );
   out();
 
   const specs: TargetSpec[] = [
     { key: 'a', label: 'gateway → sandbox', target: onSandbox, gateway: true },
     { key: 'b', label: 'gateway → canned upstream', target: onCanned, gateway: true },
     { key: 'c', label: 'Hono hello-world', target: hello, gateway: false },
+    { key: 'd', label: 'pass-through proxy → canned upstream', target: proxy, gateway: false },
   ];
+  // BENCH_ONLY: comma-separated scenario names and/or target keys to measure (e.g. "application show,b").
+  const only = (process.env.BENCH_ONLY ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  const chosen = (scenario: Scenario, spec: TargetSpec): boolean => {
+    const names = only.filter((x) => SCENARIOS.some((s) => s.name === x));
+    const keys = only.filter((x) => specs.some((s) => s.key === x));
+    return (names.length === 0 || names.includes(scenario.name)) && (keys.length === 0 || keys.includes(spec.key));
+  };
   const rows: Measured[] = [];
   let failures = 0;
   for (const scenario of SCENARIOS) {
-    for (const spec of specs) {
+    for (const spec of specs.filter((s) => chosen(scenario, s))) {
       process.stderr.write(`running ${scenario.name} on (${spec.key}) ${spec.label}…\n`);
       const { row, warmupFailures } = await measure(spec, scenario, settings);
       rows.push(row);
@@ -211,13 +283,30 @@ async function main(): Promise<number> {
     }
   }
 
+  // Latency the gateway adds, without queueing: one connection, (b) against (d).
+  const single: Measured[] = [];
+  for (const scenario of SCENARIOS) {
+    for (const spec of specs.filter((s) => (s.key === 'b' || s.key === 'd') && chosen(scenario, s))) {
+      process.stderr.write(`running ${scenario.name} on (${spec.key}) ${spec.label}, 1 connection…\n`);
+      const { row, warmupFailures } = await measure(spec, scenario, settings, 1);
+      single.push(row);
+      failures += warmupFailures + row.non2xx + row.errors;
+    }
+  }
+
   out(table(rows));
   out();
-  out('gateway CPU µs/req is the target process\'s own CPU (user+system) per completed request: the gateway for (a)/(b), the hello-world for (c); never the sandbox\'s or the canned upstream\'s.');
+  out(`1 connection, (b) gateway and (d) proxy on the canned upstream (${settings.warmupS} s warm-up, ${settings.durationS} s measured each):`);
+  out();
+  out(latencyTable(single));
+  out();
+  out('gateway CPU µs/req is the target process\'s own CPU (user+system) per completed request: the gateway for (a)/(b), the hello-world for (c), the proxy for (d); never the sandbox\'s or the canned upstream\'s.');
   out('upstream req per request: v2bridge_upstream_requests_total delta ÷ completed requests; below 1 when concurrent identical requests share one NerdGraph call (single-flight) and accounts come from the cache.');
   out('p50/p99: 2xx response times measured by autocannon\'s clients (sub-millisecond).');
   out();
-  out(ratios(rows));
+  out(ratios(rows, single));
+  out();
+  out(goals(rows, single));
   if (failures > 0) {
     out();
     out(`FAILED: ${failures} non-2xx answers or errors (warm-up included)`);

@@ -7,6 +7,11 @@ export interface Scenario {
   /** Path and query string of the legacy REST v2 request. */
   path: string;
   headers: Record<string, string>;
+  /**
+   * The NerdGraph operation that does the scenario's work: the (d) pass-through proxy sends
+   * one request of it (the gateway's own recorded body) per incoming request.
+   */
+  mainOperation: string;
 }
 
 import { generateSandboxData } from '../src/sandbox/data.ts';
@@ -30,16 +35,16 @@ const metricNames = ['HttpDispatcher', 'Apdex', 'Errors/all', 'WebTransaction/Ur
 
 export const SCENARIOS: readonly Scenario[] = [
   // 200 applications per answer; concurrent identical requests share one NerdGraph call.
-  { name: 'applications list', path: '/v2/applications.json', headers: { 'X-Api-Key': DEMO_KEY } },
+  { name: 'applications list', path: '/v2/applications.json', headers: { 'X-Api-Key': DEMO_KEY }, mainOperation: 'ApplicationsSearch' },
   // One application: its GUID is computed, then one entity(guid) call per request.
-  { name: 'application show', path: `/v2/applications/${showId}.json`, headers: { 'X-Api-Key': DEMO_KEY } },
+  { name: 'application show', path: `/v2/applications/${showId}.json`, headers: { 'X-Api-Key': DEMO_KEY }, mainOperation: 'ApplicationByGuid' },
   // 4 metrics x all their values x 30 timeslices: one NRQL-bearing NerdGraph call per request
   // (fewer when concurrent identical requests coalesce).
-  { name: 'metric data', path: `/v2/applications/${metricsAppId}/metrics/data.json?${range}&${metricNames}`, headers: { 'X-Api-Key': DEMO_KEY } },
+  { name: 'metric data', path: `/v2/applications/${metricsAppId}/metrics/data.json?${range}&${metricNames}`, headers: { 'X-Api-Key': DEMO_KEY }, mainOperation: 'ApplicationMetricData' },
   // The app's hosts with their 10-minute summaries: the app's instances and one NRQL query
   // faceted by host, in one NerdGraph call per request.
-  { name: 'hosts list', path: `/v2/applications/${metricsAppId}/hosts.json`, headers: { 'X-Api-Key': DEMO_KEY } },
+  { name: 'hosts list', path: `/v2/applications/${metricsAppId}/hosts.json`, headers: { 'X-Api-Key': DEMO_KEY }, mainOperation: 'ApplicationTopology' },
   // The same 4 metrics under one host: the host name from the host directory (cached), then
   // one NRQL-bearing call scoped by appId and host.
-  { name: 'host metric data', path: `/v2/applications/${metricsAppId}/hosts/${hostId}/metrics/data.json?${range}&${metricNames}`, headers: { 'X-Api-Key': DEMO_KEY } },
+  { name: 'host metric data', path: `/v2/applications/${metricsAppId}/hosts/${hostId}/metrics/data.json?${range}&${metricNames}`, headers: { 'X-Api-Key': DEMO_KEY }, mainOperation: 'ApplicationTopologyMetricData' },
 ];

@@ -11,6 +11,7 @@ import { redactKeys } from './caller/redact.ts';
 import { refuseSecretHost, requestIdFor } from './caller/request-id.ts';
 import type { Mapping } from './routes/mapping.ts';
 import type { GatewayMetrics } from './ops/metrics.ts';
+import { writeRequestLog, type RequestLog } from './ops/logger.ts';
 import { registerV2Routes, formatOfPath } from './routes/v2-router.ts';
 import { requestSignal } from './routes/request-signal.ts';
 import type { NerdGraph } from './upstream/client.ts';
@@ -46,7 +47,10 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   app.use(async (c, next) => {
     const requestId = requestIdFor(c.req.raw.headers);
     c.set('requestId', requestId);
-    c.set('log', deps.logger.child({ requestId }));
+    const method = c.req.method;
+    // Path only (query strings carry user data); a key pasted into a path by mistake is masked.
+    const entry: RequestLog = { requestId, method, route: 'unmatched', path: redactKeys(c.req.path), status: 0, ms: 0, level: 'info' };
+    c.set('logEntry', entry);
     c.set('routeLabel', 'unmatched');
     c.set('format', formatOfPath(c.req.path));
     const started = performance.now();
@@ -55,11 +59,12 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     if (deps.draining?.()) c.header('Connection', 'close');
     const seconds = (performance.now() - started) / 1000;
     const route = c.get('routeLabel');
-    deps.metrics.httpRequests.inc({ route, method: c.req.method, status: String(c.res.status) });
-    deps.metrics.httpDuration.observe({ route, method: c.req.method }, seconds);
-    // Path only (query strings carry user data); a key pasted into a path by mistake is masked.
-    const path = redactKeys(c.req.path);
-    c.get('log').info({ method: c.req.method, route, path, status: c.res.status, ms: Math.round(seconds * 1000) }, 'request');
+    deps.metrics.httpRequests.inc({ route, method, status: String(c.res.status) });
+    deps.metrics.httpDuration.observe({ route, method }, seconds);
+    entry.route = route;
+    entry.status = c.res.status;
+    entry.ms = Math.round(seconds * 1000);
+    writeRequestLog(deps.logger, entry);
   });
 
   app.use((c, next) => {
@@ -112,17 +117,25 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
 
   app.notFound((c) => respond(c, c.get('format'), 404, errorBody('Unknown resource')));
 
+  // The error's fields go on the request's one log line (written by the first middleware).
   app.onError((error, c) => {
     const v2 = error instanceof V2Error ? error : error instanceof UpstreamError ? toV2Error(error) : undefined;
-    const log = c.get('log') ?? deps.logger;
+    // Always set by the first middleware; the fallback only guards a failure before it ran.
+    const entry: Partial<RequestLog> = c.get('logEntry') ?? {};
     if (v2) {
-      const cause = v2.cause instanceof UpstreamError ? { upstreamClass: v2.cause.errorClass, upstreamDetail: v2.cause.detail } : {};
-      log[v2.status >= 500 ? 'warn' : 'info']({ kind: v2.kind, status: v2.status, ...cause }, v2.title);
+      entry.level = v2.status >= 500 ? 'warn' : 'info';
+      entry.kind = v2.kind;
+      entry.title = v2.title;
+      if (v2.cause instanceof UpstreamError) {
+        entry.upstreamClass = v2.cause.errorClass;
+        entry.upstreamDetail = v2.cause.detail;
+      }
       return respond(c, c.get('format') ?? 'json', v2.status, errorBody(v2.title, v2.messages), v2.headers);
     }
     // A bug: log its name and stack frames only (a message can quote request data), answer v2's generic 500.
-    const frames = ((error as Error).stack ?? '').split('\n').slice(1).join('\n');
-    log.error({ err: { name: (error as Error).name, frames } }, 'unhandled error');
+    entry.level = 'error';
+    entry.kind = 'unhandled';
+    entry.err = { name: (error as Error).name, frames: ((error as Error).stack ?? '').split('\n').slice(1).join('\n') };
     return respond(c, c.get('format') ?? 'json', 500, errorBody(V2Titles.serverError));
   });
 

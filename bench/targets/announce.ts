@@ -30,6 +30,8 @@ export function announce(port: number, handlers: Handlers = {}): void {
   });
   // The parent went away (even killed with SIGKILL): do not outlive it.
   process.on('disconnect', () => process.exit(0));
+  // A normal exit on the parent's SIGTERM, so `--cpu-prof` (BENCH_CPU_PROF_DIR) writes its profile.
+  process.on('SIGTERM', () => process.exit(0));
   send({ type: 'ready', port });
 }
 

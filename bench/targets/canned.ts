@@ -13,6 +13,8 @@ interface Answer {
   status: number;
   contentType: string;
   body: Buffer;
+  /** The request that recorded it (the gateway's own body). */
+  request: string;
 }
 
 const recordFrom = process.env.CANNED_RECORD_FROM;
@@ -43,6 +45,7 @@ async function record(req: IncomingMessage, body: Buffer): Promise<Answer> {
     status: upstream.status,
     contentType: upstream.headers.get('content-type') ?? 'application/json',
     body: Buffer.from(await upstream.arrayBuffer()),
+    request: body.toString('utf8'),
   };
 }
 
@@ -64,7 +67,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return send(res, answer);
   }
   const message = `canned upstream: no recorded answer for operation ${operation ?? '(unparseable body)'}`;
-  send(res, { status: 500, contentType: 'application/json', body: Buffer.from(JSON.stringify({ errors: [{ message }] })) });
+  send(res, { status: 500, contentType: 'application/json', body: Buffer.from(JSON.stringify({ errors: [{ message }] })), request: '' });
 }
 
 const server = createServer((req, res) => {
@@ -78,6 +81,6 @@ await once(server, 'listening');
 announce((server.address() as AddressInfo).port, {
   freeze: () => {
     recording = false;
-    return [...answers].map(([operation, answer]) => ({ operation, bytes: answer.body.length }));
+    return [...answers].map(([operation, answer]) => ({ operation, bytes: answer.body.length, requestBody: answer.request }));
   },
 });

@@ -4,7 +4,9 @@ import { V2Error, V2Titles } from '../v2/errors.ts';
 /**
  * Who is calling. The API key is kept only to be forwarded to NerdGraph; everything that
  * outlives the request (cache keys, coalescing keys) uses `identity`, an HMAC of the key with
- * a per-process secret, so neither the key nor a portable hash of it is ever stored.
+ * a per-process secret, so no cache holds the key or a portable hash of it. The one exception is
+ * the identity memo below (key -> identity, bounded, in this process's memory only, never
+ * logged or exported), which saves an HMAC per request.
  */
 export interface Caller {
   apiKey: string;
@@ -21,8 +23,25 @@ const KEY_SHAPE = /^[\x21-\x7e]{1,256}$/;
 
 export type IdentityOf = (apiKey: string) => string;
 
-export function createIdentityHasher(secret: Buffer = randomBytes(32)): IdentityOf {
-  return (apiKey) => createHmac('sha256', secret).update(apiKey).digest('base64url').slice(0, 32);
+/** Keys whose identity is remembered; a busy gateway sees far fewer distinct keys than this. */
+const MEMO_MAX = 1024;
+
+/**
+ * One HMAC per key, not per request: the last MEMO_MAX keys' identities are kept in this
+ * process's memory (as the key itself is, for the request's lifetime); never logged or exported.
+ */
+export function createIdentityHasher(secret: Buffer = randomBytes(32), memoMax = MEMO_MAX): IdentityOf {
+  const memo = new Map<string, string>();
+  return (apiKey) => {
+    let identity = memo.get(apiKey);
+    if (identity === undefined) {
+      identity = createHmac('sha256', secret).update(apiKey).digest('base64url').slice(0, 32);
+      // Oldest first out: bounded whatever keys clients send.
+      if (memo.size >= memoMax) memo.delete(memo.keys().next().value as string);
+      memo.set(apiKey, identity);
+    }
+    return identity;
+  };
 }
 
 export function callerFrom(headers: Headers, identityOf: IdentityOf, address?: string): Caller {

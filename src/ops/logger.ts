@@ -14,7 +14,54 @@ export const REDACTED_PATHS = [
   'req.headers',
 ];
 
+/** Longest a log line waits in the stdout buffer. */
+const FLUSH_EVERY_MS = 1000;
+
 export function createLogger(level: LevelWithSilent, destination?: DestinationStream): Logger {
   const options = { level, base: { service: 'v2-bridge' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  // stdout, buffered: one write per 4 KB of lines instead of one per request line (that write
+  // syscall was 7% of the samples in a profile of the show route). Flushed at least every
+  // second and on exit (the SIGTERM/SIGINT shutdown exits normally).
+  const stdout = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => stdout.flush(), FLUSH_EVERY_MS).unref();
+  process.once('exit', () => {
+    try {
+      stdout.flushSync();
+    } catch {
+      // Nothing more can be done for the last lines at exit.
+    }
+  });
+  return pino(options, stdout);
+}
+
+/**
+ * Everything logged about one request, gathered while it runs and written once at its end
+ * as one flat line (no child logger per request). The error handler adds the error's fields.
+ */
+export interface RequestLog {
+  requestId: string;
+  method: string;
+  /** Route pattern, never the raw path. */
+  route: string;
+  /** Path only, key-shaped text masked; no query string. */
+  path: string;
+  status: number;
+  ms: number;
+  /** The line's level: info, or warn/error when the error handler says so. */
+  level: 'info' | 'warn' | 'error';
+  /** V2Error kind, for an error answer. */
+  kind?: string;
+  /** V2 error title sent to the client. */
+  title?: string;
+  upstreamClass?: string;
+  /** Sanitised upstream detail (UpstreamError.detail). */
+  upstreamDetail?: string;
+  /** An unhandled error: its name and stack frames only (a message can quote request data). */
+  err?: { name: string; frames: string };
+}
+
+export function writeRequestLog(logger: Logger, entry: RequestLog): void {
+  const { level, ...fields } = entry;
+  logger[level](fields, 'request');
 }

@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
-import type { Logger } from 'pino';
+import type { RequestLog } from '../ops/logger.ts';
 import type { V2Format } from '../v2/format.ts';
 
 /** Per-request values set by the gateway's middleware, typed for every handler. */
 export interface GatewayVariables {
   requestId: string;
-  log: Logger;
+  /** This request's one log line, filled in as it runs and written at its end. */
+  logEntry: RequestLog;
   /** Route pattern for metrics and logs (never the raw path: ids and queries stay out). */
   routeLabel: string;
   /** Representation for the answer, errors included. */

@@ -4,7 +4,7 @@ import type { MetricDataMapping } from './mapping.ts';
 import { metricNamesQuery, timesliceDataQuery, type SelectItem } from '../upstream/nrql.ts';
 import { NrqlResults, parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError } from '../upstream/errors.ts';
-import { respondCacheable, type V2Body } from '../v2/format.ts';
+import { renderCacheable, respondRendered, type Rendered, type V2Body } from '../v2/format.ts';
 import { resolveMetricWindow, type MetricWindow } from '../v2/metric-window.ts';
 import { isoSeconds } from '../v2/time.ts';
 import { EntityProbe, createTargetResolver, isQueryableName, lookbackWindow, metricNamesIn, requireTarget, type TargetResolver } from './timeslice-target.ts';
@@ -86,19 +86,51 @@ function sliceBounds(window: MetricWindow): Array<[string, string]> {
 export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetResolver = createTargetResolver(deps)) {
   // Concurrent identical requests (same caller, account, NRQL) share one upstream call.
   const flights = new SingleFlight<MetricAnswer>();
+  // Callers sharing one answer also share its rendering (body text and ETag): re-serialising
+  // the same timeslices and hashing them per caller was a third of metric data's CPU. Keyed by
+  // everything else the body depends on: the mapping, the format, the names and values asked
+  // and the window (requests sharing an answer asked the same NRQL, so these rarely differ).
+  const renderings = new WeakMap<MetricAnswer, Map<string, Rendered>>();
+  // Parsed upstream answer -> its filing per window (the client hands back the same object for
+  // byte-identical answers, so identical answers across coalesced calls are filed once).
+  const derived = new WeakMap<object, Map<string, MetricAnswer>>();
+  const mappingIds = new WeakMap<MetricDataMapping, number>();
+  let nextMappingId = 0;
+  const mappingId = (mapping: MetricDataMapping): number => {
+    let id = mappingIds.get(mapping);
+    if (id === undefined) {
+      id = nextMappingId++;
+      mappingIds.set(mapping, id);
+    }
+    return id;
+  };
 
   async function fetchAnswer(mapping: MetricDataMapping, req: RouteRequest, variables: Record<string, unknown>, window: MetricWindow): Promise<MetricAnswer> {
     const key = JSON.stringify([req.caller.identity, req.accountId, mapping.operation, variables]);
     const { promise } = flights.run(key, async (signal) => {
-      const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables, apiKey: req.caller.apiKey, signal });
+      // A byte-identical answer comes back as the same object (nothing mutates it here): its
+      // filing and, through `renderings`, its body and ETag are then reused, not redone.
+      const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables, apiKey: req.caller.apiKey, signal, reuseIdenticalAnswer: true });
+      const windowKey = `${mapping.operation}|${window.start}|${window.widthMs}|${window.count}|${window.summarize}`;
+      const known = data !== null && typeof data === 'object' ? derived.get(data) : undefined;
+      const reused = known?.get(windowKey);
+      if (reused !== undefined) return reused;
       const answer = parseAnswer(MetricDataAnswer, data, mapping.operation);
       const account = answer.actor.account;
       if (!account?.data || !account.known) throw new UpstreamError('upstream_failure', `${mapping.operation}: no NRQL results`);
-      return {
+      const filed: MetricAnswer = {
         probe: answer.actor.entity,
         slices: slicesOf(account.data.results ?? [], window, mapping.operation),
         known: new Set(metricNamesIn(account.known.results ?? [])),
       };
+      if (data !== null && typeof data === 'object') {
+        // One answer object is only ever asked for with a few windows; keep the map small anyway.
+        const byWindow = known ?? new Map<string, MetricAnswer>();
+        if (byWindow.size >= 16) byWindow.clear();
+        byWindow.set(windowKey, filed);
+        derived.set(data, byWindow);
+      }
+      return filed;
     }, req.signal);
     return promise;
   }
@@ -161,6 +193,26 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     const answer = await fetchAnswer(mapping, req, variables, window);
     requireTarget(answer.probe, target, mapping, req.accountId, deps);
 
+    const byKey = renderings.get(answer) ?? new Map<string, Rendered>();
+    renderings.set(answer, byKey);
+    const key = JSON.stringify([mappingId(mapping), req.format, names, requestedValues, window]);
+    let rendered = byKey.get(key);
+    if (rendered === undefined) {
+      rendered = renderCacheable(renderBody(names, queryable, plan, window, answer), req.format);
+      // An answer reused across calls lives on; its renderings stay few (bounded all the same).
+      if (byKey.size >= 16) byKey.clear();
+      byKey.set(key, rendered);
+    }
+    return respondRendered(req.c, req.format, rendered);
+  };
+
+  function renderBody(
+    names: readonly string[],
+    queryable: readonly string[],
+    plan: QueryPlan,
+    window: MetricWindow,
+    answer: MetricAnswer,
+  ): V2Body {
     const found = queryable.filter((name) => answer.slices.has(name) || answer.known.has(name));
     const foundSet = new Set(found);
     const bounds = sliceBounds(window);
@@ -182,6 +234,6 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
         metrics,
       },
     };
-    return respondCacheable(req.c, req.format, body);
-  };
+    return body;
+  }
 }

@@ -1,26 +1,35 @@
-import { ClientError, GraphQLClient } from 'graphql-request';
+import { Agent, request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { redactKeys } from '../caller/redact.ts';
-import type { OperationDocuments } from './documents.ts';
-import { createTransport } from './transport.ts';
+import { prepareDocument, requestBody, type OperationDocuments, type PreparedDocument } from './documents.ts';
 import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
 
 /**
- * The NerdGraph client. Every call carries one deadline (an AbortSignal that really aborts
- * the HTTP request) covering its retries; reads are retried on transient failures within
- * that deadline, never past a Retry-After the server asked for; mutations are sent at most
- * once. The API key is passed per call and only ever placed in the `Api-Key` request
- * header: it is in no error detail, log field or metric this module produces.
+ * The NerdGraph client: one POST of pre-serialised GraphQL JSON per attempt with undici's
+ * `request` on a keep-alive agent, the answer read once as text and parsed once. Every call
+ * has one deadline covering its retries: the inbound request's `signal` when given (its own
+ * deadline or its client's disconnect), else a single `timeoutMs` timer. Reads are retried on
+ * transient failures within that deadline, never past a Retry-After the server asked for;
+ * mutations are sent at most once; nothing is sent once the signal has fired. The API key is
+ * passed per call and only ever placed in the `Api-Key` request header: it is in no error
+ * detail, log field or metric this module produces.
  */
 export interface UpstreamCall {
   operation: string;
   variables: Record<string, unknown>;
   apiKey: string;
   /**
-   * The inbound request's signal: aborted when the request's deadline passes or its client
-   * disconnects. The call (retries included) stops when it fires.
+   * The inbound request's signal: aborted when the request's deadline passes (reason named
+   * TimeoutError: the call fails as `timeout`) or its client disconnects (any other reason:
+   * `cancelled`). The call (retries included) stops when it fires.
    */
   signal?: AbortSignal;
+  /**
+   * For reads whose answer is only read, never mutated: when the answer's bytes equal the last
+   * successful answer to this operation, the same parsed object is returned (no parse), so
+   * callers can reuse whatever they derived from it. Every call still goes to NerdGraph.
+   */
+  reuseIdenticalAnswer?: boolean;
 }
 
 export interface NerdGraph {
@@ -33,11 +42,19 @@ export interface NerdGraphClientOptions {
   metrics: GatewayMetrics;
   timeoutMs: number;
   retries: number;
-  fetch?: typeof fetch;
+  /** undici dispatcher for the requests; by default a keep-alive Agent per client. */
+  dispatcher?: Dispatcher;
 }
 
 /** Longest wait before a retry; a server asking for more gets its 429/503 passed on instead. */
 const MAX_BACKOFF_MS = 2000;
+
+// graphql-request's Accept header, kept so NerdGraph sees the same request as before.
+const REQUEST_HEADERS = {
+  accept: 'application/graphql-response+json, application/json',
+  'content-type': 'application/json',
+  'newrelic-requesting-services': 'v2-bridge',
+} as const;
 
 /** The caller's key, whatever its shape, and key-shaped text of any other key an upstream may echo. */
 function redactor(apiKey: string): (text: string) => string {
@@ -47,6 +64,47 @@ function redactor(apiKey: string): (text: string) => string {
 /** Does an answer's data hold at least one non-null top-level field? */
 function hasResult(data: unknown): boolean {
   return data !== null && typeof data === 'object' && Object.values(data).some((value) => value !== null && value !== undefined);
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+interface GraphQLResult {
+  data?: unknown;
+  errors?: GraphQLErrorLike[];
+}
+
+/**
+ * A GraphQL result, or undefined when the body is not one (not JSON, not an object, or
+ * `data`/`errors` of the wrong type): the same acceptance rules graphql-request applied.
+ */
+function parseResult(text: string, contentType: string | undefined): GraphQLResult | undefined {
+  const type = (contentType ?? '').toLowerCase();
+  if (!type.includes('application/json') && !type.includes('application/graphql-response+json')) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(parsed)) return undefined;
+  const { data, errors } = parsed;
+  if (errors !== undefined && !Array.isArray(errors) && !isPlainObject(errors)) return undefined;
+  if (data !== undefined && data !== null && !isPlainObject(data)) return undefined;
+  return { data, errors: errors === undefined ? undefined : (Array.isArray(errors) ? errors : [errors]) as GraphQLErrorLike[] };
+}
+
+const header = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** Why a call stops when its signal has fired: the request's deadline, or a caller who left. */
+function firedError(signal: AbortSignal, sent: boolean): UpstreamError {
+  const reason: unknown = signal.reason;
+  const name = reason !== null && typeof reason === 'object' ? (reason as { name?: unknown }).name : undefined;
+  if (name === 'TimeoutError') return new UpstreamError('timeout', 'deadline reached before NerdGraph answered', { sent });
+  return new UpstreamError('cancelled', 'the request was cancelled before NerdGraph answered', { sent });
 }
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -60,64 +118,100 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', done, { once: true });
   });
 
-export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGraph {
-  const client = new GraphQLClient(options.url, { errorPolicy: 'all', fetch: options.fetch ?? createTransport() });
+/** The per-call deadline when the caller gave no signal: one timer for the whole call. */
+function ownDeadline(timeoutMs: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('NerdGraph call deadline reached', 'TimeoutError')), timeoutMs);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
 
-  async function attempt<T>(call: UpstreamCall, text: string, deadline: AbortSignal): Promise<T> {
-    const stopTimer = options.metrics.upstreamDuration.startTimer({ operation: call.operation });
-    const redact = redactor(call.apiKey);
+export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGraph {
+  const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+  // Documents are prepared once here (those from loadDocuments already are).
+  const documents = new Map<string, PreparedDocument>();
+  for (const [name, document] of options.documents) {
+    documents.set(name, 'jsonPrefix' in document ? (document as PreparedDocument) : prepareDocument(document));
+  }
+
+  // The last successful answer per operation, for calls that ask to reuse an identical one.
+  const lastAnswers = new Map<string, { text: string; data: unknown }>();
+
+  async function attempt<T>(call: UpstreamCall, body: string, deadline: AbortSignal): Promise<T> {
+    const started = performance.now();
     let outcome = 'ok';
     try {
-      const response = await client.rawRequest<T>({
-        query: text,
-        variables: call.variables,
-        requestHeaders: { 'api-key': call.apiKey, 'newrelic-requesting-services': 'v2-bridge' },
-        signal: deadline,
-      });
-      const errors = ((response.errors ?? []) as GraphQLErrorLike[]).filter((e) => !isDeprecationWarning(e));
-      if (errors.length > 0 || response.data === undefined || response.data === null) {
-        const classified = classifyAnswer(response.status, errors.length > 0 ? errors : [{ message: 'empty answer' }], { redact });
-        // Errors beside a non-null result: for a mutation, the write may well have happened.
-        throw hasResult(response.data) ? classified.asPartial() : classified;
+      let status: number;
+      let result: GraphQLResult | undefined;
+      let retryAfter: string | undefined;
+      let text: string;
+      try {
+        const answer = await request(options.url, {
+          method: 'POST',
+          headers: { ...REQUEST_HEADERS, 'api-key': call.apiKey },
+          body,
+          signal: deadline,
+          dispatcher,
+        });
+        text = await answer.body.text();
+        status = answer.statusCode;
+        retryAfter = header(answer.headers, 'retry-after');
+        if (call.reuseIdenticalAnswer && status >= 200 && status < 300) {
+          const last = lastAnswers.get(call.operation);
+          if (last !== undefined && last.text === text) return last.data as T;
+        }
+        result = parseResult(text, header(answer.headers, 'content-type'));
+      } catch (error) {
+        throw deadline.aborted ? firedError(deadline, true) : classifyTransportError(error, false);
       }
-      return response.data;
+      const redact = redactor(call.apiKey);
+      if (status < 200 || status >= 300) throw classifyAnswer(status, result?.errors, { retryAfter, redact });
+      // A 2xx that is no GraphQL result: the answer was mangled on the way; worth another read.
+      if (result === undefined) throw new UpstreamError('upstream_failure', 'NerdGraph answered with a body that is not a GraphQL result', { retryable: true });
+      const errors = (result.errors ?? []).filter((e) => !isDeprecationWarning(e));
+      if (errors.length > 0 || result.data === undefined || result.data === null) {
+        const classified = classifyAnswer(status, errors.length > 0 ? errors : [{ message: 'empty answer' }], { redact });
+        // Errors beside a non-null result: for a mutation, the write may well have happened.
+        throw hasResult(result.data) ? classified.asPartial() : classified;
+      }
+      if (call.reuseIdenticalAnswer) lastAnswers.set(call.operation, { text, data: result.data });
+      return result.data as T; // the operation's document decides the shape; callers parse it with zod
     } catch (error) {
-      const upstream =
-        error instanceof UpstreamError
-          ? error
-          : error instanceof ClientError
-            ? classifyAnswer(error.response.status, error.response.errors as GraphQLErrorLike[] | undefined, {
-                retryAfter: error.response.headers?.get?.('retry-after'),
-                redact,
-              })
-            : classifyTransportError(error, deadline.aborted);
-      // Stopped because nobody waits any more (an AbortError: a client left), not a timeout.
-      outcome = call.signal?.aborted && (call.signal.reason as Error | undefined)?.name === 'AbortError' ? 'cancelled' : upstream.errorClass;
-      throw upstream;
+      // A fired signal is already classified: timeout (deadline) or cancelled (a client left).
+      if (error instanceof UpstreamError) outcome = error.errorClass;
+      throw error;
     } finally {
-      stopTimer();
+      // observe() rather than startTimer(): no closure per call (prom-client hashes the labels either way).
+      options.metrics.upstreamDuration.observe({ operation: call.operation }, (performance.now() - started) / 1000);
       options.metrics.upstreamRequests.inc({ operation: call.operation, outcome });
     }
   }
 
   return {
     async call<T>(call: UpstreamCall): Promise<T> {
-      const document = options.documents.get(call.operation);
+      const document = documents.get(call.operation);
       if (!document) throw new Error(`unknown NerdGraph operation ${call.operation}`);
-      const timeout = AbortSignal.timeout(options.timeoutMs);
-      const deadline = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+      // Never sent at all: nothing reached NerdGraph, so even a write certainly changed nothing.
+      if (call.signal?.aborted) throw firedError(call.signal, false);
+      const own = call.signal ? undefined : ownDeadline(options.timeoutMs);
+      const deadline = call.signal ?? (own as { signal: AbortSignal }).signal;
+      const body = requestBody(document, call.variables);
       // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
       const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;
-      for (let attemptNo = 1; ; attemptNo++) {
-        try {
-          return await attempt<T>(call, document.text, deadline);
-        } catch (error) {
-          if (!(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
-          const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
-          if (askedMs > MAX_BACKOFF_MS) throw error;
-          await sleep(askedMs || 50 * 2 ** attemptNo, deadline);
-          if (deadline.aborted) throw new UpstreamError('timeout', 'deadline reached while waiting to retry');
+      try {
+        for (let attemptNo = 1; ; attemptNo++) {
+          try {
+            return await attempt<T>(call, body, deadline);
+          } catch (error) {
+            if (!(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
+            const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
+            if (askedMs > MAX_BACKOFF_MS) throw error;
+            await sleep(askedMs || 50 * 2 ** attemptNo, deadline);
+            // The earlier attempt was sent; this one never will be.
+            if (deadline.aborted) throw firedError(deadline, true);
+          }
         }
+      } finally {
+        own?.clear();
       }
     },
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,28 @@ export interface OperationDocument {
 }
 
 export type OperationDocuments = ReadonlyMap<string, OperationDocument>;
+
+/** A document ready to send: everything but the variables serialised once, at start-up. */
+export interface PreparedDocument extends OperationDocument {
+  /** The request body up to its variables: `{"query":"...","operationName":"...","variables":`. */
+  jsonPrefix: string;
+  /** SHA-256 of `text` (hex): names the exact document sent, e.g. in logs or persisted queries. */
+  hash: string;
+}
+
+/** The body and hash of a document, computed once, so a call only serialises its variables. */
+export function prepareDocument(document: OperationDocument): PreparedDocument {
+  return {
+    ...document,
+    jsonPrefix: `{"query":${JSON.stringify(document.text)},"operationName":${JSON.stringify(document.name)},"variables":`,
+    hash: createHash('sha256').update(document.text).digest('hex'),
+  };
+}
+
+/** The full JSON request body of one call. */
+export function requestBody(document: PreparedDocument, variables: Record<string, unknown>): string {
+  return `${document.jsonPrefix}${JSON.stringify(variables)}}`;
+}
 
 const graphqlFiles = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort() : []);
 
@@ -76,7 +99,7 @@ export function loadDocuments(dir: string = QUERIES_DIR): OperationDocuments {
     }
     if (operation.operation === 'subscription') throw new Error(`queries/${file}: subscriptions are not supported`);
     const text = [source.trim(), ...fragmentsUsedBy(document, fragments, file).map((fragment) => fragments.get(fragment) as string)].join('\n\n');
-    documents.set(name, { name, text: `${text}\n`, kind: operation.operation });
+    documents.set(name, prepareDocument({ name, text: `${text}\n`, kind: operation.operation }));
   }
   return documents;
 }

@@ -11,6 +11,8 @@ export type UpstreamErrorClass =
   | 'not_found'
   | 'rate_limited'
   | 'timeout'
+  /** The inbound request went away (its client disconnected) before NerdGraph answered. */
+  | 'cancelled'
   | 'invalid_input'
   | 'unavailable'
   | 'upstream_failure';
@@ -125,7 +127,7 @@ export function classifyAnswer(
   return new UpstreamError('upstream_failure', text, { retryable: status >= 500 });
 }
 
-/** Classifies a thrown transport error (no HTTP answer at all). */
+/** Classifies a thrown transport error (no HTTP answer at all); a fired signal is classified by the client. */
 export function classifyTransportError(error: unknown, deadlineReached: boolean): UpstreamError {
   if (deadlineReached) return new UpstreamError('timeout', 'deadline reached before NerdGraph answered');
   // fetch wraps the socket error in `cause`; undici's request throws it directly.
@@ -143,6 +145,8 @@ const ANSWERS: Record<UpstreamErrorClass, { status: V2Status; title: string }> =
   not_found: { status: 404, title: 'Resource not found' },
   rate_limited: { status: 429, title: 'NerdGraph rate limit reached; retry later' },
   timeout: { status: 504, title: 'NerdGraph did not answer in time' },
+  // Nobody reads it (the client is gone); it must still be a v2 answer, and not a 2xx.
+  cancelled: { status: 503, title: 'The request was cancelled before NerdGraph answered' },
   invalid_input: { status: 502, title: 'NerdGraph rejected the translated request' },
   unavailable: { status: 503, title: 'NerdGraph is unavailable' },
   upstream_failure: { status: 502, title: 'NerdGraph returned an error' },

@@ -52,8 +52,23 @@ export function errorBody(title: string, messages?: readonly string[]): V2Body {
  * If-None-Match already names it.
  */
 export function respondCacheable(c: GatewayContext, format: V2Format, body: V2Body, headers: Record<string, string> = {}): Response {
+  return respondRendered(c, format, renderCacheable(body, format), headers);
+}
+
+/** A body serialised once with its strong ETag: callers sharing one answer share this too. */
+export interface Rendered {
+  text: string;
+  etag: string;
+}
+
+export function renderCacheable(body: V2Body, format: V2Format): Rendered {
   const text = serialise(body, format);
-  const etag = `"${createHash('sha1').update(text).digest('base64url')}"`;
+  return { text, etag: `"${createHash('sha1').update(text).digest('base64url')}"` };
+}
+
+/** As respondCacheable, for a body already rendered (shared by coalesced requests). */
+export function respondRendered(c: GatewayContext, format: V2Format, rendered: Rendered, headers: Record<string, string> = {}): Response {
+  const { text, etag } = rendered;
   const cacheHeaders = { etag, 'cache-control': 'max-age=0, private, must-revalidate', ...headers };
   // RFC 9110: 304 answers only safe methods (a POST read of metric data gets the full body).
   const safe = c.req.method === 'GET' || c.req.method === 'HEAD';

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type GatewayConfig } from './ops/config.ts';
 import { createLogger } from './ops/logger.ts';
 import { loadMappings } from './routes/mappings-loader.ts';
 import { createMetrics } from './ops/metrics.ts';
+import { createIdentityHasher } from './caller/identity.ts';
 import { createNerdGraphClient } from './upstream/client.ts';
 import { loadDocuments } from './upstream/documents.ts';
 
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
     metrics,
     timeoutMs: config.upstreamTimeoutMs,
     retries: config.upstreamRetries,
+    microCache: { ...config.microCache, identityOf: createIdentityHasher() },
   });
   let draining = false;
   const app = createApp({

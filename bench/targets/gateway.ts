@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/ops/config.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
+import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
 import { loadDocuments } from '../../src/upstream/documents.ts';
 import { announce } from './announce.ts';
@@ -25,6 +26,7 @@ const nerdgraph = createNerdGraphClient({
   metrics,
   timeoutMs: config.upstreamTimeoutMs,
   retries: config.upstreamRetries,
+  microCache: { ...config.microCache, identityOf: createIdentityHasher() },
 });
 const app = createApp({ config, nerdgraph, mappings: await loadMappings(), metrics, logger: createLogger(config.logLevel) });
 // Plain HTTP options, so serve() creates a node:http Server.

@@ -45,6 +45,9 @@ const ConfigSchema = z
     METRIC_NAMES_LOOKBACK_DAYS: positiveInt.max(90).default(7),
     /** On SIGTERM/SIGINT, how long requests in flight may take to finish before the process exits anyway. */
     SHUTDOWN_DRAIN_MS: positiveInt.max(600_000).default(8_000),
+    /** Identical NerdGraph reads inside this window are answered once (0: off). */
+    MICRO_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+    MICRO_CACHE_MAX_BYTES: positiveInt.max(1_073_741_824).default(64 * 1024 * 1024),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SANDBOX_SEED: z.coerce.number().int().min(-2_147_483_648).max(4_294_967_295).default(42),
     SANDBOX_APM_APPS: z.coerce.number().int().min(0).max(100_000).default(500),
@@ -71,6 +74,7 @@ const ConfigSchema = z
     },
     metricNamesLookbackMs: env.METRIC_NAMES_LOOKBACK_DAYS * 86_400_000,
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
+    microCache: { ttlMs: env.MICRO_CACHE_MS, maxBytes: env.MICRO_CACHE_MAX_BYTES },
     logLevel: env.LOG_LEVEL,
     sandbox: { seed: env.SANDBOX_SEED, apmApps: env.SANDBOX_APM_APPS, apiKeys: env.SANDBOX_API_KEYS },
   }));

@@ -2,6 +2,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { redactKeys } from '../caller/redact.ts';
 import { prepareDocument, requestBody, type OperationDocuments, type PreparedDocument } from './documents.ts';
+import { ReadMicroCache, type Sized } from './micro-cache.ts';
 import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
 
 /**
@@ -44,6 +45,11 @@ export interface NerdGraphClientOptions {
   retries: number;
   /** undici dispatcher for the requests; by default a keep-alive Agent per client. */
   dispatcher?: Dispatcher;
+  /**
+   * Identical reads inside `ttlMs` are answered once (micro-cache.ts); `identityOf` keys them
+   * by the caller's HMAC, never by the key. Absent or `ttlMs` 0: every read goes to NerdGraph.
+   */
+  microCache?: { ttlMs: number; maxBytes: number; identityOf: (apiKey: string) => string };
 }
 
 /** Longest wait before a retry; a server asking for more gets its 429/503 passed on instead. */
@@ -136,7 +142,7 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
   // The last successful answer per operation, for calls that ask to reuse an identical one.
   const lastAnswers = new Map<string, { text: string; data: unknown }>();
 
-  async function attempt<T>(call: UpstreamCall, body: string, deadline: AbortSignal): Promise<T> {
+  async function attempt<T>(call: UpstreamCall, body: string, deadline: AbortSignal): Promise<Sized<T>> {
     const started = performance.now();
     let outcome = 'ok';
     try {
@@ -157,7 +163,7 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
         retryAfter = header(answer.headers, 'retry-after');
         if (call.reuseIdenticalAnswer && status >= 200 && status < 300) {
           const last = lastAnswers.get(call.operation);
-          if (last !== undefined && last.text === text) return last.data as T;
+          if (last !== undefined && last.text === text) return { data: last.data as T, bytes: text.length };
         }
         result = parseResult(text, header(answer.headers, 'content-type'));
       } catch (error) {
@@ -174,7 +180,8 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
         throw hasResult(result.data) ? classified.asPartial() : classified;
       }
       if (call.reuseIdenticalAnswer) lastAnswers.set(call.operation, { text, data: result.data });
-      return result.data as T; // the operation's document decides the shape; callers parse it with zod
+      // The operation's document decides the shape; callers parse it with zod.
+      return { data: result.data as T, bytes: text.length };
     } catch (error) {
       // A fired signal is already classified: timeout (deadline) or cancelled (a client left).
       if (error instanceof UpstreamError) outcome = error.errorClass;
@@ -186,33 +193,56 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
     }
   }
 
+  /** One call, retries included, under one deadline. */
+  async function send<T>(call: UpstreamCall, document: PreparedDocument): Promise<Sized<T>> {
+    // Never sent at all: nothing reached NerdGraph, so even a write certainly changed nothing.
+    if (call.signal?.aborted) throw firedError(call.signal, false);
+    const own = call.signal ? undefined : ownDeadline(options.timeoutMs);
+    const deadline = call.signal ?? (own as { signal: AbortSignal }).signal;
+    const body = requestBody(document, call.variables);
+    // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
+    const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;
+    try {
+      for (let attemptNo = 1; ; attemptNo++) {
+        try {
+          return await attempt<T>(call, body, deadline);
+        } catch (error) {
+          if (!(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
+          const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
+          if (askedMs > MAX_BACKOFF_MS) throw error;
+          await sleep(askedMs || 50 * 2 ** attemptNo, deadline);
+          // The earlier attempt was sent; this one never will be.
+          if (deadline.aborted) throw firedError(deadline, true);
+        }
+      }
+    } finally {
+      own?.clear();
+    }
+  }
+
+  const micro =
+    options.microCache && options.microCache.ttlMs > 0
+      ? { cache: new ReadMicroCache({ ...options.microCache, metrics: options.metrics }), identityOf: options.microCache.identityOf }
+      : undefined;
+
   return {
     async call<T>(call: UpstreamCall): Promise<T> {
       const document = documents.get(call.operation);
       if (!document) throw new Error(`unknown NerdGraph operation ${call.operation}`);
-      // Never sent at all: nothing reached NerdGraph, so even a write certainly changed nothing.
-      if (call.signal?.aborted) throw firedError(call.signal, false);
-      const own = call.signal ? undefined : ownDeadline(options.timeoutMs);
-      const deadline = call.signal ?? (own as { signal: AbortSignal }).signal;
-      const body = requestBody(document, call.variables);
-      // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
-      const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;
-      try {
-        for (let attemptNo = 1; ; attemptNo++) {
-          try {
-            return await attempt<T>(call, body, deadline);
-          } catch (error) {
-            if (!(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
-            const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
-            if (askedMs > MAX_BACKOFF_MS) throw error;
-            await sleep(askedMs || 50 * 2 ** attemptNo, deadline);
-            // The earlier attempt was sent; this one never will be.
-            if (deadline.aborted) throw firedError(deadline, true);
-          }
+      if (micro === undefined) return (await send<T>(call, document)).data;
+      if (document.kind === 'mutation') {
+        micro.cache.invalidate();
+        try {
+          return (await send<T>(call, document)).data;
+        } finally {
+          micro.cache.invalidate();
         }
-      } finally {
-        own?.clear();
       }
+      if (call.signal?.aborted) throw firedError(call.signal, false);
+      const key = `${micro.identityOf(call.apiKey)}\n${call.operation}\n${JSON.stringify(call.variables)}`;
+      // Callers without a signal still get one deadline for their wait.
+      const waiting = call.signal ?? AbortSignal.timeout(options.timeoutMs);
+      return micro.cache.read<T>(key, (shared) => send<T>({ ...call, signal: shared }, document), waiting);
     },
   };
 }

@@ -5,6 +5,7 @@ import { createLogger } from '../../src/ops/logger.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { createMetrics, type GatewayMetrics } from '../../src/ops/metrics.ts';
 import { createSandbox } from '../../src/sandbox/server.ts';
+import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
 import { loadDocuments } from '../../src/upstream/documents.ts';
 
@@ -38,6 +39,8 @@ export async function createTestGateway(options: {
   retries?: number;
   config?: ConfigOverrides;
   now?: () => number;
+  /** MICRO_CACHE_MS; 0 (default here) so tests that change the sandbox between reads see the change. */
+  microCacheMs?: number;
 }): Promise<TestGateway> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -53,6 +56,7 @@ export async function createTestGateway(options: {
     metrics,
     timeoutMs: options.timeoutMs ?? 5_000,
     retries: options.retries ?? 0,
+    microCache: { ttlMs: options.microCacheMs ?? Number(process.env.TEST_MICRO_CACHE_MS ?? 0), maxBytes: 64 * 1024 * 1024, identityOf: createIdentityHasher() },
   });
   const app = createApp({
     config: {

@@ -1,0 +1,76 @@
+import { LRUCache } from 'lru-cache';
+import { SingleFlight } from '../cache/single-flight.ts';
+import type { GatewayMetrics } from '../ops/metrics.ts';
+
+/**
+ * Identical NerdGraph reads inside a short window are answered once: dashboards and exporters
+ * poll the same applications and metrics from many places, and NerdGraph allows only so many
+ * identical queries a minute. Entries live `ttlMs` of real time (default 1 s), are bounded by
+ * the bytes of the answers they hold, and are frozen, so no caller can change what the next
+ * caller reads. Any write through the gateway empties the cache, and a read that was in flight
+ * across a write is not stored: a client never reads its own write's old state from here.
+ */
+export interface MicroCacheOptions {
+  ttlMs: number;
+  maxBytes: number;
+  metrics: GatewayMetrics;
+}
+
+export interface Sized<T> {
+  data: T;
+  /** Size of the answer as received, for the byte bound. */
+  bytes: number;
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
+export class ReadMicroCache {
+  private readonly entries: LRUCache<string, { data: object; bytes: number }>;
+  private readonly flights = new SingleFlight<Sized<unknown>>();
+  /** Bumped by every write: loads begun before it are not stored. */
+  private generation = 0;
+
+  constructor(private readonly options: MicroCacheOptions) {
+    this.entries = new LRUCache<string, { data: object; bytes: number }>({
+      ttl: options.ttlMs,
+      maxSize: options.maxBytes,
+      // An answer larger than the whole bound is served but not kept.
+      maxEntrySize: options.maxBytes,
+      sizeCalculation: (entry) => Math.max(1, entry.bytes),
+    });
+  }
+
+  async read<T>(key: string, load: (signal: AbortSignal) => Promise<Sized<T>>, signal: AbortSignal): Promise<T> {
+    const cached = this.entries.get(key);
+    if (cached !== undefined) {
+      this.options.metrics.cacheLookups.inc({ cache: 'micro', result: 'hit' });
+      return cached.data as T;
+    }
+    const generation = this.generation;
+    // A read begun before a write is never joined after it.
+    const { promise, joined } = this.flights.run(
+      `${generation}\n${key}`,
+      async (shared) => {
+        const answer = await load(shared);
+        deepFreeze(answer.data);
+        if (generation === this.generation && answer.data !== null && typeof answer.data === 'object') {
+          this.entries.set(key, { data: answer.data, bytes: answer.bytes });
+        }
+        return answer;
+      },
+      signal,
+    );
+    this.options.metrics.cacheLookups.inc({ cache: 'micro', result: joined ? 'coalesced' : 'miss' });
+    return (await promise).data as T;
+  }
+
+  /** A write is about to be sent, or has settled: nothing read before it may be served after it. */
+  invalidate(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}

@@ -135,7 +135,12 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     // A bug: log its name and stack frames only (a message can quote request data), answer v2's generic 500.
     entry.level = 'error';
     entry.kind = 'unhandled';
-    entry.err = { name: (error as Error).name, frames: ((error as Error).stack ?? '').split('\n').slice(1).join('\n') };
+    // Hono types it Error, but anything can be thrown: a non-Error is logged by its type alone.
+    const thrown: unknown = error;
+    entry.err =
+      thrown instanceof Error
+        ? { name: thrown.name, frames: (thrown.stack ?? '').split('\n').slice(1).join('\n') }
+        : { name: `thrown ${thrown === null ? 'null' : typeof thrown}`, frames: '' };
     return respond(c, c.get('format') ?? 'json', 500, errorBody(V2Titles.serverError));
   });
 

@@ -11,6 +11,9 @@ import type { UpstreamCall } from '../src/upstream/client.ts';
 import { loadConfig } from '../src/ops/config.ts';
 import type { SandboxApp } from '../src/sandbox/model.ts';
 import { deploymentsOf } from '../src/sandbox/writes.ts';
+import { writeFailure } from '../src/routes/operations.ts';
+import { UpstreamError } from '../src/upstream/errors.ts';
+import { V2Error } from '../src/v2/errors.ts';
 import { accountsAnswer, apmEntity, json, startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 import { serveOnLoopback } from './support/http.ts';
@@ -294,6 +297,29 @@ describe('a deployment (a lookup, then the mutation) under 2 s of NerdGraph late
     // The sandbox applied it at once; only its answer was late.
     expect(records('lifecycle-cut')).toBe(1);
   });
+  it('keeps a mutation already sent when its client leaves, and records its real outcome', async () => {
+    const gateway = await warmedGateway(10_000);
+    const served = await serveOnLoopback(gateway.app.fetch);
+    try {
+      const body = JSON.stringify({ deployment: { revision: 'lifecycle-left' } });
+      const req = httpRequest(`${served.url}/v2/applications/${app.id}/deployments.json`, {
+        method: 'POST',
+        agent: false,
+        headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      });
+      req.on('error', () => undefined); // abandoned on purpose
+      req.end(body);
+      // The sandbox applies the write as soon as it arrives; its answer is 2 s late. Leave then.
+      await eventually(() => records('lifecycle-left') === 1, 'the mutation reached NerdGraph');
+      req.destroy();
+      await eventually(async () => (await metric(gateway, 'v2bridge_http_requests_total', { method: 'POST' })) === 1, 'the write was logged');
+      expect(await metric(gateway, 'v2bridge_http_requests_total', { method: 'POST', status: '201' })).toBe(1);
+      expect(await metric(gateway, 'v2bridge_upstream_requests_total', { operation: 'DeploymentCreate', outcome: 'ok' })).toBe(1);
+      expect(records('lifecycle-left')).toBe(1);
+    } finally {
+      await served.close();
+    }
+  });
 });
 
 describe('shared calls (SingleFlight, CoalescingCache)', () => {
@@ -389,6 +415,18 @@ describe('loads a mapping starts through ctx.remember', () => {
     calls[0]?.answer('directory');
     expect(await second).toEqual({ read: 'directory' });
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('a mutation cut short after it was sent', () => {
+  it('is an unknown outcome for every reason it was cut, a client leaving included', () => {
+    const mapping = { unconfirmedTitle: 'may have been recorded' };
+    for (const errorClass of ['cancelled', 'timeout', 'unavailable', 'upstream_failure'] as const) {
+      const answer = writeFailure(new UpstreamError(errorClass, 'cut', { sent: true }), mapping);
+      expect(answer, errorClass).toBeInstanceOf(V2Error);
+      expect((answer as V2Error).kind).toBe('write_unconfirmed');
+      expect((answer as V2Error).title).toBe('may have been recorded');
+    }
   });
 });
 

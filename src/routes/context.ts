@@ -14,6 +14,8 @@ export interface GatewayVariables {
   format: V2Format;
   /** Fires at the request's deadline or when its client leaves (src/routes/request-signal.ts). */
   signal: AbortSignal;
+  /** Fires at the request's deadline only: what a write's one mutation is sent under. */
+  deadline: AbortSignal;
 }
 
 /** Under @hono/node-server the raw request is available: needed for GET bodies (see v2-router). */

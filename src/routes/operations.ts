@@ -42,6 +42,14 @@ export function writeFailure(error: unknown, mapping: Pick<WriteMapping, 'unconf
       return new V2Error(503, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
     case 'upstream_failure':
       return new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
+    case 'cancelled':
+      // Sent, then abandoned: whatever NerdGraph did is unknown.
+      return new V2Error(503, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
+    default: {
+      // Every error class has its answer: a new one fails to compile here.
+      const unhandled: never = error.errorClass;
+      return new V2Error(502, mapping.unconfirmedTitle, { cause: new Error(`unclassified ${String(unhandled)}`), kind: 'write_unconfirmed' });
+    }
   }
 }
 
@@ -70,8 +78,12 @@ export function createOperationRunners(deps: RouteDeps) {
     let payload: unknown = null;
     if (plan.variables !== null) {
       try {
-        // Under the request's deadline: once sent, a mutation it cuts short is an unknown outcome (writeFailure).
-        payload = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables: plan.variables, apiKey: req.caller.apiKey, signal: req.signal });
+        // Under the request's deadline only: once sent, a mutation it cuts short is an unknown
+        // outcome (writeFailure); a client that leaves does not abandon it, so its real outcome
+        // is what the access log records. One that left before it was sent stops it here.
+        if (req.signal.aborted) throw req.signal.reason;
+        const deadline = req.c.get('deadline') ?? req.signal;
+        payload = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables: plan.variables, apiKey: req.caller.apiKey, signal: deadline });
       } catch (error) {
         throw writeFailure(error, mapping);
       }

@@ -59,8 +59,15 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
   const cancelled = cancelledCounter(metrics);
   return async (c, next) => {
     const controller = new AbortController();
+    // The deadline alone: a mutation already on its way is not abandoned because its client left.
+    const deadline = new AbortController();
     c.set('signal', controller.signal);
-    const timer = setTimeout(() => controller.abort(deadlineReached()), deadlineMs);
+    c.set('deadline', deadline.signal);
+    const timer = setTimeout(() => {
+      const reason = deadlineReached();
+      deadline.abort(reason);
+      controller.abort(reason);
+    }, deadlineMs);
     // Under @hono/node-server only (app.request() has no socket): 'close' before the answer
     // was written means the client went away.
     const outgoing = c.env?.outgoing;

@@ -67,10 +67,13 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     writeRequestLog(deps.logger, entry);
   });
 
-  app.use((c, next) => {
-    refuseSecretHost(c.req.raw.headers);
-    return next();
-  });
+  // Host is reflected into Link URLs only when PUBLIC_BASE_URL does not say where the gateway lives.
+  if (!deps.config.publicBaseUrl) {
+    app.use((c, next) => {
+      refuseSecretHost(c.req.raw.headers);
+      return next();
+    });
+  }
   app.use(requestSignal(deps.config.requestDeadlineMs, deps.metrics));
 
   // GET bodies are read (and bounded) by the v2 router; bodyLimit would build a full Fetch

@@ -130,6 +130,17 @@ describe('the key guard tables', () => {
     expect(guard.admit('10.0.0.1', 'k3').admitted).toBe(true);
   });
 
+  it('never counts a key NerdGraph accepted lately, whose accounts entry may have expired', () => {
+    const now = 1_000_000;
+    const guard = new KeyGuard(settings, () => now);
+    for (const key of ['good1', 'good2', 'good3', 'good4']) guard.accept(key);
+    // Many more accepted keys than the limit, verified again from one address: all admitted.
+    for (const key of ['good1', 'good2', 'good3', 'good4']) expect(guard.admit('10.0.0.9', key).admitted).toBe(true);
+    expect(guard.admit('10.0.0.9', 'u1').admitted).toBe(true);
+    expect(guard.admit('10.0.0.9', 'u2').admitted).toBe(true);
+    expect(guard.admit('10.0.0.9', 'u3').admitted).toBe(false);
+  });
+
   it('groups IPv6 clients by /64 and IPv4-mapped addresses as IPv4', () => {
     expect(addressBucket('::ffff:203.0.113.7')).toBe('203.0.113.7');
     expect(addressBucket('203.0.113.7')).toBe('203.0.113.7');

@@ -63,6 +63,7 @@ export function createAccountResolver(deps: {
         const data = await deps.nerdgraph.call({ operation: 'AccessibleAccounts', variables: {}, apiKey: caller.apiKey, signal: shared });
         const accounts = parseAnswer(AccountsAnswer, data, 'AccessibleAccounts').actor.accounts;
         const ids = new Set((accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
+        guard.accept(caller.identity);
         return { value: { ids } };
       },
       signal,

@@ -18,6 +18,9 @@ export const REFUSING_CLASSES: ReadonlySet<UpstreamErrorClass> = new Set(['bad_k
 /** Most addresses tracked at once (oldest evicted); with the limit, bounds the table. */
 const MAX_ADDRESSES = 10_000;
 const WINDOW_MS = 60_000;
+const ACCEPTED_TTL_MS = 3_600_000;
+/** Identities only (32 characters each): a few MB at most. */
+const MAX_ACCEPTED = 100_000;
 /** Enough of an identity to tell keys apart in one address's window (a collision only lets one more in). */
 const IDENTITY_PREFIX = 12;
 
@@ -31,6 +34,11 @@ export type Admission = { admitted: true } | { admitted: false; retryAfterSecond
 export class KeyGuard {
   private readonly refused: LRUCache<string, UpstreamErrorClass> | undefined;
   private readonly windows: LRUCache<string, Window> | undefined;
+  /**
+   * Keys NerdGraph accepted lately: verifying one again (its accounts entry expired) is no
+   * probing, so it never counts against its address. An hour, bounded like the refusals.
+   */
+  private readonly accepted: LRUCache<string, true>;
 
   constructor(
     private readonly settings: KeyGuardSettings,
@@ -39,6 +47,11 @@ export class KeyGuard {
     const clock = { perf: { now }, ttlResolution: 0 };
     this.refused = settings.refusedTtlMs > 0 ? new LRUCache({ max: settings.refusedMax, ttl: settings.refusedTtlMs, ...clock }) : undefined;
     this.windows = settings.verificationsPerAddressPerMinute > 0 ? new LRUCache({ max: MAX_ADDRESSES, ttl: WINDOW_MS, ...clock }) : undefined;
+    this.accepted = new LRUCache({ max: MAX_ACCEPTED, ttl: ACCEPTED_TTL_MS, ...clock });
+  }
+
+  accept(identity: string): void {
+    this.accepted.set(identity, true);
   }
 
   /** The class NerdGraph refused this key with, while that is remembered. */
@@ -55,7 +68,7 @@ export class KeyGuard {
    * once per window. No address (in-process `app.request()`): not limited.
    */
   admit(address: string | undefined, identity: string): Admission {
-    if (this.windows === undefined || address === undefined) return { admitted: true };
+    if (this.windows === undefined || address === undefined || this.accepted.has(identity)) return { admitted: true };
     const bucket = addressBucket(address);
     const now = this.now();
     let window = this.windows.get(bucket);

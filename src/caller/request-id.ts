@@ -19,6 +19,8 @@ const LICENSE_SUFFIX = /[0-9a-f]{20,}NRAL/i;
 const TOKEN_MARKERS = /eyJ|(?:^|[._-])(?:[Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc])(?:[._-]|$)/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HEX = /^[0-9a-f]+$/i;
+/** ULIDs: a 48-bit time then 80 random bits, Crockford base32 (no I, L, O, U). */
+const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
 /** What the caller sent as a key (either header), so an id that carries it is refused. */
 const KEY_HEADERS = ['x-api-key', 'api-key'] as const;
@@ -47,7 +49,7 @@ function looksLikeKey(text: string, callerKeys: readonly string[]): boolean {
 /** Is this id-shaped text possibly a secret? Exported for the property tests. */
 export function looksSecret(id: string, callerKeys: readonly string[] = []): boolean {
   if (looksLikeKey(id, callerKeys)) return true;
-  if (UUID.test(id)) return false;
+  if (UUID.test(id) || ULID.test(id)) return false;
   // Random tokens (base64, base62, a key body without its prefix) mix letters with digits or
   // cases over many characters; hex trace ids (with or without separators) are left alone.
   const alnum = id.replace(/[._-]/g, '');
@@ -73,14 +75,16 @@ export function requestIdFor(headers: Headers): string {
 /**
  * The other request header the gateway reflects: without PUBLIC_BASE_URL, Link URLs are
  * built on the Host the request named. A Host that carries a key is refused rather than
- * written into a Link header. Only unmistakable key shapes count: load balancers' generated
- * host names (`my-lb-1234567890.us-west-2.elb.amazonaws.com`) mix letters and digits too.
+ * written into a Link header. Only the caller's own key or a New Relic key shape counts: real
+ * host names hold words like `basic`, long labels, and letters mixed with digits
+ * (`my-lb-1234567890.us-west-2.elb.amazonaws.com`). With PUBLIC_BASE_URL set, Host is never
+ * reflected and this is not called.
  */
 export function refuseSecretHost(headers: Headers): void {
   const host = headers.get('host');
   // Shorter than any key: the common case, checked on every request.
-  if (host === null || host.length < 24) return;
-  if (looksLikeKey(host, callerKeysOf(headers))) {
+  if (host === null || host.length < 16) return;
+  if (carriesCallerKey(host, callerKeysOf(headers)) || KEY_PREFIX.test(host) || LICENSE_SUFFIX.test(host)) {
     throw new V2Error(400, 'Invalid Host header', { kind: 'bad_host' });
   }
 }

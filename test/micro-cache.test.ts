@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMetrics } from '../src/ops/metrics.ts';
+import { ReadMicroCache } from '../src/upstream/micro-cache.ts';
+import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
+
+/**
+ * MICRO_CACHE_MS: identical NerdGraph reads inside the window are answered once, per caller;
+ * a write through the gateway is never followed by a read of the state before it; answers are
+ * frozen, so a route that changed a shared answer would fail here (500) instead of corrupting
+ * the next caller's answer.
+ */
+describe('the read micro-cache, through the gateway', () => {
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  let cached: TestGateway;
+  let plain: TestGateway;
+  let appId: number;
+  let liveId: number;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ apmApps: 20 });
+    // A window far longer than the test: expiry is lru-cache's, tested there.
+    cached = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl, microCacheMs: 600_000 });
+    plain = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
+    const apps = sandbox.sandbox.data.apps.filter((a) => a.accountId === PRIMARY_ACCOUNT);
+    appId = (apps[0] as { id: number }).id;
+    liveId = (apps.find((a) => a.reporting) as { id: number }).id;
+  });
+  afterAll(async () => {
+    await sandbox.close();
+  });
+
+  const get = async (gateway: TestGateway, path: string, key = DEMO_KEY, headers: Record<string, string> = {}) => {
+    const response = await gateway.app.request(path, { headers: { 'X-Api-Key': key, ...headers } });
+    return { status: response.status, body: await response.text(), link: response.headers.get('link') };
+  };
+
+  it('answers identical reads once, and each caller from its own reads', async () => {
+    const path = `/v2/applications/${appId}.json`;
+    const before = await cached.upstreamCount('ApplicationByGuid');
+    const answers = await Promise.all([1, 2, 3].map(() => get(cached, path)));
+    for (let i = 0; i < 5; i++) answers.push(await get(cached, path));
+    expect(new Set(answers.map((a) => `${a.status} ${a.body}`)).size).toBe(1);
+    expect(answers[0]?.status).toBe(200);
+    expect((await cached.upstreamCount('ApplicationByGuid')) - before).toBe(1);
+    // Another key reading the same thing is not answered from the first key's reads.
+    expect((await get(cached, path, MULTI_KEY, { 'X-Account-Id': String(PRIMARY_ACCOUNT) })).body).toBe(answers[0]?.body);
+    expect((await cached.upstreamCount('ApplicationByGuid')) - before).toBe(2);
+  });
+
+  it('never answers a read after a write with the state before it', async () => {
+    const path = `/v2/applications/${appId}.json`;
+    await get(cached, path);
+    const put = await cached.app.request(path, {
+      method: 'PUT',
+      headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ application: { name: 'renamed-under-micro-cache' } }),
+    });
+    expect(put.status).toBe(200);
+    const after = JSON.parse((await get(cached, path)).body) as { application: { name: string } };
+    expect(after.application.name).toBe('renamed-under-micro-cache');
+  });
+
+  it('gives every read route the same answer as without it, twice (shared answers are never changed)', async () => {
+    const window = 'from=2026-11-22T11:00:00Z&to=2026-11-22T11:30:00Z';
+    const paths = [
+      '/v2/applications.json',
+      '/v2/applications.xml?filter[name]=a',
+      `/v2/applications/${liveId}.json`,
+      `/v2/applications/${liveId}/hosts.json`,
+      `/v2/applications/${liveId}/instances.json`,
+      `/v2/applications/${liveId}/metrics.json`,
+      `/v2/applications/${liveId}/metrics/data.json?names[]=HttpDispatcher&names[]=Apdex&${window}`,
+      `/v2/applications/${liveId}/metrics/data.xml?names[]=HttpDispatcher&summarize=true&${window}`,
+      '/v2/key_transactions.json',
+      '/v2/mobile_applications.json',
+      '/v2/browser_applications.json',
+    ];
+    for (const path of paths) {
+      const reference = await get(plain, path);
+      expect(reference.status, path).toBe(200);
+      for (let round = 0; round < 2; round++) {
+        const answer = await get(cached, path);
+        expect({ path, status: answer.status, link: answer.link }).toEqual({ path, status: 200, link: reference.link });
+        expect(answer.body, path).toBe(reference.body);
+      }
+    }
+  });
+});
+
+describe('ReadMicroCache', () => {
+  const never = new AbortController().signal;
+  const cacheOf = (maxBytes: number) => new ReadMicroCache({ ttlMs: 60_000, maxBytes, metrics: createMetrics() });
+
+  it('keeps no answer larger than its whole byte bound, and freezes what it serves', async () => {
+    const cache = cacheOf(100);
+    let loads = 0;
+    const load = async () => ({ data: { n: ++loads, nested: { list: [1] } }, bytes: 500 });
+    await cache.read('big', load, never);
+    const second = await cache.read<{ nested: { list: number[] } }>('big', load, never);
+    expect(loads).toBe(2);
+    expect(Object.isFrozen(second.nested.list)).toBe(true);
+  });
+
+  it('does not store a read that was in flight across a write, nor let a later read join it', async () => {
+    const cache = cacheOf(10_000);
+    let release: () => void = () => undefined;
+    let loads = 0;
+    const slow = () =>
+      new Promise<{ data: { n: number }; bytes: number }>((resolve) => {
+        const n = ++loads;
+        release = () => resolve({ data: { n }, bytes: 10 });
+      });
+    const first = cache.read('k', slow, never);
+    cache.invalidate();
+    const afterWrite = cache.read<{ n: number }>('k', async () => ({ data: { n: ++loads }, bytes: 10 }), never);
+    release();
+    expect(await first).toEqual({ n: 1 });
+    expect(await afterWrite).toEqual({ n: 2 });
+    expect(await cache.read<{ n: number }>('k', async () => ({ data: { n: ++loads }, bytes: 10 }), never)).toEqual({ n: 2 });
+  });
+});

@@ -62,6 +62,7 @@ export function createListRunner(deps: RouteDeps) {
   // search already fixes the parameters).
   const renderings = new WeakMap<FetchedPage, Map<string, string>>();
   const scopedPages = new WeakMap<FetchedPage, Map<string, ScopedPage>>();
+  const pagesByAnswer = new WeakMap<object, FetchedPage>();
   // PageReadContext.memo: per caller and account, on the injected clock, bounded, failed loads not kept.
   const memos = new CoalescingCache<object>('list-memos', deps.metrics, { max: MAX_MEMOS, ttlMs: 60_000, now: deps.now });
 
@@ -70,8 +71,14 @@ export function createListRunner(deps: RouteDeps) {
       `${key}|${cursor ?? ''}`,
       async (signal) => {
         const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables: { query, cursor }, apiKey: req.caller.apiKey, signal });
+        // The micro-cache hands back the same (frozen) answer object to every read in its
+        // window: the same page object then keys the same enrichment and rendering below.
+        const known = data !== null && typeof data === 'object' ? pagesByAnswer.get(data) : undefined;
+        if (known !== undefined) return known;
         const search = parseAnswer(SearchPage, data, mapping.operation).actor.entitySearch;
-        return { count: search.count ?? null, entities: search.results?.entities ?? [], nextCursor: search.results?.nextCursor ?? null };
+        const fetched = { count: search.count ?? null, entities: search.results?.entities ?? [], nextCursor: search.results?.nextCursor ?? null };
+        if (data !== null && typeof data === 'object') pagesByAnswer.set(data, fetched);
+        return fetched;
       },
       req.signal,
     );

@@ -92,20 +92,26 @@ async function main(): Promise<void> {
 
   // Requests in flight, so a shutdown knows what it waits for (and what a cut would drop).
   let inFlight = 0;
+  // Draining: once nothing is in flight, every connection left is idle or never sent a request
+  // (opened ahead by a load balancer, a TCP health check, a slowloris): closeIdleConnections()
+  // leaves the latter open until the drain bound, so they are all closed then.
+  const closeUnusedConnections = (): void => {
+    if (inFlight === 0) server.closeAllConnections();
+    else server.closeIdleConnections();
+  };
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
     res.once('close', () => {
       inFlight--;
-      // Draining: a connection whose answer just ended is idle now; close it rather than wait for keep-alive.
-      if (draining) server.closeIdleConnections();
+      if (draining) closeUnusedConnections();
     });
   });
 
   /**
    * SIGTERM (docker stop, Kubernetes) or SIGINT (Ctrl-C): stop accepting connections, answer
    * /readyz with 503, let the requests in flight finish (their connections close after the
-   * answer; idle keep-alive ones close now), then exit 0. After SHUTDOWN_DRAIN_MS whatever is
-   * still open is cut and the exit code is 1; a second signal exits at once.
+   * answer; connections with no request in progress close now), then exit 0. After SHUTDOWN_DRAIN_MS
+   * whatever is still open is cut and the exit code is 1; a second signal exits at once.
    */
   const shutdown = (signal: NodeJS.Signals): void => {
     if (draining) {
@@ -124,7 +130,7 @@ async function main(): Promise<void> {
       logger.info('drained: exiting');
       process.exit(0);
     });
-    server.closeIdleConnections();
+    closeUnusedConnections();
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

@@ -4,6 +4,7 @@ import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type GatewayConfig } from './ops/config.ts';
 import { createLogger } from './ops/logger.ts';
 import { loadMappings } from './routes/mappings-loader.ts';
+import { bringDeadlinesForward } from './routes/request-signal.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { createIdentityHasher } from './caller/identity.ts';
 import { createNerdGraphClient } from './upstream/client.ts';
@@ -110,7 +111,9 @@ async function main(): Promise<void> {
   /**
    * SIGTERM (docker stop, Kubernetes) or SIGINT (Ctrl-C): stop accepting connections, answer
    * /readyz with 503, let the requests in flight finish (their connections close after the
-   * answer; connections with no request in progress close now), then exit 0. After SHUTDOWN_DRAIN_MS
+   * answer; connections with no request in progress close now), then exit 0. Request deadlines
+   * are brought forward to end a margin before SHUTDOWN_DRAIN_MS, so a request still waiting on
+   * NerdGraph answers 504 (or "outcome unknown") rather than being cut. After SHUTDOWN_DRAIN_MS
    * whatever is still open is cut and the exit code is 1; a second signal exits at once.
    */
   const shutdown = (signal: NodeJS.Signals): void => {
@@ -120,6 +123,8 @@ async function main(): Promise<void> {
     }
     draining = true;
     logger.info({ signal, inFlight, drainMs: config.shutdownDrainMs }, 'shutting down: draining requests in flight');
+    // Time left after the deadline to write the answer: up to 1 s, a quarter of a short drain.
+    bringDeadlinesForward(config.shutdownDrainMs - Math.min(1000, Math.floor(config.shutdownDrainMs / 4)));
     const bound = setTimeout(() => {
       logger.warn({ inFlight }, 'drain bound reached: cutting the requests still in flight');
       server.closeAllConnections();

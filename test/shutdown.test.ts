@@ -119,6 +119,34 @@ describe('SIGTERM', () => {
     }
   });
 
+  // The drain (2 s) is shorter than the request deadline (10 s by default): deadlines are
+  // brought forward so the client gets its v2 answer instead of a cut connection.
+  it.each([
+    ['a read', undefined, 'NerdGraph did not answer in time'],
+    [
+      'a write already sent',
+      JSON.stringify({ deployment: { revision: 'v-drain' } }),
+      'The deployment may have been recorded, but New Relic did not confirm it: list the deployments before retrying',
+    ],
+  ])('answers %s NerdGraph never answers with a v2 504 before the drain bound, then exits 0', async (_what, post, title) => {
+    const upstream = await slowUpstream();
+    try {
+      const gateway = await startGateway({ NERDGRAPH_URL: upstream.url, SHUTDOWN_DRAIN_MS: '2000' });
+      const path = post === undefined ? `/v2/applications/${APP_ID}.json` : `/v2/applications/${APP_ID}/deployments.json`;
+      const stuck = send(`${gateway.base}${path}`, post);
+      await waitFor(() => (upstream.held.length > 0 ? true : undefined), 'the call to reach NerdGraph');
+      gateway.child.kill('SIGTERM');
+      const answer = await stuck;
+      expect(answer).toMatchObject({ status: 504, connection: 'close' });
+      expect(JSON.parse((answer as { body: string }).body)).toEqual({ error: { title } });
+      expect(await gateway.exited).toBe(0);
+      expect(gateway.output()).not.toContain('drain bound reached');
+    } finally {
+      upstream.release();
+      await upstream.close();
+    }
+  });
+
   it('closes a connection that never sent a request and exits 0 without waiting for the bound', async () => {
     const upstream = await slowUpstream();
     try {

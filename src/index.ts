@@ -4,6 +4,7 @@ import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type GatewayConfig } from './ops/config.ts';
 import { createLogger } from './ops/logger.ts';
 import { loadMappings } from './routes/mappings-loader.ts';
+import { bringDeadlinesForward } from './routes/request-signal.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { createIdentityHasher } from './caller/identity.ts';
 import { createNerdGraphClient } from './upstream/client.ts';
@@ -92,20 +93,28 @@ async function main(): Promise<void> {
 
   // Requests in flight, so a shutdown knows what it waits for (and what a cut would drop).
   let inFlight = 0;
+  // Draining: once nothing is in flight, every connection left is idle or never sent a request
+  // (opened ahead by a load balancer, a TCP health check, a slowloris): closeIdleConnections()
+  // leaves the latter open until the drain bound, so they are all closed then.
+  const closeUnusedConnections = (): void => {
+    if (inFlight === 0) server.closeAllConnections();
+    else server.closeIdleConnections();
+  };
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
     res.once('close', () => {
       inFlight--;
-      // Draining: a connection whose answer just ended is idle now; close it rather than wait for keep-alive.
-      if (draining) server.closeIdleConnections();
+      if (draining) closeUnusedConnections();
     });
   });
 
   /**
    * SIGTERM (docker stop, Kubernetes) or SIGINT (Ctrl-C): stop accepting connections, answer
    * /readyz with 503, let the requests in flight finish (their connections close after the
-   * answer; idle keep-alive ones close now), then exit 0. After SHUTDOWN_DRAIN_MS whatever is
-   * still open is cut and the exit code is 1; a second signal exits at once.
+   * answer; connections with no request in progress close now), then exit 0. Request deadlines
+   * are brought forward to end a margin before SHUTDOWN_DRAIN_MS, so a request still waiting on
+   * NerdGraph answers 504 (or "outcome unknown") rather than being cut. After SHUTDOWN_DRAIN_MS
+   * whatever is still open is cut and the exit code is 1; a second signal exits at once.
    */
   const shutdown = (signal: NodeJS.Signals): void => {
     if (draining) {
@@ -114,6 +123,8 @@ async function main(): Promise<void> {
     }
     draining = true;
     logger.info({ signal, inFlight, drainMs: config.shutdownDrainMs }, 'shutting down: draining requests in flight');
+    // Time left after the deadline to write the answer: up to 1 s, a quarter of a short drain.
+    bringDeadlinesForward(config.shutdownDrainMs - Math.min(1000, Math.floor(config.shutdownDrainMs / 4)));
     const bound = setTimeout(() => {
       logger.warn({ inFlight }, 'drain bound reached: cutting the requests still in flight');
       server.closeAllConnections();
@@ -124,7 +135,7 @@ async function main(): Promise<void> {
       logger.info('drained: exiting');
       process.exit(0);
     });
-    server.closeIdleConnections();
+    closeUnusedConnections();
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

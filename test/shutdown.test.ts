@@ -1,16 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
 import { createLogger } from '../src/ops/logger.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
+import { entityGuid } from '../src/v2/ids.ts';
 import { accountsAnswer, apmEntity, json, startFakeUpstream } from './support/fake-upstream.ts';
 
 /**
  * Graceful shutdown of the real gateway process (the one `npm start` runs), on a NerdGraph
- * stand-in that answers the application show only when the test lets it: SIGTERM arrives
- * while that request is in flight.
+ * stand-in that answers the application show only when the test lets it (or never): SIGTERM
+ * arrives while that request is in flight.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ACCOUNT = 1000001;
@@ -55,24 +57,32 @@ async function startGateway(env: Record<string, string>): Promise<Gateway> {
 }
 
 /** One request on its own connection; resolves with what the client saw, or the socket error. */
-function send(url: string): Promise<{ status: number; connection: string | undefined; body: string } | { error: string }> {
+function send(url: string, post?: string): Promise<{ status: number; connection: string | undefined; body: string } | { error: string }> {
   return new Promise((resolve) => {
-    const req = httpRequest(url, { headers: { 'X-Api-Key': KEY }, agent: false }, (res) => {
+    const headers = { 'X-Api-Key': KEY, ...(post === undefined ? {} : { 'Content-Type': 'application/json' }) };
+    const req = httpRequest(url, { method: post === undefined ? 'GET' : 'POST', headers, agent: false }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
       res.on('error', (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
     });
     req.on('error', (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
-    req.end();
+    req.end(post);
   });
 }
 
-/** A NerdGraph whose application reads wait until the test releases them. */
+/**
+ * A NerdGraph whose application reads and deployment creates wait until the test releases them
+ * (the mutation's answer only: a release counts as "NerdGraph recorded it, then went silent").
+ */
 async function slowUpstream() {
   const held: ServerResponse[] = [];
   const upstream = await startFakeUpstream((request, res) => {
     if (request.operationName === 'AccessibleAccounts') return json(res, 200, accountsAnswer([ACCOUNT]));
+    if (request.operationName === 'ApplicationDeployments') {
+      const entity = { guid: entityGuid(ACCOUNT, 'APM', 'APPLICATION', APP_ID), accountId: ACCOUNT };
+      return json(res, 200, { data: { actor: { entity, account: { nrql: { results: [] } } } } });
+    }
     held.push(res);
   });
   return {
@@ -109,15 +119,76 @@ describe('SIGTERM', () => {
     }
   });
 
-  it('cuts what is still in flight after SHUTDOWN_DRAIN_MS and exits 1', async () => {
+  // The drain (2 s) is shorter than the request deadline (10 s by default): deadlines are
+  // brought forward so the client gets its v2 answer instead of a cut connection.
+  it.each([
+    ['a read', undefined, 'NerdGraph did not answer in time'],
+    [
+      'a write already sent',
+      JSON.stringify({ deployment: { revision: 'v-drain' } }),
+      'The deployment may have been recorded, but New Relic did not confirm it: list the deployments before retrying',
+    ],
+  ])('answers %s NerdGraph never answers with a v2 504 before the drain bound, then exits 0', async (_what, post, title) => {
+    const upstream = await slowUpstream();
+    try {
+      const gateway = await startGateway({ NERDGRAPH_URL: upstream.url, SHUTDOWN_DRAIN_MS: '2000' });
+      const path = post === undefined ? `/v2/applications/${APP_ID}.json` : `/v2/applications/${APP_ID}/deployments.json`;
+      const stuck = send(`${gateway.base}${path}`, post);
+      await waitFor(() => (upstream.held.length > 0 ? true : undefined), 'the call to reach NerdGraph');
+      gateway.child.kill('SIGTERM');
+      const answer = await stuck;
+      expect(answer).toMatchObject({ status: 504, connection: 'close' });
+      expect(JSON.parse((answer as { body: string }).body)).toEqual({ error: { title } });
+      expect(await gateway.exited).toBe(0);
+      expect(gateway.output()).not.toContain('drain bound reached');
+    } finally {
+      upstream.release();
+      await upstream.close();
+    }
+  });
+
+  it('closes a connection that never sent a request and exits 0 without waiting for the bound', async () => {
+    const upstream = await slowUpstream();
+    try {
+      // Reaching the bound (exit 1 after 20 s) fails the test.
+      const gateway = await startGateway({ NERDGRAPH_URL: upstream.url, SHUTDOWN_DRAIN_MS: '20000' });
+      const opened = connect({ host: '127.0.0.1', port: Number(new URL(gateway.base).port) });
+      const closedByServer = new Promise<boolean>((resolve) => opened.on('close', () => resolve(true)));
+      opened.on('error', () => undefined);
+      await new Promise((resolve) => opened.once('connect', resolve));
+      // An answer on another connection: the gateway has accepted the silent one by then.
+      expect(await send(`${gateway.base}/healthz`)).toMatchObject({ status: 200 });
+
+      gateway.child.kill('SIGTERM');
+      expect(await gateway.exited).toBe(0);
+      expect(gateway.output()).toContain('drained: exiting');
+      expect(await closedByServer).toBe(true);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('cuts a request still arriving after SHUTDOWN_DRAIN_MS and exits 1', async () => {
+    // A body announced but never sent: the handler waits on it, which no deadline ends.
     const upstream = await slowUpstream();
     try {
       const gateway = await startGateway({ NERDGRAPH_URL: upstream.url, SHUTDOWN_DRAIN_MS: '300' });
-      const stuck = send(`${gateway.base}/v2/applications/${APP_ID}.json`);
-      await waitFor(() => (upstream.held.length > 0 ? true : undefined), 'the show to reach NerdGraph');
+      const uploading = connect({ host: '127.0.0.1', port: Number(new URL(gateway.base).port) });
+      const seen = new Promise<string>((resolve) => {
+        let data = '';
+        uploading.on('data', (chunk: Buffer) => (data += chunk.toString('utf8')));
+        uploading.on('close', () => resolve(data));
+        uploading.on('error', () => undefined);
+      });
+      uploading.write(
+        `PUT /v2/applications/${APP_ID}.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: ${KEY}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"application":',
+      );
+      // The key is checked while the body is still awaited: the request is in flight.
+      await waitFor(() => (upstream.received.length > 0 ? true : undefined), 'the PUT to reach the gateway');
       gateway.child.kill('SIGTERM');
       expect(await gateway.exited).toBe(1);
-      expect(await stuck).toEqual({ error: 'ECONNRESET' });
+      expect(await seen).toBe('');
       expect(gateway.output()).toContain('drain bound reached');
     } finally {
       upstream.release();

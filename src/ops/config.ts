@@ -43,7 +43,11 @@ const ConfigSchema = z
     KEY_VERIFICATIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(10_000).default(KEY_GUARD_DEFAULTS.verificationsPerAddressPerMinute),
     /** How far back metrics.json and metric data look for metric names (NerdGraph has no full list). */
     METRIC_NAMES_LOOKBACK_DAYS: positiveInt.max(90).default(7),
-    /** On SIGTERM/SIGINT, how long requests in flight may take to finish before the process exits anyway. */
+    /**
+     * On SIGTERM/SIGINT, how long requests in flight may take to finish before the process exits
+     * anyway. Request deadlines are brought forward to end before it (src/index.ts), so the default
+     * may stay below REQUEST_DEADLINE_MS and inside `docker stop`'s 10 s.
+     */
     SHUTDOWN_DRAIN_MS: positiveInt.max(600_000).default(8_000),
     /** Identical NerdGraph reads inside this window are answered once (0: off). */
     MICRO_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),

@@ -8,9 +8,10 @@ import type { GatewayEnv } from './context.ts';
 
 /**
  * One AbortSignal per inbound request (`c.get('signal')`), handed to every upstream call the
- * request makes: it fires once, when the request's deadline (REQUEST_DEADLINE_MS) passes, or
- * when its client disconnects before the answer was written. So a request's calls, retries
- * included, share one deadline, and work nobody waits for any more stops.
+ * request makes: it fires once, when the request's deadline (REQUEST_DEADLINE_MS, or earlier
+ * once a shutdown brought it forward: bringDeadlinesForward) passes, or when its client
+ * disconnects before the answer was written. So a request's calls, retries included, share one
+ * deadline, and work nobody waits for any more stops.
  *
  * The abort reasons are V2Errors named as the platform names them (TimeoutError, AbortError):
  * thrown where a request stops waiting (before a call, or leaving a shared one), they are the
@@ -55,6 +56,24 @@ function cancelledCounter(metrics: GatewayMetrics): Counter<'reason'> {
   );
 }
 
+/**
+ * Process-wide, as a shutdown is: each running request's way to move its deadline earlier, and
+ * the latest deadline any request may have from now on (performance.now() time; none until a
+ * shutdown sets one).
+ */
+const running = new Set<(due: number) => void>();
+let latestDue = Number.POSITIVE_INFINITY;
+
+/**
+ * Shutdown: no request's deadline passes later than `withinMs` from now, for the requests
+ * running and those still to come. Each then answers in v2 form (504, or "outcome unknown" for
+ * a write already sent) before the drain bound cuts connections, instead of an empty reply.
+ */
+export function bringDeadlinesForward(withinMs: number): void {
+  latestDue = Math.min(latestDue, performance.now() + withinMs);
+  for (const shorten of running) shorten(latestDue);
+}
+
 export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): MiddlewareHandler<GatewayEnv> {
   const cancelled = cancelledCounter(metrics);
   return async (c, next) => {
@@ -63,11 +82,20 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
     const deadline = new AbortController();
     c.set('signal', controller.signal);
     c.set('deadline', deadline.signal);
-    const timer = setTimeout(() => {
+    const fire = (): void => {
       const reason = deadlineReached();
       deadline.abort(reason);
       controller.abort(reason);
-    }, deadlineMs);
+    };
+    let due = Math.min(performance.now() + deadlineMs, latestDue);
+    let timer = setTimeout(fire, Math.max(0, due - performance.now()));
+    const shorten = (earlier: number): void => {
+      if (earlier >= due || deadline.signal.aborted) return;
+      due = earlier;
+      clearTimeout(timer);
+      timer = setTimeout(fire, Math.max(0, due - performance.now()));
+    };
+    running.add(shorten);
     // Under @hono/node-server only (app.request() has no socket): 'close' before the answer
     // was written means the client went away.
     const outgoing = c.env?.outgoing;
@@ -78,6 +106,7 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
     try {
       await next();
     } finally {
+      running.delete(shorten);
       clearTimeout(timer);
       outgoing?.off('close', onClose);
     }

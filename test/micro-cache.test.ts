@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../src/ops/metrics.ts';
 import { ReadMicroCache } from '../src/upstream/micro-cache.ts';
+import { createNerdGraphClient } from '../src/upstream/client.ts';
+import type { OperationDocuments } from '../src/upstream/documents.ts';
+import { UpstreamError } from '../src/upstream/errors.ts';
+import { json, startFakeUpstream } from './support/fake-upstream.ts';
 import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
@@ -117,5 +121,68 @@ describe('ReadMicroCache', () => {
     expect(await first).toEqual({ n: 1 });
     expect(await afterWrite).toEqual({ n: 2 });
     expect(await cache.read<{ n: number }>('k', async () => ({ data: { n: ++loads }, bytes: 10 }), never)).toEqual({ n: 2 });
+  });
+});
+
+describe('the micro-cache in the NerdGraph client', () => {
+  const documents: OperationDocuments = new Map([
+    ['ReadSomething', { name: 'ReadSomething', kind: 'query', text: 'query ReadSomething { actor { user { id } } }' }],
+  ]);
+  let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
+  let seen = 0;
+
+  beforeAll(async () => {
+    // The first call hangs for good (a black-holed connection); later ones answer at once.
+    upstream = await startFakeUpstream((_request, res) => {
+      if (++seen === 1) return;
+      json(res, 200, { data: { actor: { user: { id: seen } } } });
+    });
+  });
+  afterAll(async () => {
+    await upstream.close();
+  });
+
+  it('gives a shared call its own deadline, so callers that keep arriving are not held on a hung call', async () => {
+    const metrics = createMetrics();
+    const client = createNerdGraphClient({
+      url: upstream.url,
+      documents,
+      metrics,
+      timeoutMs: 300,
+      retries: 0,
+      microCache: { ttlMs: 200, maxBytes: 1_000_000, identityOf: (key) => `id-${key}` },
+    });
+    const outcomes: string[] = [];
+    // A dashboard polling every 50 ms, each poll with a 300 ms deadline, for 1.5 s.
+    for (let i = 0; i < 30; i++) {
+      const signal = AbortSignal.timeout(300);
+      void client.call({ operation: 'ReadSomething', variables: {}, apiKey: 'NRAK-POLL', signal }).then(
+        () => outcomes.push('ok'),
+        () => outcomes.push('failed'),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(outcomes).toHaveLength(30);
+    // Only the polls that joined the hung call in its first window fail; the rest are answered.
+    expect(outcomes.filter((o) => o === 'ok').length).toBeGreaterThanOrEqual(20);
+    const calls = await metrics.upstreamRequests.get();
+    const timeouts = calls.values.filter((v) => v.labels.outcome === 'timeout').reduce((sum, v) => sum + v.value, 0);
+    expect(timeouts).toBe(1);
+  });
+
+  it('answers a caller without a signal with the client\'s own timeout error', async () => {
+    seen = 0;
+    const client = createNerdGraphClient({
+      url: upstream.url,
+      documents,
+      metrics: createMetrics(),
+      timeoutMs: 200,
+      retries: 0,
+      microCache: { ttlMs: 1_000, maxBytes: 1_000_000, identityOf: (key) => `id-${key}` },
+    });
+    const error = await client.call({ operation: 'ReadSomething', variables: { n: 2 }, apiKey: 'NRAK-NOSIGNAL' }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).errorClass).toBe('timeout');
   });
 });

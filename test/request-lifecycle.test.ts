@@ -320,6 +320,27 @@ describe('a deployment (a lookup, then the mutation) under 2 s of NerdGraph late
       await served.close();
     }
   });
+
+  it('reads back a renamed application after its client left, and records the write as done', async () => {
+    const gateway = await warmedGateway(10_000);
+    const served = await serveOnLoopback(gateway.app.fetch);
+    try {
+      const body = JSON.stringify({ application: { name: 'renamed-after-leaving' } });
+      const req = httpRequest(`${served.url}/v2/applications/${app.id}.json`, {
+        method: 'PUT',
+        agent: false,
+        headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      });
+      req.on('error', () => undefined); // abandoned on purpose
+      req.end(body);
+      await eventually(() => app.name === 'renamed-after-leaving', 'the rename reached NerdGraph');
+      req.destroy();
+      await eventually(async () => (await metric(gateway, 'v2bridge_http_requests_total', { method: 'PUT' })) === 1, 'the write was logged');
+      expect(await metric(gateway, 'v2bridge_http_requests_total', { method: 'PUT', status: '200' })).toBe(1);
+    } finally {
+      await served.close();
+    }
+  }, 20_000);
 });
 
 describe('shared calls (SingleFlight, CoalescingCache)', () => {

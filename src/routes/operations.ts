@@ -74,15 +74,28 @@ export function createOperationRunners(deps: RouteDeps) {
   async function runWrite(mapping: WriteMapping, req: RouteRequest): Promise<Response> {
     const text = await req.c.req.text();
     const body = parseRequestBody(req.c.req.header('content-type'), text);
-    const plan = await mapping.plan(await contextOf(req, body));
+    // The plan's reads go under the request signal (nothing is written yet: a client that left
+    // stops them); the mutation and the read-back after it under the deadline only, so a
+    // write whose client left still ends with its real outcome in the access log.
+    const deadline = req.c.get('deadline') ?? req.signal;
+    const reads = new AbortController();
+    const follow = (signal: AbortSignal): (() => void) => {
+      const stop = (): void => reads.abort(signal.reason);
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+      return () => signal.removeEventListener('abort', stop);
+    };
+    const unfollowRequest = follow(req.signal);
+    const plan = await mapping.plan(await contextOf({ ...req, signal: reads.signal }, body));
     let payload: unknown = null;
     if (plan.variables !== null) {
+      unfollowRequest();
+      follow(deadline);
       try {
         // Under the request's deadline only: once sent, a mutation it cuts short is an unknown
         // outcome (writeFailure); a client that leaves does not abandon it, so its real outcome
         // is what the access log records. One that left before it was sent stops it here.
         if (req.signal.aborted) throw req.signal.reason;
-        const deadline = req.c.get('deadline') ?? req.signal;
         payload = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables: plan.variables, apiKey: req.caller.apiKey, signal: deadline });
       } catch (error) {
         throw writeFailure(error, mapping);

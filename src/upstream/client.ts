@@ -242,7 +242,17 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
       const key = `${micro.identityOf(call.apiKey)}\n${call.operation}\n${JSON.stringify(call.variables)}`;
       // Callers without a signal still get one deadline for their wait.
       const waiting = call.signal ?? AbortSignal.timeout(options.timeoutMs);
-      return micro.cache.read<T>(key, (shared) => send<T>({ ...call, signal: shared }, document), waiting);
+      // The shared call has a deadline of its own: waiters that keep arriving must not keep a
+      // hung call alive (its timeout is then counted as a timeout, not as a cancellation).
+      const load = (shared: AbortSignal): Promise<Sized<T>> =>
+        send<T>({ ...call, signal: AbortSignal.any([shared, AbortSignal.timeout(options.timeoutMs)]) }, document);
+      try {
+        return await micro.cache.read<T>(key, load, waiting);
+      } catch (error) {
+        // A caller without a signal gets the client's own error, as without the micro-cache.
+        if (call.signal === undefined && waiting.aborted && error === waiting.reason) throw firedError(waiting, true);
+        throw error;
+      }
     },
   };
 }

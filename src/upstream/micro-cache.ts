@@ -18,7 +18,7 @@ export interface MicroCacheOptions {
 
 export interface Sized<T> {
   data: T;
-  /** Size of the answer as received, for the byte bound. */
+  /** Size of the answer as received, for the byte bound (parsed, an answer takes about 1.5 times as much heap). */
   bytes: number;
 }
 
@@ -27,6 +27,9 @@ function deepFreeze(value: unknown): void {
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);
 }
+
+/** However small the answers, a bound on how many are kept. */
+const MAX_ENTRIES = 10_000;
 
 export class ReadMicroCache {
   private readonly entries: LRUCache<string, { data: object; bytes: number }>;
@@ -37,11 +40,14 @@ export class ReadMicroCache {
   constructor(private readonly options: MicroCacheOptions) {
     this.entries = new LRUCache<string, { data: object; bytes: number }>({
       ttl: options.ttlMs,
+      max: MAX_ENTRIES,
       maxSize: options.maxBytes,
       // An answer larger than the whole bound is served but not kept.
       maxEntrySize: options.maxBytes,
       sizeCalculation: (entry) => Math.max(1, entry.bytes),
     });
+    // Expired answers are dropped every window, not kept until the byte bound pushes them out.
+    setInterval(() => this.entries.purgeStale(), Math.max(options.ttlMs, 1_000)).unref();
   }
 
   async read<T>(key: string, load: (signal: AbortSignal) => Promise<Sized<T>>, signal: AbortSignal): Promise<T> {
@@ -51,9 +57,10 @@ export class ReadMicroCache {
       return cached.data as T;
     }
     const generation = this.generation;
-    // A read begun before a write is never joined after it.
+    // A read begun before a write is never joined after it, nor one begun in an earlier
+    // window: a call that hangs is not joined for ever by callers who keep arriving.
     const { promise, joined } = this.flights.run(
-      `${generation}\n${key}`,
+      `${generation}\n${Math.floor(performance.now() / this.options.ttlMs)}\n${key}`,
       async (shared) => {
         const answer = await load(shared);
         deepFreeze(answer.data);

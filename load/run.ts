@@ -57,6 +57,12 @@ interface Child {
   cleanup(): void;
 }
 
+/** node's own flags from `npm start` (the V8 heap bound), so the gateway runs as a newcomer runs it. */
+const NODE_FLAGS: string[] = (() => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((arg) => arg.startsWith('--max-old-space-size='));
+})();
+
 const children: ChildProcess[] = [];
 const killChildren = (): void => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -71,7 +77,7 @@ function startChild(entry: string, env: Record<string, string>, compiled = false
   const dir = mkdtempSync(join(tmpdir(), 'v2bridge-load-'));
   const file = join(dir, 'output.log');
   const fd = openSync(file, 'w');
-  const args = compiled ? [join('dist', entry.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', entry];
+  const args = [...NODE_FLAGS, ...(compiled ? [join('dist', entry.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', entry])];
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   children.push(child);

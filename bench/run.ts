@@ -12,6 +12,7 @@
 import { cpus, platform, arch } from 'node:os';
 import autocannon from 'autocannon';
 import { killAll, startTarget, type Target } from './children.ts';
+import { startNodeFlags } from '../scripts/start-flags.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 
 function envNumber(name: string, fallback: number, integer = false): number {
@@ -229,8 +230,8 @@ async function main(): Promise<number> {
   // BENCH_CPU_PROF_DIR: profile the (b) gateway (`node --cpu-prof`), written when the bench ends.
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const [onSandbox, onCanned] = await Promise.all([
-    startTarget('gateway', { NERDGRAPH_URL: graphqlUrl }),
-    startTarget('gateway', { NERDGRAPH_URL: `${canned.base}/graphql` }, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    startTarget('gateway', { NERDGRAPH_URL: graphqlUrl }, startNodeFlags()),
+    startTarget('gateway', { NERDGRAPH_URL: `${canned.base}/graphql` }, [...startNodeFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])]),
   ]);
 
   // Capture: one request per scenario through (b) makes the canned upstream record the

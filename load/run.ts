@@ -8,6 +8,7 @@
  * Not part of CI: it takes a minute and both cores.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { startNodeFlags } from '../scripts/start-flags.ts';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,11 +58,7 @@ interface Child {
   cleanup(): void;
 }
 
-/** node's own flags from `npm start` (the V8 heap bound), so the gateway runs as a newcomer runs it. */
-const NODE_FLAGS: string[] = (() => {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  return pkg.scripts.start.split(/\s+/).filter((arg) => arg.startsWith('--max-old-space-size='));
-})();
+const NODE_FLAGS = startNodeFlags();
 
 const children: ChildProcess[] = [];
 const killChildren = (): void => {

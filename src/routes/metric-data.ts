@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { SingleFlight } from '../cache/single-flight.ts';
 import type { MetricDataMapping } from './mapping.ts';
@@ -35,6 +36,15 @@ interface QueryPlan {
 
 /** Every metric has at least this column, so a metric with data always shows up as a facet. */
 const PRESENCE: SelectItem = { alias: 'v0', expression: 'count({v})' };
+
+function memoOf<V extends object>(cache: LRUCache<string, V>, key: string, build: () => V): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = build();
+    cache.set(key, value);
+  }
+  return value;
+}
 
 function planQuery(mapping: MetricDataMapping, names: readonly string[], requestedValues: readonly string[]): QueryPlan {
   const aliasByExpression = new Map<string, string>([[PRESENCE.expression, PRESENCE.alias]]);
@@ -95,6 +105,8 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
   // byte-identical answers, so identical answers across coalesced calls are filed once).
   const derived = new WeakMap<object, Map<string, MetricAnswer>>();
   const mappingIds = new WeakMap<MetricDataMapping, number>();
+  // Request signature -> its query plan and variables (pure functions of the signature).
+  const plans = new LRUCache<string, { plan: QueryPlan; variables: Record<string, unknown>; variablesJson: string }>({ max: 1_000 });
   let nextMappingId = 0;
   const mappingId = (mapping: MetricDataMapping): number => {
     let id = mappingIds.get(mapping);
@@ -105,8 +117,14 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     return id;
   };
 
-  async function fetchAnswer(mapping: MetricDataMapping, req: RouteRequest, variables: Record<string, unknown>, window: MetricWindow): Promise<MetricAnswer> {
-    const key = JSON.stringify([req.caller.identity, req.accountId, mapping.operation, variables]);
+  async function fetchAnswer(
+    mapping: MetricDataMapping,
+    req: RouteRequest,
+    built: { variables: Record<string, unknown>; variablesJson: string },
+    window: MetricWindow,
+  ): Promise<MetricAnswer> {
+    const { variables } = built;
+    const key = `${req.caller.identity}|${req.accountId}|${mapping.operation}|${built.variablesJson}`;
     const { promise } = flights.run(key, async (signal) => {
       // A byte-identical answer comes back as the same object (nothing mutates it here): its
       // filing and, through `renderings`, its body and ETag are then reused, not redone.
@@ -173,24 +191,30 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     // With none left to ask about, the query still runs (for the entity check) on an empty name.
     const queryable = names.filter(isQueryableName);
     const asked = queryable.length > 0 ? queryable : [''];
-    const plan = planQuery(mapping, asked, requestedValues);
     const scope = target.scope;
-    const end = window.start + window.widthMs * window.count;
-    const variables = {
-      accountId: req.accountId,
-      guid: target.entity.guid,
-      data: timesliceDataQuery({
-        scope,
-        names: asked,
-        items: plan.items,
-        since: window.start,
-        until: end,
-        ...(window.summarize ? {} : { timeseriesMs: window.widthMs }),
-      }),
-      // Whole minutes, so identical requests within a minute share one upstream call.
-      known: metricNamesQuery({ scope, names: asked, ...lookbackWindow(now, deps.metricNamesLookbackMs) }),
-    };
-    const answer = await fetchAnswer(mapping, req, variables, window);
+    const lookback = lookbackWindow(now, deps.metricNamesLookbackMs);
+    // Dashboards ask the same question every poll: its plan and NRQL are built once.
+    const built = memoOf(plans, JSON.stringify([mappingId(mapping), req.accountId, target.entity.guid, scope, asked, requestedValues, window, lookback]), () => {
+      const plan = planQuery(mapping, asked, requestedValues);
+      const end = window.start + window.widthMs * window.count;
+      const variables = {
+        accountId: req.accountId,
+        guid: target.entity.guid,
+        data: timesliceDataQuery({
+          scope,
+          names: asked,
+          items: plan.items,
+          since: window.start,
+          until: end,
+          ...(window.summarize ? {} : { timeseriesMs: window.widthMs }),
+        }),
+        // Whole minutes, so identical requests within a minute share one upstream call.
+        known: metricNamesQuery({ scope, names: asked, ...lookback }),
+      };
+      return { plan, variables, variablesJson: JSON.stringify(variables) };
+    });
+    const { plan } = built;
+    const answer = await fetchAnswer(mapping, req, built, window);
     requireTarget(answer.probe, target, mapping, req.accountId, deps);
 
     const byKey = renderings.get(answer) ?? new Map<string, Rendered>();

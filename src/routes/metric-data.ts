@@ -37,6 +37,13 @@ interface QueryPlan {
 /** Every metric has at least this column, so a metric with data always shows up as a facet. */
 const PRESENCE: SelectItem = { alias: 'v0', expression: 'count({v})' };
 
+/** A request signature's plan and variables, built once. */
+interface BuiltQuery {
+  plan: QueryPlan;
+  variables: Record<string, unknown>;
+  id: number;
+}
+
 function memoOf<V extends object>(cache: LRUCache<string, V>, key: string, build: () => V): V {
   let value = cache.get(key);
   if (value === undefined) {
@@ -106,7 +113,8 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
   const derived = new WeakMap<object, Map<string, MetricAnswer>>();
   const mappingIds = new WeakMap<MetricDataMapping, number>();
   // Request signature -> its query plan and variables (pure functions of the signature).
-  const plans = new LRUCache<string, { plan: QueryPlan; variables: Record<string, unknown>; variablesJson: string }>({ max: 1_000 });
+  const plans = new LRUCache<string, BuiltQuery>({ max: 1_000 });
+  let nextPlanId = 0;
   let nextMappingId = 0;
   const mappingId = (mapping: MetricDataMapping): number => {
     let id = mappingIds.get(mapping);
@@ -120,15 +128,22 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
   async function fetchAnswer(
     mapping: MetricDataMapping,
     req: RouteRequest,
-    built: { variables: Record<string, unknown>; variablesJson: string },
+    built: BuiltQuery,
     window: MetricWindow,
   ): Promise<MetricAnswer> {
     const { variables } = built;
-    const key = `${req.caller.identity}|${req.accountId}|${mapping.operation}|${built.variablesJson}`;
+    const key = `${req.caller.identity}|${req.accountId}|${mapping.operation}|${built.id}`;
     const { promise } = flights.run(key, async (signal) => {
       // A byte-identical answer comes back as the same object (nothing mutates it here): its
       // filing and, through `renderings`, its body and ETag are then reused, not redone.
-      const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables, apiKey: req.caller.apiKey, signal, reuseIdenticalAnswer: true });
+      const data = await callUpstream(deps.nerdgraph, {
+        operation: mapping.operation,
+        variables,
+        variablesKey: `metric-data-plan-${built.id}`,
+        apiKey: req.caller.apiKey,
+        signal,
+        reuseIdenticalAnswer: true,
+      });
       const windowKey = `${mapping.operation}|${window.start}|${window.widthMs}|${window.count}|${window.summarize}`;
       const known = data !== null && typeof data === 'object' ? derived.get(data) : undefined;
       const reused = known?.get(windowKey);
@@ -211,7 +226,9 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
         // Whole minutes, so identical requests within a minute share one upstream call.
         known: metricNamesQuery({ scope, names: asked, ...lookback }),
       };
-      return { plan, variables, variablesJson: JSON.stringify(variables) };
+      // Ids are never reused (a plan evicted and built again gets a new one), so an id names
+      // exactly one set of variables for the life of the process.
+      return { plan, variables, id: nextPlanId++ };
     });
     const { plan } = built;
     const answer = await fetchAnswer(mapping, req, built, window);

@@ -31,6 +31,11 @@ export interface UpstreamCall {
    * callers can reuse whatever they derived from it. Every call still goes to NerdGraph.
    */
   reuseIdenticalAnswer?: boolean;
+  /**
+   * A name unique in this process for exactly these variables (e.g. a memoised plan's id): the
+   * micro-cache keys the read by it instead of serialising the variables again.
+   */
+  variablesKey?: string;
 }
 
 export interface NerdGraph {
@@ -239,7 +244,7 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
         }
       }
       if (call.signal?.aborted) throw firedError(call.signal, false);
-      const key = `${micro.identityOf(call.apiKey)}\n${call.operation}\n${JSON.stringify(call.variables)}`;
+      const key = `${micro.identityOf(call.apiKey)}\n${call.operation}\n${call.variablesKey === undefined ? JSON.stringify(call.variables) : `#${call.variablesKey}`}`;
       // Callers without a signal still get one deadline for their wait.
       const waiting = call.signal ?? AbortSignal.timeout(options.timeoutMs);
       // The shared call has a deadline of its own: waiters that keep arriving must not keep a

@@ -60,7 +60,7 @@ export function createListRunner(deps: RouteDeps) {
   // serialising a 200-item page is most of a request's CPU. The key carries the format and
   // the minute, the only request inputs the body depends on besides the answer (whose
   // search already fixes the parameters).
-  const renderings = new WeakMap<FetchedPage, Map<string, string>>();
+  const renderings = new WeakMap<FetchedPage, Map<string, Uint8Array>>();
   const scopedPages = new WeakMap<FetchedPage, Map<string, ScopedPage>>();
   const pagesByAnswer = new WeakMap<object, FetchedPage>();
   // PageReadContext.memo: per caller and account, on the injected clock, bounded, failed loads not kept.
@@ -148,14 +148,14 @@ export function createListRunner(deps: RouteDeps) {
     return scoped;
   }
 
-  async function render(mapping: EntityListMapping, params: ListParams, fetched: FetchedPage, ctx: PageReadContext, req: RouteRequest): Promise<string> {
+  async function render(mapping: EntityListMapping, params: ListParams, fetched: FetchedPage, ctx: PageReadContext, req: RouteRequest): Promise<Uint8Array> {
     const format = req.format;
     const variant = mapping.renderVariant?.(params) ?? '';
     const { entities, enrichment } = scopedPage(mapping, params, variant, fetched, ctx, req);
     const extra = await enrichment.get(req.signal);
     const now = deps.now();
     const key = `${variant}|${format}|${Math.floor(now / 60_000)}`;
-    const byKey = renderings.get(fetched) ?? new Map<string, string>();
+    const byKey = renderings.get(fetched) ?? new Map<string, Uint8Array>();
     renderings.set(fetched, byKey);
     const cached = byKey.get(key);
     if (cached !== undefined) return cached;
@@ -172,9 +172,10 @@ export function createListRunner(deps: RouteDeps) {
       }
       if (mapping.keepItem === undefined || mapping.keepItem(params, item)) items.push(item);
     }
-    const text = serialise(wrap(mapping.wrapperKey, items, mapping.topLinks), format);
-    byKey.set(key, text);
-    return text;
+    // Encoded once: every request sharing the page sends these bytes as they are.
+    const bytes = Buffer.from(serialise(wrap(mapping.wrapperKey, items, mapping.topLinks), format), 'utf8');
+    byKey.set(key, bytes);
+    return bytes;
   }
 
   return async function runList(mapping: EntityListMapping, req: RouteRequest): Promise<Response> {

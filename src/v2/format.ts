@@ -32,7 +32,7 @@ export function respondText(
   c: GatewayContext,
   format: V2Format,
   status: number,
-  text: string,
+  text: string | Uint8Array,
   headers: Record<string, string> = {},
 ): Response {
   return new Response(text, {
@@ -57,25 +57,26 @@ export function respondCacheable(c: GatewayContext, format: V2Format, body: V2Bo
 
 /** A body serialised once with its strong ETag: callers sharing one answer share this too. */
 export interface Rendered {
-  text: string;
+  /** The body as sent: encoded once, so a shared answer is neither re-encoded nor re-measured per caller. */
+  bytes: Uint8Array;
   etag: string;
 }
 
 export function renderCacheable(body: V2Body, format: V2Format): Rendered {
-  const text = serialise(body, format);
-  return { text, etag: `"${createHash('sha1').update(text).digest('base64url')}"` };
+  const bytes = Buffer.from(serialise(body, format), 'utf8');
+  return { bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
 }
 
 /** As respondCacheable, for a body already rendered (shared by coalesced requests). */
 export function respondRendered(c: GatewayContext, format: V2Format, rendered: Rendered, headers: Record<string, string> = {}): Response {
-  const { text, etag } = rendered;
+  const { bytes, etag } = rendered;
   const cacheHeaders = { etag, 'cache-control': 'max-age=0, private, must-revalidate', ...headers };
   // RFC 9110: 304 answers only safe methods (a POST read of metric data gets the full body).
   const safe = c.req.method === 'GET' || c.req.method === 'HEAD';
   if (safe && matchesEtag(c.req.header('if-none-match'), etag)) {
     return new Response(null, { status: 304, headers: { 'x-request-id': c.get('requestId'), ...cacheHeaders } });
   }
-  return respondText(c, format, 200, text, cacheHeaders);
+  return respondText(c, format, 200, bytes, cacheHeaders);
 }
 
 /** RFC 9110 If-None-Match: `*`, or a list of tags compared weakly (a `W/` prefix is ignored). */

@@ -302,7 +302,7 @@ async function main(): Promise<number> {
   out(latencyTable(single));
   out();
   out('gateway CPU µs/req is the target process\'s own CPU (user+system) per completed request: the gateway for (a)/(b), the hello-world for (c), the proxy for (d); never the sandbox\'s or the canned upstream\'s.');
-  out('upstream req per request: v2bridge_upstream_requests_total delta ÷ completed requests; below 1 when concurrent identical requests share one NerdGraph call (single-flight) and accounts come from the cache.');
+  out('upstream req per request: v2bridge_upstream_requests_total delta ÷ completed requests; below 1 when identical reads share one NerdGraph call (in flight together, or inside the micro-cache window) and accounts come from the cache.');
   out('p50/p99: 2xx response times measured by autocannon\'s clients (sub-millisecond).');
   out();
   out(ratios(rows, single));

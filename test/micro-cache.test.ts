@@ -64,6 +64,31 @@ describe('the read micro-cache, through the gateway', () => {
     expect(after.application.name).toBe('renamed-under-micro-cache');
   });
 
+  it('answers a repeated metric data request whole inside the window, and never across a write', async () => {
+    const hits = async (): Promise<number> =>
+      (await cached.metrics.cacheLookups.get()).values.filter((v) => v.labels.cache === 'metric-responses' && v.labels.result === 'hit').reduce((sum, v) => sum + v.value, 0);
+    const path = `/v2/applications/${liveId}/metrics/data.json?names[]=HttpDispatcher&values[]=call_count&from=2026-11-22T11:00:00Z&to=2026-11-22T11:10:00Z`;
+    const before = await hits();
+    const first = await get(cached, path);
+    const again = [await get(cached, path), await get(cached, path)];
+    expect(first.status).toBe(200);
+    expect(again.map((a) => a.body)).toEqual([first.body, first.body]);
+    expect((await hits()) - before).toBe(2);
+    // Another format or another caller is another answer.
+    await get(cached, path.replace('data.json', 'data.xml'));
+    await get(cached, path, MULTI_KEY, { 'X-Account-Id': String(PRIMARY_ACCOUNT) });
+    expect((await hits()) - before).toBe(2);
+    // A write through the gateway: the next request is computed again.
+    const deployed = await cached.app.request(`/v2/applications/${liveId}/deployments.json`, {
+      method: 'POST',
+      headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ deployment: { revision: 'micro-cache-write' } }),
+    });
+    expect(deployed.status).toBe(201);
+    expect((await get(cached, path)).body).toBe(first.body);
+    expect((await hits()) - before).toBe(2);
+  });
+
   it('gives every read route the same answer as without it, twice (shared answers are never changed)', async () => {
     const window = 'from=2026-11-22T11:00:00Z&to=2026-11-22T11:30:00Z';
     const paths = [

@@ -196,7 +196,26 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     return slices;
   }
 
+  // Whole answers inside the read micro-cache's window: a dashboard's repeated request skips
+  // target, parameters, window and plan. Same validity as the reads it came from: the window's
+  // age (so an answer is at most two windows older than NerdGraph's), no write since
+  // (generation), the same minute (default windows move by the minute).
+  const responses = new LRUCache<string, { rendered: Rendered; generation: number; at: number }>({ max: 1_000 });
+
   return async function runMetricData(mapping: MetricDataMapping, req: RouteRequest): Promise<Response> {
+    const startedAt = performance.now();
+    const readWindow = deps.nerdgraph.readWindow?.();
+    const responseKey =
+      readWindow === undefined
+        ? undefined
+        : `${req.caller.identity}|${req.accountId}|${mappingId(mapping)}|${req.format}|${Math.floor(deps.now() / 60_000)}|${JSON.stringify(req.pathParams)}|${JSON.stringify([...req.params])}`;
+    if (readWindow !== undefined && responseKey !== undefined) {
+      const kept = responses.get(responseKey);
+      if (kept !== undefined && kept.generation === readWindow.generation && startedAt - kept.at < readWindow.ttlMs) {
+        deps.metrics.cacheLookups.inc({ cache: 'metric-responses', result: 'hit' });
+        return respondRendered(req.c, req.format, kept.rendered);
+      }
+    }
     const target = await resolveTarget(mapping, req);
     const { names, values: requestedValues, summarize, from, to, period } = mapping.parameters.parse(req.params);
     const now = deps.now();
@@ -243,6 +262,10 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
       // An answer reused across calls lives on; its renderings stay few (bounded all the same).
       if (byKey.size >= 16) byKey.clear();
       byKey.set(key, rendered);
+    }
+    // Kept only if no write happened while it was computed (the generation read before it).
+    if (readWindow !== undefined && responseKey !== undefined && deps.nerdgraph.readWindow?.()?.generation === readWindow.generation) {
+      responses.set(responseKey, { rendered, generation: readWindow.generation, at: startedAt });
     }
     return respondRendered(req.c, req.format, rendered);
   };

@@ -40,6 +40,11 @@ export interface UpstreamCall {
 
 export interface NerdGraph {
   call<T = unknown>(call: UpstreamCall): Promise<T>;
+  /**
+   * The read micro-cache's window and its write generation (bumped by every mutation), for
+   * answers derived from its reads; undefined when reads are not cached.
+   */
+  readWindow?(): { ttlMs: number; generation: number } | undefined;
 }
 
 export interface NerdGraphClientOptions {
@@ -231,6 +236,7 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
       : undefined;
 
   return {
+    readWindow: () => (micro ? { ttlMs: micro.cache.ttlMs, generation: micro.cache.writeGeneration } : undefined),
     async call<T>(call: UpstreamCall): Promise<T> {
       const document = documents.get(call.operation);
       if (!document) throw new Error(`unknown NerdGraph operation ${call.operation}`);

@@ -75,6 +75,15 @@ export class ReadMicroCache {
     return (await promise).data as T;
   }
 
+  get ttlMs(): number {
+    return this.options.ttlMs;
+  }
+
+  /** Changes with every write: what was derived from reads before it is stale. */
+  get writeGeneration(): number {
+    return this.generation;
+  }
+
   /** A write is about to be sent, or has settled: nothing read before it may be served after it. */
   invalidate(): void {
     this.generation++;

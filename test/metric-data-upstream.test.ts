@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityGuid } from '../src/v2/ids.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from './support/harness.ts';
-import { accountsAnswer, json, startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';
+import { accountsAnswer, apmEntity, json, startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';
 
 /**
  * The metric-data route against a scripted NerdGraph: what it sends (one request, names only
@@ -163,5 +163,41 @@ describe('metric data over a scripted NerdGraph', () => {
     ]);
     expect(answers.map((a) => a.status)).toEqual([422, 422, 404]);
     expect(dataCalls().length).toBe(before);
+  });
+});
+
+describe('metric data with the read micro-cache on', () => {
+  it('never serves, nor keeps, an answer whose call began before a write through the gateway', async () => {
+    const cached = await createTestGateway({ nerdgraphUrl: upstream.url, microCacheMs: 1_000 });
+    let count = 12;
+    let held = true;
+    respond = (request) => {
+      if (request.operationName === 'ApplicationMetricData') {
+        const row = { beginTimeSeconds: Date.UTC(2026, 10, 22, 11, 1) / 1000, endTimeSeconds: Date.UTC(2026, 10, 22, 11, 2) / 1000, facet: 'HttpDispatcher', metricTimesliceName: 'HttpDispatcher', v0: count };
+        // The first answer is read now and arrives late: a call in flight across the write.
+        const delayMs = held ? 400 : 0;
+        held = false;
+        return { body: metricAnswer([row], ['HttpDispatcher']), delayMs };
+      }
+      if (request.operationName === 'ApplicationByGuid') return { body: { data: { actor: { entity: apmEntity(PRIMARY_ACCOUNT, APP), browser: null } } } };
+      // The write's mutation: whatever NerdGraph says, it was sent.
+      return { body: { data: null, errors: [{ message: 'scripted' }] } };
+    };
+    const path = url(`${range}&names[]=HttpDispatcher&values[]=call_count`);
+    const callCount = async (response: Response): Promise<number> =>
+      ((await response.json()) as { metric_data: { metrics: Array<{ timeslices: Array<{ values: { call_count: number } }> }> } }).metric_data.metrics[0]?.timeslices[1]?.values.call_count ?? -1;
+
+    const before = cached.app.request(path, { headers });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await cached.app.request(`/v2/applications/${APP}.json`, {
+      method: 'PUT',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ application: { name: 'renamed' } }),
+    });
+    count = 13;
+    const after = cached.app.request(path, { headers });
+    expect(await callCount(await before)).toBe(12);
+    expect(await callCount(await after)).toBe(13);
+    expect(await callCount(await cached.app.request(path, { headers }))).toBe(13);
   });
 });

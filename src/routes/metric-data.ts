@@ -41,8 +41,14 @@ const PRESENCE: SelectItem = { alias: 'v0', expression: 'count({v})' };
 interface BuiltQuery {
   plan: QueryPlan;
   variables: Record<string, unknown>;
+  /** Unique in the process, never reused: names exactly these variables (the client's variablesKey). */
   id: number;
+  /** Characters held, for the cache's size bound. */
+  size: number;
 }
+
+/** Process-wide, so two runners sharing one NerdGraph client never name different variables alike. */
+let nextPlanId = 0;
 
 function memoOf<V extends object>(cache: LRUCache<string, V>, key: string, build: () => V): V {
   let value = cache.get(key);
@@ -113,8 +119,14 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
   const derived = new WeakMap<object, Map<string, MetricAnswer>>();
   const mappingIds = new WeakMap<MetricDataMapping, number>();
   // Request signature -> its query plan and variables (pure functions of the signature).
-  const plans = new LRUCache<string, BuiltQuery>({ max: 1_000 });
-  let nextPlanId = 0;
+  // Bounded by size too: a plan holds its names three times (key and two NRQL strings), and a
+  // POST may ask for hundreds of long names.
+  const plans = new LRUCache<string, BuiltQuery>({
+    max: 1_000,
+    maxSize: 16 * 1024 * 1024,
+    maxEntrySize: 4 * 1024 * 1024,
+    sizeCalculation: (built, key) => key.length + built.size,
+  });
   let nextMappingId = 0;
   const mappingId = (mapping: MetricDataMapping): number => {
     let id = mappingIds.get(mapping);
@@ -130,9 +142,10 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     req: RouteRequest,
     built: BuiltQuery,
     window: MetricWindow,
+    epoch: string,
   ): Promise<MetricAnswer> {
     const { variables } = built;
-    const key = `${req.caller.identity}|${req.accountId}|${mapping.operation}|${built.id}`;
+    const key = `${epoch}|${req.caller.identity}|${req.accountId}|${mapping.operation}|${built.id}`;
     const { promise } = flights.run(key, async (signal) => {
       // A byte-identical answer comes back as the same object (nothing mutates it here): its
       // filing and, through `renderings`, its body and ETag are then reused, not redone.
@@ -200,7 +213,12 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
   // target, parameters, window and plan. Same validity as the reads it came from: the window's
   // age (so an answer is at most two windows older than NerdGraph's), no write since
   // (generation), the same minute (default windows move by the minute).
-  const responses = new LRUCache<string, { rendered: Rendered; generation: number; at: number }>({ max: 1_000 });
+  const responses = new LRUCache<string, { rendered: Rendered; generation: number; at: number }>({
+    max: 1_000,
+    maxSize: 32 * 1024 * 1024,
+    maxEntrySize: 8 * 1024 * 1024,
+    sizeCalculation: (kept, key) => key.length + kept.rendered.bytes.length,
+  });
 
   return async function runMetricData(mapping: MetricDataMapping, req: RouteRequest): Promise<Response> {
     const startedAt = performance.now();
@@ -228,7 +246,9 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     const scope = target.scope;
     const lookback = lookbackWindow(now, deps.metricNamesLookbackMs);
     // Dashboards ask the same question every poll: its plan and NRQL are built once.
-    const built = memoOf(plans, JSON.stringify([mappingId(mapping), req.accountId, target.entity.guid, scope, asked, requestedValues, window, lookback]), () => {
+    // The NRQL depends on the timeslices, not on the range echoed back (`to` moves by the second).
+    const slices = [window.start, window.widthMs, window.count, window.summarize];
+    const built = memoOf(plans, JSON.stringify([mappingId(mapping), req.accountId, target.entity.guid, scope, asked, requestedValues, slices, lookback]), () => {
       const plan = planQuery(mapping, asked, requestedValues);
       const end = window.start + window.widthMs * window.count;
       const variables = {
@@ -247,10 +267,12 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
       };
       // Ids are never reused (a plan evicted and built again gets a new one), so an id names
       // exactly one set of variables for the life of the process.
-      return { plan, variables, id: nextPlanId++ };
+      return { plan, variables, id: nextPlanId++, size: variables.data.length + variables.known.length };
     });
     const { plan } = built;
-    const answer = await fetchAnswer(mapping, req, built, window);
+    // A call begun before a write, or in an earlier window, is never joined (nor its answer kept).
+    const epoch = readWindow === undefined ? '' : `${readWindow.generation}:${Math.floor(startedAt / readWindow.ttlMs)}`;
+    const answer = await fetchAnswer(mapping, req, built, window, epoch);
     requireTarget(answer.probe, target, mapping, req.accountId, deps);
 
     const byKey = renderings.get(answer) ?? new Map<string, Rendered>();
@@ -265,7 +287,7 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     }
     // Kept only if no write happened while it was computed (the generation read before it).
     if (readWindow !== undefined && responseKey !== undefined && deps.nerdgraph.readWindow?.()?.generation === readWindow.generation) {
-      responses.set(responseKey, { rendered, generation: readWindow.generation, at: startedAt });
+      responses.set(responseKey, { rendered, generation: readWindow.generation, at: startedAt }, { ttl: readWindow.ttlMs });
     }
     return respondRendered(req.c, req.format, rendered);
   };

@@ -173,21 +173,22 @@ describe('the micro-cache in the NerdGraph client', () => {
       url: upstream.url,
       documents,
       metrics,
-      timeoutMs: 300,
+      timeoutMs: 200,
       retries: 0,
       microCache: { ttlMs: 200, maxBytes: 1_000_000, identityOf: (key) => `id-${key}` },
     });
     const outcomes: string[] = [];
-    // A dashboard polling every 50 ms, each poll with a 300 ms deadline, for 1.5 s.
+    // A dashboard polling every 50 ms, each poll with a 400 ms deadline, for 1.5 s: the shared
+    // call's own 200 ms deadline always fires before its first waiter would leave.
     for (let i = 0; i < 30; i++) {
-      const signal = AbortSignal.timeout(300);
+      const signal = AbortSignal.timeout(400);
       void client.call({ operation: 'ReadSomething', variables: {}, apiKey: 'NRAK-POLL', signal }).then(
         () => outcomes.push('ok'),
         () => outcomes.push('failed'),
       );
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(outcomes).toHaveLength(30);
     // Only the polls that joined the hung call in its first window fail; the rest are answered.
     expect(outcomes.filter((o) => o === 'ok').length).toBeGreaterThanOrEqual(20);

@@ -187,8 +187,10 @@ describe('metric data with the read micro-cache on', () => {
     const callCount = async (response: Response): Promise<number> =>
       ((await response.json()) as { metric_data: { metrics: Array<{ timeslices: Array<{ values: { call_count: number } }> }> } }).metric_data.metrics[0]?.timeslices[1]?.values.call_count ?? -1;
 
+    const calls = dataCalls().length;
     const before = cached.app.request(path, { headers });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The write starts once the first call has reached NerdGraph (its answer is held).
+    while (dataCalls().length === calls) await new Promise((resolve) => setTimeout(resolve, 5));
     await cached.app.request(`/v2/applications/${APP}.json`, {
       method: 'PUT',
       headers: { ...headers, 'content-type': 'application/json' },

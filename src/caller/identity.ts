@@ -16,7 +16,7 @@ export interface Caller {
 }
 
 /** REST v2 accepted both header names (client-behaviour.md §2). */
-const KEY_HEADERS = ['x-api-key', 'api-key'] as const;
+export const KEY_HEADERS = ['x-api-key', 'api-key'] as const;
 
 // Printable ASCII only: anything else cannot be a New Relic key and must not reach a header.
 const KEY_SHAPE = /^[\x21-\x7e]{1,256}$/;

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { V2Error } from '../v2/errors.ts';
+import { KEY_HEADERS } from './identity.ts';
+import { KEY_PREFIX } from './redact.ts';
 
 /**
  * The request id a request is logged and answered under. An incoming `X-Request-Id` is kept
@@ -10,8 +12,6 @@ import { V2Error } from '../v2/errors.ts';
  */
 const SHAPE = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** New Relic key prefixes: user, admin, ingest/insert, browser, query, and their kin. */
-const KEY_PREFIX = /NR(?:AK|AA|II|JS|IQ|SP|AL)-/i;
 /** New-style license keys end in NRAL (36 hex + NRAL). */
 const LICENSE_SUFFIX = /[0-9a-f]{20,}NRAL/i;
 /** JWTs and other base64 JSON (`{"` is `eyJ`), and auth scheme words (`Bearer-...`). */
@@ -22,8 +22,6 @@ const HEX = /^[0-9a-f]+$/i;
 /** ULIDs: a 48-bit time then 80 random bits, Crockford base32 (no I, L, O, U). */
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
-/** What the caller sent as a key (either header), so an id that carries it is refused. */
-const KEY_HEADERS = ['x-api-key', 'api-key'] as const;
 
 /** The caller's key in the text, or any part of it long enough to matter. */
 function carriesCallerKey(text: string, callerKeys: readonly string[]): boolean {

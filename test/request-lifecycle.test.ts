@@ -1,5 +1,4 @@
 import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoalescingCache } from '../src/cache/coalescing-cache.ts';
 import { SingleFlight } from '../src/cache/single-flight.ts';
@@ -16,7 +15,7 @@ import { UpstreamError } from '../src/upstream/errors.ts';
 import { V2Error } from '../src/v2/errors.ts';
 import { accountsAnswer, apmEntity, json, startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
-import { serveOnLoopback } from './support/http.ts';
+import { listenOnLoopback, serveOnLoopback } from './support/http.ts';
 
 /**
  * The life of a request upstream: one deadline (REQUEST_DEADLINE_MS) for every NerdGraph call a
@@ -238,13 +237,9 @@ describe('a deployment (a lookup, then the mutation) under 2 s of NerdGraph late
           .catch(() => req.socket.destroy());
       });
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/graphql`;
-    closeProxy = () =>
-      new Promise<void>((resolve) => {
-        proxy.closeAllConnections();
-        proxy.close(() => resolve());
-      });
+    const listening = await listenOnLoopback(proxy);
+    proxyUrl = `${listening.origin}/graphql`;
+    closeProxy = listening.close;
   });
   afterAll(async () => {
     await closeProxy();

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxApp } from '../src/sandbox/model.ts';
 import { deploymentsOf } from '../src/sandbox/writes.ts';
+import { listenOnLoopback } from './support/http.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
@@ -48,14 +48,9 @@ async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
 beforeAll(async () => {
   sandbox = await startSandbox({ apmApps: 20 });
   app = sandbox.sandbox.data.apps.find((a) => a.accountId === PRIMARY_ACCOUNT) as SandboxApp;
-  const proxy = createServer((req, res) => void relay(req, res).catch(() => req.socket.destroy()));
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/graphql`;
-  closeProxy = () =>
-    new Promise<void>((resolve) => {
-      proxy.closeAllConnections();
-      proxy.close(() => resolve());
-    });
+  const proxy = await listenOnLoopback(createServer((req, res) => void relay(req, res).catch(() => req.socket.destroy())));
+  proxyUrl = `${proxy.origin}/graphql`;
+  closeProxy = proxy.close;
   // Retries on: mutations must still go out once.
   gateway = await createTestGateway({ nerdgraphUrl: proxyUrl, retries: 3, timeoutMs: 500, now: () => clock });
 });

@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveV2, type FetchHandler } from '../../src/v2/client-error.ts';
 
@@ -10,9 +10,21 @@ export async function serveOnLoopback(fetchHandler: FetchHandler) {
   // The same server src/index.ts runs, with its socket-level v2 answers.
   const server = serveV2({ fetch: fetchHandler, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { origin, close } = loopbackHandle(server);
+  return { url: origin, close };
+}
+
+/** A plain node:http server (a fake upstream, a relay) listening on 127.0.0.1:0. */
+export async function listenOnLoopback(server: Server): Promise<{ origin: string; close: () => Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return loopbackHandle(server);
+}
+
+/** The origin of a server listening on loopback, and a close that does not wait for keep-alive clients. */
+function loopbackHandle(server: Server): { origin: string; close: () => Promise<void> } {
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    origin: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

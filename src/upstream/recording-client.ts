@@ -1,0 +1,52 @@
+import type { OperationDocuments } from './documents.ts';
+import type { NerdGraph, UpstreamCall } from './client.ts';
+import { UpstreamError } from './errors.ts';
+
+/**
+ * A NerdGraph client that writes down every call a translation makes, for the dry runs of the
+ * migration modes and for `explain`: queries go on to the real client (the translation needs
+ * their answers), mutations are recorded and never sent. A recorded mutation fails as an
+ * upstream error that says nothing was sent, so the write runner stops there, before any
+ * read-back, and answers "nothing was changed".
+ *
+ * One recorder per translation run: it is built with a fresh gateway app (createApp) for that
+ * one request, so no other request's calls land in it.
+ */
+export interface RecordedCall {
+  operation: string;
+  /** The exact GraphQL document the gateway would send. */
+  query: string;
+  variables: Record<string, unknown>;
+  kind: 'query' | 'mutation';
+  /** False for a mutation: the dry run kept it. */
+  sent: boolean;
+}
+
+export interface RecordingClient extends NerdGraph {
+  /** The calls so far, in the order they were made. */
+  readonly calls: readonly RecordedCall[];
+}
+
+export function createRecordingClient(real: NerdGraph, documents: OperationDocuments): RecordingClient {
+  const calls: RecordedCall[] = [];
+  return {
+    calls,
+    async call<T = unknown>(call: UpstreamCall): Promise<T> {
+      const document = documents.get(call.operation);
+      if (!document) throw new Error(`Unknown operation ${call.operation}`);
+      // Variables are copied: a caller may reuse (or a cache freeze) the object it passed.
+      const recorded: RecordedCall = {
+        operation: call.operation,
+        query: document.text,
+        variables: structuredClone(call.variables),
+        kind: document.kind,
+        sent: document.kind === 'query',
+      };
+      calls.push(recorded);
+      if (document.kind === 'mutation') {
+        throw new UpstreamError('unavailable', 'dry run: the mutation was recorded, not sent', { sent: false });
+      }
+      return real.call<T>(call);
+    },
+  };
+}

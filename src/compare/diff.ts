@@ -159,10 +159,6 @@ class Walk {
     this.record(at, 'value', legacy, translated);
   }
 
-  private child(legacy: JsonValue, translated: JsonValue, at: Step): void {
-    this.node(legacy, translated, at);
-  }
-
   private object(legacy: JsonObject, translated: JsonObject, at: Step | undefined): void {
     for (const key of Object.keys(legacy)) {
       const l = legacy[key] as JsonValue;
@@ -173,7 +169,7 @@ class Walk {
       const t = translated[key] as JsonValue;
       // Equal primitives: no step allocated at all.
       if (l === t) continue;
-      this.child(l, t, keyStep(at, key));
+      this.node(l, t, keyStep(at, key));
     }
     for (const key of Object.keys(translated)) {
       if (!Object.hasOwn(legacy, key)) this.record(keyStep(at, key), 'extra', undefined, translated[key] as JsonValue);
@@ -213,7 +209,7 @@ class Walk {
     for (let i = 0; i < shared; i++) {
       const l = legacy[i] as JsonValue;
       const t = translated[i] as JsonValue;
-      if (l !== t) this.child(l, t, elementStep(at, String(i)));
+      if (l !== t) this.node(l, t, elementStep(at, String(i)));
     }
     for (let i = shared; i < legacy.length; i++) this.record(elementStep(at, String(i)), 'missing', legacy[i] as JsonValue, undefined);
     for (let i = shared; i < translated.length; i++) this.record(elementStep(at, String(i)), 'extra', undefined, translated[i] as JsonValue);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeAnswerBody, semanticLinks } from '../src/compare/answer.ts';
-import { MAX_KEPT_DIFFERENCES, compareAnswers, type DiffRules } from '../src/compare/diff.ts';
+import { MAX_DEPTH, MAX_KEPT_DIFFERENCES, compareAnswers, type DiffRules } from '../src/compare/diff.ts';
 import { parseThresholds } from '../src/compare/thresholds.ts';
 import type { AnswerSnapshot } from '../src/compare/types.ts';
 import { toXml, type JsonValue } from '../src/v2/xml.ts';
@@ -256,5 +256,17 @@ describe('compareAnswers: bodies', () => {
       ['applications[id=1].name', 'mismatch'],
       ['(status)', 'noise'],
     ]);
+  });
+});
+
+describe('compareAnswers: hostile shapes', () => {
+  it('refuses bodies nested past MAX_DEPTH as an error instead of overflowing the stack', () => {
+    const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    const other = `${'['.repeat(5000)}2${']'.repeat(5000)}`;
+    const result = compareAnswers({ legacy: { ...json(null), body: deep }, translated: { ...json(null), body: other }, rules: NO_RULES });
+    expect(result).toEqual({ outcome: 'error', differences: [], total: 0, error: `bodies nest deeper than ${MAX_DEPTH} levels` });
+    // Within the bound, deep bodies still compare.
+    const fine = `${'['.repeat(100)}1${']'.repeat(100)}`;
+    expect(compareAnswers({ legacy: { ...json(null), body: fine }, translated: { ...json(null), body: fine.replace('1', '2') }, rules: NO_RULES }).outcome).toBe('mismatch');
   });
 });

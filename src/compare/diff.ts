@@ -46,14 +46,26 @@ interface Step {
   concrete: string;
   /** `name`, `.name`, `[]`. */
   pattern: string;
+  depth: number;
 }
 
 function keyStep(parent: Step | undefined, key: string): Step {
-  return parent === undefined ? { parent, concrete: key, pattern: key } : { parent, concrete: `.${key}`, pattern: `.${key}` };
+  return parent === undefined ? { parent, concrete: key, pattern: key, depth: 1 } : { parent, concrete: `.${key}`, pattern: `.${key}`, depth: parent.depth + 1 };
 }
 
 function elementStep(parent: Step | undefined, selector: string): Step {
-  return { parent, concrete: `[${selector}]`, pattern: '[]' };
+  return { parent, concrete: `[${selector}]`, pattern: '[]', depth: (parent?.depth ?? 0) + 1 };
+}
+
+/** v2 bodies are a few levels deep; a body nested deeper than this is refused, not walked (the walk recurses). */
+export const MAX_DEPTH = 256;
+
+export class TooDeepError extends Error {
+  override name = 'TooDeepError';
+}
+
+function enter(at: Step | undefined): void {
+  if (at !== undefined && at.depth > MAX_DEPTH) throw new TooDeepError(`bodies nest deeper than ${MAX_DEPTH} levels`);
 }
 
 function spell(step: Step | undefined): { path: string; pattern: string } {
@@ -160,6 +172,7 @@ class Walk {
   }
 
   private object(legacy: JsonObject, translated: JsonObject, at: Step | undefined): void {
+    enter(at);
     for (const key of Object.keys(legacy)) {
       const l = legacy[key] as JsonValue;
       if (!Object.hasOwn(translated, key)) {
@@ -177,6 +190,7 @@ class Walk {
   }
 
   private array(legacy: JsonValue[], translated: JsonValue[], at: Step | undefined): void {
+    enter(at);
     if (legacy.length !== translated.length) this.record(at, 'length', legacy.length, translated.length);
     if (legacy.length === 0 && translated.length === 0) return;
     const allPrimitive = (items: JsonValue[]): boolean => items.every((v) => v === null || typeof v !== 'object');
@@ -249,7 +263,7 @@ function indexBy(items: JsonValue[], field: string): Map<string, JsonObject> | u
   return index;
 }
 
-/** Every difference between two decoded bodies, in the legacy answer's order. */
+/** Every difference between two decoded bodies, in the legacy answer's order. Throws TooDeepError past MAX_DEPTH. */
 export function diffValues(legacy: JsonValue, translated: JsonValue): Difference[] {
   const walk = new Walk();
   walk.node(legacy, translated, undefined);
@@ -398,6 +412,11 @@ export function compareAnswers(input: { legacy: AnswerSnapshot; legacyAgain?: An
     const reason = !legacyBody.ok ? `legacy: ${legacyBody.reason}` : `translated: ${(translatedBody as { reason: string }).reason}`;
     return conclude(headers, rules, undefined, reason);
   }
-  const noise = noiseOf(legacy, legacyBody.value, legacyAgain);
-  return conclude([...headers, ...diffValues(legacyBody.value, translatedBody.value)], rules, noise);
+  try {
+    const noise = noiseOf(legacy, legacyBody.value, legacyAgain);
+    return conclude([...headers, ...diffValues(legacyBody.value, translatedBody.value)], rules, noise);
+  } catch (error) {
+    if (error instanceof TooDeepError) return conclude(headers, rules, undefined, error.message);
+    throw error;
+  }
 }

@@ -14,7 +14,8 @@ export type DifferenceKind = 'missing' | 'extra' | 'type' | 'value' | 'length';
 export interface Difference {
   /**
    * Concrete path: `applications[id=5].name`, `metric_data.metrics[0].timeslices[2].values.call_count`;
-   * `(status)` and `(link)` for the status and the Link header; `` for the body root.
+   * `(status)`, `(content-type)` and `(link).<rel>` (`(link).next`) for the status, the media
+   * type and each Link relation; `` for the body root.
    */
   path: string;
   /**

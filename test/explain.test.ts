@@ -415,3 +415,56 @@ describe('GET /bridge/explain: the key never appears', () => {
     expect((JSON.parse(text) as Explanation).calls.map((c) => c.operation)).toContain('DeploymentCreate');
   });
 });
+
+describe('npm run explain', () => {
+  const ROOT = new URL('../', import.meta.url).pathname;
+  /** The CLI as `npm run explain` runs it, with only the environment given (no inherited NerdGraph settings). */
+  async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+    try {
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/explain.ts', ...args], {
+        cwd: ROOT,
+        // The seed and size of this file's sandbox, so its app ids exist in the CLI's own.
+        env: { PATH: process.env.PATH ?? '', SANDBOX_SEED: '7', SANDBOX_APM_APPS: '40', ...env },
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  }
+
+  it('on the embedded sandbox: a dry-run write, readable, with the mutation marked as not sent', async () => {
+    const { code, stdout, stderr } = await cli([`/v2/applications/${live.id}/deployments.json`, '--method', 'POST', '--body', '{"deployment":{"revision":"cli-1"}}']);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('route     POST /v2/applications/{id}/deployments.{format}');
+    expect(stdout).toMatch(/\[\d\] mutation DeploymentCreate {2}\(recorded, NOT sent: dry run\)/);
+    expect(stdout).toContain('"version": "cli-1"');
+    expect(stdout).toContain('Known gaps:');
+    expect(stdout).not.toContain(DEMO_KEY);
+    expect(stderr).toContain('embedded sandbox');
+    const json = await cli([`/v2/applications/${live.id}.json`, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect((JSON.parse(json.stdout) as Explanation).calls.map((c) => c.operation)).toContain('ApplicationByGuid');
+  });
+
+  it('against a configured NerdGraph with NEW_RELIC_API_KEY: the NRQL printed, the key nowhere', async () => {
+    const { code, stdout, stderr } = await cli([metricDataRequest()], { NERDGRAPH_URL: graphqlUrl, NEW_RELIC_API_KEY: SENTINEL_KEY });
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain(`POST to ${graphqlUrl}`);
+    expect(stdout).toMatch(/NRQL:\n {4}SELECT /);
+    expect(stdout).toContain(`appId = ${live.id}`);
+    expect(`${stdout}${stderr}`).not.toContain(SENTINEL_KEY);
+  });
+
+  it('refuses what it cannot run, with a message and a non-zero exit', async () => {
+    const noKey = await cli(['/v2/applications.json'], { NEW_RELIC_REGION: 'us' });
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toMatch(/set NEW_RELIC_API_KEY/);
+    const unknown = await cli(['/v2/nothing_here.json']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('404 Unknown v2 resource');
+    const none = await cli([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('usage: npm run explain');
+  });
+});

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { registerExplainRoute } from './bridge/explain.ts';
 import type { Logger } from 'pino';
 import { createAccountResolver } from './caller/accounts.ts';
 import { CursorCache } from './cache/cursor-cache.ts';
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   > &
     Partial<Pick<GatewayConfig, 'keyGuard'>>;
   nerdgraph: NerdGraph;
+  /** The NerdGraph endpoint `nerdgraph` posts to, shown by /bridge/explain (default: the US region's). */
+  nerdgraphUrl?: string;
   mappings: readonly Mapping[];
   metrics: GatewayMetrics;
   logger: Logger;
@@ -100,6 +103,8 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     c.set('routeLabel', '/metrics');
     return c.text(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
   });
+
+  registerExplainRoute(app, deps);
 
   registerV2Routes(app, deps.mappings, {
     nerdgraph: deps.nerdgraph,

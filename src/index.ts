@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     config,
     draining: () => draining,
     nerdgraph,
+    nerdgraphUrl: upstream.url,
     mappings: await loadMappings(),
     metrics,
     logger,

@@ -69,6 +69,7 @@ export async function createTestGateway(options: {
       ...options.config,
     },
     nerdgraph,
+    nerdgraphUrl: options.nerdgraphUrl,
     mappings: await loadMappings(),
     metrics,
     logger: createLogger('debug', sink),

@@ -5,6 +5,7 @@ import {
   MAX_PATTERNS_PER_ROUTE,
   OTHER_PATTERNS,
   UNMAPPED_ROUTE,
+  boundedValue,
   cleanValue,
   createParityStore,
   type ParityStore,
@@ -227,6 +228,28 @@ describe('usage', () => {
   });
 });
 
+describe('memory bounds', () => {
+  it('keeps every stored value to a known size, however large the answer', () => {
+    const { store } = setup();
+    const huge = Array.from({ length: 5_000 }, (_, i) => ({ id: i, name: 'x'.repeat(2_000), nested: { deeper: Array.from({ length: 50 }, () => 'y'.repeat(100)) } }));
+    store.record(
+      comparison({
+        outcome: 'mismatch',
+        request: `/v2/applications.json?${'q'.repeat(10_000)}`,
+        differences: Array.from({ length: 120 }, (_, i) => ({ ...difference(`applications[].f${i}`, 'mismatch'), legacy: huge, translated: 'z'.repeat(100_000) })),
+        dryRun: { side: 'translated', calls: Array.from({ length: 40 }, () => ({ operation: 'op', variables: { huge } })) },
+      }),
+    );
+    const report = store.report();
+    const [record] = report.recent;
+    expect(record?.differences).toHaveLength(50);
+    expect(record?.dryRun?.calls).toHaveLength(10);
+    expect(record?.request.length).toBeLessThanOrEqual(501);
+    expect(JSON.stringify(record).length).toBeLessThan(150_000);
+    expect(JSON.stringify(report.routes.find((r) => r.route === APPS)).length).toBeLessThan(30_000);
+  });
+});
+
 describe('no key anywhere', () => {
   it('redacts key-shaped text in every string a record carries', async () => {
     const { store, registry } = setup();
@@ -264,9 +287,12 @@ describe('no key anywhere', () => {
     })).value;
     fc.assert(
       fc.property(withKeys, (value) => {
-        const text = JSON.stringify(cleanValue(value)) ?? '';
+        expect(JSON.stringify(cleanValue(value)) ?? '').not.toContain(SENTINEL);
+        const bounded = boundedValue(value, 512);
+        const text = JSON.stringify(bounded) ?? '';
         expect(text).not.toContain(SENTINEL);
-        expect(text.length).toBeLessThan(2_000_000);
+        // Either the cleaned value, under the bound, or its JSON text cut at the bound.
+        expect(typeof bounded === 'string' && bounded.endsWith('…') ? bounded.length : text.length).toBeLessThanOrEqual(513);
       }),
     );
   });

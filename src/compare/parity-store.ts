@@ -60,6 +60,12 @@ const MAX_DIFFERENCES_PER_RECORD = 50;
 const MAX_TEXT = 500;
 const MAX_VALUE_ITEMS = 20;
 const MAX_VALUE_DEPTH = 4;
+const MAX_VALUE_NODES = 200;
+/** A difference's legacy or translated value, as JSON text. */
+const MAX_VALUE_CHARS = 512;
+/** A dry-run call's variables, as JSON text. */
+const MAX_VARIABLES_CHARS = 2048;
+const MAX_DRY_RUN_CALLS = 10;
 
 /**
  * How ready a route is to be translated: from its fidelity, then from what comparisons found.
@@ -169,23 +175,35 @@ export function cleanText(text: string, max = MAX_TEXT): string {
   return redacted.length > max ? `${redacted.slice(0, max)}…` : redacted;
 }
 
-/** A JSON-ish value with every string (keys too) redacted and its size bounded. */
-export function cleanValue(value: unknown, depth = 0): unknown {
+/** A JSON-ish value with every string (keys too) redacted, its walk bounded (items, depth, nodes). */
+export function cleanValue(value: unknown, depth = 0, budget = { nodes: MAX_VALUE_NODES }): unknown {
+  budget.nodes -= 1;
+  if (budget.nodes < 0) return '…';
   if (value === undefined || value === null || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (typeof value === 'string') return cleanText(value);
   if (Array.isArray(value)) {
     if (depth >= MAX_VALUE_DEPTH) return '[…]';
-    const items = value.slice(0, MAX_VALUE_ITEMS).map((item) => cleanValue(item, depth + 1));
+    const items = value.slice(0, MAX_VALUE_ITEMS).map((item) => cleanValue(item, depth + 1, budget));
     return value.length > MAX_VALUE_ITEMS ? [...items, `… ${value.length - MAX_VALUE_ITEMS} more`] : items;
   }
   if (typeof value === 'object') {
     if (depth >= MAX_VALUE_DEPTH) return '{…}';
     const entries = Object.entries(value).slice(0, MAX_VALUE_ITEMS);
-    return Object.fromEntries(entries.map(([key, item]) => [cleanText(key, 100), cleanValue(item, depth + 1)]));
+    return Object.fromEntries(entries.map(([key, item]) => [cleanText(key, 100), cleanValue(item, depth + 1, budget)]));
   }
   // bigint, symbol, function: never in a parsed answer; kept as text.
   return cleanText(String(value));
+}
+
+/**
+ * A cleaned value whose JSON stays under `maxChars`; past that, its JSON text cut (so each kept
+ * value has a known size, and memory a known bound: patterns x examples, ring x differences).
+ */
+export function boundedValue(value: unknown, maxChars: number): unknown {
+  const cleaned = cleanValue(value);
+  const text = JSON.stringify(cleaned);
+  return text !== undefined && text.length > maxChars ? `${text.slice(0, maxChars)}…` : cleaned;
 }
 
 function cleanDifference(difference: JudgedDifference): JudgedDifference {
@@ -195,13 +213,15 @@ function cleanDifference(difference: JudgedDifference): JudgedDifference {
     kind: DIFFERENCE_KINDS.includes(difference.kind) ? difference.kind : 'value',
     verdict: VERDICTS.includes(difference.verdict) ? difference.verdict : 'mismatch',
   };
-  if (difference.legacy !== undefined) cleaned.legacy = cleanValue(difference.legacy);
-  if (difference.translated !== undefined) cleaned.translated = cleanValue(difference.translated);
+  if (difference.legacy !== undefined) cleaned.legacy = boundedValue(difference.legacy, MAX_VALUE_CHARS);
+  if (difference.translated !== undefined) cleaned.translated = boundedValue(difference.translated, MAX_VALUE_CHARS);
   return cleaned;
 }
 
 function cleanCall(call: DryRunCall): DryRunCall {
-  return { operation: cleanText(call.operation), variables: cleanValue(call.variables) as Record<string, unknown> };
+  const variables = boundedValue(call.variables, MAX_VARIABLES_CHARS);
+  // Cut variables are kept as their JSON text, under one key, so the type stays a record.
+  return { operation: cleanText(call.operation), variables: typeof variables === 'object' && variables !== null && !Array.isArray(variables) ? (variables as Record<string, unknown>) : { truncated: variables } };
 }
 
 /** A record rebuilt field by field: nothing unredacted or unbounded is kept. */
@@ -218,7 +238,7 @@ function cleanRecord(record: ComparisonRecord, route: string, method: string, ou
     differences: record.differences.slice(0, MAX_DIFFERENCES_PER_RECORD).map(cleanDifference),
     ms: { legacy: record.ms.legacy, translated: record.ms.translated },
   };
-  if (record.dryRun) cleaned.dryRun = { side: record.dryRun.side, calls: record.dryRun.calls.slice(0, MAX_VALUE_ITEMS).map(cleanCall) };
+  if (record.dryRun) cleaned.dryRun = { side: record.dryRun.side, calls: record.dryRun.calls.slice(0, MAX_DRY_RUN_CALLS).map(cleanCall) };
   if (record.error !== undefined) cleaned.error = cleanText(record.error);
   return cleaned;
 }

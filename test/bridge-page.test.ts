@@ -136,6 +136,11 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
     for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '127.8.9.10']) {
       expect((await app.request('/bridge/parity.json', {}, fromAddress(address))).status, address).toBe(200);
     }
+    // Loopback, but forwarded by a proxy on this host: not a local client.
+    for (const header of ['forwarded', 'x-forwarded-for', 'x-real-ip']) {
+      const res = await app.request('/bridge/', { headers: { [header]: '203.0.113.9' } }, fromAddress('127.0.0.1'));
+      expect(res.status, header).toBe(403);
+    }
     // A bearer token does not open anything when none is configured.
     expect((await app.request('/bridge/', { headers: { authorization: 'Bearer anything' } }, fromAddress('10.0.0.1'))).status).toBe(403);
   });
@@ -151,10 +156,12 @@ describe('/bridge/ with BRIDGE_TOKEN', async () => {
   });
   afterAll(() => served.close());
 
-  it('accepts the token as Bearer or as a Basic password, from any address', async () => {
+  it('accepts the token as Bearer or as a Basic password, from any address, proxied or not', async () => {
     for (const authorization of [`Bearer ${TOKEN}`, basic('anyone', TOKEN), basic('', TOKEN)]) {
       expect((await app.request('/bridge/parity.json', { headers: { authorization } }, fromAddress('198.51.100.7'))).status, authorization).toBe(200);
     }
+    const proxied = await app.request('/bridge/', { headers: { authorization: `Bearer ${TOKEN}`, 'x-forwarded-for': '198.51.100.7' } }, fromAddress('127.0.0.1'));
+    expect(proxied.status).toBe(200);
   });
 
   it('asks for it otherwise (401, with a Basic challenge so a browser prompts)', async () => {

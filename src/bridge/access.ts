@@ -8,8 +8,12 @@ import { V2Error } from '../v2/errors.ts';
  * paths, answer values), so: with BRIDGE_TOKEN set, `Authorization: Bearer <token>` or HTTP
  * Basic with the token as password (any user name: a browser then prompts); without it, loopback
  * clients only, so a gateway started on a laptop shows its page and a deployed one shows nothing
- * until it is given a token.
+ * until it is given a token. A request a proxy forwarded (Forwarded, X-Forwarded-For, X-Real-IP)
+ * is not taken as loopback even from 127.0.0.1: a reverse proxy or sidecar on the same host
+ * would otherwise open the pages to everyone it serves.
  */
+const PROXY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
+
 export const BridgeTitles = {
   tokenRequired: 'Bridge pages require the BRIDGE_TOKEN: send Authorization: Bearer <token>, or Basic with the token as password',
   loopbackOnly: 'Bridge pages are served only to loopback clients: set BRIDGE_TOKEN on the gateway to serve them to others',
@@ -56,7 +60,9 @@ export function bridgeAccess(bridgeToken: string | undefined): MiddlewareHandler
     // without an address (already closed) is not known to be loopback.
     const incoming = c.env?.incoming;
     const address = incoming?.socket?.remoteAddress;
-    if (incoming !== undefined && (address === undefined || !isLoopbackAddress(address))) throw new V2Error(403, BridgeTitles.loopbackOnly, { kind: 'bridge_not_loopback' });
+    const remote = incoming !== undefined && (address === undefined || !isLoopbackAddress(address));
+    const proxied = PROXY_HEADERS.some((name) => c.req.header(name) !== undefined);
+    if (remote || proxied) throw new V2Error(403, BridgeTitles.loopbackOnly, { kind: 'bridge_not_loopback' });
     return next();
   };
 }

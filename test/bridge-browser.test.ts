@@ -117,8 +117,14 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
       [DATA, '2', 'approximate'],
       [DEPLOY_DELETE, '1', 'unsupported'],
     ]);
-    expect(await page.locator(`${row('usage', POLICIES)} td.if-switched`).innerText()).toContain('stays on the legacy API');
-    expect(await page.locator(`${row('usage', APPS)} td.if-switched`).innerText()).toContain('differs in applications[].name');
+    expect(await page.locator(`${row('usage', POLICIES)} div.if-switched`).innerText()).toContain('stays on the legacy API');
+    expect(await page.locator(`${row('usage', APPS)} div.if-switched`).innerText()).toContain('differs in applications[].name');
+    // The known gaps are one click away, each a list item.
+    const gaps = page.locator(`${row('usage', DATA)} details.gaps`);
+    expect(await gaps.locator('summary').innerText()).toMatch(/^the \d+ known gaps$/);
+    expect(await gaps.locator('li').first().isVisible()).toBe(false);
+    await gaps.locator('summary').click();
+    expect(await gaps.locator('li').first().isVisible()).toBe(true);
 
     expect(await page.locator('#recent tr[data-record]').count()).toBe(5);
     expect(await page.locator('[data-total="requests"]').innerText()).toBe('19 requests');

@@ -98,7 +98,8 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
     expect(policies).toContain('<td class="n" data-count="requests">7</td>');
     expect(policies).toContain('data-fidelity="passthrough"');
     expect(rowWith(usage, { 'data-route': APPS })).toContain('<td class="n" data-count="requests">6</td>');
-    expect(rowWith(usage, { 'data-route': DATA })).toMatch(/fidelity approximate; \d+ known gaps?: /);
+    const data = rowWith(usage, { 'data-route': DATA });
+    expect(data).toMatch(/<div class="if-switched">fidelity approximate; \d+ known gaps<\/div><details class="gaps"><summary>the \d+ known gaps<\/summary><ul><li>/);
     // By requests.
     expect(usage.indexOf(`data-route="${escapeHtml(POLICIES)}"`)).toBeLessThan(usage.indexOf(`data-route="${escapeHtml(APPS)}"`));
 

@@ -32,7 +32,8 @@ body{font:14px/1.45 system-ui,sans-serif;margin:0 1.5rem 2rem;max-width:100rem}
 h1{font-size:1.4rem;margin:1rem 0 .25rem}h2{font-size:1.1rem;margin:1.75rem 0 .5rem}
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{font-weight:600;white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}
-code,pre{font:12px/1.4 ui-monospace,monospace}pre{margin:0;white-space:pre-wrap;word-break:break-all;max-width:32rem}
+code,pre{font:12px/1.4 ui-monospace,monospace}pre{margin:0;white-space:pre-wrap;overflow-wrap:anywhere;max-width:32rem}
+pre[data-side]{min-width:12rem}.gaps{font-size:12px}.gaps ul{margin:.25rem 0;padding-left:1.2rem}
 .summary,.muted{color:var(--muted);font-size:12px}.badge{display:inline-block;padding:0 .45rem;border-radius:.6rem;border:1px solid currentColor;white-space:nowrap}
 .v-differs,.v-comparison-errors{color:var(--bad)}.v-safe-to-translate{color:var(--good)}.v-dry-runs-only,.v-not-compared-yet{color:var(--warn)}
 .v-unsupported,.v-passthrough-only{color:var(--muted)}td[data-outcome=mismatch]:not(:empty):not([data-zero]){color:var(--bad);font-weight:600}
@@ -106,6 +107,11 @@ function patternsSection(report: ParityReport): string {
   );
 }
 
+function gapList(gaps: readonly string[]): string {
+  if (gaps.length === 0) return '';
+  return `<details class="gaps"><summary>the ${gaps.length} known gap${gaps.length === 1 ? '' : 's'}</summary><ul>${gaps.map((gap) => `<li>${e(gap)}</li>`).join('')}</ul></details>`;
+}
+
 function usageSection(report: ParityReport): string {
   if (report.usage.length === 0) return '<section id="usage"><h2>What callers use</h2><p class="empty">No request seen yet.</p></section>';
   const rows = report.usage.map((u) => {
@@ -115,7 +121,7 @@ function usageSection(report: ParityReport): string {
     return (
       `<tr${attr('data-route', u.route)}${attr('data-method', u.method)}${attr('data-fidelity', u.fidelity)}${attr('data-verdict', u.readiness)}>` +
       `<td>${e(u.method)}</td><td><code>${e(u.route)}</code></td><td class="n" data-count="requests">${u.requests}</td>` +
-      `<td>${e(modes)}</td><td>${e(u.fidelity)}</td><td class="if-switched">${e(u.ifSwitched)}</td></tr>`
+      `<td>${e(modes)}</td><td>${e(u.fidelity)}</td><td><div class="if-switched">${e(u.ifSwitched)}</div>${gapList(u.knownGaps)}</td></tr>`
     );
   });
   return (
@@ -131,10 +137,12 @@ function recordDetail(record: ComparisonRecord): string {
     const calls = record.dryRun.calls.map((call) => `${call.operation} ${showValue(call.variables)}`).join('\n');
     return `<span class="muted">dry run (${e(record.dryRun.side)} would have sent):</span><pre>${e(calls)}</pre>`;
   }
-  const shown = record.differences.filter((d) => d.verdict === 'mismatch').slice(0, 3);
-  const lines = shown.map((d) => `${d.path || '(body)'} ${d.kind}: ${showValue(d.legacy)} → ${showValue(d.translated)}`);
+  // Mismatches first, then the rest, as they came.
+  const ordered = [...record.differences.filter((d) => d.verdict === 'mismatch'), ...record.differences.filter((d) => d.verdict !== 'mismatch')];
+  const shown = ordered.slice(0, 3);
+  const lines = shown.map((d) => `${d.path || '(body)'} ${d.kind} (${d.verdict}): ${showValue(d.legacy)} → ${showValue(d.translated)}`);
   const more = record.differences.length - shown.length;
-  return `<pre>${e(lines.join('\n'))}</pre>${more > 0 ? `<span class="muted">and ${more} more differences</span>` : ''}`;
+  return `<pre>${e(lines.join('\n'))}</pre>${more > 0 ? `<span class="muted">${more} more difference${more === 1 ? '' : 's'}</span>` : ''}`;
 }
 
 function recentSection(report: ParityReport): string {

@@ -126,7 +126,7 @@ export interface RouteUsage {
   readiness: Readiness;
   /** The known gaps' descriptions. */
   knownGaps: string[];
-  /** What a switch to translation now would change, from fidelity, gaps and what comparisons found. */
+  /** What a switch to translation now would change, in one line: fidelity, the number of gaps (listed in knownGaps), what comparisons found. */
   ifSwitched: string;
 }
 
@@ -274,8 +274,7 @@ function ifSwitched(declared: Declared, parity: RouteParity): string {
   if (declared.fidelity === UNMAPPED_ROUTE) return 'no mapping: translated, it would answer 404';
   if (declared.fidelity === 'unsupported') return 'translated, it answers a v2 error: NerdGraph cannot serve it';
   const parts = [`fidelity ${declared.fidelity}`];
-  if (declared.knownGaps.length > 0) parts.push(`${declared.knownGaps.length} known gap${declared.knownGaps.length === 1 ? '' : 's'}: ${declared.knownGaps.join('; ')}`);
-  else parts.push('no known gaps');
+  parts.push(declared.knownGaps.length === 0 ? 'no known gaps' : `${declared.knownGaps.length} known gap${declared.knownGaps.length === 1 ? '' : 's'}`);
   if (parity.readiness === 'differs') parts.push(parity.verdict);
   if (parity.mode === 'translate' || parity.mode === 'candidate') parts.unshift('already answered by the translation');
   return parts.join('; ');

@@ -1,0 +1,68 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { GatewayEnv } from '../routes/context.ts';
+import { V2Error } from '../v2/errors.ts';
+
+/**
+ * Who may read the /bridge/ parity pages. Their records hold data of callers' accounts (request
+ * paths, answer values), so: with BRIDGE_TOKEN set, `Authorization: Bearer <token>` or HTTP
+ * Basic with the token as password (any user name: a browser then prompts); without it, loopback
+ * clients only, so a gateway started on a laptop shows its page and a deployed one shows nothing
+ * until it is given a token. A request a proxy forwarded (Forwarded, X-Forwarded-For, X-Real-IP)
+ * is not taken as loopback even from 127.0.0.1: a reverse proxy or sidecar on the same host
+ * would otherwise open the pages to everyone it serves.
+ */
+const PROXY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
+
+export const BridgeTitles = {
+  tokenRequired: 'Bridge pages require the BRIDGE_TOKEN: send Authorization: Bearer <token>, or Basic with the token as password',
+  loopbackOnly: 'Bridge pages are served only to loopback clients: set BRIDGE_TOKEN on the gateway to serve them to others',
+} as const;
+
+/** 127.0.0.0/8 and ::1, plain or IPv4-mapped. */
+export function isLoopbackAddress(address: string): boolean {
+  const plain = address.toLowerCase().replace(/^::ffff:/, '');
+  return plain === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain);
+}
+
+/** Equal-time comparison of the presented secret with the token (hashes: equal lengths whatever was sent). */
+function sameSecret(presented: string, token: string): boolean {
+  const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(presented), digest(token));
+}
+
+/** The secret an Authorization header presents: a Bearer token, or a Basic password. */
+export function presentedSecret(authorization: string | undefined): string | undefined {
+  if (!authorization) return undefined;
+  const [scheme, credentials, ...rest] = authorization.trim().split(/\s+/);
+  if (!scheme || !credentials || rest.length > 0) return undefined;
+  if (scheme.toLowerCase() === 'bearer') return credentials;
+  if (scheme.toLowerCase() !== 'basic') return undefined;
+  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
+
+export function bridgeAccess(bridgeToken: string | undefined): MiddlewareHandler<GatewayEnv> {
+  const token = bridgeToken === undefined || bridgeToken === '' ? undefined : bridgeToken;
+  return async (c, next) => {
+    if (token !== undefined) {
+      const presented = presentedSecret(c.req.header('authorization'));
+      if (presented === undefined || !sameSecret(presented, token)) {
+        throw new V2Error(401, BridgeTitles.tokenRequired, {
+          kind: 'bridge_token',
+          headers: { 'www-authenticate': 'Basic realm="v2-bridge", charset="UTF-8"' },
+        });
+      }
+      return next();
+    }
+    // Under app.request() there is no socket: an in-process caller is this process. A socket
+    // without an address (already closed) is not known to be loopback.
+    const incoming = c.env?.incoming;
+    const address = incoming?.socket?.remoteAddress;
+    const remote = incoming !== undefined && (address === undefined || !isLoopbackAddress(address));
+    const proxied = PROXY_HEADERS.some((name) => c.req.header(name) !== undefined);
+    if (remote || proxied) throw new V2Error(403, BridgeTitles.loopbackOnly, { kind: 'bridge_not_loopback' });
+    return next();
+  };
+}

@@ -1,0 +1,210 @@
+import type { ComparisonRecord } from '../compare/types.ts';
+import { OUTCOMES, type ParityReport, type PatternExample, type RouteParity } from '../compare/parity-store.ts';
+
+/**
+ * The /bridge/ page: the parity report as one server-rendered HTML document, complete without
+ * JavaScript, with no external asset (inline CSS; the only script, nonce'd, refreshes it). Every
+ * text from the report is HTML-escaped: request paths and answer values are caller data.
+ * Rows carry stable data attributes (data-route, data-method, data-verdict, data-pattern,
+ * data-outcome, data-count) for tests and for anyone scraping the page.
+ */
+export const REFRESH_SECONDS = 15;
+const RECENT_SHOWN = 20;
+const VALUE_CHARS = 400;
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] ?? ch);
+}
+
+/** A value as JSON text (cut when long); `(absent)` when that side lacks the field. */
+export function showValue(value: unknown): string {
+  if (value === undefined) return '(absent)';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > VALUE_CHARS ? `${text.slice(0, VALUE_CHARS)}…` : text;
+}
+
+const e = escapeHtml;
+const attr = (name: string, value: string | number): string => ` ${name}="${e(String(value))}"`;
+
+const STYLE = `
+:root{color-scheme:light dark;--bad:#c62828;--good:#2e7d32;--warn:#b26a00;--muted:#6b7280;--line:#d1d5db}
+body{font:14px/1.45 system-ui,sans-serif;margin:0 1.5rem 2rem;max-width:100rem}
+h1{font-size:1.4rem;margin:1rem 0 .25rem}h2{font-size:1.1rem;margin:1.75rem 0 .5rem}
+table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{font-weight:600;white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}
+code,pre{font:12px/1.4 ui-monospace,monospace}pre{margin:0;white-space:pre-wrap;overflow-wrap:anywhere;max-width:32rem}
+pre[data-side]{min-width:12rem}.gaps{font-size:12px}.gaps ul{margin:.25rem 0;padding-left:1.2rem}
+.summary,.muted{color:var(--muted);font-size:12px}.badge{display:inline-block;padding:0 .45rem;border-radius:.6rem;border:1px solid currentColor;white-space:nowrap}
+.v-differs,.v-comparison-errors{color:var(--bad)}.v-safe-to-translate{color:var(--good)}.v-dry-runs-only,.v-not-compared-yet{color:var(--warn)}
+.v-unsupported,.v-passthrough-only{color:var(--muted)}td[data-outcome=mismatch]:not(:empty):not([data-zero]){color:var(--bad);font-weight:600}
+pre.legacy{border-left:3px solid var(--good);padding-left:.4rem}pre.translated{border-left:3px solid var(--bad);padding-left:.4rem}
+#refresh{display:none}.empty{color:var(--muted)}
+`;
+
+function verdictBadge(parity: Pick<RouteParity, 'readiness' | 'verdict'>): string {
+  return `<span class="badge v-${parity.readiness.replace(/ /g, '-')}">${e(parity.verdict)}</span>`;
+}
+
+function outcomeCells(outcomes: RouteParity['outcomes']): string {
+  return OUTCOMES.map((o) => `<td class="n"${attr('data-outcome', o)}${outcomes[o] === 0 ? ' data-zero' : ''}>${outcomes[o]}</td>`).join('');
+}
+
+const OUTCOME_HEADERS = OUTCOMES.map((o) => `<th>${e(o.replace('_', ' '))}</th>`).join('');
+
+function routeRow(r: RouteParity): string {
+  return (
+    `<tr${attr('data-route', r.route)}${attr('data-method', r.method)}${attr('data-verdict', r.readiness)}${attr('data-mode', r.mode ?? '')}${attr('data-fidelity', r.fidelity)}>` +
+    `<td>${e(r.method)}</td><td><code>${e(r.route)}</code><div class="summary">${e(r.summary)}</div></td>` +
+    `<td>${e(r.mode ?? '—')}</td><td>${e(r.fidelity)}</td><td class="n" data-count="requests">${r.requests}</td>${outcomeCells(r.outcomes)}` +
+    `<td class="verdict">${verdictBadge(r)}</td></tr>`
+  );
+}
+
+function routeTable(rows: readonly RouteParity[]): string {
+  return (
+    `<table><thead><tr><th>Method</th><th>Route</th><th>Mode</th><th>Fidelity</th><th>Requests</th>${OUTCOME_HEADERS}<th>Readiness</th></tr></thead>` +
+    `<tbody>${rows.map(routeRow).join('')}</tbody></table>`
+  );
+}
+
+function readinessSection(report: ParityReport): string {
+  const active = report.routes.filter((r) => r.requests > 0 || OUTCOMES.some((o) => r.outcomes[o] > 0));
+  const idle = report.routes.filter((r) => !active.includes(r));
+  const activePart = active.length > 0 ? routeTable(active) : '<p class="empty">No request seen yet.</p>';
+  const idlePart =
+    idle.length > 0 ? `<details id="idle-routes"><summary>${idle.length} routes not requested yet</summary>${routeTable(idle)}</details>` : '';
+  return `<section id="readiness"><h2>Readiness by route</h2>${activePart}${idlePart}</section>`;
+}
+
+function exampleCells(example: PatternExample): string {
+  return (
+    `<td><code class="request">${e(example.request)}</code><div class="muted">at <code class="path">${e(example.path || '(body)')}</code>, ${e(example.kind)}, ${e(example.verdict)}</div></td>` +
+    `<td><pre class="legacy" data-side="legacy">${e(showValue(example.legacy))}</pre></td>` +
+    `<td><pre class="translated" data-side="translated">${e(showValue(example.translated))}</pre></td>`
+  );
+}
+
+function patternsSection(report: ParityReport): string {
+  if (report.worstPatterns.length === 0) {
+    return '<section id="worst-patterns"><h2>Worst field paths</h2><p class="empty">No difference recorded yet.</p></section>';
+  }
+  const rows = report.worstPatterns.map((p) => {
+    const kinds = Object.entries(p.kinds)
+      .map(([kind, n]) => `${kind} ${n}`)
+      .join(', ');
+    return (
+      `<tr${attr('data-route', p.route)}${attr('data-method', p.method)}${attr('data-pattern', p.pattern)}>` +
+      `<td>${e(p.method)} <code>${e(p.route)}</code></td><td><code class="pattern">${e(p.pattern || '(body)')}</code><div class="muted">${e(kinds)}</div></td>` +
+      `<td class="n" data-count="mismatch">${p.mismatch}</td><td class="n" data-count="noise">${p.noise}</td>` +
+      `<td class="n" data-count="gap">${p.gap}</td><td class="n" data-count="tolerated">${p.tolerated}</td>${exampleCells(p.example)}</tr>`
+    );
+  });
+  return (
+    '<section id="worst-patterns"><h2>Worst field paths</h2>' +
+    '<p class="muted">By mismatches. Noise: the two legacy answers differed there too. Gap: a mapping documents it. Tolerated: inside the path\'s threshold.</p>' +
+    '<table><thead><tr><th>Route</th><th>Field pattern</th><th>Mismatch</th><th>Noise</th><th>Gap</th><th>Tolerated</th><th>Example request</th><th>Legacy</th><th>Translated</th></tr></thead>' +
+    `<tbody>${rows.join('')}</tbody></table></section>`
+  );
+}
+
+function gapList(gaps: readonly string[]): string {
+  if (gaps.length === 0) return '';
+  return `<details class="gaps"><summary>the ${gaps.length} known gap${gaps.length === 1 ? '' : 's'}</summary><ul>${gaps.map((gap) => `<li>${e(gap)}</li>`).join('')}</ul></details>`;
+}
+
+function usageSection(report: ParityReport): string {
+  if (report.usage.length === 0) return '<section id="usage"><h2>What callers use</h2><p class="empty">No request seen yet.</p></section>';
+  const rows = report.usage.map((u) => {
+    const modes = Object.entries(u.byMode)
+      .map(([mode, n]) => `${mode} ${n}`)
+      .join(', ');
+    return (
+      `<tr${attr('data-route', u.route)}${attr('data-method', u.method)}${attr('data-fidelity', u.fidelity)}${attr('data-verdict', u.readiness)}>` +
+      `<td>${e(u.method)}</td><td><code>${e(u.route)}</code></td><td class="n" data-count="requests">${u.requests}</td>` +
+      `<td>${e(modes)}</td><td>${e(u.fidelity)}</td><td><div class="if-switched">${e(u.ifSwitched)}</div>${gapList(u.knownGaps)}</td></tr>`
+    );
+  });
+  return (
+    '<section id="usage"><h2>What callers use</h2><p class="muted">Routes by requests, with what a switch to the translation would change now.</p>' +
+    '<table><thead><tr><th>Method</th><th>Route</th><th>Requests</th><th>Modes</th><th>Fidelity</th><th>If switched now</th></tr></thead>' +
+    `<tbody>${rows.join('')}</tbody></table></section>`
+  );
+}
+
+function recordDetail(record: ComparisonRecord): string {
+  if (record.error !== undefined) return `<span class="muted">error:</span> ${e(record.error)}`;
+  if (record.dryRun) {
+    const calls = record.dryRun.calls.map((call) => `${call.operation} ${showValue(call.variables)}`).join('\n');
+    return `<span class="muted">dry run (${e(record.dryRun.side)} would have sent):</span><pre>${e(calls)}</pre>`;
+  }
+  // Mismatches first, then the rest, as they came.
+  const ordered = [...record.differences.filter((d) => d.verdict === 'mismatch'), ...record.differences.filter((d) => d.verdict !== 'mismatch')];
+  const shown = ordered.slice(0, 3);
+  const lines = shown.map((d) => `${d.path || '(body)'} ${d.kind} (${d.verdict}): ${showValue(d.legacy)} → ${showValue(d.translated)}`);
+  const more = record.differences.length - shown.length;
+  return `<pre>${e(lines.join('\n'))}</pre>${more > 0 ? `<span class="muted">${more} more difference${more === 1 ? '' : 's'}</span>` : ''}`;
+}
+
+function recentSection(report: ParityReport): string {
+  const records = report.recent.slice(0, RECENT_SHOWN);
+  if (records.length === 0) return '<section id="recent"><h2>Recent records</h2><p class="empty">No non-matching comparison kept yet.</p></section>';
+  const rows = records.map(
+    (r) =>
+      `<tr${attr('data-record', r.id)}${attr('data-route', r.route)}${attr('data-outcome', r.outcome)}>` +
+      `<td><time${attr('datetime', new Date(r.at).toISOString())}>${e(new Date(r.at).toISOString())}</time></td>` +
+      `<td>${e(r.method)} <code>${e(r.route)}</code><div><code class="request">${e(r.request)}</code></div></td>` +
+      `<td>${e(r.mode)}</td><td>${e(r.outcome)}</td><td>${e(String(r.status.legacy ?? '—'))} / ${e(String(r.status.translated ?? '—'))}</td>` +
+      `<td>${recordDetail(r)}</td></tr>`,
+  );
+  return (
+    `<section id="recent"><h2>Recent records</h2><p class="muted">The newest ${records.length} of ${report.recordsKept} kept (at most ${report.maxRecords}).</p>` +
+    '<table><thead><tr><th>At</th><th>Request</th><th>Mode</th><th>Outcome</th><th>Status legacy / translated</th><th>Detail</th></tr></thead>' +
+    `<tbody>${rows.join('')}</tbody></table></section>`
+  );
+}
+
+function totalsLine(report: ParityReport): string {
+  const outcomes = OUTCOMES.map((o) => `<span${attr('data-total', o)}>${e(o.replace('_', ' '))} ${report.totals.outcomes[o]}</span>`).join(' · ');
+  return `<p id="totals"><span data-total="requests">${report.totals.requests} requests</span> · ${outcomes}</p>`;
+}
+
+/** The page's <main>: what the refresh script swaps. */
+function mainContent(report: ParityReport): string {
+  return (
+    `<p class="muted">Generated <time id="generated-at"${attr('datetime', report.generatedAt)}>${e(report.generatedAt)}</time>. ` +
+    'Compare mode answers from the legacy API and diffs the translation off the path; candidate answers with the translation.</p>' +
+    totalsLine(report) +
+    readinessSection(report) +
+    patternsSection(report) +
+    usageSection(report) +
+    recentSection(report)
+  );
+}
+
+// Replaces <main> with a fresh copy of the page every REFRESH_SECONDS while the tab is visible.
+const REFRESH_SCRIPT = `
+(() => {
+  const box = document.getElementById('auto-refresh');
+  document.getElementById('refresh').style.display = 'block';
+  setInterval(async () => {
+    if (!box.checked || document.hidden) return;
+    try {
+      const answer = await fetch(location.href, { cache: 'no-store', credentials: 'same-origin' });
+      if (!answer.ok) return;
+      const fresh = new DOMParser().parseFromString(await answer.text(), 'text/html').querySelector('main');
+      if (fresh) document.querySelector('main').replaceWith(fresh);
+    } catch { /* the next tick tries again */ }
+  }, ${REFRESH_SECONDS * 1000});
+})();
+`;
+
+export function renderParityPage(report: ParityReport, options: { nonce: string }): string {
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
+    `<title>v2-bridge parity</title><style${attr('nonce', options.nonce)}>${STYLE}</style></head><body>` +
+    '<header><h1>v2-bridge: parity and readiness</h1>' +
+    `<label id="refresh"><input type="checkbox" id="auto-refresh" checked> refresh every ${REFRESH_SECONDS} s</label></header>` +
+    `<main>${mainContent(report)}</main>` +
+    `<script${attr('nonce', options.nonce)}>${REFRESH_SCRIPT}</script></body></html>`
+  );
+}

@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { ParityStore } from '../compare/parity-store.ts';
+import type { GatewayEnv } from '../routes/context.ts';
+import { invalidParameter } from '../v2/errors.ts';
+import { bridgeAccess } from './access.ts';
+import { renderParityPage } from './page.ts';
+
+/**
+ * GET /bridge/parity.json (the parity report) and GET /bridge/ (the same as a page), both behind
+ * src/bridge/access.ts. Other /bridge/ routes (explain) have their own rules: the access check
+ * is per route here, not a /bridge/* middleware.
+ */
+export const PARITY_JSON_PATH = '/bridge/parity.json';
+export const PARITY_PAGE_PATH = '/bridge/';
+const RECENT_MAX = 1000;
+
+const parityQuery = z.object({
+  recent: z
+    .string()
+    .regex(/^\d{1,4}$/)
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(RECENT_MAX))
+    .optional(),
+});
+
+// The report holds callers' data: never cached, never framed, never sniffed.
+const PRIVATE_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+} as const;
+
+export function registerBridgeRoutes(app: Hono<GatewayEnv>, deps: { store: ParityStore; bridgeToken?: string }): void {
+  const access = bridgeAccess(deps.bridgeToken);
+
+  app.get(PARITY_JSON_PATH, access, (c) => {
+    c.set('routeLabel', PARITY_JSON_PATH);
+    const query = parityQuery.safeParse({ recent: c.req.query('recent') });
+    if (!query.success) throw invalidParameter(`Invalid parameter recent: expected a whole number from 0 to ${RECENT_MAX}`);
+    const report = deps.store.report(query.data.recent === undefined ? {} : { recent: query.data.recent });
+    return new Response(JSON.stringify(report), {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': c.get('requestId'), ...PRIVATE_HEADERS },
+    });
+  });
+
+  app.get(PARITY_PAGE_PATH, access, (c) => {
+    c.set('routeLabel', PARITY_PAGE_PATH);
+    const nonce = randomBytes(16).toString('base64');
+    return new Response(renderParityPage(deps.store.report(), { nonce }), {
+      status: 200,
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'x-request-id': c.get('requestId'),
+        'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+        'x-frame-options': 'DENY',
+        ...PRIVATE_HEADERS,
+      },
+    });
+  });
+
+  app.get('/bridge', (c) => {
+    c.set('routeLabel', PARITY_PAGE_PATH);
+    return c.redirect(PARITY_PAGE_PATH, 308);
+  });
+}

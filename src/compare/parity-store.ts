@@ -1,0 +1,498 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { redactKeys } from '../caller/redact.ts';
+import type { KnownGap } from '../routes/mapping.ts';
+import type { ComparisonRecord, DifferenceKind, DryRunCall, JudgedDifference, Outcome, RouteMode, Verdict } from './types.ts';
+
+/**
+ * The parity store: what the shadow work of the comparing modes found, per route and method
+ * and per field pattern, and which routes callers use. It implements the modes' ParitySink
+ * (src/modes/ports.ts) and answers the report that /bridge/parity.json, the /bridge/ page and
+ * `npm run report` show.
+ *
+ * Everything is bounded whatever callers send: routes are the mappings' templates plus
+ * `unmapped`, methods the HTTP ones plus `OTHER`, at most MAX_PATTERNS_PER_ROUTE patterns per
+ * route and method (the rest folded into one row), and a ring of the last `maxRecords`
+ * non-match records. Every string kept goes through redactKeys again: records arrive redacted,
+ * but answer values can still carry key-shaped text.
+ */
+export interface ParityStore {
+  /** Every caller /v2 request, with the mode it was served in. */
+  noteUsage(route: string, method: string, mode: RouteMode): void;
+  /** Every finished comparison (dry runs included). */
+  record(record: ComparisonRecord): void;
+  /** Shadow work shed under load: counted, never run. */
+  dropped(route: string, method: string): void;
+  /** One side's time to its whole answer, in a comparison. */
+  observeSide(route: string, side: 'legacy' | 'translated', seconds: number): void;
+  /** What /bridge/parity.json serves; `recent` bounds the records shown (default RECENT_DEFAULT). */
+  report(options?: { recent?: number }): ParityReport;
+}
+
+/**
+ * What the store reads of a mapping. Structural, so every mapping kind fits, the passthrough
+ * kind included (fidelity 'passthrough', several `methods`).
+ */
+export interface RouteDeclaration {
+  route: string;
+  method?: string;
+  methods?: readonly string[];
+  readOnlyPost?: boolean;
+  fidelity: string;
+  summary: string;
+  knownGaps?: readonly KnownGap[];
+}
+
+/** The label every route no mapping declares is counted under. */
+export const UNMAPPED_ROUTE = 'unmapped';
+export const OUTCOMES: readonly Outcome[] = ['match', 'mismatch', 'noise', 'error', 'dropped', 'dry_run'];
+export const ROUTE_MODES: readonly RouteMode[] = ['translate', 'passthrough', 'compare', 'candidate'];
+const DIFFERENCE_KINDS: readonly DifferenceKind[] = ['missing', 'extra', 'type', 'value', 'length'];
+const VERDICTS: readonly Verdict[] = ['mismatch', 'noise', 'gap', 'tolerated'];
+const HTTP_METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+
+export const MAX_PATTERNS_PER_ROUTE = 200;
+/** Where patterns beyond MAX_PATTERNS_PER_ROUTE are counted, so no count is lost. */
+export const OTHER_PATTERNS = '(other patterns)';
+const WORST_PER_ROUTE = 10;
+const WORST_OVERALL = 25;
+export const RECENT_DEFAULT = 50;
+const MAX_DIFFERENCES_PER_RECORD = 50;
+const MAX_TEXT = 500;
+const MAX_VALUE_ITEMS = 20;
+const MAX_VALUE_DEPTH = 4;
+const MAX_VALUE_NODES = 200;
+/** A difference's legacy or translated value, as JSON text. */
+const MAX_VALUE_CHARS = 512;
+/** A dry-run call's variables, as JSON text. */
+const MAX_VARIABLES_CHARS = 2048;
+const MAX_DRY_RUN_CALLS = 10;
+
+/**
+ * How ready a route is to be translated: from its fidelity, then from what comparisons found.
+ * `comparison errors` and `dry runs only` say why a compared route is not called safe.
+ */
+export type Readiness = 'unsupported' | 'passthrough only' | 'differs' | 'comparison errors' | 'dry runs only' | 'safe to translate' | 'not compared yet';
+
+export type OutcomeCounts = Record<Outcome, number>;
+
+/** The example kept for a pattern: the latest mismatch, else the latest difference of any verdict. */
+export interface PatternExample {
+  at: number;
+  request: string;
+  path: string;
+  kind: DifferenceKind;
+  verdict: Verdict;
+  /** Absent when the legacy answer lacks the field. */
+  legacy?: unknown;
+  /** Absent when the translation lacks the field. */
+  translated?: unknown;
+}
+
+export interface PatternParity {
+  pattern: string;
+  mismatch: number;
+  noise: number;
+  gap: number;
+  tolerated: number;
+  kinds: Partial<Record<DifferenceKind, number>>;
+  example: PatternExample;
+}
+
+export interface RouteParity {
+  route: string;
+  method: string;
+  /** The mode its latest request was served in; null before any. */
+  mode: RouteMode | null;
+  fidelity: string;
+  summary: string;
+  knownGaps: number;
+  requests: number;
+  outcomes: OutcomeCounts;
+  readiness: Readiness;
+  /** The readiness as a sentence: `differs in a, b, c`. */
+  verdict: string;
+  /** By mismatch count, then noise, gap, tolerated. */
+  worstPatterns: PatternParity[];
+  patternsTracked: number;
+}
+
+export interface RouteUsage {
+  route: string;
+  method: string;
+  requests: number;
+  mode: RouteMode | null;
+  byMode: Partial<Record<RouteMode, number>>;
+  fidelity: string;
+  readiness: Readiness;
+  /** The known gaps' descriptions. */
+  knownGaps: string[];
+  /** What a switch to translation now would change, in one line: fidelity, the number of gaps (listed in knownGaps), what comparisons found. */
+  ifSwitched: string;
+}
+
+export interface ParityReport {
+  generatedAt: string;
+  totals: { requests: number; outcomes: OutcomeCounts };
+  /** Every declared route and method, and `unmapped` once seen; worst first. */
+  routes: RouteParity[];
+  /** Field patterns across routes, by mismatch count. */
+  worstPatterns: Array<PatternParity & { route: string; method: string }>;
+  /** Routes callers used, by requests. */
+  usage: RouteUsage[];
+  /** The newest non-match records first. */
+  recent: ComparisonRecord[];
+  recordsKept: number;
+  maxRecords: number;
+}
+
+interface PatternStats {
+  counts: Record<Verdict, number>;
+  kinds: Partial<Record<DifferenceKind, number>>;
+  example: PatternExample;
+}
+
+interface RouteStats {
+  route: string;
+  method: string;
+  mode: RouteMode | null;
+  requests: number;
+  byMode: Partial<Record<RouteMode, number>>;
+  outcomes: OutcomeCounts;
+  patterns: Map<string, PatternStats>;
+}
+
+interface Declared {
+  fidelity: string;
+  summary: string;
+  knownGaps: string[];
+}
+
+const zeroOutcomes = (): OutcomeCounts => ({ match: 0, mismatch: 0, noise: 0, error: 0, dropped: 0, dry_run: 0 });
+
+/** Key-shaped text masked, and long text cut. */
+export function cleanText(text: string, max = MAX_TEXT): string {
+  const redacted = redactKeys(text);
+  return redacted.length > max ? `${redacted.slice(0, max)}…` : redacted;
+}
+
+/** A JSON-ish value with every string (keys too) redacted, its walk bounded (items, depth, nodes). */
+export function cleanValue(value: unknown, depth = 0, budget = { nodes: MAX_VALUE_NODES }): unknown {
+  budget.nodes -= 1;
+  if (budget.nodes < 0) return '…';
+  if (value === undefined || value === null || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  if (typeof value === 'string') return cleanText(value);
+  if (Array.isArray(value)) {
+    if (depth >= MAX_VALUE_DEPTH) return '[…]';
+    const items = value.slice(0, MAX_VALUE_ITEMS).map((item) => cleanValue(item, depth + 1, budget));
+    return value.length > MAX_VALUE_ITEMS ? [...items, `… ${value.length - MAX_VALUE_ITEMS} more`] : items;
+  }
+  if (typeof value === 'object') {
+    if (depth >= MAX_VALUE_DEPTH) return '{…}';
+    const entries = Object.entries(value).slice(0, MAX_VALUE_ITEMS);
+    return Object.fromEntries(entries.map(([key, item]) => [cleanText(key, 100), cleanValue(item, depth + 1, budget)]));
+  }
+  // bigint, symbol, function: never in a parsed answer; kept as text.
+  return cleanText(String(value));
+}
+
+/**
+ * A cleaned value whose JSON stays under `maxChars`; past that, its JSON text cut (so each kept
+ * value has a known size, and memory a known bound: patterns x examples, ring x differences).
+ */
+export function boundedValue(value: unknown, maxChars: number): unknown {
+  const cleaned = cleanValue(value);
+  const text = JSON.stringify(cleaned);
+  return text !== undefined && text.length > maxChars ? `${text.slice(0, maxChars)}…` : cleaned;
+}
+
+function cleanDifference(difference: JudgedDifference): JudgedDifference {
+  const cleaned: JudgedDifference = {
+    path: cleanText(difference.path),
+    pattern: cleanText(difference.pattern),
+    kind: DIFFERENCE_KINDS.includes(difference.kind) ? difference.kind : 'value',
+    verdict: VERDICTS.includes(difference.verdict) ? difference.verdict : 'mismatch',
+  };
+  if (difference.legacy !== undefined) cleaned.legacy = boundedValue(difference.legacy, MAX_VALUE_CHARS);
+  if (difference.translated !== undefined) cleaned.translated = boundedValue(difference.translated, MAX_VALUE_CHARS);
+  return cleaned;
+}
+
+function cleanCall(call: DryRunCall): DryRunCall {
+  const variables = boundedValue(call.variables, MAX_VARIABLES_CHARS);
+  // Cut variables are kept as their JSON text, under one key, so the type stays a record.
+  return { operation: cleanText(call.operation), variables: typeof variables === 'object' && variables !== null && !Array.isArray(variables) ? (variables as Record<string, unknown>) : { truncated: variables } };
+}
+
+/** A record rebuilt field by field: nothing unredacted or unbounded is kept. */
+function cleanRecord(record: ComparisonRecord, route: string, method: string, outcome: Outcome): ComparisonRecord {
+  const cleaned: ComparisonRecord = {
+    id: cleanText(record.id, 100),
+    at: record.at,
+    route,
+    method,
+    mode: record.mode,
+    request: cleanText(record.request),
+    outcome,
+    status: { legacy: record.status.legacy, translated: record.status.translated },
+    differences: record.differences.slice(0, MAX_DIFFERENCES_PER_RECORD).map(cleanDifference),
+    ms: { legacy: record.ms.legacy, translated: record.ms.translated },
+  };
+  if (record.dryRun) cleaned.dryRun = { side: record.dryRun.side, calls: record.dryRun.calls.slice(0, MAX_DRY_RUN_CALLS).map(cleanCall) };
+  if (record.error !== undefined) cleaned.error = cleanText(record.error);
+  return cleaned;
+}
+
+const key = (route: string, method: string): string => `${method} ${route}`;
+
+function methodsOfDeclaration(declaration: RouteDeclaration): string[] {
+  const methods = [...(declaration.methods ?? []), ...(declaration.method ? [declaration.method] : []), ...(declaration.readOnlyPost ? ['POST'] : [])];
+  return [...new Set(methods.map((m) => m.toUpperCase()))];
+}
+
+function byWorst(a: PatternParity, b: PatternParity): number {
+  return b.mismatch - a.mismatch || b.noise - a.noise || b.gap - a.gap || b.tolerated - a.tolerated || a.pattern.localeCompare(b.pattern);
+}
+
+function readinessOf(declared: Declared, outcomes: OutcomeCounts, worst: readonly PatternParity[]): { readiness: Readiness; verdict: string } {
+  if (declared.fidelity === 'unsupported') return { readiness: 'unsupported', verdict: 'unsupported' };
+  if (declared.fidelity === UNMAPPED_ROUTE) return { readiness: 'unsupported', verdict: 'unsupported: no mapping' };
+  if (declared.fidelity === 'passthrough') return { readiness: 'passthrough only', verdict: 'passthrough only' };
+  if (outcomes.mismatch > 0) {
+    const top = worst.filter((p) => p.mismatch > 0).slice(0, 3).map((p) => p.pattern || '(body)');
+    return { readiness: 'differs', verdict: top.length > 0 ? `differs in ${top.join(', ')}` : 'differs' };
+  }
+  const compared = outcomes.match + outcomes.noise;
+  if (outcomes.error > 0) return { readiness: 'comparison errors', verdict: `comparison errors: ${outcomes.error} of ${compared + outcomes.error} failed` };
+  if (compared > 0) return { readiness: 'safe to translate', verdict: 'safe to translate' };
+  if (outcomes.dry_run > 0) return { readiness: 'dry runs only', verdict: `dry runs only (${outcomes.dry_run}): check the recorded calls` };
+  return { readiness: 'not compared yet', verdict: 'not compared yet' };
+}
+
+function ifSwitched(declared: Declared, parity: RouteParity): string {
+  if (declared.fidelity === 'passthrough') return 'stays on the legacy API: NerdGraph has no translation for it';
+  if (declared.fidelity === UNMAPPED_ROUTE) return 'no mapping: translated, it would answer 404';
+  if (declared.fidelity === 'unsupported') return 'translated, it answers a v2 error: NerdGraph cannot serve it';
+  const parts = [`fidelity ${declared.fidelity}`];
+  parts.push(declared.knownGaps.length === 0 ? 'no known gaps' : `${declared.knownGaps.length} known gap${declared.knownGaps.length === 1 ? '' : 's'}`);
+  if (parity.readiness === 'differs') parts.push(parity.verdict);
+  if (parity.mode === 'translate' || parity.mode === 'candidate') parts.unshift('already answered by the translation');
+  return parts.join('; ');
+}
+
+export function createParityStore(options: {
+  mappings: readonly RouteDeclaration[];
+  registry: Registry;
+  maxRecords: number;
+  now?: () => number;
+}): ParityStore {
+  const now = options.now ?? Date.now;
+  const maxRecords = Math.max(0, Math.floor(options.maxRecords));
+  const declarations = new Map<string, Declared>();
+  const knownRoutes = new Set<string>();
+  for (const mapping of options.mappings) {
+    knownRoutes.add(mapping.route);
+    const declared: Declared = {
+      fidelity: String(mapping.fidelity),
+      summary: mapping.summary,
+      knownGaps: (mapping.knownGaps ?? []).map((gap) => (gap.path ? `${gap.path}: ${gap.description}` : gap.description)),
+    };
+    for (const method of methodsOfDeclaration(mapping)) {
+      if (!declarations.has(key(mapping.route, method))) declarations.set(key(mapping.route, method), declared);
+    }
+  }
+
+  const registers = [options.registry];
+  const results = new Counter({
+    name: 'v2bridge_compare_results_total',
+    help: 'Comparisons of legacy and translated answers by route pattern and outcome (match, mismatch, noise, error, dropped, dry_run)',
+    labelNames: ['route', 'outcome'],
+    registers,
+  });
+  const sideDuration = new Histogram({
+    name: 'v2bridge_compare_side_duration_seconds',
+    help: 'Time to the whole answer of each side of a comparison, by route pattern and side (legacy or translated)',
+    labelNames: ['route', 'side'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const usage = new Counter({
+    name: 'v2bridge_route_usage_total',
+    help: 'Caller /v2 requests by route pattern, method and the mode they were served in',
+    labelNames: ['route', 'method', 'mode'],
+    registers,
+  });
+
+  const stats = new Map<string, RouteStats>();
+  const ring: ComparisonRecord[] = [];
+  let ringNext = 0;
+
+  const routeLabel = (route: string): string => (knownRoutes.has(route) ? route : UNMAPPED_ROUTE);
+  const methodLabel = (method: string): string => {
+    const upper = method.toUpperCase();
+    return HTTP_METHODS.has(upper) ? upper : 'OTHER';
+  };
+
+  function declaredOf(route: string, method: string): Declared {
+    if (route === UNMAPPED_ROUTE) return { fidelity: UNMAPPED_ROUTE, summary: 'v2 paths no mapping declares', knownGaps: [] };
+    return declarations.get(key(route, method)) ?? { fidelity: 'unsupported', summary: `no ${method} mapping for this route`, knownGaps: [] };
+  }
+
+  function statsOf(rawRoute: string, rawMethod: string): RouteStats {
+    const route = routeLabel(rawRoute);
+    const method = methodLabel(rawMethod);
+    let entry = stats.get(key(route, method));
+    if (!entry) {
+      entry = { route, method, mode: null, requests: 0, byMode: {}, outcomes: zeroOutcomes(), patterns: new Map() };
+      stats.set(key(route, method), entry);
+    }
+    return entry;
+  }
+
+  function notePattern(entry: RouteStats, difference: JudgedDifference, record: ComparisonRecord): void {
+    let pattern = difference.pattern;
+    if (!entry.patterns.has(pattern) && entry.patterns.size >= MAX_PATTERNS_PER_ROUTE) pattern = OTHER_PATTERNS;
+    let patternStats = entry.patterns.get(pattern);
+    const example: PatternExample = {
+      at: record.at,
+      request: record.request,
+      path: difference.path,
+      kind: difference.kind,
+      verdict: difference.verdict,
+      ...(difference.legacy === undefined ? {} : { legacy: difference.legacy }),
+      ...(difference.translated === undefined ? {} : { translated: difference.translated }),
+    };
+    if (!patternStats) {
+      patternStats = { counts: { mismatch: 0, noise: 0, gap: 0, tolerated: 0 }, kinds: {}, example };
+      entry.patterns.set(pattern, patternStats);
+    } else if (difference.verdict === 'mismatch' || patternStats.example.verdict !== 'mismatch') {
+      // A mismatch is the example worth showing; among equals, the latest.
+      patternStats.example = example;
+    }
+    patternStats.counts[difference.verdict] += 1;
+    patternStats.kinds[difference.kind] = (patternStats.kinds[difference.kind] ?? 0) + 1;
+  }
+
+  function patternsOf(entry: RouteStats | undefined): PatternParity[] {
+    if (!entry) return [];
+    return [...entry.patterns].map(([pattern, p]) => ({ pattern, ...p.counts, kinds: { ...p.kinds }, example: p.example })).sort(byWorst);
+  }
+
+  function routeParity(route: string, method: string): RouteParity {
+    const entry = stats.get(key(route, method));
+    const declared = declaredOf(route, method);
+    const outcomes = entry ? { ...entry.outcomes } : zeroOutcomes();
+    const patterns = patternsOf(entry);
+    return {
+      route,
+      method,
+      mode: entry?.mode ?? null,
+      fidelity: declared.fidelity,
+      summary: declared.summary,
+      knownGaps: declared.knownGaps.length,
+      requests: entry?.requests ?? 0,
+      outcomes,
+      ...readinessOf(declared, outcomes, patterns),
+      worstPatterns: patterns.slice(0, WORST_PER_ROUTE),
+      patternsTracked: patterns.length,
+    };
+  }
+
+  return {
+    noteUsage(route, method, mode) {
+      const entry = statsOf(route, method);
+      const label = ROUTE_MODES.includes(mode) ? mode : 'translate';
+      entry.requests += 1;
+      entry.byMode[label] = (entry.byMode[label] ?? 0) + 1;
+      entry.mode = label;
+      usage.inc({ route: entry.route, method: entry.method, mode: label });
+    },
+
+    record(record) {
+      const entry = statsOf(record.route, record.method);
+      const outcome = OUTCOMES.includes(record.outcome) ? record.outcome : 'error';
+      entry.outcomes[outcome] += 1;
+      if (entry.mode === null) entry.mode = record.mode;
+      results.inc({ route: entry.route, outcome });
+      const cleaned = cleanRecord(record, entry.route, entry.method, outcome);
+      for (const difference of cleaned.differences) notePattern(entry, difference, cleaned);
+      if (outcome === 'match' || maxRecords === 0) return;
+      if (ring.length < maxRecords) ring.push(cleaned);
+      else ring[ringNext] = cleaned;
+      ringNext = (ringNext + 1) % maxRecords;
+    },
+
+    dropped(route, method) {
+      const entry = statsOf(route, method);
+      entry.outcomes.dropped += 1;
+      results.inc({ route: entry.route, outcome: 'dropped' });
+    },
+
+    observeSide(route, side, seconds) {
+      if (!Number.isFinite(seconds) || seconds < 0) return;
+      sideDuration.observe({ route: routeLabel(route), side: side === 'legacy' ? 'legacy' : 'translated' }, seconds);
+    },
+
+    report(reportOptions = {}) {
+      const keys = new Map<string, { route: string; method: string }>();
+      for (const k of declarations.keys()) {
+        const space = k.indexOf(' ');
+        keys.set(k, { method: k.slice(0, space), route: k.slice(space + 1) });
+      }
+      for (const [k, entry] of stats) keys.set(k, { route: entry.route, method: entry.method });
+      const routes = [...keys.values()].map(({ route, method }) => routeParity(route, method));
+      routes.sort(
+        (a, b) =>
+          b.outcomes.mismatch - a.outcomes.mismatch ||
+          b.outcomes.error - a.outcomes.error ||
+          b.requests - a.requests ||
+          a.route.localeCompare(b.route) ||
+          a.method.localeCompare(b.method),
+      );
+
+      const worstPatterns = routes
+        .flatMap((r) => r.worstPatterns.map((p) => ({ route: r.route, method: r.method, ...p })))
+        .sort((a, b) => byWorst(a, b) || a.route.localeCompare(b.route))
+        .slice(0, WORST_OVERALL);
+
+      const usageRows: RouteUsage[] = routes
+        .filter((r) => r.requests > 0)
+        .sort((a, b) => b.requests - a.requests || a.route.localeCompare(b.route) || a.method.localeCompare(b.method))
+        .map((r) => {
+          const declared = declaredOf(r.route, r.method);
+          return {
+            route: r.route,
+            method: r.method,
+            requests: r.requests,
+            mode: r.mode,
+            byMode: { ...stats.get(key(r.route, r.method))?.byMode },
+            fidelity: r.fidelity,
+            readiness: r.readiness,
+            knownGaps: declared.knownGaps,
+            ifSwitched: ifSwitched(declared, r),
+          };
+        });
+
+      const wanted = Math.max(0, Math.min(reportOptions.recent ?? RECENT_DEFAULT, maxRecords));
+      // Newest first: the ring's write position walks backwards.
+      const recent: ComparisonRecord[] = [];
+      for (let i = 1; i <= Math.min(wanted, ring.length); i += 1) {
+        const record = ring[(ringNext - i + ring.length * 2) % ring.length];
+        if (record) recent.push(record);
+      }
+
+      const outcomes = zeroOutcomes();
+      for (const r of routes) for (const outcome of OUTCOMES) outcomes[outcome] += r.outcomes[outcome];
+      return {
+        generatedAt: new Date(now()).toISOString(),
+        totals: { requests: routes.reduce((n, r) => n + r.requests, 0), outcomes },
+        routes,
+        worstPatterns,
+        usage: usageRows,
+        recent,
+        recordsKept: ring.length,
+        maxRecords,
+      };
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { registerBridgeRoutes } from '../../src/bridge/parity.ts';
+import { createParityStore, type ParityStore, type RouteDeclaration } from '../../src/compare/parity-store.ts';
+import type { ComparisonRecord, JudgedDifference } from '../../src/compare/types.ts';
+import { loadMappings } from '../../src/routes/mappings-loader.ts';
+import { FIXED_NOW, createTestGateway, type TestGateway } from './harness.ts';
+
+/**
+ * A gateway with a parity store and the /bridge/ routes, and a store filled with known
+ * comparisons: what the /bridge/ page and parity.json tests check the page shows. The store is
+ * filled directly (record(), noteUsage()): the modes' shadow work is tested on its own.
+ */
+export const PARITY_SENTINEL_KEY = 'NRAK-BRIDGESENTINEL0123456789ABCDEF';
+export const APPS = '/v2/applications.{format}';
+export const APP = '/v2/applications/{id}.{format}';
+export const DATA = '/v2/applications/{id}/metrics/data.{format}';
+export const DEPLOY_DELETE = '/v2/applications/{id}/deployments/{deployment_id}.{format}';
+export const POLICIES = '/v2/alerts_policies.{format}';
+/** Caller data that must reach the page as text, never as markup. */
+export const HOSTILE_NAME = '<img src=x onerror="window.__pwned=1">Checkout & "Co"';
+
+// Helper A's passthrough kind as the store reads it (the alert mappings land with the modes branch).
+const alertsPolicies: RouteDeclaration = { route: POLICIES, methods: ['GET', 'POST'], fidelity: 'passthrough', summary: 'List or create alert policies' };
+
+export async function createBridgeGateway(options: { bridgeToken?: string; maxRecords?: number } = {}): Promise<{ gateway: TestGateway; store: ParityStore }> {
+  // Nothing here calls NerdGraph: a closed port is enough.
+  const gateway = await createTestGateway({ nerdgraphUrl: 'http://127.0.0.1:9/graphql' });
+  const mappings = [...(await loadMappings()), alertsPolicies];
+  const store = createParityStore({ mappings, registry: gateway.metrics.registry, maxRecords: options.maxRecords ?? 1000, now: () => FIXED_NOW });
+  registerBridgeRoutes(gateway.app, { store, ...(options.bridgeToken === undefined ? {} : { bridgeToken: options.bridgeToken }) });
+  return { gateway, store };
+}
+
+let ids = 0;
+function record(route: string, outcome: ComparisonRecord['outcome'], differences: JudgedDifference[], request: string, extra: Partial<ComparisonRecord> = {}): ComparisonRecord {
+  ids += 1;
+  return {
+    id: `rec-${ids}`,
+    at: FIXED_NOW - 60_000 + ids,
+    route,
+    method: 'GET',
+    mode: 'compare',
+    request,
+    outcome,
+    status: { legacy: 200, translated: 200 },
+    differences,
+    ms: { legacy: 20, translated: 45 },
+    ...extra,
+  };
+}
+
+const diff = (path: string, pattern: string, verdict: JudgedDifference['verdict'], legacy: unknown, translated: unknown): JudgedDifference => ({
+  path,
+  pattern,
+  kind: 'value',
+  verdict,
+  legacy,
+  translated,
+});
+
+function times(n: number, fn: () => void): void {
+  for (let i = 0; i < n; i += 1) fn();
+}
+
+/**
+ * The story the page must tell:
+ * - GET applications.json: 6 requests in compare mode; `applications[].name` mismatches twice
+ *   (example: HOSTILE_NAME vs "checkout"), `applications[].health_status` once ("green" vs
+ *   "gray"), throughput is noise; one comparison dropped -> "differs in applications[].name,
+ *   applications[].health_status".
+ * - GET applications/{id}: 3 in candidate mode, 3 matches -> "safe to translate".
+ * - GET metrics/data: 2 in compare mode, 2 noise -> "safe to translate".
+ * - DELETE deployments/{id}: 1 translated request -> "unsupported".
+ * - GET alerts_policies: 7 passthrough requests -> "passthrough only".
+ */
+export function fillStore(store: ParityStore): void {
+  times(6, () => store.noteUsage(APPS, 'GET', 'compare'));
+  times(3, () => store.noteUsage(APP, 'GET', 'candidate'));
+  times(2, () => store.noteUsage(DATA, 'GET', 'compare'));
+  store.noteUsage(DEPLOY_DELETE, 'DELETE', 'translate');
+  times(7, () => store.noteUsage(POLICIES, 'GET', 'passthrough'));
+
+  store.record(
+    record(APPS, 'mismatch', [
+      diff('applications[id=5].name', 'applications[].name', 'mismatch', 'Shop', 'shop'),
+      diff('applications[id=5].health_status', 'applications[].health_status', 'mismatch', 'green', 'gray'),
+      diff('applications[id=5].application_summary.throughput', 'applications[].application_summary.throughput', 'noise', 10, 12),
+    ], '/v2/applications.json?page=1'),
+  );
+  store.record(
+    record(APPS, 'mismatch', [diff('applications[id=7].name', 'applications[].name', 'mismatch', HOSTILE_NAME, 'checkout')], `/v2/applications.json?filter[name]=Checkout&api_key=${PARITY_SENTINEL_KEY}`),
+  );
+  store.record(
+    record(APPS, 'noise', [diff('applications[id=5].application_summary.throughput', 'applications[].application_summary.throughput', 'noise', { value: PARITY_SENTINEL_KEY }, 11)], '/v2/applications.json'),
+  );
+  store.dropped(APPS, 'GET');
+  times(3, () => store.record(record(APP, 'match', [], '/v2/applications/5.json', { mode: 'candidate' })));
+  times(2, () => store.record(record(DATA, 'noise', [diff('metric_data.metrics[0].timeslices[0].values.call_count', 'metric_data.metrics[].timeslices[].values.call_count', 'noise', 3, 4)], '/v2/applications/5/metrics/data.json?names[]=HttpDispatcher')));
+}

@@ -17,6 +17,9 @@ import { createGraphqlHandler } from './graphql.ts';
 import { legacyV2Routes } from './legacy/face.ts';
 import type { SandboxData } from './model.ts';
 
+export { DIVERGENCE_NAMES, SANDBOX_DIVERGENCES, parseDivergences, type DivergenceName, type DivergenceSpec } from './divergence.ts';
+export type { WriteCounts } from './write-counts.ts';
+
 export interface SandboxOptions {
   seed?: number;
   apmApps?: number;

@@ -16,6 +16,9 @@ import type {
   SandboxMobileApp,
   SandboxMobileSummary,
 } from './model.ts';
+import { generateAlerts } from './alerts.ts';
+import type { DivergenceName } from './divergence.ts';
+import { createWriteCounter } from './write-counts.ts';
 import { apmAttachedBrowserApp, browserAppFields, mobileApplicationToken } from './writes.ts';
 
 export interface GenerateOptions {
@@ -26,6 +29,8 @@ export interface GenerateOptions {
   apiKeys?: Map<string, number[]>;
   /** Epoch ms; places lastReportingChangeAt values and metric lifetimes in the recent past. */
   now: number;
+  /** How the NerdGraph face differs from the legacy one (divergence.ts); none when omitted. */
+  diverge?: readonly DivergenceName[];
 }
 
 export const PRIMARY_ACCOUNT: SandboxAccount = { id: 1000001, name: 'Sandbox Primary' };
@@ -108,7 +113,21 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
   }
   addFleetHosts(opts.seed, apps);
   const others = generateOtherEntities(opts, apps);
-  return { accounts, apps, ...others, keys, generatedAt: opts.now, writes: { version: 0, deployments: new Map(), createdApps: [], sequence: 0 } };
+  const alerts = generateAlerts(
+    opts.seed,
+    accounts.map((account) => ({ accountId: account.id, primary: account.id === PRIMARY_ACCOUNT.id, appIds: apps.filter((app) => app.accountId === account.id).map((app) => app.id) })),
+    opts.now,
+  );
+  return {
+    accounts,
+    apps,
+    ...others,
+    keys,
+    generatedAt: opts.now,
+    writes: { version: 0, deployments: new Map(), createdApps: [], sequence: 0, executed: createWriteCounter() },
+    alerts,
+    divergences: new Set(opts.diverge ?? []),
+  };
 }
 
 /** Mixed into the seed so the fleet app's hosts draw from their own stream (see addFleetHosts). */

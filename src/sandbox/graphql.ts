@@ -23,6 +23,7 @@ import { ActorResolver, indexSandboxData, type SandboxRequestContext } from './a
 import type { SandboxData } from './model.ts';
 import { MutationResolver, mutationRoot } from './mutations.ts';
 import { loadSandboxSchema } from './schema.ts';
+import { countWrite } from './write-counts.ts';
 
 export type GraphqlHandler = (request: Request) => Promise<Response>;
 
@@ -145,6 +146,30 @@ function readRequestBody(text: string): GraphqlRequestBody | string {
   };
 }
 
+/**
+ * The mutation root fields, each counting the writes it executed (write-counts.ts): a field
+ * that threw, or answered payload `errors` (agentApplicationSettingsUpdate), wrote nothing.
+ */
+function countedMutations(data: SandboxData, root: Record<string, (args: never) => unknown>): Record<string, (args: never) => unknown> {
+  const refused = (result: unknown): boolean => {
+    const errors = typeof result === 'object' && result !== null ? (result as { errors?: unknown }).errors : undefined;
+    return Array.isArray(errors) && errors.length > 0;
+  };
+  return Object.fromEntries(
+    Object.entries(root).map(([field, resolve]) => [
+      field,
+      (args: never): unknown => {
+        const result = resolve(args);
+        const count = (value: unknown): unknown => {
+          if (!refused(value)) countWrite(data.writes.executed, 'nerdgraph', field);
+          return value;
+        };
+        return result instanceof Promise ? result.then(count) : count(result);
+      },
+    ]),
+  );
+}
+
 /** `now` is the sandbox clock NRQL queries run against (their default window, which rows exist). */
 export function createGraphqlHandler(data: SandboxData, now: () => number = Date.now): GraphqlHandler {
   const schema = loadSandboxSchema();
@@ -172,7 +197,7 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
         schema,
         document: prepared.document,
         // Query and mutation root fields; mutation fields run one after another, as GraphQL requires.
-        rootValue: { actor: () => new ActorResolver(index, context, now), ...mutationRoot(new MutationResolver(index, context, now)) },
+        rootValue: { actor: () => new ActorResolver(index, context, now), ...countedMutations(data, mutationRoot(new MutationResolver(index, context, now))) },
         contextValue: context,
         variableValues: body.variables ?? undefined,
         operationName: body.operationName ?? undefined,

@@ -1,10 +1,12 @@
 /**
  * `npm run sandbox`: starts the sandbox on real HTTP. Configuration comes from the
- * environment (SANDBOX_SEED, SANDBOX_APM_APPS, SANDBOX_API_KEYS, SANDBOX_PORT, SANDBOX_HOST);
+ * environment (SANDBOX_SEED, SANDBOX_APM_APPS, SANDBOX_API_KEYS, SANDBOX_PORT, SANDBOX_HOST,
+ * SANDBOX_DIVERGE, SANDBOX_LEGACY_JITTER);
  * a bad value stops it with a message naming the variable and exit code 1.
  */
 import { z } from 'zod';
 import { parseApiKeys } from './data.ts';
+import { parseDivergences } from './divergence.ts';
 import { createSandbox } from './server.ts';
 
 const integerText = (min: number, max: number) =>
@@ -31,6 +33,21 @@ const EnvSchema = z.object({
       }
     })
     .optional(),
+  SANDBOX_DIVERGE: z
+    .string()
+    .transform((spec, ctx) => {
+      try {
+        return parseDivergences(spec);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    })
+    .default([]),
+  SANDBOX_LEGACY_JITTER: z
+    .enum(['true', 'false', '1', '0', ''], { error: 'must be true or false' })
+    .transform((flag) => flag === 'true' || flag === '1')
+    .default(false),
 });
 
 function fail(message: string): never {
@@ -47,7 +64,13 @@ async function main(): Promise<void> {
 
   let sandbox: ReturnType<typeof createSandbox>;
   try {
-    sandbox = createSandbox({ seed: env.SANDBOX_SEED, apmApps: env.SANDBOX_APM_APPS, apiKeys: env.SANDBOX_API_KEYS });
+    sandbox = createSandbox({
+      seed: env.SANDBOX_SEED,
+      apmApps: env.SANDBOX_APM_APPS,
+      apiKeys: env.SANDBOX_API_KEYS,
+      diverge: env.SANDBOX_DIVERGE,
+      legacyJitter: env.SANDBOX_LEGACY_JITTER,
+    });
   } catch (error) {
     fail((error as Error).message);
   }
@@ -59,6 +82,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       `sandbox listening on ${running.url} (seed ${env.SANDBOX_SEED}, ${sandbox.data.apps.length} APM apps)`,
+      `NerdGraph divergences: ${env.SANDBOX_DIVERGE.length > 0 ? env.SANDBOX_DIVERGE.join(', ') : 'none'}; legacy jitter: ${env.SANDBOX_LEGACY_JITTER ? 'on' : 'off'}`,
       'API keys:',
       ...keyLines,
       'try:',

@@ -3,6 +3,10 @@
  * /graphql and the legacy /v2 reference) read this one model, so they describe the same world.
  * Units are those of the REST v2 API unless the field name says otherwise.
  */
+import type { SandboxAlerts } from './alerts.ts';
+import type { DivergenceName } from './divergence.ts';
+import type { WriteCounter } from './write-counts.ts';
+
 export type AlertSeverity = 'CRITICAL' | 'WARNING' | 'NOT_ALERTING' | 'NOT_CONFIGURED';
 
 export interface SandboxAccount {
@@ -163,6 +167,10 @@ export interface SandboxData {
   generatedAt: number;
   /** What writes (writes.ts) changed or added; both faces read and write it. */
   writes: SandboxWrites;
+  /** Alert policies and conditions (alerts.ts): served by the legacy face only. */
+  alerts: SandboxAlerts;
+  /** How the NerdGraph face differs from the legacy face (divergence.ts); empty by default. */
+  divergences: ReadonlySet<DivergenceName>;
 }
 
 /** A deployment marker: a legacy `Deployment` event or a `ChangeTrackingEvent`. */
@@ -204,4 +212,6 @@ export interface SandboxWrites {
   createdApps: SandboxCreatedApp[];
   /** Counter behind generated change-tracking ids and created app ids. */
   sequence: number;
+  /** The writes each face executed (write-counts.ts). */
+  executed: WriteCounter;
 }

@@ -15,6 +15,7 @@ import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { mobileApplicationKind, type EntityOutlineSource } from './entities/index.ts';
 import { apmSearchFields, toEntityOutline, type ApmEntityOutlineSource } from './entities/apm-application.ts';
 import type { SandboxAccount, SandboxApp } from './model.ts';
+import { nerdgraphApp } from './divergence.ts';
 import { recordChangeTrackingDetails } from './nrql-engine.ts';
 import { createBrowserApplication, createMobileApplication, recordDeployment, removeApplication, updateApplication, type ApplicationChanges } from './writes.ts';
 
@@ -252,7 +253,7 @@ export class MutationResolver {
         shortDescription,
         groupId,
         customAttributes: event.customAttributes ?? null,
-        entity: toEntityOutline(app, this.accountOf(app)),
+        entity: toEntityOutline(nerdgraphApp(app, this.index.data), this.accountOf(app)),
         version,
         changelog,
         commit,
@@ -326,7 +327,7 @@ export class MutationResolver {
     const matches: SandboxApp[] = [];
     for (const app of this.index.appsByName) {
       if (!this.visible.has(app.accountId)) continue;
-      if (evaluate(parsed, apmSearchFields(app), { accountName: this.accountOf(app).name })) matches.push(app);
+      if (evaluate(parsed, apmSearchFields(nerdgraphApp(app, this.index.data)), { accountName: this.accountOf(app).name })) matches.push(app);
       if (matches.length > 1) break;
     }
     if (matches.length === 0) throw invalidInput(`No entity found for entitySearch query: ${queryText}`);

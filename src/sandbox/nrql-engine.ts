@@ -36,6 +36,7 @@
  * computed from those sums.
  */
 import { instanceRow, instanceSharesOf, type InstanceShare } from './instance-split.ts';
+import { nerdgraphDeploymentUser } from './divergence.ts';
 import type { SandboxApp, SandboxData, SandboxDeployment, SandboxKeyTransaction } from './model.ts';
 import {
   TIMESLICE_FIELDS,
@@ -928,7 +929,8 @@ function eventAttributes(data: SandboxData, deployment: SandboxDeployment): Reco
     version: deployment.revision,
     changelog: deployment.changelog,
     description: deployment.description,
-    user: deployment.user,
+    // The NerdGraph face's view of the user (divergence.ts: deployment-user).
+    user: nerdgraphDeploymentUser(deployment, data),
     'entity.guid': deployment.entityGuid,
   };
   if (deployment.eventType === 'Deployment') {

@@ -9,10 +9,16 @@ import { serve } from '@hono/node-server';
 import { answerClientErrors } from '../v2/client-error.ts';
 import { CONTENT_TYPES, errorBody, serialise } from '../v2/format.ts';
 import { Hono } from 'hono';
-import { generateSandboxData } from './data.ts';
+import { createRandom, generateSandboxData } from './data.ts';
+import type { DivergenceName } from './divergence.ts';
+import { LEGACY_ROUTES } from './legacy/routes.ts';
+import { writeCounts, type WriteCounts } from './write-counts.ts';
 import { createGraphqlHandler } from './graphql.ts';
 import { legacyV2Routes } from './legacy/face.ts';
 import type { SandboxData } from './model.ts';
+
+export { DIVERGENCE_NAMES, SANDBOX_DIVERGENCES, parseDivergences, type DivergenceName, type DivergenceSpec } from './divergence.ts';
+export type { WriteCounts } from './write-counts.ts';
 
 export interface SandboxOptions {
   seed?: number;
@@ -20,6 +26,10 @@ export interface SandboxOptions {
   apiKeys?: Map<string, number[]>;
   /** Clock for generation (lastReportingChangeAt) and for both faces' answers (REST metric data, NRQL). */
   now?: () => number;
+  /** Make the NerdGraph face differ from the legacy face in these known ways (divergence.ts). */
+  diverge?: readonly DivergenceName[];
+  /** The legacy face's newest metric timeslice varies per call, as v2's open minute did (legacy/metrics.ts). */
+  legacyJitter?: boolean;
 }
 
 export interface RunningSandbox {
@@ -32,7 +42,12 @@ export interface Sandbox {
   app: Hono;
   data: SandboxData;
   listen(port?: number, host?: string): Promise<RunningSandbox>;
+  /** The writes each face has executed so far (a snapshot; write-counts.ts). */
+  writes(): WriteCounts;
 }
+
+/** Mixed into the seed for the legacy jitter stream. */
+const JITTER_STREAM = 0x71_7e_42;
 
 export const SANDBOX_DEFAULTS = { seed: 42, apmApps: 500, host: '127.0.0.1', port: 0 } as const;
 
@@ -42,6 +57,7 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
     apmApps: opts.apmApps ?? SANDBOX_DEFAULTS.apmApps,
     apiKeys: opts.apiKeys,
     now: (opts.now ?? Date.now)(),
+    ...(opts.diverge && { diverge: opts.diverge }),
   });
   const graphql = createGraphqlHandler(data, opts.now ?? Date.now);
 
@@ -49,7 +65,9 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.post('/graphql', (c) => graphql(c.req.raw));
   // The legacy REST v2 face: the reference answers the gateway is compared against.
-  app.route('/', legacyV2Routes(data, opts.now ?? Date.now));
+  // Jitter draws come from their own seeded stream: a run is repeatable call for call.
+  const jitter = opts.legacyJitter ? createRandom(((opts.seed ?? SANDBOX_DEFAULTS.seed) ^ JITTER_STREAM) >>> 0) : undefined;
+  app.route('/', legacyV2Routes(data, opts.now ?? Date.now, LEGACY_ROUTES, jitter ? { jitter } : {}));
   // Whatever neither face knows: v2's 404, as the gateway answers it.
   app.notFound(() => new Response(serialise(errorBody('Unknown resource'), 'json'), { status: 404, headers: { 'content-type': CONTENT_TYPES.json } }));
 
@@ -57,6 +75,7 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
     app,
     data,
     listen: (port = SANDBOX_DEFAULTS.port, host = SANDBOX_DEFAULTS.host) => listenOn(app, port, host),
+    writes: () => writeCounts(data.writes.executed),
   };
 }
 

@@ -8,6 +8,7 @@
 import { GraphQLError } from 'graphql';
 import { currentHosts } from '../hosts.ts';
 import type { SandboxAccount, SandboxApp } from '../model.ts';
+import { nerdgraphApp } from '../divergence.ts';
 import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields, searchFieldsOf } from './kind.ts';
 
 export interface ApmSummarySource {
@@ -170,7 +171,9 @@ function roundTo(value: number, decimals: number): number {
 export const apmApplicationKind: EntityKind<SandboxApp> = {
   domain: 'APM',
   type: 'APPLICATION',
-  list: (data) => data.apps,
+  // With a divergence on, NerdGraph sees some apps differently (divergence.ts); the views are
+  // rebuilt with the index after every write, and writes always go to the model's own apps.
+  list: (data) => (data.divergences.size === 0 ? data.apps : data.apps.map((app) => nerdgraphApp(app, data))),
   searchFields: apmSearchFields,
   outline: (app, { account }) => toEntityOutline(app, account),
   entity: (app, { account }) => toEntity(app, account),

@@ -33,6 +33,8 @@ export interface LegacyRequest {
   ifNoneMatch: string | undefined;
   /** What GET /v2/applications/{id} answers for the app: `{application, links}`. */
   shown(app: SandboxApp): V2Body;
+  /** With legacy jitter on: a fresh draw in [0, 1) per call, for the newest metric timeslice. */
+  jitter?: () => number;
 }
 
 /** One row of the legacy route table: adding a route is one of these and its handler. */

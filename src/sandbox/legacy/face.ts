@@ -17,11 +17,22 @@ import { createRouteTable } from '../../v2/route-table.ts';
 import type { SandboxData } from '../model.ts';
 import { APPLICATION_LINK_TEMPLATES, accountFor, legacyApplication, legacyLink, send, type LegacyRoute, type Pairs } from './common.ts';
 import { LEGACY_ROUTES } from './routes.ts';
+import { countWrite, isLegacyWrite } from '../write-counts.ts';
 
 /** Under @hono/node-server the raw request is there, for GET bodies. */
 type LegacyEnv = { Bindings: { incoming?: AsyncIterable<Buffer> } };
 
-export function legacyV2Routes(data: SandboxData, now: () => number, routes: readonly LegacyRoute[] = LEGACY_ROUTES): Hono<LegacyEnv> {
+export interface LegacyFaceOptions {
+  /** Per-call jitter on the newest metric timeslice (metrics.ts): off by default. */
+  jitter?: () => number;
+}
+
+export function legacyV2Routes(
+  data: SandboxData,
+  now: () => number,
+  routes: readonly LegacyRoute[] = LEGACY_ROUTES,
+  options: LegacyFaceOptions = {},
+): Hono<LegacyEnv> {
   const table = createRouteTable(routes.map((route) => ({ template: route.template, methods: route.methods, value: route })));
   const app = new Hono<LegacyEnv>();
   // Every path the table knows is served, whatever its prefix; other /v2 paths get v2's 404.
@@ -44,7 +55,7 @@ export function legacyV2Routes(data: SandboxData, now: () => number, routes: rea
         hit.value.body === 'own'
           ? []
           : [...new URLSearchParams(url.search), ...new URLSearchParams((await readFormBody(c.req, c.env?.incoming)) ?? '')];
-      return await hit.value.handler({
+      const response = await hit.value.handler({
         data,
         accountId,
         format,
@@ -56,7 +67,13 @@ export function legacyV2Routes(data: SandboxData, now: () => number, routes: rea
         query: url.searchParams,
         ifNoneMatch: c.req.header('if-none-match'),
         shown: (shownApp) => ({ application: legacyApplication(shownApp, clock, true), links: APPLICATION_LINK_TEMPLATES }),
+        ...(options.jitter && { jitter: options.jitter }),
       });
+      // An executed write (2xx) counts once, whichever face ran it (write-counts.ts).
+      if (isLegacyWrite(method, hit.value.body === 'own') && response.status >= 200 && response.status < 300) {
+        countWrite(data.writes.executed, 'legacy', `${method} ${hit.template}`);
+      }
+      return response;
     } catch (error) {
       if (!(error instanceof V2Error)) throw error;
       return send(errorFormat, error.status, errorBody(error.title), error.headers);

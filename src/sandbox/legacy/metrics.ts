@@ -37,6 +37,8 @@ export interface MetricRequest {
   /** Every value of a parameter in any spelling (`names[]`, `names`, `names[0]`), query string first, then the form body. */
   param(key: string): string[];
   ifNoneMatch: string | undefined;
+  /** Legacy jitter (createSandbox `legacyJitter`): a draw in [0, 1) per call; absent when off. */
+  jitter?: () => number;
 }
 
 export interface NamesRequest extends MetricRequest {
@@ -404,16 +406,46 @@ export function legacyMetricData(req: MetricRequest, options: DataOptions = {}):
   const buckets = bucketsFor(params, req.now);
   const known = new Map(knownMetrics(req.source.owner, req.data, req.now).map((metric) => [metric.name, metric]));
   const found = params.names.filter((name) => lookable(name) && known.has(name));
+  const metrics = found.map((name) => metricEntry(req, known.get(name) as SandboxMetric, params.values, buckets));
+  if (req.jitter && newestIsOpen(buckets, req.now)) jitterNewest(metrics, 1 + (req.jitter() - 0.5) * 2 * JITTER);
   const body: V2Body = {
     metric_data: {
       from: isoSeconds(params.from * 1000),
       to: isoSeconds(params.to * 1000),
       metrics_not_found: params.names.filter((name) => !found.includes(name)),
       metrics_found: found,
-      metrics: found.map((name) => metricEntry(req, known.get(name) as SandboxMetric, params.values, buckets)),
+      metrics,
     },
   };
   return withEtag(req, serialise(body, req.format));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Legacy jitter: the newest timeslice was still filling in v2 (agents report up to a minute
+// late), so two calls a moment apart saw it with different values, while closed timeslices
+// never changed. With `legacyJitter` on, the face shows that: each call scales every value of
+// the newest timeslice by its own factor within ±JITTER; counts stay whole numbers.
+
+/** At most ±1 %. */
+const JITTER = 0.01;
+/** A timeslice ending less than this before now was still open (seconds). */
+const OPEN_SECONDS = 2 * MINUTE;
+
+function newestIsOpen(buckets: Buckets, now: number): boolean {
+  const end = buckets.start + buckets.count * buckets.width;
+  return end * 1000 > now - OPEN_SECONDS * 1000;
+}
+
+function jitterNewest(metrics: V2Body[], factor: number): void {
+  for (const metric of metrics) {
+    const timeslices = metric.timeslices as Array<{ values: Record<string, JsonValue> }>;
+    const newest = timeslices.at(-1);
+    if (!newest) continue;
+    for (const [key, value] of Object.entries(newest.values)) {
+      if (typeof value !== 'number' || value === 0) continue;
+      newest.values[key] = Number.isInteger(value) ? Math.max(0, Math.round(value * factor)) : Number((value * factor).toPrecision(12));
+    }
+  }
 }
 
 const CACHE_CONTROL = 'max-age=0, private, must-revalidate';

@@ -20,6 +20,7 @@ import {
   type LegacyRoute,
   type Pairs,
 } from './common.ts';
+import { ALERT_ROUTES } from './alerts.ts';
 import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from './topology.ts';
 import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
 import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
@@ -102,6 +103,7 @@ function metricRequest(req: LegacyRequest, source: MetricSource = appMetricSourc
     now: req.now,
     param: (key) => valuesOf(req.params, key),
     ifNoneMatch: req.ifNoneMatch,
+    ...(req.jitter && { jitter: req.jitter }),
   };
 }
 
@@ -177,4 +179,6 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/key_transactions.{format}', methods: ['GET'], handler: legacyKeyTransactions },
   { template: '/v2/key_transactions/{id}.{format}', methods: ['GET'], handler: legacyKeyTransactionShow },
   { template: '/v2/browser_applications.{format}', methods: ['GET'], handler: legacyBrowserApplications },
+  // The alert namespaces New Relic keeps alive (alerts.ts): the gateway passes them through.
+  ...ALERT_ROUTES,
 ];

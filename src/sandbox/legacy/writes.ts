@@ -72,7 +72,7 @@ export const WriteTitles = {
   nameTooLong: 'Validation error: name is too long (maximum is 255 characters)',
 } as const;
 
-type Params = { [key: string]: JsonValue };
+export type Params = { [key: string]: JsonValue };
 
 function reply(format: V2Format, status: number, body: V2Body): Response {
   return new Response(serialise(body, format), { status, headers: { 'content-type': CONTENT_TYPES[format] } });
@@ -153,7 +153,7 @@ async function readBytes(request: Request): Promise<Uint8Array> {
 }
 
 /** The body's parameters as one tree; a body without parameters gives `{}`. */
-async function bodyParams(request: Request): Promise<Params> {
+export async function bodyParams(request: Request): Promise<Params> {
   const bytes = await readBytes(request);
   const kind = kindOf(request.headers.get('content-type'), bytes);
   if (kind === undefined) return {};

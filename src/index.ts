@@ -9,13 +9,15 @@ import { createMetrics } from './ops/metrics.ts';
 import { createIdentityHasher } from './caller/identity.ts';
 import { createNerdGraphClient } from './upstream/client.ts';
 import { loadDocuments } from './upstream/documents.ts';
+import type { Comparer, ParitySink } from './modes/ports.ts';
 
 /**
  * Process entry (`npm start`): validated configuration, then the gateway. With no NerdGraph
  * configured it starts the embedded sandbox on a loopback port and points itself at it.
  */
-async function upstreamUrl(config: GatewayConfig): Promise<{ url: string; demo?: { keys: string[] } }> {
-  if (config.nerdgraphUrl) return { url: config.nerdgraphUrl };
+async function upstreamUrl(config: GatewayConfig): Promise<{ url: string; legacyUrl: string; demo?: { keys: string[] } }> {
+  // LEGACY_REST_URL, else the configured NerdGraph's origin (config.ts); only the sandbox has neither.
+  if (config.nerdgraphUrl) return { url: config.nerdgraphUrl, legacyUrl: config.legacyRestUrl ?? new URL(config.nerdgraphUrl).origin };
   const { createSandbox } = await import('./sandbox/server.ts');
   const { parseApiKeys } = await import('./sandbox/data.ts');
   let sandbox: ReturnType<typeof createSandbox>;
@@ -28,9 +30,22 @@ async function upstreamUrl(config: GatewayConfig): Promise<{ url: string; demo?:
   } catch (error) {
     throw new ConfigError(`Invalid configuration:\n  SANDBOX_API_KEYS: ${(error as Error).message}`);
   }
+  // TODO(merge): pass config.sandbox.diverge and config.sandbox.legacyJitter once createSandbox takes them (helper C).
   const { url } = await sandbox.listen(0, '127.0.0.1');
-  return { url: `${url}/graphql`, demo: { keys: [...sandbox.data.keys.keys()] } };
+  // In sandbox mode the legacy REST API is the sandbox's legacy face (unless LEGACY_REST_URL says otherwise).
+  return { url: `${url}/graphql`, legacyUrl: config.legacyRestUrl ?? url, demo: { keys: [...sandbox.data.keys.keys()] } };
 }
+
+/**
+ * TODO(merge): placeholders until the diff engine (src/compare/diff.ts) and the parity store
+ * (src/compare/parity-store.ts) land: an exact comparison of status and body, and a sink that
+ * keeps nothing.
+ */
+const placeholderComparer: Comparer = ({ legacy, translated }) => ({
+  outcome: legacy.status === translated.status && legacy.body === translated.body ? 'match' : 'mismatch',
+  differences: [],
+});
+const placeholderSink: ParitySink = { noteUsage() {}, record() {}, dropped() {}, observeSide() {} };
 
 async function main(): Promise<void> {
   let config: GatewayConfig;
@@ -47,17 +62,31 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   const metrics = createMetrics({ defaultMetrics: true });
+  const documents = loadDocuments();
   const nerdgraph = createNerdGraphClient({
     url: upstream.url,
-    documents: loadDocuments(),
+    documents,
     metrics,
     timeoutMs: config.upstreamTimeoutMs,
     retries: config.upstreamRetries,
     microCache: { ...config.microCache, identityOf: createIdentityHasher() },
   });
   let draining = false;
-  const app = createApp({
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp({
     config,
+    modes: {
+      rules: config.routeModes,
+      legacyUrl: upstream.legacyUrl,
+      comparer: placeholderComparer,
+      sink: placeholderSink,
+      sampleRate: config.compare.sampleRate,
+      concurrency: config.compare.concurrency,
+      queueMax: config.compare.queueMax,
+      maxBodyBytes: config.compare.maxBodyBytes,
+      documents,
+    },
     draining: () => draining,
     nerdgraph,
     mappings: await loadMappings(),
@@ -70,6 +99,14 @@ async function main(): Promise<void> {
       return true;
     },
   });
+  } catch (error) {
+    // ROUTE_MODES rules the mappings make impossible (e.g. translating a passthrough-only route).
+    if (error instanceof ConfigError) {
+      process.stderr.write(`v2-bridge: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
 
   if (!config.publicBaseUrl && !['127.0.0.1', 'localhost', '::1'].includes(config.host)) {
     // Behind a proxy, Link URLs built from the Host header would point clients (and their

@@ -167,7 +167,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   }
 
   /** Headers of a shadow request: what the answer depends on, the key in the header it came in. */
-  function shadowHeaders(c: GatewayContext, body: Uint8Array | null): Headers {
+  function shadowHeaders(c: GatewayContext): Headers {
     const headers = new Headers();
     for (const name of ['accept', 'content-type', 'user-agent', 'x-account-id', 'x-request-id']) {
       const value = c.req.header(name);
@@ -175,23 +175,22 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     }
     const keyHeader = KEY_HEADERS.find((name) => (c.req.header(name) ?? '').trim() !== '');
     if (keyHeader !== undefined) headers.set(keyHeader, c.req.header(keyHeader) as string);
-    if (body !== null) headers.set('content-length', String(body.byteLength));
     return headers;
   }
 
   function internalRequest(c: GatewayContext, body: Uint8Array | null): Request {
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
-    return markInternal(new Request(c.req.url, { method, headers: shadowHeaders(c, body), ...(body === null ? {} : { body }) }));
+    return markInternal(new Request(c.req.url, { method, headers: shadowHeaders(c), ...(body === null ? {} : { body }) }));
   }
 
   /** One more legacy call for a comparison (a read), under its own deadline. */
-  async function legacyAgain(c: GatewayContext, label: string): Promise<AnswerSnapshot> {
+  async function legacyAgain(c: GatewayContext, label: string, body: Uint8Array | null): Promise<AnswerSnapshot> {
     const started = performance.now();
     const answer = await modes.legacy.forward({
       method: c.req.method === 'HEAD' ? 'GET' : c.req.method,
       target: targetOf(c),
-      headers: shadowHeaders(c, null),
-      body: null,
+      headers: shadowHeaders(c),
+      body,
       signal: AbortSignal.timeout(deps.requestDeadlineMs),
       publicOrigin: publicOriginOf(c),
     });
@@ -239,19 +238,20 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
 
   /** compare: the legacy API answers the caller; the translation runs afterwards, off the path. */
   async function compare(c: GatewayContext, next: () => Promise<void>, label: string, mapping: Mapping): Promise<Response> {
+    // Sampled out: served exactly as passthrough (a write too: it executes once either way).
+    if (!sampled(c, label)) return passthrough(c, label);
     const write = isWrite(mapping, c.req.method);
-    if (!sampled(c, label) && !write) return passthrough(c, label);
+    // Buffered (bounded by the body limit): the dry run or the translation replays the same bytes.
     const body = await bufferedBody(c);
     const started = performance.now();
     const answer = await passthrough(c, label, body);
-    if (!sampled(c, label)) return answer;
     const captured = captureBody(answer.body, modes.maxBodyBytes, (done) => {
-      schedule(label, c.req.method, () => (write ? dryRunWrite(c, label, answer, done, started, body) : compareRead(c, label, mapping, answer, done, started)));
+      schedule(label, c.req.method, () => (write ? dryRunWrite(c, label, answer, done, started, body) : compareRead(c, label, mapping, answer, done, started, body)));
     });
     return new Response(captured, { status: answer.status, headers: answer.headers });
   }
 
-  async function compareRead(c: GatewayContext, label: string, mapping: Mapping, answer: Response, done: CapturedBody, started: number): Promise<void> {
+  async function compareRead(c: GatewayContext, label: string, mapping: Mapping, answer: Response, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
     const legacyMs = done.endedAt - started;
     modes.sink.observeSide(label, 'legacy', legacyMs / 1000);
     if (done.bytes === null) {
@@ -267,8 +267,8 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     }
     const translatedStarted = performance.now();
     const [translated, again] = await Promise.allSettled([
-      deps.translate(internalRequest(c, null)).then((response) => readSnapshot(response, translatedStarted)),
-      legacyAgain(c, label),
+      deps.translate(internalRequest(c, body)).then((response) => readSnapshot(response, translatedStarted)),
+      legacyAgain(c, label, body),
     ]);
     if (translated.status === 'rejected') {
       recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: legacy.status, translated: null }, ms: { legacy: legacy.ms, translated: null }, error: `translation failed: ${reasonOf(translated.reason)}` });
@@ -303,18 +303,19 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   async function candidate(c: GatewayContext, next: () => Promise<void>, label: string, mapping: Mapping): Promise<Response | void> {
     if (!sampled(c, label)) return next();
     const write = isWrite(mapping, c.req.method);
-    // Read before the translation consumes it (Hono keeps the text for the write runner).
-    const bodyText = write ? await c.req.text() : '';
+    // Read before the translation consumes it (Hono keeps the bytes for the router and the write runner).
+    const body = await bufferedBody(c);
+    const bodyText = body === null ? '' : Buffer.from(body).toString('utf8');
     const started = performance.now();
     await next();
     const answer = c.res;
     const captured = captureBody(answer.body, modes.maxBodyBytes, (done) => {
-      schedule(label, c.req.method, () => (write ? recordLegacyDryRun(c, label, answer, done, started, bodyText) : candidateRead(c, label, mapping, answer, done, started)));
+      schedule(label, c.req.method, () => (write ? recordLegacyDryRun(c, label, answer, done, started, bodyText) : candidateRead(c, label, mapping, answer, done, started, body)));
     });
     c.res = new Response(captured, { status: answer.status, headers: answer.headers });
   }
 
-  async function candidateRead(c: GatewayContext, label: string, mapping: Mapping, answer: Response, done: CapturedBody, started: number): Promise<void> {
+  async function candidateRead(c: GatewayContext, label: string, mapping: Mapping, answer: Response, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
     const translatedMs = done.endedAt - started;
     modes.sink.observeSide(label, 'translated', translatedMs / 1000);
     if (done.bytes === null) {
@@ -322,7 +323,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       return;
     }
     const translated = snapshotOf(answer, done.bytes, translatedMs);
-    const [first, second] = await Promise.allSettled([legacyAgain(c, label), legacyAgain(c, label)]);
+    const [first, second] = await Promise.allSettled([legacyAgain(c, label, body), legacyAgain(c, label, body)]);
     if (first.status === 'rejected') {
       recordOf(c, label, 'candidate', { outcome: 'error', status: { legacy: null, translated: translated.status }, ms: { legacy: null, translated: translated.ms }, error: `legacy call failed: ${reasonOf(first.reason)}` });
       return;

@@ -75,30 +75,30 @@ async function main(): Promise<void> {
   let app: ReturnType<typeof createApp>;
   try {
     app = createApp({
-    config,
-    modes: {
-      rules: config.routeModes,
-      legacyUrl: upstream.legacyUrl,
-      comparer: placeholderComparer,
-      sink: placeholderSink,
-      sampleRate: config.compare.sampleRate,
-      concurrency: config.compare.concurrency,
-      queueMax: config.compare.queueMax,
-      maxBodyBytes: config.compare.maxBodyBytes,
-      documents,
-    },
-    draining: () => draining,
-    nerdgraph,
-    mappings: await loadMappings(),
-    metrics,
-    logger,
-    readiness: async () => {
-      // Any HTTP answer (even 401/405) proves NerdGraph is reachable; no key is sent.
-      const response = await fetch(upstream.url, { method: 'GET', signal: AbortSignal.timeout(2000) });
-      await response.body?.cancel();
-      return true;
-    },
-  });
+      config,
+      modes: {
+        rules: config.routeModes,
+        legacyUrl: upstream.legacyUrl,
+        comparer: placeholderComparer,
+        sink: placeholderSink,
+        sampleRate: config.compare.sampleRate,
+        concurrency: config.compare.concurrency,
+        queueMax: config.compare.queueMax,
+        maxBodyBytes: config.compare.maxBodyBytes,
+        documents,
+      },
+      draining: () => draining,
+      nerdgraph,
+      mappings: await loadMappings(),
+      metrics,
+      logger,
+      readiness: async () => {
+        // Any HTTP answer (even 401/405) proves NerdGraph is reachable; no key is sent.
+        const response = await fetch(upstream.url, { method: 'GET', signal: AbortSignal.timeout(2000) });
+        await response.body?.cancel();
+        return true;
+      },
+    });
   } catch (error) {
     // ROUTE_MODES rules the mappings make impossible (e.g. translating a passthrough-only route).
     if (error instanceof ConfigError) {

@@ -2,9 +2,9 @@ import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../src/sandbox/server.ts';
 import { sampledIn } from '../src/modes/shadow.ts';
-import { FIXED_NOW, PRIMARY_ACCOUNT } from './support/harness.ts';
+import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, startSandbox } from './support/harness.ts';
 import { listenOnLoopback } from './support/http.ts';
-import { createModesGateway, memorySink } from './support/modes.ts';
+import { createModesGateway, memorySink, startLegacyServer } from './support/modes.ts';
 
 /**
  * compare and candidate modes against the sandbox's two faces (legacy /v2 and NerdGraph), through
@@ -218,5 +218,48 @@ describe('consistent sampling', () => {
     for (const id of identities.slice(0, 50)) expect(sampledIn(id, '/v2/applications.{format}', 0.25)).toBe(inAt.includes(id));
     expect(identities.every((id) => sampledIn(id, 'r', 1))).toBe(true);
     expect(identities.some((id) => sampledIn(id, 'r', 0))).toBe(false);
+  });
+});
+
+describe('a failing legacy side', () => {
+  it('compare: the caller gets the v2 error, the comparison is recorded as an error', async () => {
+    const legacy = await startLegacyServer((_req, res) => {
+      res.end();
+    });
+    const origin = legacy.origin;
+    await legacy.close();
+    const sandbox = await startSandbox({ apmApps: 5 });
+    try {
+      const gateway = await createModesGateway({ nerdgraphUrl: sandbox.graphqlUrl, legacyUrl: origin, routeModes: '*=compare' });
+      const response = await gateway.app.request('/v2/applications/1.json', { headers: { 'x-api-key': DEMO_KEY } });
+      expect(response.status).toBe(503);
+      const [record] = await gateway.sink.waitForRecords(1);
+      expect(record).toMatchObject({ outcome: 'error', mode: 'compare', status: { legacy: null, translated: null } });
+      expect(record?.error).toContain('legacy call failed');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('candidate: a legacy API that stalls mid-body is cut at the shadow deadline and recorded as an error', async () => {
+    const legacy = await startLegacyServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // Never ends.
+      res.write('{"application":');
+    });
+    const sandbox = await startSandbox({ apmApps: 5 });
+    try {
+      const gateway = await createModesGateway({ nerdgraphUrl: sandbox.graphqlUrl, legacyUrl: legacy.origin, routeModes: '*=candidate', deadlineMs: 1_000 });
+      const id = sandbox.sandbox.data.apps[0]?.id ?? 0;
+      const response = await gateway.app.request(`/v2/applications/${id}.json`, { headers: { 'x-api-key': DEMO_KEY } });
+      expect(response.status).toBe(200);
+      await response.text();
+      const [record] = await gateway.sink.waitForRecords(1);
+      expect(record).toMatchObject({ outcome: 'error', mode: 'candidate', status: { legacy: null, translated: 200 } });
+      expect(record?.error).toContain('legacy call failed');
+    } finally {
+      await legacy.close();
+      await sandbox.close();
+    }
   });
 });

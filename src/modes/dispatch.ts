@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { callerFrom, KEY_HEADERS, type IdentityOf } from '../caller/identity.ts';
-import type { AnswerSnapshot, ComparisonRecord, DryRunCall, RouteMode } from '../compare/types.ts';
+import type { AnswerSnapshot, ComparisonRecord, DryRunCall } from '../compare/types.ts';
 import type { GatewayContext, GatewayEnv } from '../routes/context.ts';
 import { methodsOf, type Mapping } from '../routes/mapping.ts';
 import type { RecordedCall } from '../upstream/recording-client.ts';
@@ -93,13 +93,14 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       : matched
         ? { template: matched.entries[0]?.template ?? 'unmatched', passthroughOnly: matched.entries.every((entry) => entry.value.kind === 'passthrough') }
         : undefined;
-    const mode = resolver.modeOf({ method, path, route });
+    // HEAD is GET without the body, for the rules as for the router.
+    const mode = resolver.modeOf({ method: routeMethod, path, route });
     const label = route?.template ?? 'unmapped';
     modes.sink.noteUsage(label, method, mode);
     if (mode === 'translate') return next();
     if (mode === 'passthrough') {
       c.set('routeLabel', label);
-      return passthrough(c, label);
+      return passthrough(c);
     }
     // Comparing needs a translation: an unknown route, method or format goes to the router's v2 error.
     if (hit === undefined || (matched?.format !== 'json' && matched?.format !== 'xml')) return next();
@@ -135,7 +136,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     return new Uint8Array(await c.req.arrayBuffer());
   }
 
-  async function passthrough(c: GatewayContext, _label: string, body: LegacyBody = streamedBody(c)): Promise<Response> {
+  async function passthrough(c: GatewayContext, body: LegacyBody = streamedBody(c)): Promise<Response> {
     const answer = await modes.legacy.forward({
       method: c.req.method,
       target: targetOf(c),
@@ -186,12 +187,15 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   /** One more legacy call for a comparison (a read), under its own deadline. */
   async function legacyAgain(c: GatewayContext, label: string, body: Uint8Array | null): Promise<AnswerSnapshot> {
     const started = performance.now();
+    // One deadline for the whole call, body included: a legacy API that stalls mid-body must not hold a slot.
+    const deadline = AbortSignal.timeout(deps.requestDeadlineMs);
     const answer = await modes.legacy.forward({
       method: c.req.method === 'HEAD' ? 'GET' : c.req.method,
       target: targetOf(c),
       headers: shadowHeaders(c),
       body,
-      signal: AbortSignal.timeout(deps.requestDeadlineMs),
+      signal: deadline,
+      signalCoversBody: true,
       publicOrigin: publicOriginOf(c),
     });
     const snapshot = await readSnapshot(answer, started);
@@ -239,12 +243,19 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   /** compare: the legacy API answers the caller; the translation runs afterwards, off the path. */
   async function compare(c: GatewayContext, next: () => Promise<void>, label: string, mapping: Mapping): Promise<Response> {
     // Sampled out: served exactly as passthrough (a write too: it executes once either way).
-    if (!sampled(c, label)) return passthrough(c, label);
+    if (!sampled(c, label)) return passthrough(c);
     const write = isWrite(mapping, c.req.method);
     // Buffered (bounded by the body limit): the dry run or the translation replays the same bytes.
     const body = await bufferedBody(c);
     const started = performance.now();
-    const answer = await passthrough(c, label, body);
+    let answer: Response;
+    try {
+      answer = await passthrough(c, body);
+    } catch (error) {
+      // No legacy answer: the caller gets the v2 error; the comparison is an error, nothing more runs.
+      recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: null, translated: null }, ms: { legacy: performance.now() - started, translated: null }, error: `legacy call failed: ${reasonOf(error)}` });
+      throw error;
+    }
     const captured = captureBody(answer.body, modes.maxBodyBytes, (done) => {
       schedule(label, c.req.method, () => (write ? dryRunWrite(c, label, answer, done, started, body) : compareRead(c, label, mapping, answer, done, started, body)));
     });
@@ -350,4 +361,3 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   }
 }
 
-export type { RouteMode };

@@ -58,6 +58,8 @@ export interface LegacyRequest {
   body: LegacyBody;
   /** Fires at the deadline or when the client leaves: covers the wait for the answer's headers. */
   signal: AbortSignal;
+  /** Shadow calls: the signal also cuts the body short (a caller's stream is cut by its own cancel instead). */
+  signalCoversBody?: boolean;
   /** Where Link URLs should point instead of the legacy API (the gateway's origin). */
   publicOrigin: string;
 }
@@ -104,7 +106,7 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
       } catch (error) {
         throw legacyFailure(error, req.signal, WRITES.has(req.method));
       } finally {
-        req.signal.removeEventListener('abort', follow);
+        if (!req.signalCoversBody) req.signal.removeEventListener('abort', follow);
       }
       const responseHeaders = keptHeaders(answer.headers, baseUrl, req.publicOrigin);
       if (NO_BODY_STATUS.has(answer.statusCode) || req.method === 'HEAD') {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../src/sandbox/server.ts';
 import { sampledIn } from '../src/modes/shadow.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, startSandbox } from './support/harness.ts';
-import { listenOnLoopback } from './support/http.ts';
+import { httpSend, listenOnLoopback, serveOnLoopback } from './support/http.ts';
 import { createModesGateway, memorySink, startLegacyServer } from './support/modes.ts';
 
 /**
@@ -181,6 +181,21 @@ describe('compare and candidate modes on the sandbox', () => {
     expect((await response.text()).length).toBeGreaterThan(16);
     const [record] = await gateway.sink.waitForRecords(1);
     expect(record).toMatchObject({ outcome: 'error', error: 'too large to compare (over 16 bytes)' });
+  });
+
+  it('over real HTTP: the caller gets the whole legacy answer, then the comparison is recorded', async () => {
+    const gateway = await gatewayWith('GET /v2/applications/*=compare');
+    const served = await serveOnLoopback(gateway.app.fetch);
+    try {
+      const direct = await (await fetch(`${sandbox.url}/v2/applications/${appId}.xml`, { headers: { 'x-api-key': KEY } })).text();
+      const response = await httpSend(`${served.url}/v2/applications/${appId}.xml`, { headers: { 'x-api-key': KEY } });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(direct);
+      const [record] = await gateway.sink.waitForRecords(1);
+      expect(record).toMatchObject({ mode: 'compare', status: { legacy: 200, translated: 200 } });
+    } finally {
+      await served.close();
+    }
   });
 
   it('sampling 0: served by the mode, no shadow work', async () => {

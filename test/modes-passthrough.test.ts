@@ -213,6 +213,22 @@ describe('passthrough failures and routing', () => {
     expect(await write.text()).toContain('nothing was changed');
   });
 
+  it('answers a v2 504 when the legacy API sends no headers before the request deadline', async () => {
+    // Holds every request: only the gateway's deadline (REQUEST_DEADLINE_MS) ends the wait.
+    const legacy = await startLegacyServer(() => undefined);
+    try {
+      const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, deadlineMs: 200 });
+      const response = await gateway.app.request('/v2/alerts_policies.json', { headers: { 'x-api-key': KEY } });
+      expect(response.status).toBe(504);
+      expect(Object.keys(((await response.json()) as { error: object }).error)).toEqual(['title']);
+      const write = await gateway.app.request('/v2/alerts_policies/3.json', { method: 'DELETE', headers: { 'x-api-key': KEY } });
+      expect(write.status).toBe(504);
+      expect(await write.text()).toContain('the change may have been made');
+    } finally {
+      await legacy.close();
+    }
+  });
+
   it('forwards unknown /v2 paths under a passthrough rule, labelled unmapped; translated routes stay translated', async () => {
     const legacy = await startLegacyServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

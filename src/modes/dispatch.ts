@@ -256,6 +256,8 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: null, translated: null }, ms: { legacy: performance.now() - started, translated: null }, error: `legacy call failed: ${reasonOf(error)}` });
       throw error;
     }
+    // A 304 holds nothing to compare (the caller's If-None-Match named the legacy ETag).
+    if (answer.status === 304) return answer;
     const captured = captureBody(answer.body, modes.maxBodyBytes, (done) => {
       schedule(label, c.req.method, () => (write ? dryRunWrite(c, label, answer, done, started, body) : compareRead(c, label, mapping, answer, done, started, body)));
     });
@@ -320,6 +322,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     const started = performance.now();
     await next();
     const answer = c.res;
+    if (answer.status === 304) return;
     const captured = captureBody(answer.body, modes.maxBodyBytes, (done) => {
       schedule(label, c.req.method, () => (write ? recordLegacyDryRun(c, label, answer, done, started, bodyText) : candidateRead(c, label, mapping, answer, done, started, body)));
     });

@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { registerExplainRoute } from './bridge/explain.ts';
+import { registerBridgeRoutes } from './bridge/parity.ts';
+import type { ParityStore } from './compare/parity-store.ts';
 import type { Logger } from 'pino';
 import { createAccountResolver } from './caller/accounts.ts';
 import { CursorCache } from './cache/cursor-cache.ts';
@@ -19,6 +21,14 @@ import type { NerdGraph } from './upstream/client.ts';
 import { UpstreamError, toV2Error } from './upstream/errors.ts';
 import { errorBody, respond } from './v2/format.ts';
 import { MAX_BODY_BYTES } from './v2/form-body.ts';
+import type { Dispatcher } from 'undici';
+import type { OperationDocuments } from './upstream/documents.ts';
+import { createRecordingClient } from './upstream/recording-client.ts';
+import { createModeDispatch } from './modes/dispatch.ts';
+import { isInternal } from './modes/internal.ts';
+import { createLegacyApi } from './modes/passthrough.ts';
+import type { Comparer, ParitySink } from './modes/ports.ts';
+import type { ModeRule } from './modes/route-modes.ts';
 
 /**
  * Builds the gateway app from its dependencies, so tests can inject a NerdGraph client, a
@@ -41,6 +51,26 @@ export interface GatewayDeps {
   readiness?: () => Promise<boolean>;
   /** True once the process is shutting down: /readyz answers 503 and connections close after their answer. */
   draining?: () => boolean;
+  /** Migration modes (ROUTE_MODES, src/modes/); absent: every route is translated, as before. */
+  modes?: ModesDeps;
+  /** The parity store behind /bridge/ and /bridge/parity.json (BRIDGE_TOKEN guards them); absent: no such pages. */
+  bridge?: { store: ParityStore; bridgeToken?: string };
+}
+
+export interface ModesDeps {
+  rules: readonly ModeRule[];
+  /** LEGACY_REST_URL: the legacy REST API that passthrough and comparisons call. */
+  legacyUrl: string;
+  comparer: Comparer;
+  sink: ParitySink;
+  sampleRate: number;
+  concurrency: number;
+  queueMax: number;
+  maxBodyBytes: number;
+  /** The NerdGraph documents, for the dry runs' recording client. */
+  documents: OperationDocuments;
+  /** undici dispatcher for legacy calls; default a keep-alive Agent. */
+  dispatcher?: Dispatcher;
 }
 
 export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
@@ -48,6 +78,14 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   const now = deps.now ?? Date.now;
 
   app.use(async (c, next) => {
+    // The gateway's own requests (src/modes/internal.ts) are neither logged nor counted as callers'.
+    if (isInternal(c.req.raw)) {
+      c.set('requestId', requestIdFor(c.req.raw.headers));
+      c.set('logEntry', { requestId: c.get('requestId'), method: c.req.method, route: 'unmatched', path: '', status: 0, ms: 0, level: 'info' });
+      c.set('routeLabel', 'unmatched');
+      c.set('format', formatOfPath(c.req.path));
+      return next();
+    }
     const requestId = requestIdFor(c.req.raw.headers);
     c.set('requestId', requestId);
     const method = c.req.method;
@@ -89,6 +127,36 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   });
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
 
+  if (deps.modes) {
+    const modes = deps.modes;
+    app.use(
+      createModeDispatch({
+        modes: {
+          rules: modes.rules,
+          legacy: createLegacyApi({ baseUrl: modes.legacyUrl, ...(modes.dispatcher ? { dispatcher: modes.dispatcher } : {}) }),
+          comparer: modes.comparer,
+          sink: modes.sink,
+          sampleRate: modes.sampleRate,
+          concurrency: modes.concurrency,
+          queueMax: modes.queueMax,
+          maxBodyBytes: modes.maxBodyBytes,
+        },
+        mappings: deps.mappings,
+        publicBaseUrl: deps.config.publicBaseUrl,
+        requestDeadlineMs: deps.config.requestDeadlineMs,
+        identityOf: createIdentityHasher(),
+        now,
+        translate: async (request) => app.fetch(request),
+        // A fresh app per dry run: its recorder holds this one request's calls and nothing else.
+        dryRun: async (request) => {
+          const recording = createRecordingClient(deps.nerdgraph, modes.documents);
+          const response = await createApp({ ...deps, nerdgraph: recording, modes: undefined, bridge: undefined }).fetch(request);
+          return { response, calls: recording.calls };
+        },
+      }),
+    );
+  }
+
   app.get('/healthz', (c) => {
     c.set('routeLabel', '/healthz');
     return c.json({ status: 'ok' });
@@ -105,6 +173,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   });
 
   registerExplainRoute(app, deps);
+  if (deps.bridge) registerBridgeRoutes(app, deps.bridge);
 
   registerV2Routes(app, deps.mappings, {
     nerdgraph: deps.nerdgraph,

@@ -1,76 +1,41 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveV2 } from './v2/client-error.ts';
-import { createApp } from './app.ts';
+import { buildGateway, type BuiltGateway } from './gateway.ts';
 import { ConfigError, loadConfig, type GatewayConfig } from './ops/config.ts';
 import { createLogger } from './ops/logger.ts';
-import { loadMappings } from './routes/mappings-loader.ts';
 import { bringDeadlinesForward } from './routes/request-signal.ts';
-import { createMetrics } from './ops/metrics.ts';
-import { createIdentityHasher } from './caller/identity.ts';
-import { createNerdGraphClient } from './upstream/client.ts';
-import { loadDocuments } from './upstream/documents.ts';
 
 /**
- * Process entry (`npm start`): validated configuration, then the gateway. With no NerdGraph
- * configured it starts the embedded sandbox on a loopback port and points itself at it.
+ * Process entry (`npm start`): validated configuration, then the gateway (src/gateway.ts),
+ * served with v2-shaped socket errors and a draining shutdown. With no NerdGraph configured it
+ * runs on the embedded sandbox.
  */
-async function upstreamUrl(config: GatewayConfig): Promise<{ url: string; demo?: { keys: string[] } }> {
-  if (config.nerdgraphUrl) return { url: config.nerdgraphUrl };
-  const { createSandbox } = await import('./sandbox/server.ts');
-  const { parseApiKeys } = await import('./sandbox/data.ts');
-  let sandbox: ReturnType<typeof createSandbox>;
-  try {
-    sandbox = createSandbox({
-      seed: config.sandbox.seed,
-      apmApps: config.sandbox.apmApps,
-      ...(config.sandbox.apiKeys ? { apiKeys: parseApiKeys(config.sandbox.apiKeys) } : {}),
-    });
-  } catch (error) {
-    throw new ConfigError(`Invalid configuration:\n  SANDBOX_API_KEYS: ${(error as Error).message}`);
+/** A configuration error is a message and exit code 1, not a stack trace. */
+function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`v2-bridge: ${error.message}\n`);
+    process.exit(1);
   }
-  const { url } = await sandbox.listen(0, '127.0.0.1');
-  return { url: `${url}/graphql`, demo: { keys: [...sandbox.data.keys.keys()] } };
+  throw error;
 }
 
 async function main(): Promise<void> {
   let config: GatewayConfig;
-  let upstream: Awaited<ReturnType<typeof upstreamUrl>>;
   try {
     config = loadConfig();
-    upstream = await upstreamUrl(config);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`v2-bridge: ${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
+    exitOnConfigError(error);
   }
   const logger = createLogger(config.logLevel);
-  const metrics = createMetrics({ defaultMetrics: true });
-  const nerdgraph = createNerdGraphClient({
-    url: upstream.url,
-    documents: loadDocuments(),
-    metrics,
-    timeoutMs: config.upstreamTimeoutMs,
-    retries: config.upstreamRetries,
-    microCache: { ...config.microCache, identityOf: createIdentityHasher() },
-  });
   let draining = false;
-  const app = createApp({
-    config,
-    draining: () => draining,
-    nerdgraph,
-    nerdgraphUrl: upstream.url,
-    mappings: await loadMappings(),
-    metrics,
-    logger,
-    readiness: async () => {
-      // Any HTTP answer (even 401/405) proves NerdGraph is reachable; no key is sent.
-      const response = await fetch(upstream.url, { method: 'GET', signal: AbortSignal.timeout(2000) });
-      await response.body?.cancel();
-      return true;
-    },
-  });
+  let gateway: BuiltGateway;
+  try {
+    gateway = await buildGateway(config, { logger, draining: () => draining, processMetrics: true });
+  } catch (error) {
+    exitOnConfigError(error);
+  }
+  const { app, upstream } = gateway;
+  const demo = gateway.sandbox ? { keys: [...gateway.sandbox.sandbox.data.keys.keys()] } : undefined;
 
   if (!config.publicBaseUrl && !['127.0.0.1', 'localhost', '::1'].includes(config.host)) {
     // Behind a proxy, Link URLs built from the Host header would point clients (and their
@@ -80,12 +45,12 @@ async function main(): Promise<void> {
 
   const server = serveV2({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const base = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
-    logger.info({ port: info.port, upstream: upstream.demo ? 'embedded sandbox' : upstream.url }, 'v2-bridge listening');
-    if (upstream.demo) {
-      const demoKey = upstream.demo.keys[0] ?? '';
+    logger.info({ port: info.port, upstream: demo ? 'embedded sandbox' : upstream.graphqlUrl, legacy: demo ? 'embedded sandbox' : upstream.legacyUrl }, 'v2-bridge listening');
+    if (demo) {
+      const demoKey = demo.keys[0] ?? '';
       process.stdout.write(
         `\nv2-bridge is running on the embedded sandbox (a simulated New Relic account).\n` +
-          `  sandbox keys: ${upstream.demo.keys.join(', ')}\n` +
+          `  sandbox keys: ${demo.keys.join(', ')}\n` +
           `  demo key:     ${demoKey}\n` +
           `  try:          curl -H 'X-Api-Key: ${demoKey}' ${base}/v2/applications.json\n\n`,
       );

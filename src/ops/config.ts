@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { parseRouteModes, RouteModesError, type ModeRule } from '../modes/route-modes.ts';
 
 /**
  * Gateway configuration: environment variables, optionally merged over a JSON file named by
@@ -13,6 +14,25 @@ const REGION_URLS = {
 } as const;
 
 const positiveInt = z.coerce.number().int().positive();
+
+/** `1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off`, any case. */
+const flag = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off']))
+  .transform((value) => ['1', 'true', 'yes', 'on'].includes(value));
+
+/** ROUTE_MODES text -> rules; a bad rule is an issue naming it (so loadConfig names ROUTE_MODES). */
+const routeModes = z.string().transform((text, ctx): ModeRule[] => {
+  try {
+    return parseRouteModes(text);
+  } catch (error) {
+    if (!(error instanceof RouteModesError)) throw error;
+    ctx.addIssue({ code: 'custom', message: error.message });
+    return z.NEVER;
+  }
+});
 
 /** Also what an app built without a loaded configuration uses (tests, embedding). */
 export const KEY_GUARD_DEFAULTS = { refusedTtlMs: 60_000, refusedMax: 10_000, verificationsPerAddressPerMinute: 20 } as const;
@@ -57,6 +77,30 @@ const ConfigSchema = z
     SANDBOX_APM_APPS: z.coerce.number().int().min(0).max(100_000).default(500),
     /** `KEY=acct[,acct];KEY2=acct` for the embedded sandbox; its defaults include a demo key. */
     SANDBOX_API_KEYS: z.string().optional(),
+    /** Migration modes per route (src/modes/route-modes.ts); unset: translate, alerts passthrough. */
+    ROUTE_MODES: routeModes.optional(),
+    /** Where passthrough and comparisons call the legacy REST API (v2 paths are `/v2/...` under it). */
+    LEGACY_REST_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Share of (caller, route) pairs whose requests get shadow work in compare/candidate modes. */
+    COMPARE_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(1),
+    COMPARE_CONCURRENCY: positiveInt.max(256).default(2),
+    /** Shadow work waiting beyond COMPARE_CONCURRENCY; more is dropped and counted. */
+    COMPARE_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(64),
+    /** Numeric tolerances per field path, read by the diff engine (src/compare/thresholds.ts). */
+    COMPARE_THRESHOLDS: z.string().optional(),
+    /** A legacy answer longer than this is streamed to the caller but not compared (counted as an error). */
+    COMPARE_MAX_BODY_BYTES: positiveInt.max(256 * 1024 * 1024).default(2 * 1024 * 1024),
+    /** Mismatch records kept for /bridge/ (oldest dropped first). */
+    /**
+     * Guards /bridge/ and /bridge/parity.json (their records hold callers' data): Bearer token or
+     * Basic password. Unset: only loopback clients are served.
+     */
+    BRIDGE_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+    PARITY_RECORDS_MAX: positiveInt.max(1_000_000).default(1000),
+    /** Embedded sandbox: comma-separated divergence names of its NerdGraph face (src/sandbox/). */
+    SANDBOX_DIVERGE: z.string().optional(),
+    /** Embedded sandbox: its legacy face's open minute varies per call, as real metric data does. */
+    SANDBOX_LEGACY_JITTER: flag.default(false),
   })
   .transform((env) => ({
     port: env.PORT,
@@ -80,8 +124,37 @@ const ConfigSchema = z
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     microCache: { ttlMs: env.MICRO_CACHE_MS, maxBytes: env.MICRO_CACHE_MAX_BYTES },
     logLevel: env.LOG_LEVEL,
-    sandbox: { seed: env.SANDBOX_SEED, apmApps: env.SANDBOX_APM_APPS, apiKeys: env.SANDBOX_API_KEYS },
+    sandbox: {
+      seed: env.SANDBOX_SEED,
+      apmApps: env.SANDBOX_APM_APPS,
+      apiKeys: env.SANDBOX_API_KEYS,
+      diverge: (env.SANDBOX_DIVERGE ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== ''),
+      legacyJitter: env.SANDBOX_LEGACY_JITTER,
+    },
+    routeModes: env.ROUTE_MODES ?? [],
+    /**
+     * The legacy REST API: LEGACY_REST_URL, else the origin of the configured NerdGraph (the
+     * region hosts serve both `/graphql` and `/v2`), else undefined: the embedded sandbox's
+     * legacy face (src/index.ts).
+     */
+    legacyRestUrl: (env.LEGACY_REST_URL ?? legacyOriginOf(env.NERDGRAPH_URL ?? (env.NEW_RELIC_REGION ? REGION_URLS[env.NEW_RELIC_REGION] : undefined)))?.replace(/\/+$/, ''),
+    compare: {
+      sampleRate: env.COMPARE_SAMPLE_RATE,
+      concurrency: env.COMPARE_CONCURRENCY,
+      queueMax: env.COMPARE_QUEUE_MAX,
+      thresholds: env.COMPARE_THRESHOLDS,
+      maxBodyBytes: env.COMPARE_MAX_BODY_BYTES,
+    },
+    parityRecordsMax: env.PARITY_RECORDS_MAX,
+    bridgeToken: env.BRIDGE_TOKEN,
   }));
+
+function legacyOriginOf(nerdgraphUrl: string | undefined): string | undefined {
+  return nerdgraphUrl === undefined ? undefined : new URL(nerdgraphUrl).origin;
+}
 
 export type GatewayConfig = z.output<typeof ConfigSchema>;
 

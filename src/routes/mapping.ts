@@ -5,7 +5,7 @@ import type { BodyObject } from '../v2/request-body.ts';
 import type { V2Format } from '../v2/format.ts';
 import type { NrqlEquality } from '../upstream/nrql.ts';
 import type { V2Body } from '../v2/format.ts';
-import type { Fidelity, ParamSchema } from '../v2/param-schema.ts';
+import { NO_PARAMS, type Fidelity, type ParamSchema } from '../v2/param-schema.ts';
 import type { V2Params } from '../v2/params.ts';
 
 export type { Fidelity, ParameterNote } from '../v2/param-schema.ts';
@@ -281,6 +281,24 @@ export interface UnsupportedMapping extends MappingBase {
   title: string;
 }
 
+/**
+ * A v2 route New Relic keeps alive after the end of life (the alert namespaces): never
+ * translated, always forwarded unchanged to the legacy REST API (src/modes/passthrough.ts).
+ * One template, several methods; `method` is the first of them, for code that reads one.
+ */
+export interface PassthroughMapping extends MappingBase {
+  kind: 'passthrough';
+  fidelity: 'passthrough';
+  methods: readonly [PassthroughMethod, ...PassthroughMethod[]];
+  /** Why the route is passed through rather than translated. */
+  reason: string;
+}
+
+export type PassthroughMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** The placeholder operation of passthrough routes: they send nothing to NerdGraph. */
+export const PASSTHROUGH_OPERATION = '(passthrough)';
+
 // Method syntax keeps parameters bivariant, so any EntityListMapping<P> is a Mapping.
 export type Mapping =
   | EntityListMapping
@@ -289,7 +307,8 @@ export type Mapping =
   | MetricDataMapping
   | ReadPlanMapping
   | WriteMapping
-  | UnsupportedMapping;
+  | UnsupportedMapping
+  | PassthroughMapping;
 
 export const MAPPING_KINDS: ReadonlySet<Mapping['kind']> = new Set([
   'entity-search-list',
@@ -299,6 +318,7 @@ export const MAPPING_KINDS: ReadonlySet<Mapping['kind']> = new Set([
   'read-plan',
   'write',
   'unsupported',
+  'passthrough',
 ]);
 
 /** Identity helpers that keep each module's literal type checked against the contract. */
@@ -330,7 +350,36 @@ export function defineUnsupportedMapping(mapping: UnsupportedMapping): Unsupport
   return mapping;
 }
 
+/** What a passthrough module declares; the rest of the contract is the same for all of them. */
+export interface PassthroughDeclaration {
+  id: string;
+  route: string;
+  methods: PassthroughMapping['methods'];
+  summary: string;
+  reason: string;
+  assumptions?: readonly string[];
+}
+
+export function definePassthroughMapping(declared: PassthroughDeclaration): PassthroughMapping {
+  return {
+    kind: 'passthrough',
+    id: declared.id,
+    route: declared.route,
+    methods: declared.methods,
+    method: declared.methods[0],
+    operation: PASSTHROUGH_OPERATION,
+    summary: declared.summary,
+    fidelity: 'passthrough',
+    reason: declared.reason,
+    parameters: NO_PARAMS,
+    fields: [],
+    knownGaps: [],
+    assumptions: declared.assumptions ?? [],
+  };
+}
+
 /** `GET`, or `GET` and `POST`, as the compatibility report and the 405 Allow header show it. */
 export function methodsOf(mapping: Mapping): string[] {
+  if (mapping.kind === 'passthrough') return [...mapping.methods];
   return mapping.readOnlyPost ? [mapping.method, 'POST'] : [mapping.method];
 }

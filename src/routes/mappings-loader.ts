@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MAPPING_KINDS, type Mapping } from './mapping.ts';
+import { MAPPING_KINDS, methodsOf, type Mapping } from './mapping.ts';
 
 /**
  * Discovers the route mappings: every module directly in mappings/ whose default export is a
@@ -40,9 +40,13 @@ export async function loadMappings(dir: string = MAPPINGS_DIR): Promise<Mapping[
   }
   const ids = new Set<string>();
   for (const mapping of mappings) {
-    const key = `${mapping.method} ${mapping.route}`;
-    if (ids.has(key)) throw new Error(`two mappings declare ${key}`);
-    ids.add(key);
+    // A passthrough mapping declares several methods of its template: each may be declared once.
+    const methods = mapping.kind === 'passthrough' ? methodsOf(mapping) : [mapping.method];
+    for (const method of methods) {
+      const key = `${method} ${mapping.route}`;
+      if (ids.has(key)) throw new Error(`two mappings declare ${key}`);
+      ids.add(key);
+    }
   }
   return mappings;
 }

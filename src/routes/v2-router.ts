@@ -29,6 +29,9 @@ export function formatOfPath(path: string): V2Format {
   return path.endsWith('.xml') ? 'xml' : 'json';
 }
 
+const passthroughUnavailable = (): V2Error =>
+  new V2Error(404, 'This v2 route is served only by passthrough to the legacy REST API, which is not configured', { kind: 'passthrough_unavailable' });
+
 export function registerV2Routes(
   app: Hono<GatewayEnv>,
   mappings: readonly Mapping[],
@@ -62,6 +65,9 @@ export function registerV2Routes(
     const mapping = match.value;
     c.set('routeLabel', mapping.route);
     c.set('format', format as V2Format);
+    // Only reached when no migration modes are configured (createApp without `modes`): a
+    // passthrough route has no translation to fall back on, whoever calls.
+    if (mapping.kind === 'passthrough') throw passthroughUnavailable();
 
     const caller = callerFrom(c.req.raw.headers, deps.identityOf, c.env?.incoming?.socket.remoteAddress);
     const signal = c.get('signal');

@@ -8,7 +8,8 @@ import { distinctValues, lastValue, parseFlag, parseIdList, parseMetricNames, pa
  * reads the declarations in order, so the first bad parameter in declaration order is the
  * one refused.
  */
-export type Fidelity = 'exact' | 'approximate' | 'unsupported';
+/** `passthrough`: forwarded unchanged to the legacy REST API, never translated (ROUTE_MODES). */
+export type Fidelity = 'exact' | 'approximate' | 'unsupported' | 'passthrough';
 
 /** One row of the compatibility report's parameter table. */
 export interface ParameterNote {

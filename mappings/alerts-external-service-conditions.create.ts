@@ -1,0 +1,11 @@
+import { definePassthroughMapping } from '../src/routes/mapping.ts';
+import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
+
+/** POST /v2/alerts_external_service_conditions/policies/{policy_id}.{json,xml}: passthrough. */
+export default definePassthroughMapping({
+  id: 'alerts_external_service_conditions.create',
+  route: '/v2/alerts_external_service_conditions/policies/{policy_id}.{format}',
+  methods: ['POST'],
+  summary: 'External service alert conditions: create in a policy, forwarded to the legacy REST API',
+  reason: ALERTS_KEPT_ALIVE,
+});

@@ -1,0 +1,11 @@
+import { definePassthroughMapping } from '../src/routes/mapping.ts';
+import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
+
+/** GET /v2/alerts_nrql_conditions.{json,xml}: passthrough. */
+export default definePassthroughMapping({
+  id: 'alerts_nrql_conditions.list',
+  route: '/v2/alerts_nrql_conditions.{format}',
+  methods: ['GET'],
+  summary: 'NRQL alert conditions of a policy (policy_id, page), forwarded to the legacy REST API',
+  reason: ALERTS_KEPT_ALIVE,
+});

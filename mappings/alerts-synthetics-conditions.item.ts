@@ -1,0 +1,12 @@
+import { definePassthroughMapping } from '../src/routes/mapping.ts';
+import { ALERTS_KEPT_ALIVE, SHOW_UNCONFIRMED } from './shared/alerts.ts';
+
+/** GET, PUT, DELETE /v2/alerts_synthetics_conditions/{condition_id}.{json,xml}: passthrough. */
+export default definePassthroughMapping({
+  id: 'alerts_synthetics_conditions.item',
+  route: '/v2/alerts_synthetics_conditions/{condition_id}.{format}',
+  methods: ['GET', 'PUT', 'DELETE'],
+  summary: 'Synthetics alert conditions: show, update, delete one, forwarded to the legacy REST API',
+  reason: ALERTS_KEPT_ALIVE,
+  assumptions: [SHOW_UNCONFIRMED],
+});

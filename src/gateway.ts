@@ -1,0 +1,146 @@
+import type { Logger } from 'pino';
+import { createApp } from './app.ts';
+import { registerBridgeRoutes } from './bridge/parity.ts';
+import { createIdentityHasher } from './caller/identity.ts';
+import { compareAnswers } from './compare/diff.ts';
+import { createParityStore, type ParityStore } from './compare/parity-store.ts';
+import { parseThresholds, ThresholdSyntaxError } from './compare/thresholds.ts';
+import type { Comparer } from './modes/ports.ts';
+import { ConfigError, type GatewayConfig } from './ops/config.ts';
+import { createMetrics, type GatewayMetrics } from './ops/metrics.ts';
+import { loadMappings } from './routes/mappings-loader.ts';
+import type { RunningSandbox, Sandbox } from './sandbox/server.ts';
+import { createNerdGraphClient } from './upstream/client.ts';
+import { loadDocuments } from './upstream/documents.ts';
+
+/**
+ * The gateway, wired from a validated configuration: the one place that decides what talks to
+ * what (NerdGraph client, legacy API, migration modes, diff engine, parity store, /bridge/
+ * pages). `npm start` (src/index.ts), the benchmark's gateway and the compare demo all build it
+ * here, so none of them can drift from what production runs. With no NerdGraph configured it
+ * starts the embedded sandbox on a loopback port and points both upstreams at it.
+ */
+export interface BuiltGateway {
+  app: ReturnType<typeof createApp>;
+  metrics: GatewayMetrics;
+  store: ParityStore;
+  /** The NerdGraph endpoint and the legacy REST API the gateway calls. */
+  upstream: { graphqlUrl: string; legacyUrl: string };
+  /** Set when running on the embedded sandbox. */
+  sandbox?: { sandbox: Sandbox; server: RunningSandbox };
+  /** Stops the embedded sandbox, if any. */
+  close(): Promise<void>;
+}
+
+export interface BuildOptions {
+  logger: Logger;
+  draining?: () => boolean;
+  /** Node's process metrics on /metrics (the server process; off in tests and tools). */
+  processMetrics?: boolean;
+  now?: () => number;
+}
+
+async function startEmbeddedSandbox(config: GatewayConfig): Promise<{ sandbox: Sandbox; server: RunningSandbox }> {
+  const { createSandbox, parseDivergences } = await import('./sandbox/server.ts');
+  const { parseApiKeys } = await import('./sandbox/data.ts');
+  const invalid = (name: string, error: unknown): ConfigError => new ConfigError(`Invalid configuration:\n  ${name}: ${(error as Error).message}`);
+  let apiKeys;
+  let diverge;
+  try {
+    apiKeys = config.sandbox.apiKeys ? parseApiKeys(config.sandbox.apiKeys) : undefined;
+  } catch (error) {
+    throw invalid('SANDBOX_API_KEYS', error);
+  }
+  try {
+    diverge = parseDivergences(config.sandbox.diverge.join(','));
+  } catch (error) {
+    throw invalid('SANDBOX_DIVERGE', error);
+  }
+  const sandbox = createSandbox({
+    seed: config.sandbox.seed,
+    apmApps: config.sandbox.apmApps,
+    diverge,
+    legacyJitter: config.sandbox.legacyJitter,
+    ...(apiKeys ? { apiKeys } : {}),
+  });
+  return { sandbox, server: await sandbox.listen(0, '127.0.0.1') };
+}
+
+/** COMPARE_THRESHOLDS checked at start-up, so a typo stops the process instead of hiding mismatches. */
+function comparerFor(config: GatewayConfig): Comparer {
+  let thresholds;
+  try {
+    thresholds = parseThresholds(config.compare.thresholds ?? '');
+  } catch (error) {
+    if (error instanceof ThresholdSyntaxError) throw new ConfigError(`Invalid configuration:\n  COMPARE_THRESHOLDS: ${error.message}`);
+    throw error;
+  }
+  return ({ legacy, legacyAgain, translated, gapPatterns }) => {
+    const { outcome, differences } = compareAnswers({ legacy, ...(legacyAgain ? { legacyAgain } : {}), translated, rules: { gapPatterns, thresholds } });
+    return { outcome, differences };
+  };
+}
+
+/** Throws ConfigError for settings that only make sense together with the mappings or upstreams. */
+export async function buildGateway(config: GatewayConfig, options: BuildOptions): Promise<BuiltGateway> {
+  const comparer = comparerFor(config);
+  const embedded = config.nerdgraphUrl ? undefined : await startEmbeddedSandbox(config);
+  try {
+    const graphqlUrl = config.nerdgraphUrl ?? `${embedded?.server.url}/graphql`;
+    // LEGACY_REST_URL, else the region's host (config.ts), else the sandbox's legacy face.
+    const legacyUrl = config.legacyRestUrl ?? (embedded?.server.url as string);
+    const metrics = createMetrics({ defaultMetrics: options.processMetrics ?? false });
+    const documents = loadDocuments();
+    const nerdgraph = createNerdGraphClient({
+      url: graphqlUrl,
+      documents,
+      metrics,
+      timeoutMs: config.upstreamTimeoutMs,
+      retries: config.upstreamRetries,
+      microCache: { ...config.microCache, identityOf: createIdentityHasher() },
+    });
+    const mappings = await loadMappings();
+    const store = createParityStore({ mappings, registry: metrics.registry, maxRecords: config.parityRecordsMax, ...(options.now ? { now: options.now } : {}) });
+    const app = createApp({
+      config,
+      modes: {
+        rules: config.routeModes,
+        legacyUrl,
+        comparer,
+        sink: store,
+        sampleRate: config.compare.sampleRate,
+        concurrency: config.compare.concurrency,
+        queueMax: config.compare.queueMax,
+        maxBodyBytes: config.compare.maxBodyBytes,
+        documents,
+      },
+      bridge: { store, ...(config.bridgeToken ? { bridgeToken: config.bridgeToken } : {}) },
+      nerdgraph,
+      nerdgraphUrl: graphqlUrl,
+      mappings,
+      metrics,
+      logger: options.logger,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.draining ? { draining: options.draining } : {}),
+      readiness: async () => {
+        // Any HTTP answer (even 401/405) proves NerdGraph is reachable; no key is sent.
+        const response = await fetch(graphqlUrl, { method: 'GET', signal: AbortSignal.timeout(2000) });
+        await response.body?.cancel();
+        return true;
+      },
+    });
+    return {
+      app,
+      metrics,
+      store,
+      upstream: { graphqlUrl, legacyUrl },
+      ...(embedded ? { sandbox: embedded } : {}),
+      close: async () => {
+        await embedded?.server.close();
+      },
+    };
+  } catch (error) {
+    await embedded?.server.close();
+    throw error;
+  }
+}

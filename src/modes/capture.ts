@@ -1,0 +1,60 @@
+/**
+ * Tees an answer's body as it streams to the caller: the chunks pass through untouched, and up to
+ * `maxBytes` of them are kept in memory. `onDone` runs once the caller has pulled the whole body
+ * (the source ended and the last chunk was handed on), never when the stream was cancelled (the
+ * caller left) or failed: shadow work starts only after the caller's answer is done.
+ */
+export interface CapturedBody {
+  /** The whole body, or null when it was longer than maxBytes (too large to compare). */
+  bytes: Uint8Array | null;
+  /** performance.now() when the last byte was handed on. */
+  endedAt: number;
+}
+
+export function captureBody(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+  onDone: (captured: CapturedBody) => void,
+): ReadableStream<Uint8Array> | null {
+  if (body === null) {
+    // Nothing to stream: the answer is done once its headers are written.
+    setImmediate(() => onDone({ bytes: new Uint8Array(0), endedAt: performance.now() }));
+    return null;
+  }
+  const reader = body.getReader();
+  let kept: Uint8Array[] | null = [];
+  let size = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        const bytes = kept === null ? null : concat(kept, size);
+        kept = null;
+        onDone({ bytes, endedAt: performance.now() });
+        return;
+      }
+      if (kept !== null) {
+        size += value.byteLength;
+        if (size > maxBytes) kept = null;
+        else kept.push(value);
+      }
+      controller.enqueue(value);
+    },
+    cancel(reason) {
+      kept = null;
+      return reader.cancel(reason);
+    },
+    // Pull only when the caller reads: the end is seen once the caller asked past the last chunk.
+  }, { highWaterMark: 0 });
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}

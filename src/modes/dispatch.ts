@@ -1,0 +1,366 @@
+import type { MiddlewareHandler } from 'hono';
+import { callerFrom, KEY_HEADERS, type IdentityOf } from '../caller/identity.ts';
+import type { AnswerSnapshot, ComparisonRecord, DryRunCall } from '../compare/types.ts';
+import type { GatewayContext, GatewayEnv } from '../routes/context.ts';
+import { methodsOf, type Mapping } from '../routes/mapping.ts';
+import type { RecordedCall } from '../upstream/recording-client.ts';
+import { parseRequestBody } from '../v2/request-body.ts';
+import { createRouteTable } from '../v2/route-table.ts';
+import { captureBody, type CapturedBody } from './capture.ts';
+import { markInternal, isInternal } from './internal.ts';
+import { createModeResolver, type ModeResolver, type RouteInfo } from './mode-resolver.ts';
+import type { LegacyApi, LegacyBody } from './passthrough.ts';
+import type { Comparer, ParitySink } from './ports.ts';
+import { createShadowQueue, readSnapshot, reasonOf, sampledIn, sealRecord, snapshotOf } from './shadow.ts';
+import type { ModeRule } from './route-modes.ts';
+
+/**
+ * The mode dispatch: a middleware in front of the v2 router that decides, per request, how it is
+ * served (ROUTE_MODES): `translate` (the router, as before), `passthrough` (forwarded to the
+ * legacy REST API), `compare` (the legacy API answers; the translation is compared off the path)
+ * or `candidate` (the translation answers; the legacy API is compared off the path).
+ *
+ * A write is never executed on both sides: in compare mode the legacy API executes it and the
+ * translation gets a dry run (a one-off app whose NerdGraph client records mutations instead of
+ * sending them); in candidate mode the translation executes it and the legacy side only records
+ * the request it would have made.
+ */
+export interface ModesOptions {
+  rules: readonly ModeRule[];
+  legacy: LegacyApi;
+  comparer: Comparer;
+  sink: ParitySink;
+  sampleRate: number;
+  concurrency: number;
+  queueMax: number;
+  maxBodyBytes: number;
+}
+
+export interface DispatchDeps {
+  modes: ModesOptions;
+  mappings: readonly Mapping[];
+  publicBaseUrl: string | undefined;
+  requestDeadlineMs: number;
+  identityOf: IdentityOf;
+  now: () => number;
+  /** The gateway itself, for the translation side of a comparison (an internal request). */
+  translate(request: Request): Promise<Response>;
+  /** A one-off gateway whose mutations are recorded, not sent: the translation side of a write's dry run. */
+  dryRun(request: Request): Promise<{ response: Response; calls: readonly RecordedCall[] }>;
+}
+
+/** Every route as the resolver sees it: a method of a template, and whether only passthrough serves it. */
+export function routeInfos(mappings: readonly Mapping[]): RouteInfo[] {
+  return mappings.flatMap((mapping) => methodsOf(mapping).map((method) => ({ template: mapping.route, method, passthroughOnly: mapping.kind === 'passthrough' })));
+}
+
+/** Builds the resolver for these mappings; throws ConfigError for rules they make impossible. */
+export function modeResolverFor(rules: readonly ModeRule[], mappings: readonly Mapping[]): ModeResolver {
+  return createModeResolver(rules, routeInfos(mappings));
+}
+
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+
+/** Does the request change anything? A write mapping, or any non-read method the gateway does not know to be a read. */
+function isWrite(mapping: Mapping | undefined, method: string): boolean {
+  if (mapping === undefined || mapping.kind === 'passthrough') return !READ_METHODS.has(method);
+  if (mapping.kind === 'write') return true;
+  return false;
+}
+
+export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<GatewayEnv> {
+  const { modes } = deps;
+  const resolver = modeResolverFor(modes.rules, deps.mappings);
+  const table = createRouteTable(deps.mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping })));
+  const queue = createShadowQueue({ concurrency: modes.concurrency, queueMax: modes.queueMax });
+
+  /** Schedules shadow work, or counts it dropped when the queue is full. */
+  const schedule = (route: string, method: string, job: () => Promise<void>): void => {
+    if (!queue.submit(job)) modes.sink.dropped(route, method);
+  };
+
+  return async (c, next) => {
+    // The gateway's own requests (a comparison's translation, a dry run) are always translated.
+    if (isInternal(c.req.raw)) return next();
+    const path = c.req.path;
+    const matched = table.match(path);
+    if (matched === undefined && !path.startsWith('/v2/')) return next();
+    const method = c.req.method;
+    const routeMethod = method === 'HEAD' ? 'GET' : method;
+    const hit = matched?.entries.find((entry) => entry.methods.includes(routeMethod));
+    const route = hit
+      ? { template: hit.template, passthroughOnly: hit.value.kind === 'passthrough' }
+      : matched
+        ? { template: matched.entries[0]?.template ?? 'unmatched', passthroughOnly: matched.entries.every((entry) => entry.value.kind === 'passthrough') }
+        : undefined;
+    // HEAD is GET without the body, for the rules as for the router.
+    const mode = resolver.modeOf({ method: routeMethod, path, route });
+    const label = route?.template ?? 'unmapped';
+    modes.sink.noteUsage(label, method, mode);
+    if (mode === 'translate') return next();
+    if (mode === 'passthrough') {
+      c.set('routeLabel', label);
+      return passthrough(c);
+    }
+    // Comparing needs a translation: an unknown route, method or format goes to the router's v2 error.
+    if (hit === undefined || (matched?.format !== 'json' && matched?.format !== 'xml')) return next();
+    c.set('routeLabel', label);
+    return mode === 'compare' ? compare(c, next, label, hit.value) : candidate(c, next, label, hit.value);
+  };
+
+  function publicOriginOf(c: GatewayContext): string {
+    return deps.publicBaseUrl ?? new URL(c.req.url).origin;
+  }
+
+  /** Path and raw query as the client sent them (Node's request target when served over HTTP). */
+  function targetOf(c: GatewayContext): string {
+    const raw = c.env?.incoming?.url;
+    if (raw !== undefined && raw.startsWith('/')) return raw;
+    const url = new URL(c.req.url);
+    return `${url.pathname}${url.search}`;
+  }
+
+  /** The request body to forward as a stream: a GET's body lives on the raw Node request (see form-body.ts). */
+  function streamedBody(c: GatewayContext): LegacyBody {
+    if (READ_METHODS.has(c.req.method)) {
+      const incoming = c.env?.incoming;
+      const hasBody = incoming !== undefined && (Number(incoming.headers['content-length'] ?? 0) > 0 || incoming.headers['transfer-encoding'] !== undefined);
+      return hasBody ? incoming : null;
+    }
+    return c.req.raw.body;
+  }
+
+  async function bufferedBody(c: GatewayContext): Promise<Uint8Array | null> {
+    if (READ_METHODS.has(c.req.method)) return null;
+    // Hono keeps the bytes read here, so a translation running after this reads them again.
+    return new Uint8Array(await c.req.arrayBuffer());
+  }
+
+  async function passthrough(c: GatewayContext, body: LegacyBody = streamedBody(c)): Promise<Response> {
+    const answer = await modes.legacy.forward({
+      method: c.req.method,
+      target: targetOf(c),
+      headers: c.req.raw.headers,
+      body,
+      signal: c.get('signal'),
+      publicOrigin: publicOriginOf(c),
+    });
+    answer.headers.set('x-request-id', c.get('requestId'));
+    return answer;
+  }
+
+  /** The caller's identity for sampling, or undefined (no usable key: nothing to compare as that caller). */
+  function sampled(c: GatewayContext, label: string): boolean {
+    try {
+      const caller = callerFrom(c.req.raw.headers, deps.identityOf);
+      return sampledIn(caller.identity, label, modes.sampleRate);
+    } catch {
+      return false;
+    }
+  }
+
+  function apiKeyOf(c: GatewayContext): string | undefined {
+    for (const name of KEY_HEADERS) {
+      const value = c.req.header(name)?.trim();
+      if (value) return value;
+    }
+    return undefined;
+  }
+
+  /** Headers of a shadow request: what the answer depends on, the key in the header it came in. */
+  function shadowHeaders(c: GatewayContext): Headers {
+    const headers = new Headers();
+    for (const name of ['accept', 'content-type', 'user-agent', 'x-account-id', 'x-request-id']) {
+      const value = c.req.header(name);
+      if (value !== undefined) headers.set(name, value);
+    }
+    const keyHeader = KEY_HEADERS.find((name) => (c.req.header(name) ?? '').trim() !== '');
+    if (keyHeader !== undefined) headers.set(keyHeader, c.req.header(keyHeader) as string);
+    return headers;
+  }
+
+  function internalRequest(c: GatewayContext, body: Uint8Array | null): Request {
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    return markInternal(new Request(c.req.url, { method, headers: shadowHeaders(c), ...(body === null ? {} : { body }) }));
+  }
+
+  /** One more legacy call for a comparison (a read), under its own deadline. */
+  async function legacyAgain(c: GatewayContext, label: string, body: Uint8Array | null): Promise<AnswerSnapshot> {
+    const started = performance.now();
+    // One deadline for the whole call, body included: a legacy API that stalls mid-body must not hold a slot.
+    const deadline = AbortSignal.timeout(deps.requestDeadlineMs);
+    const answer = await modes.legacy.forward({
+      method: c.req.method === 'HEAD' ? 'GET' : c.req.method,
+      target: targetOf(c),
+      headers: shadowHeaders(c),
+      body,
+      signal: deadline,
+      signalCoversBody: true,
+      publicOrigin: publicOriginOf(c),
+    });
+    const snapshot = await readSnapshot(answer, started);
+    modes.sink.observeSide(label, 'legacy', snapshot.ms / 1000);
+    return snapshot;
+  }
+
+  function recordOf(c: GatewayContext, label: string, mode: 'compare' | 'candidate', fields: Pick<ComparisonRecord, 'outcome' | 'status' | 'ms'> & Partial<ComparisonRecord>): void {
+    modes.sink.record(
+      sealRecord(
+        {
+          at: deps.now(),
+          route: label,
+          method: c.req.method,
+          mode,
+          request: targetOf(c),
+          differences: [],
+          ...fields,
+        },
+        apiKeyOf(c),
+      ),
+    );
+  }
+
+  function gapsOf(mapping: Mapping): string[] {
+    return mapping.knownGaps.flatMap((gap) => (gap.path === undefined ? [] : [gap.path]));
+  }
+
+  function compareSnapshots(c: GatewayContext, label: string, mode: 'compare' | 'candidate', mapping: Mapping, legacy: AnswerSnapshot, again: AnswerSnapshot | undefined, translated: AnswerSnapshot): void {
+    let judged: ReturnType<Comparer>;
+    try {
+      judged = modes.comparer({ legacy, ...(again ? { legacyAgain: again } : {}), translated, gapPatterns: gapsOf(mapping) });
+    } catch (error) {
+      recordOf(c, label, mode, { outcome: 'error', status: { legacy: legacy.status, translated: translated.status }, ms: { legacy: legacy.ms, translated: translated.ms }, error: `comparer failed: ${reasonOf(error)}` });
+      return;
+    }
+    recordOf(c, label, mode, {
+      outcome: judged.outcome,
+      status: { legacy: legacy.status, translated: translated.status },
+      ms: { legacy: legacy.ms, translated: translated.ms },
+      differences: judged.differences,
+    });
+  }
+
+  /** compare: the legacy API answers the caller; the translation runs afterwards, off the path. */
+  async function compare(c: GatewayContext, next: () => Promise<void>, label: string, mapping: Mapping): Promise<Response> {
+    // Sampled out: served exactly as passthrough (a write too: it executes once either way).
+    if (!sampled(c, label)) return passthrough(c);
+    const write = isWrite(mapping, c.req.method);
+    // Buffered (bounded by the body limit): the dry run or the translation replays the same bytes.
+    const body = await bufferedBody(c);
+    const started = performance.now();
+    let answer: Response;
+    try {
+      answer = await passthrough(c, body);
+    } catch (error) {
+      // No legacy answer: the caller gets the v2 error; the comparison is an error, nothing more runs.
+      recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: null, translated: null }, ms: { legacy: performance.now() - started, translated: null }, error: `legacy call failed: ${reasonOf(error)}` });
+      throw error;
+    }
+    // A 304 holds nothing to compare (the caller's If-None-Match named the legacy ETag).
+    if (answer.status === 304) return answer;
+    const captured = captureBody(answer.body, modes.maxBodyBytes, (done) => {
+      schedule(label, c.req.method, () => (write ? dryRunWrite(c, label, answer, done, started, body) : compareRead(c, label, mapping, answer, done, started, body)));
+    });
+    return new Response(captured, { status: answer.status, headers: answer.headers });
+  }
+
+  async function compareRead(c: GatewayContext, label: string, mapping: Mapping, answer: Response, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
+    const legacyMs = done.endedAt - started;
+    modes.sink.observeSide(label, 'legacy', legacyMs / 1000);
+    if (done.bytes === null) {
+      recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: answer.status, translated: null }, ms: { legacy: legacyMs, translated: null }, error: `too large to compare (over ${modes.maxBodyBytes} bytes)` });
+      return;
+    }
+    let legacy: AnswerSnapshot;
+    try {
+      legacy = snapshotOf(answer, done.bytes, legacyMs);
+    } catch (error) {
+      recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: answer.status, translated: null }, ms: { legacy: legacyMs, translated: null }, error: `legacy body unreadable: ${reasonOf(error)}` });
+      return;
+    }
+    const translatedStarted = performance.now();
+    const [translated, again] = await Promise.allSettled([
+      deps.translate(internalRequest(c, body)).then((response) => readSnapshot(response, translatedStarted)),
+      legacyAgain(c, label, body),
+    ]);
+    if (translated.status === 'rejected') {
+      recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: legacy.status, translated: null }, ms: { legacy: legacy.ms, translated: null }, error: `translation failed: ${reasonOf(translated.reason)}` });
+      return;
+    }
+    modes.sink.observeSide(label, 'translated', translated.value.ms / 1000);
+    // Without a second legacy answer there is no noise to cancel; the comparison still stands.
+    compareSnapshots(c, label, 'compare', mapping, legacy, again.status === 'fulfilled' ? again.value : undefined, translated.value);
+  }
+
+  /** compare, a write: the legacy API executed it; the translation runs dry, recording its mutation. */
+  async function dryRunWrite(c: GatewayContext, label: string, answer: Response, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
+    const legacyMs = done.endedAt - started;
+    modes.sink.observeSide(label, 'legacy', legacyMs / 1000);
+    const dryStarted = performance.now();
+    try {
+      const { response, calls } = await deps.dryRun(internalRequest(c, body));
+      await response.arrayBuffer();
+      const mutations: DryRunCall[] = calls.filter((call) => call.kind === 'mutation').map((call) => ({ operation: call.operation, variables: call.variables }));
+      recordOf(c, label, 'compare', {
+        outcome: 'dry_run',
+        status: { legacy: answer.status, translated: null },
+        ms: { legacy: legacyMs, translated: performance.now() - dryStarted },
+        dryRun: { side: 'translated', calls: mutations },
+      });
+    } catch (error) {
+      recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: answer.status, translated: null }, ms: { legacy: legacyMs, translated: null }, error: `dry run failed: ${reasonOf(error)}` });
+    }
+  }
+
+  /** candidate: the translation answers the caller; the legacy API is compared afterwards, off the path. */
+  async function candidate(c: GatewayContext, next: () => Promise<void>, label: string, mapping: Mapping): Promise<Response | void> {
+    if (!sampled(c, label)) return next();
+    const write = isWrite(mapping, c.req.method);
+    // Read before the translation consumes it (Hono keeps the bytes for the router and the write runner).
+    const body = await bufferedBody(c);
+    const bodyText = body === null ? '' : Buffer.from(body).toString('utf8');
+    const started = performance.now();
+    await next();
+    const answer = c.res;
+    if (answer.status === 304) return;
+    const captured = captureBody(answer.body, modes.maxBodyBytes, (done) => {
+      schedule(label, c.req.method, () => (write ? recordLegacyDryRun(c, label, answer, done, started, bodyText) : candidateRead(c, label, mapping, answer, done, started, body)));
+    });
+    c.res = new Response(captured, { status: answer.status, headers: answer.headers });
+  }
+
+  async function candidateRead(c: GatewayContext, label: string, mapping: Mapping, answer: Response, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
+    const translatedMs = done.endedAt - started;
+    modes.sink.observeSide(label, 'translated', translatedMs / 1000);
+    if (done.bytes === null) {
+      recordOf(c, label, 'candidate', { outcome: 'error', status: { legacy: null, translated: answer.status }, ms: { legacy: null, translated: translatedMs }, error: `too large to compare (over ${modes.maxBodyBytes} bytes)` });
+      return;
+    }
+    const translated = snapshotOf(answer, done.bytes, translatedMs);
+    const [first, second] = await Promise.allSettled([legacyAgain(c, label, body), legacyAgain(c, label, body)]);
+    if (first.status === 'rejected') {
+      recordOf(c, label, 'candidate', { outcome: 'error', status: { legacy: null, translated: translated.status }, ms: { legacy: null, translated: translated.ms }, error: `legacy call failed: ${reasonOf(first.reason)}` });
+      return;
+    }
+    compareSnapshots(c, label, 'candidate', mapping, first.value, second.status === 'fulfilled' ? second.value : undefined, translated);
+  }
+
+  /** candidate, a write: the translation executed it; the legacy side records the request it would have made. */
+  async function recordLegacyDryRun(c: GatewayContext, label: string, answer: Response, done: CapturedBody, started: number, bodyText: string): Promise<void> {
+    const translatedMs = done.endedAt - started;
+    modes.sink.observeSide(label, 'translated', translatedMs / 1000);
+    let variables: Record<string, unknown>;
+    try {
+      variables = { ...parseRequestBody(c.req.header('content-type'), bodyText) };
+    } catch {
+      variables = { unparsedBody: bodyText.slice(0, 200) };
+    }
+    recordOf(c, label, 'candidate', {
+      outcome: 'dry_run',
+      status: { legacy: null, translated: answer.status },
+      ms: { legacy: null, translated: translatedMs },
+      dryRun: { side: 'legacy', calls: [{ operation: `${c.req.method} ${label}`, variables }] },
+    });
+  }
+}
+

@@ -1,0 +1,72 @@
+import type { RouteMode } from '../compare/types.ts';
+import { ConfigError } from '../ops/config.ts';
+import { formatRouteModes, globMatcher, isCatchAll, stemOf, type ModeRule } from './route-modes.ts';
+
+/**
+ * Picks the mode of a request from the ROUTE_MODES rules. First matching rule wins, in this
+ * order: the user's specific rules, then the built-in defaults (the routes of passthrough
+ * mappings are passthrough), then the user's catch-all rules (`*=...`), then `translate`.
+ *
+ * A passthrough-only route has no translation, so no rule can make it translated: a specific
+ * rule that matches only such routes with another mode is a configuration error (reported at
+ * start-up); a broader rule that also matches translated routes is skipped for them.
+ */
+export interface RouteInfo {
+  /** The v2 template, e.g. `/v2/applications/{id}.{format}`. */
+  template: string;
+  method: string;
+  /** True when the only mapping of this method and template is a passthrough one. */
+  passthroughOnly: boolean;
+}
+
+/** What the dispatch knows of a request: its method, its path, and the route it matched (if any). */
+export interface ModeQuery {
+  method: string;
+  path: string;
+  route: Pick<RouteInfo, 'template' | 'passthroughOnly'> | undefined;
+}
+
+export interface ModeResolver {
+  modeOf(query: ModeQuery): RouteMode;
+  /** The rules as configured (for logs and reports). */
+  readonly rules: readonly ModeRule[];
+}
+
+interface CompiledRule {
+  rule: ModeRule;
+  matches(method: string, texts: readonly string[]): boolean;
+}
+
+function compile(rule: ModeRule): CompiledRule {
+  const glob = globMatcher(rule.pattern);
+  return { rule, matches: (method, texts) => (rule.method === undefined || rule.method === method) && texts.some(glob) };
+}
+
+export function createModeResolver(rules: readonly ModeRule[], routes: readonly RouteInfo[]): ModeResolver {
+  const specific = rules.filter((rule) => !isCatchAll(rule)).map(compile);
+  const catchAll = rules.filter(isCatchAll).map(compile);
+
+  for (const { rule, matches } of specific) {
+    if (rule.mode === 'passthrough') continue;
+    const hit = routes.filter((route) => matches(route.method, [stemOf(route.template)]));
+    if (hit.length > 0 && hit.every((route) => route.passthroughOnly)) {
+      throw new ConfigError(
+        `Invalid configuration:\n  ROUTE_MODES: rule ${JSON.stringify(formatRouteModes([rule]))}: ${rule.mode} is impossible for ${hit[0]?.method} ${hit[0]?.template}, which is served only by passthrough`,
+      );
+    }
+  }
+
+  return {
+    rules,
+    modeOf({ method, path, route }) {
+      const texts = route ? [stemOf(route.template), stemOf(path)] : [stemOf(path)];
+      for (const { rule, matches } of specific) {
+        if (route?.passthroughOnly && rule.mode !== 'passthrough') continue;
+        if (matches(method, texts)) return rule.mode;
+      }
+      if (route?.passthroughOnly) return 'passthrough';
+      for (const { rule, matches } of catchAll) if (matches(method, texts)) return rule.mode;
+      return 'translate';
+    },
+  };
+}

@@ -1,0 +1,190 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { Agent, request, type Dispatcher } from 'undici';
+import { KEY_HEADERS } from '../caller/identity.ts';
+import { V2Error } from '../v2/errors.ts';
+
+/**
+ * Passthrough: a request forwarded unchanged to the legacy REST API (LEGACY_REST_URL), its
+ * answer streamed back unchanged.
+ *
+ * - Method, path, raw query and body go as they came. Of the request headers only a whitelist
+ *   goes, plus the caller's key in the one key header it came in (x-api-key or api-key), and in
+ *   nowhere else: not in the URL, not in any other header.
+ * - Status and body come back byte for byte and are streamed (never buffered here), with the
+ *   headers a v2 client reads (content type and encoding, length, Link, ETag, Last-Modified,
+ *   Cache-Control, Retry-After, every X-RateLimit-*).
+ * - Link URLs that point at the legacy API are rewritten to the gateway's public origin
+ *   (PUBLIC_BASE_URL or the request's origin): a client that follows `rel="next"` keeps paging
+ *   through the gateway, under the same route modes, instead of leaving it for the legacy host.
+ *   Only the origin (and the base path of LEGACY_REST_URL) changes; path and query stay.
+ * - The request's signal (deadline or client gone) covers the wait for the answer's headers;
+ *   once streaming, a client that leaves cancels the body, which aborts the upstream request.
+ * - Writes are sent once: nothing here retries.
+ */
+const REQUEST_HEADERS: readonly string[] = [
+  'accept',
+  'accept-encoding',
+  'content-type',
+  'content-length',
+  'if-none-match',
+  'if-modified-since',
+  'user-agent',
+  'x-request-id',
+];
+
+const RESPONSE_HEADERS: ReadonlySet<string> = new Set([
+  'content-type',
+  'content-encoding',
+  'content-length',
+  'link',
+  'etag',
+  'last-modified',
+  'cache-control',
+  'retry-after',
+]);
+
+/** Statuses whose answer has no body (a Response refuses one). */
+const NO_BODY_STATUS: ReadonlySet<number> = new Set([101, 204, 205, 304]);
+
+export type LegacyBody = Uint8Array | ReadableStream<Uint8Array> | Readable | null;
+
+export interface LegacyRequest {
+  method: string;
+  /** Path and raw query exactly as the client sent them: `/v2/alerts_policies.json?page=2`. */
+  target: string;
+  /** The client's request headers; filtered here. */
+  headers: Headers;
+  body: LegacyBody;
+  /** Fires at the deadline or when the client leaves: covers the wait for the answer's headers. */
+  signal: AbortSignal;
+  /** Shadow calls: the signal also cuts the body short (a caller's stream is cut by its own cancel instead). */
+  signalCoversBody?: boolean;
+  /** Where Link URLs should point instead of the legacy API (the gateway's origin). */
+  publicOrigin: string;
+}
+
+export interface LegacyApi {
+  readonly baseUrl: string;
+  /** The legacy answer, its body a stream; throws a V2Error (502/503/504) when there is none. */
+  forward(req: LegacyRequest): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface LegacyApiOptions {
+  /** LEGACY_REST_URL: an origin, optionally with a base path; `/v2/...` paths go under it. */
+  baseUrl: string;
+  dispatcher?: Dispatcher;
+}
+
+const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const ownAgent = options.dispatcher ? undefined : new Agent({ keepAliveTimeout: 10_000, connections: 128 });
+  const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
+
+  return {
+    baseUrl,
+    async forward(req) {
+      const headers = forwardedHeaders(req.headers, req.body);
+      // Our own controller: the request's signal is followed only until the headers arrive.
+      const controller = new AbortController();
+      const follow = (): void => controller.abort(req.signal.reason);
+      if (req.signal.aborted) throw req.signal.reason as Error;
+      req.signal.addEventListener('abort', follow, { once: true });
+      let answer: Dispatcher.ResponseData;
+      try {
+        answer = await request(`${baseUrl}${req.target}`, {
+          method: req.method as Dispatcher.HttpMethod,
+          headers,
+          // undici reads Node streams: a web stream (a Fetch body) is adapted, not buffered.
+          body: req.body instanceof ReadableStream ? Readable.fromWeb(req.body as WebReadableStream<Uint8Array>) : req.body,
+          signal: controller.signal,
+          dispatcher,
+        });
+      } catch (error) {
+        throw legacyFailure(error, req.signal, WRITES.has(req.method));
+      } finally {
+        if (!req.signalCoversBody) req.signal.removeEventListener('abort', follow);
+      }
+      const responseHeaders = keptHeaders(answer.headers, baseUrl, req.publicOrigin);
+      if (NO_BODY_STATUS.has(answer.statusCode) || req.method === 'HEAD') {
+        // Nothing to read; dump() discards what may be there without an error event.
+        void answer.body.dump().catch(() => undefined);
+        return new Response(null, { status: answer.statusCode, headers: responseHeaders });
+      }
+      // Readable.toWeb: pulled as the client reads; cancelling it (client gone) destroys the
+      // undici body, which aborts the upstream request.
+      const body = Readable.toWeb(answer.body) as ReadableStream<Uint8Array>;
+      return new Response(body, { status: answer.statusCode, headers: responseHeaders });
+    },
+    close: async () => {
+      await ownAgent?.close();
+    },
+  };
+}
+
+function forwardedHeaders(incoming: Headers, body: LegacyBody): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of REQUEST_HEADERS) {
+    const value = incoming.get(name);
+    if (value !== null) out[name] = value;
+  }
+  // undici measures a buffered body itself; a request without a body has no length to send.
+  if (body === null || body instanceof Uint8Array) delete out['content-length'];
+  // The key goes in the header it came in, and only there (the first non-empty, as callerFrom reads it).
+  const keyHeader = KEY_HEADERS.find((name) => (incoming.get(name) ?? '').trim() !== '');
+  if (keyHeader !== undefined) out[keyHeader] = incoming.get(keyHeader) as string;
+  return out;
+}
+
+function keptHeaders(headers: Record<string, string | string[] | undefined>, baseUrl: string, publicOrigin: string): Headers {
+  const out = new Headers();
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (value === undefined || !(RESPONSE_HEADERS.has(lower) || lower.startsWith('x-ratelimit-'))) continue;
+    for (const one of [value].flat()) out.append(lower, lower === 'link' ? rewriteLink(one, baseUrl, publicOrigin) : one);
+  }
+  return out;
+}
+
+/** `<https://legacy/v2/x.json?page=2>; rel="next"` -> `<https://gateway/v2/x.json?page=2>; rel="next"`; other URLs kept. */
+export function rewriteLink(link: string, baseUrl: string, publicOrigin: string): string {
+  return link.replace(/<([^>]*)>/g, (whole, url: string) =>
+    url === baseUrl || url.startsWith(`${baseUrl}/`) || url.startsWith(`${baseUrl}?`) ? `<${publicOrigin}${url.slice(baseUrl.length)}>` : whole,
+  );
+}
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** No legacy answer, in v2 terms; for a write, whether anything may have changed. */
+function legacyFailure(error: unknown, signal: AbortSignal, write: boolean): V2Error {
+  // The request's own reasons (deadline: 504; client gone) are V2Errors already (request-signal.ts).
+  if (signal.aborted && signal.reason instanceof V2Error) {
+    if (write && signal.reason.name === 'TimeoutError') {
+      return new V2Error(504, 'The legacy REST API did not answer in time; the change may have been made: read before retrying', {
+        cause: error,
+        kind: 'legacy_write_unconfirmed',
+      });
+    }
+    return signal.reason;
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && UNREACHABLE.has(code)) {
+    return new V2Error(503, write ? 'The legacy REST API is unreachable; nothing was changed' : 'The legacy REST API is unreachable', {
+      cause: error,
+      kind: 'legacy_unreachable',
+    });
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+    return new V2Error(504, write ? 'The legacy REST API did not answer in time; the change may have been made: read before retrying' : 'The legacy REST API did not answer in time', {
+      cause: error,
+      kind: write ? 'legacy_write_unconfirmed' : 'legacy_timeout',
+    });
+  }
+  return new V2Error(502, write ? 'The legacy REST API failed to answer; the change may have been made: read before retrying' : 'The legacy REST API failed to answer', {
+    cause: error,
+    kind: write ? 'legacy_write_unconfirmed' : 'legacy_failure',
+  });
+}

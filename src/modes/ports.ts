@@ -1,0 +1,22 @@
+import type { AnswerSnapshot, ComparisonRecord, JudgedDifference, Outcome, RouteMode } from '../compare/types.ts';
+
+/**
+ * Where the other pieces of the migration modes plug in: the diff engine (src/compare/diff.ts)
+ * is a Comparer, the parity store (src/compare/parity-store.ts) a ParitySink. Nothing handed to
+ * either holds an API key.
+ */
+export interface Comparer {
+  (input: { legacy: AnswerSnapshot; legacyAgain?: AnswerSnapshot; translated: AnswerSnapshot; gapPatterns: readonly string[] }): {
+    outcome: Extract<Outcome, 'match' | 'mismatch' | 'noise' | 'error'>;
+    differences: JudgedDifference[];
+  };
+}
+
+export interface ParitySink {
+  /** Every caller /v2 request: its route label (template, `unmapped` or `unmatched`) and mode. */
+  noteUsage(route: string, method: string, mode: RouteMode): void;
+  record(record: ComparisonRecord): void;
+  /** Shadow work shed because the queue was full. */
+  dropped(route: string, method: string): void;
+  observeSide(route: string, side: 'legacy' | 'translated', seconds: number): void;
+}

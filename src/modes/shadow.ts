@@ -1,0 +1,114 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { redactKeys } from '../caller/redact.ts';
+import type { AnswerSnapshot, ComparisonRecord, JudgedDifference } from '../compare/types.ts';
+
+/**
+ * Shadow work: what compare and candidate modes do off the caller's path, and the bounds on it.
+ *
+ * - Sampling is consistent: a (caller, route) pair is in or out for good, by a hash of the
+ *   caller's identity (an HMAC of the key, never the key) and the route.
+ * - A bounded queue with bounded concurrency: work that finds the queue full is dropped and
+ *   counted, so shadow work can never pile up behind (or slow) the callers' answers.
+ */
+export function sampledIn(identity: string, route: string, rate: number): boolean {
+  if (rate >= 1) return true;
+  if (rate <= 0) return false;
+  const digest = createHash('sha256').update(identity).update('\0').update(route).digest();
+  return digest.readUInt32BE(0) / 2 ** 32 < rate;
+}
+
+export interface ShadowQueue {
+  /** Runs `job` when a slot frees up; false (and nothing run) when the queue is full. */
+  submit(job: () => Promise<void>): boolean;
+  /** Running and waiting jobs, for tests and metrics. */
+  readonly pending: number;
+}
+
+export function createShadowQueue(options: { concurrency: number; queueMax: number }): ShadowQueue {
+  const waiting: Array<() => Promise<void>> = [];
+  let running = 0;
+  const start = (job: () => Promise<void>): void => {
+    running++;
+    // A job records its own failures; anything escaping is a bug that must not kill the process.
+    void job()
+      .catch(() => undefined)
+      .finally(() => {
+        running--;
+        const next = waiting.shift();
+        if (next) start(next);
+      });
+  };
+  return {
+    submit(job) {
+      if (running < options.concurrency) {
+        start(job);
+        return true;
+      }
+      if (waiting.length >= options.queueMax) return false;
+      waiting.push(job);
+      return true;
+    },
+    get pending() {
+      return running + waiting.length;
+    },
+  };
+}
+
+/** A body as the diff engine reads it: text, decoded from the content encoding it came in. */
+export function decodeBody(bytes: Uint8Array, contentEncoding: string | null): string {
+  const encoding = (contentEncoding ?? '').trim().toLowerCase();
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const decoded =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? gunzipSync(buffer)
+      : encoding === 'deflate'
+        ? inflateSync(buffer)
+        : encoding === 'br'
+          ? brotliDecompressSync(buffer)
+          : buffer;
+  return decoded.toString('utf8');
+}
+
+export function snapshotOf(response: Pick<Response, 'status' | 'headers'>, bytes: Uint8Array, ms: number): AnswerSnapshot {
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? '',
+    body: decodeBody(bytes, response.headers.get('content-encoding')),
+    link: response.headers.get('link'),
+    ms,
+  };
+}
+
+/** Reads a whole (shadow) answer: the snapshot of it, timed from `started` (performance.now()). */
+export async function readSnapshot(response: Response, started: number): Promise<AnswerSnapshot> {
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  return snapshotOf(response, bytes, performance.now() - started);
+}
+
+const MAX_DIFFERENCES = 50;
+const MAX_TEXT = 200;
+
+/**
+ * The record as stored: every string masked (the caller's key wherever it appears, whatever its
+ * shape, and anything key-shaped), differences capped, values shortened.
+ */
+export function sealRecord(record: Omit<ComparisonRecord, 'id'>, apiKey: string | undefined): ComparisonRecord {
+  const mask = (text: string): string => redactKeys(apiKey ? text.split(apiKey).join('[redacted]') : text);
+  const clean = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return mask(value.length > MAX_TEXT * 4 ? `${value.slice(0, MAX_TEXT * 4)}...` : value);
+    if (value === null || typeof value !== 'object') return value;
+    if (depth > 12) return '[deep]';
+    if (Array.isArray(value)) return value.map((item) => clean(item, depth + 1));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [mask(key), clean(item, depth + 1)]));
+  };
+  const differences: JudgedDifference[] = record.differences.slice(0, MAX_DIFFERENCES);
+  // The record's own shape, every string in it masked: a structural copy of a ComparisonRecord.
+  return clean({ id: randomUUID(), ...record, differences }, 0) as ComparisonRecord;
+}
+
+/** A one-line reason for a failed side, for the record (masked by sealRecord). */
+export function reasonOf(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, MAX_TEXT);
+  return `thrown ${typeof error}`;
+}

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
-import { registerBridgeRoutes } from './bridge/parity.ts';
 import { createIdentityHasher } from './caller/identity.ts';
 import { compareAnswers } from './compare/diff.ts';
 import { createParityStore, type ParityStore } from './compare/parity-store.ts';

@@ -11,7 +11,6 @@ import { MAX_REQUEST_CHARS, curlFor, parseExplainQuery, type Explanation, type E
 import { createApp } from '../src/app.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
-import type { Mapping } from '../src/routes/mapping.ts';
 import { createSandbox } from '../src/sandbox/server.ts';
 import type { SandboxApp } from '../src/sandbox/model.ts';
 import { deploymentsOf } from '../src/sandbox/writes.ts';
@@ -172,29 +171,13 @@ describe('GET /bridge/explain: reads', () => {
     expect(await gateway.upstreamCount()).toBe(before);
   });
 
-  it('a passthrough mapping (by its kind): passed through, no NerdGraph call', async () => {
-    // The migration modes declare passthrough mappings; one stands in for them here.
-    const passthrough = {
-      kind: 'passthrough',
-      id: 'alerts_policies.list',
-      method: 'GET',
-      route: '/v2/alerts_policies.{format}',
-      operation: '(passthrough)',
-      summary: 'Alert policies: passed through to the legacy REST API',
-      fidelity: 'exact',
-      parameters: { parse: () => ({}), notes: () => [] },
-      fields: [],
-      knownGaps: [],
-      assumptions: [],
-    } as unknown as Mapping;
-    const mappings = [...(await loadMappings()), passthrough];
-    // The harness's wiring, with the extra mapping.
+  it('a passthrough mapping (the alert policies list): passed through, no NerdGraph call', async () => {
     const metrics = createMetrics();
     const app = createApp({
       config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1000, accountsCacheTtlMs: 1000, metricNamesLookbackMs: 86_400_000, requestDeadlineMs: 5000 },
       nerdgraph: createNerdGraphClient({ url: graphqlUrl, documents: loadDocuments(), metrics, timeoutMs: 5000, retries: 0 }),
       nerdgraphUrl: graphqlUrl,
-      mappings,
+      mappings: await loadMappings(),
       metrics,
       logger: pino({ level: 'silent' }),
       now: () => FIXED_NOW,

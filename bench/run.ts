@@ -6,6 +6,10 @@
  *   (d) a minimal pass-through proxy (node:http + undici) on the same canned upstream: one
  *   upstream request per request, the answer streamed back, no reshaping (the floor).
  * Then a 1-connection pass on (b) and (d) for the latency the gateway adds.
+ * The migration modes get three more targets on a canned legacy REST API (bench/targets/
+ * canned-legacy.ts, replaying the sandbox's legacy face): (e) that canned API called directly,
+ * (f) the gateway in passthrough mode in front of it, (g) the gateway in compare mode (the
+ * caller answered from the legacy API; translation, second legacy call and diff off the path).
  * Prints Markdown tables, ratios and whether the speed goals are met; exits 1 if any request
  * failed or answered non-2xx.
  */
@@ -46,7 +50,7 @@ interface Measured {
 }
 
 interface TargetSpec {
-  key: 'a' | 'b' | 'c' | 'd';
+  key: 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g';
   label: string;
   target: Target;
   gateway: boolean;
@@ -58,6 +62,16 @@ async function upstreamRequests(gateway: Target): Promise<number> {
   let sum = 0;
   for (const match of text.matchAll(/^v2bridge_upstream_requests_total(?:\{[^}]*\})?\s+(\S+)$/gm)) sum += Number(match[1]);
   return sum;
+}
+
+/** v2bridge_compare_results_total by outcome, summed over routes, from the gateway's /metrics. */
+async function compareOutcomes(gateway: Target): Promise<Record<string, number>> {
+  const text = await (await fetch(`${gateway.base}/metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const match of text.matchAll(/^v2bridge_compare_results_total\{.*outcome="([a-z_]+)".*\}\s+(\S+)$/gm)) {
+    counts[match[1] as string] = (counts[match[1] as string] ?? 0) + Number(match[2]);
+  }
+  return counts;
 }
 
 /** One request, checked for 2xx; returns the answer's size in bytes. */
@@ -201,6 +215,28 @@ function goals(rows: Measured[], single: Measured[]): string {
   return lines.join('\n');
 }
 
+/** The migration-mode rows: passthrough against the legacy API called directly, compare against passthrough. */
+function modesSection(rows: Measured[], single: Measured[], shadow: Record<string, number>, connections: number): string {
+  const lines = [
+    `| scenario | (e) legacy direct req/s | (f) passthrough req/s | (g) compare req/s | (f) ÷ (e) req/s | p50 ms (e) / (f) / (g) | 1 connection p50 ms (e) / (f) / (g) | compare p50 ÷ passthrough p50 (${connections} connections; 1) |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const verdicts: string[] = [];
+  for (const scenario of SCENARIOS) {
+    const of = (key: TargetSpec['key'], from = rows): Measured | undefined => from.find((r) => r.scenario === scenario && r.target.key === key);
+    const [e, f, g, e1, f1, g1] = [of('e'), of('f'), of('g'), of('e', single), of('f', single), of('g', single)];
+    if (!e || !f || !g || !e1 || !f1 || !g1) continue;
+    const [many, one] = [g.p50 / f.p50, g1.p50 / f1.p50];
+    lines.push(
+      `| ${scenario.name} | ${fixed(e.rps, 0)} | ${fixed(f.rps, 0)} | ${fixed(g.rps, 0)} | ${fixed(f.rps / e.rps, 2)} | ${fixed(e.p50, 2)} / ${fixed(f.p50, 2)} / ${fixed(g.p50, 2)} | ` +
+        `${fixed(e1.p50, 2)} / ${fixed(f1.p50, 2)} / ${fixed(g1.p50, 2)} | ${fixed(many, 2)}; ${fixed(one, 2)} |`,
+    );
+    verdicts.push(`- goal: ${scenario.name}, compare caller p50 within 10 % of passthrough: ${fixed(many, 2)}× at ${connections} connections, ${fixed(one, 2)}× at 1 connection ${many <= 1.1 && one <= 1.1 ? 'MET' : 'NOT MET'}`);
+  }
+  const outcomes = Object.entries(shadow).map(([outcome, n]) => `${outcome} ${n}`).join(', ');
+  return [...lines, '', `(g) shadow work over the whole run: ${outcomes || 'none recorded'} (dropped: shed because the queue was full, so callers never wait for it).`, '', ...verdicts].join('\n');
+}
+
 async function main(): Promise<number> {
   const settings: Settings = {
     durationS: envNumber('BENCH_DURATION_S', 5),
@@ -229,6 +265,7 @@ async function main(): Promise<number> {
   const canned = await startTarget('canned', { CANNED_RECORD_FROM: graphqlUrl });
   // BENCH_CPU_PROF_DIR: profile the (b) gateway (`node --cpu-prof`), written when the bench ends.
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  const cannedLegacy = await startTarget('canned-legacy', { CANNED_LEGACY_FROM: sandbox.base });
   const [onSandbox, onCanned] = await Promise.all([
     startTarget('gateway', { NERDGRAPH_URL: graphqlUrl }, startNodeFlags()),
     startTarget('gateway', { NERDGRAPH_URL: `${canned.base}/graphql` }, [...startNodeFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])]),
@@ -237,6 +274,14 @@ async function main(): Promise<number> {
   // Capture: one request per scenario through (b) makes the canned upstream record the
   // sandbox's answers for every operation it needs; from then on it only replays them.
   for (const scenario of SCENARIOS) await probe(onCanned, scenario);
+  // The migration-mode gateways: both on the canned upstreams, so neither waits on real work.
+  const modeEnv = { NERDGRAPH_URL: `${canned.base}/graphql`, LEGACY_REST_URL: cannedLegacy.base };
+  const [passthrough, comparing] = await Promise.all([
+    startTarget('gateway', { ...modeEnv, ROUTE_MODES: '*=passthrough' }, startNodeFlags()),
+    startTarget('gateway', { ...modeEnv, ROUTE_MODES: '*=compare' }, startNodeFlags()),
+  ]);
+  for (const scenario of SCENARIOS) await probe(passthrough, scenario);
+  await cannedLegacy.ask('freeze');
   const captured = await canned.ask('freeze');
   out(`canned upstream: replays ${captured.map((c) => `${c.operation} (${c.bytes} B)`).join(', ')}, captured once from the sandbox (${settings.apmApps} APM apps)`);
 
@@ -265,6 +310,9 @@ async function main(): Promise<number> {
     { key: 'b', label: 'gateway → canned upstream', target: onCanned, gateway: true },
     { key: 'c', label: 'Hono hello-world', target: hello, gateway: false },
     { key: 'd', label: 'pass-through proxy → canned upstream', target: proxy, gateway: false },
+    { key: 'e', label: 'canned legacy REST API, called directly', target: cannedLegacy, gateway: false },
+    { key: 'f', label: 'gateway, passthrough → canned legacy', target: passthrough, gateway: true },
+    { key: 'g', label: 'gateway, compare → canned legacy (+ canned upstream off the path)', target: comparing, gateway: true },
   ];
   // BENCH_ONLY: comma-separated scenario names and/or target keys to measure (e.g. "application show,b").
   const only = (process.env.BENCH_ONLY ?? '').split(',').map((x) => x.trim()).filter(Boolean);
@@ -287,7 +335,7 @@ async function main(): Promise<number> {
   // Latency the gateway adds, without queueing: one connection, (b) against (d).
   const single: Measured[] = [];
   for (const scenario of SCENARIOS) {
-    for (const spec of specs.filter((s) => (s.key === 'b' || s.key === 'd') && chosen(scenario, s))) {
+    for (const spec of specs.filter((s) => ['b', 'd', 'e', 'f', 'g'].includes(s.key) && chosen(scenario, s))) {
       process.stderr.write(`running ${scenario.name} on (${spec.key}) ${spec.label}, 1 connection…\n`);
       const { row, warmupFailures } = await measure(spec, scenario, settings, 1);
       single.push(row);
@@ -308,6 +356,10 @@ async function main(): Promise<number> {
   out(ratios(rows, single));
   out();
   out(goals(rows, single));
+  out();
+  out('## Migration modes');
+  out();
+  out(modesSection(rows, single, await compareOutcomes(comparing), settings.connections));
   if (failures > 0) {
     out();
     out(`FAILED: ${failures} non-2xx answers or errors (warm-up included)`);

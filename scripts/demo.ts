@@ -1,0 +1,136 @@
+/**
+ * `npm run demo`: the gateway in compare mode on the embedded sandbox, whose NerdGraph face is
+ * made to diverge from its legacy face in known ways (SANDBOX_DIVERGE, default all) and whose
+ * legacy metric data moves in its open minute (SANDBOX_LEGACY_JITTER). It sends a sample of
+ * real v2 traffic as a demo key's integrations would, waits for the comparisons, prints the
+ * parity report (the same table as `npm run report`) and keeps serving /bridge/ until Ctrl-C
+ * (`--once`: print and exit). The report shows the injected divergences and nothing else: the
+ * documented gaps as gaps, the moving metric values as noise.
+ */
+import { pathToFileURL } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { buildGateway, type BuiltGateway } from '../src/gateway.ts';
+import { loadConfig } from '../src/ops/config.ts';
+import { createLogger } from '../src/ops/logger.ts';
+import type { ParityReport } from '../src/compare/parity-store.ts';
+import { deploymentsOf } from '../src/sandbox/writes.ts';
+import type { SandboxData } from '../src/sandbox/model.ts';
+import { serveV2 } from '../src/v2/client-error.ts';
+import { formatReport } from './report.ts';
+
+export interface DemoOptions {
+  port?: number;
+  /** Comma-separated sandbox divergences (`all`, or none with ''). */
+  diverge?: string;
+  env?: Record<string, string | undefined>;
+}
+
+export interface RunningDemo {
+  url: string;
+  gateway: BuiltGateway;
+  /** The v2 requests sent (path and query), in order. */
+  sent: string[];
+  report(): ParityReport;
+  close(): Promise<void>;
+}
+
+const DEMO_KEY = 'NRAK-SANDBOX-DEMO';
+
+/** The demo traffic: the routes a demo account's dashboards, scripts and exporters call. */
+function demoRequests(data: SandboxData, accountId: number): string[] {
+  const apps = data.apps.filter((app) => app.accountId === accountId);
+  const reporting = apps.filter((app) => app.reporting && app.hosts.length > 0).slice(0, 3);
+  const withDeployments = apps.filter((app) => deploymentsOf(data, app).length > 0).slice(0, 3);
+  const names = ['HttpDispatcher', 'Apdex', 'Errors/all'].map((name) => `names[]=${encodeURIComponent(name)}`).join('&');
+  const paths = [
+    '/v2/applications.json',
+    '/v2/applications.json?page=2',
+    '/v2/applications.json?page=3',
+    '/v2/applications.xml',
+    ...apps.slice(0, 6).map((app) => `/v2/applications/${app.id}.json`),
+    ...reporting.flatMap((app) => [
+      `/v2/applications/${app.id}/hosts.json`,
+      `/v2/applications/${app.id}/instances.json`,
+      `/v2/applications/${app.id}/metrics.json?name=HttpDispatcher`,
+      `/v2/applications/${app.id}/metrics/data.json?${names}&summarize=true`,
+      `/v2/applications/${app.id}/metrics/data.json?${names}`,
+    ]),
+    ...withDeployments.map((app) => `/v2/applications/${app.id}/deployments.json`),
+    '/v2/mobile_applications.json',
+    '/v2/browser_applications.json',
+    '/v2/key_transactions.json',
+    '/v2/alerts_policies.json',
+    '/v2/alerts_policies.json?page=2',
+  ];
+  return paths;
+}
+
+/** Waits until every comparison the traffic started has been recorded (bounded). */
+async function settled(gateway: BuiltGateway, expected: number, boundMs = 30_000): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const { outcomes } = gateway.store.report({ recent: 0 }).totals;
+    const done = Object.values(outcomes).reduce((sum, n) => sum + n, 0);
+    if (done >= expected || Date.now() - started > boundMs) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo> {
+  const env = {
+    ...process.env,
+    ...options.env,
+    ROUTE_MODES: '*=compare',
+    SANDBOX_DIVERGE: options.diverge ?? 'all',
+    SANDBOX_LEGACY_JITTER: 'true',
+    // The demo's own traffic is all there is: compare every request, keep every record.
+    COMPARE_SAMPLE_RATE: '1',
+    COMPARE_MAX_LOOP_UTILISATION: '1',
+    NERDGRAPH_URL: '',
+    NEW_RELIC_REGION: '',
+    LEGACY_REST_URL: '',
+    LOG_LEVEL: options.env?.LOG_LEVEL ?? 'silent',
+  };
+  const config = loadConfig(env);
+  const gateway = await buildGateway(config, { logger: createLogger(config.logLevel) });
+  const server = serveV2({ fetch: gateway.app.fetch, port: options.port ?? config.port, hostname: '127.0.0.1' });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', () => resolve());
+    server.once('error', reject);
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const data = gateway.sandbox?.sandbox.data as SandboxData;
+  const accountId = data.keys.get(DEMO_KEY)?.[0] as number;
+  const sent = demoRequests(data, accountId);
+  let compared = 0;
+  for (const path of sent) {
+    const response = await fetch(`${url}${path}`, { headers: { 'X-Api-Key': DEMO_KEY } });
+    await response.arrayBuffer();
+    if (!path.startsWith('/v2/alerts_')) compared++;
+  }
+  await settled(gateway, compared);
+  return {
+    url,
+    gateway,
+    sent,
+    report: () => gateway.store.report(),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await gateway.close();
+    },
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const once = process.argv.includes('--once');
+  const demo = await startDemo({});
+  process.stdout.write(`${formatReport(demo.report())}\n`);
+  process.stdout.write(`\nsent ${demo.sent.length} v2 requests as ${DEMO_KEY}; divergences: ${process.env.SANDBOX_DIVERGE ?? 'all'}\n`);
+  if (once) {
+    await demo.close();
+    process.exit(0);
+  }
+  process.stdout.write(`parity page: ${demo.url}/bridge/   (JSON: ${demo.url}/bridge/parity.json; Ctrl-C to stop)\n`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void demo.close().then(() => process.exit(0)));
+}

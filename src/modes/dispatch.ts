@@ -61,11 +61,15 @@ export function modeResolverFor(rules: readonly ModeRule[], mappings: readonly M
 
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
-/** Does the request change anything? A write mapping, or any non-read method the gateway does not know to be a read. */
+/**
+ * Could the request change anything? Every method but GET and HEAD, unless its mapping declares
+ * it a read (a metric-data form POST). Decided by method, not by mapping kind: a route the
+ * translation refuses (an unsupported DELETE) still deletes on the legacy side, so it must never
+ * get a second legacy call.
+ */
 function isWrite(mapping: Mapping | undefined, method: string): boolean {
-  if (mapping === undefined || mapping.kind === 'passthrough') return !READ_METHODS.has(method);
-  if (mapping.kind === 'write') return true;
-  return false;
+  if (READ_METHODS.has(method)) return false;
+  return !(method === 'POST' && mapping !== undefined && mapping.kind !== 'passthrough' && mapping.readOnlyPost === true);
 }
 
 export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<GatewayEnv> {

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox } from '../src/sandbox/server.ts';
+import type { RouteMode } from '../src/compare/types.ts';
+import { FIXED_NOW, PRIMARY_ACCOUNT } from './support/harness.ts';
+import { createModesGateway } from './support/modes.ts';
+
+/**
+ * "No write is ever executed twice", counted where it would happen: in the sandbox, whose two
+ * faces share one account and count every write either of them executes (sandbox.writes()).
+ * Every v2 write route, in every mode, through the gateway: exactly one write, on the side the
+ * mode names, and still exactly one once the shadow work (dry runs) has finished.
+ */
+const KEY = 'NRAK-WRITESONCE0000000000000000000';
+const JSON_HEADERS = { 'x-api-key': KEY, 'content-type': 'application/json' };
+
+interface WriteCase {
+  name: string;
+  /** Built per mode, so each mode writes to its own application, deployment or name. */
+  request(mode: RouteMode): { method: string; path: string; headers: Record<string, string>; body: string };
+  /** Routes New Relic keeps alive are passed through in every mode. */
+  passthroughOnly?: boolean;
+  /** Refused by the translation (v2 error, nothing written) where it answers. */
+  untranslated?: boolean;
+}
+
+describe('every write route, in every mode: executed exactly once, on one side', () => {
+  let sandbox: Sandbox;
+  let server: { url: string; close: () => Promise<void> };
+  const modes: RouteMode[] = ['translate', 'passthrough', 'compare', 'candidate'];
+  // Per mode: a reporting app (deployments, updates), a silent one (delete), a deployment to delete.
+  const fixtures = new Map<RouteMode, { app: number; silent: number; deployment: number }>();
+  const cases: WriteCase[] = [
+    {
+      name: 'POST deployments',
+      request: (mode) => ({ method: 'POST', path: `/v2/applications/${fixtures.get(mode)?.app}/deployments.json`, headers: JSON_HEADERS, body: JSON.stringify({ deployment: { revision: `once-${mode}` } }) }),
+    },
+    {
+      name: 'DELETE deployment',
+      untranslated: true,
+      request: (mode) => {
+        const f = fixtures.get(mode);
+        return { method: 'DELETE', path: `/v2/applications/${f?.app}/deployments/${f?.deployment}.json`, headers: JSON_HEADERS, body: '' };
+      },
+    },
+    {
+      name: 'PUT application',
+      request: (mode) => ({ method: 'PUT', path: `/v2/applications/${fixtures.get(mode)?.app}.json`, headers: JSON_HEADERS, body: JSON.stringify({ application: { settings: { app_apdex_threshold: 0.7 } } }) }),
+    },
+    {
+      name: 'DELETE application',
+      request: (mode) => ({ method: 'DELETE', path: `/v2/applications/${fixtures.get(mode)?.silent}.json`, headers: JSON_HEADERS, body: '' }),
+    },
+    {
+      name: 'POST mobile application',
+      request: (mode) => ({ method: 'POST', path: '/v2/mobile_applications.json', headers: JSON_HEADERS, body: JSON.stringify({ mobile_application: { name: `once mobile ${mode}` } }) }),
+    },
+    {
+      name: 'POST browser application',
+      request: (mode) => ({ method: 'POST', path: '/v2/browser_applications.json', headers: JSON_HEADERS, body: JSON.stringify({ browser_application: { name: `once browser ${mode}` } }) }),
+    },
+    {
+      name: 'POST v0 deployments.xml',
+      request: (mode) => ({
+        method: 'POST',
+        path: '/deployments.xml',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `deployment[application_id]=${fixtures.get(mode)?.app}&deployment[revision]=v0-${mode}`,
+      }),
+    },
+    {
+      name: 'POST alert policy',
+      passthroughOnly: true,
+      request: (mode) => ({ method: 'POST', path: '/v2/alerts_policies.json', headers: JSON_HEADERS, body: JSON.stringify({ policy: { name: `once ${mode}`, incident_preference: 'PER_POLICY' } }) }),
+    },
+  ];
+
+  beforeAll(async () => {
+    sandbox = createSandbox({ seed: 11, apmApps: 40, now: () => FIXED_NOW, apiKeys: new Map([[KEY, [PRIMARY_ACCOUNT]]]) });
+    server = await sandbox.listen(0, '127.0.0.1');
+    const apps = sandbox.data.apps.filter((app) => app.accountId === PRIMARY_ACCOUNT);
+    const reporting = apps.filter((app) => app.reporting);
+    const silent = apps.filter((app) => !app.reporting);
+    for (const [i, mode] of modes.entries()) {
+      const app = reporting[i]?.id as number;
+      // Set up through the legacy face directly, before any count is taken.
+      const created = await fetch(`${server.url}/v2/applications/${app}/deployments.json`, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ deployment: { revision: `fixture-${mode}` } }) });
+      const { deployment } = (await created.json()) as { deployment: { id: number } };
+      fixtures.set(mode, { app, silent: silent[i]?.id as number, deployment: deployment.id });
+    }
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  for (const mode of modes) {
+    it(`${mode}: one write per request, on the side the mode names, none added by shadow work`, async () => {
+      const gateway = await createModesGateway({ nerdgraphUrl: `${server.url}/graphql`, legacyUrl: server.url, routeModes: `*=${mode}` });
+      let shadowRecords = 0;
+      for (const writeCase of cases) {
+        const { method, path, headers, body } = writeCase.request(mode);
+        const before = sandbox.writes();
+        const response = await gateway.app.request(path, { method, headers, ...(body ? { body } : {}) });
+        const text = await response.text();
+        const legacySide = writeCase.passthroughOnly || mode === 'passthrough' || mode === 'compare';
+        const refused = writeCase.untranslated === true && !legacySide;
+        if (refused) expect(response.status, `${writeCase.name}: ${text}`).toBe(422);
+        else expect(response.status, `${writeCase.name}: ${text}`).toBeLessThan(300);
+        // Shadow work (dry runs) of the comparing modes, finished before counting again.
+        if ((mode === 'compare' || mode === 'candidate') && !writeCase.passthroughOnly) {
+          shadowRecords++;
+          const records = await gateway.sink.waitForRecords(shadowRecords);
+          expect(records.at(-1)?.outcome, writeCase.name).toBe('dry_run');
+        }
+        const after = sandbox.writes();
+        expect(after.total - before.total, writeCase.name).toBe(refused ? 0 : 1);
+        const legacyWrites = Object.values(after.legacy).reduce((n, v) => n + v, 0) - Object.values(before.legacy).reduce((n, v) => n + v, 0);
+        expect(legacyWrites, `${writeCase.name}: executed by the ${legacySide ? 'legacy API' : 'translation'}`).toBe(legacySide && !refused ? 1 : 0);
+      }
+      expect(gateway.sink.drops).toEqual([]);
+    });
+  }
+});

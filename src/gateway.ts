@@ -75,8 +75,8 @@ function comparerFor(config: GatewayConfig): Comparer {
     throw error;
   }
   return ({ legacy, legacyAgain, translated, gapPatterns }) => {
-    const { outcome, differences } = compareAnswers({ legacy, ...(legacyAgain ? { legacyAgain } : {}), translated, rules: { gapPatterns, thresholds } });
-    return { outcome, differences };
+    const { outcome, differences, tally } = compareAnswers({ legacy, ...(legacyAgain ? { legacyAgain } : {}), translated, rules: { gapPatterns, thresholds } });
+    return { outcome, differences, tally };
   };
 }
 

@@ -39,7 +39,7 @@ describe('compareAnswers: outcome and judging', () => {
   it('is a match when the answers agree', () => {
     const body = { applications: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] };
     const reordered = { applications: [{ name: 'b', id: 2 }, { id: 1, name: 'a' }] };
-    expect(compareAnswers({ legacy: json(body), translated: json(reordered), rules: NO_RULES })).toEqual({ outcome: 'match', differences: [], total: 0 });
+    expect(compareAnswers({ legacy: json(body), translated: json(reordered), rules: NO_RULES })).toEqual({ outcome: 'match', differences: [], total: 0, tally: [] });
   });
 
   it('calls a metric value that moved between the two legacy calls noise, not a mismatch', () => {
@@ -55,6 +55,35 @@ describe('compareAnswers: outcome and judging', () => {
     ]);
     // Without the second legacy call the same difference is a mismatch.
     expect(compareAnswers({ legacy: json(metricData(100, 0.5)), translated: json(metricData(103, 0.5)), rules: NO_RULES }).outcome).toBe('mismatch');
+  });
+
+  it('noise never hides a structural or an outsized difference where the legacy value moves', () => {
+    const moving = { legacy: json(metricData(100, 0.5)), legacyAgain: json(metricData(104, 0.5)), rules: NO_RULES };
+    const verdictOf = (translated: JsonValue): string | undefined =>
+      compareAnswers({ ...moving, translated: json(translated) }).differences.find((d) => d.path === CALLS)?.verdict;
+    // A wrong type, a value off by orders of magnitude, and a dropped field stay mismatches.
+    expect(verdictOf(JSON.parse(JSON.stringify(metricData(100, 0.5)).replace('"call_count":100', '"call_count":"100"')) as JsonValue)).toBe('mismatch');
+    expect(verdictOf(metricData(5e9, 0.5))).toBe('mismatch');
+    expect(verdictOf(metricData(160, 0.5))).toBe('mismatch');
+    const dropped = JSON.parse(JSON.stringify(metricData(100, 0.5)).replace('"call_count":100,', '')) as JsonValue;
+    expect(verdictOf(dropped)).toBe('mismatch');
+    // Within ten times the legacy movement (here 4) it is noise; two reads that land close
+    // together still leave 2 % of the value.
+    expect(verdictOf(metricData(139, 0.5))).toBe('noise');
+    expect(compareAnswers({ legacy: json(metricData(100, 0.5)), legacyAgain: json(metricData(100.01, 0.5)), translated: json(metricData(101.5, 0.5)), rules: NO_RULES }).outcome).toBe('noise');
+  });
+
+  it('counts every difference by pattern in its tally, beyond the 50 it keeps', () => {
+    const apps = (suffix: string, extra: number) =>
+      json({ applications: Array.from({ length: 60 }, (_, i) => ({ id: i, name: `app ${i}${suffix}`, settings: { x: i === 59 ? extra : 0 } })) });
+    const result = compareAnswers({ legacy: apps('', 0), translated: apps(' (renamed)', 1), rules: NO_RULES });
+    expect(result.total).toBe(61);
+    expect(result.differences).toHaveLength(MAX_KEPT_DIFFERENCES);
+    expect(result.differences.some((d) => d.pattern === 'applications[].settings.x')).toBe(false);
+    expect(result.tally).toEqual([
+      { pattern: 'applications[].name', kind: 'value', verdict: 'mismatch', count: 60 },
+      { pattern: 'applications[].settings.x', kind: 'value', verdict: 'mismatch', count: 1 },
+    ]);
   });
 
   it('keeps a mismatch elsewhere a mismatch when other values are noise', () => {
@@ -264,7 +293,7 @@ describe('compareAnswers: hostile shapes', () => {
     const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
     const other = `${'['.repeat(5000)}2${']'.repeat(5000)}`;
     const result = compareAnswers({ legacy: { ...json(null), body: deep }, translated: { ...json(null), body: other }, rules: NO_RULES });
-    expect(result).toEqual({ outcome: 'error', differences: [], total: 0, error: `bodies nest deeper than ${MAX_DEPTH} levels` });
+    expect(result).toEqual({ outcome: 'error', differences: [], total: 0, tally: [], error: `bodies nest deeper than ${MAX_DEPTH} levels` });
     // Within the bound, deep bodies still compare.
     const fine = `${'['.repeat(100)}1${']'.repeat(100)}`;
     expect(compareAnswers({ legacy: { ...json(null), body: fine }, translated: { ...json(null), body: fine.replace('1', '2') }, rules: NO_RULES }).outcome).toBe('mismatch');

@@ -297,3 +297,24 @@ describe('no key anywhere', () => {
     );
   });
 });
+
+describe('counts from the comparison tally', () => {
+  it('counts every difference a comparison found, not only the ones it kept, and names them in the verdict', () => {
+    const store = createParityStore({ mappings, registry: new Registry(), maxRecords: 10, now: () => NOW });
+    store.record(
+      comparison({
+        outcome: 'mismatch',
+        differences: [difference('applications[].name', 'mismatch', 'a', 'b')],
+        tally: [
+          { pattern: 'applications[].name', kind: 'value', verdict: 'mismatch', count: 60 },
+          { pattern: 'applications[].settings.x', kind: 'value', verdict: 'mismatch', count: 1 },
+        ],
+      }),
+    );
+    const route = store.report().routes.find((r) => r.route === APPS && r.method === 'GET') as RouteParity;
+    expect(route.verdict).toBe('differs in applications[].name, applications[].settings.x');
+    const name = route.worstPatterns.find((p) => p.pattern === 'applications[].name');
+    expect(name).toMatchObject({ mismatch: 60, example: { legacy: 'a', translated: 'b' } });
+    expect(route.worstPatterns.find((p) => p.pattern === 'applications[].settings.x')?.mismatch).toBe(1);
+  });
+});

@@ -2,7 +2,7 @@ import { redactKeys } from '../caller/redact.ts';
 import type { JsonValue } from '../v2/xml.ts';
 import { decodeAnswerBody, mediaType, semanticLinks } from './answer.ts';
 import { DEFAULT_THRESHOLDS, matchesPattern, withinThreshold, type Threshold } from './thresholds.ts';
-import type { AnswerSnapshot, Difference, JudgedDifference, Verdict } from './types.ts';
+import type { AnswerSnapshot, Difference, JudgedDifference, PatternTally, Verdict } from './types.ts';
 
 /**
  * The diff engine: typed differences between the legacy answer and the translated one, per
@@ -30,11 +30,18 @@ export interface Comparison {
   differences: JudgedDifference[];
   /** How many differences there were in all. */
   total: number;
+  /** Every difference counted by pattern, kind and verdict (at most MAX_TALLY_ENTRIES rows). */
+  tally: PatternTally[];
   /** Why the bodies could not be compared (outcome `error`): a short fixed text. */
   error?: string;
 }
 
 export const MAX_KEPT_DIFFERENCES = 50;
+/** Distinct (pattern, kind, verdict) rows counted per comparison; the rest fold into OTHER_PATTERN. */
+export const MAX_TALLY_ENTRIES = 500;
+export const OTHER_PATTERN = '(other patterns)';
+/** A selector longer than this is cut (a 1 MB `name` must not be copied into every path under it). */
+const MAX_SELECTOR_CHARS = 120;
 const MAX_STORED_CHARS = 200;
 
 // ---------------------------------------------------------------------------------------------
@@ -81,7 +88,8 @@ function spell(step: Step | undefined): { path: string; pattern: string } {
 /** A selector value: plain when it reads unambiguously in a path, else as a JSON string. */
 function selectorText(value: string | number | boolean | null): string {
   if (typeof value !== 'string') return String(value);
-  return /^[A-Za-z0-9_\-:+ /@]*$/.test(value) ? value : JSON.stringify(value);
+  const text = value.length > MAX_SELECTOR_CHARS ? `${value.slice(0, MAX_SELECTOR_CHARS)}…` : value;
+  return /^[A-Za-z0-9_\-:+ /@]*$/.test(text) ? text : JSON.stringify(text);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,24 +344,47 @@ export function ancestorPaths(path: string): string[] {
  * node missing from the translation is real whatever moves inside it).
  */
 class NoiseIndex {
-  private readonly exact = new Set<string>();
+  private readonly exact = new Map<string, Difference>();
   private readonly unstableNodes = new Set<string>();
   private readonly aboveNoise = new Set<string>();
 
   constructor(differences: readonly Difference[]) {
     for (const d of differences) {
-      this.exact.add(d.path);
+      this.exact.set(d.path, d);
       if (d.kind !== 'length') this.unstableNodes.add(d.path);
       for (const ancestor of ancestorPaths(d.path)) this.aboveNoise.add(ancestor);
     }
   }
 
   covers(d: Difference): boolean {
-    if (this.exact.has(d.path)) return true;
+    const moved = this.exact.get(d.path);
+    if (moved !== undefined) return sameMovement(moved, d);
     if (d.kind === 'length' && this.aboveNoise.has(d.path)) return true;
     if (this.unstableNodes.size === 0) return false;
     return ancestorPaths(d.path).some((ancestor) => this.unstableNodes.has(ancestor));
   }
+}
+
+/**
+ * How far from the first legacy value a translated number may be and still be noise: within
+ * NOISE_SPREAD times what the legacy value moved between its two reads, or NOISE_FLOOR of it
+ * (two reads a moment apart can land close together by chance while the open minute moves).
+ */
+export const NOISE_SPREAD = 10;
+export const NOISE_FLOOR = 0.02;
+
+/**
+ * Is the translation's difference the kind of movement the legacy answers showed there? The same
+ * kind of difference, and for numbers a distance of the order of the legacy movement: a field
+ * the translation dropped, a changed type or a value off by orders of magnitude stays a mismatch
+ * even where the legacy value moves.
+ */
+function sameMovement(moved: Difference, d: Difference): boolean {
+  if (moved.kind !== d.kind) return false;
+  if (d.kind !== 'value' || typeof d.legacy !== 'number' || typeof d.translated !== 'number') return true;
+  if (typeof moved.translated !== 'number') return false;
+  const spread = Math.abs(moved.translated - d.legacy);
+  return Math.abs(d.translated - d.legacy) <= Math.max(NOISE_SPREAD * spread, NOISE_FLOOR * Math.abs(d.legacy));
 }
 
 function noiseOf(legacy: AnswerSnapshot, legacyBody: JsonValue, again: AnswerSnapshot | undefined): NoiseIndex | undefined {
@@ -388,15 +419,33 @@ function judge(d: Difference, gaps: readonly string[], thresholds: readonly Thre
   return 'mismatch';
 }
 
+/** Every judged difference counted by (pattern, kind, verdict), bounded by MAX_TALLY_ENTRIES rows. */
+function tallyOf(judged: readonly JudgedDifference[]): PatternTally[] {
+  const rows = new Map<string, PatternTally>();
+  for (const d of judged) {
+    let key = `${d.pattern}\0${d.kind}\0${d.verdict}`;
+    let pattern = d.pattern;
+    if (!rows.has(key) && rows.size >= MAX_TALLY_ENTRIES - 20) {
+      pattern = OTHER_PATTERN;
+      key = `${pattern}\0${d.kind}\0${d.verdict}`;
+    }
+    const row = rows.get(key);
+    if (row) row.count++;
+    else rows.set(key, { pattern, kind: d.kind, verdict: d.verdict, count: 1 });
+  }
+  return [...rows.values()];
+}
+
 function conclude(differences: Difference[], rules: DiffRules, noise: NoiseIndex | undefined, error?: string): Comparison {
   const gaps = rules.gapPatterns.filter((g) => g !== '').map(gapPatternOf);
   const thresholds = [...rules.thresholds, ...DEFAULT_THRESHOLDS];
   const judged: JudgedDifference[] = differences.map((d) => ({ ...d, verdict: judge(d, gaps, thresholds, noise) }));
   const has = (verdict: Verdict): boolean => judged.some((d) => d.verdict === verdict);
   // Array.prototype.sort is stable: within a verdict the legacy answer's order stays.
+  const tally = tallyOf(judged);
   const kept = judged.sort((a, b) => VERDICT_RANK[a.verdict] - VERDICT_RANK[b.verdict]).slice(0, MAX_KEPT_DIFFERENCES);
   const outcome = error !== undefined ? 'error' : has('mismatch') ? 'mismatch' : has('noise') ? 'noise' : 'match';
-  return { outcome, differences: kept, total: judged.length, ...(error === undefined ? {} : { error }) };
+  return { outcome, differences: kept, total: judged.length, tally, ...(error === undefined ? {} : { error }) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { redactKeys } from '../caller/redact.ts';
 import type { KnownGap } from '../routes/mapping.ts';
-import type { ComparisonRecord, DifferenceKind, DryRunCall, JudgedDifference, Outcome, RouteMode, Verdict } from './types.ts';
+import type { ComparisonRecord, DifferenceKind, DryRunCall, JudgedDifference, Outcome, PatternTally, RouteMode, Verdict } from './types.ts';
 
 /**
  * The parity store: what the shadow work of the comparing modes found, per route and method
@@ -349,11 +349,19 @@ export function createParityStore(options: {
     return entry;
   }
 
-  function notePattern(entry: RouteStats, difference: JudgedDifference, record: ComparisonRecord): void {
-    let pattern = difference.pattern;
+  function statsOfPattern(entry: RouteStats, rawPattern: string, example: PatternExample): PatternStats {
+    let pattern = rawPattern;
     if (!entry.patterns.has(pattern) && entry.patterns.size >= MAX_PATTERNS_PER_ROUTE) pattern = OTHER_PATTERNS;
     let patternStats = entry.patterns.get(pattern);
-    const example: PatternExample = {
+    if (!patternStats) {
+      patternStats = { counts: { mismatch: 0, noise: 0, gap: 0, tolerated: 0 }, kinds: {}, example };
+      entry.patterns.set(pattern, patternStats);
+    }
+    return patternStats;
+  }
+
+  function exampleOf(difference: JudgedDifference, record: ComparisonRecord): PatternExample {
+    return {
       at: record.at,
       request: record.request,
       path: difference.path,
@@ -362,15 +370,27 @@ export function createParityStore(options: {
       ...(difference.legacy === undefined ? {} : { legacy: difference.legacy }),
       ...(difference.translated === undefined ? {} : { translated: difference.translated }),
     };
-    if (!patternStats) {
-      patternStats = { counts: { mismatch: 0, noise: 0, gap: 0, tolerated: 0 }, kinds: {}, example };
-      entry.patterns.set(pattern, patternStats);
-    } else if (difference.verdict === 'mismatch' || patternStats.example.verdict !== 'mismatch') {
-      // A mismatch is the example worth showing; among equals, the latest.
-      patternStats.example = example;
-    }
+  }
+
+  /** A kept difference: its example (a mismatch is the one worth showing; among equals, the latest), counted unless a tally counts it. */
+  function notePattern(entry: RouteStats, difference: JudgedDifference, record: ComparisonRecord, count: boolean): void {
+    const example = exampleOf(difference, record);
+    const patternStats = statsOfPattern(entry, difference.pattern, example);
+    if (difference.verdict === 'mismatch' || patternStats.example.verdict !== 'mismatch') patternStats.example = example;
+    if (!count) return;
     patternStats.counts[difference.verdict] += 1;
     patternStats.kinds[difference.kind] = (patternStats.kinds[difference.kind] ?? 0) + 1;
+  }
+
+  /** The comparison's full counts (its kept differences are only the first ones). */
+  function noteTally(entry: RouteStats, tally: readonly PatternTally[], record: ComparisonRecord): void {
+    for (const row of tally) {
+      if (!VERDICTS.includes(row.verdict) || !DIFFERENCE_KINDS.includes(row.kind) || !Number.isSafeInteger(row.count) || row.count < 0) continue;
+      const placeholder: PatternExample = { at: record.at, request: record.request, path: cleanText(row.pattern), kind: row.kind, verdict: row.verdict };
+      const patternStats = statsOfPattern(entry, cleanText(row.pattern), placeholder);
+      patternStats.counts[row.verdict] += row.count;
+      patternStats.kinds[row.kind] = (patternStats.kinds[row.kind] ?? 0) + row.count;
+    }
   }
 
   function patternsOf(entry: RouteStats | undefined): PatternParity[] {
@@ -415,7 +435,9 @@ export function createParityStore(options: {
       if (entry.mode === null) entry.mode = record.mode;
       results.inc({ route: entry.route, outcome });
       const cleaned = cleanRecord(record, entry.route, entry.method, outcome);
-      for (const difference of cleaned.differences) notePattern(entry, difference, cleaned);
+      // Examples first, so a pattern the tally adds keeps a real example when there is one.
+      for (const difference of cleaned.differences) notePattern(entry, difference, cleaned, record.tally === undefined);
+      if (record.tally) noteTally(entry, record.tally, cleaned);
       if (outcome === 'match' || maxRecords === 0) return;
       if (ring.length < maxRecords) ring.push(cleaned);
       else ring[ringNext] = cleaned;

@@ -48,6 +48,17 @@ export interface JudgedDifference extends Difference {
  */
 export type Outcome = 'match' | 'mismatch' | 'noise' | 'error' | 'dropped' | 'dry_run';
 
+/**
+ * How many differences of one kind and verdict a comparison found at one field pattern: the
+ * counts behind the report, complete even when only the first differences are kept as examples.
+ */
+export interface PatternTally {
+  pattern: string;
+  kind: DifferenceKind;
+  verdict: Verdict;
+  count: number;
+}
+
 /** One side's answer, as the diff engine reads it. */
 export interface AnswerSnapshot {
   status: number;
@@ -80,6 +91,8 @@ export interface ComparisonRecord {
   status: { legacy: number | null; translated: number | null };
   /** Capped (at most 50), values shortened. */
   differences: JudgedDifference[];
+  /** Every difference counted by pattern, kind and verdict (bounded by distinct patterns); absent: count `differences`. */
+  tally?: PatternTally[];
   ms: { legacy: number | null; translated: number | null };
   /** For writes: what the side that did not answer would have sent. */
   dryRun?: { side: 'translated' | 'legacy'; calls: DryRunCall[] };

@@ -241,6 +241,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       status: { legacy: legacy.status, translated: translated.status },
       ms: { legacy: legacy.ms, translated: translated.ms },
       differences: judged.differences,
+      ...(judged.tally ? { tally: judged.tally } : {}),
     });
   }
 

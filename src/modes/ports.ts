@@ -1,4 +1,4 @@
-import type { AnswerSnapshot, ComparisonRecord, JudgedDifference, Outcome, RouteMode } from '../compare/types.ts';
+import type { AnswerSnapshot, ComparisonRecord, JudgedDifference, Outcome, PatternTally, RouteMode } from '../compare/types.ts';
 
 /**
  * Where the other pieces of the migration modes plug in: the diff engine (src/compare/diff.ts)
@@ -9,6 +9,8 @@ export interface Comparer {
   (input: { legacy: AnswerSnapshot; legacyAgain?: AnswerSnapshot; translated: AnswerSnapshot; gapPatterns: readonly string[] }): {
     outcome: Extract<Outcome, 'match' | 'mismatch' | 'noise' | 'error'>;
     differences: JudgedDifference[];
+    /** All differences counted by pattern (the kept `differences` are capped). */
+    tally?: PatternTally[];
   };
 }
 

@@ -36,10 +36,11 @@ export interface BuildOptions {
   draining?: () => boolean;
   /** Node's process metrics on /metrics (the server process; off in tests and tools). */
   processMetrics?: boolean;
+  /** The clock of the gateway and of the embedded sandbox (default Date.now). */
   now?: () => number;
 }
 
-async function startEmbeddedSandbox(config: GatewayConfig): Promise<{ sandbox: Sandbox; server: RunningSandbox }> {
+async function startEmbeddedSandbox(config: GatewayConfig, now: (() => number) | undefined): Promise<{ sandbox: Sandbox; server: RunningSandbox }> {
   const { createSandbox, parseDivergences } = await import('./sandbox/server.ts');
   const { parseApiKeys } = await import('./sandbox/data.ts');
   const invalid = (name: string, error: unknown): ConfigError => new ConfigError(`Invalid configuration:\n  ${name}: ${(error as Error).message}`);
@@ -61,6 +62,7 @@ async function startEmbeddedSandbox(config: GatewayConfig): Promise<{ sandbox: S
     diverge,
     legacyJitter: config.sandbox.legacyJitter,
     ...(apiKeys ? { apiKeys } : {}),
+    ...(now ? { now } : {}),
   });
   return { sandbox, server: await sandbox.listen(0, '127.0.0.1') };
 }
@@ -83,7 +85,10 @@ function comparerFor(config: GatewayConfig): Comparer {
 /** Throws ConfigError for settings that only make sense together with the mappings or upstreams. */
 export async function buildGateway(config: GatewayConfig, options: BuildOptions): Promise<BuiltGateway> {
   const comparer = comparerFor(config);
-  const embedded = config.nerdgraphUrl ? undefined : await startEmbeddedSandbox(config);
+  if (config.nerdgraphUrl && (config.sandbox.diverge.length > 0 || config.sandbox.legacyJitter)) {
+    options.logger.warn('SANDBOX_DIVERGE and SANDBOX_LEGACY_JITTER only shape the embedded sandbox: ignored with a real NerdGraph');
+  }
+  const embedded = config.nerdgraphUrl ? undefined : await startEmbeddedSandbox(config, options.now);
   try {
     const graphqlUrl = config.nerdgraphUrl ?? `${embedded?.server.url}/graphql`;
     // LEGACY_REST_URL, else the region's host (config.ts), else the sandbox's legacy face.

@@ -299,3 +299,17 @@ describe('compareAnswers: hostile shapes', () => {
     expect(compareAnswers({ legacy: { ...json(null), body: fine }, translated: { ...json(null), body: fine.replace('1', '2') }, rules: NO_RULES }).outcome).toBe('mismatch');
   });
 });
+
+describe('legacy XML as Rails writes it', () => {
+  it('reads whole-number floats (0.0, 1.0) from the legacy API, so such answers still compare', () => {
+    const legacy: AnswerSnapshot = {
+      status: 200,
+      contentType: 'application/xml',
+      body: '<?xml version="1.0" encoding="UTF-8"?><response><application><error_rate type="float">0.0</error_rate><apdex type="float">1.0</apdex></application></response>',
+      link: null,
+      ms: 1,
+    };
+    const result = compareAnswers({ legacy, translated: xml({ application: { error_rate: 0, apdex: 1 } }), rules: NO_RULES });
+    expect(result).toMatchObject({ outcome: 'match', total: 0 });
+  });
+});

@@ -318,3 +318,38 @@ describe('counts from the comparison tally', () => {
     expect(route.worstPatterns.find((p) => p.pattern === 'applications[].settings.x')?.mismatch).toBe(1);
   });
 });
+
+describe('readiness needs successful answers, and HEAD counts with GET', () => {
+  it('a route compared only on error answers (both sides 401) is not called safe to translate', () => {
+    const store = createParityStore({ mappings, registry: new Registry(), maxRecords: 10, now: () => NOW });
+    store.record(comparison({ outcome: 'match', status: { legacy: 401, translated: 401 } }));
+    const route = (): RouteParity => store.report().routes.find((r) => r.route === APPS && r.method === 'GET') as RouteParity;
+    expect(route()).toMatchObject({ readiness: 'not compared yet', verdict: 'compared on error answers only (1)' });
+    store.record(comparison({ outcome: 'match', status: { legacy: 200, translated: 200 } }));
+    expect(route().readiness).toBe('safe to translate');
+  });
+
+  it('counts a HEAD with the route GET, not as an unsupported HEAD row', () => {
+    const store = createParityStore({ mappings, registry: new Registry(), maxRecords: 10, now: () => NOW });
+    store.noteUsage(APPS, 'HEAD', 'compare');
+    store.record(comparison({ method: 'HEAD', outcome: 'match' }));
+    const report = store.report();
+    expect(report.routes.some((r) => r.method === 'HEAD')).toBe(false);
+    expect(report.routes.find((r) => r.route === APPS && r.method === 'GET')).toMatchObject({ requests: 1, readiness: 'safe to translate' });
+  });
+});
+
+describe("Diffy's rule per field", () => {
+  it('a field whose mismatches do not outnumber its noise by 20 % does not make the route differ', () => {
+    const store = createParityStore({ mappings, registry: new Registry(), maxRecords: 10, now: () => NOW });
+    const rate = 'metric_data.metrics[].timeslices[].values.calls_per_minute';
+    for (let i = 0; i < 5; i++) store.record(comparison({ route: DATA, outcome: 'noise', differences: [difference(rate, 'noise')] }));
+    store.record(comparison({ route: DATA, outcome: 'mismatch', differences: [difference(rate, 'mismatch')] }));
+    const route = (): RouteParity => store.report().routes.find((r) => r.route === DATA && r.method === 'GET') as RouteParity;
+    expect(route()).toMatchObject({ readiness: 'safe to translate' });
+    expect(route().worstPatterns[0]).toMatchObject({ pattern: rate, mismatch: 1, noise: 5, reportable: false });
+    // A field that never moves on the legacy side differs from its first mismatch.
+    store.record(comparison({ route: DATA, outcome: 'mismatch', differences: [difference('metric_data.from', 'mismatch')] }));
+    expect(route()).toMatchObject({ readiness: 'differs', verdict: 'differs in metric_data.from' });
+  });
+});

@@ -93,15 +93,17 @@ function patternsSection(report: ParityReport): string {
       .map(([kind, n]) => `${kind} ${n}`)
       .join(', ');
     return (
-      `<tr${attr('data-route', p.route)}${attr('data-method', p.method)}${attr('data-pattern', p.pattern)}>` +
-      `<td>${e(p.method)} <code>${e(p.route)}</code></td><td><code class="pattern">${e(p.pattern || '(body)')}</code><div class="muted">${e(kinds)}</div></td>` +
+      `<tr${attr('data-route', p.route)}${attr('data-method', p.method)}${attr('data-pattern', p.pattern)}${attr('data-reportable', String(p.reportable))}>` +
+      `<td>${e(p.method)} <code>${e(p.route)}</code></td><td><code class="pattern">${e(p.pattern || '(body)')}</code>` +
+      `<div class="muted">${e(kinds)}${p.mismatch > 0 && !p.reportable ? '; within the legacy API\'s own noise' : ''}</div></td>` +
       `<td class="n" data-count="mismatch">${p.mismatch}</td><td class="n" data-count="noise">${p.noise}</td>` +
       `<td class="n" data-count="gap">${p.gap}</td><td class="n" data-count="tolerated">${p.tolerated}</td>${exampleCells(p.example)}</tr>`
     );
   });
   return (
     '<section id="worst-patterns"><h2>Worst field paths</h2>' +
-    '<p class="muted">By mismatches. Noise: the two legacy answers differed there too. Gap: a mapping documents it. Tolerated: inside the path\'s threshold.</p>' +
+    '<p class="muted">By mismatches. Noise: the two legacy answers differed there too. Gap: a mapping documents it. Tolerated: inside the path\'s threshold. ' +
+    'A field counts as differing only when its mismatches outnumber its noise by more than 20 % (Diffy\'s rule).</p>' +
     '<table><thead><tr><th>Route</th><th>Field pattern</th><th>Mismatch</th><th>Noise</th><th>Gap</th><th>Tolerated</th><th>Example request</th><th>Legacy</th><th>Translated</th></tr></thead>' +
     `<tbody>${rows.join('')}</tbody></table></section>`
   );

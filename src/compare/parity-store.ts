@@ -96,6 +96,21 @@ export interface PatternParity {
   tolerated: number;
   kinds: Partial<Record<DifferenceKind, number>>;
   example: PatternExample;
+  /**
+   * Does this field really differ? Diffy's rule: its mismatches must outnumber the requests
+   * where the legacy value itself moved there (noise), by at least REPORTABLE_MARGIN of both.
+   * A field that moves anyway (the open minute) and now and then lands outside the noise
+   * band is noise, not a reason to call the route different.
+   */
+  reportable: boolean;
+}
+
+/** Diffy's default relative threshold: |raw − noise| / (raw + noise) must exceed 20 %. */
+export const REPORTABLE_MARGIN = 0.2;
+
+export function isReportable(counts: { mismatch: number; noise: number }): boolean {
+  const { mismatch, noise } = counts;
+  return mismatch > noise && (mismatch - noise) / (mismatch + noise) > REPORTABLE_MARGIN;
 }
 
 export interface RouteParity {
@@ -158,6 +173,8 @@ interface RouteStats {
   requests: number;
   byMode: Partial<Record<RouteMode, number>>;
   outcomes: OutcomeCounts;
+  /** Matches (or noise only) where the legacy answer was a 2xx: what "safe to translate" needs. */
+  agreedOnSuccess: number;
   patterns: Map<string, PatternStats>;
 }
 
@@ -172,7 +189,7 @@ const zeroOutcomes = (): OutcomeCounts => ({ match: 0, mismatch: 0, noise: 0, er
 /** Key-shaped text masked, and long text cut. */
 export function cleanText(text: string, max = MAX_TEXT): string {
   const redacted = redactKeys(text);
-  return redacted.length > max ? `${redacted.slice(0, max)}…` : redacted;
+  return redacted.length > max ? Buffer.from(`${redacted.slice(0, max)}…`, 'utf8').toString('utf8') : redacted;
 }
 
 /** A JSON-ish value with every string (keys too) redacted, its walk bounded (items, depth, nodes). */
@@ -203,7 +220,8 @@ export function cleanValue(value: unknown, depth = 0, budget = { nodes: MAX_VALU
 export function boundedValue(value: unknown, maxChars: number): unknown {
   const cleaned = cleanValue(value);
   const text = JSON.stringify(cleaned);
-  return text !== undefined && text.length > maxChars ? `${text.slice(0, maxChars)}…` : cleaned;
+  // A slice keeps its whole parent string alive in V8: the kept text is copied out of it.
+  return text !== undefined && text.length > maxChars ? Buffer.from(`${text.slice(0, maxChars)}…`, 'utf8').toString('utf8') : cleaned;
 }
 
 function cleanDifference(difference: JudgedDifference): JudgedDifference {
@@ -254,16 +272,20 @@ function byWorst(a: PatternParity, b: PatternParity): number {
   return b.mismatch - a.mismatch || b.noise - a.noise || b.gap - a.gap || b.tolerated - a.tolerated || a.pattern.localeCompare(b.pattern);
 }
 
-function readinessOf(declared: Declared, outcomes: OutcomeCounts, worst: readonly PatternParity[]): { readiness: Readiness; verdict: string } {
+function readinessOf(declared: Declared, outcomes: OutcomeCounts, worst: readonly PatternParity[], agreedOnSuccess: number): { readiness: Readiness; verdict: string } {
   if (declared.fidelity === 'unsupported') return { readiness: 'unsupported', verdict: 'unsupported' };
   if (declared.fidelity === UNMAPPED_ROUTE) return { readiness: 'unsupported', verdict: 'unsupported: no mapping' };
   if (declared.fidelity === 'passthrough') return { readiness: 'passthrough only', verdict: 'passthrough only' };
-  if (outcomes.mismatch > 0) {
-    const top = worst.filter((p) => p.mismatch > 0).slice(0, 3).map((p) => p.pattern || '(body)');
+  // Mismatches only at fields that move on the legacy side anyway do not make a route differ.
+  const differing = worst.filter((p) => p.reportable);
+  if (outcomes.mismatch > 0 && (differing.length > 0 || worst.every((p) => p.mismatch === 0))) {
+    const top = differing.slice(0, 3).map((p) => p.pattern || '(body)');
     return { readiness: 'differs', verdict: top.length > 0 ? `differs in ${top.join(', ')}` : 'differs' };
   }
   const compared = outcomes.match + outcomes.noise;
   if (outcomes.error > 0) return { readiness: 'comparison errors', verdict: `comparison errors: ${outcomes.error} of ${compared + outcomes.error} failed` };
+  // Both sides refusing a bad key (or a missing id) the same way says nothing about the data.
+  if (compared > 0 && agreedOnSuccess === 0) return { readiness: 'not compared yet', verdict: `compared on error answers only (${compared})` };
   if (compared > 0) return { readiness: 'safe to translate', verdict: 'safe to translate' };
   if (outcomes.dry_run > 0) return { readiness: 'dry runs only', verdict: `dry runs only (${outcomes.dry_run}): check the recorded calls` };
   return { readiness: 'not compared yet', verdict: 'not compared yet' };
@@ -330,6 +352,8 @@ export function createParityStore(options: {
   const routeLabel = (route: string): string => (knownRoutes.has(route) ? route : UNMAPPED_ROUTE);
   const methodLabel = (method: string): string => {
     const upper = method.toUpperCase();
+    // A HEAD is a GET without its body: counted with the route's GET, as the modes route it.
+    if (upper === 'HEAD') return 'GET';
     return HTTP_METHODS.has(upper) ? upper : 'OTHER';
   };
 
@@ -343,7 +367,7 @@ export function createParityStore(options: {
     const method = methodLabel(rawMethod);
     let entry = stats.get(key(route, method));
     if (!entry) {
-      entry = { route, method, mode: null, requests: 0, byMode: {}, outcomes: zeroOutcomes(), patterns: new Map() };
+      entry = { route, method, mode: null, requests: 0, byMode: {}, outcomes: zeroOutcomes(), agreedOnSuccess: 0, patterns: new Map() };
       stats.set(key(route, method), entry);
     }
     return entry;
@@ -395,7 +419,7 @@ export function createParityStore(options: {
 
   function patternsOf(entry: RouteStats | undefined): PatternParity[] {
     if (!entry) return [];
-    return [...entry.patterns].map(([pattern, p]) => ({ pattern, ...p.counts, kinds: { ...p.kinds }, example: p.example })).sort(byWorst);
+    return [...entry.patterns].map(([pattern, p]) => ({ pattern, ...p.counts, kinds: { ...p.kinds }, example: p.example, reportable: isReportable(p.counts) })).sort(byWorst);
   }
 
   function routeParity(route: string, method: string): RouteParity {
@@ -412,7 +436,7 @@ export function createParityStore(options: {
       knownGaps: declared.knownGaps.length,
       requests: entry?.requests ?? 0,
       outcomes,
-      ...readinessOf(declared, outcomes, patterns),
+      ...readinessOf(declared, outcomes, patterns, entry?.agreedOnSuccess ?? 0),
       worstPatterns: patterns.slice(0, WORST_PER_ROUTE),
       patternsTracked: patterns.length,
     };
@@ -432,6 +456,8 @@ export function createParityStore(options: {
       const entry = statsOf(record.route, record.method);
       const outcome = OUTCOMES.includes(record.outcome) ? record.outcome : 'error';
       entry.outcomes[outcome] += 1;
+      const legacyStatus = record.status.legacy;
+      if ((outcome === 'match' || outcome === 'noise') && legacyStatus !== null && legacyStatus >= 200 && legacyStatus < 300) entry.agreedOnSuccess += 1;
       if (entry.mode === null) entry.mode = record.mode;
       results.inc({ route: entry.route, outcome });
       const cleaned = cleanRecord(record, entry.route, entry.method, outcome);

@@ -383,7 +383,8 @@ function updateConditionRoute(family: AlertFamily) {
     const condition = conditionIn(req, family, req.path.condition_id);
     const given = await wrapped(req, spec.singular);
     const merged: Params = { ...condition.fields };
-    for (const [key, value] of Object.entries(given)) if (key !== 'id') merged[key] = value;
+    // defineProperty: a `__proto__` key from a JSON body stays a plain (then refused) field, never a prototype.
+    for (const [key, value] of Object.entries(given)) if (key !== 'id') Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
     condition.fields = validated(spec.schema, merged, spec.singular);
     return written(req, 200, { [spec.singular]: conditionBody(condition) });
   };

@@ -9,7 +9,7 @@ import { APP, APPS, DATA, DEPLOY_DELETE, HOSTILE_NAME, PARITY_SENTINEL_KEY, POLI
 /** The /bridge/ page and parity.json in-process (and over real loopback for the access rules). */
 const TOKEN = 'bridge-token-for-tests';
 /** Headers a proxy adds: any of them means the loopback peer is relaying someone else. */
-const PROXY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'via', 'cf-connecting-ip', 'true-client-ip', 'x-client-ip'];
+const PROXY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-real-ip', 'via', 'cf-connecting-ip', 'true-client-ip', 'x-client-ip'];
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 // What @hono/node-server passes as env: the socket a request came in on.
 const fromAddress = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } });

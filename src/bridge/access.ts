@@ -17,17 +17,16 @@ import { V2Error } from '../v2/errors.ts';
  *   127.0.0.1 and would otherwise open the pages to everyone it serves. A proxy that adds none
  *   of them cannot be told from a local client: it needs BRIDGE_TOKEN (README).
  */
-const PROXY_HEADERS = [
-  'forwarded',
-  'x-forwarded-for',
-  'x-forwarded-host',
-  'x-forwarded-proto',
-  'x-real-ip',
-  'via',
-  'cf-connecting-ip',
-  'true-client-ip',
-  'x-client-ip',
-] as const;
+const PROXY_HEADERS: ReadonlySet<string> = new Set(['forwarded', 'x-real-ip', 'via', 'cf-connecting-ip', 'true-client-ip', 'x-client-ip']);
+/** X-Forwarded-For, -Host, -Proto, -Port, -Server...: any of the family. */
+const PROXY_HEADER_PREFIX = 'x-forwarded-';
+
+function relayedByProxy(headers: Headers): boolean {
+  for (const name of headers.keys()) {
+    if (PROXY_HEADERS.has(name) || name.startsWith(PROXY_HEADER_PREFIX)) return true;
+  }
+  return false;
+}
 
 export const BridgeTitles = {
   tokenRequired: 'Bridge pages require the BRIDGE_TOKEN: send Authorization: Bearer <token>, or Basic with the token as password',
@@ -93,7 +92,7 @@ export function bridgeAccess(bridgeToken: string | undefined): MiddlewareHandler
     const incoming = c.env?.incoming;
     const address = incoming?.socket?.remoteAddress;
     const remote = incoming !== undefined && (address === undefined || !isLoopbackAddress(address));
-    const proxied = PROXY_HEADERS.some((name) => c.req.header(name) !== undefined);
+    const proxied = relayedByProxy(c.req.raw.headers);
     if (remote || proxied) throw new V2Error(403, BridgeTitles.loopbackOnly, { kind: 'bridge_not_loopback' });
     // No Host header (HTTP/1.0; in-process): the host the request URL was built on.
     const host = c.req.header('host') ?? new URL(c.req.url).host;

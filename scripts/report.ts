@@ -5,7 +5,9 @@ import { z } from 'zod';
 /**
  * `npm run report [-- --url http://127.0.0.1:8080]`: the gateway's /bridge/parity.json as tables,
  * one row per route (mode, requests, outcomes, readiness verdict), then the worst field patterns
- * with an example each. BRIDGE_TOKEN, when set, is sent as a Bearer token (never printed).
+ * with an example each. BRIDGE_TOKEN, when set, is sent as a Bearer token and never printed: a
+ * URL with user:password in it is refused (without echoing it), and anything a server answers is
+ * printed with the token masked and control characters shown.
  */
 const DEFAULT_URL = 'http://127.0.0.1:8080';
 const FETCH_TIMEOUT_MS = 10_000;
@@ -56,6 +58,10 @@ export type PrintedReport = z.infer<typeof reportSchema>;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 const printable = (text: string): string => text.replace(CONTROL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** The token masked, should a server echo it back. */
+const maskToken = (text: string, token: string | undefined): string => (token ? text.split(token).join('[redacted]') : text);
+/** Text fit for the terminal: the token masked, control characters shown. */
+export const printableMessage = (text: string, token: string | undefined): string => printable(maskToken(text, token));
 const cut = (text: string, max = CELL_MAX): string => {
   const shown = printable(text);
   return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
@@ -131,9 +137,28 @@ export function formatReport(report: PrintedReport): string {
 
 const errorAnswer = z.object({ error: z.object({ title: z.string() }) });
 
+export const ReportMessages = {
+  usage: `usage: npm run report [-- --url ${DEFAULT_URL}] (BRIDGE_TOKEN from the environment)`,
+  notHttp: `--url must be an http(s) URL, e.g. ${DEFAULT_URL}`,
+  credentials: '--url must not carry a user name or password (user:password@): put the token in BRIDGE_TOKEN instead',
+} as const;
+
+/**
+ * The --url value, checked; the messages never quote it, as it may hold a secret. A user name
+ * or password in it would be sent as Basic credentials nobody asked for, and end up in error
+ * messages and shell history: the token belongs in BRIDGE_TOKEN.
+ */
+export function parseBaseUrl(text: string): string {
+  const parsed = z.url({ protocol: /^https?$/ }).safeParse(text);
+  if (!parsed.success) throw new Error(ReportMessages.notHttp);
+  const url = new URL(parsed.data);
+  if (url.username !== '' || url.password !== '') throw new Error(ReportMessages.credentials);
+  return url.href;
+}
+
 /** Fetches and validates the report; throws an Error whose message is fit to print (no token in it). */
 export async function fetchReport(baseUrl: string, token: string | undefined): Promise<PrintedReport> {
-  const url = new URL('/bridge/parity.json', baseUrl);
+  const url = new URL('/bridge/parity.json', parseBaseUrl(baseUrl));
   const where = url.origin;
   let answer: Response;
   try {
@@ -143,16 +168,19 @@ export async function fetchReport(baseUrl: string, token: string | undefined): P
     });
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
-    throw new Error(`cannot reach the gateway at ${where}: ${cause}`);
+    throw new Error(`cannot reach the gateway at ${where}: ${printableMessage(cause, token)}`);
   }
   const text = await answer.text();
   if (answer.status !== 200) {
     const parsed = errorAnswer.safeParse(safeJson(text));
     const hint = answer.status === 401 && !token ? ' (set BRIDGE_TOKEN)' : '';
-    throw new Error(`${where}/bridge/parity.json answered ${answer.status}${parsed.success ? `: ${parsed.data.error.title}` : ''}${hint}`);
+    const title = parsed.success ? `: ${printableMessage(parsed.data.error.title, token)}` : '';
+    throw new Error(`${where}/bridge/parity.json answered ${answer.status}${title}${hint}`);
   }
   const parsed = reportSchema.safeParse(safeJson(text));
-  if (!parsed.success) throw new Error(`${where}/bridge/parity.json is not a parity report: ${parsed.error.issues[0]?.message ?? 'unexpected shape'}`);
+  if (!parsed.success) {
+    throw new Error(`${where}/bridge/parity.json is not a parity report: ${printableMessage(parsed.error.issues[0]?.message ?? 'unexpected shape', token)}`);
+  }
   return parsed.data;
 }
 
@@ -164,17 +192,23 @@ function safeJson(text: string): unknown {
   }
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { url: { type: 'string', default: DEFAULT_URL } }, allowPositionals: false });
-  const parsedUrl = z.url({ protocol: /^https?$/ }).safeParse(values.url);
-  if (!parsedUrl.success) throw new Error(`--url must be an http(s) URL, e.g. ${DEFAULT_URL}`);
-  const report = await fetchReport(parsedUrl.data, process.env.BRIDGE_TOKEN || undefined);
-  process.stdout.write(`${formatReport(report)}\n`);
+async function main(token: string | undefined): Promise<void> {
+  let url: string;
+  try {
+    // Its own messages quote the arguments (a stray positional could be a URL with a secret).
+    url = parseArgs({ options: { url: { type: 'string', default: DEFAULT_URL } }, allowPositionals: false }).values.url;
+  } catch {
+    throw new Error(ReportMessages.usage);
+  }
+  const report = await fetchReport(url, token);
+  // The table's cells are printable already; a report that quotes the token is not shown it.
+  process.stdout.write(`${maskToken(formatReport(report), token)}\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`report: ${error instanceof Error ? error.message : String(error)}\n`);
+  const token = process.env.BRIDGE_TOKEN || undefined;
+  main(token).catch((error: unknown) => {
+    process.stderr.write(`report: ${printableMessage(error instanceof Error ? error.message : String(error), token)}\n`);
     process.exitCode = 1;
   });
 }

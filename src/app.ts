@@ -5,6 +5,7 @@ import { registerBridgeRoutes } from './bridge/parity.ts';
 import type { ParityStore } from './compare/parity-store.ts';
 import type { Logger } from 'pino';
 import { createAccountResolver } from './caller/accounts.ts';
+import { KeyGuard } from './caller/key-guard.ts';
 import { CursorCache } from './cache/cursor-cache.ts';
 import { KEY_GUARD_DEFAULTS, type GatewayConfig } from './ops/config.ts';
 import type { GatewayEnv } from './routes/context.ts';
@@ -172,7 +173,11 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     return c.text(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
   });
 
-  registerExplainRoute(app, deps);
+  // One per app: explain and the v2 routes share the per-address budget and the refused-key
+  // memory, which are keyed by identity, so they share the identity hasher too.
+  const keyGuard = new KeyGuard(deps.config.keyGuard ?? KEY_GUARD_DEFAULTS);
+  const identityOf = createIdentityHasher();
+  registerExplainRoute(app, deps, { guard: keyGuard, identityOf });
   if (deps.bridge) registerBridgeRoutes(app, deps.bridge);
 
   registerV2Routes(app, deps.mappings, {
@@ -186,9 +191,9 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
       metrics: deps.metrics,
       defaultAccountId: deps.config.defaultAccountId,
       ttlMs: deps.config.accountsCacheTtlMs,
-      keyGuard: deps.config.keyGuard ?? KEY_GUARD_DEFAULTS,
+      keyGuard,
     }),
-    identityOf: createIdentityHasher(),
+    identityOf,
     publicBaseUrl: deps.config.publicBaseUrl,
   });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BridgeTitles, isLoopbackAddress, presentedSecret } from '../src/bridge/access.ts';
+import { BridgeTitles, isLoopbackAddress, isLoopbackHost, presentedSecret } from '../src/bridge/access.ts';
 import { escapeHtml } from '../src/bridge/page.ts';
 import type { ParityReport } from '../src/compare/parity-store.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
@@ -8,6 +8,8 @@ import { APP, APPS, DATA, DEPLOY_DELETE, HOSTILE_NAME, PARITY_SENTINEL_KEY, POLI
 
 /** The /bridge/ page and parity.json in-process (and over real loopback for the access rules). */
 const TOKEN = 'bridge-token-for-tests';
+/** Headers a proxy adds: any of them means the loopback peer is relaying someone else. */
+const PROXY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-real-ip', 'via', 'cf-connecting-ip', 'true-client-ip', 'x-client-ip'];
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 // What @hono/node-server passes as env: the socket a request came in on.
 const fromAddress = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } });
@@ -138,7 +140,7 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
       expect((await app.request('/bridge/parity.json', {}, fromAddress(address))).status, address).toBe(200);
     }
     // Loopback, but forwarded by a proxy on this host: not a local client.
-    for (const header of ['forwarded', 'x-forwarded-for', 'x-real-ip']) {
+    for (const header of PROXY_HEADERS) {
       const res = await app.request('/bridge/', { headers: { [header]: '203.0.113.9' } }, fromAddress('127.0.0.1'));
       expect(res.status, header).toBe(403);
     }
@@ -198,6 +200,65 @@ describe('over real loopback without a token', async () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as ParityReport).usage[0]?.route).toBe(POLICIES);
   });
+
+  it('under any loopback host name, any port', async () => {
+    const port = new URL(served.url).port;
+    for (const host of [`localhost:${port}`, 'LOCALHOST', `127.0.0.1:${port}`, '127.0.0.1', '127.8.9.10:1', `[::1]:${port}`, '[::1]']) {
+      const res = await httpSend(`${served.url}/bridge/parity.json`, { headers: { host } });
+      expect(res.status, host).toBe(200);
+    }
+  });
+
+  it('refuses a foreign Host even from 127.0.0.1 (DNS rebinding: a page whose domain now points here)', async () => {
+    const port = new URL(served.url).port;
+    for (const host of [`rebind.attacker.example:${port}`, 'rebind.attacker.example', `localhost.attacker.example:${port}`, `127.0.0.1.nip.io:${port}`, `mylaptop:${port}`, `10.0.0.5:${port}`, '[::2]']) {
+      for (const path of ['/bridge/', '/bridge/parity.json']) {
+        const res = await httpSend(`${served.url}${path}`, { headers: { host } });
+        expect(res.status, `${host} ${path}`).toBe(403);
+        expect(await res.json()).toEqual({ error: { title: BridgeTitles.loopbackHost } });
+      }
+    }
+  });
+
+  it('refuses a request another site made (Sec-Fetch-Site: cross-site), not a direct visit', async () => {
+    const crossSite = await httpSend(`${served.url}/bridge/`, { headers: { 'sec-fetch-site': 'cross-site' } });
+    expect(crossSite.status).toBe(403);
+    expect(await crossSite.json()).toEqual({ error: { title: BridgeTitles.crossSite } });
+    for (const site of ['none', 'same-origin']) {
+      expect((await httpSend(`${served.url}/bridge/`, { headers: { 'sec-fetch-site': site } })).status, site).toBe(200);
+    }
+  });
+
+  it('refuses what a proxy on this host relays, whichever header it adds', async () => {
+    for (const header of PROXY_HEADERS) {
+      const res = await httpSend(`${served.url}/bridge/parity.json`, { headers: { [header]: '203.0.113.9' } });
+      expect(res.status, header).toBe(403);
+      expect(await res.json()).toEqual({ error: { title: BridgeTitles.loopbackOnly } });
+    }
+  });
+
+  it('puts no key in /metrics, even sent where a metric label is made from the request', async () => {
+    const key = PARITY_SENTINEL_KEY;
+    const headers = { 'x-api-key': key };
+    // The path (route labels), a matched route's ids, the query, the key header. (Not the
+    // method: node's HTTP parser turns away any method it does not know.)
+    await httpSend(`${served.url}/${key}`, { headers });
+    await httpSend(`${served.url}/v2/${key}.json?api_key=${key}`, { headers });
+    await httpSend(`${served.url}/v2/applications/${key}.json?filter[name]=${key}`, { headers });
+    await httpSend(`${served.url}/v2/applications.json?filter[name]=${key}`, { headers });
+    await httpSend(`${served.url}/bridge/explain?request=${encodeURIComponent(`/v2/applications.json?filter[name]=${key}`)}`, { headers });
+    await httpSend(`${served.url}/bridge/parity.json?recent=${key}`, { headers });
+    await httpSend(`${served.url}/bridge/${key}`, { headers });
+    const metrics = await httpSend(`${served.url}/metrics`);
+    const text = (await metrics.text()).toLowerCase();
+    expect(metrics.status).toBe(200);
+    expect(text).not.toContain(key.toLowerCase());
+    expect(text).not.toContain('bridgesentinel');
+    // The requests above were counted, so their labels are in the text just checked.
+    expect(text).toMatch(/route="\/v2\/applications\.\{format\}"/);
+    expect(text).toMatch(/route="\/bridge\/explain"/);
+    expect(text).toMatch(/route="unmatched"/);
+  });
 });
 
 describe('access parsing', () => {
@@ -212,6 +273,26 @@ describe('access parsing', () => {
       fc.property(fc.string({ minLength: 1 }).filter((s) => !/\s/.test(s)), fc.string().filter((s) => !s.includes(':')), fc.string(), (token, user, password) => {
         expect(presentedSecret(`Bearer ${token}`)).toBe(token);
         expect(presentedSecret(basic(user, password))).toBe(password);
+      }),
+    );
+  });
+
+  it('knows loopback host names, and no other', () => {
+    for (const host of ['localhost', 'localhost:8080', 'LocalHost:1', '127.0.0.1', '127.0.0.1:65535', '127.1.2.3:80', '[::1]', '[::1]:8080', '127.1']) {
+      expect(isLoopbackHost(host), host).toBe(true);
+    }
+    const refused = ['', 'localhost.', 'foo.localhost', 'localhost:port', 'localhost:99999', '127.0.0.1.evil.example', 'user@localhost', 'localhost/x', '[::2]', '0.0.0.0', '128.0.0.1', 'evil.example:8080', ' localhost'];
+    for (const host of refused) expect(isLoopbackHost(host), host).toBe(false);
+    // A rebinding page's Host names a registered domain: never taken for loopback.
+    fc.assert(
+      fc.property(fc.domain(), fc.option(fc.integer({ min: 0, max: 65535 }), { nil: undefined }), (domain, port) => {
+        expect(isLoopbackHost(port === undefined ? domain : `${domain}:${port}`)).toBe(false);
+      }),
+    );
+    // Any text: never throws, and what it accepts is a bare host name with an optional port.
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string().map((s) => `localhost${s}`), fc.string().map((s) => `127.0.0.1${s}`)), (text) => {
+        if (isLoopbackHost(text)) expect(text).toMatch(/^(?:localhost|[\d.x]+|\[::1\])(?::\d*)?$/i);
       }),
     );
   });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import deploymentCreate from '../mappings/applications.deployments.create.ts';
 import listMapping from '../mappings/applications.list.ts';
-import { MAX_REQUEST_CHARS, curlFor, parseExplainQuery, type Explanation, type ExplainedCall } from '../src/bridge/explain.ts';
+import { DEFAULT_GRAPHQL_URL, LOCAL_GRAPHQL_NOTE, MAX_REQUEST_CHARS, curlFor, parseExplainQuery, shownGraphqlUrl, type Explanation, type ExplainedCall } from '../src/bridge/explain.ts';
 import { createApp } from '../src/app.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
@@ -112,7 +112,8 @@ describe('GET /bridge/explain: reads', () => {
       summary: listMapping.summary,
       graphqlUrl,
       status: 200,
-      notes: [],
+      // The sandbox listens on loopback: the answer says so.
+      notes: [LOCAL_GRAPHQL_NOTE],
     });
     expect(e.reshape).toEqual(listMapping.fields);
     expect(e.knownGaps).toEqual(listMapping.knownGaps);
@@ -226,7 +227,7 @@ describe('GET /bridge/explain: a write is a dry run', () => {
     expect(e.status).toBe(direct.status);
     expect(e.error).toBe(ErrorBody.parse(await direct.json()).error.title);
     expect(e.calls.some((c) => c.kind === 'mutation')).toBe(false);
-    expect(e.notes).toEqual([]);
+    expect(e.notes).toEqual([LOCAL_GRAPHQL_NOTE]);
   });
 });
 
@@ -357,6 +358,42 @@ describe('GET /bridge/explain: bad input is a v2 error', () => {
     }
   });
 
+  it('shares the key guard with /v2: one per-address budget, one refused-key memory', async () => {
+    const limited = await createTestGateway({
+      nerdgraphUrl: graphqlUrl,
+      config: { keyGuard: { refusedTtlMs: 60_000, refusedMax: 100, verificationsPerAddressPerMinute: 2 } },
+    });
+    const server = await serveOnLoopback(limited.app.fetch);
+    try {
+      // Two unknown keys verified through /v2 spend this address's budget...
+      for (const key of ['NRAK-SHAREDPROBE1', 'NRAK-SHAREDPROBE2']) {
+        expect((await httpSend(`${server.url}/v2/applications.json`, { headers: { 'X-Api-Key': key } })).status, key).toBe(401);
+      }
+      const lookups = await limited.upstreamCount('AccessibleAccounts');
+      expect(lookups).toBe(2);
+      // ...so a third one on explain is not verified either.
+      const third = await httpSend(`${server.url}${explainUrl('/v2/applications.json')}`, { headers: { 'X-Api-Key': 'NRAK-SHAREDPROBE3' } });
+      expect(third.status).toBe(429);
+      expect(third.headers.get('retry-after')).toMatch(/^\d+$/);
+      // A key /v2 saw refused is answered by explain from the refused-key memory: no lookup.
+      const refused = await httpSend(`${server.url}${explainUrl('/v2/applications.json')}`, { headers: { 'X-Api-Key': 'NRAK-SHAREDPROBE1' } });
+      expect(refused.status).toBe(401);
+      expect(await limited.upstreamCount('AccessibleAccounts')).toBe(lookups);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('and the other way: a key explain saw refused is answered by /v2 without a lookup', async () => {
+    const fresh = await createTestGateway({ nerdgraphUrl: graphqlUrl });
+    const key = 'NRAK-EXPLAINFIRST0000000000000';
+    expect((await explainRaw('/v2/applications.json', { key }, fresh.app)).status).toBe(401);
+    const lookups = await fresh.upstreamCount('AccessibleAccounts');
+    const direct = await fresh.app.request('/v2/applications.json', { headers: { 'X-Api-Key': key } });
+    expect(direct.status).toBe(401);
+    expect(await fresh.upstreamCount('AccessibleAccounts')).toBe(lookups);
+  });
+
   it('parseExplainQuery: any text is accepted only as a v2 target, else refused with a V2Error', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string().map((s) => `/v2/${s}`), fc.string().map((s) => `/deployments.xml${s}`)), fc.option(fc.string(), { nil: undefined }), (request, method) => {
@@ -396,6 +433,62 @@ describe('GET /bridge/explain: the key never appears', () => {
     expect(response.status).toBe(200);
     expect(text).not.toContain(SENTINEL_KEY);
     expect((JSON.parse(text) as Explanation).calls.map((c) => c.operation)).toContain('DeploymentCreate');
+  });
+});
+
+describe('GET /bridge/explain: the NerdGraph URL it shows', () => {
+  /** A gateway whose client calls the test sandbox, but which is told its NerdGraph is `shownAs`. */
+  async function explainShownAs(shownAs: string): Promise<Explanation> {
+    const metrics = createMetrics();
+    const app = createApp({
+      config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1000, accountsCacheTtlMs: 1000, metricNamesLookbackMs: 86_400_000, requestDeadlineMs: 5000 },
+      nerdgraph: createNerdGraphClient({ url: graphqlUrl, documents: loadDocuments(), metrics, timeoutMs: 5000, retries: 0 }),
+      nerdgraphUrl: shownAs,
+      mappings: await loadMappings(),
+      metrics,
+      logger: pino({ level: 'silent' }),
+      now: () => FIXED_NOW,
+    });
+    const response = await explainRaw(`/v2/applications/${live.id}.json`, {}, app);
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    for (const secret of ['s3cret', 'proxy-user', 't0ken']) expect(text, secret).not.toContain(secret);
+    return JSON.parse(text) as Explanation;
+  }
+
+  it('never the user:password or query string of NERDGRAPH_URL, not in graphqlUrl nor in a curl command', async () => {
+    const e = await explainShownAs('https://proxy-user:s3cret@nerdgraph-proxy.example:8443/graphql?token=t0ken#frag');
+    expect(e.graphqlUrl).toBe('https://nerdgraph-proxy.example:8443/graphql');
+    expect(e.calls.length).toBeGreaterThan(0);
+    for (const call of e.calls) expect(call.curl).toContain(`curl -sS -X POST 'https://nerdgraph-proxy.example:8443/graphql' `);
+    expect(e.notes).toEqual([]);
+  });
+
+  it('a loopback one (the sandbox) is kept, as the only runnable one, with a note saying it is local', async () => {
+    const port = new URL(graphqlUrl).port;
+    const e = await explainShownAs(`http://proxy-user:s3cret@127.0.0.1:${port}/graphql?token=t0ken`);
+    expect(e.graphqlUrl).toBe(graphqlUrl);
+    expect(e.notes).toEqual([LOCAL_GRAPHQL_NOTE]);
+    expect(LOCAL_GRAPHQL_NOTE).toMatch(/local sandbox/);
+  });
+
+  it('shownGraphqlUrl: credentials, query and fragment dropped; loopback flagged; nonsense never echoed', () => {
+    expect(shownGraphqlUrl(undefined)).toEqual({ url: DEFAULT_GRAPHQL_URL, local: false });
+    expect(shownGraphqlUrl('https://api.eu.newrelic.com/graphql')).toEqual({ url: 'https://api.eu.newrelic.com/graphql', local: false });
+    expect(shownGraphqlUrl('http://u:p@localhost:8081/graphql?x=1')).toEqual({ url: 'http://localhost:8081/graphql', local: true });
+    expect(shownGraphqlUrl('http://[::1]:8081/graphql')).toEqual({ url: 'http://[::1]:8081/graphql', local: true });
+    expect(shownGraphqlUrl('not a url s3cret')).toEqual({ url: DEFAULT_GRAPHQL_URL, local: false });
+    fc.assert(
+      fc.property(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.webSegment(), fc.webSegment(), (url, user, password) => {
+        const withCredentials = new URL(url);
+        withCredentials.username = user;
+        withCredentials.password = password;
+        const shown = new URL(shownGraphqlUrl(withCredentials.href).url);
+        expect([shown.username, shown.password, shown.search, shown.hash]).toEqual(['', '', '', '']);
+        expect(shown.host).toBe(withCredentials.host);
+        expect(shown.pathname).toBe(withCredentials.pathname);
+      }),
+    );
   });
 });
 

@@ -1,13 +1,16 @@
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatReport, reportSchema } from '../scripts/report.ts';
-import { serveOnLoopback } from './support/http.ts';
+import { ReportMessages, formatReport, parseBaseUrl, reportSchema } from '../scripts/report.ts';
+import { listenOnLoopback, serveOnLoopback } from './support/http.ts';
 import { APPS, PARITY_SENTINEL_KEY, POLICIES, createBridgeGateway, fillStore } from './support/parity-fixture.ts';
 
 /** `npm run report`: the table (pure, from a real store's report), and the CLI against a loopback gateway. */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = 'report-cli-token';
+/** A token the tests try to make the CLI print. */
+const SECRET = 'leaky-bridge-token-5ec7e7';
 
 function runReport(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -104,5 +107,76 @@ describe('npm run report against a gateway', async () => {
     const unreachable = await runReport(['--url', 'http://127.0.0.1:9']);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/^report: cannot reach the gateway at http:\/\/127\.0\.0\.1:9: /);
+  });
+});
+
+describe('npm run report never prints the token', () => {
+  /**
+   * A server that answers with what it was sent: the Authorization header inside a 401 title
+   * (with terminal escapes), or, for a token starting `report-me`, inside a parity report's
+   * route name. Counts what reached it.
+   */
+  let echo: { origin: string; close: () => Promise<void> };
+  let received = 0;
+  beforeAll(async () => {
+    const { store } = await createBridgeGateway();
+    fillStore(store);
+    const server = createServer((req, res) => {
+      received += 1;
+      const authorization = req.headers.authorization ?? '';
+      res.setHeader('content-type', 'application/json');
+      if (authorization.startsWith('Bearer report-me')) {
+        const report = store.report();
+        const [first] = report.routes;
+        if (first) first.route = `/v2/${authorization}.json`;
+        res.end(JSON.stringify(report));
+        return;
+      }
+      res.statusCode = 401;
+      res.end(JSON.stringify({ error: { title: `refused ${authorization} \u001b[2J\u001b]0;owned\u0007` } }));
+    });
+    echo = await listenOnLoopback(server);
+  });
+  afterAll(() => echo.close());
+
+  it('refuses a --url with user:password (or a user name) in it, without echoing it or calling anyone', async () => {
+    const port = new URL(echo.origin).port;
+    for (const url of [`http://me:${SECRET}@127.0.0.1:${port}`, `http://${SECRET}@127.0.0.1:${port}`, `http://:${SECRET}@127.0.0.1:${port}/`]) {
+      const run = await runReport(['--url', url]);
+      expect(run.code, url).toBe(1);
+      expect(run.stderr).toBe(`report: ${ReportMessages.credentials}\n`);
+      expect(`${run.stdout}${run.stderr}`).not.toContain(SECRET);
+    }
+    expect(received).toBe(0);
+    expect(() => parseBaseUrl(`https://u:${SECRET}@example.com`)).toThrow(ReportMessages.credentials);
+    expect(parseBaseUrl('https://example.com:8443')).toBe('https://example.com:8443/');
+  });
+
+  it('answers a stray argument (a URL with a token, say) with its usage, not the argument', async () => {
+    const run = await runReport([`http://me:${SECRET}@127.0.0.1:1`]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`report: ${ReportMessages.usage}\n`);
+    const unknown = await runReport([`--token=${SECRET}`]);
+    expect(unknown.stderr).toBe(`report: ${ReportMessages.usage}\n`);
+  });
+
+  it('masks the token in an error title a server echoes it in, and shows its control characters', async () => {
+    const run = await runReport(['--url', echo.origin], { BRIDGE_TOKEN: SECRET });
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain(SECRET);
+    expect(run.stderr).toBe(`report: ${echo.origin}/bridge/parity.json answered 401: refused Bearer [redacted] \\u001b[2J\\u001b]0;owned\\u0007\n`);
+    // A short wrong token: refused, and not printed either.
+    const wrong = await runReport(['--url', echo.origin], { BRIDGE_TOKEN: 'not-it' });
+    expect(wrong.stderr).toContain('refused Bearer [redacted]');
+    expect(wrong.stderr).not.toContain('not-it');
+  });
+
+  it('masks it in a report that quotes it', async () => {
+    const token = `report-me-${SECRET}`;
+    const run = await runReport(['--url', echo.origin], { BRIDGE_TOKEN: token });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('GET /v2/Bearer [redacted].json');
+    expect(run.stdout).not.toContain(SECRET);
   });
 });

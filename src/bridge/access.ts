@@ -8,21 +8,52 @@ import { V2Error } from '../v2/errors.ts';
  * paths, answer values), so: with BRIDGE_TOKEN set, `Authorization: Bearer <token>` or HTTP
  * Basic with the token as password (any user name: a browser then prompts); without it, loopback
  * clients only, so a gateway started on a laptop shows its page and a deployed one shows nothing
- * until it is given a token. A request a proxy forwarded (Forwarded, X-Forwarded-For, X-Real-IP)
- * is not taken as loopback even from 127.0.0.1: a reverse proxy or sidecar on the same host
- * would otherwise open the pages to everyone it serves.
+ * until it is given a token. Without a token a request must also:
+ * - name a loopback host (`localhost`, `127.x.x.x`, `[::1]`, any port) in Host: a web page the
+ *   laptop's browser opened can point its own domain at 127.0.0.1 (DNS rebinding) and read the
+ *   page as same-origin, but its Host then names that domain;
+ * - not be `Sec-Fetch-Site: cross-site` (a browser sent it for another site's page);
+ * - carry no header a proxy adds: a reverse proxy or sidecar on the same host connects from
+ *   127.0.0.1 and would otherwise open the pages to everyone it serves. A proxy that adds none
+ *   of them cannot be told from a local client: it needs BRIDGE_TOKEN (README).
  */
-const PROXY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
+const PROXY_HEADERS: ReadonlySet<string> = new Set(['forwarded', 'x-real-ip', 'via', 'cf-connecting-ip', 'true-client-ip', 'x-client-ip']);
+/** X-Forwarded-For, -Host, -Proto, -Port, -Server...: any of the family. */
+const PROXY_HEADER_PREFIX = 'x-forwarded-';
+
+function relayedByProxy(headers: Headers): boolean {
+  for (const name of headers.keys()) {
+    if (PROXY_HEADERS.has(name) || name.startsWith(PROXY_HEADER_PREFIX)) return true;
+  }
+  return false;
+}
 
 export const BridgeTitles = {
   tokenRequired: 'Bridge pages require the BRIDGE_TOKEN: send Authorization: Bearer <token>, or Basic with the token as password',
   loopbackOnly: 'Bridge pages are served only to loopback clients: set BRIDGE_TOKEN on the gateway to serve them to others',
+  loopbackHost: 'Bridge pages are served without BRIDGE_TOKEN only under a loopback host name (localhost, 127.0.0.1, [::1]): set BRIDGE_TOKEN on the gateway to serve them under another',
+  crossSite: 'Bridge pages are not served to requests another site made: open the page directly, or set BRIDGE_TOKEN',
 } as const;
 
 /** 127.0.0.0/8 and ::1, plain or IPv4-mapped. */
 export function isLoopbackAddress(address: string): boolean {
   const plain = address.toLowerCase().replace(/^::ffff:/, '');
   return plain === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain);
+}
+
+/**
+ * Does this Host header value name the loopback interface (any port)? Parsed as a URL authority,
+ * so case and numeric IPv4 spellings are normalised; user info, paths or anything else is refused.
+ */
+export function isLoopbackHost(host: string): boolean {
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) return false;
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host}/`).hostname;
+  } catch {
+    return false;
+  }
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 /** Equal-time comparison of the presented secret with the token (hashes: equal lengths whatever was sent). */
@@ -61,8 +92,14 @@ export function bridgeAccess(bridgeToken: string | undefined): MiddlewareHandler
     const incoming = c.env?.incoming;
     const address = incoming?.socket?.remoteAddress;
     const remote = incoming !== undefined && (address === undefined || !isLoopbackAddress(address));
-    const proxied = PROXY_HEADERS.some((name) => c.req.header(name) !== undefined);
+    const proxied = relayedByProxy(c.req.raw.headers);
     if (remote || proxied) throw new V2Error(403, BridgeTitles.loopbackOnly, { kind: 'bridge_not_loopback' });
+    // No Host header (HTTP/1.0; in-process): the host the request URL was built on.
+    const host = c.req.header('host') ?? new URL(c.req.url).host;
+    if (!isLoopbackHost(host)) throw new V2Error(403, BridgeTitles.loopbackHost, { kind: 'bridge_not_loopback' });
+    if (c.req.header('sec-fetch-site')?.trim().toLowerCase() === 'cross-site') {
+      throw new V2Error(403, BridgeTitles.crossSite, { kind: 'bridge_not_loopback' });
+    }
     return next();
   };
 }

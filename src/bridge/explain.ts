@@ -3,10 +3,10 @@ import { Kind, parse, type TypeNode } from 'graphql';
 import { pino } from 'pino';
 import { z } from 'zod';
 import { createApp, type GatewayDeps } from '../app.ts';
-import { callerFrom, createIdentityHasher, type Caller } from '../caller/identity.ts';
-import { KeyGuard, REFUSING_CLASSES } from '../caller/key-guard.ts';
+import { isLoopbackHost } from './access.ts';
+import { callerFrom, type Caller, type IdentityOf } from '../caller/identity.ts';
+import { REFUSING_CLASSES, type KeyGuard } from '../caller/key-guard.ts';
 import { redactKeys } from '../caller/redact.ts';
-import { KEY_GUARD_DEFAULTS } from '../ops/config.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import type { GatewayEnv } from '../routes/context.ts';
 import { methodsOf, type FieldNote, type KnownGap, type Mapping, type ParameterNote } from '../routes/mapping.ts';
@@ -28,6 +28,29 @@ import { createRouteTable, type RouteTable } from '../v2/route-table.ts';
 
 /** Shown when the deps do not say which NerdGraph the gateway posts to. */
 export const DEFAULT_GRAPHQL_URL = 'https://api.newrelic.com/graphql';
+/** The note an explanation carries when its calls go to a NerdGraph on this host. */
+export const LOCAL_GRAPHQL_NOTE =
+  'graphqlUrl is on this host: the local sandbox (or a proxy here) the gateway calls, not New Relic. Its curl commands run only here; for your account, POST the same bodies to https://api.newrelic.com/graphql (or https://api.eu.newrelic.com/graphql).';
+
+/**
+ * The NerdGraph URL as an answer may show it: without user:password, query or fragment (where
+ * a proxy's credentials would sit). A loopback one (the embedded sandbox) is kept, flagged
+ * `local`: it is the only URL its calls run on. One that does not parse is not shown at all.
+ */
+export function shownGraphqlUrl(configured: string | undefined): { url: string; local: boolean } {
+  let url: URL;
+  try {
+    url = new URL(configured ?? DEFAULT_GRAPHQL_URL);
+  } catch {
+    return { url: DEFAULT_GRAPHQL_URL, local: false };
+  }
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return { url: url.href, local: isLoopbackHost(url.host) };
+}
+
 /** Long enough for a metric-data request naming 100 metrics; a URL is bounded below that anyway. */
 export const MAX_REQUEST_CHARS = 8192;
 export const MAX_BODY_CHARS = 16_384;
@@ -66,7 +89,7 @@ export interface Explanation {
   kind: string;
   fidelity: string;
   summary: string;
-  /** Where the calls go: the gateway's configured NerdGraph endpoint. */
+  /** Where the calls go: the gateway's configured NerdGraph endpoint, without credentials or query (shownGraphqlUrl). */
   graphqlUrl: string;
   calls: ExplainedCall[];
   /** How each v2 field is built (the mapping's field notes). */
@@ -290,7 +313,8 @@ async function explain(deps: ExplainDeps, input: ExplainInput, request: ExplainR
   }
   const mapping = hit.value;
   const caller = callerFrom(request.headers, deps.identityOf, request.address);
-  const graphqlUrl = deps.gateway.nerdgraphUrl ?? DEFAULT_GRAPHQL_URL;
+  const shown = shownGraphqlUrl(deps.gateway.nerdgraphUrl);
+  const graphqlUrl = shown.url;
   /** The answer, in reading order: what the request is, what ran, then the mapping's notes. */
   const answer = (outcome: { calls: ExplainedCall[]; status: number | null; error?: string | undefined; notes: string[] }): { explanation: Explanation; caller: Caller } => ({
     explanation: {
@@ -304,7 +328,7 @@ async function explain(deps: ExplainDeps, input: ExplainInput, request: ExplainR
       graphqlUrl,
       status: outcome.status,
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-      notes: outcome.notes,
+      notes: shown.local && outcome.calls.length > 0 ? [...outcome.notes, LOCAL_GRAPHQL_NOTE] : outcome.notes,
       calls: outcome.calls,
       ...notesOf(mapping),
     },
@@ -383,15 +407,19 @@ function withoutKey(explanation: Explanation, apiKey: string): string {
 }
 
 /** Mounts `GET /bridge/explain` on the gateway app (src/app.ts). */
-export function registerExplainRoute(app: Hono<GatewayEnv>, gateway: GatewayDeps): void {
+/**
+ * `keys`: the app's own key guard and identity hasher (src/app.ts), the ones its v2 routes use,
+ * so explain spends the same per-address budget and sees the same refused keys.
+ */
+export function registerExplainRoute(app: Hono<GatewayEnv>, gateway: GatewayDeps, keys: { guard: KeyGuard; identityOf: IdentityOf }): void {
   let documents: OperationDocuments | undefined;
   const deps: ExplainDeps = {
     gateway,
     table: createRouteTable(gateway.mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping }))),
     // Loaded on the first explain, not for every app built (tests build many).
     documents: () => (documents ??= loadDocuments()),
-    guard: new KeyGuard(gateway.config.keyGuard ?? KEY_GUARD_DEFAULTS),
-    identityOf: createIdentityHasher(),
+    guard: keys.guard,
+    identityOf: keys.identityOf,
   };
   app.get('/bridge/explain', async (c) => {
     c.set('routeLabel', '/bridge/explain');

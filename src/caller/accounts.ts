@@ -6,7 +6,7 @@ import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph } from '../upstream/client.ts';
 import { parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError, toV2Error } from '../upstream/errors.ts';
-import { KeyGuard, REFUSING_CLASSES, type KeyGuardSettings } from './key-guard.ts';
+import { REFUSING_CLASSES, type KeyGuard } from './key-guard.ts';
 import { ID_PATTERN } from '../v2/params.ts';
 
 /**
@@ -35,10 +35,11 @@ export function createAccountResolver(deps: {
   metrics: GatewayMetrics;
   defaultAccountId: number | undefined;
   ttlMs: number;
-  keyGuard: KeyGuardSettings;
+  /** The app's one guard, shared with /bridge/explain: one budget per address, one refused-key memory. */
+  keyGuard: KeyGuard;
 }): AccountResolver {
   const cache = new CoalescingCache<AccessibleAccounts>('accounts', deps.metrics, { max: 10_000, ttlMs: deps.ttlMs });
-  const guard = new KeyGuard(deps.keyGuard);
+  const guard = deps.keyGuard;
 
   /** A key is verified by this lookup; concurrent lookups of one key share one call (the cache's). */
   async function accessible(caller: Caller, signal: AbortSignal): Promise<ReadonlySet<number>> {

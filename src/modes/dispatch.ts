@@ -292,10 +292,17 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     });
   }
 
+  /** No room for shadow work now (queue full, loop busy): counted dropped; the request is served without it. */
+  function shed(c: GatewayContext, label: string): boolean {
+    if (queue.hasRoom()) return false;
+    modes.sink.dropped(label, c.req.method);
+    return true;
+  }
+
   /** compare: the legacy API answers the caller; the translation runs afterwards, off the path. */
   async function compare(c: GatewayContext, next: () => Promise<void>, label: string, mapping: Mapping): Promise<Response> {
-    // Sampled out: served exactly as passthrough (a write too: it executes once either way).
-    if (!sampled(c, label)) return passthrough(c);
+    // Sampled out or shed: served exactly as passthrough (a write too: it executes once either way).
+    if (!sampled(c, label) || shed(c, label)) return passthrough(c);
     const write = isWrite(mapping, c.req.method);
     // Buffered (bounded by the body limit): the dry run or the translation replays the same bytes.
     const body = await bufferedBody(c);
@@ -369,7 +376,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
 
   /** candidate: the translation answers the caller; the legacy API is compared afterwards, off the path. */
   async function candidate(c: GatewayContext, next: () => Promise<void>, label: string, mapping: Mapping): Promise<Response | void> {
-    if (!sampled(c, label)) return next();
+    if (!sampled(c, label) || shed(c, label)) return next();
     const write = isWrite(mapping, c.req.method);
     // Read before the translation consumes it (Hono keeps the bytes for the router and the write runner).
     const body = await bufferedBody(c);

@@ -14,8 +14,10 @@ import type { AnswerSnapshot, ComparisonRecord, JudgedDifference } from '../comp
  *     2. at the moment it would start (on submit, or when a slot frees up for a waiting job),
  *        the event loop's recent utilisation (src/modes/loop-gauge.ts, ~200 ms average) is
  *        above COMPARE_MAX_LOOP_UTILISATION (default 0.5; 1 turns this check off).
- *   The dispatch submits a job only once the caller's answer has finished, on a later turn of
- *   the loop (setImmediate), so shadow work never holds up the answer it compares.
+ *   The dispatch asks first (hasRoom) and, when there is no room, serves the request as the mode's
+ *   plain side (nothing captured) and counts its shadow work dropped; otherwise it submits the
+ *   job once the caller's answer has finished, on a later turn of the loop (setImmediate), so
+ *   shadow work never holds up the answer it compares.
  */
 export function sampledIn(identity: string, route: string, rate: number): boolean {
   if (rate >= 1) return true;
@@ -30,6 +32,11 @@ export interface ShadowQueue {
    * is dropped and `onDropped` called (once). False when it was dropped on the spot.
    */
   submit(job: () => Promise<void>, onDropped?: () => void): boolean;
+  /**
+   * Would a job submitted now be taken? Asked before a compared request is served: when not,
+   * the request is served plainly (nothing captured) and its shadow work counted dropped.
+   */
+  hasRoom(): boolean;
   /** Running and waiting jobs, for tests and metrics. */
   readonly pending: number;
 }
@@ -91,6 +98,9 @@ export function createShadowQueue(options: ShadowQueueOptions): ShadowQueue {
       }
       waiting.push({ job, onDropped });
       return true;
+    },
+    hasRoom() {
+      return (running < options.concurrency || waiting.length < options.queueMax) && !loopBusy();
     },
     get pending() {
       return running + waiting.length;

@@ -60,6 +60,15 @@ export interface DispatchDeps {
   draining?: () => boolean;
 }
 
+/**
+ * A turn of the event loop for the callers' I/O that arrived while shadow work was busy (its
+ * awaits so far were microtasks, which run before any I/O): the diff, one synchronous stretch,
+ * then runs behind them.
+ */
+function yieldToCallers(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** A legacy answer's status and headers, as the shadow work reads them. */
 type AnswerHead = Pick<Response, 'status' | 'headers'>;
 
@@ -203,6 +212,8 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
 
   /** The caller's identity for sampling, or undefined (no usable key: nothing to compare as that caller). */
   function sampled(c: GatewayContext, label: string): boolean {
+    // Everyone or no one: no identity to compute.
+    if (modes.sampleRate >= 1 || modes.sampleRate <= 0) return modes.sampleRate >= 1;
     try {
       const caller = callerFrom(c.req.raw.headers, deps.identityOf);
       return sampledIn(caller.identity, label, modes.sampleRate);
@@ -350,6 +361,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       return;
     }
     modes.sink.observeSide(label, 'translated', translated.value.ms / 1000);
+    await yieldToCallers();
     // Without a second legacy answer there is no noise to cancel; the comparison still stands.
     compareSnapshots(c, label, 'compare', mapping, legacy, again.status === 'fulfilled' ? again.value : undefined, translated.value);
   }
@@ -404,6 +416,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       recordOf(c, label, 'candidate', { outcome: 'error', status: { legacy: null, translated: translated.status }, ms: { legacy: null, translated: translated.ms }, error: `legacy call failed: ${reasonOf(first.reason)}` });
       return;
     }
+    await yieldToCallers();
     compareSnapshots(c, label, 'candidate', mapping, first.value, second.status === 'fulfilled' ? second.value : undefined, translated);
   }
 

@@ -234,7 +234,7 @@ function modesSection(rows: Measured[], single: Measured[], shadow: Record<strin
     verdicts.push(`- goal: ${scenario.name}, compare caller p50 within 10 % of passthrough: ${fixed(many, 2)}× at ${connections} connections, ${fixed(one, 2)}× at 1 connection ${many <= 1.1 && one <= 1.1 ? 'MET' : 'NOT MET'}`);
   }
   const outcomes = Object.entries(shadow).map(([outcome, n]) => `${outcome} ${n}`).join(', ');
-  return [...lines, '', `(g) shadow work over the whole run: ${outcomes || 'none recorded'} (dropped: shed because the queue was full, so callers never wait for it).`, '', ...verdicts].join('\n');
+  return [...lines, '', `(g) shadow work over the whole run: ${outcomes || 'none recorded'} (dropped: shed because the queue was full or the event loop busy, so callers never wait for it).`, '', ...verdicts].join('\n');
 }
 
 async function main(): Promise<number> {

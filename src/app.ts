@@ -28,6 +28,7 @@ import { createRecordingClient } from './upstream/recording-client.ts';
 import { createModeDispatch } from './modes/dispatch.ts';
 import { isInternal } from './modes/internal.ts';
 import { createLegacyApi } from './modes/passthrough.ts';
+import type { LoopUtilisation } from './modes/loop-gauge.ts';
 import type { Comparer, ParitySink } from './modes/ports.ts';
 import type { ModeRule } from './modes/route-modes.ts';
 
@@ -68,6 +69,13 @@ export interface ModesDeps {
   concurrency: number;
   queueMax: number;
   maxBodyBytes: number;
+  /**
+   * COMPARE_MAX_LOOP_UTILISATION: shadow work is dropped while the event loop is busier than
+   * this (src/modes/shadow.ts). Absent: 1, never (src/gateway.ts passes the configured value).
+   */
+  maxLoopUtilisation?: number;
+  /** The loop's recent utilisation, 0 to 1; default src/modes/loop-gauge.ts (tests inject one). */
+  loopUtilisation?: LoopUtilisation;
   /** The NerdGraph documents, for the dry runs' recording client. */
   documents: OperationDocuments;
   /** undici dispatcher for legacy calls; default a keep-alive Agent. */
@@ -141,12 +149,15 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
           concurrency: modes.concurrency,
           queueMax: modes.queueMax,
           maxBodyBytes: modes.maxBodyBytes,
+          ...(modes.maxLoopUtilisation === undefined ? {} : { maxLoopUtilisation: modes.maxLoopUtilisation }),
+          ...(modes.loopUtilisation ? { loopUtilisation: modes.loopUtilisation } : {}),
         },
         mappings: deps.mappings,
         publicBaseUrl: deps.config.publicBaseUrl,
         requestDeadlineMs: deps.config.requestDeadlineMs,
         identityOf: createIdentityHasher(),
         now,
+        ...(deps.draining ? { draining: deps.draining } : {}),
         translate: async (request) => app.fetch(request),
         // A fresh app per dry run: its recorder holds this one request's calls and nothing else.
         dryRun: async (request) => {

@@ -116,6 +116,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
         concurrency: config.compare.concurrency,
         queueMax: config.compare.queueMax,
         maxBodyBytes: config.compare.maxBodyBytes,
+        maxLoopUtilisation: config.compare.maxLoopUtilisation,
         documents,
       },
       bridge: { store, ...(config.bridgeToken ? { bridgeToken: config.bridgeToken } : {}) },

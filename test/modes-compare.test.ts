@@ -167,6 +167,8 @@ describe('compare and candidate modes on the sandbox', () => {
         expect(response.status).toBe(200);
         await response.text();
       }
+      // Shadow work is submitted a turn after each answer: wait for the last submit (bounded turns).
+      for (let turn = 0; turn < 100 && gateway.sink.drops.length < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
       // One running (stalled at the legacy API), one waiting, three dropped.
       expect(gateway.sink.drops).toEqual(Array.from({ length: 3 }, () => ({ route: '/v2/applications/{id}.{format}', method: 'GET' })));
     } finally {

@@ -71,7 +71,9 @@ describe('ROUTE_MODES in the configuration', () => {
     expect(loadConfig({ NEW_RELIC_REGION: 'eu' }).legacyRestUrl).toBe('https://api.eu.newrelic.com');
     expect(loadConfig({ NERDGRAPH_URL: 'http://127.0.0.1:8081/graphql' }).legacyRestUrl).toBe('http://127.0.0.1:8081');
     expect(loadConfig({ NEW_RELIC_REGION: 'us', LEGACY_REST_URL: 'https://legacy.example/' }).legacyRestUrl).toBe('https://legacy.example');
-    expect(loadConfig({}).compare).toEqual({ sampleRate: 1, concurrency: 2, queueMax: 64, thresholds: undefined, maxBodyBytes: 2 * 1024 * 1024 });
+    expect(loadConfig({}).compare).toEqual({ sampleRate: 1, concurrency: 2, queueMax: 64, thresholds: undefined, maxBodyBytes: 2 * 1024 * 1024, maxLoopUtilisation: 0.5 });
+    expect(loadConfig({ COMPARE_MAX_LOOP_UTILISATION: '1' }).compare.maxLoopUtilisation).toBe(1);
+    expect(() => loadConfig({ COMPARE_MAX_LOOP_UTILISATION: '1.2' })).toThrow(/COMPARE_MAX_LOOP_UTILISATION/);
     expect(() => loadConfig({ LEGACY_REST_URL: 'ftp://x' })).toThrow(/LEGACY_REST_URL/);
     expect(() => loadConfig({ COMPARE_SAMPLE_RATE: '1.5' })).toThrow(/COMPARE_SAMPLE_RATE/);
     expect(loadConfig({ SANDBOX_DIVERGE: 'app-names, response-time', SANDBOX_LEGACY_JITTER: 'true' }).sandbox).toMatchObject({ diverge: ['app-names', 'response-time'], legacyJitter: true });

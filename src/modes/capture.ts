@@ -29,7 +29,7 @@ export function captureBody(
       const { done, value } = await reader.read();
       if (done) {
         controller.close();
-        const bytes = kept === null ? null : concat(kept, size);
+        const bytes = kept === null ? null : concatChunks(kept, size);
         kept = null;
         onDone({ bytes, endedAt: performance.now() });
         return;
@@ -49,7 +49,8 @@ export function captureBody(
   }, { highWaterMark: 0 });
 }
 
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+/** The chunks as one array of `size` bytes. */
+export function concatChunks(chunks: readonly Uint8Array[], size: number): Uint8Array {
   const out = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {

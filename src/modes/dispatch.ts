@@ -7,9 +7,11 @@ import type { RecordedCall } from '../upstream/recording-client.ts';
 import { parseRequestBody } from '../v2/request-body.ts';
 import { createRouteTable } from '../v2/route-table.ts';
 import { captureBody, type CapturedBody } from './capture.ts';
+import { directOutgoing, sendDirect, type DirectCapture } from './direct.ts';
 import { markInternal, isInternal } from './internal.ts';
 import { createModeResolver, type ModeResolver, type RouteInfo } from './mode-resolver.ts';
-import type { LegacyApi, LegacyBody } from './passthrough.ts';
+import { createLoopGauge, type LoopUtilisation } from './loop-gauge.ts';
+import { headersOf, responseOf, type LegacyAnswer, type LegacyApi, type LegacyBody } from './passthrough.ts';
 import type { Comparer, ParitySink } from './ports.ts';
 import { createShadowQueue, readSnapshot, reasonOf, sampledIn, sealRecord, snapshotOf } from './shadow.ts';
 import type { ModeRule } from './route-modes.ts';
@@ -34,7 +36,14 @@ export interface ModesOptions {
   concurrency: number;
   queueMax: number;
   maxBodyBytes: number;
+  /** COMPARE_MAX_LOOP_UTILISATION: shadow work is dropped while the loop is busier than this; absent or 1: never. */
+  maxLoopUtilisation?: number;
+  /** The loop's recent utilisation (tests inject one); default a ~200 ms gauge (src/modes/loop-gauge.ts). */
+  loopUtilisation?: LoopUtilisation;
 }
+
+/** The utilisation window: long enough to smooth one request's burst, short enough to follow load. */
+const LOOP_WINDOW_MS = 200;
 
 export interface DispatchDeps {
   modes: ModesOptions;
@@ -47,7 +56,21 @@ export interface DispatchDeps {
   translate(request: Request): Promise<Response>;
   /** A one-off gateway whose mutations are recorded, not sent: the translation side of a write's dry run. */
   dryRun(request: Request): Promise<{ response: Response; calls: readonly RecordedCall[] }>;
+  /** Shutting down: an answer written directly says `Connection: close` itself (the app's own middleware comes too late). */
+  draining?: () => boolean;
 }
+
+/**
+ * A turn of the event loop for the callers' I/O that arrived while shadow work was busy (its
+ * awaits so far were microtasks, which run before any I/O): the diff, one synchronous stretch,
+ * then runs behind them.
+ */
+function yieldToCallers(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A legacy answer's status and headers, as the shadow work reads them. */
+type AnswerHead = Pick<Response, 'status' | 'headers'>;
 
 /** Every route as the resolver sees it: a method of a template, and whether only passthrough serves it. */
 export function routeInfos(mappings: readonly Mapping[]): RouteInfo[] {
@@ -76,11 +99,20 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   const { modes } = deps;
   const resolver = modeResolverFor(modes.rules, deps.mappings);
   const table = createRouteTable(deps.mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping })));
-  const queue = createShadowQueue({ concurrency: modes.concurrency, queueMax: modes.queueMax });
+  const maxLoopUtilisation = modes.maxLoopUtilisation ?? 1;
+  const queue = createShadowQueue({
+    concurrency: modes.concurrency,
+    queueMax: modes.queueMax,
+    maxUtilisation: maxLoopUtilisation,
+    ...(maxLoopUtilisation < 1 ? { utilisation: modes.loopUtilisation ?? createLoopGauge({ windowMs: LOOP_WINDOW_MS }) } : {}),
+  });
 
-  /** Schedules shadow work, or counts it dropped when the queue is full. */
+  /**
+   * Shadow work for an answer that has finished: submitted on a later turn of the loop, so the
+   * caller's connection is served first; counted dropped when the queue or the loop has no room.
+   */
   const schedule = (route: string, method: string, job: () => Promise<void>): void => {
-    if (!queue.submit(job)) modes.sink.dropped(route, method);
+    setImmediate(() => queue.submit(job, () => modes.sink.dropped(route, method)));
   };
 
   return async (c, next) => {
@@ -140,21 +172,52 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     return new Uint8Array(await c.req.arrayBuffer());
   }
 
-  async function passthrough(c: GatewayContext, body: LegacyBody = streamedBody(c)): Promise<Response> {
-    const answer = await modes.legacy.forward({
+  /** The caller's request, sent to the legacy API: its answer, body not yet read. */
+  async function exchange(c: GatewayContext, body: LegacyBody): Promise<LegacyAnswer> {
+    const signal = c.get('signal');
+    const answer = await modes.legacy.exchange({
       method: c.req.method,
       target: targetOf(c),
       headers: c.req.raw.headers,
       body,
-      signal: c.get('signal'),
+      signal,
       publicOrigin: publicOriginOf(c),
     });
-    answer.headers.set('x-request-id', c.get('requestId'));
+    // The client left while the headers were on their way: nobody reads the body.
+    if (signal.aborted) {
+      answer.body?.destroy();
+      throw signal.reason as Error;
+    }
     return answer;
+  }
+
+  /**
+   * The legacy answer to the caller: written straight to Node's response when served over HTTP
+   * (src/modes/direct.ts), else as a Fetch Response (app.request()). `capture` tees the body
+   * for a comparison and hears when the caller's answer is done.
+   */
+  function answerCaller(c: GatewayContext, answer: LegacyAnswer, capture?: DirectCapture): Response {
+    const outgoing = directOutgoing(c.env?.outgoing, c.req.method);
+    if (outgoing !== undefined) {
+      const extra: Record<string, string> = { 'x-request-id': c.get('requestId') };
+      if (deps.draining?.()) extra.connection = 'close';
+      return sendDirect(outgoing, answer, extra, capture);
+    }
+    const response = responseOf(answer);
+    response.headers.set('x-request-id', c.get('requestId'));
+    if (capture === undefined) return response;
+    const captured = captureBody(response.body, capture.maxBytes, capture.onDone);
+    return new Response(captured, { status: response.status, headers: response.headers });
+  }
+
+  async function passthrough(c: GatewayContext): Promise<Response> {
+    return answerCaller(c, await exchange(c, streamedBody(c)));
   }
 
   /** The caller's identity for sampling, or undefined (no usable key: nothing to compare as that caller). */
   function sampled(c: GatewayContext, label: string): boolean {
+    // Everyone or no one: no identity to compute.
+    if (modes.sampleRate >= 1 || modes.sampleRate <= 0) return modes.sampleRate >= 1;
     try {
       const caller = callerFrom(c.req.raw.headers, deps.identityOf);
       return sampledIn(caller.identity, label, modes.sampleRate);
@@ -245,31 +308,41 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     });
   }
 
+  /** No room for shadow work now (queue full, loop busy): counted dropped; the request is served without it. */
+  function shed(c: GatewayContext, label: string): boolean {
+    if (queue.hasRoom()) return false;
+    modes.sink.dropped(label, c.req.method);
+    return true;
+  }
+
   /** compare: the legacy API answers the caller; the translation runs afterwards, off the path. */
   async function compare(c: GatewayContext, next: () => Promise<void>, label: string, mapping: Mapping): Promise<Response> {
-    // Sampled out: served exactly as passthrough (a write too: it executes once either way).
-    if (!sampled(c, label)) return passthrough(c);
+    // Sampled out or shed: served exactly as passthrough (a write too: it executes once either way).
+    if (!sampled(c, label) || shed(c, label)) return passthrough(c);
     const write = isWrite(mapping, c.req.method);
     // Buffered (bounded by the body limit): the dry run or the translation replays the same bytes.
     const body = await bufferedBody(c);
     const started = performance.now();
-    let answer: Response;
+    let answer: LegacyAnswer;
     try {
-      answer = await passthrough(c, body);
+      answer = await exchange(c, body);
     } catch (error) {
       // No legacy answer: the caller gets the v2 error; the comparison is an error, nothing more runs.
       recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: null, translated: null }, ms: { legacy: performance.now() - started, translated: null }, error: `legacy call failed: ${reasonOf(error)}` });
       throw error;
     }
     // A 304 holds nothing to compare (the caller's If-None-Match named the legacy ETag).
-    if (answer.status === 304) return answer;
-    const captured = captureBody(answer.body, modes.maxBodyBytes, (done) => {
-      schedule(label, c.req.method, () => (write ? dryRunWrite(c, label, answer, done, started, body) : compareRead(c, label, mapping, answer, done, started, body)));
-    });
-    return new Response(captured, { status: answer.status, headers: answer.headers });
+    if (answer.status === 304) return answerCaller(c, answer);
+    const onDone = (done: CapturedBody): void => {
+      schedule(label, c.req.method, () => {
+        const head: AnswerHead = { status: answer.status, headers: headersOf(answer) };
+        return write ? dryRunWrite(c, label, head, done, started, body) : compareRead(c, label, mapping, head, done, started, body);
+      });
+    };
+    return answerCaller(c, answer, { maxBytes: modes.maxBodyBytes, onDone });
   }
 
-  async function compareRead(c: GatewayContext, label: string, mapping: Mapping, answer: Response, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
+  async function compareRead(c: GatewayContext, label: string, mapping: Mapping, answer: AnswerHead, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
     const legacyMs = done.endedAt - started;
     modes.sink.observeSide(label, 'legacy', legacyMs / 1000);
     if (done.bytes === null) {
@@ -293,12 +366,13 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       return;
     }
     modes.sink.observeSide(label, 'translated', translated.value.ms / 1000);
+    await yieldToCallers();
     // Without a second legacy answer there is no noise to cancel; the comparison still stands.
     compareSnapshots(c, label, 'compare', mapping, legacy, again.status === 'fulfilled' ? again.value : undefined, translated.value);
   }
 
   /** compare, a write: the legacy API executed it; the translation runs dry, recording its mutation. */
-  async function dryRunWrite(c: GatewayContext, label: string, answer: Response, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
+  async function dryRunWrite(c: GatewayContext, label: string, answer: AnswerHead, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
     const legacyMs = done.endedAt - started;
     modes.sink.observeSide(label, 'legacy', legacyMs / 1000);
     const dryStarted = performance.now();
@@ -319,7 +393,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
 
   /** candidate: the translation answers the caller; the legacy API is compared afterwards, off the path. */
   async function candidate(c: GatewayContext, next: () => Promise<void>, label: string, mapping: Mapping): Promise<Response | void> {
-    if (!sampled(c, label)) return next();
+    if (!sampled(c, label) || shed(c, label)) return next();
     const write = isWrite(mapping, c.req.method);
     // Read before the translation consumes it (Hono keeps the bytes for the router and the write runner).
     const body = await bufferedBody(c);
@@ -347,6 +421,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       recordOf(c, label, 'candidate', { outcome: 'error', status: { legacy: null, translated: translated.status }, ms: { legacy: null, translated: translated.ms }, error: `legacy call failed: ${reasonOf(first.reason)}` });
       return;
     }
+    await yieldToCallers();
     compareSnapshots(c, label, 'candidate', mapping, first.value, second.status === 'fulfilled' ? second.value : undefined, translated);
   }
 

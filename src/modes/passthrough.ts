@@ -20,6 +20,8 @@ import { V2Error } from '../v2/errors.ts';
  *   Only the origin (and the base path of LEGACY_REST_URL) changes; path and query stay.
  * - The request's signal (deadline or client gone) covers the wait for the answer's headers;
  *   once streaming, a client that leaves cancels the body, which aborts the upstream request.
+ * - Served over HTTP, the answer is written straight to Node's response (src/modes/direct.ts);
+ *   `forward` (a Fetch Response) serves app.request() and the shadow calls.
  * - Writes are sent once: nothing here retries.
  */
 const REQUEST_HEADERS: readonly string[] = [
@@ -64,9 +66,20 @@ export interface LegacyRequest {
   publicOrigin: string;
 }
 
+/** A legacy answer as it arrived: status, the headers kept for the caller, and the body as undici streams it. */
+export interface LegacyAnswer {
+  status: number;
+  /** Lower-case names; Link already re-pointed at the gateway. */
+  headers: Record<string, string | string[]>;
+  /** null when the answer has no body (HEAD, 204, 304: discarded already). */
+  body: Readable | null;
+}
+
 export interface LegacyApi {
   readonly baseUrl: string;
-  /** The legacy answer, its body a stream; throws a V2Error (502/503/504) when there is none. */
+  /** The legacy answer, its body a Node stream; throws a V2Error (502/503/504) when there is none. */
+  exchange(req: LegacyRequest): Promise<LegacyAnswer>;
+  /** The same answer as a Fetch Response (its body a web stream), for callers without a Node socket. */
   forward(req: LegacyRequest): Promise<Response>;
   close(): Promise<void>;
 }
@@ -84,45 +97,63 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
   const ownAgent = options.dispatcher ? undefined : new Agent({ keepAliveTimeout: 10_000, connections: 128 });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
 
+  const exchange = async (req: LegacyRequest): Promise<LegacyAnswer> => {
+    const headers = forwardedHeaders(req.headers, req.body);
+    // Our own controller: the request's signal is followed only until the headers arrive.
+    const controller = new AbortController();
+    const follow = (): void => controller.abort(req.signal.reason);
+    if (req.signal.aborted) throw req.signal.reason as Error;
+    req.signal.addEventListener('abort', follow, { once: true });
+    let answer: Dispatcher.ResponseData;
+    try {
+      answer = await request(`${baseUrl}${req.target}`, {
+        method: req.method as Dispatcher.HttpMethod,
+        headers,
+        // undici reads Node streams: a web stream (a Fetch body) is adapted, not buffered.
+        body: req.body instanceof ReadableStream ? Readable.fromWeb(req.body as WebReadableStream<Uint8Array>) : req.body,
+        signal: controller.signal,
+        dispatcher,
+      });
+    } catch (error) {
+      throw legacyFailure(error, req.signal, WRITES.has(req.method));
+    } finally {
+      if (!req.signalCoversBody) req.signal.removeEventListener('abort', follow);
+    }
+    const kept = keptHeaders(answer.headers, baseUrl, req.publicOrigin);
+    if (NO_BODY_STATUS.has(answer.statusCode) || req.method === 'HEAD') {
+      // Nothing to read; dump() discards what may be there without an error event.
+      void answer.body.dump().catch(() => undefined);
+      return { status: answer.statusCode, headers: kept, body: null };
+    }
+    return { status: answer.statusCode, headers: kept, body: answer.body };
+  };
+
   return {
     baseUrl,
+    exchange,
     async forward(req) {
-      const headers = forwardedHeaders(req.headers, req.body);
-      // Our own controller: the request's signal is followed only until the headers arrive.
-      const controller = new AbortController();
-      const follow = (): void => controller.abort(req.signal.reason);
-      if (req.signal.aborted) throw req.signal.reason as Error;
-      req.signal.addEventListener('abort', follow, { once: true });
-      let answer: Dispatcher.ResponseData;
-      try {
-        answer = await request(`${baseUrl}${req.target}`, {
-          method: req.method as Dispatcher.HttpMethod,
-          headers,
-          // undici reads Node streams: a web stream (a Fetch body) is adapted, not buffered.
-          body: req.body instanceof ReadableStream ? Readable.fromWeb(req.body as WebReadableStream<Uint8Array>) : req.body,
-          signal: controller.signal,
-          dispatcher,
-        });
-      } catch (error) {
-        throw legacyFailure(error, req.signal, WRITES.has(req.method));
-      } finally {
-        if (!req.signalCoversBody) req.signal.removeEventListener('abort', follow);
-      }
-      const responseHeaders = keptHeaders(answer.headers, baseUrl, req.publicOrigin);
-      if (NO_BODY_STATUS.has(answer.statusCode) || req.method === 'HEAD') {
-        // Nothing to read; dump() discards what may be there without an error event.
-        void answer.body.dump().catch(() => undefined);
-        return new Response(null, { status: answer.statusCode, headers: responseHeaders });
-      }
-      // Readable.toWeb: pulled as the client reads; cancelling it (client gone) destroys the
-      // undici body, which aborts the upstream request.
-      const body = Readable.toWeb(answer.body) as ReadableStream<Uint8Array>;
-      return new Response(body, { status: answer.statusCode, headers: responseHeaders });
+      return responseOf(await exchange(req));
     },
     close: async () => {
       await ownAgent?.close();
     },
   };
+}
+
+/** The answer's kept headers as Fetch Headers (a repeated header joined as Fetch joins it). */
+export function headersOf(answer: Pick<LegacyAnswer, 'headers'>): Headers {
+  const out = new Headers();
+  for (const [name, value] of Object.entries(answer.headers)) for (const one of [value].flat()) out.append(name, one);
+  return out;
+}
+
+/**
+ * As a Fetch Response. Readable.toWeb: pulled as the reader reads; cancelling it (client gone)
+ * destroys the undici body, which aborts the upstream request.
+ */
+export function responseOf(answer: LegacyAnswer): Response {
+  const body = answer.body === null ? null : (Readable.toWeb(answer.body) as ReadableStream<Uint8Array>);
+  return new Response(body, { status: answer.status, headers: headersOf(answer) });
 }
 
 function forwardedHeaders(incoming: Headers, body: LegacyBody): Record<string, string> {
@@ -139,12 +170,12 @@ function forwardedHeaders(incoming: Headers, body: LegacyBody): Record<string, s
   return out;
 }
 
-function keptHeaders(headers: Record<string, string | string[] | undefined>, baseUrl: string, publicOrigin: string): Headers {
-  const out = new Headers();
+function keptHeaders(headers: Record<string, string | string[] | undefined>, baseUrl: string, publicOrigin: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
     if (value === undefined || !(RESPONSE_HEADERS.has(lower) || lower.startsWith('x-ratelimit-'))) continue;
-    for (const one of [value].flat()) out.append(lower, lower === 'link' ? rewriteLink(one, baseUrl, publicOrigin) : one);
+    out[lower] = lower === 'link' ? (Array.isArray(value) ? value.map((one) => rewriteLink(one, baseUrl, publicOrigin)) : rewriteLink(value, baseUrl, publicOrigin)) : value;
   }
   return out;
 }

@@ -8,8 +8,16 @@ import type { AnswerSnapshot, ComparisonRecord, JudgedDifference } from '../comp
  *
  * - Sampling is consistent: a (caller, route) pair is in or out for good, by a hash of the
  *   caller's identity (an HMAC of the key, never the key) and the route.
- * - A bounded queue with bounded concurrency: work that finds the queue full is dropped and
- *   counted, so shadow work can never pile up behind (or slow) the callers' answers.
+ * - Caller-first: callers share the event loop with shadow work, so a job is started only when
+ *   the loop has room for it. A job is dropped (and counted, as `dropped`) when
+ *     1. the queue is full: COMPARE_CONCURRENCY jobs running and COMPARE_QUEUE_MAX waiting; or
+ *     2. at the moment it would start (on submit, or when a slot frees up for a waiting job),
+ *        the event loop's recent utilisation (src/modes/loop-gauge.ts, ~200 ms average) is
+ *        above COMPARE_MAX_LOOP_UTILISATION (default 0.5; 1 turns this check off).
+ *   The dispatch asks first (hasRoom) and, when there is no room, serves the request as the mode's
+ *   plain side (nothing captured) and counts its shadow work dropped; otherwise it submits the
+ *   job once the caller's answer has finished, on a later turn of the loop (setImmediate), so
+ *   shadow work never holds up the answer it compares.
  */
 export function sampledIn(identity: string, route: string, rate: number): boolean {
   if (rate >= 1) return true;
@@ -19,15 +27,40 @@ export function sampledIn(identity: string, route: string, rate: number): boolea
 }
 
 export interface ShadowQueue {
-  /** Runs `job` when a slot frees up; false (and nothing run) when the queue is full. */
-  submit(job: () => Promise<void>): boolean;
+  /**
+   * Runs `job` now or when a slot frees up, if the loop has room for it then; otherwise the job
+   * is dropped and `onDropped` called (once). False when it was dropped on the spot.
+   */
+  submit(job: () => Promise<void>, onDropped?: () => void): boolean;
+  /**
+   * Would a job submitted now be taken? Asked before a compared request is served: when not,
+   * the request is served plainly (nothing captured) and its shadow work counted dropped.
+   */
+  hasRoom(): boolean;
   /** Running and waiting jobs, for tests and metrics. */
   readonly pending: number;
 }
 
-export function createShadowQueue(options: { concurrency: number; queueMax: number }): ShadowQueue {
-  const waiting: Array<() => Promise<void>> = [];
+export interface ShadowQueueOptions {
+  concurrency: number;
+  queueMax: number;
+  /** The event loop's recent utilisation, 0 to 1 (src/modes/loop-gauge.ts); absent: not checked. */
+  utilisation?: () => number;
+  /** Above this utilisation a job is dropped instead of started; 1 or more: never. */
+  maxUtilisation?: number;
+}
+
+interface Waiting {
+  job: () => Promise<void>;
+  onDropped: (() => void) | undefined;
+}
+
+export function createShadowQueue(options: ShadowQueueOptions): ShadowQueue {
+  const waiting: Waiting[] = [];
   let running = 0;
+  const max = options.maxUtilisation ?? 1;
+  const gauge = options.utilisation;
+  const loopBusy = (): boolean => gauge !== undefined && max < 1 && gauge() > max;
   const start = (job: () => Promise<void>): void => {
     running++;
     // A job records its own failures; anything escaping is a bug that must not kill the process.
@@ -35,19 +68,39 @@ export function createShadowQueue(options: { concurrency: number; queueMax: numb
       .catch(() => undefined)
       .finally(() => {
         running--;
-        const next = waiting.shift();
-        if (next) start(next);
+        startWaiting();
       });
   };
+  /** A freed slot: the next waiting job starts if the loop has room, else every waiting job is dropped. */
+  const startWaiting = (): void => {
+    const next = waiting.shift();
+    if (next === undefined) return;
+    if (!loopBusy()) {
+      start(next.job);
+      return;
+    }
+    next.onDropped?.();
+    for (const rest of waiting.splice(0)) rest.onDropped?.();
+  };
   return {
-    submit(job) {
+    submit(job, onDropped) {
       if (running < options.concurrency) {
+        if (loopBusy()) {
+          onDropped?.();
+          return false;
+        }
         start(job);
         return true;
       }
-      if (waiting.length >= options.queueMax) return false;
-      waiting.push(job);
+      if (waiting.length >= options.queueMax) {
+        onDropped?.();
+        return false;
+      }
+      waiting.push({ job, onDropped });
       return true;
+    },
+    hasRoom() {
+      return (running < options.concurrency || waiting.length < options.queueMax) && !loopBusy();
     },
     get pending() {
       return running + waiting.length;

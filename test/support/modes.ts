@@ -90,6 +90,9 @@ export async function createModesGateway(options: {
   maxBodyBytes?: number;
   deadlineMs?: number;
   publicBaseUrl?: string;
+  /** The shadow-work gate (COMPARE_MAX_LOOP_UTILISATION) and an injected utilisation source. */
+  maxLoopUtilisation?: number;
+  loopUtilisation?: () => number;
 }) {
   const logs: string[] = [];
   const metrics = createMetrics();
@@ -112,6 +115,8 @@ export async function createModesGateway(options: {
     concurrency: options.concurrency ?? 2,
     queueMax: options.queueMax ?? 64,
     maxBodyBytes: options.maxBodyBytes ?? 2 * 1024 * 1024,
+    ...(options.maxLoopUtilisation === undefined ? {} : { maxLoopUtilisation: options.maxLoopUtilisation }),
+    ...(options.loopUtilisation ? { loopUtilisation: options.loopUtilisation } : {}),
     documents,
   };
   const app = createApp({

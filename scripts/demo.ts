@@ -89,6 +89,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     SANDBOX_LEGACY_JITTER: 'true',
     // The demo's own traffic is all there is: compare every request, keep every record.
     COMPARE_SAMPLE_RATE: '1',
+    // Nothing else shares the loop with the demo's one-at-a-time traffic: never shed its comparisons.
+    COMPARE_MAX_LOOP_UTILISATION: '1',
     NERDGRAPH_URL: '',
     NEW_RELIC_REGION: '',
     LEGACY_REST_URL: '',

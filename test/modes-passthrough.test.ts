@@ -102,7 +102,8 @@ describe('passthrough to a loopback legacy API', () => {
     expect(first?.headers.accept).toBe('application/json');
     expect(first?.headers['user-agent']).toBe('script/1.0');
     expect(first?.headers['x-request-id']).toBe('req-1');
-    for (const dropped of ['cookie', 'authorization', 'x-account-id']) expect(first?.headers[dropped], dropped).toBeUndefined();
+    expect(first?.headers['x-account-id']).toBe('5');
+    for (const dropped of ['cookie', 'authorization']) expect(first?.headers[dropped], dropped).toBeUndefined();
     expect(second?.headers['api-key']).toBe(KEY);
     expect(second?.headers['x-api-key']).toBeUndefined();
     // Nowhere else: not in the URL, not in another header.

@@ -83,6 +83,8 @@ export function modeResolverFor(rules: readonly ModeRule[], mappings: readonly M
 }
 
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+/** Answers that refuse the caller itself (bad key, forbidden, throttled): their writes changed nothing. */
+const REFUSED_CALLER: ReadonlySet<number> = new Set([401, 403, 429]);
 
 /**
  * Could the request change anything? Every method but GET and HEAD, unless its mapping declares
@@ -265,7 +267,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       signalCoversBody: true,
       publicOrigin: publicOriginOf(c),
     });
-    const snapshot = await readSnapshot(answer, started);
+    const snapshot = await readSnapshot(answer, started, modes.maxBodyBytes);
     modes.sink.observeSide(label, 'legacy', snapshot.ms / 1000);
     return snapshot;
   }
@@ -351,14 +353,14 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     }
     let legacy: AnswerSnapshot;
     try {
-      legacy = snapshotOf(answer, done.bytes, legacyMs);
+      legacy = snapshotOf(answer, done.bytes, legacyMs, modes.maxBodyBytes);
     } catch (error) {
       recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: answer.status, translated: null }, ms: { legacy: legacyMs, translated: null }, error: `legacy body unreadable: ${reasonOf(error)}` });
       return;
     }
     const translatedStarted = performance.now();
     const [translated, again] = await Promise.allSettled([
-      deps.translate(internalRequest(c, body)).then((response) => readSnapshot(response, translatedStarted)),
+      deps.translate(internalRequest(c, body)).then((response) => readSnapshot(response, translatedStarted, modes.maxBodyBytes)),
       legacyAgain(c, label, body),
     ]);
     if (translated.status === 'rejected') {
@@ -375,6 +377,9 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   async function dryRunWrite(c: GatewayContext, label: string, answer: AnswerHead, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
     const legacyMs = done.endedAt - started;
     modes.sink.observeSide(label, 'legacy', legacyMs / 1000);
+    // A caller the legacy API refused changed nothing: no dry run, no record (anyone with a
+    // key-shaped string could otherwise fill the store with them).
+    if (REFUSED_CALLER.has(answer.status)) return;
     const dryStarted = performance.now();
     try {
       const { response, calls } = await deps.dryRun(internalRequest(c, body));
@@ -415,7 +420,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       recordOf(c, label, 'candidate', { outcome: 'error', status: { legacy: null, translated: answer.status }, ms: { legacy: null, translated: translatedMs }, error: `too large to compare (over ${modes.maxBodyBytes} bytes)` });
       return;
     }
-    const translated = snapshotOf(answer, done.bytes, translatedMs);
+    const translated = snapshotOf(answer, done.bytes, translatedMs, modes.maxBodyBytes);
     const [first, second] = await Promise.allSettled([legacyAgain(c, label, body), legacyAgain(c, label, body)]);
     if (first.status === 'rejected') {
       recordOf(c, label, 'candidate', { outcome: 'error', status: { legacy: null, translated: translated.status }, ms: { legacy: null, translated: translated.ms }, error: `legacy call failed: ${reasonOf(first.reason)}` });
@@ -429,6 +434,8 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   async function recordLegacyDryRun(c: GatewayContext, label: string, answer: Response, done: CapturedBody, started: number, bodyText: string): Promise<void> {
     const translatedMs = done.endedAt - started;
     modes.sink.observeSide(label, 'translated', translatedMs / 1000);
+    // The translation refused the caller: nothing was written, nothing to record.
+    if (REFUSED_CALLER.has(answer.status)) return;
     let variables: Record<string, unknown>;
     try {
       variables = { ...parseRequestBody(c.req.header('content-type'), bodyText) };

@@ -33,6 +33,9 @@ const REQUEST_HEADERS: readonly string[] = [
   'if-modified-since',
   'user-agent',
   'x-request-id',
+  // The account the caller names: without it a multi-account key would be answered (and its
+  // writes made) in another account than the translation uses.
+  'x-account-id',
 ];
 
 const RESPONSE_HEADERS: ReadonlySet<string> = new Set([

@@ -109,34 +109,51 @@ export function createShadowQueue(options: ShadowQueueOptions): ShadowQueue {
 }
 
 /** A body as the diff engine reads it: text, decoded from the content encoding it came in. */
-export function decodeBody(bytes: Uint8Array, contentEncoding: string | null): string {
+/**
+ * `maxBytes` bounds the decoded text too: a few hundred compressed kilobytes can inflate to
+ * gigabytes (zlib throws past maxOutputLength, and the comparison is recorded as an error).
+ */
+export function decodeBody(bytes: Uint8Array, contentEncoding: string | null, maxBytes: number): string {
   const encoding = (contentEncoding ?? '').trim().toLowerCase();
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const bound = { maxOutputLength: maxBytes };
   const decoded =
     encoding === 'gzip' || encoding === 'x-gzip'
-      ? gunzipSync(buffer)
+      ? gunzipSync(buffer, bound)
       : encoding === 'deflate'
-        ? inflateSync(buffer)
+        ? inflateSync(buffer, bound)
         : encoding === 'br'
-          ? brotliDecompressSync(buffer)
+          ? brotliDecompressSync(buffer, bound)
           : buffer;
   return decoded.toString('utf8');
 }
 
-export function snapshotOf(response: Pick<Response, 'status' | 'headers'>, bytes: Uint8Array, ms: number): AnswerSnapshot {
+export function snapshotOf(response: Pick<Response, 'status' | 'headers'>, bytes: Uint8Array, ms: number, maxBytes: number): AnswerSnapshot {
   return {
     status: response.status,
     contentType: response.headers.get('content-type') ?? '',
-    body: decodeBody(bytes, response.headers.get('content-encoding')),
+    body: decodeBody(bytes, response.headers.get('content-encoding'), maxBytes),
     link: response.headers.get('link'),
     ms,
   };
 }
 
 /** Reads a whole (shadow) answer: the snapshot of it, timed from `started` (performance.now()). */
-export async function readSnapshot(response: Response, started: number): Promise<AnswerSnapshot> {
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  return snapshotOf(response, bytes, performance.now() - started);
+export async function readSnapshot(response: Response, started: number, maxBytes: number): Promise<AnswerSnapshot> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (response.body) {
+    // Read with the same bound as the caller's answer: a shadow answer may not grow without limit either.
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      total += chunk.byteLength;
+      if (total > maxBytes) {
+        await response.body.cancel().catch(() => undefined);
+        throw new Error(`too large to compare (over ${maxBytes} bytes)`);
+      }
+      chunks.push(chunk);
+    }
+  }
+  return snapshotOf(response, Buffer.concat(chunks), performance.now() - started, maxBytes);
 }
 
 const MAX_DIFFERENCES = 50;

@@ -25,12 +25,9 @@ import { MAX_BODY_BYTES } from './v2/form-body.ts';
 import type { Dispatcher } from 'undici';
 import type { OperationDocuments } from './upstream/documents.ts';
 import { createRecordingClient } from './upstream/recording-client.ts';
-import { createModeDispatch } from './modes/dispatch.ts';
+import { createModeDispatch, type ModesOptions } from './modes/dispatch.ts';
 import { isInternal } from './modes/internal.ts';
 import { createLegacyApi } from './modes/passthrough.ts';
-import type { LoopUtilisation } from './modes/loop-gauge.ts';
-import type { Comparer, ParitySink } from './modes/ports.ts';
-import type { ModeRule } from './modes/route-modes.ts';
 
 /**
  * Builds the gateway app from its dependencies, so tests can inject a NerdGraph client, a
@@ -59,23 +56,10 @@ export interface GatewayDeps {
   bridge?: { store: ParityStore; bridgeToken?: string };
 }
 
-export interface ModesDeps {
-  rules: readonly ModeRule[];
+/** The modes' options (src/modes/dispatch.ts), with the legacy API named by URL; plus what dry runs need. */
+export interface ModesDeps extends Omit<ModesOptions, 'legacy'> {
   /** LEGACY_REST_URL: the legacy REST API that passthrough and comparisons call. */
   legacyUrl: string;
-  comparer: Comparer;
-  sink: ParitySink;
-  sampleRate: number;
-  concurrency: number;
-  queueMax: number;
-  maxBodyBytes: number;
-  /**
-   * COMPARE_MAX_LOOP_UTILISATION: shadow work is dropped while the event loop is busier than
-   * this (src/modes/shadow.ts). Absent: 1, never (src/gateway.ts passes the configured value).
-   */
-  maxLoopUtilisation?: number;
-  /** The loop's recent utilisation, 0 to 1; default src/modes/loop-gauge.ts (tests inject one). */
-  loopUtilisation?: LoopUtilisation;
   /** The NerdGraph documents, for the dry runs' recording client. */
   documents: OperationDocuments;
   /** undici dispatcher for legacy calls; default a keep-alive Agent. */

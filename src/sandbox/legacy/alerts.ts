@@ -29,7 +29,7 @@ import {
   type ConditionFields,
 } from '../alerts.ts';
 import type { SandboxData } from '../model.ts';
-import { invalid, pageOf, text, valuesOf, type LegacyRequest, type LegacyRoute } from './common.ts';
+import { CACHE_CONTROL, etagMatches, invalid, pageOf, text, valuesOf, type LegacyRequest, type LegacyRoute } from './common.ts';
 import { bodyParams, type Params } from './writes.ts';
 
 /** v2's alerts page size is UNCONFIRMED; the sandbox pages every alert list by 50. */
@@ -209,15 +209,7 @@ const policyBody = (policy: AlertPolicy): V2Body => ({
 
 const conditionBody = (condition: AlertCondition): V2Body => ({ id: condition.id, ...structuredClone(condition.fields) });
 
-const CACHE_CONTROL = 'max-age=0, private, must-revalidate';
 
-function etagMatches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === '*' || tag === etag);
-}
 
 /** A read: 200 with a strong ETag over the body, or a bodiless 304 when the client has it. */
 function read(req: LegacyRequest, body: V2Body, headers: Record<string, string> = {}): Response {

@@ -197,3 +197,15 @@ export function applicationOf(req: LegacyRequest, key = 'id'): SandboxApp {
   if (!app) throw notFound(V2Titles.applicationNotFound);
   return app;
 }
+
+/** What v2 sent with its ETag'd reads. */
+export const CACHE_CONTROL = 'max-age=0, private, must-revalidate';
+
+/** If-None-Match compares weakly (RFC 9110 §13.1.2): a `W/` prefix is ignored, `*` matches. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag);
+}

@@ -15,6 +15,7 @@ import { isoSeconds } from '../../v2/time.ts';
 import type { JsonValue } from '../../v2/xml.ts';
 import type { SandboxData } from '../model.ts';
 import { metricsOf, rowsOf, type MetricKind, type MetricOwner, type SandboxMetric, type TimesliceRow } from '../timeslices.ts';
+import { CACHE_CONTROL, etagMatches } from './common.ts';
 
 /** An APM app's own rows. */
 export function appMetricSource(owner: MetricOwner): MetricSource {
@@ -448,7 +449,6 @@ function jitterNewest(metrics: V2Body[], factor: number): void {
   }
 }
 
-const CACHE_CONTROL = 'max-age=0, private, must-revalidate';
 
 /** A 200 with a strong ETag of the body, or a bodiless 304 when the client already has it. */
 function withEtag(req: MetricRequest, text: string): Response {
@@ -458,11 +458,3 @@ function withEtag(req: MetricRequest, text: string): Response {
   return new Response(text, { status: 200, headers: { 'content-type': CONTENT_TYPES[req.format], ...headers } });
 }
 
-/** If-None-Match compares weakly (RFC 9110 §13.1.2): a `W/` prefix is ignored, `*` matches. */
-function etagMatches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === '*' || tag === etag);
-}

@@ -73,6 +73,8 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   app.use(async (c, next) => {
     // The gateway's own requests (src/modes/internal.ts) are neither logged nor counted as callers'.
     if (isInternal(c.req.raw)) {
+      // Noted here, before any middleware (bodyLimit) can replace c.req.raw with a copy.
+      c.set('internal', true);
       c.set('requestId', requestIdFor(c.req.raw.headers));
       c.set('logEntry', { requestId: c.get('requestId'), method: c.req.method, route: 'unmatched', path: '', status: 0, ms: 0, level: 'info' });
       c.set('routeLabel', 'unmatched');

@@ -158,6 +158,42 @@ describe('compare and candidate modes on the sandbox', () => {
     expect(proxy.mutations().length - mutationsBefore).toBe(1);
   });
 
+  it('compare, a POST read (a metric-data form): the translation runs once, two legacy calls in all, never a loop', async () => {
+    const gateway = await gatewayWith('*=compare');
+    const before = proxy.legacy('POST').length;
+    // A body without Content-Length: Hono's body limit then replaces the request object.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('names[]=HttpDispatcher&summarize=true'));
+        controller.close();
+      },
+    });
+    const response = await gateway.app.request(`/v2/applications/${appId}/metrics/data.json`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(200);
+    await response.text();
+    const [record] = await gateway.sink.waitForRecords(1);
+    expect(record).toMatchObject({ mode: 'compare', status: { legacy: 200, translated: 200 } });
+    for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(proxy.legacy('POST').length - before).toBe(2);
+    expect(gateway.sink.records).toHaveLength(1);
+    expect(await gateway.upstreamCount()).toBeGreaterThan(0);
+  });
+
+  it('compare, HEAD: passed through once, nothing compared', async () => {
+    const gateway = await gatewayWith('*=compare');
+    const before = proxy.legacy('HEAD').length;
+    const response = await gateway.app.request(`/v2/applications/${appId}.json`, { method: 'HEAD', headers });
+    expect(response.status).toBe(200);
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(proxy.legacy('HEAD').length - before).toBe(1);
+    expect(gateway.sink.records).toEqual([]);
+  });
+
   it('under overload (queue 1, concurrency 1, a stalled legacy API) drops and counts shadow work; every caller is answered', async () => {
     const gateway = await gatewayWith('GET /v2/applications/*=candidate', { concurrency: 1, queueMax: 1 });
     proxy.hold();

@@ -4,6 +4,7 @@ import { decodeBody, readSnapshot } from '../src/modes/shadow.ts';
 import { createSandbox } from '../src/sandbox/server.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT } from './support/harness.ts';
 import { createModesGateway, startLegacyServer } from './support/modes.ts';
+import { httpSend, serveOnLoopback } from './support/http.ts';
 
 /** Fixes from the review of the migration modes, each as the user-visible behaviour it protects. */
 describe('passthrough carries the account the caller names', () => {
@@ -23,6 +24,45 @@ describe('passthrough carries the account the caller names', () => {
     const response = await gateway.app.request('/v2/alerts_policies.json', { headers: { 'x-api-key': 'NRAK-ACCOUNTHEADER000000000000000', 'x-account-id': '1000002' } });
     expect(response.status).toBe(200);
     expect(legacy.received.at(-1)?.headers['x-account-id']).toBe('1000002');
+  });
+});
+
+describe('compare answers from the legacy API whatever the translation lacks', () => {
+  it('an unknown route, an unserved method and a GET with a body go to the legacy API as sent', async () => {
+    const legacy = await startLegacyServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ got: `${req.method} ${req.url} ${req.body}` }));
+    });
+    try {
+      const gateway = await createModesGateway({ nerdgraphUrl: 'http://127.0.0.1:9/graphql', legacyUrl: legacy.origin, routeModes: '*=compare' });
+      const headers = { 'x-api-key': 'NRAK-UNKNOWNROUTE0000000000000000' };
+      expect(await (await gateway.app.request('/v2/servers.json', { headers })).json()).toEqual({ got: 'GET /v2/servers.json ' });
+      expect(await (await gateway.app.request('/v2/applications/1.json', { method: 'PATCH', headers, body: '{}' })).json()).toEqual({ got: 'PATCH /v2/applications/1.json {}' });
+      // Over HTTP, a GET carrying form parameters (as v2's documentation sends metric data).
+      const server = await serveOnLoopback(gateway.app.fetch);
+      try {
+        const answer = await httpSend(`${server.url}/v2/applications/1/metrics/data.json`, { headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: 'names[]=HttpDispatcher' });
+        expect(await answer.json()).toEqual({ got: 'GET /v2/applications/1/metrics/data.json names[]=HttpDispatcher' });
+      } finally {
+        await server.close();
+      }
+      expect(gateway.sink.records).toEqual([]);
+    } finally {
+      await legacy.close();
+    }
+  });
+});
+
+describe('ROUTE_MODES written as the parity page shows routes', () => {
+  it('a pattern with a format suffix and a HEAD rule still match', async () => {
+    const { modeResolverFor } = await import('../src/modes/dispatch.ts');
+    const { parseRouteModes } = await import('../src/modes/route-modes.ts');
+    const { loadMappings } = await import('../src/routes/mappings-loader.ts');
+    const mappings = await loadMappings();
+    const route = { template: '/v2/applications.{format}', passthroughOnly: false };
+    for (const rules of ['GET /v2/applications.json=compare', 'GET /v2/applications.{format}=compare', 'HEAD /v2/applications=compare']) {
+      expect(modeResolverFor(parseRouteModes(rules), mappings).modeOf({ method: 'GET', path: '/v2/applications.json', route }), rules).toBe('compare');
+    }
   });
 });
 

@@ -8,7 +8,7 @@ import { parseRequestBody } from '../v2/request-body.ts';
 import { createRouteTable } from '../v2/route-table.ts';
 import { captureBody, type CapturedBody } from './capture.ts';
 import { directOutgoing, sendDirect, type DirectCapture } from './direct.ts';
-import { markInternal, isInternal } from './internal.ts';
+import { markInternal } from './internal.ts';
 import { createModeResolver, type ModeResolver, type RouteInfo } from './mode-resolver.ts';
 import { createLoopGauge, type LoopUtilisation } from './loop-gauge.ts';
 import { headersOf, responseOf, type LegacyAnswer, type LegacyApi, type LegacyBody } from './passthrough.ts';
@@ -110,6 +110,13 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   });
 
   /**
+   * Answers being captured for a comparison, each holding up to COMPARE_MAX_BODY_BYTES until its
+   * caller has read it all: bounded like the queue they feed, so slow clients cannot pile up
+   * captured bodies beyond what the queue could ever take.
+   */
+  let capturing = 0;
+
+  /**
    * Shadow work for an answer that has finished: submitted on a later turn of the loop, so the
    * caller's connection is served first; counted dropped when the queue or the loop has no room.
    */
@@ -119,7 +126,8 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
 
   return async (c, next) => {
     // The gateway's own requests (a comparison's translation, a dry run) are always translated.
-    if (isInternal(c.req.raw)) return next();
+    // Read from the context: bodyLimit may have replaced c.req.raw (a POST without a length).
+    if (c.get('internal') === true) return next();
     const path = c.req.path;
     const matched = table.match(path);
     if (matched === undefined && !path.startsWith('/v2/')) return next();
@@ -140,8 +148,16 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       c.set('routeLabel', label);
       return passthrough(c);
     }
-    // Comparing needs a translation: an unknown route, method or format goes to the router's v2 error.
-    if (hit === undefined || (matched?.format !== 'json' && matched?.format !== 'xml')) return next();
+    // Comparing needs a translation: without one (an unknown route, method or format) compare
+    // answers from the legacy API as it promises, and candidate with the router's v2 error.
+    // HEAD (no body to compare) and a GET carrying a body (the shadow calls could not replay it)
+    // are served the same way, not compared.
+    const comparable = hit !== undefined && (matched?.format === 'json' || matched?.format === 'xml') && method !== 'HEAD' && !hasReadBody(c);
+    if (!comparable) {
+      if (mode === 'candidate') return next();
+      c.set('routeLabel', label);
+      return passthrough(c);
+    }
     c.set('routeLabel', label);
     return mode === 'compare' ? compare(c, next, label, hit.value) : candidate(c, next, label, hit.value);
   };
@@ -158,13 +174,17 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     return `${url.pathname}${url.search}`;
   }
 
-  /** The request body to forward as a stream: a GET's body lives on the raw Node request (see form-body.ts). */
+  /** A GET with a body (v2 read metric-data parameters from one); its body lives on the raw Node request (see form-body.ts). */
+  function hasReadBody(c: GatewayContext): boolean {
+    if (c.req.method !== 'GET') return false;
+    const incoming = c.env?.incoming;
+    return incoming !== undefined && (Number(incoming.headers['content-length'] ?? 0) > 0 || incoming.headers['transfer-encoding'] !== undefined);
+  }
+
+  /** The request body to forward as a stream; never one on a HEAD (a pooled connection could read it as the next request). */
   function streamedBody(c: GatewayContext): LegacyBody {
-    if (READ_METHODS.has(c.req.method)) {
-      const incoming = c.env?.incoming;
-      const hasBody = incoming !== undefined && (Number(incoming.headers['content-length'] ?? 0) > 0 || incoming.headers['transfer-encoding'] !== undefined);
-      return hasBody ? incoming : null;
-    }
+    if (c.req.method === 'HEAD') return null;
+    if (c.req.method === 'GET') return hasReadBody(c) ? (c.env?.incoming ?? null) : null;
     return c.req.raw.body;
   }
 
@@ -311,8 +331,22 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   }
 
   /** No room for shadow work now (queue full, loop busy): counted dropped; the request is served without it. */
+
+  /** Reserves a capture; the release is idempotent and also runs when the caller's connection closes. */
+  function reserveCapture(c: GatewayContext): () => void {
+    capturing++;
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      capturing--;
+    };
+    c.env?.outgoing?.once('close', release);
+    return release;
+  }
+
   function shed(c: GatewayContext, label: string): boolean {
-    if (queue.hasRoom()) return false;
+    if (queue.hasRoom() && capturing < modes.concurrency + modes.queueMax) return false;
     modes.sink.dropped(label, c.req.method);
     return true;
   }
@@ -322,20 +356,32 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     // Sampled out or shed: served exactly as passthrough (a write too: it executes once either way).
     if (!sampled(c, label) || shed(c, label)) return passthrough(c);
     const write = isWrite(mapping, c.req.method);
+    const release = reserveCapture(c);
     // Buffered (bounded by the body limit): the dry run or the translation replays the same bytes.
-    const body = await bufferedBody(c);
+    const body = await bufferedBody(c).catch((error: unknown) => {
+      release();
+      throw error;
+    });
     const started = performance.now();
     let answer: LegacyAnswer;
     try {
       answer = await exchange(c, body);
     } catch (error) {
-      // No legacy answer: the caller gets the v2 error; the comparison is an error, nothing more runs.
-      recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: null, translated: null }, ms: { legacy: performance.now() - started, translated: null }, error: `legacy call failed: ${reasonOf(error)}` });
+      release();
+      // No legacy answer: the caller gets the v2 error; the comparison is an error, nothing more
+      // runs. A client that left is not the legacy API's failure: nothing is recorded.
+      if ((c.get('signal').reason as Error | undefined)?.name !== 'AbortError') {
+        recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: null, translated: null }, ms: { legacy: performance.now() - started, translated: null }, error: `legacy call failed: ${reasonOf(error)}` });
+      }
       throw error;
     }
     // A 304 holds nothing to compare (the caller's If-None-Match named the legacy ETag).
-    if (answer.status === 304) return answerCaller(c, answer);
+    if (answer.status === 304) {
+      release();
+      return answerCaller(c, answer);
+    }
     const onDone = (done: CapturedBody): void => {
+      release();
       schedule(label, c.req.method, () => {
         const head: AnswerHead = { status: answer.status, headers: headersOf(answer) };
         return write ? dryRunWrite(c, label, head, done, started, body) : compareRead(c, label, mapping, head, done, started, body);
@@ -347,6 +393,9 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   async function compareRead(c: GatewayContext, label: string, mapping: Mapping, answer: AnswerHead, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
     const legacyMs = done.endedAt - started;
     modes.sink.observeSide(label, 'legacy', legacyMs / 1000);
+    // A refused caller (bad key, forbidden, throttled) gets no shadow calls: they would spend its
+    // rate limit twice more and have the gateway verify keys outside the per-address limit.
+    if (REFUSED_CALLER.has(answer.status)) return;
     if (done.bytes === null) {
       recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: answer.status, translated: null }, ms: { legacy: legacyMs, translated: null }, error: `too large to compare (over ${modes.maxBodyBytes} bytes)` });
       return;
@@ -400,14 +449,26 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   async function candidate(c: GatewayContext, next: () => Promise<void>, label: string, mapping: Mapping): Promise<Response | void> {
     if (!sampled(c, label) || shed(c, label)) return next();
     const write = isWrite(mapping, c.req.method);
-    // Read before the translation consumes it (Hono keeps the bytes for the router and the write runner).
-    const body = await bufferedBody(c);
-    const bodyText = body === null ? '' : Buffer.from(body).toString('utf8');
+    const release = reserveCapture(c);
+    let answer: Response;
+    let body: Uint8Array | null;
     const started = performance.now();
-    await next();
-    const answer = c.res;
-    if (answer.status === 304) return;
+    try {
+      // Read before the translation consumes it (Hono keeps the bytes for the router and the write runner).
+      body = await bufferedBody(c);
+      await next();
+      answer = c.res;
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const bodyText = body === null ? '' : Buffer.from(body).toString('utf8');
+    if (answer.status === 304) {
+      release();
+      return;
+    }
     const captured = captureBody(answer.body, modes.maxBodyBytes, (done) => {
+      release();
       schedule(label, c.req.method, () => (write ? recordLegacyDryRun(c, label, answer, done, started, bodyText) : candidateRead(c, label, mapping, answer, done, started, body)));
     });
     c.res = new Response(captured, { status: answer.status, headers: answer.headers });
@@ -416,6 +477,8 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   async function candidateRead(c: GatewayContext, label: string, mapping: Mapping, answer: Response, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
     const translatedMs = done.endedAt - started;
     modes.sink.observeSide(label, 'translated', translatedMs / 1000);
+    // A refused caller gets no legacy shadow calls (they would spend its legacy rate limit).
+    if (REFUSED_CALLER.has(answer.status)) return;
     if (done.bytes === null) {
       recordOf(c, label, 'candidate', { outcome: 'error', status: { legacy: null, translated: answer.status }, ms: { legacy: null, translated: translatedMs }, error: `too large to compare (over ${modes.maxBodyBytes} bytes)` });
       return;

@@ -37,9 +37,14 @@ interface CompiledRule {
   matches(method: string, texts: readonly string[]): boolean;
 }
 
+/** A format suffix in a pattern (`.json`, `.xml`, `.{format}`) would never match: modes apply to every format. */
+const FORMAT_SUFFIX = /\.(json|xml|\{format\})$/;
+
 function compile(rule: ModeRule): CompiledRule {
-  const glob = globMatcher(rule.pattern);
-  return { rule, matches: (method, texts) => (rule.method === undefined || rule.method === method) && texts.some(glob) };
+  const glob = globMatcher(rule.pattern.replace(FORMAT_SUFFIX, ''));
+  // A HEAD is routed as the GET it abbreviates, so a HEAD rule is a GET rule.
+  const method = rule.method === 'HEAD' ? 'GET' : rule.method;
+  return { rule, matches: (requestMethod, texts) => (method === undefined || method === requestMethod) && texts.some(glob) };
 }
 
 export function createModeResolver(rules: readonly ModeRule[], routes: readonly RouteInfo[]): ModeResolver {

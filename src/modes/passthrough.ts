@@ -122,6 +122,11 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
     } finally {
       if (!req.signalCoversBody) req.signal.removeEventListener('abort', follow);
     }
+    // A status a Fetch Response cannot carry (1xx, 6xx and beyond) is no v2 answer: a 502, before any byte is written.
+    if (answer.statusCode < 200 || answer.statusCode > 599) {
+      void answer.body.dump().catch(() => undefined);
+      throw legacyFailure(new Error(`status ${answer.statusCode}`), req.signal, WRITES.has(req.method));
+    }
     const kept = keptHeaders(answer.headers, baseUrl, req.publicOrigin);
     if (NO_BODY_STATUS.has(answer.statusCode) || req.method === 'HEAD') {
       // Nothing to read; dump() discards what may be there without an error event.

@@ -80,7 +80,18 @@ const ConfigSchema = z
     /** Migration modes per route (src/modes/route-modes.ts); unset: translate, alerts passthrough. */
     ROUTE_MODES: routeModes.optional(),
     /** Where passthrough and comparisons call the legacy REST API (v2 paths are `/v2/...` under it). */
-    LEGACY_REST_URL: z.url({ protocol: /^https?$/ }).optional(),
+    LEGACY_REST_URL: z
+      .url({ protocol: /^https?$/ })
+      .refine((text) => {
+        const url = new URL(text);
+        return url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+      }, 'an origin with an optional base path: no user, password, query or fragment')
+      // Normalised (host case, default port), so Link URLs that point at it are recognised.
+      .transform((text) => {
+        const url = new URL(text);
+        return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+      })
+      .optional(),
     /** Share of (caller, route) pairs whose requests get shadow work in compare/candidate modes. */
     COMPARE_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(1),
     COMPARE_CONCURRENCY: positiveInt.max(256).default(2),

@@ -16,6 +16,8 @@ export interface GatewayVariables {
   signal: AbortSignal;
   /** Fires at the request's deadline only: what a write's one mutation is sent under. */
   deadline: AbortSignal;
+  /** The gateway's own request (a comparison's translation, a dry run): always translated, never counted. */
+  internal?: boolean;
 }
 
 /** Under @hono/node-server the raw request is available: needed for GET bodies (see v2-router). */

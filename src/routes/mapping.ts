@@ -255,19 +255,48 @@ export interface ReadPlanMapping extends MappingBase {
   load(ctx: OperationContext): Promise<PlannedAnswer>;
 }
 
-/** A write: validation and the reads its rules need, then exactly one mutation. */
-export interface WritePlan {
-  /** Variables of the mapping's mutation; null when there is nothing to write. */
+/**
+ * A write: validation and the reads its rules need, then its mutations, each sent exactly once.
+ * Most writes are one step (`answer`). A write v2 did in one call that NerdGraph needs several
+ * mutations for (a label on three applications, a channel that needs its destination first)
+ * chains steps with `next`: each step is sent only once the one before it was confirmed, and
+ * gets that step's payload.
+ */
+interface WriteStep {
+  /** Variables of this step's mutation; null when there is nothing to write. */
   variables: Record<string, unknown> | null;
-  /** The v2 answer once NerdGraph confirmed the write (payload null when nothing was written). */
-  answer(payload: unknown): Promise<V2Body> | V2Body;
+  /** This step's mutation: the mapping's `operation` unless named (then one of its `stepOperations`). */
+  operation?: string;
 }
+
+export type WritePlan = WriteStep &
+  (
+    | {
+        /** The v2 answer once NerdGraph confirmed the last step (payload null when nothing was written). */
+        answer(payload: unknown): Promise<V2Body> | V2Body;
+        next?: undefined;
+      }
+    | {
+        /**
+         * The step after this one, given this one's confirmed payload (null when it wrote
+         * nothing). Once any step was sent, every failure after it answers the mapping's
+         * `unconfirmedTitle` (never "nothing was changed"), and nothing is resent.
+         */
+        next(payload: unknown): Promise<WritePlan> | WritePlan;
+        answer?: undefined;
+      }
+  );
 
 export interface WriteMapping extends MappingBase {
   kind: 'write';
   successStatus: 200 | 201;
-  /** Answer title when NerdGraph may have applied the write but did not confirm it. */
+  /**
+   * Answer title when NerdGraph may have applied the write (or, for a chained write, part of
+   * it) but did not confirm it.
+   */
   unconfirmedTitle: string;
+  /** The mutations a chained plan's later steps may name besides `operation` (queries/<name>.graphql each). */
+  stepOperations?: readonly string[];
   /** Validates the request (throws V2Error), reads what the rules need, plans the mutation. */
   plan(ctx: OperationContext): Promise<WritePlan>;
   /** A body format of its own (Deployments v0 XML); default: the v2 serialiser. */

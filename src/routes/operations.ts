@@ -1,5 +1,5 @@
 import { V2Error, V2Titles, WRITE_REFUSED } from '../v2/errors.ts';
-import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMapping } from './mapping.ts';
+import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMapping, WritePlan } from './mapping.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respond, respondText, serialise } from '../v2/format.ts';
 import { parseRequestBody, type BodyObject } from '../v2/request-body.ts';
@@ -86,32 +86,50 @@ export function createOperationRunners(deps: RouteDeps) {
       return () => signal.removeEventListener('abort', stop);
     };
     const unfollowRequest = follow(req.signal);
-    const plan = await mapping.plan(await contextOf({ ...req, signal: reads.signal }, body));
+    let plan: WritePlan = await mapping.plan(await contextOf({ ...req, signal: reads.signal }, body));
+    let stepsSent = 0;
     let payload: unknown = null;
-    if (plan.variables !== null) {
-      unfollowRequest();
-      follow(deadline);
+    // After a write went out, only a refusal NerdGraph stated in its payload may read as "not
+    // written", and only while nothing else was written; any other surprise (a failed
+    // read-back, an odd payload, a later step failing) is an unknown outcome.
+    const afterSending = (error: unknown): unknown => {
+      const refusal = error instanceof V2Error && error.kind === WRITE_REFUSED;
+      return stepsSent > 0 && !(refusal && stepsSent === 1) ? new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' }) : error;
+    };
+    for (;;) {
+      payload = null;
+      if (plan.variables !== null) {
+        if (stepsSent === 0) {
+          unfollowRequest();
+          follow(deadline);
+        }
+        try {
+          // Under the request's deadline only: once sent, a mutation it cuts short is an unknown
+          // outcome (writeFailure); a client that leaves does not abandon it, so its real outcome
+          // is what the access log records. One that left before the first was sent stops it
+          // here; once a step is out, the chain runs to its end rather than stop half-way.
+          if (stepsSent === 0 && req.signal.aborted) throw req.signal.reason;
+          const operation = plan.operation ?? mapping.operation;
+          payload = await callUpstream(deps.nerdgraph, { operation, variables: plan.variables, apiKey: req.caller.apiKey, signal: deadline });
+        } catch (error) {
+          // A later step's failure leaves the earlier ones applied: never "nothing was changed".
+          if (stepsSent > 0) throw new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
+          throw writeFailure(error, mapping);
+        }
+        stepsSent++;
+      }
+      if (plan.next === undefined) break;
       try {
-        // Under the request's deadline only: once sent, a mutation it cuts short is an unknown
-        // outcome (writeFailure); a client that leaves does not abandon it, so its real outcome
-        // is what the access log records. One that left before it was sent stops it here.
-        if (req.signal.aborted) throw req.signal.reason;
-        payload = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables: plan.variables, apiKey: req.caller.apiKey, signal: deadline });
+        plan = await plan.next(payload);
       } catch (error) {
-        throw writeFailure(error, mapping);
+        throw afterSending(error);
       }
     }
     let answer;
     try {
       answer = await plan.answer(payload);
     } catch (error) {
-      // After a write went out, only a refusal NerdGraph stated in its payload may read as "not
-      // written"; any other surprise (a failed read-back, an odd payload) is an unknown outcome.
-      const refusal = error instanceof V2Error && error.kind === WRITE_REFUSED;
-      if (plan.variables !== null && !refusal) {
-        throw new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
-      }
-      throw error;
+      throw afterSending(error);
     }
     const rendered = mapping.serialise ? mapping.serialise(answer, req.format) : serialise(answer, req.format);
     return respondText(req.c, req.format, mapping.successStatus, rendered);

@@ -37,7 +37,7 @@ export function registerV2Routes(
   mappings: readonly Mapping[],
   shared: Omit<RouteDeps, 'mutations'> & { accounts: AccountResolver; identityOf: IdentityOf; publicBaseUrl: string | undefined },
 ): void {
-  const deps: RouteDeps & typeof shared = { ...shared, mutations: new Set(mappings.flatMap((m) => (m.kind === 'write' ? [m.operation] : []))) };
+  const deps: RouteDeps & typeof shared = { ...shared, mutations: new Set(mappings.flatMap((m) => (m.kind === 'write' ? [m.operation, ...(m.stepOperations ?? [])] : []))) };
   const table = createRouteTable(mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping })));
   const runList = createListRunner(deps);
   const runShow = createShowRunner(deps);

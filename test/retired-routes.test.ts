@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Mapping, UnsupportedMapping } from '../src/routes/mapping.ts';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
-import { RETIRED, RETIRED_ROUTES } from '../mappings/shared/retired.ts';
+import { RETIRED, RETIRED_ROUTES } from '../src/v2/retired.ts';
 import { compareFaces } from './support/compare.ts';
 import { serveOnLoopback } from './support/http.ts';
 import { decodeRailsXml } from './support/rails-xml.ts';

@@ -5,11 +5,11 @@
  * that is known, routes-next.md §8), or the status chosen where it is UNCONFIRMED.
  *
  * The live API's own titles are UNCONFIRMED, so the face answers with the gateway's table
- * (mappings/shared/retired.ts): a differential then checks routing, method, status, format
+ * (src/v2/retired.ts, shared with the gateway's mappings): a differential then checks routing, method, status, format
  * and auth order for these routes, not the wording.
  */
 import { V2Error } from '../../v2/errors.ts';
-import { RETIRED, RETIRED_ROUTES } from '../../../mappings/shared/retired.ts';
+import { RETIRED, RETIRED_ROUTES } from '../../v2/retired.ts';
 import type { LegacyRoute } from './common.ts';
 
 /**

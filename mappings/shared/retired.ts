@@ -31,7 +31,7 @@ export function retiredRoute(
     replacement: answer.replacement,
     parameters: NO_PARAMS,
     fields: [],
-    knownGaps: [{ description: `Never served: every call answers ${answer.status} with the title above, without calling NerdGraph. Instead: ${answer.replacement}` }],
+    knownGaps: [{ description: `Never served: every call answers ${answer.status} with the title above and changes nothing, without calling NerdGraph.` }],
     assumptions: answer.assumptions,
   });
 }

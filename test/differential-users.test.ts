@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnownGap, Mapping } from '../src/routes/mapping.ts';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
@@ -174,6 +175,17 @@ describe('users: reshaping NerdGraph users', () => {
     expect(reshapeUser({ id: '1000000042', name: 'Ada van Dijk', email: 'a@x', type: null })).toEqual({ id: 1000000042, first_name: 'Ada', last_name: 'van Dijk', email: 'a@x', role: null });
     expect(reshapeUser({ id: '7', name: 'Cher', email: null, type: null })).toMatchObject({ first_name: 'Cher', last_name: '' });
     expect(reshapeUser({ id: '7', name: null, email: null, type: null })).toMatchObject({ first_name: null, last_name: null });
+  });
+
+  it('loses nothing of a name but surrounding blanks: first_name, a space and last_name give it back (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), (name) => {
+        const shaped = reshapeUser({ id: '1', name, email: null, type: null });
+        const trimmed = name.trim();
+        expect(String(shaped.first_name).includes(' ')).toBe(false);
+        expect(shaped.last_name === '' ? shaped.first_name : `${String(shaped.first_name)} ${String(shaped.last_name)}`).toBe(trimmed);
+      }),
+    );
   });
 
   it('derives a stable positive id below 2^53 for non-numeric user ids', () => {

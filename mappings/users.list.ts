@@ -4,7 +4,7 @@ import { defineParams, param } from '../src/v2/param-schema.ts';
 import { USERS_OPERATION, USERS_PAGE_SIZE, USER_ASSUMPTIONS, readUsers, userFields, userGaps, type UserFilter } from './shared/users.ts';
 
 const parameters = defineParams({
-  email: param.text('filter[email]', { fidelity: 'exact', note: 'NerdGraph user filter `email.contains` (a case-insensitive substring)' }),
+  email: param.text('filter[email]', { fidelity: 'approximate', note: 'NerdGraph user filter `email.contains`: a substring, case-insensitive in the sandbox (UNCONFIRMED on both v2 and NerdGraph)' }),
   ids: param.idList('filter[ids]', { fidelity: 'approximate', note: 'NerdGraph user filter `id.in`; users with derived ids are not found by them' }),
   page: param.page({ fidelity: 'exact', note: `${USERS_PAGE_SIZE} per page (page size UNCONFIRMED), ascending by id, paged locally; v2 Link header` }),
 });

@@ -12,6 +12,8 @@ export default defineUnsupportedMapping({
   fidelity: 'unsupported',
   status: 422,
   title: 'Deployments cannot be deleted: New Relic change tracking events are immutable',
+  reason: 'NerdGraph records deployments as change-tracking events, which have no delete mutation.',
+  replacement: 'None: record a corrective deployment instead (POST /v2/applications/{id}/deployments.json, NerdGraph changeTrackingCreateDeployment).',
   parameters: NO_PARAMS,
   fields: [],
   knownGaps: [{ description: 'v2 deleted the deployment and answered it; NerdGraph has no way to delete a change-tracking event, so the gateway refuses with 422 and changes nothing.' }],

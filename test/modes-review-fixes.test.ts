@@ -36,7 +36,7 @@ describe('compare answers from the legacy API whatever the translation lacks', (
     try {
       const gateway = await createModesGateway({ nerdgraphUrl: 'http://127.0.0.1:9/graphql', legacyUrl: legacy.origin, routeModes: '*=compare' });
       const headers = { 'x-api-key': 'NRAK-UNKNOWNROUTE0000000000000000' };
-      expect(await (await gateway.app.request('/v2/servers.json', { headers })).json()).toEqual({ got: 'GET /v2/servers.json ' });
+      expect(await (await gateway.app.request('/v2/no_such_resource.json', { headers })).json()).toEqual({ got: 'GET /v2/no_such_resource.json ' });
       expect(await (await gateway.app.request('/v2/applications/1.json', { method: 'PATCH', headers, body: '{}' })).json()).toEqual({ got: 'PATCH /v2/applications/1.json {}' });
       // Over HTTP, a GET carrying form parameters (as v2's documentation sends metric data).
       const server = await serveOnLoopback(gateway.app.fetch);

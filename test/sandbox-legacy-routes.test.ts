@@ -16,7 +16,7 @@ const call = (path: string, method = 'GET', headers: Record<string, string> = DE
 
 describe('legacy face dispatch', () => {
   it('404s an unknown resource, an unknown format and an unknown application, in the path format', async () => {
-    const unknown = await call('/v2/servers.json');
+    const unknown = await call('/v2/no_such_resource.json');
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ error: { title: 'Unknown v2 resource' } });
     const yaml = await call(`/v2/applications/${appId}.yaml`);

@@ -307,7 +307,12 @@ export interface WriteMapping extends MappingBase {
 export interface UnsupportedMapping extends MappingBase {
   kind: 'unsupported';
   status: V2Status;
+  /** The error title: what is gone (since when, where known) and what to use instead. */
   title: string;
+  /** Why the gateway cannot serve the route (the product retired, no NerdGraph equivalent, ...). */
+  reason: string;
+  /** What to use instead: the NerdGraph operation or product that replaces the route. */
+  replacement: string;
 }
 
 /**

@@ -9,6 +9,8 @@ import type { SandboxAccount, SandboxApp, SandboxData } from './model.ts';
 import { NrqlError, runNrql, type NrqlMetadata } from './nrql-engine.ts';
 import { NrqlSyntaxError } from './nrql-parser.ts';
 import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortEntities, type SortArguments } from './search-paging.ts';
+// Issue 11, users (helper A).
+import { organizationOf } from './users.ts';
 
 /** NerdGraph's documented limit for actor.entities. */
 export const MAX_ENTITIES_GUIDS = 25;
@@ -245,6 +247,11 @@ export class ActorResolver {
         };
       },
     };
+  }
+
+  // Issue 11, users (helper A): the organization of the key's home account (users.ts).
+  organization(): object | null {
+    return organizationOf(this.index.data, this.context.accountIds[0]);
   }
 
   /** A stable pretend user per key; NerdGraph's `user` is whoever owns the key. */

@@ -3,7 +3,7 @@
  * V2Error, and the single error handler in app.ts turns it into a v2-shaped body
  * (`{"error":{"title":"..."}}`), in the format the request asked for.
  */
-export type V2Status = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 422 | 429 | 500 | 502 | 503 | 504;
+export type V2Status = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 422 | 429 | 500 | 502 | 503 | 504;
 
 export interface V2ErrorOptions {
   /** Internal cause, for logs only: never rendered to the client. */

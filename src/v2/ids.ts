@@ -53,3 +53,14 @@ export function deploymentV2Id(changeTrackingId: string): number {
   const low = fnv1a32(`low|${changeTrackingId}`);
   return high * 0x1_0000_0000 + low || 1;
 }
+
+// Issue 11, users (helper A).
+/**
+ * The v2 integer id of a NerdGraph user (`UserManagementUser.id`, an `ID`): the id itself when
+ * it is a positive integer below 2^53 (user ids seen are numeric strings; whether they are the
+ * numbers v2 showed is UNCONFIRMED), otherwise derived from the string as deploymentV2Id does.
+ */
+export function userV2Id(userId: string): number {
+  if (/^[1-9]\d{0,15}$/.test(userId) && Number.isSafeInteger(Number(userId))) return Number(userId);
+  return deploymentV2Id(`user|${userId}`);
+}

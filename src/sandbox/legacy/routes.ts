@@ -21,6 +21,9 @@ import {
   type Pairs,
 } from './common.ts';
 import { ALERT_ROUTES } from './alerts.ts';
+// Issue 11, retired products and users (helper A).
+import { RETIRED_LEGACY_ROUTES } from './retired.ts';
+import { USER_LEGACY_ROUTES } from './users.ts';
 import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from './topology.ts';
 import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
 import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
@@ -181,4 +184,7 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/browser_applications.{format}', methods: ['GET'], handler: legacyBrowserApplications },
   // The alert namespaces New Relic keeps alive (alerts.ts): the gateway passes them through.
   ...ALERT_ROUTES,
+  // Issue 11, retired products and users (helper A): retired.ts, users.ts.
+  ...RETIRED_LEGACY_ROUTES,
+  ...USER_LEGACY_ROUTES,
 ];

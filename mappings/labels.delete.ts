@@ -44,7 +44,7 @@ export default defineWriteMapping({
     if (!label) throw notFound(LabelTitles.notFound);
     const { applications } = parseLabelDelete(ctx.body);
     const apps = await readTaggedApplications(ctx);
-    const carrying = [...apps.values()].filter((app) => carries(app, label));
+    const carrying = [...apps.values()].filter((app) => carries(app, label)).sort((x, y) => x.id - y.id);
     if (carrying.length === 0) throw notFound(LabelTitles.notFound);
     const targets = applications === undefined ? carrying : namedApplications(apps, applications).filter((app) => carries(app, label));
     const removed = new Set(targets.map((app) => app.id));

@@ -77,6 +77,7 @@ function steps(data: SandboxData): Step[] {
   add({ name: 'PUT (JSON, two apps)', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'Owner', name: 'Jane Doe', links: { applications: [a.id, b.id] } }), contentType: json });
   add({ name: 'PUT (XML)', method: 'PUT', path: '/v2/labels.xml', body: `<label><category>Cost Center</category><name>CC-42</name><links><applications>${c.id}</applications></links></label>`, contentType: xml });
   add({ name: 'PUT (form)', method: 'PUT', path: '/v2/labels.json', body: `label[category]=Owner&label[name]=Ops&label[links][applications][]=${c.id}&label[links][applications][]=${d.id}`, contentType: form });
+  add({ name: 'PUT (XML, Rails list)', method: 'PUT', path: '/v2/labels.xml', body: `<?xml version="1.0"?><label><category>Owner</category><name>Rails</name><links><applications type="array"><application type="integer">${a.id}</application><application type="integer">${c.id}</application></applications><servers type="array"/></links></label>`, contentType: xml });
   add({ name: 'PUT an existing label on one more app', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'Environment', name: 'Production', links: { applications: [notProduction.id], servers: [] } }), contentType: json });
   add({ name: 'PUT where it is already applied', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'Owner', name: 'Jane Doe', links: { applications: [a.id] } }), contentType: json });
   add({ name: 'PUT with ids as text and repeated', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'Language', name: 'Java', links: { applications: [String(d.id), d.id] } }), contentType: json });
@@ -145,6 +146,8 @@ describe('differential labels: gateway == legacy face, answer for answer and sta
     expect([...seen].sort()).toEqual([200, 400, 404, 405, 422]);
     expect(statuses).toContain('PUT (JSON, two apps): 200');
     expect(statuses).toContain('DELETE the whole label: 200');
+    expect(statuses).toContain('PUT (XML, Rails list): 200');
+    expect(statuses).toContain('PUT (form): 200');
     expect(statuses).toContain('DELETE it again: 404');
   });
 
@@ -152,7 +155,8 @@ describe('differential labels: gateway == legacy face, answer for answer and sta
     const labels = (data: SandboxData) => data.apps.map((app) => ({ id: app.id, tags: app.userTags ?? {} }));
     expect(labels(viaGateway.data)).toEqual(labels(viaLegacy.data));
     const [a] = viaGateway.data.apps.filter((app) => app.accountId === PRIMARY_ACCOUNT) as [SandboxApp];
-    expect(a.userTags?.Owner).toBeUndefined();
+    // Jane Doe came and went; the Rails-style XML PUT stayed.
+    expect(a.userTags?.Owner).toEqual(['Rails']);
   });
 
   it('pages the seeded labels over 3+ pages with v2 Link headers', async () => {

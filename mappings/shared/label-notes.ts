@@ -38,7 +38,7 @@ export const LABEL_ASSUMPTIONS: readonly string[] = [
 export const LABEL_WRITE_GAPS: readonly KnownGap[] = [
   {
     description:
-      'v2 changed a label in one call; NerdGraph tags one entity per mutation, so the gateway sends one mutation per application, in order, each after the one before was confirmed. A failure after the first answers 502/503/504 saying the label may have been changed on some of the applications: list the labels before retrying (never resent).',
+      'v2 changed a label in one call; NerdGraph tags one entity per mutation, so the gateway sends one mutation per application, in order, each after the one before was confirmed. The first mutation fails as a deployment does (503 "nothing was changed" only when it was never sent, else an unknown outcome); any failure once one was sent answers 502 with a title saying the label may have been changed on some or all of the applications named: list the labels before retrying. Nothing is ever resent.',
   },
   { description: `At most ${MAX_LABEL_APPLICATIONS} applications per request (one mutation each); v2 stated no limit.` },
   { description: 'Servers in links.servers are refused (422): Servers were retired and have no entity to tag.' },

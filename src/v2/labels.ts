@@ -111,7 +111,11 @@ function textField(holder: unknown, field: string): string | undefined {
 const APP_ID = /^[1-9][0-9]{0,14}$/;
 
 /** An id list: an array (JSON, form `a[]=`), a single id, or a comma-separated text (XML, forms). */
-function idList(value: unknown, title: string): number[] | undefined {
+function idList(raw: unknown, title: string): number[] | undefined {
+  // Rails' XML list, `<applications type="array"><application>1</application>...`, read as
+  // an element holding one kind of element: its items.
+  const inner = isObject(raw) ? Object.values(raw) : undefined;
+  const value = inner === undefined ? raw : inner.length === 1 ? inner[0] : inner.length === 0 ? [] : raw;
   if (value === undefined || value === null || value === '') return undefined;
   const items: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((piece) => piece.trim()) : [value];
   const ids: number[] = [];

@@ -13,7 +13,7 @@ import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGa
  * never a 2xx without the label really changed, and once anything may have been written, an
  * answer that says so (never "nothing was changed").
  */
-type Fault = 'none' | 'refuse-500' | 'reset-before' | 'silence-before' | 'applied-then-500' | 'applied-then-reset' | 'applied-then-silence';
+type Fault = 'none' | 'payload-refusal' | 'refuse-500' | 'reset-before' | 'silence-before' | 'applied-then-500' | 'applied-then-reset' | 'applied-then-silence';
 
 let fault: Fault = 'none';
 /** Which label mutation of the request the fault hits (1-based), and how many went by. */
@@ -38,6 +38,11 @@ async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (readFault && /query\s+LabelsTaggedEntities\b/.test(body)) return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"proxy refused the read"}]}');
   if (isLabelWrite) mutationsSeen++;
   const active = isLabelWrite && mutationsSeen === faultStep ? fault : 'none';
+  if (active === 'payload-refusal') {
+    const field = /LabelAdd/.test(body) ? 'taggingAddTagsToEntity' : 'taggingDeleteTagValuesFromEntity';
+    const refusal = { data: { [field]: { errors: [{ message: 'Tag key refused for NRAK-LEAKED0000000000000000000', type: 'INVALID_KEY' }] } } };
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refusal));
+  }
   if (active === 'refuse-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"proxy refused"}]}');
   if (active === 'reset-before') return void req.socket.destroy();
   if (active === 'silence-before') return void silenced.push(res);
@@ -121,6 +126,25 @@ describe('a label PUT (two applications, two chained mutations) under faults', (
     expect(mutationsSeen).toBe(sent);
     await settle();
     expect([labelled(a, 'Fault', name), labelled(b, 'Fault', name)]).toEqual([first, second]);
+  });
+
+  it('a refusal NerdGraph states for the first step is a refusal: 422, nothing changed, no key in the title', async () => {
+    fault = 'payload-refusal';
+    faultStep = 1;
+    const [, , a, b] = apps as [SandboxApp, SandboxApp, SandboxApp, SandboxApp];
+    const answer = await send('PUT', '/v2/labels.json', { label: { category: 'Fault', name: 'refused-1', links: { applications: [a.id, b.id] } } });
+    expect(answer).toEqual({ status: 422, title: 'New Relic refused the label: INVALID_KEY: Tag key refused for [redacted]' });
+    expect(mutationsSeen).toBe(1);
+    expect([labelled(a, 'Fault', 'refused-1'), labelled(b, 'Fault', 'refused-1')]).toEqual([false, false]);
+  });
+
+  it('a refusal of the second step, after the first was applied, is an unknown outcome', async () => {
+    fault = 'payload-refusal';
+    faultStep = 2;
+    const [, , a, b] = apps as [SandboxApp, SandboxApp, SandboxApp, SandboxApp];
+    const answer = await send('PUT', '/v2/labels.json', { label: { category: 'Fault', name: 'refused-2', links: { applications: [a.id, b.id] } } });
+    expect(answer).toEqual({ status: 502, title: LabelTitles.putUnconfirmed });
+    expect([labelled(a, 'Fault', 'refused-2'), labelled(b, 'Fault', 'refused-2')]).toEqual([true, false]);
   });
 
   it('a failed read before any write: nothing sent, nothing changed, not "unconfirmed"', async () => {

@@ -3,6 +3,7 @@ import type { CallerScope, WritePlan } from '../../src/routes/mapping.ts';
 import { entityQuery } from '../../src/upstream/entity-query.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
+import { redactKeys } from '../../src/caller/redact.ts';
 import { V2Error, writeRefused } from '../../src/v2/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
 import { LabelTitles, UpstreamTags, healthBucket, type LabelledApplication } from '../../src/v2/labels.ts';
@@ -98,7 +99,8 @@ export function confirmTagging(payload: unknown, field: string, operation: strin
   const errors = (result.errors ?? []).filter((e) => e !== null);
   if (errors.length > 0) {
     const detail = errors.map((e) => [e.type, e.message].filter(Boolean).join(': ')).join('; ');
-    throw writeRefused(422, LabelTitles.refused(detail));
+    // NerdGraph's own words, with anything key-shaped taken out.
+    throw writeRefused(422, LabelTitles.refused(redactKeys(detail)));
   }
 }
 

@@ -257,6 +257,8 @@ describe('actor.entity and actor.entities', () => {
           permalink: `https://one.newrelic.com/redirect/entity/${app.guid}`,
           tags: [
             { key: 'language', values: [app.language] },
+            // Labels (user tags, src/sandbox/tagging.ts).
+            ...Object.entries(app.userTags ?? {}).map(([key, values]) => ({ key, values })),
             { key: 'account', values: ['Sandbox Primary'] },
           ],
           lastReportingChangeAt: app.lastReportingChangeAt,

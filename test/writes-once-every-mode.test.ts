@@ -67,6 +67,15 @@ describe('every write route, in every mode: executed exactly once, on one side',
         body: `deployment[application_id]=${fixtures.get(mode)?.app}&deployment[revision]=v0-${mode}`,
       }),
     },
+    // Labels: one application each, so one tagging mutation (a chained write of one step).
+    {
+      name: 'PUT label',
+      request: (mode) => ({ method: 'PUT', path: '/v2/labels.json', headers: JSON_HEADERS, body: JSON.stringify({ label: { category: 'Once', name: mode, links: { applications: [fixtures.get(mode)?.app] } } }) }),
+    },
+    {
+      name: 'DELETE label',
+      request: (mode) => ({ method: 'DELETE', path: `/v2/labels/OnceGone:${mode}.json`, headers: JSON_HEADERS, body: '' }),
+    },
     {
       name: 'POST alert policy',
       passthroughOnly: true,
@@ -86,6 +95,9 @@ describe('every write route, in every mode: executed exactly once, on one side',
       const created = await fetch(`${server.url}/v2/applications/${app}/deployments.json`, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ deployment: { revision: `fixture-${mode}` } }) });
       const { deployment } = (await created.json()) as { deployment: { id: number } };
       fixtures.set(mode, { app, silent: silent[i]?.id as number, deployment: deployment.id });
+      // A label on the app alone, for DELETE label.
+      const labelled = await fetch(`${server.url}/v2/labels.json`, { method: 'PUT', headers: JSON_HEADERS, body: JSON.stringify({ label: { category: 'OnceGone', name: mode, links: { applications: [app] } } }) });
+      expect(labelled.status).toBe(200);
     }
   });
   afterAll(async () => {

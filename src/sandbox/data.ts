@@ -19,6 +19,7 @@ import type {
 import { generateAlerts } from './alerts.ts';
 import type { DivergenceName } from './divergence.ts';
 import { createWriteCounter } from './write-counts.ts';
+import { seededUserTags } from './tagging.ts';
 import { apmAttachedBrowserApp, browserAppFields, mobileApplicationToken } from './writes.ts';
 
 export interface GenerateOptions {
@@ -112,6 +113,8 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
     }
   }
   addFleetHosts(opts.seed, apps);
+  // Labels (tagging.ts): user tags, a pure function of each app's id.
+  for (const app of apps) app.userTags = seededUserTags(app);
   const others = generateOtherEntities(opts, apps);
   const alerts = generateAlerts(
     opts.seed,

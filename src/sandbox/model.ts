@@ -72,6 +72,8 @@ export interface SandboxApp {
   hosts: SandboxHost[];
   /** null when no alert policy is attached. */
   alertPolicyId: number | null;
+  /** Labels: entity tags the user set (tagging.ts), by key; absent means none. */
+  userTags?: Record<string, string[]>;
 }
 
 /**

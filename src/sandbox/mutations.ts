@@ -17,6 +17,7 @@ import { apmSearchFields, toEntityOutline, type ApmEntityOutlineSource } from '.
 import type { SandboxAccount, SandboxApp } from './model.ts';
 import { nerdgraphApp } from './divergence.ts';
 import { recordChangeTrackingDetails } from './nrql-engine.ts';
+import { TaggingResolver, taggingMutationRoot } from './tagging.ts';
 import { createBrowserApplication, createMobileApplication, recordDeployment, removeApplication, updateApplication, type ApplicationChanges } from './writes.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -306,6 +307,11 @@ export class MutationResolver {
     };
   }
 
+  /** Labels: the tagging mutations (tagging.ts), scoped like the others. */
+  tagging(): TaggingResolver {
+    return new TaggingResolver(this.index, this.visible);
+  }
+
   // ------------------------------------------------ helpers
 
   /** The APM app with this GUID in a visible account, or undefined (unknown and foreign alike). */
@@ -378,5 +384,7 @@ export function mutationRoot(resolver: MutationResolver): Record<string, (args: 
     agentApplicationCreateMobile: (args: { accountId: number; name: string }) => resolver.agentApplicationCreateMobile(args),
     agentApplicationCreateBrowser: (args: { accountId: number; name: string; settings?: BrowserSettingsInput | null }) =>
       resolver.agentApplicationCreateBrowser(args),
+    // Labels (tagging.ts).
+    ...taggingMutationRoot(resolver.tagging()),
   };
 }

@@ -90,11 +90,17 @@ function fromForm(text: string): BodyObject {
     const path = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(rawKey);
     if (!path) throw badBody('form data');
     const keys = [path[1] as string, ...[...(path[2] ?? '').matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1] as string)].filter((k) => k !== '');
+    // Labels: a trailing `[]` appends to a list (`label[links][applications][]=1&...[]=2`), as in Rack.
+    const appends = (path[2] ?? '').endsWith('[]');
     let node = root;
     keys.forEach((key, index) => {
       const existing = Object.hasOwn(node, key) ? node[key] : undefined;
       const isGroup = existing !== undefined && existing !== null && typeof existing === 'object';
       if (index === keys.length - 1) {
+        if (appends && (existing === undefined || Array.isArray(existing))) {
+          node[key] = [...(existing ?? []), value];
+          return;
+        }
         // `deployment=x&deployment[revision]=y`: one key both a value and a group.
         if (isGroup) throw badBody('form data');
         node[key] = value;

@@ -24,6 +24,7 @@ import { ALERT_ROUTES } from './alerts.ts';
 // Issue 11, retired products and users (helper A).
 import { RETIRED_LEGACY_ROUTES } from './retired.ts';
 import { USER_LEGACY_ROUTES } from './users.ts';
+import { LABEL_ROUTES } from './labels.ts';
 import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from './topology.ts';
 import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
 import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
@@ -187,4 +188,6 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   // Issue 11, retired products and users (helper A): retired.ts, users.ts.
   ...RETIRED_LEGACY_ROUTES,
   ...USER_LEGACY_ROUTES,
+  // Labels as entity tags (labels.ts).
+  ...LABEL_ROUTES,
 ];

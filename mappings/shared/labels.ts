@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { CallerScope, WritePlan } from '../../src/routes/mapping.ts';
+import { entityQuery } from '../../src/upstream/entity-query.ts';
+import { parseAnswer } from '../../src/upstream/answer.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+import { redactKeys } from '../../src/caller/redact.ts';
+import { V2Error, writeRefused } from '../../src/v2/errors.ts';
+import type { V2Body } from '../../src/v2/format.ts';
+import { LabelTitles, UpstreamTags, healthBucket, type LabelledApplication } from '../../src/v2/labels.ts';
+
+/**
+ * Labels over NerdGraph tagging (routes-next.md §6), shared by the list, PUT and DELETE
+ * mappings: the account's APM applications with their tags (every page of one entity search,
+ * bounded), and the chained writes, one tagging mutation per application.
+ */
+export const TAGGED_ENTITIES_OPERATION = 'LabelsTaggedEntities';
+
+/** Entity search pages of 200: at most 50 of them, 10,000 applications (beyond: 502, documented). */
+const MAX_SEARCH_PAGES = 50;
+
+const TaggedEntity = z.object({
+  guid: z.string(),
+  accountId: z.number().int(),
+  reporting: z.boolean().nullable().optional(),
+  alertSeverity: z.string().nullable().optional(),
+  tags: UpstreamTags,
+  applicationId: z.number().int().positive().nullable().optional(),
+});
+
+const SearchAnswer = z.object({
+  actor: z.object({
+    entitySearch: z
+      .object({
+        results: z.object({ nextCursor: z.string().nullable().optional(), entities: z.array(z.unknown()).nullable().optional() }).nullable().optional(),
+      })
+      .nullable(),
+  }),
+});
+
+export interface TaggedApplication extends LabelledApplication {
+  guid: string;
+}
+
+/** Every APM application of the caller's account with its tags, in the account only, by application id. */
+export async function readTaggedApplications(ctx: CallerScope): Promise<Map<number, TaggedApplication>> {
+  const query = entityQuery([
+    { field: 'domain', op: '=', value: 'APM' },
+    { field: 'type', op: '=', value: 'APPLICATION' },
+    { field: 'accountId', op: '=', value: ctx.accountId },
+  ]);
+  const apps = new Map<number, TaggedApplication>();
+  let cursor: string | null = null;
+  for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
+    const data: unknown = await ctx.read(TAGGED_ENTITIES_OPERATION, { query, cursor });
+    const answer: z.infer<typeof SearchAnswer> = parseAnswer(SearchAnswer, data, TAGGED_ENTITIES_OPERATION);
+    const results = answer.actor.entitySearch?.results;
+    for (const raw of results?.entities ?? []) {
+      // Another account's entity in the answer is dropped (and counted) like every list's.
+      if (!ctx.inAccount(raw, TAGGED_ENTITIES_OPERATION)) continue;
+      const entity = TaggedEntity.safeParse(raw);
+      if (!entity.success || entity.data.applicationId === null || entity.data.applicationId === undefined) continue;
+      const id = entity.data.applicationId;
+      apps.set(id, {
+        id,
+        guid: entity.data.guid,
+        health: healthBucket(entity.data.reporting === true, entity.data.alertSeverity ?? 'NOT_CONFIGURED'),
+        tags: entity.data.tags,
+      });
+    }
+    cursor = results?.nextCursor ?? null;
+    if (cursor === null || cursor === '') return apps;
+  }
+  throw new UpstreamError('upstream_failure', `${TAGGED_ENTITIES_OPERATION}: more than ${MAX_SEARCH_PAGES} pages of applications`);
+}
+
+/** The named applications, in the order given; 422 for the first id the account does not have. */
+export function namedApplications(apps: ReadonlyMap<number, TaggedApplication>, ids: readonly number[]): TaggedApplication[] {
+  return ids.map((id) => {
+    const app = apps.get(id);
+    if (!app) throw new V2Error(422, LabelTitles.unknownApplication(id), { kind: 'invalid_label' });
+    return app;
+  });
+}
+
+const TaggingPayload = (field: string) =>
+  z.object({
+    [field]: z.object({ errors: z.array(z.object({ message: z.string().nullable().optional(), type: z.string().nullable().optional() }).nullable()).nullable().optional() }).nullable(),
+  });
+
+/**
+ * A tagging mutation's confirmation: its payload with no errors. Errors NerdGraph states in the
+ * payload are a refusal (nothing applied on that entity): for the first step that is "nothing
+ * was changed" (the runner keeps it a refusal); after the first, the runner makes any failure
+ * an unknown outcome.
+ */
+export function confirmTagging(payload: unknown, field: string, operation: string): void {
+  const result = parseAnswer(TaggingPayload(field), payload, operation)[field];
+  if (!result) throw new UpstreamError('upstream_failure', `${operation}: no ${field} payload`);
+  const errors = (result.errors ?? []).filter((e) => e !== null);
+  if (errors.length > 0) {
+    const detail = errors.map((e) => [e.type, e.message].filter(Boolean).join(': ')).join('; ');
+    // NerdGraph's own words, with anything key-shaped taken out.
+    throw writeRefused(422, LabelTitles.refused(redactKeys(detail)));
+  }
+}
+
+/**
+ * One mutation per application, chained: each sent only once the one before it was confirmed.
+ * `variablesOf` gives an application's mutation variables; `answer` the v2 body once all are
+ * confirmed. No applications: nothing is written and the answer comes at once.
+ */
+export function chainPerApplication(
+  apps: readonly TaggedApplication[],
+  step: { operation: string; field: string; variablesOf(app: TaggedApplication): Record<string, unknown> },
+  answer: () => V2Body,
+): WritePlan {
+  const from = (index: number): WritePlan => {
+    const app = apps[index];
+    if (app === undefined) return { variables: null, answer: () => answer() };
+    return {
+      operation: step.operation,
+      variables: step.variablesOf(app),
+      next: (payload) => {
+        confirmTagging(payload, step.field, step.operation);
+        return from(index + 1);
+      },
+    };
+  };
+  return from(0);
+}

@@ -1,0 +1,260 @@
+/**
+ * Labels (REST v2 `/v2/labels`, retired June 30, 2022) as entity tags: label `Category:Name` is
+ * the tag key `Category` with the value `Name` on each APM application that carries it
+ * (routes-next.md §6). Shared by the gateway's label mappings and the sandbox's legacy face,
+ * so both read a request the same way and render the same v2 label object:
+ * - which tag keys are labels (one deny rule for system tags),
+ * - the `{key}` of `DELETE /v2/labels/{key}`, the PUT/DELETE bodies, and their titles,
+ * - the v2 label object from the applications that carry the tag.
+ */
+import { z } from 'zod';
+import { V2Error } from './errors.ts';
+import type { V2Body } from './format.ts';
+
+/** Labels per page of `GET /v2/labels` (v2's own size is UNCONFIRMED; chosen, documented in the mapping). */
+export const LABELS_PAGE_SIZE = 20;
+
+/** At most this many applications in one PUT or DELETE (one mutation each: the chain stays bounded). */
+export const MAX_LABEL_APPLICATIONS = 100;
+
+/** NerdGraph's tag limits: a key of at most 128 characters, values of at most 256. */
+export const MAX_CATEGORY_LENGTH = 128;
+export const MAX_NAME_LENGTH = 256;
+
+/**
+ * The one rule for which tags are labels: every tag except the tags New Relic itself puts on
+ * entities (account, language, guid, ...), matched exactly (tag keys are case-sensitive, so the
+ * label `Language:Java` of v2's own example is a user tag, `language` the agent's).
+ */
+export const SYSTEM_TAG_KEYS: ReadonlySet<string> = new Set([
+  'account',
+  'accountId',
+  'trustedAccountId',
+  'guid',
+  'language',
+  'agentVersion',
+  'host',
+  'hostname',
+  'entity.guid',
+  'entityGuid',
+  'instrumentation.provider',
+  'instrumentation.name',
+  'newrelic.agentVersion',
+  'provider',
+  'appId',
+  'applicationId',
+]);
+
+export const isLabelTagKey = (key: string): boolean => !SYSTEM_TAG_KEYS.has(key) && !key.startsWith('nr.') && !key.startsWith('newrelic.');
+
+export const LabelTitles = {
+  missingWrapper: 'missing parameter: label',
+  categoryBlank: "Invalid label: category can't be blank",
+  nameBlank: "Invalid label: name can't be blank",
+  notText: (field: string): string => `Invalid label: ${field} must be text`,
+  categoryColon: "Invalid label: category must not contain ':'",
+  tooLong: (field: string, max: number): string => `Invalid label: ${field} is longer than ${max} characters`,
+  reserved: (category: string): string => `Invalid label: category '${category}' is a tag New Relic sets itself`,
+  badApplications: 'Invalid label: links.applications must be a list of application ids',
+  tooManyApplications: `Invalid label: at most ${MAX_LABEL_APPLICATIONS} applications per request`,
+  servers: 'Invalid label: servers were retired on May 15, 2018 and have no entity to label; give applications only',
+  noApplications: 'Invalid label: at least one application is required (labels are kept as tags on applications)',
+  unknownApplication: (id: number): string => `Invalid label: no application with id ${id} in this account`,
+  notFound: 'No Label found with the given key',
+  putUnconfirmed:
+    'The label may have been applied to some or all of the applications in links.applications, but New Relic did not confirm it: list the labels before retrying',
+  deleteUnconfirmed:
+    'The label may have been removed from some or all of its applications, but New Relic did not confirm it: list the labels before retrying',
+  refused: (detail: string): string => `New Relic refused the label: ${detail.slice(0, 200)}`,
+} as const;
+
+const invalid = (title: string): V2Error => new V2Error(422, title, { kind: 'invalid_label' });
+
+/** A parsed `Category:Name`. */
+export interface LabelKey {
+  category: string;
+  name: string;
+}
+
+export const labelKeyText = (label: LabelKey): string => `${label.category}:${label.name}`;
+
+/**
+ * The `{key}` path segment (raw, percent-encoded as sent): `Category:Name`, split at the first
+ * colon. Undefined (a 404: no such label) when it cannot name one.
+ */
+export function parseLabelKey(raw: string | undefined): LabelKey | undefined {
+  if (raw === undefined) return undefined;
+  let key: string;
+  try {
+    key = decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+  const colon = key.indexOf(':');
+  if (colon <= 0 || colon === key.length - 1) return undefined;
+  return { category: key.slice(0, colon), name: key.slice(colon + 1) };
+}
+
+const hasOwn = (holder: unknown, key: string): boolean => typeof holder === 'object' && holder !== null && !Array.isArray(holder) && Object.hasOwn(holder, key);
+const at = (holder: unknown, key: string): unknown => (hasOwn(holder, key) ? (holder as Record<string, unknown>)[key] : undefined);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Text as v2 read it: a string, or a finite number's text; undefined when absent or null. */
+function textField(holder: unknown, field: string): string | undefined {
+  const value = at(holder, field);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  throw invalid(LabelTitles.notText(field));
+}
+
+const APP_ID = /^[1-9][0-9]{0,14}$/;
+
+/** An id list: an array (JSON, form `a[]=`), a single id, or a comma-separated text (XML, forms). */
+function idList(raw: unknown, title: string): number[] | undefined {
+  // Rails' XML list, `<applications type="array"><application>1</application>...`, read as
+  // an element holding one kind of element: its items.
+  const inner = isObject(raw) ? Object.values(raw) : undefined;
+  const value = inner === undefined ? raw : inner.length === 1 ? inner[0] : inner.length === 0 ? [] : raw;
+  if (value === undefined || value === null || value === '') return undefined;
+  const items: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((piece) => piece.trim()) : [value];
+  const ids: number[] = [];
+  for (const item of items) {
+    const text = typeof item === 'number' && Number.isSafeInteger(item) ? String(item) : typeof item === 'string' ? item.trim() : undefined;
+    if (text === undefined || !APP_ID.test(text)) throw invalid(title);
+    const id = Number(text);
+    if (!ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+/** `label.links`: the applications (deduplicated, in the order given) and whether servers were named. */
+function linksOf(label: unknown): { applications: number[] | undefined } {
+  const links = at(label, 'links');
+  if (links === undefined || links === null) return { applications: undefined };
+  if (!isObject(links)) throw invalid(LabelTitles.badApplications);
+  const servers = idList(at(links, 'servers'), LabelTitles.servers);
+  if (servers !== undefined && servers.length > 0) throw invalid(LabelTitles.servers);
+  const applications = idList(at(links, 'applications'), LabelTitles.badApplications);
+  if (applications !== undefined && applications.length > MAX_LABEL_APPLICATIONS) throw invalid(LabelTitles.tooManyApplications);
+  return { applications };
+}
+
+export interface LabelCreate extends LabelKey {
+  /** Deduplicated, in the order given; empty when none were given. */
+  applications: number[];
+}
+
+/** `PUT /v2/labels` body, checked in v2's order (a missing wrapper first, then each field). */
+export function parseLabelCreate(body: unknown): LabelCreate {
+  const label = at(body, 'label');
+  if (!isObject(label)) throw new V2Error(400, LabelTitles.missingWrapper, { kind: 'invalid_label' });
+  const category = textField(label, 'category')?.trim();
+  if (category === undefined || category === '') throw invalid(LabelTitles.categoryBlank);
+  const name = textField(label, 'name')?.trim();
+  if (name === undefined || name === '') throw invalid(LabelTitles.nameBlank);
+  if (category.includes(':')) throw invalid(LabelTitles.categoryColon);
+  if ([...category].length > MAX_CATEGORY_LENGTH) throw invalid(LabelTitles.tooLong('category', MAX_CATEGORY_LENGTH));
+  if ([...name].length > MAX_NAME_LENGTH) throw invalid(LabelTitles.tooLong('name', MAX_NAME_LENGTH));
+  if (!isLabelTagKey(category)) throw invalid(LabelTitles.reserved(category));
+  const { applications } = linksOf(label);
+  return { category, name, applications: applications ?? [] };
+}
+
+/**
+ * `DELETE /v2/labels/{key}` body: `{"label": {"links": {"applications": [...]}}}` names the
+ * applications to take the label from; no body (or no applications) removes the whole label.
+ */
+export function parseLabelDelete(body: unknown): { applications: number[] | undefined } {
+  const label = at(body, 'label');
+  if (label === undefined || label === null) return { applications: undefined };
+  if (!isObject(label)) throw invalid(LabelTitles.badApplications);
+  const { applications } = linksOf(label);
+  return { applications: applications !== undefined && applications.length > 0 ? applications : undefined };
+}
+
+export type HealthBucket = 'green' | 'orange' | 'red' | 'gray';
+
+/**
+ * An application's bucket in `application_health_status`: its alert severity while it
+ * reports, gray when it does not. An app without alert conditions (v2 health `unknown`) has no
+ * bucket of its own in the label object and is counted gray (UNCONFIRMED).
+ */
+export function healthBucket(reporting: boolean, alertSeverity: string): HealthBucket {
+  if (!reporting) return 'gray';
+  switch (alertSeverity) {
+    case 'CRITICAL':
+      return 'red';
+    case 'WARNING':
+      return 'orange';
+    case 'NOT_ALERTING':
+      return 'green';
+    default:
+      return 'gray';
+  }
+}
+
+/** One application as the label aggregation sees it. */
+export interface LabelledApplication {
+  id: number;
+  health: HealthBucket;
+  /** All its tags (system tags included: the rule above drops them). */
+  tags: ReadonlyArray<{ key: string; values: readonly string[] }>;
+}
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The v2 label object for the applications that carry it. */
+export function v2Label(label: LabelKey, applications: ReadonlyArray<Pick<LabelledApplication, 'id' | 'health'>>): V2Body {
+  const ids = [...new Set(applications.map((app) => app.id))].sort((a, b) => a - b);
+  const health: Record<HealthBucket, number[]> = { green: [], orange: [], red: [], gray: [] };
+  const seen = new Set<number>();
+  for (const app of [...applications].sort((a, b) => a.id - b.id)) {
+    if (seen.has(app.id)) continue;
+    seen.add(app.id);
+    health[app.health].push(app.id);
+  }
+  return {
+    key: labelKeyText(label),
+    category: label.category,
+    name: label.name,
+    application_health_status: health,
+    server_health_status: { green: [], orange: [], red: [], gray: [] },
+    origins: { apm: ids, synthetics: [], agents: [] },
+    links: { applications: ids, servers: [] },
+  };
+}
+
+/** Whether the application carries the label (exact key and value). */
+export const carries = (app: Pick<LabelledApplication, 'tags'>, label: LabelKey): boolean =>
+  app.tags.some((tag) => tag.key === label.category && tag.values.includes(label.name));
+
+/** Every label of these applications, ordered by category then name (code-unit order). */
+export function aggregateLabels(applications: Iterable<LabelledApplication>): V2Body[] {
+  const byKey = new Map<string, { label: LabelKey; apps: LabelledApplication[] }>();
+  for (const app of applications) {
+    for (const tag of app.tags) {
+      if (!isLabelTagKey(tag.key)) continue;
+      for (const value of new Set(tag.values)) {
+        if (value === '') continue;
+        const label = { category: tag.key, name: value };
+        const key = JSON.stringify([label.category, label.name]);
+        let entry = byKey.get(key);
+        if (!entry) byKey.set(key, (entry = { label, apps: [] }));
+        entry.apps.push(app);
+      }
+    }
+  }
+  return [...byKey.values()]
+    .sort((a, b) => compareText(a.label.category, b.label.category) || compareText(a.label.name, b.label.name))
+    .map(({ label, apps }) => v2Label(label, apps));
+}
+
+/** The upstream tag list as zod reads it (keys or values may be null in NerdGraph's schema). */
+export const UpstreamTags = z
+  .array(z.object({ key: z.string().nullable(), values: z.array(z.string().nullable()).nullable() }).nullable())
+  .nullable()
+  .optional()
+  .transform((tags) =>
+    (tags ?? []).flatMap((tag) => (tag && tag.key !== null ? [{ key: tag.key, values: (tag.values ?? []).filter((v): v is string => v !== null) }] : [])),
+  );

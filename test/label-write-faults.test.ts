@@ -1,0 +1,209 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxApp } from '../src/sandbox/model.ts';
+import { LabelTitles } from '../src/v2/labels.ts';
+import { listenOnLoopback } from './support/http.ts';
+import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
+
+/**
+ * The label writes under the same faults as a deployment (write-faults.test.ts): a proxy
+ * between the gateway and the sandbox's NerdGraph breaks one tagging mutation of a chained
+ * PUT or DELETE (the first step or the second), before or after the sandbox applied it, and
+ * the sandbox's own state and write counts say what really happened: every mutation sent once,
+ * never a 2xx without the label really changed, and once anything may have been written, an
+ * answer that says so (never "nothing was changed").
+ */
+type Fault = 'none' | 'payload-refusal' | 'refuse-500' | 'reset-before' | 'silence-before' | 'applied-then-500' | 'applied-then-reset' | 'applied-then-silence';
+
+let fault: Fault = 'none';
+/** Which label mutation of the request the fault hits (1-based), and how many went by. */
+let faultStep = 1;
+let mutationsSeen = 0;
+let readFault = false;
+let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+let gateway: TestGateway;
+let apps: SandboxApp[];
+let closeProxy: () => Promise<void>;
+const silenced: ServerResponse[] = [];
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  const isLabelWrite = /mutation\s+Label(Add|Remove)\b/.test(body);
+  if (readFault && /query\s+LabelsTaggedEntities\b/.test(body)) return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"proxy refused the read"}]}');
+  if (isLabelWrite) mutationsSeen++;
+  const active = isLabelWrite && mutationsSeen === faultStep ? fault : 'none';
+  if (active === 'payload-refusal') {
+    const field = /LabelAdd/.test(body) ? 'taggingAddTagsToEntity' : 'taggingDeleteTagValuesFromEntity';
+    const refusal = { data: { [field]: { errors: [{ message: 'Tag key refused for NRAK-LEAKED0000000000000000000', type: 'INVALID_KEY' }] } } };
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refusal));
+  }
+  if (active === 'refuse-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"proxy refused"}]}');
+  if (active === 'reset-before') return void req.socket.destroy();
+  if (active === 'silence-before') return void silenced.push(res);
+  const upstream = await fetch(sandbox.graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'api-key': String(req.headers['api-key'] ?? '') },
+    body,
+  });
+  const text = await upstream.text();
+  if (active === 'applied-then-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"lost after apply"}]}');
+  if (active === 'applied-then-reset') return void req.socket.destroy();
+  if (active === 'applied-then-silence') return void silenced.push(res);
+  res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ apmApps: 20 });
+  apps = sandbox.sandbox.data.apps.filter((a) => a.accountId === PRIMARY_ACCOUNT);
+  const proxy = await listenOnLoopback(createServer((req, res) => void relay(req, res).catch(() => req.socket.destroy())));
+  closeProxy = proxy.close;
+  // Retries on: mutations must still go out once.
+  gateway = await createTestGateway({ nerdgraphUrl: `${proxy.origin}/graphql`, retries: 3, timeoutMs: 1_000, deadlineMs: 10_000 });
+});
+afterAll(async () => {
+  for (const res of silenced) res.destroy();
+  await closeProxy();
+  await sandbox.close();
+});
+
+async function send(method: 'PUT' | 'DELETE', path: string, body: unknown): Promise<{ status: number; title?: string }> {
+  mutationsSeen = 0;
+  const response = await gateway.app.request(path, {
+    method,
+    headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer = (await response.json()) as { error?: { title: string } };
+  return { status: response.status, ...(answer.error ? { title: answer.error.title } : {}) };
+}
+
+const labelled = (app: SandboxApp, category: string, name: string): boolean => app.userTags?.[category]?.includes(name) === true;
+const writes = (field: string): number => sandbox.sandbox.writes().nerdgraph[field] ?? 0;
+/** Let a silenced exchange finish on the sandbox's side before counting. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe('a label PUT (two applications, two chained mutations) under faults', () => {
+  it('without a fault: 200, both applications labelled, two mutations', async () => {
+    fault = 'none';
+    const [a, b] = apps as [SandboxApp, SandboxApp];
+    const before = writes('taggingAddTagsToEntity');
+    const answer = await send('PUT', '/v2/labels.json', { label: { category: 'Fault', name: 'clean', links: { applications: [a.id, b.id] } } });
+    expect(answer.status).toBe(200);
+    expect([labelled(a, 'Fault', 'clean'), labelled(b, 'Fault', 'clean')]).toEqual([true, true]);
+    expect(writes('taggingAddTagsToEntity') - before).toBe(2);
+  });
+
+  // [fault, step it hits, status, first app labelled, second app labelled, mutations sent]
+  it.each([
+    ['refuse-500', 1, 502, false, false, 1],
+    ['reset-before', 1, 502, false, false, 1],
+    ['silence-before', 1, 504, false, false, 1],
+    ['applied-then-500', 1, 502, true, false, 1],
+    ['applied-then-reset', 1, 502, true, false, 1],
+    ['applied-then-silence', 1, 504, true, false, 1],
+    ['refuse-500', 2, 502, true, false, 2],
+    ['reset-before', 2, 502, true, false, 2],
+    ['silence-before', 2, 502, true, false, 2],
+    ['applied-then-500', 2, 502, true, true, 2],
+    ['applied-then-reset', 2, 502, true, true, 2],
+    ['applied-then-silence', 2, 502, true, true, 2],
+  ] as const)('%s at step %i: %i, never a 2xx, never resent', async (which, step, status, first, second, sent) => {
+    fault = which;
+    faultStep = step;
+    const name = `${which}-${step}`;
+    const [, , a, b] = apps as [SandboxApp, SandboxApp, SandboxApp, SandboxApp];
+    const sentBefore = await gateway.upstreamCount('LabelAdd');
+    const answer = await send('PUT', '/v2/labels.json', { label: { category: 'Fault', name, links: { applications: [a.id, b.id] } } });
+    expect(answer).toEqual({ status, title: LabelTitles.putUnconfirmed });
+    // Each mutation went out once, whatever the fault, with retries switched on.
+    expect((await gateway.upstreamCount('LabelAdd')) - sentBefore).toBe(sent);
+    expect(mutationsSeen).toBe(sent);
+    await settle();
+    expect([labelled(a, 'Fault', name), labelled(b, 'Fault', name)]).toEqual([first, second]);
+  });
+
+  it('a refusal NerdGraph states for the first step is a refusal: 422, nothing changed, no key in the title', async () => {
+    fault = 'payload-refusal';
+    faultStep = 1;
+    const [, , a, b] = apps as [SandboxApp, SandboxApp, SandboxApp, SandboxApp];
+    const answer = await send('PUT', '/v2/labels.json', { label: { category: 'Fault', name: 'refused-1', links: { applications: [a.id, b.id] } } });
+    expect(answer).toEqual({ status: 422, title: 'New Relic refused the label: INVALID_KEY: Tag key refused for [redacted]' });
+    expect(mutationsSeen).toBe(1);
+    expect([labelled(a, 'Fault', 'refused-1'), labelled(b, 'Fault', 'refused-1')]).toEqual([false, false]);
+  });
+
+  it('a refusal of the second step, after the first was applied, is an unknown outcome', async () => {
+    fault = 'payload-refusal';
+    faultStep = 2;
+    const [, , a, b] = apps as [SandboxApp, SandboxApp, SandboxApp, SandboxApp];
+    const answer = await send('PUT', '/v2/labels.json', { label: { category: 'Fault', name: 'refused-2', links: { applications: [a.id, b.id] } } });
+    expect(answer).toEqual({ status: 502, title: LabelTitles.putUnconfirmed });
+    expect([labelled(a, 'Fault', 'refused-2'), labelled(b, 'Fault', 'refused-2')]).toEqual([true, false]);
+  });
+
+  it('a failed read before any write: nothing sent, nothing changed, not "unconfirmed"', async () => {
+    fault = 'none';
+    readFault = true;
+    try {
+      const [a] = apps as [SandboxApp];
+      const answer = await send('PUT', '/v2/labels.json', { label: { category: 'Fault', name: 'read', links: { applications: [a.id] } } });
+      expect(answer.status).toBeGreaterThanOrEqual(500);
+      expect(answer.title).not.toBe(LabelTitles.putUnconfirmed);
+      expect(mutationsSeen).toBe(0);
+      expect(labelled(a, 'Fault', 'read')).toBe(false);
+    } finally {
+      readFault = false;
+    }
+  });
+});
+
+describe('a label DELETE (two applications, two chained mutations) under faults', () => {
+  const prepare = async (name: string, pair: readonly [SandboxApp, SandboxApp]): Promise<void> => {
+    fault = 'none';
+    const answer = await send('PUT', '/v2/labels.json', { label: { category: 'Gone', name, links: { applications: pair.map((app) => app.id) } } });
+    expect(answer.status).toBe(200);
+  };
+
+  it('without a fault: 200 and the label is gone from both', async () => {
+    const pair = [apps[4], apps[5]] as [SandboxApp, SandboxApp];
+    await prepare('clean', pair);
+    const before = writes('taggingDeleteTagValuesFromEntity');
+    const answer = await send('DELETE', '/v2/labels/Gone:clean.json', undefined);
+    expect(answer.status).toBe(200);
+    expect(pair.map((app) => labelled(app, 'Gone', 'clean'))).toEqual([false, false]);
+    expect(writes('taggingDeleteTagValuesFromEntity') - before).toBe(2);
+  });
+
+  // [fault, step, status, first still labelled, second still labelled, mutations sent]
+  it.each([
+    ['refuse-500', 1, 502, true, true, 1],
+    ['reset-before', 1, 502, true, true, 1],
+    ['applied-then-500', 1, 502, false, true, 1],
+    ['applied-then-silence', 1, 504, false, true, 1],
+    ['refuse-500', 2, 502, false, true, 2],
+    ['reset-before', 2, 502, false, true, 2],
+    ['applied-then-reset', 2, 502, false, false, 2],
+    ['applied-then-silence', 2, 502, false, false, 2],
+  ] as const)('%s at step %i: %i, never a 2xx, never resent', async (which, step, status, first, second, sent) => {
+    const name = `${which}-${step}`;
+    const pair = [apps[6], apps[7]] as [SandboxApp, SandboxApp];
+    await prepare(name, pair);
+    fault = which;
+    faultStep = step;
+    const sentBefore = await gateway.upstreamCount('LabelRemove');
+    const answer = await send('DELETE', `/v2/labels/Gone:${encodeURIComponent(name)}.json`, undefined);
+    expect(answer).toEqual({ status, title: LabelTitles.deleteUnconfirmed });
+    expect((await gateway.upstreamCount('LabelRemove')) - sentBefore).toBe(sent);
+    expect(mutationsSeen).toBe(sent);
+    await settle();
+    // The chain removes in ascending application id order.
+    const [low, high] = [...pair].sort((x, y) => x.id - y.id) as [SandboxApp, SandboxApp];
+    expect([labelled(low, 'Gone', name), labelled(high, 'Gone', name)]).toEqual([first, second]);
+  });
+});

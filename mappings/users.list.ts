@@ -6,7 +6,7 @@ import { USERS_OPERATION, USERS_PAGE_SIZE, USER_ASSUMPTIONS, readUsers, userFiel
 const parameters = defineParams({
   email: param.text('filter[email]', { fidelity: 'approximate', note: 'NerdGraph user filter `email.contains`: a substring, case-insensitive in the sandbox (UNCONFIRMED on both v2 and NerdGraph)' }),
   ids: param.idList('filter[ids]', { fidelity: 'approximate', note: 'NerdGraph user filter `id.in`; users with derived ids are not found by them' }),
-  page: param.page({ fidelity: 'exact', note: `${USERS_PAGE_SIZE} per page (page size UNCONFIRMED), ascending by id, paged locally; v2 Link header` }),
+  page: param.page({ fidelity: 'approximate', note: `${USERS_PAGE_SIZE} per page (page size UNCONFIRMED), ascending by id, paged locally; v2 Link header` }),
 });
 
 /** GET /v2/users.{json,xml}: the users of the caller's organization (NerdGraph user management). */

@@ -93,4 +93,25 @@ describe('users over NerdGraph user management', () => {
     ]);
     expect(received.filter((r) => r.operationName === 'Users').map((r) => r.variables.domainIds)).toEqual([null, ['a'], ['b']]);
   });
+
+  it('never answers a short list: more domains, a domain gone between pages, or a repeated cursor is a 502', async () => {
+    const cases: Array<[string, (request: FakeRequest) => unknown]> = [
+      ['a further page of domains', () => ({ actor: { organization: { userManagement: { authenticationDomains: { nextCursor: 'MORE', authenticationDomains: [{ id: 'a', users: { nextCursor: null, users: [user('1', 'A One')] } }] } } } } })],
+      ['a domain gone', (request) => ((request.variables as { domainIds: unknown }).domainIds === null ? organization([{ id: 'a', users: { nextCursor: 'a2', users: [user('1', 'A One')] } }]) : organization([]))],
+      ['a repeated cursor', () => organization([{ id: 'a', users: { nextCursor: 'same', users: [user('1', 'A One')] } }])],
+    ];
+    for (const [name, answer] of cases) {
+      const { gateway } = await gatewayOver(answer);
+      const response = await gateway.app.request('/v2/users.json', { headers: demo });
+      expect(response.status, name).toBe(502);
+      expect(await response.json(), name).toEqual({ error: { title: UserTitles.incomplete } });
+      await close?.();
+      close = undefined;
+    }
+  });
+
+  it('shows 15-digit numeric ids as they are, and derives longer ones (v2 paths take at most 15 digits)', () => {
+    expect(userV2Id('123456789012345')).toBe(123456789012345);
+    expect(userV2Id('1234567890123456')).not.toBe(1234567890123456);
+  });
 });

@@ -20,6 +20,8 @@ export const UserTitles = {
   notFound: 'No user found with the given ID',
   noOrganization: "This API key cannot read the organization's users (NerdGraph user management): use a user key with the Read users permission",
   tooMany: `The organization has more users than the gateway reads for one v2 answer (${MAX_USER_READS} NerdGraph pages): narrow the list with filter[email] or filter[ids]`,
+  // A short list would read as the whole list: an answer the gateway cannot complete is an error.
+  incomplete: 'NerdGraph user management answered an incomplete user list (a further page of authentication domains, a domain gone between pages, or a repeated cursor); nothing partial is shown',
 } as const;
 
 const User = z.object({
@@ -40,7 +42,7 @@ const Answer = z.object({
     organization: z
       .object({
         userManagement: z
-          .object({ authenticationDomains: z.object({ authenticationDomains: z.array(Domain) }).nullable() })
+          .object({ authenticationDomains: z.object({ nextCursor: z.string().nullable().optional(), authenticationDomains: z.array(Domain) }).nullable() })
           .nullable(),
       })
       .nullable(),
@@ -81,6 +83,8 @@ export async function readUsers(ctx: OperationContext, filter: UserFilter | null
   const domainsOf = (answer: z.infer<typeof Answer>): Array<z.infer<typeof Domain>> => {
     const domains = answer.actor.organization?.userManagement?.authenticationDomains;
     if (!domains) throw new V2Error(403, UserTitles.noOrganization);
+    // Organizations have a handful of domains; a second page of them is not read, so say so.
+    if (domains.nextCursor) throw new V2Error(502, UserTitles.incomplete, { kind: 'users_incomplete' });
     return domains.authenticationDomains;
   };
   const byId = new Map<number, V2Body>();
@@ -95,10 +99,17 @@ export async function readUsers(ctx: OperationContext, filter: UserFilter | null
     keep(domain.users?.users ?? []);
     if (domain.users?.nextCursor) pending.push({ domainId: domain.id, cursor: domain.users.nextCursor });
   }
+  const seen = new Set(pending.map((p) => `${p.domainId}|${p.cursor}`));
   for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
     const domain = domainsOf(await read({ domainIds: [next.domainId], cursor: next.cursor })).find((d) => d.id === next.domainId);
-    keep(domain?.users?.users ?? []);
-    if (domain?.users?.nextCursor) pending.push({ domainId: next.domainId, cursor: domain.users.nextCursor });
+    if (!domain?.users) throw new V2Error(502, UserTitles.incomplete, { kind: 'users_incomplete' });
+    keep(domain.users.users);
+    const cursor = domain.users.nextCursor;
+    if (cursor) {
+      if (seen.has(`${next.domainId}|${cursor}`)) throw new V2Error(502, UserTitles.incomplete, { kind: 'users_incomplete' });
+      seen.add(`${next.domainId}|${cursor}`);
+      pending.push({ domainId: next.domainId, cursor });
+    }
   }
   return [...byId.values()].sort((a, b) => (a.id as number) - (b.id as number));
 }
@@ -134,5 +145,5 @@ export const USER_ASSUMPTIONS: readonly string[] = [
   'Users are listed ascending by id (v2 documented no order).',
   `Page size ${USERS_PAGE_SIZE} (UNCONFIRMED, as for other v2 lists); the gateway reads every matching user (every authentication domain, every NerdGraph page, at most ${MAX_USER_READS} reads) and pages locally.`,
   "filter[email] is a case-insensitive substring (v2: 'simple substring, no regex'; NerdGraph `email.contains`; case sensitivity UNCONFIRMED on both).",
-  'Only the first page of authentication domains is read (organizations have a handful).',
+  'Only the first page of authentication domains is read (organizations have a handful): an answer with a further page of domains, a domain gone between pages or a repeated cursor is a 502 saying the list is incomplete, never a short list.',
 ];

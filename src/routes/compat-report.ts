@@ -32,6 +32,8 @@ export function coverage(mappings: readonly Mapping[], inventory: Inventory | un
     const missing = unmappedRoutes(inventory.routes, mappings);
     lines.push('', `inventory: ${inventory.routes.length - missing.length} of ${inventory.routes.length} routes mapped`);
     if (missing.length > 0) lines.push('', 'Not mapped yet:', '', ...missing.map((r) => `- \`${r.method} ${r.route}\` (${r.source})`));
+  } else {
+    lines.push('', 'inventory: not checked (New Relic\'s swagger, ../shared/reference/v2-definitions-2016.json, is not beside the repository)');
   }
   return lines;
 }

@@ -58,6 +58,9 @@ export const LATER_ROUTES: readonly InventoryRoute[] = [
   { method: 'GET', route: '/v2/alerts_entity_conditions/{entity_id}.{format}', source: 'rest-v2.md §0 (alerts_entity_conditions, kept alive)' },
   { method: 'PUT', route: '/v2/alerts_entity_conditions/{entity_id}.{format}', source: 'rest-v2.md §0 (alerts_entity_conditions, kept alive)' },
   { method: 'DELETE', route: '/v2/alerts_entity_conditions/{entity_id}.{format}', source: 'rest-v2.md §0 (alerts_entity_conditions, kept alive)' },
+  // The 2016 swagger has only DELETE on one policy; clients also show and update it (CG).
+  { method: 'GET', route: '/v2/alerts_policies/{id}.{format}', source: `${SHAPES} (alerts_policies); ${CG}` },
+  { method: 'PUT', route: '/v2/alerts_policies/{id}.{format}', source: `${SHAPES} (alerts_policies: PUT|DELETE /v2/alerts_policies/{id}.json); ${CG}` },
   { method: 'PUT', route: '/v2/alerts_incidents/{id}/acknowledge.{format}', source: `${SHAPES} (alerts_incidents); routes-next.md §5.1; ${CG}` },
   { method: 'PUT', route: '/v2/alerts_incidents/{id}/close.{format}', source: `${SHAPES} (alerts_incidents); routes-next.md §5.1` },
   { method: 'POST', route: '/v2/mobile_applications.{format}', source: 'rest-v2-shapes.md §8; opsmatters/newrelic-api' },

@@ -1,3 +1,4 @@
+import { ID_PATTERN } from './params.ts';
 /**
  * Identifiers v2 had and NerdGraph does not.
  *
@@ -57,10 +58,10 @@ export function deploymentV2Id(changeTrackingId: string): number {
 // Issue 11, users (helper A).
 /**
  * The v2 integer id of a NerdGraph user (`UserManagementUser.id`, an `ID`): the id itself when
- * it is a positive integer below 2^53 (user ids seen are numeric strings; whether they are the
+ * it is a positive integer v2 accepts in a path (ID_PATTERN: at most 15 digits; user ids seen are numeric strings; whether they are the
  * numbers v2 showed is UNCONFIRMED), otherwise derived from the string as deploymentV2Id does.
  */
 export function userV2Id(userId: string): number {
-  if (/^[1-9]\d{0,15}$/.test(userId) && Number.isSafeInteger(Number(userId))) return Number(userId);
+  if (ID_PATTERN.test(userId)) return Number(userId);
   return deploymentV2Id(`user|${userId}`);
 }

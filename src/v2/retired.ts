@@ -48,7 +48,7 @@ export const RETIRED = {
   usages: {
     status: 410,
     title:
-      'Usage data over REST v2 (usages) is no longer served: query NrConsumption (hourly) or NrMTDConsumption (month to date) with NRQL through NerdGraph (actor.account.nrql); units differ from v2\'s host hours',
+      'Usage data over REST v2 (usages) is not served by this gateway: query NrConsumption (hourly) or NrMTDConsumption (month to date) with NRQL through NerdGraph (actor.account.nrql); units differ from v2\'s host hours',
     reason: 'The per-product usage counts of the original pricing model have no NerdGraph field; consumption is now reported as NrConsumption and NrMTDConsumption events.',
     replacement: 'NRQL `FROM NrConsumption` (hourly) or `FROM NrMTDConsumption` (month to date) through NerdGraph `actor { account(id) { nrql(query) } }`.',
     assumptions: [STATUS_410_CHOSEN('/v2/usages/{product}')],
@@ -56,7 +56,7 @@ export const RETIRED = {
   alertPolicies: {
     status: 410,
     title:
-      'Legacy alert policies (alert_policies) belong to legacy alerting, retired together with the Servers product (May 2018): use alerts_policies instead, or NerdGraph alertsPolicyCreate and alertsPolicyUpdate',
+      'Legacy alert policies (alert_policies) belong to legacy alerting, which New Relic announced retired together with the Servers product; this gateway does not serve them: use alerts_policies instead, or NerdGraph alertsPolicyCreate and alertsPolicyUpdate',
     reason: 'Legacy alerting (alert_policies with their server/application conditions) was retired; its policies have no NerdGraph equivalent.',
     replacement: 'The alerts_policies routes (kept alive and passed through), or NerdGraph `alertsPolicyCreate` / `alertsPolicyUpdate` / `actor.account.alerts.policiesSearch`.',
     assumptions: [
@@ -67,7 +67,7 @@ export const RETIRED = {
   notificationChannels: {
     status: 410,
     title:
-      'Legacy notification channels (notification_channels) belong to legacy alerting, retired together with the Servers product (May 2018): use NerdGraph notification destinations and channels (aiNotificationsCreateDestination, aiNotificationsCreateChannel) with workflows (aiWorkflowsCreateWorkflow)',
+      'Legacy notification channels (notification_channels) belong to legacy alerting, which New Relic announced retired together with the Servers product; this gateway does not serve them: use NerdGraph notification destinations and channels (aiNotificationsCreateDestination, aiNotificationsCreateChannel) with workflows (aiWorkflowsCreateWorkflow)',
     reason: 'Legacy alerting\'s notification channels were retired with it; alert notifications are now destinations, channels and workflows.',
     replacement: 'NerdGraph `aiNotificationsCreateDestination`, `aiNotificationsCreateChannel` and `aiWorkflowsCreateWorkflow`; to read, `actor.account.aiNotifications.channels` and `aiWorkflows.workflows`.',
     assumptions: [STATUS_410_CHOSEN('legacy /v2/notification_channels')],

@@ -266,3 +266,41 @@ export function policyIdsOfPredicates(predicates: ReadonlyArray<{ attribute: str
 
 /** The name the gateway gives a workflow it creates for a policy. */
 export const policyWorkflowName = (policyId: number): string => `REST v2 policy ${policyId} channels`;
+
+/** Whether a workflow's filter is a policy's own (exactly one predicate, binding exactly that policy): the only kind the translation edits. */
+export function isOwnPolicyFilter(predicates: ReadonlyArray<{ attribute: string; operator: string; values: readonly string[] }>, policyId: number): boolean {
+  if (predicates.length !== 1) return false;
+  const [only] = predicates as [{ attribute: string; operator: string; values: readonly string[] }];
+  return only.attribute === POLICY_PREDICATE.attribute && only.operator === POLICY_PREDICATE.operator && only.values.length === 1 && only.values[0]?.trim() === String(policyId);
+}
+
+/** v2's top-level links beside a channel answer. */
+export const CHANNEL_TOP_LINKS = { 'channel.policy_ids': '/v2/policies/{policy_id}' } as const;
+
+/** More policy ids than this in one create's policy_ids is refused (each costs a workflow write). */
+export const MAX_POLICY_IDS = 10;
+/** More channel ids than this in one policy_channels PUT is refused. */
+export const MAX_CHANNEL_IDS = 100;
+
+export const PolicyChannelTitles = {
+  sharedWorkflow: 'The channel reaches this policy through a workflow shared with other policies; edit that workflow in New Relic (Alerts > Workflows)',
+  pushNotRoutable: 'Invalid parameter channel_ids: user (mobile push) channels cannot be linked to a policy since the REST v2 end of life: NerdGraph workflows cannot route to them',
+  tooManyPolicies: `Invalid parameter policy_ids: at most ${MAX_POLICY_IDS} policies per channel create`,
+  tooManyChannels: `Invalid parameter channel_ids: at most ${MAX_CHANNEL_IDS} channels per request`,
+} as const;
+
+/** Comma lists of ids under one parameter (every occurrence), without repeats; 422 on anything but positive integers. */
+export function channelIdList(values: readonly string[], key: string): number[] {
+  const pieces = values.flatMap((value) => value.split(',')).map((piece) => piece.trim()).filter((piece) => piece !== '');
+  for (const piece of pieces) if (!/^[1-9]\d{0,15}$/.test(piece) || !Number.isSafeInteger(Number(piece))) throw new V2Error(422, ChannelTitles.idInvalid(key), { kind: 'invalid_parameter' });
+  return [...new Set(pieces.map(Number))];
+}
+
+/** One required id (the last occurrence wins): 422 `missingTitle` when absent or blank. */
+export function channelIdParam(values: readonly string[], key: string, missingTitle: string): number {
+  const last = values.at(-1)?.trim();
+  if (last === undefined || last === '') throw new V2Error(422, missingTitle, { kind: 'invalid_parameter' });
+  const ids = channelIdList([last], key);
+  if (ids.length !== 1) throw new V2Error(422, ChannelTitles.idInvalid(key), { kind: 'invalid_parameter' });
+  return ids[0] as number;
+}

@@ -21,6 +21,8 @@ import {
   type Pairs,
 } from './common.ts';
 import { ALERT_ROUTES } from './alerts.ts';
+// alerts_channels and alerts_policy_channels (notifications.ts).
+import { NOTIFICATION_ROUTES } from './notifications.ts';
 import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from './topology.ts';
 import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
 import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
@@ -181,4 +183,6 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/browser_applications.{format}', methods: ['GET'], handler: legacyBrowserApplications },
   // The alert namespaces New Relic keeps alive (alerts.ts): the gateway passes them through.
   ...ALERT_ROUTES,
+  // alerts_channels and alerts_policy_channels, over the notification store (notifications.ts).
+  ...NOTIFICATION_ROUTES,
 ];

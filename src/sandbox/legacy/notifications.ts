@@ -136,9 +136,9 @@ function listChannels(req: LegacyRequest): Response {
 
 async function createChannel(req: LegacyRequest): Promise<Response> {
   const store = notificationsOf(req.data);
+  const params = await bodyParams(req.request);
   const policyIds = channelIdList(queryValues(req, 'policy_ids'), 'policy_ids');
   if (policyIds.length > MAX_POLICY_IDS) throw invalid(PolicyChannelTitles.tooManyPolicies);
-  const params = await bodyParams(req.request);
   const plan = planChannel(Object.hasOwn(params, 'channel') ? params.channel : undefined);
   const policies = policyIds.map((id) => policyOf(req, id));
   if (plan.type === 'user' && policies.length > 0) throw invalid(PolicyChannelTitles.pushNotRoutable);

@@ -13,7 +13,7 @@ import {
   policyIdsByChannel,
   policyWorkflows,
   readDirectory,
-  requirePolicy,
+  readPolicy,
   v2Channel,
   workflowUpdate,
 } from './shared/notifications.ts';
@@ -52,8 +52,8 @@ export default defineWriteMapping({
   async plan(ctx) {
     const policyId = channelIdParam(ctx.params.get('policy_id') ?? [], 'policy_id', ChannelTitles.policyIdRequired);
     const channelId = channelIdParam(ctx.params.get('channel_id') ?? [], 'channel_id', ChannelTitles.channelIdRequired);
-    const directory = await readDirectory(ctx, { channels: true, destinations: true, workflows: true, policyId });
-    requirePolicy(directory);
+    await readPolicy(ctx, policyId);
+    const directory = await readDirectory(ctx, { channels: true, destinations: true, workflows: true });
     const channel = channelById(directory, channelId);
     const { binding } = policyWorkflows(directory.workflows, policyId);
     const holding = binding.filter((workflow) => workflow.destinationConfigurations.some((c) => c.channelId === channel.id));

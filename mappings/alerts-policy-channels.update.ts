@@ -3,7 +3,7 @@ import { ChannelTitles, MAX_CHANNEL_IDS, PolicyChannelTitles, channelIdList, cha
 import { invalidParameter } from '../src/v2/errors.ts';
 import { channelV2Id } from '../src/v2/ids.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
-import { CHANNEL_ASSUMPTIONS, channelById, checkWorkflowPayload, policyIdsByChannel, policyWorkflows, readDirectory, requirePolicy, workflowCreate, workflowUpdate } from './shared/notifications.ts';
+import { CHANNEL_ASSUMPTIONS, channelById, checkWorkflowPayload, policyIdsByChannel, policyWorkflows, readDirectory, readPolicy, workflowCreate, workflowUpdate } from './shared/notifications.ts';
 
 const UPDATE = 'PolicyWorkflowUpdate';
 const CREATE = 'PolicyWorkflowCreate';
@@ -41,8 +41,8 @@ export default defineWriteMapping({
     const channelIds = channelIdList(ctx.params.get('channel_ids') ?? [], 'channel_ids');
     if (channelIds.length === 0) throw invalidParameter(ChannelTitles.channelIdsRequired);
     if (channelIds.length > MAX_CHANNEL_IDS) throw invalidParameter(PolicyChannelTitles.tooManyChannels);
-    const directory = await readDirectory(ctx, { channels: true, workflows: true, policyId });
-    requirePolicy(directory);
+    await readPolicy(ctx, policyId);
+    const directory = await readDirectory(ctx, { channels: true, workflows: true });
     const channels = channelIds.map((id) => channelById(directory, id));
     if (channels.some((channel) => channel.type === 'MOBILE_PUSH')) throw invalidParameter(PolicyChannelTitles.pushNotRoutable);
     const links = policyIdsByChannel(directory.workflows);

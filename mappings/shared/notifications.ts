@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { FieldNote, KnownGap, OperationContext } from '../../src/routes/mapping.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
 import { V2Error, notFound, writeRefused } from '../../src/v2/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
 import { channelV2Id } from '../../src/v2/ids.ts';
@@ -172,9 +173,19 @@ export function requirePolicy(directory: ChannelDirectory): void {
   if (!directory.policy) throw notFound(ChannelTitles.policyNotFound);
 }
 
-/** Only the policy's existence (no lists). */
+/**
+ * 404 unless the account has the alert policy (alerts.policy; one request without lists). A
+ * NOT_FOUND error for it, as real NerdGraph may answer instead of null, is the same 404.
+ */
 export async function readPolicy(ctx: Pick<OperationContext, 'read' | 'accountId'>, policyId: number): Promise<void> {
-  requirePolicy(await readDirectory(ctx, { policyId }));
+  let directory: ChannelDirectory;
+  try {
+    directory = await readDirectory(ctx, { policyId });
+  } catch (error) {
+    if (error instanceof UpstreamError && error.errorClass === 'not_found') throw notFound(ChannelTitles.policyNotFound);
+    throw error;
+  }
+  requirePolicy(directory);
 }
 
 /** Workflows that bind `policyId`, and which of them are its own (the only kind the translation edits). */

@@ -104,6 +104,9 @@ function corpus(): Step[] {
     add(LIST, 'missing key', 'GET', path, {});
     add(LIST, 'bad key', 'GET', path, { 'X-Api-Key': 'NRAK-NOT-A-KEY' });
     add(LIST, 'account not allowed', 'GET', path, { 'X-Api-Key': DEMO_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) });
+    add(LIST, 'PUT is 405 with Allow', 'PUT', path);
+    add(LINK, 'GET is 405 with Allow', 'GET', `/v2/alerts_policy_channels.${format}?policy_id=1&channel_ids=1`);
+    add(DELETE, 'GET of one channel is 405 with Allow', 'GET', `/v2/alerts_channels/1.${format}`);
   }
 
   // ---- create

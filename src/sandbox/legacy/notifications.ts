@@ -206,10 +206,11 @@ function unlinkPolicyChannel(req: LegacyRequest): Response {
   return send(req.format, 200, { channel: channelBody(store, channel, policyIdsByChannel(store, req.accountId)), links: { ...CHANNEL_TOP_LINKS } });
 }
 
+/** In the gateway's order (its mappings load by file name), so a 405's Allow header lists methods alike. */
 export const NOTIFICATION_ROUTES: readonly LegacyRoute[] = [
-  { template: '/v2/alerts_channels.{format}', methods: ['GET'], handler: listChannels },
   { template: '/v2/alerts_channels.{format}', methods: ['POST'], body: 'own', handler: createChannel },
   { template: '/v2/alerts_channels/{channel_id}.{format}', methods: ['DELETE'], body: 'own', handler: deleteChannel },
-  { template: '/v2/alerts_policy_channels.{format}', methods: ['PUT'], body: 'own', handler: updatePolicyChannels },
+  { template: '/v2/alerts_channels.{format}', methods: ['GET'], handler: listChannels },
   { template: '/v2/alerts_policy_channels.{format}', methods: ['DELETE'], body: 'own', handler: unlinkPolicyChannel },
+  { template: '/v2/alerts_policy_channels.{format}', methods: ['PUT'], body: 'own', handler: updatePolicyChannels },
 ];

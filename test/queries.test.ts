@@ -9,6 +9,8 @@ const documents = [...loadDocuments().values()];
 
 /** Fields whose selection is an entity (or a list of them: entities(guids), entitySearch results) to scope. */
 const ENTITY_FIELDS = new Set(['entity', 'entities']);
+/** Lists under account(id) whose `entities` are not entities (aiNotifications, aiWorkflows). */
+const ACCOUNT_SCOPED_LISTS = new Set(['channels', 'destinations', 'workflows']);
 
 function selectedNames(field: FieldNode): Set<string> {
   const names = new Set<string>();
@@ -41,10 +43,17 @@ describe('queries/*.graphql', () => {
   it.each(reads.map((d) => [d.name, d] as const))('%s selects guid and accountId on every entity it reads, so scoping can be checked', (_name, document) => {
     const missing: string[] = [];
     visit(parse(document.text), {
-      Field(node) {
+      Field(node, _key, _parent, _path, ancestors) {
         const isEntity = ENTITY_FIELDS.has(node.name.value);
         if (!isEntity || node.selectionSet === undefined) return;
         const names = selectedNames(node);
+        // alerts_channels: notification channels, destinations and workflows are read under
+        // account(id) and have no GUID (channels): their accountId is what scoping checks.
+        const parentField = [...ancestors].reverse().find((node): node is FieldNode => !Array.isArray(node) && (node as { kind?: string }).kind === Kind.FIELD);
+        if (parentField && ACCOUNT_SCOPED_LISTS.has(parentField.name.value)) {
+          if (!names.has('accountId')) missing.push(node.alias?.value ?? node.name.value);
+          return;
+        }
         if (!names.has('guid') || !names.has('accountId')) missing.push(node.alias?.value ?? node.name.value);
       },
     });

@@ -23,11 +23,6 @@ const PENDING_ON_OTHER_BRANCHES: ReadonlySet<string> = new Set(
     'PUT /v2/alerts_incidents/{id}/acknowledge.{format}',
     'PUT /v2/alerts_incidents/{id}/close.{format}',
     'GET /v2/alerts_events.{format}',
-    'GET /v2/alerts_channels.{format}',
-    'POST /v2/alerts_channels.{format}',
-    'DELETE /v2/alerts_channels/{id}.{format}',
-    'PUT /v2/alerts_policy_channels.{format}',
-    'DELETE /v2/alerts_policy_channels.{format}',
   ].map((line) => {
     const [method, route] = line.split(' ') as [string, string];
     return routeKey(method, route);

@@ -3,6 +3,8 @@ import { createSandbox, type Sandbox } from '../src/sandbox/server.ts';
 import type { RouteMode } from '../src/compare/types.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT } from './support/harness.ts';
 import { createModesGateway } from './support/modes.ts';
+import { notificationsOf } from '../src/sandbox/notifications.ts';
+import { channelV2Id } from '../src/v2/ids.ts';
 
 /**
  * "No write is ever executed twice", counted where it would happen: in the sandbox, whose two
@@ -21,6 +23,8 @@ interface WriteCase {
   passthroughOnly?: boolean;
   /** Refused by the translation (v2 error, nothing written) where it answers. */
   untranslated?: boolean;
+  /** Mutations the translation sends for the one v2 write (a chained write: channel create is a destination and a channel). */
+  translatedWrites?: number;
 }
 
 describe('every write route, in every mode: executed exactly once, on one side', () => {
@@ -29,6 +33,8 @@ describe('every write route, in every mode: executed exactly once, on one side',
   const modes: RouteMode[] = ['translate', 'passthrough', 'compare', 'candidate'];
   // Per mode: a reporting app (deployments, updates), a silent one (delete), a deployment to delete.
   const fixtures = new Map<RouteMode, { app: number; silent: number; deployment: number }>();
+  // alerts_channels: per mode a channel to delete, a policy without channels to link one to, and a policy's linked channel to unlink.
+  const channelFixtures = new Map<RouteMode, { doomed: number; bare: number; linkable: number; policy: number; linked: number }>();
   const cases: WriteCase[] = [
     {
       name: 'POST deployments',
@@ -77,6 +83,29 @@ describe('every write route, in every mode: executed exactly once, on one side',
       request: (mode) => ({ method: 'DELETE', path: `/v2/labels/OnceGone:${mode}.json`, headers: JSON_HEADERS, body: '' }),
     },
     {
+      name: 'POST alert channel',
+      translatedWrites: 2,
+      request: (mode) => ({ method: 'POST', path: '/v2/alerts_channels.json', headers: JSON_HEADERS, body: JSON.stringify({ channel: { name: `once ${mode}`, type: 'email', configuration: { recipients: 'once@example.com' } } }) }),
+    },
+    {
+      name: 'DELETE alert channel',
+      request: (mode) => ({ method: 'DELETE', path: `/v2/alerts_channels/${channelFixtures.get(mode)?.doomed}.json`, headers: JSON_HEADERS, body: '' }),
+    },
+    {
+      name: 'PUT policy channels',
+      request: (mode) => {
+        const f = channelFixtures.get(mode);
+        return { method: 'PUT', path: `/v2/alerts_policy_channels.json?policy_id=${f?.bare}&channel_ids=${f?.linkable}`, headers: JSON_HEADERS, body: '' };
+      },
+    },
+    {
+      name: 'DELETE policy channel',
+      request: (mode) => {
+        const f = channelFixtures.get(mode);
+        return { method: 'DELETE', path: `/v2/alerts_policy_channels.json?policy_id=${f?.policy}&channel_id=${f?.linked}`, headers: JSON_HEADERS, body: '' };
+      },
+    },
+    {
       name: 'POST alert policy',
       passthroughOnly: true,
       request: (mode) => ({ method: 'POST', path: '/v2/alerts_policies.json', headers: JSON_HEADERS, body: JSON.stringify({ policy: { name: `once ${mode}`, incident_preference: 'PER_POLICY' } }) }),
@@ -98,6 +127,22 @@ describe('every write route, in every mode: executed exactly once, on one side',
       // A label on the app alone, for DELETE label.
       const labelled = await fetch(`${server.url}/v2/labels.json`, { method: 'PUT', headers: JSON_HEADERS, body: JSON.stringify({ label: { category: 'OnceGone', name: mode, links: { applications: [app] } } }) });
       expect(labelled.status).toBe(200);
+    }
+    const store = notificationsOf(sandbox.data);
+    const emails = store.channels.filter((c) => c.accountId === PRIMARY_ACCOUNT && c.type === 'EMAIL');
+    const bound = new Set(store.workflows.flatMap((w) => w.predicates.flatMap((p) => p.values.map(Number))));
+    const bare = sandbox.data.alerts.policies.filter((p) => p.accountId === PRIMARY_ACCOUNT && !bound.has(p.id));
+    const owned = store.workflows.filter((w) => w.accountId === PRIMARY_ACCOUNT && w.predicates.length === 1 && w.predicates[0]?.attribute === 'labels.policyIds' && w.channelIds.length > 0);
+    if (emails.length < 24 || bare.length < modes.length || owned.length < modes.length) throw new Error('the sandbox lacks channel fixtures');
+    for (const [i, mode] of modes.entries()) {
+      const workflow = owned[i];
+      channelFixtures.set(mode, {
+        doomed: channelV2Id(emails[10 + i]?.id ?? ''),
+        bare: bare[i]?.id as number,
+        linkable: channelV2Id(emails[20 + i]?.id ?? ''),
+        policy: Number(workflow?.predicates[0]?.values[0]),
+        linked: channelV2Id(workflow?.channelIds[0] ?? ''),
+      });
     }
   });
   afterAll(async () => {
@@ -124,7 +169,7 @@ describe('every write route, in every mode: executed exactly once, on one side',
           expect(records.at(-1)?.outcome, writeCase.name).toBe('dry_run');
         }
         const after = sandbox.writes();
-        expect(after.total - before.total, writeCase.name).toBe(refused ? 0 : 1);
+        expect(after.total - before.total, writeCase.name).toBe(refused ? 0 : legacySide ? 1 : (writeCase.translatedWrites ?? 1));
         const legacyWrites = Object.values(after.legacy).reduce((n, v) => n + v, 0) - Object.values(before.legacy).reduce((n, v) => n + v, 0);
         expect(legacyWrites, `${writeCase.name}: executed by the ${legacySide ? 'legacy API' : 'translation'}`).toBe(legacySide && !refused ? 1 : 0);
       }

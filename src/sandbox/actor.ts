@@ -11,6 +11,8 @@ import { NrqlSyntaxError } from './nrql-parser.ts';
 import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortEntities, type SortArguments } from './search-paging.ts';
 // Issue 11, users (helper A).
 import { organizationOf } from './users.ts';
+// alerts_channels: aiNotifications, aiWorkflows, alerts.policy (notifications.ts).
+import { notificationAccountFields } from './notifications.ts';
 
 /** NerdGraph's documented limit for actor.entities. */
 export const MAX_ENTITIES_GUIDS = 25;
@@ -177,7 +179,13 @@ export class ActorResolver {
 
   account({ id }: { id: number }): AccountSource {
     const account = this.visibleAccount(id);
-    return { id: account.id, name: account.name, nrql: ({ query }) => this.nrqlOver(query, [account.id]) };
+    return {
+      id: account.id,
+      name: account.name,
+      nrql: ({ query }) => this.nrqlOver(query, [account.id]),
+      // alerts_channels (notifications.ts)
+      ...notificationAccountFields(this.index.data, account.id),
+    };
   }
 
   /** Cross-account NRQL: every account must be visible to the key, as for account(). */

@@ -22,6 +22,7 @@ import {
 import { ActorResolver, indexSandboxData, type SandboxRequestContext } from './actor.ts';
 import type { SandboxData } from './model.ts';
 import { MutationResolver, mutationRoot } from './mutations.ts';
+import { notificationMutationRoot } from './notifications.ts';
 import { loadSandboxSchema } from './schema.ts';
 import { countWrite } from './write-counts.ts';
 
@@ -153,7 +154,9 @@ function readRequestBody(text: string): GraphqlRequestBody | string {
 function countedMutations(data: SandboxData, root: Record<string, (args: never) => unknown>): Record<string, (args: never) => unknown> {
   const refused = (result: unknown): boolean => {
     const errors = typeof result === 'object' && result !== null ? (result as { errors?: unknown }).errors : undefined;
-    return Array.isArray(errors) && errors.length > 0;
+    // aiNotifications mutations refuse in a singular `error` (alerts_channels, notifications.ts).
+    const error = typeof result === 'object' && result !== null ? (result as { error?: unknown }).error : undefined;
+    return (Array.isArray(errors) && errors.length > 0) || (error !== undefined && error !== null);
   };
   return Object.fromEntries(
     Object.entries(root).map(([field, resolve]) => [
@@ -197,7 +200,12 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
         schema,
         document: prepared.document,
         // Query and mutation root fields; mutation fields run one after another, as GraphQL requires.
-        rootValue: { actor: () => new ActorResolver(index, context, now), ...countedMutations(data, mutationRoot(new MutationResolver(index, context, now))) },
+        rootValue: {
+          actor: () => new ActorResolver(index, context, now),
+          ...countedMutations(data, mutationRoot(new MutationResolver(index, context, now))),
+          // alerts_channels (notifications.ts)
+          ...countedMutations(data, notificationMutationRoot(data, context, now)),
+        },
         contextValue: context,
         variableValues: body.variables ?? undefined,
         operationName: body.operationName ?? undefined,

@@ -27,6 +27,21 @@ export interface RecordingClient extends NerdGraph {
   readonly calls: readonly RecordedCall[];
 }
 
+/**
+ * alerts_channels: the text of NerdGraph SecureValue inputs the gateway sends (a destination's
+ * `auth.basic.password`, `auth.token.token`, `secureUrl.secureSuffix`) is never written down:
+ * dry-run records and `explain` show it as `[secret]`. Only what is recorded is masked.
+ */
+const SECRET_INPUT_KEYS = new Set(['password', 'token', 'secureSuffix']);
+
+function maskSecrets<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(maskSecrets) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const masked: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) masked[key] = SECRET_INPUT_KEYS.has(key) && typeof inner === 'string' ? '[secret]' : maskSecrets(inner);
+  return masked as T;
+}
+
 export function createRecordingClient(real: NerdGraph, documents: OperationDocuments): RecordingClient {
   const calls: RecordedCall[] = [];
   return {
@@ -38,7 +53,7 @@ export function createRecordingClient(real: NerdGraph, documents: OperationDocum
       const recorded: RecordedCall = {
         operation: call.operation,
         query: document.text,
-        variables: structuredClone(call.variables),
+        variables: maskSecrets(structuredClone(call.variables)),
         kind: document.kind,
         sent: document.kind === 'query',
       };

@@ -65,3 +65,15 @@ export function userV2Id(userId: string): number {
   if (ID_PATTERN.test(userId)) return Number(userId);
   return deploymentV2Id(`user|${userId}`);
 }
+
+// alerts_channels (helper C): notification channel ids.
+/**
+ * The v2 integer id of an alert channel, derived from its NerdGraph notification channel id
+ * (a UUID): positive, below 2^53, the same in every listing. v2's own channel ids are not
+ * recoverable (a documented gap of every channel route).
+ */
+export function channelV2Id(channelId: string): number {
+  const high = fnv1a32(`channel-high|${channelId}`) & 0x1fffff;
+  const low = fnv1a32(`channel-low|${channelId}`);
+  return high * 0x1_0000_0000 + low || 1;
+}

@@ -25,6 +25,8 @@ import { ALERT_ROUTES } from './alerts.ts';
 import { RETIRED_LEGACY_ROUTES } from './retired.ts';
 import { USER_LEGACY_ROUTES } from './users.ts';
 import { LABEL_ROUTES } from './labels.ts';
+// alerts_channels and alerts_policy_channels (notifications.ts).
+import { NOTIFICATION_ROUTES } from './notifications.ts';
 import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from './topology.ts';
 import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
 import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
@@ -190,4 +192,6 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   ...USER_LEGACY_ROUTES,
   // Labels as entity tags (labels.ts).
   ...LABEL_ROUTES,
+  // alerts_channels and alerts_policy_channels, over the notification store (notifications.ts).
+  ...NOTIFICATION_ROUTES,
 ];

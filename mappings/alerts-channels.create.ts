@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { defineWriteMapping, type WritePlan } from '../src/routes/mapping.ts';
+import { parseAnswer } from '../src/upstream/answer.ts';
+import { CHANNEL_TOP_LINKS, MAX_POLICY_IDS, PolicyChannelTitles, channelIdList, planChannel, type ChannelPlan } from '../src/v2/channel-config.ts';
+import { invalidParameter, writeRefused } from '../src/v2/errors.ts';
+import { defineParams, param } from '../src/v2/param-schema.ts';
+import { objectAt } from '../src/v2/request-body.ts';
+import type { V2Body } from '../src/v2/format.ts';
+import {
+  CHANNEL_ASSUMPTIONS,
+  channelFields,
+  channelGaps,
+  checkWorkflowPayload,
+  policyWorkflows,
+  readDirectory,
+  readPolicy,
+  v2Channel,
+  workflowCreate,
+  workflowUpdate,
+  type NotificationWorkflow,
+} from './shared/notifications.ts';
+
+const DESTINATION = 'ChannelDestinationCreate';
+const CHANNEL = 'ChannelCreate';
+const WORKFLOW_UPDATE = 'PolicyWorkflowUpdate';
+const WORKFLOW_CREATE = 'PolicyWorkflowCreate';
+
+const Property = z.object({ key: z.string(), value: z.string() });
+const Problem = z
+  .object({ description: z.string().optional(), type: z.string().optional(), details: z.string().optional() })
+  .nullable();
+const DestinationCreated = z.object({
+  aiNotificationsCreateDestination: z.object({
+    destination: z
+      .object({ id: z.string(), name: z.string(), type: z.string(), properties: z.array(Property), auth: z.object({ authType: z.string().optional(), user: z.string().optional() }).nullable().optional() })
+      .nullable(),
+    error: Problem,
+  }),
+});
+const ChannelCreated = z.object({
+  aiNotificationsCreateChannel: z.object({
+    channel: z
+      .object({ id: z.string(), name: z.string(), type: z.string(), product: z.string(), active: z.boolean(), destinationId: z.string(), properties: z.array(Property) })
+      .nullable(),
+    error: Problem,
+  }),
+});
+
+const problemText = (problem: z.infer<typeof Problem>): string =>
+  [problem?.type, problem?.description ?? problem?.details].filter((part) => part !== undefined && part !== '').join(': ').slice(0, 200) || 'no reason given';
+
+const parameters = defineParams({
+  name: param.bodyField('channel.name', { fidelity: 'exact', note: '1 to 255 characters; the destination gets the same name.' }),
+  type: param.bodyField('channel.type', { fidelity: 'approximate', note: 'email, slack, webhook, pagerduty, user; opsgenie and victorops are refused (422): NerdGraph has no such destination.' }),
+  configuration: param.bodyField('channel.configuration', {
+    fidelity: 'approximate',
+    note: 'Per type as v2 (recipients, include_json_attachment; url, channel; service_key; base_url, auth_username, auth_password, payload_type, payload, headers; user_id). Secrets go to NerdGraph as secure values only.',
+  }),
+  policy_ids: param.ignored('policy_ids', {
+    fidelity: 'approximate',
+    note: `Up to ${MAX_POLICY_IDS} policies, each linked by one more step: the policy's own workflow updated (or created) to route to the new channel.`,
+  }),
+});
+
+/** POST /v2/alerts_channels.{json,xml}: a destination, a channel on it, then one workflow write per policy_ids entry. */
+export default defineWriteMapping({
+  kind: 'write',
+  id: 'alerts-channels.create',
+  method: 'POST',
+  route: '/v2/alerts_channels.{format}',
+  operation: DESTINATION,
+  stepOperations: [CHANNEL, WORKFLOW_UPDATE, WORKFLOW_CREATE],
+  summary: 'Create an alert channel: aiNotificationsCreateDestination, then aiNotificationsCreateChannel on it, then per policy_ids one aiWorkflowsUpdateWorkflow or aiWorkflowsCreateWorkflow (a chained write)',
+  fidelity: 'approximate',
+  successStatus: 201,
+  unconfirmedTitle: 'The channel may have been created in part (its destination, the channel or some policy links) but New Relic did not confirm it: list channels before retrying',
+  parameters,
+  fields: [...channelFields('channels[]'), { field: 'links', fidelity: 'exact', source: "v2's template {channel.policy_ids}" }],
+  knownGaps: [
+    ...channelGaps('channels[]'),
+    { description: 'One v2 create is 2 mutations (destination, channel) plus one per policy: a failure after the first answers the unconfirmed title (502), never "nothing was changed", and nothing is resent; a destination may be left without its channel.' },
+    { description: 'A user (mobile push) channel cannot be linked to a policy (NerdGraph workflows cannot route to it): policy_ids with a user channel is refused (422).' },
+  ],
+  assumptions: [...CHANNEL_ASSUMPTIONS, 'Success is 201 (v2\'s status is unconfirmed; clients accept any 2xx).', 'Channels are created with product IINT (what workflows route).'],
+  async plan(ctx) {
+    const policyIds = channelIdList(ctx.params.get('policy_ids') ?? [], 'policy_ids');
+    if (policyIds.length > MAX_POLICY_IDS) throw invalidParameter(PolicyChannelTitles.tooManyPolicies);
+    const plan: ChannelPlan = planChannel(objectAt(ctx.body, 'channel'));
+    // The policies must exist; the workflows are read once, before anything is written.
+    let workflows: NotificationWorkflow[] = [];
+    if (policyIds.length > 0) {
+      for (const policyId of policyIds) await readPolicy(ctx, policyId);
+      if (plan.type === 'user') throw invalidParameter(PolicyChannelTitles.pushNotRoutable);
+      workflows = (await readDirectory(ctx, { workflows: true })).workflows;
+    }
+    const { accountId } = ctx;
+    const linked: number[] = [];
+    let shown: V2Body | undefined;
+
+    const finish = (): V2Body => {
+      if (shown === undefined) throw new Error('the channel step has not run');
+      return { channels: [{ ...shown, links: { policy_ids: [...linked].sort((a, b) => a - b) } }], links: { ...CHANNEL_TOP_LINKS } };
+    };
+
+    /** The workflow steps after the channel exists: one per policy, in order. */
+    const linkStep = (channelId: string, index: number): WritePlan => {
+      const policyId = policyIds[index] as number;
+      const own = policyWorkflows(workflows, policyId).own[0];
+      const operation = own ? WORKFLOW_UPDATE : WORKFLOW_CREATE;
+      const variables = own
+        ? workflowUpdate(accountId, own, [...own.destinationConfigurations.map((c) => c.channelId), channelId])
+        : workflowCreate(accountId, policyId, [channelId]);
+      const after = (payload: unknown): void => {
+        checkWorkflowPayload(payload, own ? 'aiWorkflowsUpdateWorkflow' : 'aiWorkflowsCreateWorkflow', operation);
+        linked.push(policyId);
+      };
+      if (index + 1 < policyIds.length) {
+        return { operation, variables, next: (payload) => (after(payload), linkStep(channelId, index + 1)) };
+      }
+      return { operation, variables, answer: (payload) => (after(payload), finish()) };
+    };
+
+    return {
+      variables: { accountId, destination: plan.destination },
+      next(payload): WritePlan {
+        const created = parseAnswer(DestinationCreated, payload, DESTINATION).aiNotificationsCreateDestination;
+        if (created.error || !created.destination) throw writeRefused(422, `New Relic refused the channel's destination: ${problemText(created.error)}`);
+        const destination = { ...created.destination, accountId };
+        const channelStep = { operation: CHANNEL, variables: { accountId, channel: { ...plan.channel, destinationId: destination.id } } };
+        const afterChannel = (channelPayload: unknown): string => {
+          const made = parseAnswer(ChannelCreated, channelPayload, CHANNEL).aiNotificationsCreateChannel;
+          if (made.error || !made.channel) throw writeRefused(422, `New Relic refused the channel: ${problemText(made.error)}`);
+          shown = v2Channel({ ...made.channel, accountId }, destination, []);
+          return made.channel.id;
+        };
+        if (policyIds.length === 0) return { ...channelStep, answer: (channelPayload) => (afterChannel(channelPayload), finish()) };
+        return { ...channelStep, next: (channelPayload) => linkStep(afterChannel(channelPayload), 0) };
+      },
+    };
+  },
+});

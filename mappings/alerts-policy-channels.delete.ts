@@ -1,0 +1,79 @@
+import type { WritePlan } from '../src/routes/mapping.ts';
+import { defineWriteMapping } from '../src/routes/mapping.ts';
+import { CHANNEL_TOP_LINKS, ChannelTitles, PolicyChannelTitles, channelIdParam } from '../src/v2/channel-config.ts';
+import { invalidParameter } from '../src/v2/errors.ts';
+import type { V2Body } from '../src/v2/format.ts';
+import { defineParams, param } from '../src/v2/param-schema.ts';
+import {
+  CHANNEL_ASSUMPTIONS,
+  channelById,
+  channelFields,
+  channelGaps,
+  checkWorkflowPayload,
+  policyIdsByChannel,
+  policyWorkflows,
+  readDirectory,
+  readPolicy,
+  v2Channel,
+  workflowUpdate,
+} from './shared/notifications.ts';
+
+const UPDATE = 'PolicyWorkflowUpdate';
+const DELETE = 'PolicyWorkflowDelete';
+
+const parameters = defineParams({
+  policy_id: param.ignored('policy_id', { fidelity: 'exact', note: 'Required; 404 when the account has no such policy.' }),
+  channel_id: param.ignored('channel_id', { fidelity: 'exact', note: 'Required; 404 when the account has no such channel.' }),
+});
+
+/** DELETE /v2/alerts_policy_channels.{json,xml}?policy_id=&channel_id=: unlink a channel from a policy's workflow. */
+export default defineWriteMapping({
+  kind: 'write',
+  id: 'alerts-policy-channels.delete',
+  method: 'DELETE',
+  route: '/v2/alerts_policy_channels.{format}',
+  operation: UPDATE,
+  stepOperations: [DELETE],
+  summary: "Unlink a channel from a policy: the policy's workflow updated without it (aiWorkflowsUpdateWorkflow), or deleted when it was its last channel (aiWorkflowsDeleteWorkflow); channels are never deleted",
+  fidelity: 'approximate',
+  successStatus: 200,
+  unconfirmedTitle: 'The channel may have been unlinked from the policy, but New Relic did not confirm it: list channels before retrying',
+  parameters,
+  fields: [...channelFields('channel'), { field: 'links', fidelity: 'exact', source: "v2's template {channel.policy_ids}" }],
+  knownGaps: [
+    ...channelGaps('channel'),
+    { description: 'A channel linked to the policy through a workflow shared with other policies is not unlinked: refused (422) with a title saying so.' },
+  ],
+  assumptions: [
+    ...CHANNEL_ASSUMPTIONS,
+    'A channel not linked to the policy is answered unchanged (200) and nothing is written.',
+    'Unlinking never deletes the channel: the documents send deleteUnusedChannels: false and deleteChannels: false (NerdGraph defaults to true).',
+  ],
+  async plan(ctx) {
+    const policyId = channelIdParam(ctx.params.get('policy_id') ?? [], 'policy_id', ChannelTitles.policyIdRequired);
+    const channelId = channelIdParam(ctx.params.get('channel_id') ?? [], 'channel_id', ChannelTitles.channelIdRequired);
+    await readPolicy(ctx, policyId);
+    const directory = await readDirectory(ctx, { channels: true, destinations: true, workflows: true });
+    const channel = channelById(directory, channelId);
+    const { binding } = policyWorkflows(directory.workflows, policyId);
+    const holding = binding.filter((workflow) => workflow.destinationConfigurations.some((c) => c.channelId === channel.id));
+    if (holding.some((workflow) => !policyWorkflows([workflow], policyId).own.length)) throw invalidParameter(PolicyChannelTitles.sharedWorkflow);
+    const remaining = directory.workflows.filter((workflow) => !holding.includes(workflow));
+    const body = (): V2Body => ({
+      channel: v2Channel(channel, directory.destinations.get(channel.destinationId), policyIdsByChannel(remaining).get(channel.id) ?? []),
+      links: { ...CHANNEL_TOP_LINKS },
+    });
+    if (holding.length === 0) return { variables: null, answer: body };
+    const step = (index: number): WritePlan => {
+      const workflow = holding[index];
+      if (workflow === undefined) throw new Error('no workflow step');
+      const left = workflow.destinationConfigurations.map((c) => c.channelId).filter((id) => id !== channel.id);
+      const last = index + 1 === holding.length;
+      const check = (payload: unknown): void =>
+        left.length === 0 ? checkWorkflowPayload(payload, 'aiWorkflowsDeleteWorkflow', DELETE) : checkWorkflowPayload(payload, 'aiWorkflowsUpdateWorkflow', UPDATE);
+      const base = left.length === 0 ? { operation: DELETE, variables: { accountId: ctx.accountId, id: workflow.id } } : { operation: UPDATE, variables: workflowUpdate(ctx.accountId, workflow, left) };
+      return last ? { ...base, answer: (payload) => (check(payload), body()) } : { ...base, next: (payload) => (check(payload), step(index + 1)) };
+    };
+    return step(0);
+  },
+});

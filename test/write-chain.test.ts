@@ -80,7 +80,18 @@ const chained: Mapping = defineWriteMapping({
   },
 });
 
-async function put(fault: Fault): Promise<{ status: number; body: unknown; sent: UpstreamCall[] }> {
+/** A plan whose second step names a mutation the mapping did not declare (a programming error). */
+const undeclared: Mapping = defineWriteMapping({
+  ...(chained as Extract<Mapping, { kind: 'write' }>),
+  id: 'test.undeclared',
+  route: '/v2/chain_undeclared.{format}',
+  stepOperations: [],
+  async plan() {
+    return { variables: { step: 1 }, next: () => ({ operation: 'ApplicationDelete', variables: { step: 2 }, answer: () => ({}) }) };
+  },
+});
+
+async function put(fault: Fault, path = '/v2/chain_test.json'): Promise<{ status: number; body: unknown; sent: UpstreamCall[] }> {
   const nerdgraph = fakeNerdGraph(fault);
   const app = createApp({
     config: {
@@ -93,12 +104,12 @@ async function put(fault: Fault): Promise<{ status: number; body: unknown; sent:
     },
     nerdgraph,
     nerdgraphUrl: 'http://127.0.0.1:9/graphql',
-    mappings: [chained],
+    mappings: [chained, undeclared],
     metrics: createMetrics(),
     logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })),
     now: () => 0,
   });
-  const response = await app.request('/v2/chain_test.json', { method: 'PUT', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{}' });
+  const response = await app.request(path, { method: 'PUT', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{}' });
   return { status: response.status, body: await response.json(), sent: nerdgraph.sent };
 }
 
@@ -129,5 +140,13 @@ describe('chained writes', () => {
       expect(body, fault).toEqual({ error: { title: UNCONFIRMED } });
       expect(sent, fault).toHaveLength(2);
     }
+  });
+
+  it('never sends a step whose mutation the mapping did not declare', async () => {
+    const { status, body, sent } = await put('none', '/v2/chain_undeclared.json');
+    expect(sent.map((c) => c.operation)).toEqual(['DeploymentCreate']);
+    // After the first step, still an unknown outcome for the caller, never a success.
+    expect(status).toBe(502);
+    expect(body).toEqual({ error: { title: UNCONFIRMED } });
   });
 });

@@ -110,6 +110,11 @@ export function createOperationRunners(deps: RouteDeps) {
           // here; once a step is out, the chain runs to its end rather than stop half-way.
           if (stepsSent === 0 && req.signal.aborted) throw req.signal.reason;
           const operation = plan.operation ?? mapping.operation;
+          // Only declared mutations: an undeclared one would also be missing from the set that
+          // keeps ctx.read from sending mutations (and the client retries reads).
+          if (operation !== mapping.operation && !mapping.stepOperations?.includes(operation)) {
+            throw new Error(`${mapping.id} sends ${operation}, which its stepOperations do not declare`);
+          }
           payload = await callUpstream(deps.nerdgraph, { operation, variables: plan.variables, apiKey: req.caller.apiKey, signal: deadline });
         } catch (error) {
           // A later step's failure leaves the earlier ones applied: never "nothing was changed".

@@ -21,6 +21,7 @@ import {
   type Pairs,
 } from './common.ts';
 import { ALERT_ROUTES } from './alerts.ts';
+import { AI_ISSUES_ROUTES } from './ai-issues.ts';
 import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from './topology.ts';
 import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
 import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
@@ -181,4 +182,6 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/browser_applications.{format}', methods: ['GET'], handler: legacyBrowserApplications },
   // The alert namespaces New Relic keeps alive (alerts.ts): the gateway passes them through.
   ...ALERT_ROUTES,
+  // Retired alert namespaces the gateway translates: violations, incidents, events (ai-issues.ts).
+  ...AI_ISSUES_ROUTES,
 ];

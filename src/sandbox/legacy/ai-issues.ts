@@ -1,0 +1,126 @@
+/**
+ * The legacy face of REST v2's retired alert namespaces: `alerts_violations`,
+ * `alerts_incidents` (list, acknowledge, close) and `alerts_events`, rendered the way v2 did
+ * (rest-v2-shapes.md §9) from the sandbox's issues and incidents (../ai-issues.ts).
+ *
+ * Choices where v2 is unconfirmed (the gateway's mappings make the same ones): 200 items per
+ * page, newest first; violations' Link header never has rel="last" (rest-v2.md §3.9);
+ * `start_date`/`end_date` (and `filter[start_time]`/`filter[end_time]`) bound opened_at;
+ * priority `Critical` for CRITICAL and `Warning` for the others; acknowledge or close of a
+ * closed incident is 422 "Incident already closed"; ids are alertV2Id of the NerdGraph ids.
+ */
+import { AlertIncidentTitles, V2Error, invalidParameter, notFound } from '../../v2/errors.ts';
+import type { V2Body } from '../../v2/format.ts';
+import { alertV2Id, decodeEntityGuid } from '../../v2/ids.ts';
+import { parseV2Time } from '../../v2/timestamps.ts';
+import { allIssuesOf, closeIssue, acknowledgeIssue, incidentsOf, policyOf, type SandboxIncident, type SandboxIssue } from '../ai-issues.ts';
+import type { SandboxData } from '../model.ts';
+import { pageOf, send, valuesOf, type LegacyRequest, type LegacyRoute, type Pairs } from './common.ts';
+
+export const AI_ISSUES_V2_PAGE_SIZE = 200;
+
+const ENTITY_KINDS: Record<string, { product: string; type: string }> = {
+  'APM|APPLICATION': { product: 'APM', type: 'Application' },
+  'BROWSER|APPLICATION': { product: 'Browser', type: 'BrowserApplication' },
+  'MOBILE|APPLICATION': { product: 'Mobile', type: 'MobileApplication' },
+  'APM|KEY_TRANSACTION': { product: 'APM', type: 'KeyTransaction' },
+};
+
+function flag(pairs: Pairs, key: string): boolean {
+  const value = valuesOf(pairs, key).at(-1);
+  if (value === undefined) return false;
+  const text = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on', 't'].includes(text)) return true;
+  if (['false', '0', 'no', 'off', 'f', ''].includes(text)) return false;
+  throw invalidParameter(`Invalid parameter ${key}: expected true or false`);
+}
+
+function time(pairs: Pairs, key: string): number | undefined {
+  const value = valuesOf(pairs, key).at(-1);
+  if (value === undefined || value.trim() === '') return undefined;
+  const at = parseV2Time(value);
+  if (at === undefined) throw invalidParameter(AlertIncidentTitles.badTime(key));
+  return at;
+}
+
+function violationBody(data: SandboxData, incident: SandboxIncident, now: number): V2Body {
+  const decoded = decodeEntityGuid(incident.target.guid);
+  const kind = ENTITY_KINDS[`${decoded?.domain}|${decoded?.type}`];
+  const entityId = decoded ? Number(decoded.domainId) : null;
+  const policy = policyOf(data, incident.accountId, incident.policyId);
+  const condition = data.alerts.conditions.find((c) => c.accountId === incident.accountId && c.id === incident.conditionId);
+  return {
+    id: alertV2Id(incident.incidentId),
+    label: incident.title,
+    duration: Math.floor(((incident.closedAt ?? now) - incident.createdAt) / 1000),
+    policy_name: policy?.name ?? null,
+    condition_name: condition && typeof condition.fields.name === 'string' ? condition.fields.name : null,
+    priority: incident.priority === 'CRITICAL' ? 'Critical' : 'Warning',
+    opened_at: incident.createdAt,
+    ...(incident.closedAt === null ? {} : { closed_at: incident.closedAt }),
+    entity: { product: kind?.product ?? null, type: kind?.type ?? null, group_id: entityId, id: entityId, name: incident.target.name },
+    links: { policy_id: incident.policyId, condition_id: incident.conditionId },
+  };
+}
+
+function incidentBody(data: SandboxData, issue: SandboxIssue, withViolations: boolean): V2Body {
+  const policy = policyOf(data, issue.accountId, issue.policyId);
+  return {
+    id: alertV2Id(issue.issueId),
+    opened_at: issue.createdAt,
+    ...(issue.closedAt === null ? {} : { closed_at: issue.closedAt }),
+    incident_preference: policy?.incidentPreference ?? null,
+    links: { ...(withViolations ? { violations: issue.incidents.map((incident) => alertV2Id(incident.incidentId)) } : {}), policy_id: issue.policyId },
+  };
+}
+
+/** v2's Link without rel="last" (alerts_violations never sent it). */
+function withoutLast(link: string | undefined): string | undefined {
+  if (link === undefined) return undefined;
+  const kept = link.split(', ').filter((entry) => !entry.endsWith('rel="last"'));
+  return kept.length > 0 ? kept.join(', ') : undefined;
+}
+
+function listViolations(req: LegacyRequest): Response {
+  const onlyOpen = flag(req.params, 'only_open') || flag(req.params, 'filter[only_open]');
+  const start = time(req.params, 'start_date') ?? time(req.params, 'filter[start_time]');
+  const end = time(req.params, 'end_date') ?? time(req.params, 'filter[end_time]');
+  if (start !== undefined && end !== undefined && end < start) throw invalidParameter(AlertIncidentTitles.timeOrder);
+  const page = pageOf(req.params);
+  const list = incidentsOf(req.data, req.accountId, start ?? Number.NEGATIVE_INFINITY, end ?? Number.POSITIVE_INFINITY, req.now).filter(
+    (incident) => !onlyOpen || incident.closedAt === null,
+  );
+  const items = list.slice((page - 1) * AI_ISSUES_V2_PAGE_SIZE, page * AI_ISSUES_V2_PAGE_SIZE).map((incident) => violationBody(req.data, incident, req.now));
+  const link = withoutLast(req.link(page, Math.ceil(list.length / AI_ISSUES_V2_PAGE_SIZE)));
+  return send(req.format, 200, { violations: items }, link ? { link } : {});
+}
+
+function listIncidents(req: LegacyRequest): Response {
+  const onlyOpen = flag(req.params, 'only_open');
+  const excludeViolations = flag(req.params, 'exclude_violations');
+  const page = pageOf(req.params);
+  const list = allIssuesOf(req.data, req.accountId, req.now).filter((issue) => !onlyOpen || issue.closedAt === null);
+  const items = list.slice((page - 1) * AI_ISSUES_V2_PAGE_SIZE, page * AI_ISSUES_V2_PAGE_SIZE).map((issue) => incidentBody(req.data, issue, !excludeViolations));
+  const link = req.link(page, Math.ceil(list.length / AI_ISSUES_V2_PAGE_SIZE));
+  return send(req.format, 200, { incidents: items }, link ? { link } : {});
+}
+
+function incidentAction(req: LegacyRequest, action: 'acknowledge' | 'close'): Response {
+  const raw = req.path.id ?? '';
+  const id = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : undefined;
+  const issue = id === undefined ? undefined : allIssuesOf(req.data, req.accountId, req.now).find((candidate) => alertV2Id(candidate.issueId) === id);
+  if (!issue) throw notFound(AlertIncidentTitles.incidentNotFound);
+  if (issue.closedAt !== null) throw new V2Error(422, AlertIncidentTitles.alreadyClosed);
+  if (action === 'acknowledge') acknowledgeIssue(req.data, issue.issueId, req.now);
+  else closeIssue(req.data, issue.issueId, req.now);
+  const after = allIssuesOf(req.data, req.accountId, req.now).find((candidate) => candidate.issueId === issue.issueId) ?? issue;
+  return send(req.format, 200, { incident: incidentBody(req.data, after, true) });
+}
+
+export const AI_ISSUES_ROUTES: readonly LegacyRoute[] = [
+  { template: '/v2/alerts_violations.{format}', methods: ['GET'], handler: listViolations },
+  { template: '/v2/alerts_incidents.{format}', methods: ['GET'], handler: listIncidents },
+  // No body, but `own` makes them writes the face counts (write-counts.ts).
+  { template: '/v2/alerts_incidents/{id}/acknowledge.{format}', methods: ['PUT'], body: 'own', handler: (req) => incidentAction(req, 'acknowledge') },
+  { template: '/v2/alerts_incidents/{id}/close.{format}', methods: ['PUT'], body: 'own', handler: (req) => incidentAction(req, 'close') },
+];

@@ -29,6 +29,8 @@ describe('every write route, in every mode: executed exactly once, on one side',
   const modes: RouteMode[] = ['translate', 'passthrough', 'compare', 'candidate'];
   // Per mode: a reporting app (deployments, updates), a silent one (delete), a deployment to delete.
   const fixtures = new Map<RouteMode, { app: number; silent: number; deployment: number }>();
+  // Per mode: an open alert incident to acknowledge and another to close.
+  const incidents = new Map<RouteMode, { acknowledge: number; close: number }>();
   const cases: WriteCase[] = [
     {
       name: 'POST deployments',
@@ -68,6 +70,14 @@ describe('every write route, in every mode: executed exactly once, on one side',
       }),
     },
     {
+      name: 'PUT acknowledge alert incident',
+      request: (mode) => ({ method: 'PUT', path: `/v2/alerts_incidents/${incidents.get(mode)?.acknowledge}/acknowledge.json`, headers: JSON_HEADERS, body: '' }),
+    },
+    {
+      name: 'PUT close alert incident',
+      request: (mode) => ({ method: 'PUT', path: `/v2/alerts_incidents/${incidents.get(mode)?.close}/close.json`, headers: JSON_HEADERS, body: '' }),
+    },
+    {
       name: 'POST alert policy',
       passthroughOnly: true,
       request: (mode) => ({ method: 'POST', path: '/v2/alerts_policies.json', headers: JSON_HEADERS, body: JSON.stringify({ policy: { name: `once ${mode}`, incident_preference: 'PER_POLICY' } }) }),
@@ -86,6 +96,10 @@ describe('every write route, in every mode: executed exactly once, on one side',
       const created = await fetch(`${server.url}/v2/applications/${app}/deployments.json`, { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ deployment: { revision: `fixture-${mode}` } }) });
       const { deployment } = (await created.json()) as { deployment: { id: number } };
       fixtures.set(mode, { app, silent: silent[i]?.id as number, deployment: deployment.id });
+    }
+    const open = (await (await fetch(`${server.url}/v2/alerts_incidents.json?only_open=true`, { headers: JSON_HEADERS })).json()) as { incidents: Array<{ id: number }> };
+    for (const [i, mode] of modes.entries()) {
+      incidents.set(mode, { acknowledge: open.incidents[i]?.id as number, close: open.incidents[modes.length + i]?.id as number });
     }
   });
   afterAll(async () => {

@@ -18,8 +18,8 @@ export default defineWriteMapping({
   parameters: NO_PARAMS,
   fields: [{ field: 'incident', fidelity: 'approximate', source: 'the issue read back after aiIssuesResolveIssue, shaped as alerts_incidents lists it' }],
   knownGaps: [
-    { path: 'incident.id', description: 'Incident ids are derived from NerdGraph issue UUIDs; the id is looked up among the issues of the last 30 days only (older ones are 404).' },
-    { path: 'incident.links.violations', description: 'Violation ids are derived from NerdGraph incident UUIDs, not v2 ids.' },
+    { description: 'Incident ids are derived from NerdGraph issue UUIDs; the id is looked up among the issues of the last 30 days only (older ones are 404).' },
+    { description: 'Violation ids are derived from NerdGraph incident UUIDs, not v2 ids.' },
     { description: 'When NerdGraph may have applied the change but did not confirm it, the answer is a 502/503/504 saying so; the gateway never resends.' },
   ],
   assumptions: [

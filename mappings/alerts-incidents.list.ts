@@ -31,8 +31,8 @@ export default defineReadPlanMapping({
     note('links.violations', 'approximate', 'alertV2Id of each incidentIds entry; left out with exclude_violations'),
   ],
   knownGaps: [
-    { path: 'incidents[].id', description: 'Incident ids are derived from NerdGraph issue UUIDs; ids stored from the real v2 API will not match.' },
-    { path: 'incidents[].links.violations', description: 'Violation ids are derived from NerdGraph incident UUIDs, not v2 ids.' },
+    { description: 'Incident ids are derived from NerdGraph issue UUIDs; ids stored from the real v2 API will not match.' },
+    { description: 'Violation ids are derived from NerdGraph incident UUIDs, not v2 ids.' },
     { description: 'Only issues of the last 30 days are listed (v2 listed the whole history), at most 50 NerdGraph pages.' },
   ],
   assumptions: [XML_ASSUMPTION, 'Page size 200 (UNCONFIRMED for alerts); newest first.', 'incident_preference is a string, as real data showed (the 2016 swagger says integer).'],

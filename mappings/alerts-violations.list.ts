@@ -45,7 +45,7 @@ export default defineReadPlanMapping({
     note('links.policy_id / links.condition_id', 'exact', 'policyIds / conditionFamilyId'),
   ],
   knownGaps: [
-    { path: 'violations[].id', description: 'Violation ids are derived from NerdGraph incident UUIDs; ids stored from the real v2 API will not match.' },
+    { description: 'Violation ids are derived from NerdGraph incident UUIDs; ids stored from the real v2 API will not match.' },
     { description: 'Without start_date the list reaches 30 days back (v2 listed the whole history); at most 50 NerdGraph pages are walked per request.' },
     { description: 'condition_name is known for NRQL conditions only (the schema has no other condition types); null for others and past the first 2,000 conditions.' },
     { description: 'priority: NerdGraph has four priorities, v2 two severities; HIGH, MEDIUM and LOW all read as Warning.' },

@@ -136,6 +136,45 @@ describe('differential: alerts_violations and alerts_incidents, gateway == legac
     expect([...statuses].sort()).toEqual([200, 401, 403, 405, 422]);
   }, 180_000);
 
+  it('alerts_events: at least 30 requests, filters and pages, every answer as v2 gave it', async () => {
+    const gaps = gapsOf('alerts-events.list');
+    const all = ((await (await fetch(`${legacy.url}/v2/alerts_events.json`, { headers: demo })).json()) as { recent_events: Array<Record<string, unknown>> }).recent_events;
+    const violation = all.find((event) => event.event_type === 'VIOLATION_CLOSE')!;
+    const deployments = await (await fetch(`${legacy.url}/v2/alerts_events.json?filter[event_type]=DEPLOYMENT`, { headers: demo })).json();
+    const deployment = (deployments as { recent_events: Array<Record<string, unknown>> }).recent_events[0]!;
+    const cases: Case[] = [];
+    const add = (name: string, query: string, headers: Record<string, string> = demo, format = 'json') =>
+      cases.push({ route: 'alerts-events.list', name, path: `/v2/alerts_events.${format}${query}`, headers, gaps });
+    for (const format of ['json', 'xml']) {
+      for (const page of ['', '?page=2', '?page=5', '?page=13', '?page=99']) add(`page ${page}`, page, demo, format);
+      add('deployments', '?filter[event_type]=DEPLOYMENT', demo, format);
+      add('violation opens, page 2', '?filter[event_type]=VIOLATION_OPEN&page=2', demo, format);
+      add('violation closes', '?filter[event_type]=violation_close', demo, format);
+      add('VIOLATION', '?filter[event_type]=VIOLATION&page=3', demo, format);
+      add('NOTIFICATION: none', '?filter[event_type]=NOTIFICATION', demo, format);
+      add('product BROWSER', '?filter[product]=BROWSER', demo, format);
+      add('product mobile', '?filter[product]=mobile&page=2', demo, format);
+      add('product SERVERS: none', '?filter[product]=SERVERS', demo, format);
+      add('entity_type KeyTransaction', '?filter[entity_type]=KeyTransaction', demo, format);
+      add('entity_type Application, deployments', '?filter[entity_type]=Application&filter[event_type]=DEPLOYMENT', demo, format);
+      add('entity_id of a violation', `?filter[entity_id]=${violation.entity_id}`, demo, format);
+      add('entity_group_id of a deployment', `?filter[entity_group_id]=${deployment.entity_group_id}`, demo, format);
+      add('incident_id', `?filter[incident_id]=${violation.incident_id}`, demo, format);
+      add('incident_id and DEPLOYMENT: none', `?filter[incident_id]=${violation.incident_id}&filter[event_type]=DEPLOYMENT`, demo, format);
+      add('secondary', '', secondaryKey, format);
+      add('bad product', '?filter[product]=NOPE', demo, format);
+      add('bad entity_type', '?filter[entity_type]=Host', demo, format);
+      add('bad entity_id', '?filter[entity_id]=abc', demo, format);
+      add('bad event_type', '?filter[event_type]=ALERT', demo, format);
+      add('bad incident_id', '?filter[incident_id]=-1', demo, format);
+      add('bad page', '?page=x', demo, format);
+      add('missing key', '', {}, format);
+    }
+    expect(cases.length).toBeGreaterThanOrEqual(30);
+    const statuses = await run(cases);
+    expect([...statuses].sort()).toEqual([200, 401, 422]);
+  }, 180_000);
+
   it.each(['acknowledge', 'close'] as const)('%s: at least 30 requests, each write once per side, answers alike', async (action) => {
     const list = async (query: string) =>
       ((await (await fetch(`${legacy.url}/v2/alerts_incidents.json${query}`, { headers: demo })).json()) as { incidents: Array<{ id: number; closed_at?: number }> }).incidents;

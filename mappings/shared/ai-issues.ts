@@ -296,3 +296,122 @@ export function confirmedAction(payload: unknown, field: 'aiIssuesAckIssue' | 'a
   if (answer?.error && !answer.result) throw writeRefused(422, `New Relic refused the change: ${answer.error.slice(0, 200)}`);
   if (!answer?.result || answer.result.issueId !== issueId) throw new UpstreamError('upstream_failure', `${operation}: no confirmation in the answer`);
 }
+
+// ---------------------------------------------------------------------------------------------
+// alerts_events: violation opens and closes from incidents, deployments from change tracking
+
+/** How far back alerts_events reaches (v2's "recent events"; its own span is unconfirmed). */
+export const EVENTS_WINDOW_MS = LIST_WINDOW_MS;
+
+export const EVENT_PRODUCTS = ['APM', 'BROWSER', 'MOBILE', 'SERVERS', 'PLUGINS', 'SYNTHETICS', 'ALERTS'] as const;
+export const EVENT_ENTITY_TYPES = ['Application', 'Server', 'KeyTransaction', 'Plugin', 'MobileApplication', 'BrowserApplication', 'Monitor'] as const;
+export const EVENT_TYPES = ['NOTIFICATION', 'DEPLOYMENT', 'VIOLATION_OPEN', 'VIOLATION_CLOSE', 'VIOLATION', 'INSTRUMENTATION', 'INCIDENT_OPEN'] as const;
+
+export interface EventFilters {
+  product?: string;
+  entityType?: string;
+  entityGroupId?: number;
+  entityId?: number;
+  eventType?: string;
+  incidentId?: number;
+}
+
+function oneOf(params: V2Params, key: string, allowed: readonly string[]): string | undefined {
+  const value = lastValue(params, key)?.trim();
+  if (value === undefined || value === '') return undefined;
+  const found = allowed.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
+  if (found === undefined) throw invalidParameter(AlertIncidentTitles.badFilter(key, allowed));
+  return found;
+}
+
+function idOf(params: V2Params, key: string): number | undefined {
+  const value = lastValue(params, key)?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (!/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) throw invalidParameter(AlertIncidentTitles.badId(key));
+  return Number(value);
+}
+
+/** alerts_events' filters in v2's order (the legacy face checks them in the same one). */
+export function eventFilters(params: V2Params): EventFilters {
+  const filters: EventFilters = {};
+  const product = oneOf(params, 'filter[product]', EVENT_PRODUCTS);
+  const entityType = oneOf(params, 'filter[entity_type]', EVENT_ENTITY_TYPES);
+  const entityGroupId = idOf(params, 'filter[entity_group_id]');
+  const entityId = idOf(params, 'filter[entity_id]');
+  const eventType = oneOf(params, 'filter[event_type]', EVENT_TYPES);
+  const incidentId = idOf(params, 'filter[incident_id]');
+  if (product !== undefined) filters.product = product;
+  if (entityType !== undefined) filters.entityType = entityType;
+  if (entityGroupId !== undefined) filters.entityGroupId = entityGroupId;
+  if (entityId !== undefined) filters.entityId = entityId;
+  if (eventType !== undefined) filters.eventType = eventType;
+  if (incidentId !== undefined) filters.incidentId = incidentId;
+  return filters;
+}
+
+/** Whether an event of `type` can pass the filters at all (so its source need not be read). */
+export function mayShow(filters: EventFilters, type: 'DEPLOYMENT' | 'VIOLATION_OPEN' | 'VIOLATION_CLOSE'): boolean {
+  if (filters.eventType !== undefined && filters.eventType !== type && !(filters.eventType === 'VIOLATION' && type !== 'DEPLOYMENT')) return false;
+  if (type === 'DEPLOYMENT') {
+    return (filters.product === undefined || filters.product === 'APM') && (filters.entityType === undefined || filters.entityType === 'Application') && filters.incidentId === undefined;
+  }
+  return true;
+}
+
+/** The filters an event (a v2 object) passes. */
+export function eventShown(filters: EventFilters, event: V2Body): boolean {
+  const eventType = String(event.event_type);
+  return (
+    (filters.product === undefined || String(event.product).toUpperCase() === filters.product) &&
+    (filters.entityType === undefined || event.entity_type === filters.entityType) &&
+    (filters.entityGroupId === undefined || event.entity_group_id === filters.entityGroupId) &&
+    (filters.entityId === undefined || event.entity_id === filters.entityId) &&
+    (filters.eventType === undefined || eventType === filters.eventType || (filters.eventType === 'VIOLATION' && eventType.startsWith('VIOLATION_'))) &&
+    (filters.incidentId === undefined || event.incident_id === filters.incidentId)
+  );
+}
+
+/** Newest first; ties by id. */
+export const byEventTime = (a: V2Body, b: V2Body): number => Number(b.timestamp) - Number(a.timestamp) || Number(a.id) - Number(b.id);
+
+/** VIOLATION_OPEN and (once closed) VIOLATION_CLOSE of one incident. */
+export function violationEvents(incident: UpstreamIncident, issueV2Id: number | null, policies: ReadonlyMap<number, PolicyFacts>): V2Body[] {
+  const decoded = incident.entityGuids ? decodeEntityGuid(incident.entityGuids) : undefined;
+  const kind = decoded ? ENTITY_KINDS[`${decoded.domain}|${decoded.type}`] : undefined;
+  const entityId = decoded && /^\d{1,15}$/.test(decoded.domainId) ? Number(decoded.domainId) : null;
+  const policyId = numeric(incident.policyIds);
+  const policyName = policyId !== null ? policies.get(policyId)?.name : undefined;
+  const common = {
+    product: kind ? kind.product.toUpperCase() : null,
+    entity_type: kind?.type ?? null,
+    entity_group_id: entityId,
+    entity_id: entityId,
+    priority: incident.priority === 'CRITICAL' ? 'Critical' : 'Warning',
+    description: policyName === undefined ? incident.title : `${policyName} (${incident.title})`,
+  };
+  const event = (type: 'open' | 'close', at: number): V2Body => ({
+    id: alertV2Id(`${incident.incidentId}|${type}`),
+    event_type: type === 'open' ? 'VIOLATION_OPEN' : 'VIOLATION_CLOSE',
+    ...common,
+    timestamp: at,
+    incident_id: issueV2Id,
+  });
+  const closedAt = incident.closedAt ?? null;
+  return closedAt === null ? [event('open', incident.createdAt)] : [event('open', incident.createdAt), event('close', closedAt)];
+}
+
+/** One DEPLOYMENT event. */
+export function deploymentEvent(id: number, appId: number, revision: string, timestamp: number): V2Body {
+  return {
+    id,
+    event_type: 'DEPLOYMENT',
+    product: 'APM',
+    entity_type: 'Application',
+    entity_group_id: appId,
+    entity_id: appId,
+    priority: null,
+    description: `Deployment of revision ${revision}`,
+    timestamp,
+    incident_id: null,
+  };
+}

@@ -12,6 +12,7 @@
 import { AlertIncidentTitles, V2Error, invalidParameter, notFound } from '../../v2/errors.ts';
 import type { V2Body } from '../../v2/format.ts';
 import { alertV2Id, decodeEntityGuid } from '../../v2/ids.ts';
+import { deploymentsOf } from '../writes.ts';
 import { parseV2Time } from '../../v2/timestamps.ts';
 import { allIssuesOf, closeIssue, acknowledgeIssue, incidentsOf, policyOf, type SandboxIncident, type SandboxIssue } from '../ai-issues.ts';
 import type { SandboxData } from '../model.ts';
@@ -117,9 +118,95 @@ function incidentAction(req: LegacyRequest, action: 'acknowledge' | 'close'): Re
   return send(req.format, 200, { incident: incidentBody(req.data, after, true) });
 }
 
+// ---------------------------------------------------------------------------------------------
+// alerts_events: the last 30 days of violation opens and closes, and deployments
+
+const EVENTS_WINDOW_MS = 30 * 86_400_000;
+const PRODUCTS = ['APM', 'BROWSER', 'MOBILE', 'SERVERS', 'PLUGINS', 'SYNTHETICS', 'ALERTS'];
+const ENTITY_TYPES = ['Application', 'Server', 'KeyTransaction', 'Plugin', 'MobileApplication', 'BrowserApplication', 'Monitor'];
+const EVENT_TYPES = ['NOTIFICATION', 'DEPLOYMENT', 'VIOLATION_OPEN', 'VIOLATION_CLOSE', 'VIOLATION', 'INSTRUMENTATION', 'INCIDENT_OPEN'];
+
+function oneOf(pairs: Pairs, key: string, allowed: readonly string[]): string | undefined {
+  const value = valuesOf(pairs, key).at(-1)?.trim();
+  if (value === undefined || value === '') return undefined;
+  const found = allowed.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
+  if (found === undefined) throw invalidParameter(AlertIncidentTitles.badFilter(key, allowed));
+  return found;
+}
+
+function idOf(pairs: Pairs, key: string): number | undefined {
+  const value = valuesOf(pairs, key).at(-1)?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (!/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) throw invalidParameter(AlertIncidentTitles.badId(key));
+  return Number(value);
+}
+
+function violationEvents(data: SandboxData, incident: SandboxIncident): V2Body[] {
+  const violation = violationBody(data, incident, 0);
+  const entity = violation.entity as { product: string | null; type: string | null; id: number | null };
+  const policy = policyOf(data, incident.accountId, incident.policyId);
+  const event = (type: 'open' | 'close', at: number): V2Body => ({
+    id: alertV2Id(`${incident.incidentId}|${type}`),
+    event_type: type === 'open' ? 'VIOLATION_OPEN' : 'VIOLATION_CLOSE',
+    product: entity.product === null ? null : entity.product.toUpperCase(),
+    entity_type: entity.type,
+    entity_group_id: entity.id,
+    entity_id: entity.id,
+    priority: violation.priority ?? null,
+    description: policy ? `${policy.name} (${incident.title})` : incident.title,
+    timestamp: at,
+    incident_id: alertV2Id(incident.issueId),
+  });
+  return incident.closedAt === null ? [event('open', incident.createdAt)] : [event('open', incident.createdAt), event('close', incident.closedAt)];
+}
+
+function listEvents(req: LegacyRequest): Response {
+  const product = oneOf(req.params, 'filter[product]', PRODUCTS);
+  const entityType = oneOf(req.params, 'filter[entity_type]', ENTITY_TYPES);
+  const groupId = idOf(req.params, 'filter[entity_group_id]');
+  const entityId = idOf(req.params, 'filter[entity_id]');
+  const eventType = oneOf(req.params, 'filter[event_type]', EVENT_TYPES);
+  const incidentId = idOf(req.params, 'filter[incident_id]');
+  const page = pageOf(req.params);
+  const since = req.now - EVENTS_WINDOW_MS;
+  const events: V2Body[] = incidentsOf(req.data, req.accountId, since, req.now, req.now).flatMap((incident) => violationEvents(req.data, incident));
+  for (const app of req.data.apps.filter((candidate) => candidate.accountId === req.accountId)) {
+    for (const deployment of deploymentsOf(req.data, app)) {
+      if (deployment.timestamp < since || deployment.timestamp >= req.now + 60_000) continue;
+      events.push({
+        id: deployment.id,
+        event_type: 'DEPLOYMENT',
+        product: 'APM',
+        entity_type: 'Application',
+        entity_group_id: app.id,
+        entity_id: app.id,
+        priority: null,
+        description: `Deployment of revision ${deployment.revision}`,
+        timestamp: deployment.timestamp,
+        incident_id: null,
+      });
+    }
+  }
+  const shown = events
+    .filter(
+      (event) =>
+        (product === undefined || String(event.product) === product) &&
+        (entityType === undefined || event.entity_type === entityType) &&
+        (groupId === undefined || event.entity_group_id === groupId) &&
+        (entityId === undefined || event.entity_id === entityId) &&
+        (eventType === undefined || event.event_type === eventType || (eventType === 'VIOLATION' && String(event.event_type).startsWith('VIOLATION_'))) &&
+        (incidentId === undefined || event.incident_id === incidentId),
+    )
+    .sort((a, b) => Number(b.timestamp) - Number(a.timestamp) || Number(a.id) - Number(b.id));
+  const items = shown.slice((page - 1) * AI_ISSUES_V2_PAGE_SIZE, page * AI_ISSUES_V2_PAGE_SIZE);
+  const link = req.link(page, Math.ceil(shown.length / AI_ISSUES_V2_PAGE_SIZE));
+  return send(req.format, 200, { recent_events: items }, link ? { link } : {});
+}
+
 export const AI_ISSUES_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/alerts_violations.{format}', methods: ['GET'], handler: listViolations },
   { template: '/v2/alerts_incidents.{format}', methods: ['GET'], handler: listIncidents },
+  { template: '/v2/alerts_events.{format}', methods: ['GET'], handler: listEvents },
   // No body, but `own` makes them writes the face counts (write-counts.ts).
   { template: '/v2/alerts_incidents/{id}/acknowledge.{format}', methods: ['PUT'], body: 'own', handler: (req) => incidentAction(req, 'acknowledge') },
   { template: '/v2/alerts_incidents/{id}/close.{format}', methods: ['PUT'], body: 'own', handler: (req) => incidentAction(req, 'close') },

@@ -109,7 +109,7 @@ describe('mode resolution', () => {
     expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/1.json', route: APP })).toBe('compare');
   });
 
-  it.each(['GET /v2/alerts_*=translate', 'GET /v2/alerts_policies=compare', 'DELETE /v2/alerts_conditions/{condition_id}=candidate'])(
+  it.each(['GET /v2/alerts_policies*=translate', 'GET /v2/alerts_policies=compare', 'DELETE /v2/alerts_conditions/{condition_id}=candidate'])(
     'refuses %s at start-up: those routes have only a passthrough mapping',
     async (text) => {
       await expect(resolve(text)).rejects.toThrow(ConfigError);

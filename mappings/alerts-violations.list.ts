@@ -1,8 +1,10 @@
 import { defineReadPlanMapping, fieldNotesUnder } from '../src/routes/mapping.ts';
+import { invalidParameter } from '../src/v2/errors.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import {
   AI_ISSUES_PAGE_SIZE,
+  MAX_UPSTREAM_PAGES,
   linkWithoutLast,
   readConditionNames,
   readPolicies,
@@ -61,6 +63,10 @@ export default defineReadPlanMapping({
     const { onlyOpen, window } = violationParams(ctx.params, ctx.now, 1);
     const { page } = parameters.parse(ctx.params);
     const walked = await walkIncidents(ctx, onlyOpen ? { states: ['CREATED'] } : null, window, page * AI_ISSUES_PAGE_SIZE + 1);
+    // The walk stopped at its bound before reaching the page: say so rather than answer a short page.
+    if (!walked.complete && walked.items.length <= (page - 1) * AI_ISSUES_PAGE_SIZE) {
+      throw invalidParameter(`Invalid parameter page: this list can be read ${MAX_UPSTREAM_PAGES} NerdGraph pages deep; narrow it with start_date and end_date`);
+    }
     const items = walked.items.slice((page - 1) * AI_ISSUES_PAGE_SIZE, page * AI_ISSUES_PAGE_SIZE);
     const policyIds = new Set(items.flatMap((item) => (item.policyIds && /^\d{1,15}$/.test(item.policyIds) ? [Number(item.policyIds)] : [])));
     const [policies, conditions] = items.length === 0 ? [new Map(), new Map()] : await Promise.all([readPolicies(ctx, policyIds), readConditionNames(ctx)]);

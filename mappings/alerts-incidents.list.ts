@@ -1,5 +1,5 @@
 import { defineReadPlanMapping, fieldNotesUnder } from '../src/routes/mapping.ts';
-import { pageOfList } from '../src/routes/local-paging.ts';
+import { linkHeader } from '../src/v2/link.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { AI_ISSUES_PAGE_SIZE, LIST_WINDOW_MS, policyIdsOf, readPolicies, v2Incident, walkIssues } from './shared/ai-issues.ts';
@@ -42,9 +42,7 @@ export default defineReadPlanMapping({
     const { items } = await walkIssues(ctx, onlyOpen ? { states: ['CREATED', 'ACTIVATED'] } : null, window, Number.POSITIVE_INFINITY);
     const shown = items.slice((page - 1) * AI_ISSUES_PAGE_SIZE, page * AI_ISSUES_PAGE_SIZE);
     const policies = await readPolicies(ctx, policyIdsOf(shown));
-    const list = items.map((issue, index) =>
-      index >= (page - 1) * AI_ISSUES_PAGE_SIZE && index < page * AI_ISSUES_PAGE_SIZE ? v2Incident(issue, policies, !excludeViolations) : {},
-    );
-    return pageOfList(list, { page, pageSize: AI_ISSUES_PAGE_SIZE, wrapperKey: 'incidents', publicUrl: ctx.publicUrl });
+    const link = linkHeader(ctx.publicUrl, page, Math.ceil(items.length / AI_ISSUES_PAGE_SIZE));
+    return { body: { incidents: shown.map((issue) => v2Incident(issue, policies, !excludeViolations)) }, ...(link ? { headers: { link } } : {}) };
   },
 });

@@ -12,7 +12,7 @@ import { DEMO_KEY, FIXED_NOW, createTestGateway, startSandbox, type TestGateway 
 const KEYS = ['only_open', 'filter[only_open]', 'start_date', 'end_date', 'filter[start_time]', 'filter[end_time]', 'filter[product]', 'filter[entity_type]', 'filter[entity_group_id]', 'filter[entity_id]', 'filter[event_type]', 'filter[incident_id]', 'page'];
 const value = fc.oneof(
   fc.string({ maxLength: 30 }),
-  fc.constantFrom('true', 'false', '1', 'APM', 'mobile', 'DEPLOYMENT', 'VIOLATION', 'Application', '2026-11-20T00:00:00Z', '2026-11-21', '0', '-1', '99999999999999999999', '%', '+'),
+  fc.constantFrom('true', 'false', '1', 'APM', 'mobile', 'DEPLOYMENT', 'VIOLATION', 'Application', '2026-11-20T00:00:00Z', '2026-11-21', '2030-01-01', '0001-01-01', '0', '-1', '99999999999999999999', '%', '+'),
 );
 const query = fc.array(fc.tuple(fc.constantFrom(...KEYS), value), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'));
 

@@ -41,6 +41,8 @@ function readCases(gapsOf: (id: string) => readonly KnownGap[]): Case[] {
     violations('start and end, page 2', `?start_date=${iso(FIXED_NOW - 120 * HOUR)}&end_date=${iso(FIXED_NOW - 12 * HOUR)}&page=2`, demo, format);
     violations('filter[start_time]/filter[end_time]', `?filter[start_time]=${iso(FIXED_NOW - 48 * HOUR)}&filter[end_time]=${iso(FIXED_NOW - 6 * HOUR)}`, demo, format);
     violations('open in a window', `?only_open=1&start_date=${iso(FIXED_NOW - 6 * HOUR)}`, demo, format);
+    violations('start in the future', `?start_date=${iso(FIXED_NOW + 48 * HOUR)}`, demo, format);
+    violations('end only, long ago', `?end_date=2020-01-01T00:00:00Z`, demo, format);
     violations('date only', `?start_date=${iso(FIXED_NOW - 48 * HOUR).slice(0, 10)}`, demo, format);
     violations('secondary', '', secondaryKey, format);
     violations('multi pinned to secondary', '?page=1', { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) }, format);

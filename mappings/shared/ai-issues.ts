@@ -188,7 +188,8 @@ export function violationParams(params: V2Params, now: number, page: number): Vi
   const start = time(params, 'start_date') ?? time(params, 'filter[start_time]');
   const end = time(params, 'end_date') ?? time(params, 'filter[end_time]');
   if (start !== undefined && end !== undefined && end < start) throw invalidParameter(AlertIncidentTitles.timeOrder);
-  const endTime = end ?? now;
+  // A start after now with no end lists nothing (nothing exists yet), as v2 did; never an inverted window.
+  const endTime = end ?? Math.max(now, start ?? now);
   return { onlyOpen, window: { startTime: start ?? Math.min(now, endTime) - LIST_WINDOW_MS, endTime }, page };
 }
 

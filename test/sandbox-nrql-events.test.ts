@@ -188,12 +188,15 @@ describe('runNrql: deployment events', () => {
     expect(run(`SELECT version ${both} AND appId = 1 ${window}`).results).toEqual([]);
   });
 
-  it('names the app by appId or appName as well, and needs one', () => {
+  it('names the app by appId or appName as well, or reads the whole account', () => {
     const app = appWithDeployments();
     const count = deploymentsOf(sandbox.data, app).length;
     expect(run(`SELECT version FROM Deployment WHERE appId = ${app.id} SINCE ${SINCE} UNTIL ${UNTIL}`).results).toHaveLength(count);
     expect(run(`SELECT version FROM Deployment WHERE appName = ${quoteLiteral(app.name)} SINCE ${SINCE} UNTIL ${UNTIL}`).results).toHaveLength(count);
-    expect(() => run(`SELECT version FROM Deployment WHERE category IS NULL SINCE ${SINCE}`)).toThrowError(new NrqlError(NRQL_MESSAGES.noApplication));
+    // No app named: every app of the account, as NRDB reads an account's events (alerts_events).
+    const whole = run(`SELECT version, appId FROM Deployment WHERE category IS NULL SINCE ${SINCE} UNTIL ${UNTIL} LIMIT MAX`).results as Array<{ appId: number }>;
+    expect(whole.filter((row) => row.appId === app.id)).toHaveLength(count);
+    expect(new Set(whole.map((row) => row.appId)).size).toBeGreaterThan(1);
     expect(() => run(`SELECT version FROM Deployment WHERE appId = ${app.id} SINCE ${UNTIL} UNTIL ${SINCE}`)).toThrowError(new NrqlError(NRQL_MESSAGES.startAfterEnd));
   });
 

@@ -35,6 +35,8 @@ describe('every write route, in every mode: executed exactly once, on one side',
   const fixtures = new Map<RouteMode, { app: number; silent: number; deployment: number }>();
   // alerts_channels: per mode a channel to delete, a policy without channels to link one to, and a policy's linked channel to unlink.
   const channelFixtures = new Map<RouteMode, { doomed: number; bare: number; linkable: number; policy: number; linked: number }>();
+  // Per mode: an open alert incident to acknowledge and another to close.
+  const incidents = new Map<RouteMode, { acknowledge: number; close: number }>();
   const cases: WriteCase[] = [
     {
       name: 'POST deployments',
@@ -106,6 +108,14 @@ describe('every write route, in every mode: executed exactly once, on one side',
       },
     },
     {
+      name: 'PUT acknowledge alert incident',
+      request: (mode) => ({ method: 'PUT', path: `/v2/alerts_incidents/${incidents.get(mode)?.acknowledge}/acknowledge.json`, headers: JSON_HEADERS, body: '' }),
+    },
+    {
+      name: 'PUT close alert incident',
+      request: (mode) => ({ method: 'PUT', path: `/v2/alerts_incidents/${incidents.get(mode)?.close}/close.json`, headers: JSON_HEADERS, body: '' }),
+    },
+    {
       name: 'POST alert policy',
       passthroughOnly: true,
       request: (mode) => ({ method: 'POST', path: '/v2/alerts_policies.json', headers: JSON_HEADERS, body: JSON.stringify({ policy: { name: `once ${mode}`, incident_preference: 'PER_POLICY' } }) }),
@@ -143,6 +153,10 @@ describe('every write route, in every mode: executed exactly once, on one side',
         policy: Number(workflow?.predicates[0]?.values[0]),
         linked: channelV2Id(workflow?.channelIds[0] ?? ''),
       });
+    }
+    const open = (await (await fetch(`${server.url}/v2/alerts_incidents.json?only_open=true`, { headers: JSON_HEADERS })).json()) as { incidents: Array<{ id: number }> };
+    for (const [i, mode] of modes.entries()) {
+      incidents.set(mode, { acknowledge: open.incidents[i]?.id as number, close: open.incidents[modes.length + i]?.id as number });
     }
   });
   afterAll(async () => {

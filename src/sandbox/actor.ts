@@ -3,6 +3,7 @@
  * can see, the way NerdGraph scopes a user key.
  */
 import { GraphQLError } from 'graphql';
+import { aiIssuesFields, alertsFields } from './ai-issues.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { ENTITY_KINDS, type EntityKind, type EntityOutlineSource, type EntitySearchFields, type EntityViewContext } from './entities/index.ts';
 import type { SandboxAccount, SandboxApp, SandboxData } from './model.ts';
@@ -151,6 +152,8 @@ interface NrdbResultContainerSource {
 /** An Account: its outline plus the NRQL it can run (graphql-js calls `nrql` with the field's args). */
 interface AccountSource extends SandboxAccount {
   nrql(args: NrqlArguments): NrdbResultContainerSource;
+  aiIssues(): ReturnType<typeof aiIssuesFields>;
+  alerts(): ReturnType<typeof alertsFields>;
 }
 
 export function forbidden(message: string): GraphQLError {
@@ -185,6 +188,9 @@ export class ActorResolver {
       nrql: ({ query }) => this.nrqlOver(query, [account.id]),
       // alerts_channels (notifications.ts)
       ...notificationAccountFields(this.index.data, account.id),
+      // Alert issues and incidents, policies and NRQL conditions (ai-issues.ts).
+      aiIssues: () => aiIssuesFields(this.index.data, account.id, this.now()),
+      alerts: () => alertsFields(this.index.data, account.id),
     };
   }
 

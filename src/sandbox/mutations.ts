@@ -9,6 +9,7 @@
  * - The other mutations answer problems as GraphQL errors with `extensions.errorClass`.
  */
 import { GraphQLError } from 'graphql';
+import { issueAction } from './ai-issues.ts';
 import { decodeEntityGuid } from '../v2/ids.ts';
 import { forbidden, invalidInput, type SandboxIndex, type SandboxRequestContext } from './actor.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
@@ -145,6 +146,12 @@ export class MutationResolver {
     private readonly now: () => number = Date.now,
   ) {
     this.visible = new Set(context.accountIds);
+  }
+
+  /** aiIssuesAckIssue / aiIssuesResolveIssue (ai-issues.ts): a key acts only on the accounts it sees. */
+  aiIssueAction({ accountId, issueId }: { accountId: number; issueId: string }, action: 'ACK' | 'RESOLVE') {
+    if (!this.visible.has(accountId)) throw forbidden(`You are not authorized to act on account ${accountId}`);
+    return issueAction(this.index.data, accountId, issueId, action, this.now());
   }
 
   agentApplicationSettingsUpdate({ guid, settings }: SettingsUpdateArguments): SettingsUpdateResult {
@@ -386,5 +393,8 @@ export function mutationRoot(resolver: MutationResolver): Record<string, (args: 
       resolver.agentApplicationCreateBrowser(args),
     // Labels (tagging.ts).
     ...taggingMutationRoot(resolver.tagging()),
+    // Alert issues (ai-issues.ts).
+    aiIssuesAckIssue: (args: { accountId: number; issueId: string }) => resolver.aiIssueAction(args, 'ACK'),
+    aiIssuesResolveIssue: (args: { accountId: number; issueId: string }) => resolver.aiIssueAction(args, 'RESOLVE'),
   };
 }

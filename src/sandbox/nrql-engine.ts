@@ -970,7 +970,14 @@ function executeEventQuery(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
 
   const events: DeploymentEvent[] = [];
   // Without metricScoped only APM apps come back (mobile apps are found by Metric queries only).
-  const apps = candidateApps(conjunctsOf(query.where), scope).filter((owner): owner is SandboxApp => !isMobileOwner(owner));
+  // Without a test of appId, appName or entity.guid: every app of the visible accounts, as NRDB
+  // reads an account's events (alerts_events lists the account's deployments).
+  const conjuncts = conjunctsOf(query.where);
+  const scoped = conjuncts.some((conjunct) => APP_ATTRIBUTES.some((attribute) => equalityValues(conjunct, attribute) !== null));
+  const visible = new Set(scope.accountIds);
+  const apps = (scoped ? candidateApps(conjuncts, scope) : scope.data.apps.filter((app) => visible.has(app.accountId))).filter(
+    (owner): owner is SandboxApp => !isMobileOwner(owner),
+  );
   for (const app of apps) {
     for (const deployment of deploymentsOf(scope.data, app)) {
       if (!types.has(deployment.eventType) || deployment.timestamp < since || deployment.timestamp >= until) continue;

@@ -119,6 +119,18 @@ export function deploymentEventsQuery(options: { entityGuid: string; since: numb
   ].join(' ');
 }
 
+/** Columns of an account's deployment markers (alerts_events' DEPLOYMENT events). */
+export const ACCOUNT_DEPLOYMENT_ATTRIBUTES = ['timestamp', 'changeTrackingId', 'deploymentId', 'version', 'description', 'appId', 'entity.guid'] as const;
+
+/** Every deployment marker of the account in [since, until), newest first (alerts_events). */
+export function accountDeploymentEventsQuery(options: { since: number; until: number }): string {
+  return [
+    `SELECT ${ACCOUNT_DEPLOYMENT_ATTRIBUTES.join(', ')} FROM Deployment, ChangeTrackingEvent`,
+    `WHERE category = 'Deployment' OR category IS NULL`,
+    `SINCE ${literal(options.since)} UNTIL ${literal(options.until)} LIMIT MAX`,
+  ].join(' ');
+}
+
 /** One summary value: an expression template computed over the rows of the named metrics only. */
 export interface FilteredItem extends SelectItem {
   metrics: readonly string[];

@@ -77,3 +77,12 @@ export function channelV2Id(channelId: string): number {
   const low = fnv1a32(`channel-low|${channelId}`);
   return high * 0x1_0000_0000 + low || 1;
 }
+
+/**
+ * The v2 integer id of an alert issue (REST "incident") or incident (REST "violation"),
+ * derived from its NerdGraph id (a UUID) the way deploymentV2Id is: stable, positive, below
+ * 2^53. v2's own ids are not recoverable; both sandbox faces and the gateway use this one.
+ */
+export function alertV2Id(nerdgraphId: string): number {
+  return deploymentV2Id(`alert|${nerdgraphId}`);
+}

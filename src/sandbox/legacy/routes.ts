@@ -27,6 +27,7 @@ import { USER_LEGACY_ROUTES } from './users.ts';
 import { LABEL_ROUTES } from './labels.ts';
 // alerts_channels and alerts_policy_channels (notifications.ts).
 import { NOTIFICATION_ROUTES } from './notifications.ts';
+import { AI_ISSUES_ROUTES } from './ai-issues.ts';
 import { legacyHostShow, legacyHosts, legacyInstanceShow, legacyInstances } from './topology.ts';
 import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricRequest, type MetricSource } from './metrics.ts';
 import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
@@ -194,4 +195,6 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   ...LABEL_ROUTES,
   // alerts_channels and alerts_policy_channels, over the notification store (notifications.ts).
   ...NOTIFICATION_ROUTES,
+  // Retired alert namespaces the gateway translates: violations, incidents, events (ai-issues.ts).
+  ...AI_ISSUES_ROUTES,
 ];

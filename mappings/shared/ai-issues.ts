@@ -1,0 +1,418 @@
+import { z } from 'zod';
+import type { CallerScope, OperationContext } from '../../src/routes/mapping.ts';
+import { parseAnswer } from '../../src/upstream/answer.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+import { AlertIncidentTitles, invalidParameter, notFound, writeRefused } from '../../src/v2/errors.ts';
+import type { V2Body } from '../../src/v2/format.ts';
+import { alertV2Id, decodeEntityGuid } from '../../src/v2/ids.ts';
+import { linkHeader } from '../../src/v2/link.ts';
+import { lastValue, parseFlag, type V2Params } from '../../src/v2/params.ts';
+import { parseV2Time } from '../../src/v2/timestamps.ts';
+
+/**
+ * REST v2's retired alert namespaces over NerdGraph's AI issues (routes-next.md §5): a REST
+ * "incident" is an issue, a REST "violation" is an incident. Shared by alerts_incidents (list,
+ * acknowledge, close), alerts_violations and alerts_events: the cursor walks, the policy and
+ * condition names read beside them, and the v2 objects.
+ */
+const DAY_MS = 86_400_000;
+
+/** v2 pages of 200 (rest-v2.md §3.9: other endpoints UNCONFIRMED, assume 200). */
+export const AI_ISSUES_PAGE_SIZE = 200;
+/**
+ * How far back a list reaches when the request names no start: NerdGraph defaults to 24 hours,
+ * v2 listed the whole history. A choice, documented as a gap.
+ */
+export const LIST_WINDOW_MS = 30 * DAY_MS;
+/** At most this many NerdGraph pages per walk (each of NerdGraph's page size). */
+export const MAX_UPSTREAM_PAGES = 50;
+/** At most this many pages of NRQL condition names per request. */
+const MAX_CONDITION_PAGES = 10;
+
+const Cursor = z.string().nullable().optional();
+
+const IncidentItem = z.object({
+  incidentId: z.string(),
+  title: z.string(),
+  priority: z.string(),
+  state: z.string(),
+  createdAt: z.number(),
+  closedAt: z.number().nullable().optional(),
+  entityGuids: z.string().nullable().optional(),
+  entityNames: z.string().nullable().optional(),
+  entityTypes: z.string().nullable().optional(),
+  conditionFamilyId: z.string().nullable().optional(),
+  policyIds: z.string().nullable().optional(),
+});
+export type UpstreamIncident = z.infer<typeof IncidentItem>;
+
+const IssueItem = z.object({
+  issueId: z.string(),
+  state: z.string(),
+  createdAt: z.number(),
+  activatedAt: z.number().nullable().optional(),
+  closedAt: z.number().nullable().optional(),
+  policyIds: z.array(z.number()).nullable().optional(),
+  incidentIds: z.array(z.string()).nullable().optional(),
+});
+export type UpstreamIssue = z.infer<typeof IssueItem>;
+
+const accountOf = <T extends z.ZodTypeAny>(inner: T) => z.object({ actor: z.object({ account: inner.nullable() }) });
+
+const IncidentsAnswer = accountOf(
+  z.object({ aiIssues: z.object({ incidents: z.object({ nextCursor: Cursor, incidents: z.array(IncidentItem) }).nullable() }).nullable() }),
+);
+const IssuesAnswer = accountOf(z.object({ aiIssues: z.object({ issues: z.object({ nextCursor: Cursor, issues: z.array(IssueItem) }).nullable() }).nullable() }));
+const PoliciesAnswer = accountOf(
+  z.object({
+    alerts: z
+      .object({
+        policiesSearch: z
+          .object({ nextCursor: Cursor, policies: z.array(z.object({ id: z.string(), name: z.string(), incidentPreference: z.string() })) })
+          .nullable(),
+      })
+      .nullable(),
+  }),
+);
+const ConditionsAnswer = accountOf(
+  z.object({
+    alerts: z
+      .object({ nrqlConditionsSearch: z.object({ nextCursor: Cursor, nrqlConditions: z.array(z.object({ id: z.string(), name: z.string() })) }).nullable() })
+      .nullable(),
+  }),
+);
+
+type Reader = Pick<CallerScope, 'read' | 'accountId'>;
+
+interface Walked<T> {
+  items: T[];
+  /** Whether the walk reached the last NerdGraph page. */
+  complete: boolean;
+}
+
+/**
+ * Follows NerdGraph's cursors until `enough` items are in hand or the list ends, at most
+ * `maxPages` requests. `pageOf` picks one answer's items and next cursor.
+ */
+async function walk<T>(
+  ctx: Reader,
+  operation: string,
+  variables: Record<string, unknown>,
+  pageOf: (answer: unknown) => { items: T[]; nextCursor: string | null | undefined },
+  enough: number,
+  maxPages = MAX_UPSTREAM_PAGES,
+): Promise<Walked<T>> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  for (let pages = 0; pages < maxPages; pages++) {
+    const page = pageOf(await ctx.read(operation, { ...variables, accountId: ctx.accountId, cursor }));
+    items.push(...page.items);
+    if (!page.nextCursor) return { items, complete: true };
+    if (items.length >= enough) return { items, complete: false };
+    cursor = page.nextCursor;
+  }
+  return { items, complete: false };
+}
+
+const missing = (operation: string): UpstreamError => new UpstreamError('upstream_failure', `${operation}: no account in the answer`);
+
+export function walkIncidents(ctx: Reader, filter: Record<string, unknown> | null, window: TimeWindow, enough: number): Promise<Walked<UpstreamIncident>> {
+  return walk(ctx, 'AlertViolations', { filter, timeWindow: window }, (answer) => {
+    const data = parseAnswer(IncidentsAnswer, answer, 'AlertViolations').actor.account?.aiIssues?.incidents;
+    if (!data) throw missing('AlertViolations');
+    return { items: data.incidents, nextCursor: data.nextCursor };
+  }, enough);
+}
+
+export function walkIssues(ctx: Reader, filter: Record<string, unknown> | null, window: TimeWindow, enough: number): Promise<Walked<UpstreamIssue>> {
+  return walk(ctx, 'AlertIncidents', { filter, timeWindow: window }, (answer) => {
+    const data = parseAnswer(IssuesAnswer, answer, 'AlertIncidents').actor.account?.aiIssues?.issues;
+    if (!data) throw missing('AlertIncidents');
+    return { items: data.issues, nextCursor: data.nextCursor };
+  }, enough);
+}
+
+export interface PolicyFacts {
+  name: string;
+  incidentPreference: string;
+}
+
+/** The named policies' names and incident preferences (one request per 200 policies). */
+export async function readPolicies(ctx: Reader, ids: ReadonlySet<number>): Promise<Map<number, PolicyFacts>> {
+  const found = new Map<number, PolicyFacts>();
+  if (ids.size === 0) return found;
+  const { items } = await walk(ctx, 'AlertPolicies', { ids: [...ids].map(String) }, (answer) => {
+    const data = parseAnswer(PoliciesAnswer, answer, 'AlertPolicies').actor.account?.alerts?.policiesSearch;
+    if (!data) throw missing('AlertPolicies');
+    return { items: data.policies, nextCursor: data.nextCursor };
+  }, Number.POSITIVE_INFINITY);
+  for (const policy of items) found.set(Number(policy.id), { name: policy.name, incidentPreference: policy.incidentPreference });
+  return found;
+}
+
+/** The account's NRQL condition names by id (bounded: conditions past the bound have no name). */
+export async function readConditionNames(ctx: Reader): Promise<Map<number, string>> {
+  const { items } = await walk(ctx, 'AlertNrqlConditions', {}, (answer) => {
+    const data = parseAnswer(ConditionsAnswer, answer, 'AlertNrqlConditions').actor.account?.alerts?.nrqlConditionsSearch;
+    if (!data) throw missing('AlertNrqlConditions');
+    return { items: data.nrqlConditions, nextCursor: data.nextCursor };
+  }, Number.POSITIVE_INFINITY, MAX_CONDITION_PAGES);
+  return new Map(items.map((condition) => [Number(condition.id), condition.name]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+
+export interface TimeWindow {
+  startTime: number;
+  endTime: number;
+}
+
+function time(params: V2Params, key: string): number | undefined {
+  const value = lastValue(params, key);
+  if (value === undefined || value.trim() === '') return undefined;
+  const at = parseV2Time(value);
+  if (at === undefined) throw invalidParameter(AlertIncidentTitles.badTime(key));
+  return at;
+}
+
+export interface ViolationParams {
+  onlyOpen: boolean;
+  window: TimeWindow;
+  page: number;
+}
+
+/** alerts_violations' parameters in v2's order (the legacy face checks them in the same one). */
+export function violationParams(params: V2Params, now: number, page: number): ViolationParams {
+  const onlyOpen = parseFlag(params, 'only_open') || parseFlag(params, 'filter[only_open]');
+  const start = time(params, 'start_date') ?? time(params, 'filter[start_time]');
+  const end = time(params, 'end_date') ?? time(params, 'filter[end_time]');
+  if (start !== undefined && end !== undefined && end < start) throw invalidParameter(AlertIncidentTitles.timeOrder);
+  // A start after now with no end lists nothing (nothing exists yet), as v2 did; never an inverted window.
+  const endTime = end ?? Math.max(now, start ?? now);
+  return { onlyOpen, window: { startTime: start ?? Math.min(now, endTime) - LIST_WINDOW_MS, endTime }, page };
+}
+
+// ---------------------------------------------------------------------------------------------
+// v2 objects
+
+const ENTITY_KINDS: Record<string, { product: string; type: string }> = {
+  'APM|APPLICATION': { product: 'APM', type: 'Application' },
+  'BROWSER|APPLICATION': { product: 'Browser', type: 'BrowserApplication' },
+  'MOBILE|APPLICATION': { product: 'Mobile', type: 'MobileApplication' },
+  'APM|KEY_TRANSACTION': { product: 'APM', type: 'KeyTransaction' },
+  'INFRA|HOST': { product: 'Servers', type: 'Server' },
+  'SYNTH|MONITOR': { product: 'Synthetics', type: 'Monitor' },
+};
+
+const numeric = (value: string | null | undefined): number | null => (value && /^\d{1,15}$/.test(value) ? Number(value) : null);
+
+export interface NameDirectory {
+  policies: ReadonlyMap<number, PolicyFacts>;
+  conditions: ReadonlyMap<number, string>;
+}
+
+/** One REST violation from one NerdGraph incident. */
+export function v2Violation(incident: UpstreamIncident, names: NameDirectory, now: number): V2Body {
+  const decoded = incident.entityGuids ? decodeEntityGuid(incident.entityGuids) : undefined;
+  const kind = decoded ? ENTITY_KINDS[`${decoded.domain}|${decoded.type}`] : undefined;
+  const entityId = decoded && /^\d{1,15}$/.test(decoded.domainId) ? Number(decoded.domainId) : null;
+  const policyId = numeric(incident.policyIds);
+  const conditionId = numeric(incident.conditionFamilyId);
+  const closedAt = incident.closedAt ?? null;
+  return {
+    id: alertV2Id(incident.incidentId),
+    label: incident.title,
+    duration: Math.floor(((closedAt ?? now) - incident.createdAt) / 1000),
+    policy_name: (policyId !== null ? names.policies.get(policyId)?.name : undefined) ?? null,
+    condition_name: (conditionId !== null ? names.conditions.get(conditionId) : undefined) ?? null,
+    priority: incident.priority === 'CRITICAL' ? 'Critical' : 'Warning',
+    opened_at: incident.createdAt,
+    ...(closedAt === null ? {} : { closed_at: closedAt }),
+    entity: { product: kind?.product ?? null, type: kind?.type ?? null, group_id: entityId, id: entityId, name: incident.entityNames ?? null },
+    links: { policy_id: policyId, condition_id: conditionId },
+  };
+}
+
+/** One REST incident from one NerdGraph issue. */
+export function v2Incident(issue: UpstreamIssue, policies: ReadonlyMap<number, PolicyFacts>, withViolations: boolean): V2Body {
+  const policyId = issue.policyIds?.[0] ?? null;
+  const closedAt = issue.closedAt ?? null;
+  return {
+    id: alertV2Id(issue.issueId),
+    opened_at: issue.activatedAt ?? issue.createdAt,
+    ...(closedAt === null ? {} : { closed_at: closedAt }),
+    incident_preference: (policyId !== null ? policies.get(policyId)?.incidentPreference : undefined) ?? null,
+    links: { ...(withViolations ? { violations: (issue.incidentIds ?? []).map(alertV2Id) } : {}), policy_id: policyId },
+  };
+}
+
+export const policyIdsOf = (issues: readonly UpstreamIssue[]): Set<number> => new Set(issues.flatMap((issue) => issue.policyIds?.slice(0, 1) ?? []));
+
+/** v2's Link without rel="last" (alerts_violations never sent it, rest-v2.md §3.9). */
+export function linkWithoutLast(publicUrl: string, page: number, lastPage: number): string | undefined {
+  const link = linkHeader(publicUrl, page, lastPage);
+  if (link === undefined) return undefined;
+  const kept = link.split(', ').filter((entry) => !entry.endsWith('rel="last"'));
+  return kept.length > 0 ? kept.join(', ') : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Acknowledge and close
+
+/** How far back acknowledge and close look for the incident a v2 id names. */
+export const ACTION_WINDOW_MS = LIST_WINDOW_MS;
+
+/**
+ * The issue a v2 incident id names: the derived ids of the account's issues opened in the last
+ * ACTION_WINDOW_MS (at most MAX_UPSTREAM_PAGES pages), else 404.
+ */
+export async function findIssue(ctx: OperationContext, rawId: string | undefined): Promise<UpstreamIssue> {
+  const id = rawId !== undefined && /^[1-9]\d{0,15}$/.test(rawId) ? Number(rawId) : undefined;
+  if (id === undefined || !Number.isSafeInteger(id)) throw notFound(AlertIncidentTitles.incidentNotFound);
+  const window = { startTime: ctx.now - ACTION_WINDOW_MS, endTime: ctx.now };
+  const { items } = await walkIssues(ctx, null, window, Number.POSITIVE_INFINITY);
+  const issue = items.find((candidate) => alertV2Id(candidate.issueId) === id);
+  if (!issue) throw notFound(AlertIncidentTitles.incidentNotFound);
+  return issue;
+}
+
+/** The issue as NerdGraph has it now, by its NerdGraph id (the read-back after a mutation). */
+export async function rereadIssue(ctx: OperationContext, issueId: string, createdAt: number): Promise<UpstreamIssue> {
+  const { items } = await walkIssues(ctx, { ids: [issueId] }, { startTime: createdAt, endTime: Math.max(ctx.now, createdAt) }, 1);
+  const issue = items.find((candidate) => candidate.issueId === issueId);
+  if (!issue) throw new UpstreamError('upstream_failure', 'AlertIncidents: the issue was not found after the write');
+  return issue;
+}
+
+const ActionPayload = z.object({
+  error: z.string().nullable().optional(),
+  result: z.object({ accountId: z.number(), action: z.string(), issueId: z.string() }).nullable().optional(),
+});
+
+/** The mutation's own answer, checked: the issue it names must be the one asked for. */
+export function confirmedAction(payload: unknown, field: 'aiIssuesAckIssue' | 'aiIssuesResolveIssue', operation: string, issueId: string): void {
+  const answer = parseAnswer(z.object({ [field]: ActionPayload.nullable() }), payload, operation)[field] as z.infer<typeof ActionPayload> | null;
+  // A stated refusal with no result: NerdGraph says it did nothing.
+  if (answer?.error && !answer.result) throw writeRefused(422, `New Relic refused the change: ${answer.error.slice(0, 200)}`);
+  if (!answer?.result || answer.result.issueId !== issueId) throw new UpstreamError('upstream_failure', `${operation}: no confirmation in the answer`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// alerts_events: violation opens and closes from incidents, deployments from change tracking
+
+/** How far back alerts_events reaches (v2's "recent events"; its own span is unconfirmed). */
+export const EVENTS_WINDOW_MS = LIST_WINDOW_MS;
+
+export const EVENT_PRODUCTS = ['APM', 'BROWSER', 'MOBILE', 'SERVERS', 'PLUGINS', 'SYNTHETICS', 'ALERTS'] as const;
+export const EVENT_ENTITY_TYPES = ['Application', 'Server', 'KeyTransaction', 'Plugin', 'MobileApplication', 'BrowserApplication', 'Monitor'] as const;
+export const EVENT_TYPES = ['NOTIFICATION', 'DEPLOYMENT', 'VIOLATION_OPEN', 'VIOLATION_CLOSE', 'VIOLATION', 'INSTRUMENTATION', 'INCIDENT_OPEN'] as const;
+
+export interface EventFilters {
+  product?: string;
+  entityType?: string;
+  entityGroupId?: number;
+  entityId?: number;
+  eventType?: string;
+  incidentId?: number;
+}
+
+function oneOf(params: V2Params, key: string, allowed: readonly string[]): string | undefined {
+  const value = lastValue(params, key)?.trim();
+  if (value === undefined || value === '') return undefined;
+  const found = allowed.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
+  if (found === undefined) throw invalidParameter(AlertIncidentTitles.badFilter(key, allowed));
+  return found;
+}
+
+function idOf(params: V2Params, key: string): number | undefined {
+  const value = lastValue(params, key)?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (!/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) throw invalidParameter(AlertIncidentTitles.badId(key));
+  return Number(value);
+}
+
+/** alerts_events' filters in v2's order (the legacy face checks them in the same one). */
+export function eventFilters(params: V2Params): EventFilters {
+  const filters: EventFilters = {};
+  const product = oneOf(params, 'filter[product]', EVENT_PRODUCTS);
+  const entityType = oneOf(params, 'filter[entity_type]', EVENT_ENTITY_TYPES);
+  const entityGroupId = idOf(params, 'filter[entity_group_id]');
+  const entityId = idOf(params, 'filter[entity_id]');
+  const eventType = oneOf(params, 'filter[event_type]', EVENT_TYPES);
+  const incidentId = idOf(params, 'filter[incident_id]');
+  if (product !== undefined) filters.product = product;
+  if (entityType !== undefined) filters.entityType = entityType;
+  if (entityGroupId !== undefined) filters.entityGroupId = entityGroupId;
+  if (entityId !== undefined) filters.entityId = entityId;
+  if (eventType !== undefined) filters.eventType = eventType;
+  if (incidentId !== undefined) filters.incidentId = incidentId;
+  return filters;
+}
+
+/** Whether an event of `type` can pass the filters at all (so its source need not be read). */
+export function mayShow(filters: EventFilters, type: 'DEPLOYMENT' | 'VIOLATION_OPEN' | 'VIOLATION_CLOSE'): boolean {
+  if (filters.eventType !== undefined && filters.eventType !== type && !(filters.eventType === 'VIOLATION' && type !== 'DEPLOYMENT')) return false;
+  if (type === 'DEPLOYMENT') {
+    return (filters.product === undefined || filters.product === 'APM') && (filters.entityType === undefined || filters.entityType === 'Application') && filters.incidentId === undefined;
+  }
+  return true;
+}
+
+/** The filters an event (a v2 object) passes. */
+export function eventShown(filters: EventFilters, event: V2Body): boolean {
+  const eventType = String(event.event_type);
+  return (
+    (filters.product === undefined || String(event.product).toUpperCase() === filters.product) &&
+    (filters.entityType === undefined || event.entity_type === filters.entityType) &&
+    (filters.entityGroupId === undefined || event.entity_group_id === filters.entityGroupId) &&
+    (filters.entityId === undefined || event.entity_id === filters.entityId) &&
+    (filters.eventType === undefined || eventType === filters.eventType || (filters.eventType === 'VIOLATION' && eventType.startsWith('VIOLATION_'))) &&
+    (filters.incidentId === undefined || event.incident_id === filters.incidentId)
+  );
+}
+
+/** Newest first; ties by id. */
+export const byEventTime = (a: V2Body, b: V2Body): number => Number(b.timestamp) - Number(a.timestamp) || Number(a.id) - Number(b.id);
+
+/** VIOLATION_OPEN and (once closed) VIOLATION_CLOSE of one incident. */
+export function violationEvents(incident: UpstreamIncident, issueV2Id: number | null, policies: ReadonlyMap<number, PolicyFacts>): V2Body[] {
+  const decoded = incident.entityGuids ? decodeEntityGuid(incident.entityGuids) : undefined;
+  const kind = decoded ? ENTITY_KINDS[`${decoded.domain}|${decoded.type}`] : undefined;
+  const entityId = decoded && /^\d{1,15}$/.test(decoded.domainId) ? Number(decoded.domainId) : null;
+  const policyId = numeric(incident.policyIds);
+  const policyName = policyId !== null ? policies.get(policyId)?.name : undefined;
+  const common = {
+    product: kind ? kind.product.toUpperCase() : null,
+    entity_type: kind?.type ?? null,
+    entity_group_id: entityId,
+    entity_id: entityId,
+    priority: incident.priority === 'CRITICAL' ? 'Critical' : 'Warning',
+    description: policyName === undefined ? incident.title : `${policyName} (${incident.title})`,
+  };
+  const event = (type: 'open' | 'close', at: number): V2Body => ({
+    id: alertV2Id(`${incident.incidentId}|${type}`),
+    event_type: type === 'open' ? 'VIOLATION_OPEN' : 'VIOLATION_CLOSE',
+    ...common,
+    timestamp: at,
+    incident_id: issueV2Id,
+  });
+  const closedAt = incident.closedAt ?? null;
+  return closedAt === null ? [event('open', incident.createdAt)] : [event('open', incident.createdAt), event('close', closedAt)];
+}
+
+/** One DEPLOYMENT event. */
+export function deploymentEvent(id: number, appId: number, revision: string, timestamp: number): V2Body {
+  return {
+    id,
+    event_type: 'DEPLOYMENT',
+    product: 'APM',
+    entity_type: 'Application',
+    entity_group_id: appId,
+    entity_id: appId,
+    priority: null,
+    description: `Deployment of revision ${revision}`,
+    timestamp,
+    incident_id: null,
+  };
+}

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxApp } from '../src/sandbox/model.ts';
 import { LabelTitles } from '../src/v2/labels.ts';
 import { listenOnLoopback } from './support/http.ts';
@@ -218,6 +218,9 @@ describe('a label DELETE (two applications, two chained mutations) under faults'
 });
 
 describe('a stale read never turns into a 2xx with nothing sent', () => {
+  beforeEach(() => {
+    fault = 'none';
+  });
   const withStaleRead = async (run: () => Promise<void>): Promise<void> => {
     fault = 'none';
     staleRead = true;

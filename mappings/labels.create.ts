@@ -1,10 +1,10 @@
 import { defineWriteMapping } from '../src/routes/mapping.ts';
-import { LabelTitles, carries, parseLabelCreate, v2Label } from '../src/v2/labels.ts';
+import { LabelTitles, MAX_LABEL_APPLICATIONS, carries, parseLabelCreate, v2Label } from '../src/v2/labels.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { V2Error } from '../src/v2/errors.ts';
 import { LABEL_ASSUMPTIONS, LABEL_FIELDS, LABEL_GAPS, LABEL_WRITE_ASSUMPTIONS, LABEL_WRITE_GAPS } from './shared/label-notes.ts';
-import { chainPerApplication, namedApplications, readTaggedApplications } from './shared/labels.ts';
+import { chainPerApplication, labelBodyKind, namedApplications, readTaggedApplications } from './shared/labels.ts';
 
 const OPERATION = 'LabelAdd';
 
@@ -15,7 +15,7 @@ export default defineWriteMapping({
   method: 'PUT',
   route: '/v2/labels.{format}',
   operation: OPERATION,
-  summary: 'Create and apply a label: v2 validation, one read of the account\'s tagged applications, then one taggingAddTagsToEntity per application (chained, each confirmed before the next)',
+  summary: 'Create and apply a label: v2 validation, one read of the account\'s tagged applications, then one taggingAddTagsToEntity per named application (chained, each confirmed before the next)',
   fidelity: 'approximate',
   successStatus: 200,
   unconfirmedTitle: LabelTitles.putUnconfirmed,
@@ -24,7 +24,7 @@ export default defineWriteMapping({
     name: param.bodyField('label.name', { fidelity: 'exact', note: 'Required; at most 256 characters (NerdGraph\'s tag value limit). The tag value.' }),
     applications: param.bodyField('label.links.applications', {
       fidelity: 'approximate',
-      note: 'Application ids (an array, one id, or comma-separated text); at least one, at most 100; an id the account does not have is refused (422) before anything is written.',
+      note: `Application ids (JSON: an array; XML and forms also one id or comma-separated text); at least one, at most ${MAX_LABEL_APPLICATIONS} (422 above, saying to send the rest in further requests); an id the account does not have is refused (422) before anything is written.`,
     }),
     servers: param.bodyField('label.links.servers', { fidelity: 'unsupported', note: 'Refused (422) when not empty: Servers were retired and have no entity.' }),
   }),
@@ -41,20 +41,21 @@ export default defineWriteMapping({
     XML_ASSUMPTION,
     ...LABEL_ASSUMPTIONS,
     ...LABEL_WRITE_ASSUMPTIONS,
-    'Applications that already carry the label are not written again; the answer lists every application carrying it afterwards.',
+    'Every named application gets its mutation, even one the read says already carries the label (taggingAddTagsToEntity is idempotent, and the entity search may lag behind a recent write); the answer lists every application carrying it afterwards.',
   ],
   async plan(ctx) {
-    const input = parseLabelCreate(ctx.body);
+    const input = parseLabelCreate(ctx.body, labelBodyKind(ctx.bodyKind));
     if (input.applications.length === 0) throw new V2Error(422, LabelTitles.noApplications, { kind: 'invalid_label' });
     const apps = await readTaggedApplications(ctx);
     const named = namedApplications(apps, input.applications);
-    const toWrite = named.filter((app) => !carries(app, input));
     const label = { category: input.category, name: input.name };
+    // Every named application is written, whatever the read says it carries: a stale read
+    // (index lag) must never turn into a 2xx with nothing sent. The read only builds the answer.
     return chainPerApplication(
-      toWrite,
+      named,
       { operation: OPERATION, field: 'taggingAddTagsToEntity', variablesOf: (app) => ({ guid: app.guid, tags: [{ key: input.category, values: [input.name] }] }) },
       // Confirmed on every application written: the label as it stands now.
-      () => ({ label: v2Label(label, [...[...apps.values()].filter((app) => carries(app, label)), ...toWrite]) }),
+      () => ({ label: v2Label(label, [...[...apps.values()].filter((app) => carries(app, label)), ...named]) }),
     );
   },
 });

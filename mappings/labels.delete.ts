@@ -1,10 +1,10 @@
 import { defineWriteMapping } from '../src/routes/mapping.ts';
-import { LabelTitles, carries, parseLabelDelete, parseLabelKey, v2Label } from '../src/v2/labels.ts';
+import { LabelTitles, MAX_LABEL_APPLICATIONS, carries, isLabelTagKey, parseLabelDelete, parseLabelKey, v2Label } from '../src/v2/labels.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
-import { notFound } from '../src/v2/errors.ts';
+import { V2Error, notFound } from '../src/v2/errors.ts';
 import { LABEL_ASSUMPTIONS, LABEL_FIELDS, LABEL_GAPS, LABEL_WRITE_ASSUMPTIONS, LABEL_WRITE_GAPS } from './shared/label-notes.ts';
-import { chainPerApplication, namedApplications, readTaggedApplications } from './shared/labels.ts';
+import { chainPerApplication, labelBodyKind, namedApplications, readTaggedApplications } from './shared/labels.ts';
 
 const OPERATION = 'LabelRemove';
 
@@ -15,15 +15,15 @@ export default defineWriteMapping({
   method: 'DELETE',
   route: '/v2/labels/{key}.{format}',
   operation: OPERATION,
-  summary: 'Delete a label: one read of the account\'s tagged applications, then one taggingDeleteTagValuesFromEntity per application carrying it (chained, each confirmed before the next)',
+  summary: 'Delete a label: one read of the account\'s tagged applications, then one taggingDeleteTagValuesFromEntity per named application, or per application carrying it (chained, each confirmed before the next)',
   fidelity: 'approximate',
   successStatus: 200,
   unconfirmedTitle: LabelTitles.deleteUnconfirmed,
   parameters: defineParams({
-    key: param.bodyField('{key} (path)', { fidelity: 'exact', note: '`Category:Name`, percent-encoded, split at the first colon; a key no application carries is a 404.' }),
+    key: param.bodyField('{key} (path)', { fidelity: 'exact', note: '`Category:Name`, percent-encoded, split at the first colon; a key no application carries, or whose category is a tag New Relic sets itself (language, account, nr.*, ...), is a 404.' }),
     applications: param.bodyField('label.links.applications', {
       fidelity: 'approximate',
-      note: 'Optional: the applications to take the label from (ids the account does not have: 422); without it, every application loses the label.',
+      note: `Optional: the applications to take the label from, at most ${MAX_LABEL_APPLICATIONS} (ids the account does not have: 422); without it, every application loses the label, when it is on at most ${MAX_LABEL_APPLICATIONS} (422 above: name them in batches).`,
     }),
   }),
   fields: LABEL_FIELDS('label'),
@@ -31,22 +31,32 @@ export default defineWriteMapping({
     ...LABEL_GAPS,
     ...LABEL_WRITE_GAPS,
     { description: 'Only the tag value is removed (taggingDeleteTagValuesFromEntity): other values of the same tag key stay, as other labels of that category did in v2.' },
+    {
+      description: `Without applications in the body, a label on more than ${MAX_LABEL_APPLICATIONS} applications is not removed (422, nothing written): one mutation per application would outrun the request's deadline. Name the applications in the body, up to ${MAX_LABEL_APPLICATIONS} per request, until it is gone; v2 removed it in one call.`,
+    },
   ],
   assumptions: [
     XML_ASSUMPTION,
     ...LABEL_ASSUMPTIONS,
     ...LABEL_WRITE_ASSUMPTIONS,
     'The applications to remove come in the body as for PUT ({"label": {"links": {"applications": [...]}}}); the swagger names no body for DELETE.',
-    'Named applications that do not carry the label are skipped; the answer is the label as it stands afterwards (links.applications empty once removed everywhere).',
+    'Every named application gets its mutation, even one the read says does not carry the label (removing an absent tag value is no error in NerdGraph, and the entity search may lag behind a recent write); the answer is the label as it stands afterwards (links.applications empty once removed everywhere).',
+    'A category that is a tag New Relic sets itself (language, account, nr.*, ...) names no label: 404, as GET never lists it.',
   ],
   async plan(ctx) {
     const label = parseLabelKey(ctx.pathParams.key);
-    if (!label) throw notFound(LabelTitles.notFound);
-    const { applications } = parseLabelDelete(ctx.body);
+    // System tags (language, account, nr.*) are never labels: GET does not list them.
+    if (!label || !isLabelTagKey(label.category)) throw notFound(LabelTitles.notFound);
+    const { applications } = parseLabelDelete(ctx.body, labelBodyKind(ctx.bodyKind));
     const apps = await readTaggedApplications(ctx);
     const carrying = [...apps.values()].filter((app) => carries(app, label)).sort((x, y) => x.id - y.id);
     if (carrying.length === 0) throw notFound(LabelTitles.notFound);
-    const targets = applications === undefined ? carrying : namedApplications(apps, applications).filter((app) => carries(app, label));
+    if (applications === undefined && carrying.length > MAX_LABEL_APPLICATIONS) {
+      throw new V2Error(422, LabelTitles.tooManyCarrying(carrying.length), { kind: 'invalid_label' });
+    }
+    // Named applications are all written, whatever the read says they carry: a stale read must
+    // never turn into a 2xx with nothing sent. The read only builds the answer and the 404.
+    const targets = applications === undefined ? carrying : namedApplications(apps, applications);
     const removed = new Set(targets.map((app) => app.id));
     return chainPerApplication(
       targets,

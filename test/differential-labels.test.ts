@@ -94,6 +94,11 @@ function steps(data: SandboxData): Step[] {
   add({ name: 'PUT: unknown application', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'x', name: 'y', links: { applications: [a.id, 123] } }), contentType: json });
   add({ name: 'PUT: another account\'s application', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'x', name: 'y', links: { applications: [foreign.id] } }), contentType: json });
   add({ name: 'PUT: broken JSON', method: 'PUT', path: '/v2/labels.json', body: '{"label":', contentType: json });
+  add({ name: 'PUT: applications as a JSON object (Rails XML rule is XML only)', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'x', name: 'y', links: { applications: { x: a.id } } }), contentType: json });
+  add({ name: 'PUT: applications as one JSON number', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'x', name: 'y', links: { applications: a.id } }), contentType: json });
+  add({ name: 'PUT: form with applications= and applications[]=', method: 'PUT', path: '/v2/labels.json', body: `label[category]=F&label[name]=I&label[links][applications]=${a.id}&label[links][applications][]=${b.id}`, contentType: form });
+  add({ name: 'PUT: XML list of one (Rails rule)', method: 'PUT', path: '/v2/labels.xml', body: `<label><category>Owner</category><name>One</name><links><applications type="array"><application>${d.id}</application></applications></links></label>`, contentType: xml });
+  add({ name: 'PUT: 26 applications (over the bound)', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'x', name: 'y', links: { applications: primary.slice(0, 26).map((app) => app.id) } }), contentType: json });
   add({ name: 'PUT: no applications (documented gap)', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'Empty', name: 'Label' }), contentType: json, statusGap: [422, 200] });
   listAll('after the PUTs');
 
@@ -107,6 +112,12 @@ function steps(data: SandboxData): Step[] {
   add({ name: 'DELETE: no colon', method: 'DELETE', path: '/v2/labels/Production.json' });
   add({ name: 'DELETE: bad escape', method: 'DELETE', path: '/v2/labels/Team:%E0%A4%A.json' });
   add({ name: 'DELETE: unknown label', method: 'DELETE', path: '/v2/labels/Team:Nobody.json' });
+  // System tags are no labels (GET never lists them): 404, nothing sent.
+  add({ name: 'DELETE: a system tag (language:java)', method: 'DELETE', path: '/v2/labels/language:java.json' });
+  add({ name: 'DELETE: a system tag from named apps', method: 'DELETE', path: '/v2/labels/language:java.json', body: put({ links: { applications: [a.id] } }), contentType: json });
+  add({ name: 'DELETE: an account tag', method: 'DELETE', path: `/v2/labels/account:${encodeURIComponent(`Account ${PRIMARY_ACCOUNT}`)}.json` });
+  add({ name: 'DELETE: an nr.* tag', method: 'DELETE', path: '/v2/labels/nr.alertingPolicy:1.json' });
+  add({ name: 'DELETE: named apps as a JSON object', method: 'DELETE', path: '/v2/labels/Owner:Ops.json', body: put({ links: { applications: { x: c.id } } }), contentType: json });
   add({ name: 'DELETE: servers', method: 'DELETE', path: '/v2/labels/Owner:Ops.json', body: put({ links: { servers: [1] } }), contentType: json });
   add({ name: 'GET on a label key (not a v2 route method)', method: 'GET', path: '/v2/labels/Owner:Ops.json' });
   listAll('after the DELETEs');
@@ -149,6 +160,20 @@ describe('differential labels: gateway == legacy face, answer for answer and sta
     expect(statuses).toContain('PUT (XML, Rails list): 200');
     expect(statuses).toContain('PUT (form): 200');
     expect(statuses).toContain('DELETE it again: 404');
+    for (const line of [
+      'DELETE: a system tag (language:java): 404',
+      'DELETE: a system tag from named apps: 404',
+      'DELETE: an account tag: 404',
+      'DELETE: an nr.* tag: 404',
+      'DELETE: named apps as a JSON object: 422',
+      'PUT: applications as a JSON object (Rails XML rule is XML only): 422',
+      'PUT: applications as one JSON number: 422',
+      'PUT: form with applications= and applications[]=: 400',
+      'PUT: XML list of one (Rails rule): 200',
+      'PUT: 26 applications (over the bound): 422',
+    ]) {
+      expect(statuses).toContain(line);
+    }
   });
 
   it('leaves both worlds with the same labels', () => {

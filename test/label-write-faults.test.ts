@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxApp } from '../src/sandbox/model.ts';
 import { LabelTitles } from '../src/v2/labels.ts';
 import { listenOnLoopback } from './support/http.ts';
@@ -20,6 +20,12 @@ let fault: Fault = 'none';
 let faultStep = 1;
 let mutationsSeen = 0;
 let readFault = false;
+/**
+ * A stale read (entity search index lag, another replica's micro-cache): while `staleRead` is
+ * on, the first LabelsTaggedEntities answer is kept and every later read is answered with it.
+ */
+let staleRead = false;
+let frozenRead: string | undefined;
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let gateway: TestGateway;
 let apps: SandboxApp[];
@@ -36,6 +42,8 @@ async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = await readBody(req);
   const isLabelWrite = /mutation\s+Label(Add|Remove)\b/.test(body);
   if (readFault && /query\s+LabelsTaggedEntities\b/.test(body)) return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"proxy refused the read"}]}');
+  const isRead = /query\s+LabelsTaggedEntities\b/.test(body);
+  if (staleRead && isRead && frozenRead !== undefined) return void res.writeHead(200, { 'content-type': 'application/json' }).end(frozenRead);
   if (isLabelWrite) mutationsSeen++;
   const active = isLabelWrite && mutationsSeen === faultStep ? fault : 'none';
   if (active === 'payload-refusal') {
@@ -52,6 +60,7 @@ async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
     body,
   });
   const text = await upstream.text();
+  if (staleRead && isRead && frozenRead === undefined) frozenRead = text;
   if (active === 'applied-then-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"lost after apply"}]}');
   if (active === 'applied-then-reset') return void req.socket.destroy();
   if (active === 'applied-then-silence') return void silenced.push(res);
@@ -205,5 +214,57 @@ describe('a label DELETE (two applications, two chained mutations) under faults'
     // The chain removes in ascending application id order.
     const [low, high] = [...pair].sort((x, y) => x.id - y.id) as [SandboxApp, SandboxApp];
     expect([labelled(low, 'Gone', name), labelled(high, 'Gone', name)]).toEqual([first, second]);
+  });
+});
+
+describe('a stale read never turns into a 2xx with nothing sent', () => {
+  beforeEach(() => {
+    fault = 'none';
+  });
+  const withStaleRead = async (run: () => Promise<void>): Promise<void> => {
+    fault = 'none';
+    staleRead = true;
+    frozenRead = undefined;
+    try {
+      await run();
+    } finally {
+      staleRead = false;
+      frozenRead = undefined;
+    }
+  };
+
+  it('PUT: an application the stale read says carries the label still gets its mutation', async () => {
+    const [a, b] = [apps[8], apps[9]] as [SandboxApp, SandboxApp];
+    expect((await send('PUT', '/v2/labels.json', { label: { category: 'Stale', name: 'put', links: { applications: [a.id, b.id] } } })).status).toBe(200);
+    await withStaleRead(async () => {
+      // The read is taken (and frozen) while both carry it; then it goes from a behind its back.
+      expect((await send('PUT', '/v2/labels.json', { label: { category: 'Stale', name: 'put', links: { applications: [b.id] } } })).status).toBe(200);
+      expect(frozenRead).toBeDefined();
+      delete a.userTags?.Stale;
+      expect(labelled(a, 'Stale', 'put')).toBe(false);
+      const before = writes('taggingAddTagsToEntity');
+      const answer = await send('PUT', '/v2/labels.json', { label: { category: 'Stale', name: 'put', links: { applications: [a.id, b.id] } } });
+      expect(answer.status).toBe(200);
+      // Both named applications were written, although the read said both carried it.
+      expect(mutationsSeen).toBe(2);
+      expect(writes('taggingAddTagsToEntity') - before).toBe(2);
+      expect([labelled(a, 'Stale', 'put'), labelled(b, 'Stale', 'put')]).toEqual([true, true]);
+    });
+  });
+
+  it('DELETE naming applications: one the stale read says does not carry it still gets its mutation', async () => {
+    const [a, b] = [apps[10], apps[11]] as [SandboxApp, SandboxApp];
+    expect((await send('PUT', '/v2/labels.json', { label: { category: 'Stale', name: 'delete', links: { applications: [b.id] } } })).status).toBe(200);
+    await withStaleRead(async () => {
+      // Frozen while only b carries it; then a gets it behind the read's back.
+      expect((await send('PUT', '/v2/labels.json', { label: { category: 'Stale', name: 'delete', links: { applications: [b.id] } } })).status).toBe(200);
+      a.userTags = { ...(a.userTags ?? {}), Stale: ['delete'] };
+      const before = writes('taggingDeleteTagValuesFromEntity');
+      const answer = await send('DELETE', '/v2/labels/Stale:delete.json', { label: { links: { applications: [a.id] } } });
+      expect(answer.status).toBe(200);
+      expect(mutationsSeen).toBe(1);
+      expect(writes('taggingDeleteTagValuesFromEntity') - before).toBe(1);
+      expect([labelled(a, 'Stale', 'delete'), labelled(b, 'Stale', 'delete')]).toEqual([false, true]);
+    });
   });
 });

@@ -63,6 +63,9 @@ describe('sandbox tagging', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ guid: app.guid, tags: [{ key: 'language', values: ['cobol'] }] }, 'INVALID_KEY'],
       [{ guid: app.guid, tags: [{ key: ' ', values: ['x'] }] }, 'INVALID_KEY'],
+      // New Relic's own key spaces, as the label rule (isLabelTagKey) has them.
+      [{ guid: app.guid, tags: [{ key: 'nr.alertingPolicy', values: ['x'] }] }, 'INVALID_KEY'],
+      [{ guid: app.guid, tags: [{ key: 'newrelic.cloudIntegrations', values: ['x'] }] }, 'INVALID_KEY'],
       [{ guid: app.guid, tags: [{ key: 'Ok', values: ['v'.repeat(257)] }] }, 'INVALID_VALUE'],
       [{ guid: entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', 1), tags: [{ key: 'Ok', values: ['x'] }] }, 'NOT_FOUND'],
       [{ guid: 'not a guid', tags: [{ key: 'Ok', values: ['x'] }] }, 'INVALID_ENTITY_GUID'],
@@ -76,5 +79,13 @@ describe('sandbox tagging', () => {
     }
     expect(sandbox.writes().total).toBe(before);
     expect(app.userTags).toEqual(tagsBefore);
+  });
+
+  it('removing a value the entity does not carry is no error and changes nothing (idempotent)', async () => {
+    const tagsBefore = structuredClone(app.userTags);
+    const versionBefore = sandbox.data.writes.version;
+    expect((await gql(REMOVE, { guid: app.guid, tagValues: [{ key: 'Never', value: 'There' }] })).data).toEqual({ taggingDeleteTagValuesFromEntity: { errors: [] } });
+    expect(app.userTags).toEqual(tagsBefore);
+    expect(sandbox.data.writes.version).toBe(versionBefore);
   });
 });

@@ -40,12 +40,14 @@ export const LABEL_WRITE_GAPS: readonly KnownGap[] = [
     description:
       'v2 changed a label in one call; NerdGraph tags one entity per mutation, so the gateway sends one mutation per application, in order, each after the one before was confirmed. The first mutation fails as a deployment does (503 "nothing was changed" only when it was never sent, else an unknown outcome); any failure once one was sent answers 502 with a title saying the label may have been changed on some or all of the applications named: list the labels before retrying. Nothing is ever resent.',
   },
-  { description: `At most ${MAX_LABEL_APPLICATIONS} applications per request (one mutation each); v2 stated no limit.` },
+  {
+    description: `At most ${MAX_LABEL_APPLICATIONS} applications per request (one mutation each, one after the other, all inside the request's deadline): more is a 422 that says to send them in batches; v2 stated no limit.`,
+  },
   { description: 'Servers in links.servers are refused (422): Servers were retired and have no entity to tag.' },
 ];
 
 export const LABEL_WRITE_ASSUMPTIONS: readonly string[] = [
   'An application id the account does not have is refused (422, nothing written) before anything is sent; v2\'s answer is UNCONFIRMED.',
   'Success is 200 with {"label": ...} as the label stands afterwards (v2\'s status is UNCONFIRMED; clients accept any 2xx).',
-  'The body may be JSON, XML or a form (label[category]=...&label[links][applications][]=1).',
+  'The body may be JSON, XML or a form (label[category]=...&label[links][applications][]=1). In JSON links.applications must be an array; XML and forms may also give one id or comma-separated ids, and XML Rails\' list element (<applications type="array"><application>1</application></applications>). A form giving both applications= and applications[]= is refused (400).',
 ];

@@ -6,7 +6,8 @@ import { UpstreamError } from '../../src/upstream/errors.ts';
 import { redactKeys } from '../../src/caller/redact.ts';
 import { V2Error, writeRefused } from '../../src/v2/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
-import { LabelTitles, UpstreamTags, healthBucket, type LabelledApplication } from '../../src/v2/labels.ts';
+import { LabelTitles, UpstreamTags, healthBucket, type LabelBodyKind, type LabelledApplication } from '../../src/v2/labels.ts';
+import type { RequestBodyKind } from '../../src/v2/request-body.ts';
 
 /**
  * Labels over NerdGraph tagging (routes-next.md §6), shared by the list, PUT and DELETE
@@ -14,6 +15,9 @@ import { LabelTitles, UpstreamTags, healthBucket, type LabelledApplication } fro
  * bounded), and the chained writes, one tagging mutation per application.
  */
 export const TAGGED_ENTITIES_OPERATION = 'LabelsTaggedEntities';
+
+/** How the label body arrived, for the label rules (no body reads as JSON: nothing to read). */
+export const labelBodyKind = (kind: RequestBodyKind | undefined): LabelBodyKind => (kind === 'xml' || kind === 'form' ? kind : 'json');
 
 /** Entity search pages of 200: at most 50 of them, 10,000 applications (beyond: 502, documented). */
 const MAX_SEARCH_PAGES = 50;

@@ -1,7 +1,7 @@
 import type { Condition } from '../upstream/entity-query.ts';
 import type { EntityKind, EntityRef } from './entity-ref.ts';
 import type { V2Status } from '../v2/errors.ts';
-import type { BodyObject } from '../v2/request-body.ts';
+import type { BodyObject, RequestBodyKind } from '../v2/request-body.ts';
 import type { V2Format } from '../v2/format.ts';
 import type { NrqlEquality } from '../upstream/nrql.ts';
 import type { V2Body } from '../v2/format.ts';
@@ -240,6 +240,8 @@ export interface OperationContext extends CallerScope {
   params: V2Params;
   /** The parsed write body (JSON, XML or form); empty for reads. */
   body: BodyObject;
+  /** How the write body arrived (labels: the Rails XML list rule is for XML only); 'none' for reads. */
+  bodyKind?: RequestBodyKind;
   /** Absolute URL as the client should see it, for Link headers. */
   publicUrl: string;
 }

@@ -2,7 +2,7 @@ import { V2Error, V2Titles, WRITE_REFUSED } from '../v2/errors.ts';
 import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMapping, WritePlan } from './mapping.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { respond, respondText, serialise } from '../v2/format.ts';
-import { parseRequestBody, type BodyObject } from '../v2/request-body.ts';
+import { parseRequestBody, requestBodyKind, type BodyObject, type RequestBodyKind } from '../v2/request-body.ts';
 import { callUpstream } from './request-signal.ts';
 import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
 
@@ -55,13 +55,14 @@ export function writeFailure(error: unknown, mapping: Pick<WriteMapping, 'unconf
 
 /** `mutations`: the operations write mappings send, which `ctx.read` must never send. */
 export function createOperationRunners(deps: RouteDeps) {
-  async function contextOf(req: RouteRequest, body: BodyObject): Promise<OperationContext> {
+  async function contextOf(req: RouteRequest, body: BodyObject, bodyKind: RequestBodyKind = 'none'): Promise<OperationContext> {
     return {
       ...callerScope(deps, req, 'entity'),
       format: req.format,
       pathParams: req.pathParams,
       params: req.params,
       body,
+      bodyKind,
       publicUrl: req.publicUrl,
     };
   }
@@ -74,6 +75,7 @@ export function createOperationRunners(deps: RouteDeps) {
   async function runWrite(mapping: WriteMapping, req: RouteRequest): Promise<Response> {
     const text = await req.c.req.text();
     const body = parseRequestBody(req.c.req.header('content-type'), text);
+    const bodyKind = requestBodyKind(req.c.req.header('content-type'), text);
     // The plan's reads go under the request signal (nothing is written yet: a client that left
     // stops them); the mutation and the read-back after it under the deadline only, so a
     // write whose client left still ends with its real outcome in the access log.
@@ -86,7 +88,7 @@ export function createOperationRunners(deps: RouteDeps) {
       return () => signal.removeEventListener('abort', stop);
     };
     const unfollowRequest = follow(req.signal);
-    let plan: WritePlan = await mapping.plan(await contextOf({ ...req, signal: reads.signal }, body));
+    let plan: WritePlan = await mapping.plan(await contextOf({ ...req, signal: reads.signal }, body, bodyKind));
     let stepsSent = 0;
     let payload: unknown = null;
     // After a write went out, only a refusal NerdGraph stated in its payload may read as "not

@@ -8,14 +8,15 @@
  *   Project, about 55 distinct labels over a few hundred apps, i.e. 3+ pages of 20.
  * - System tags (`account`, `language`, ...) are not stored here: the entity views add them,
  *   and the one rule of src/v2/labels.ts keeps them out of labels. NerdGraph refuses to write
- *   them (INVALID_KEY), as New Relic does for its reserved keys.
+ *   them (INVALID_KEY), as New Relic does for its reserved keys (`nr.*`, `newrelic.*` too).
+ * - Removing a value an entity does not carry is no error (idempotent, as in NerdGraph).
  * - Mutations answer problems in the payload's `errors` (TaggingMutationResult), never as
  *   GraphQL errors; nothing is applied when one is reported, and only an applied mutation is
  *   counted as a write (graphql.ts counts a payload without errors).
  * - Only APM applications carry user tags in the sandbox: other GUIDs answer NOT_FOUND.
  */
 import { decodeEntityGuid, fnv1a32 } from '../v2/ids.ts';
-import { MAX_CATEGORY_LENGTH, MAX_NAME_LENGTH, SYSTEM_TAG_KEYS } from '../v2/labels.ts';
+import { MAX_CATEGORY_LENGTH, MAX_NAME_LENGTH, isLabelTagKey } from '../v2/labels.ts';
 import type { SandboxApp, SandboxData } from './model.ts';
 import type { SandboxIndex } from './actor.ts';
 
@@ -116,7 +117,8 @@ const refused = (type: TaggingErrorType, message: string): TaggingMutationResult
 function keyProblem(key: string): string | undefined {
   if (key.trim() === '') return 'Tag key must not be blank';
   if ([...key].length > MAX_CATEGORY_LENGTH) return `Tag key is longer than ${MAX_CATEGORY_LENGTH} characters`;
-  if (SYSTEM_TAG_KEYS.has(key)) return `Tag key '${key}' is reserved`;
+  // New Relic's own keys, `nr.*` and `newrelic.*` included, are not the user's to write.
+  if (!isLabelTagKey(key)) return `Tag key '${key}' is reserved`;
   return undefined;
 }
 

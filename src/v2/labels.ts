@@ -14,8 +14,16 @@ import type { V2Body } from './format.ts';
 /** Labels per page of `GET /v2/labels` (v2's own size is UNCONFIRMED; chosen, documented in the mapping). */
 export const LABELS_PAGE_SIZE = 20;
 
-/** At most this many applications in one PUT or DELETE (one mutation each: the chain stays bounded). */
-export const MAX_LABEL_APPLICATIONS = 100;
+/**
+ * At most this many applications in one PUT or DELETE: one tagging mutation each, sent one
+ * after the other, and all of them must fit the request's deadline (REQUEST_DEADLINE_MS, 10 s
+ * by default). Beyond it the gateway answers 422 and says how to proceed (batches); v2 had no
+ * such limit (a documented gap).
+ */
+export const MAX_LABEL_APPLICATIONS = 25;
+
+/** How a write body arrived: the Rails XML list rule applies to XML only. */
+export type LabelBodyKind = 'json' | 'xml' | 'form';
 
 /** NerdGraph's tag limits: a key of at most 128 characters, values of at most 256. */
 export const MAX_CATEGORY_LENGTH = 128;
@@ -56,7 +64,9 @@ export const LabelTitles = {
   tooLong: (field: string, max: number): string => `Invalid label: ${field} is longer than ${max} characters`,
   reserved: (category: string): string => `Invalid label: category '${category}' is a tag New Relic sets itself`,
   badApplications: 'Invalid label: links.applications must be a list of application ids',
-  tooManyApplications: `Invalid label: at most ${MAX_LABEL_APPLICATIONS} applications per request`,
+  tooManyApplications: `Invalid label: at most ${MAX_LABEL_APPLICATIONS} applications per request: send the others in further requests of up to ${MAX_LABEL_APPLICATIONS} each`,
+  tooManyCarrying: (count: number): string =>
+    `The label is on ${count} applications, more than the ${MAX_LABEL_APPLICATIONS} one request can remove it from: name the applications in the body (label.links.applications), up to ${MAX_LABEL_APPLICATIONS} per request, until it is gone`,
   servers: 'Invalid label: servers were retired on May 15, 2018 and have no entity to label; give applications only',
   noApplications: 'Invalid label: at least one application is required (labels are kept as tags on applications)',
   unknownApplication: (id: number): string => `Invalid label: no application with id ${id} in this account`,
@@ -110,33 +120,52 @@ function textField(holder: unknown, field: string): string | undefined {
 
 const APP_ID = /^[1-9][0-9]{0,14}$/;
 
-/** An id list: an array (JSON, form `a[]=`), a single id, or a comma-separated text (XML, forms). */
-function idList(raw: unknown, title: string): number[] | undefined {
+/**
+ * An id list, deduplicated in the order given: a JSON array; in XML and forms also a single id
+ * or a comma-separated text, and in XML Rails' list element. Throws `tooMany` as soon as more
+ * than `limit` distinct ids were read (the rest of the list is never looked at).
+ */
+function idList(raw: unknown, kind: LabelBodyKind, title: string, limit: number, tooMany: string): number[] | undefined {
+  let value = raw;
   // Rails' XML list, `<applications type="array"><application>1</application>...`, read as
-  // an element holding one kind of element: its items.
-  const inner = isObject(raw) ? Object.values(raw) : undefined;
-  const value = inner === undefined ? raw : inner.length === 1 ? inner[0] : inner.length === 0 ? [] : raw;
-  if (value === undefined || value === null || value === '') return undefined;
-  const items: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((piece) => piece.trim()) : [value];
-  const ids: number[] = [];
-  for (const item of items) {
+  // an element holding one kind of element: its items. XML only: a JSON object is no list.
+  if (kind === 'xml' && isObject(raw)) {
+    const inner = Object.values(raw);
+    value = inner.length === 1 ? inner[0] : inner.length === 0 ? [] : raw;
+  }
+  if (value === undefined || value === null) return undefined;
+  if (kind === 'json' && !Array.isArray(value)) throw invalid(title);
+  if (value === '') return undefined;
+  const ids = new Set<number>();
+  const add = (item: unknown): void => {
     const text = typeof item === 'number' && Number.isSafeInteger(item) ? String(item) : typeof item === 'string' ? item.trim() : undefined;
     if (text === undefined || !APP_ID.test(text)) throw invalid(title);
-    const id = Number(text);
-    if (!ids.includes(id)) ids.push(id);
-  }
-  return ids;
+    ids.add(Number(text));
+    if (ids.size > limit) throw invalid(tooMany);
+  };
+  if (Array.isArray(value)) for (const item of value) add(item);
+  else if (typeof value === 'string') {
+    // Piece by piece: a long text stops at the first id past the limit.
+    let from = 0;
+    for (;;) {
+      const comma = value.indexOf(',', from);
+      add(value.slice(from, comma === -1 ? undefined : comma));
+      if (comma === -1) break;
+      from = comma + 1;
+    }
+  } else add(value);
+  return [...ids];
 }
 
-/** `label.links`: the applications (deduplicated, in the order given) and whether servers were named. */
-function linksOf(label: unknown): { applications: number[] | undefined } {
+/** `label.links`: the applications (deduplicated, in the order given); servers are refused. */
+function linksOf(label: unknown, kind: LabelBodyKind): { applications: number[] | undefined } {
   const links = at(label, 'links');
   if (links === undefined || links === null) return { applications: undefined };
   if (!isObject(links)) throw invalid(LabelTitles.badApplications);
-  const servers = idList(at(links, 'servers'), LabelTitles.servers);
+  // Any server at all is refused: the first one read stops the list.
+  const servers = idList(at(links, 'servers'), kind, LabelTitles.servers, 0, LabelTitles.servers);
   if (servers !== undefined && servers.length > 0) throw invalid(LabelTitles.servers);
-  const applications = idList(at(links, 'applications'), LabelTitles.badApplications);
-  if (applications !== undefined && applications.length > MAX_LABEL_APPLICATIONS) throw invalid(LabelTitles.tooManyApplications);
+  const applications = idList(at(links, 'applications'), kind, LabelTitles.badApplications, MAX_LABEL_APPLICATIONS, LabelTitles.tooManyApplications);
   return { applications };
 }
 
@@ -146,7 +175,7 @@ export interface LabelCreate extends LabelKey {
 }
 
 /** `PUT /v2/labels` body, checked in v2's order (a missing wrapper first, then each field). */
-export function parseLabelCreate(body: unknown): LabelCreate {
+export function parseLabelCreate(body: unknown, kind: LabelBodyKind = 'json'): LabelCreate {
   const label = at(body, 'label');
   if (!isObject(label)) throw new V2Error(400, LabelTitles.missingWrapper, { kind: 'invalid_label' });
   const category = textField(label, 'category')?.trim();
@@ -157,7 +186,7 @@ export function parseLabelCreate(body: unknown): LabelCreate {
   if ([...category].length > MAX_CATEGORY_LENGTH) throw invalid(LabelTitles.tooLong('category', MAX_CATEGORY_LENGTH));
   if ([...name].length > MAX_NAME_LENGTH) throw invalid(LabelTitles.tooLong('name', MAX_NAME_LENGTH));
   if (!isLabelTagKey(category)) throw invalid(LabelTitles.reserved(category));
-  const { applications } = linksOf(label);
+  const { applications } = linksOf(label, kind);
   return { category, name, applications: applications ?? [] };
 }
 
@@ -165,11 +194,11 @@ export function parseLabelCreate(body: unknown): LabelCreate {
  * `DELETE /v2/labels/{key}` body: `{"label": {"links": {"applications": [...]}}}` names the
  * applications to take the label from; no body (or no applications) removes the whole label.
  */
-export function parseLabelDelete(body: unknown): { applications: number[] | undefined } {
+export function parseLabelDelete(body: unknown, kind: LabelBodyKind = 'json'): { applications: number[] | undefined } {
   const label = at(body, 'label');
   if (label === undefined || label === null) return { applications: undefined };
   if (!isObject(label)) throw invalid(LabelTitles.badApplications);
-  const { applications } = linksOf(label);
+  const { applications } = linksOf(label, kind);
   return { applications: applications !== undefined && applications.length > 0 ? applications : undefined };
 }
 

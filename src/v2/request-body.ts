@@ -97,8 +97,12 @@ function fromForm(text: string): BodyObject {
       const existing = Object.hasOwn(node, key) ? node[key] : undefined;
       const isGroup = existing !== undefined && existing !== null && typeof existing === 'object';
       if (index === keys.length - 1) {
-        if (appends && (existing === undefined || Array.isArray(existing))) {
-          node[key] = [...(existing ?? []), value];
+        if (appends) {
+          // In place: copying the list for every value would make a long list quadratic.
+          if (existing === undefined) node[key] = [value];
+          else if (Array.isArray(existing)) existing.push(value);
+          // `a=1&a[]=2`: one key both a value and a list (Rack refuses it too).
+          else throw badBody('form data');
           return;
         }
         // `deployment=x&deployment[revision]=y`: one key both a value and a group.
@@ -114,18 +118,31 @@ function fromForm(text: string): BodyObject {
   return root;
 }
 
-/** Parses a write body by its content type; a JSON-looking body without a type is read as JSON. */
-export function parseRequestBody(contentType: string | undefined, text: string): BodyObject {
+/** How a write body is read: by its content type, else a JSON-looking body as JSON, `<` as XML. */
+export type RequestBodyKind = 'none' | 'json' | 'xml' | 'form';
+
+export function requestBodyKind(contentType: string | undefined, text: string): RequestBodyKind {
   // Clients send a content type on every request (client-go: JSON), bodiless DELETEs included.
-  if (text.trim() === '') return Object.create(null) as BodyObject;
+  if (text.trim() === '') return 'none';
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  if (type === 'application/x-www-form-urlencoded') return fromForm(text);
-  if (type === 'application/xml' || type === 'text/xml') return fromXml(text);
-  if (type === 'application/json' || type.endsWith('+json')) return fromJson(text);
-  const start = text.trimStart()[0];
-  if (start === '{') return fromJson(text);
-  if (start === '<') return fromXml(text);
-  throw badBody('JSON');
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type === 'application/xml' || type === 'text/xml') return 'xml';
+  if (type === 'application/json' || type.endsWith('+json')) return 'json';
+  return text.trimStart()[0] === '<' ? 'xml' : 'json';
+}
+
+/** Parses a write body by its kind (requestBodyKind). */
+export function parseRequestBody(contentType: string | undefined, text: string): BodyObject {
+  switch (requestBodyKind(contentType, text)) {
+    case 'none':
+      return Object.create(null) as BodyObject;
+    case 'form':
+      return fromForm(text);
+    case 'xml':
+      return fromXml(text);
+    case 'json':
+      return fromJson(text);
+  }
 }
 
 /** A nested object (not a list, not null). */

@@ -8,7 +8,8 @@
  *   before anything is written). A PUT without applications answers the label with empty links
  *   as v2 did, but the sandbox keeps labels only as tags on applications, so it stores nothing.
  * - DELETE: the listed applications lose the label, or every application when none are listed;
- *   a key no application carries is a 404.
+ *   a key no application carries, or a system tag's key (language:java), is a 404. v2 had no
+ *   limit on how many applications one DELETE touched; the gateway has one (a documented gap).
  */
 import type { SandboxApp } from '../model.ts';
 import { addUserTag, removeUserTagValue, userTagsOf } from '../tagging.ts';
@@ -18,10 +19,12 @@ import {
   aggregateLabels,
   carries,
   healthBucket,
+  isLabelTagKey,
   parseLabelCreate,
   parseLabelDelete,
   parseLabelKey,
   v2Label,
+  type LabelBodyKind,
   type LabelKey,
   type LabelledApplication,
 } from '../../v2/labels.ts';
@@ -63,8 +66,15 @@ const labelNow = (req: LegacyRequest, label: LabelKey): ReturnType<typeof v2Labe
     labelledApps(req).filter((app) => carries(app, label)),
   );
 
+/** How the body arrived, as bodyParams reads it: the Rails XML list rule is for XML only. */
+function bodyKindOf(req: LegacyRequest): LabelBodyKind {
+  const media = (req.request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (media === 'application/xml' || media === 'text/xml' || media.endsWith('+xml')) return 'xml';
+  return media === 'application/x-www-form-urlencoded' ? 'form' : 'json';
+}
+
 async function createLabel(req: LegacyRequest): Promise<Response> {
-  const input = parseLabelCreate(await bodyParams(req.request));
+  const input = parseLabelCreate(await bodyParams(req.request), bodyKindOf(req));
   const apps = namedApps(req, input.applications);
   for (const { app } of apps) addUserTag(req.data, app, input.category, [input.name]);
   return send(req.format, 200, { label: labelNow(req, input) });
@@ -72,11 +82,13 @@ async function createLabel(req: LegacyRequest): Promise<Response> {
 
 async function deleteLabel(req: LegacyRequest): Promise<Response> {
   const label = parseLabelKey(req.path.key);
-  if (!label) throw notFound(LabelTitles.notFound);
-  const { applications } = parseLabelDelete(await bodyParams(req.request));
+  // System tags (language, account, nr.*) are never labels: the list never shows them.
+  if (!label || !isLabelTagKey(label.category)) throw notFound(LabelTitles.notFound);
+  const { applications } = parseLabelDelete(await bodyParams(req.request), bodyKindOf(req));
   const carrying = labelledApps(req).filter((app) => carries(app, label));
   if (carrying.length === 0) throw notFound(LabelTitles.notFound);
-  const targets = applications === undefined ? carrying : namedApps(req, applications).filter((app) => carries(app, label));
+  // Named applications that do not carry it are no error (nothing to remove).
+  const targets = applications === undefined ? carrying : namedApps(req, applications);
   for (const { app } of targets) removeUserTagValue(req.data, app, label.category, label.name);
   return send(req.format, 200, { label: labelNow(req, label) });
 }

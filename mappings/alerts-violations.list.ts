@@ -63,6 +63,7 @@ export default defineReadPlanMapping({
     'A bad date or an end before the start is 422.',
     'A start after now (or a window wholly before 1970) lists nothing and reads nothing; a start before 1970 counts from 1970.',
     'A repeated NerdGraph cursor is a 502 (nothing partial is shown).',
+    'Condition names: nrqlConditionsSearch has no ids criterion (only name, nameLike, policyId, query, queryLike), so the account\'s conditions are read, at most 10 pages, rather than only those on the page.',
   ],
   async load(ctx) {
     const { onlyOpen, window } = violationParams(ctx.params, ctx.now, 1);

@@ -18,6 +18,7 @@ interface Case {
   headers: Record<string, string>;
   gaps: readonly KnownGap[];
   method?: string;
+  lastMayBeMissing?: boolean;
 }
 
 const demo = { 'X-Api-Key': DEMO_KEY };

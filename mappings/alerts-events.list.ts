@@ -1,16 +1,17 @@
 import { z } from 'zod';
 import { defineReadPlanMapping, fieldNotesUnder } from '../src/routes/mapping.ts';
-import { pageOfList } from '../src/routes/local-paging.ts';
 import { NrqlResults, parseAnswer } from '../src/upstream/answer.ts';
 import { UpstreamError } from '../src/upstream/errors.ts';
 import { accountDeploymentEventsQuery } from '../src/upstream/nrql.ts';
 import type { V2Body } from '../src/v2/format.ts';
-import { alertV2Id, deploymentV2Id } from '../src/v2/ids.ts';
+import { alertV2Id, decodeEntityGuid, deploymentV2Id } from '../src/v2/ids.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import {
   AI_ISSUES_PAGE_SIZE,
+  CLOCK_SKEW_MS,
   EVENTS_WINDOW_MS,
+  MAX_UPSTREAM_PAGES,
   byEventTime,
   deploymentEvent,
   eventFilters,
@@ -20,6 +21,7 @@ import {
   violationEvents,
   walkIncidents,
   walkIssues,
+  walkedLink,
 } from './shared/ai-issues.ts';
 
 const note = fieldNotesUnder('recent_events[]');
@@ -42,7 +44,28 @@ const DeploymentRow = z.object({
   deploymentId: z.string().nullable().optional(),
   version: z.union([z.string(), z.number()]).nullable().optional(),
   appId: z.number().nullable().optional(),
+  'entity.guid': z.string().nullable().optional(),
 });
+type DeploymentRow = z.infer<typeof DeploymentRow>;
+
+/** The earliest of some times (`none` for none). */
+const oldest = (times: readonly number[], none: number): number => times.reduce((min, at) => Math.min(min, at), times.length > 0 ? Number.POSITIVE_INFINITY : none);
+
+/** NRQL's LIMIT MAX: a full answer may have left older deployments out. */
+const NRQL_MAX_ROWS = 5000;
+
+/**
+ * The APM app a deployment row is on: its numeric appId (legacy Deployment rows), else the app
+ * its entity.guid names (ChangeTrackingEvent rows carry no appId), only an APM application of
+ * the caller's account; else none (the row is not listed).
+ */
+function appIdOf(row: DeploymentRow, accountId: number): number | undefined {
+  if (typeof row.appId === 'number' && Number.isSafeInteger(row.appId) && row.appId > 0) return row.appId;
+  const decoded = row['entity.guid'] ? decodeEntityGuid(row['entity.guid']) : undefined;
+  if (!decoded || decoded.accountId !== accountId || decoded.domain !== 'APM' || decoded.type !== 'APPLICATION') return undefined;
+  if (!/^[1-9]\d{0,15}$/.test(decoded.domainId) || !Number.isSafeInteger(Number(decoded.domainId))) return undefined;
+  return Number(decoded.domainId);
+}
 const DeploymentsAnswer = z.object({ actor: z.object({ account: z.object({ nrql: NrqlResults }).nullable() }) });
 
 /** GET /v2/alerts_events.{json,xml}: violation opens and closes and deployments (routes-next.md §5.3). */
@@ -58,7 +81,7 @@ export default defineReadPlanMapping({
   fields: [
     note('id', 'approximate', 'violations: alertV2Id(incidentId|open or |close); deployments: deploymentV2Id(changeTrackingId or deploymentId)'),
     note('event_type', 'approximate', 'VIOLATION_OPEN, VIOLATION_CLOSE or DEPLOYMENT; NOTIFICATION and INSTRUMENTATION are never emitted'),
-    note('product / entity_type / entity_group_id / entity_id', 'approximate', 'decoded from the incident entityGuids; APM/Application/appId for deployments'),
+    note('product / entity_type / entity_group_id / entity_id', 'approximate', 'decoded from the incident entityGuids; APM/Application/appId for deployments (the app id decoded from entity.guid on change-tracking rows)'),
     note('priority', 'approximate', 'CRITICAL -> Critical, others -> Warning; null for deployments'),
     note('description', 'approximate', '"<policy name> (<incident title>)"; "Deployment of revision <version>"'),
     note('timestamp', 'exact', 'incident createdAt / closedAt; the deployment timestamp (epoch ms)'),
@@ -69,44 +92,67 @@ export default defineReadPlanMapping({
     { description: 'Incident ids are derived from NerdGraph issue UUIDs.' },
     { description: 'Descriptions are composed by the gateway; v2\'s own texts are not recoverable.' },
     { description: 'NOTIFICATION and INSTRUMENTATION events have no NerdGraph source and are never listed (New Relic names no replacement for alert events).' },
-    { description: 'Only the last 30 days are listed, at most 50 NerdGraph pages of incidents and 5,000 deployments.' },
+    { description: 'Only the last 30 days are listed (v2\'s own span for recent events is unconfirmed).' },
+    {
+      description:
+        'At most 50 NerdGraph pages of incidents and 5,000 deployments are read. When either bound cuts the list, it ends at the oldest event both sources still cover (no rel="last", no rel="next" past the last reachable page, a page beyond it is a 422 saying so); close events of violations opened before that point are missing.',
+    },
+    { description: 'incident_id is null for a violation whose issue lies past 50 NerdGraph pages of issues.' },
+    { description: 'Deployments listed are those of APM applications of the account (by appId, or by the entity.guid of change-tracking rows).' },
   ],
   assumptions: [
     XML_ASSUMPTION,
     'Page size 200 (UNCONFIRMED); newest first, ties by id.',
     'Products in upper case as the 2016 swagger lists them; filter values compare case-insensitively; a value outside the lists is 422.',
     'filter[event_type]=VIOLATION matches both VIOLATION_OPEN and VIOLATION_CLOSE.',
+    'Windows end a minute after now (clock skew).',
+    'A repeated NerdGraph cursor is a 502 (nothing partial is shown).',
   ],
   async load(ctx) {
     const filters = eventFilters(ctx.params);
     const { page } = parameters.parse(ctx.params);
-    const window = { startTime: ctx.now - EVENTS_WINDOW_MS, endTime: ctx.now };
+    const window = { startTime: ctx.now - EVENTS_WINDOW_MS, endTime: ctx.now + CLOCK_SKEW_MS };
     const events: V2Body[] = [];
+    // Events before `cutoff` are not all known (a source was cut at its bound): the list ends there.
+    let cutoff = Number.NEGATIVE_INFINITY;
     if (mayShow(filters, 'VIOLATION_OPEN') || mayShow(filters, 'VIOLATION_CLOSE')) {
       const [incidents, issues] = await Promise.all([
-        walkIncidents(ctx, null, window, Number.POSITIVE_INFINITY),
+        walkIncidents(ctx, null, window, { enough: Number.POSITIVE_INFINITY }),
         // An issue opens at most minutes before its first incident.
-        walkIssues(ctx, null, { startTime: window.startTime - HOUR_MS, endTime: window.endTime }, Number.POSITIVE_INFINITY),
+        walkIssues(ctx, null, { startTime: window.startTime - HOUR_MS, endTime: window.endTime }, { enough: Number.POSITIVE_INFINITY }),
       ]);
+      if (incidents.truncated) cutoff = Math.max(cutoff, oldest(incidents.items.map((item) => item.createdAt), window.endTime));
       const issueOf = new Map(issues.items.flatMap((issue) => (issue.incidentIds ?? []).map((id) => [id, alertV2Id(issue.issueId)] as const)));
       const policyIds = new Set(incidents.items.flatMap((item) => (item.policyIds && /^\d{1,15}$/.test(item.policyIds) ? [Number(item.policyIds)] : [])));
       const policies = await readPolicies(ctx, policyIds);
       for (const incident of incidents.items) events.push(...violationEvents(incident, issueOf.get(incident.incidentId) ?? null, policies));
     }
     if (mayShow(filters, 'DEPLOYMENT')) {
-      const query = accountDeploymentEventsQuery({ since: window.startTime, until: ctx.now + 60_000 });
+      const query = accountDeploymentEventsQuery({ since: window.startTime, until: window.endTime });
       const answer = parseAnswer(DeploymentsAnswer, await ctx.read('AlertEventDeployments', { accountId: ctx.accountId, events: query }), 'AlertEventDeployments');
       const results = answer.actor.account?.nrql?.results;
       if (!results) throw new UpstreamError('upstream_failure', 'AlertEventDeployments: no NRQL results');
-      for (const row of results) {
+      const rows = results.flatMap((row) => {
         const parsed = DeploymentRow.safeParse(row);
-        const marker = parsed.data?.changeTrackingId ?? parsed.data?.deploymentId;
-        if (!parsed.success || !marker || typeof parsed.data.appId !== 'number') continue;
-        const version = parsed.data.version;
-        events.push(deploymentEvent(deploymentV2Id(marker), parsed.data.appId, version === null || version === undefined ? '' : String(version), parsed.data.timestamp));
+        return parsed.success ? [parsed.data] : [];
+      });
+      if (results.length >= NRQL_MAX_ROWS && rows.length > 0) cutoff = Math.max(cutoff, oldest(rows.map((row) => row.timestamp), window.endTime));
+      for (const row of rows) {
+        const marker = row.changeTrackingId ?? row.deploymentId;
+        const appId = appIdOf(row, ctx.accountId);
+        if (!marker || appId === undefined) continue;
+        const version = row.version;
+        events.push(deploymentEvent(deploymentV2Id(marker), appId, version === null || version === undefined ? '' : String(version), row.timestamp));
       }
     }
-    const shown = events.filter((event) => eventShown(filters, event)).sort(byEventTime);
-    return pageOfList(shown, { page, pageSize: AI_ISSUES_PAGE_SIZE, wrapperKey: 'recent_events', publicUrl: ctx.publicUrl });
+    const truncated = cutoff > Number.NEGATIVE_INFINITY;
+    const since = truncated ? new Date(Math.min(Math.max(cutoff, 0), window.endTime)).toISOString() : '';
+    const shown = events.filter((event) => Number(event.timestamp) >= cutoff && eventShown(filters, event)).sort(byEventTime);
+    const link = walkedLink(ctx.publicUrl, page, { complete: !truncated, truncated }, shown.length, {
+      withLast: true,
+      beyondTitle: `Invalid parameter page: only the events since ${since} can be read here (${MAX_UPSTREAM_PAGES} NerdGraph pages of violations, ${NRQL_MAX_ROWS} deployments); narrow the list with filter[event_type]`,
+    });
+    const items = shown.slice((page - 1) * AI_ISSUES_PAGE_SIZE, page * AI_ISSUES_PAGE_SIZE);
+    return { body: { recent_events: items }, ...(link ? { headers: { link } } : {}) };
   },
 });

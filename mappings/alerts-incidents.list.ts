@@ -1,15 +1,30 @@
 import { defineReadPlanMapping, fieldNotesUnder } from '../src/routes/mapping.ts';
-import { linkHeader } from '../src/v2/link.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
-import { AI_ISSUES_PAGE_SIZE, LIST_WINDOW_MS, policyIdsOf, readPolicies, v2Incident, walkIssues } from './shared/ai-issues.ts';
+import {
+  AI_ISSUES_PAGE_SIZE,
+  CLOCK_SKEW_MS,
+  LIST_WINDOW_MS,
+  MAX_UPSTREAM_PAGES,
+  OPEN_WINDOW_MS,
+  policyIdsOf,
+  readPolicies,
+  v2Incident,
+  walkIssues,
+  walkedLink,
+  type UpstreamIssue,
+} from './shared/ai-issues.ts';
+
+/** v2's open incidents: not closed. DEACTIVATED issues without closedAt count as open (a choice). */
+const OPEN_STATES = ['CREATED', 'ACTIVATED', 'DEACTIVATED'];
+const isOpen = (issue: UpstreamIssue): boolean => issue.closedAt === null || issue.closedAt === undefined;
 
 const note = fieldNotesUnder('incidents[]');
 
 const parameters = defineParams({
-  only_open: param.flag('only_open', { fidelity: 'exact', note: 'Open issues only: filter states [CREATED, ACTIVATED].' }),
+  only_open: param.flag('only_open', { fidelity: 'exact', note: 'Open issues only: filter states [CREATED, ACTIVATED, DEACTIVATED] and no closedAt, over 90 days.' }),
   exclude_violations: param.flag('exclude_violations', { fidelity: 'exact', note: 'Leaves links.violations out (client-go sends it).' }),
-  page: param.page({ fidelity: 'exact', note: '200 per page, newest first, v2 Link header with rel="last".' }),
+  page: param.page({ fidelity: 'exact', note: '200 per page, newest first, v2 Link header; rel="last" only when the walk reached the end of the list.' }),
 });
 
 /** GET /v2/alerts_incidents.{json,xml}: NerdGraph's alert issues (routes-next.md §5.1). */
@@ -19,7 +34,7 @@ export default defineReadPlanMapping({
   method: 'GET',
   route: '/v2/alerts_incidents.{format}',
   operation: 'AlertIncidents',
-  summary: 'List incidents: aiIssues.issues over the last 30 days (cursor walk), incident preference from policiesSearch, paged locally',
+  summary: 'List incidents: aiIssues.issues over the last 30 days (90 with only_open; cursor walk up to the requested page), incident preference from policiesSearch',
   fidelity: 'approximate',
   parameters,
   fields: [
@@ -33,16 +48,33 @@ export default defineReadPlanMapping({
   knownGaps: [
     { description: 'Incident ids are derived from NerdGraph issue UUIDs; ids stored from the real v2 API will not match.' },
     { description: 'Violation ids are derived from NerdGraph incident UUIDs, not v2 ids.' },
-    { description: 'Only issues of the last 30 days are listed (v2 listed the whole history), at most 50 NerdGraph pages.' },
+    { description: 'Only issues of the last 30 days are listed, 90 with only_open (v2 listed the whole history; NerdGraph documents no retention for aiIssues).' },
+    {
+      description:
+        'The walk stops once it holds the requested page and one more item: rel="last" is sent only when it reached the end of the list, else rel="next" alone. At most 50 NerdGraph pages are reachable; the list ends at the last reachable page and a page beyond it is a 422 saying so (narrow with only_open).',
+    },
   ],
-  assumptions: [XML_ASSUMPTION, 'Page size 200 (UNCONFIRMED for alerts); newest first.', 'incident_preference is a string, as real data showed (the 2016 swagger says integer).'],
+  assumptions: [
+    XML_ASSUMPTION,
+    'Page size 200 (UNCONFIRMED for alerts); newest first.',
+    'incident_preference is a string, as real data showed (the 2016 swagger says integer).',
+    'only_open means not closed: a DEACTIVATED issue without closedAt is open (v2 had no such state).',
+    'A repeated NerdGraph cursor is a 502 (nothing partial is shown).',
+  ],
   async load(ctx) {
     const { only_open: onlyOpen, exclude_violations: excludeViolations, page } = parameters.parse(ctx.params);
-    const window = { startTime: ctx.now - LIST_WINDOW_MS, endTime: ctx.now };
-    const { items } = await walkIssues(ctx, onlyOpen ? { states: ['CREATED', 'ACTIVATED'] } : null, window, Number.POSITIVE_INFINITY);
+    const window = { startTime: ctx.now - (onlyOpen ? OPEN_WINDOW_MS : LIST_WINDOW_MS), endTime: ctx.now + CLOCK_SKEW_MS };
+    const walked = await walkIssues(ctx, onlyOpen ? { states: OPEN_STATES } : null, window, {
+      enough: page * AI_ISSUES_PAGE_SIZE + 1,
+      ...(onlyOpen ? { keep: isOpen } : {}),
+    });
+    const { items } = walked;
+    const link = walkedLink(ctx.publicUrl, page, walked, items.length, {
+      withLast: true,
+      beyondTitle: `Invalid parameter page: at most ${MAX_UPSTREAM_PAGES} NerdGraph pages of incidents can be read (${Math.ceil(items.length / AI_ISSUES_PAGE_SIZE)} pages here); narrow the list with only_open`,
+    });
     const shown = items.slice((page - 1) * AI_ISSUES_PAGE_SIZE, page * AI_ISSUES_PAGE_SIZE);
     const policies = await readPolicies(ctx, policyIdsOf(shown));
-    const link = linkHeader(ctx.publicUrl, page, Math.ceil(items.length / AI_ISSUES_PAGE_SIZE));
     return { body: { incidents: shown.map((issue) => v2Incident(issue, policies, !excludeViolations)) }, ...(link ? { headers: { link } } : {}) };
   },
 });

@@ -1,16 +1,15 @@
 import { defineReadPlanMapping, fieldNotesUnder } from '../src/routes/mapping.ts';
-import { invalidParameter } from '../src/v2/errors.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import {
   AI_ISSUES_PAGE_SIZE,
   MAX_UPSTREAM_PAGES,
-  linkWithoutLast,
   readConditionNames,
   readPolicies,
   v2Violation,
   violationParams,
   walkIncidents,
+  walkedLink,
 } from './shared/ai-issues.ts';
 
 const note = fieldNotesUnder('violations[]');
@@ -18,9 +17,9 @@ const note = fieldNotesUnder('violations[]');
 const parameters = defineParams({
   only_open: param.flag('only_open', { fidelity: 'exact', note: 'Open incidents only: filter states [CREATED].' }),
   'filter[only_open]': param.flag('filter[only_open]', { fidelity: 'exact', note: 'The same, as a TypeScript integration client spells it.' }),
-  start_date: param.single('start_date', { fidelity: 'approximate', note: 'ISO 8601; timeWindow.startTime (opened at or after). Default: 30 days back.' }),
+  start_date: param.single('start_date', { fidelity: 'approximate', note: 'ISO 8601; timeWindow.startTime (opened at or after), never before 1970. Default: 30 days back (90 with only_open).' }),
   'filter[start_time]': param.single('filter[start_time]', { fidelity: 'approximate', note: 'Used when start_date is absent.' }),
-  end_date: param.single('end_date', { fidelity: 'approximate', note: 'ISO 8601; timeWindow.endTime (opened at or before). Default: now.' }),
+  end_date: param.single('end_date', { fidelity: 'approximate', note: 'ISO 8601; timeWindow.endTime (opened at or before), never past now + 1 minute. Default: now + 1 minute.' }),
   'filter[end_time]': param.single('filter[end_time]', { fidelity: 'approximate', note: 'Used when end_date is absent.' }),
   page: param.page({ fidelity: 'exact', note: '200 per page, newest first, over NerdGraph cursors; Link never has rel="last".' }),
 });
@@ -48,7 +47,11 @@ export default defineReadPlanMapping({
   ],
   knownGaps: [
     { description: 'Violation ids are derived from NerdGraph incident UUIDs; ids stored from the real v2 API will not match.' },
-    { description: 'Without start_date the list reaches 30 days back (v2 listed the whole history); at most 50 NerdGraph pages are walked per request.' },
+    { description: 'Without start_date the list reaches 30 days back, 90 with only_open (v2 listed the whole history; NerdGraph documents no retention for aiIssues).' },
+    {
+      description:
+        'At most 50 NerdGraph pages of violations are reachable (as many violations as NerdGraph puts on 50 pages); narrow with start_date/end_date. The list ends at the last reachable page (no rel="next" past it) and a page beyond it is a 422 saying so.',
+    },
     { description: 'condition_name is known for NRQL conditions only (the schema has no other condition types); null for others and past the first 2,000 conditions.' },
     { description: 'priority: NerdGraph has four priorities, v2 two severities; HIGH, MEDIUM and LOW all read as Warning.' },
     { description: 'entity.type for key transactions is KeyTransaction; other products (plugins, servers) are only decoded when their GUID says so.' },
@@ -58,20 +61,23 @@ export default defineReadPlanMapping({
     'Page size 200 (UNCONFIRMED for alerts); newest first.',
     'start_date/end_date bound opened_at (NerdGraph timeWindow); filter[start_time]/filter[end_time] are their spellings.',
     'A bad date or an end before the start is 422.',
+    'A start after now (or a window wholly before 1970) lists nothing and reads nothing; a start before 1970 counts from 1970.',
+    'A repeated NerdGraph cursor is a 502 (nothing partial is shown).',
+    'Condition names: nrqlConditionsSearch has no ids criterion (only name, nameLike, policyId, query, queryLike), so the account\'s conditions are read, at most 10 pages, rather than only those on the page.',
   ],
   async load(ctx) {
     const { onlyOpen, window } = violationParams(ctx.params, ctx.now, 1);
     const { page } = parameters.parse(ctx.params);
-    const walked = await walkIncidents(ctx, onlyOpen ? { states: ['CREATED'] } : null, window, page * AI_ISSUES_PAGE_SIZE + 1);
-    // The walk stopped at its bound before reaching the page: say so rather than answer a short page.
-    if (!walked.complete && walked.items.length <= (page - 1) * AI_ISSUES_PAGE_SIZE) {
-      throw invalidParameter(`Invalid parameter page: this list can be read ${MAX_UPSTREAM_PAGES} NerdGraph pages deep; narrow it with start_date and end_date`);
-    }
+    if (window === null) return { body: { violations: [] } };
+    const walked = await walkIncidents(ctx, onlyOpen ? { states: ['CREATED'] } : null, window, { enough: page * AI_ISSUES_PAGE_SIZE + 1 });
+    // Only pages that can be served are announced; past the walk's bound the answer says so.
+    const link = walkedLink(ctx.publicUrl, page, walked, walked.items.length, {
+      withLast: false,
+      beyondTitle: `Invalid parameter page: at most ${MAX_UPSTREAM_PAGES} NerdGraph pages of violations can be read (${Math.ceil(walked.items.length / AI_ISSUES_PAGE_SIZE)} pages here); narrow the list with start_date and end_date`,
+    });
     const items = walked.items.slice((page - 1) * AI_ISSUES_PAGE_SIZE, page * AI_ISSUES_PAGE_SIZE);
     const policyIds = new Set(items.flatMap((item) => (item.policyIds && /^\d{1,15}$/.test(item.policyIds) ? [Number(item.policyIds)] : [])));
     const [policies, conditions] = items.length === 0 ? [new Map(), new Map()] : await Promise.all([readPolicies(ctx, policyIds), readConditionNames(ctx)]);
-    const lastPage = walked.complete ? Math.ceil(walked.items.length / AI_ISSUES_PAGE_SIZE) : page + 1;
-    const link = linkWithoutLast(ctx.publicUrl, page, lastPage);
     return {
       body: { violations: items.map((item) => v2Violation(item, { policies, conditions }, ctx.now)) },
       ...(link ? { headers: { link } } : {}),

@@ -39,9 +39,38 @@ describe('alerts parameters', () => {
 
   it('a start after the end is 422; dates bound the window; defaults reach 30 days back', () => {
     expect(() => violationParams(parseV2Params('start_date=2026-11-21&end_date=2026-11-20'), FIXED_NOW, 1)).toThrow(V2Error);
-    expect(violationParams(parseV2Params('filter[start_time]=2026-11-20T00:00:00Z'), FIXED_NOW, 1).window).toEqual({ startTime: Date.UTC(2026, 10, 20), endTime: FIXED_NOW });
-    expect(violationParams(parseV2Params(''), FIXED_NOW, 1).window).toEqual({ startTime: FIXED_NOW - 30 * 86_400_000, endTime: FIXED_NOW });
+    // Windows end a minute after now (clock skew).
+    expect(violationParams(parseV2Params('filter[start_time]=2026-11-20T00:00:00Z'), FIXED_NOW, 1).window).toEqual({ startTime: Date.UTC(2026, 10, 20), endTime: FIXED_NOW + 60_000 });
+    expect(violationParams(parseV2Params(''), FIXED_NOW, 1).window).toEqual({ startTime: FIXED_NOW - 30 * 86_400_000, endTime: FIXED_NOW + 60_000 });
+    // only_open reaches 90 days back: open incidents can be older than 30 days.
+    expect(violationParams(parseV2Params('only_open=true'), FIXED_NOW, 1).window).toEqual({ startTime: FIXED_NOW - 90 * 86_400_000, endTime: FIXED_NOW + 60_000 });
     expect(eventFilters(parseV2Params('filter[product]=browser&filter[event_type]=violation_open'))).toEqual({ product: 'BROWSER', eventType: 'VIOLATION_OPEN' });
+  });
+
+  it('odd dates: a start before 1970 counts from 1970, an end never past now, a start after the end reads nothing', () => {
+    const windowOf = (query: string) => violationParams(parseV2Params(query), FIXED_NOW, 1).window;
+    expect(windowOf('start_date=0001-01-01')).toEqual({ startTime: 0, endTime: FIXED_NOW + 60_000 });
+    expect(windowOf('start_date=1970-01-01')).toEqual({ startTime: 0, endTime: FIXED_NOW + 60_000 });
+    expect(windowOf('end_date=9999-12-31')).toEqual({ startTime: FIXED_NOW - 30 * 86_400_000, endTime: FIXED_NOW + 60_000 });
+    expect(windowOf('start_date=2030-01-01')).toBeNull();
+    expect(windowOf('start_date=2030-01-01&end_date=2031-01-01')).toBeNull();
+    expect(windowOf('start_date=0001-01-01&end_date=0001-06-01')).toBeNull();
+    expect(windowOf('end_date=1960-01-01')).toBeNull();
+    fc.assert(
+      fc.property(query, (text) => {
+        let window;
+        try {
+          window = violationParams(parseV2Params(text), FIXED_NOW, 1).window;
+        } catch {
+          return;
+        }
+        if (window === null) return;
+        expect(window.startTime).toBeGreaterThanOrEqual(0);
+        expect(window.startTime).toBeLessThan(window.endTime);
+        expect(window.endTime).toBeLessThanOrEqual(FIXED_NOW + 60_000);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   describe('through the gateway', () => {

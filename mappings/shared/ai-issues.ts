@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CallerScope, OperationContext } from '../../src/routes/mapping.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
-import { AlertIncidentTitles, invalidParameter, notFound, writeRefused } from '../../src/v2/errors.ts';
+import { AlertIncidentTitles, V2Error, invalidParameter, notFound, writeRefused } from '../../src/v2/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
 import { alertV2Id, decodeEntityGuid } from '../../src/v2/ids.ts';
 import { linkHeader } from '../../src/v2/link.ts';
@@ -24,6 +24,14 @@ export const AI_ISSUES_PAGE_SIZE = 200;
  * v2 listed the whole history. A choice, documented as a gap.
  */
 export const LIST_WINDOW_MS = 30 * DAY_MS;
+/**
+ * How far back only_open lists and acknowledge/close look: open incidents can be older than
+ * LIST_WINDOW_MS, and the open-state filter keeps the walk small. NerdGraph documents no
+ * retention for aiIssues (nerdgraph.md §8); 90 days is a choice, documented as a gap.
+ */
+export const OPEN_WINDOW_MS = 90 * DAY_MS;
+/** Windows end this long after now: what NerdGraph's clock opened just ahead of ours is listed. */
+export const CLOCK_SKEW_MS = 60_000;
 /** At most this many NerdGraph pages per walk (each of NerdGraph's page size). */
 export const MAX_UPSTREAM_PAGES = 50;
 /** At most this many pages of NRQL condition names per request. */
@@ -84,52 +92,82 @@ const ConditionsAnswer = accountOf(
 
 type Reader = Pick<CallerScope, 'read' | 'accountId'>;
 
-interface Walked<T> {
+export interface Walked<T> {
   items: T[];
   /** Whether the walk reached the last NerdGraph page. */
   complete: boolean;
+  /** Whether the walk stopped at its page bound with more pages left (the list is cut there). */
+  truncated: boolean;
+}
+
+/** A repeated cursor: NerdGraph would loop, so the list cannot be read (502, nothing partial). */
+export const repeatedCursor = (operation: string): V2Error =>
+  new V2Error(502, `New Relic's NerdGraph answered a repeated cursor while listing (${operation}); the list cannot be read whole, nothing partial is shown`, {
+    kind: 'upstream_failure',
+  });
+
+export interface WalkOptions<T> {
+  /** Stop once this many (kept) items are in hand. */
+  enough: number;
+  /** At most this many requests. */
+  maxPages?: number;
+  /** Items outside the list (kept out of the count). */
+  keep?: (item: T) => boolean;
+  /** Stop as soon as one item satisfies this (e.g. the id sought). */
+  stopAt?: (item: T) => boolean;
 }
 
 /**
- * Follows NerdGraph's cursors until `enough` items are in hand or the list ends, at most
- * `maxPages` requests. `pageOf` picks one answer's items and next cursor.
+ * Follows NerdGraph's cursors until `enough` items are in hand, `stopAt` matches or the list
+ * ends, at most `maxPages` requests. `pageOf` picks one answer's items and next cursor. A cursor
+ * NerdGraph already gave is an upstream failure (it would loop and repeat rows).
  */
 async function walk<T>(
   ctx: Reader,
   operation: string,
   variables: Record<string, unknown>,
   pageOf: (answer: unknown) => { items: T[]; nextCursor: string | null | undefined },
-  enough: number,
-  maxPages = MAX_UPSTREAM_PAGES,
+  options: WalkOptions<T>,
 ): Promise<Walked<T>> {
+  const { enough, maxPages = MAX_UPSTREAM_PAGES, keep, stopAt } = options;
   const items: T[] = [];
+  const seen = new Set<string>();
   let cursor: string | null = null;
   for (let pages = 0; pages < maxPages; pages++) {
     const page = pageOf(await ctx.read(operation, { ...variables, accountId: ctx.accountId, cursor }));
-    items.push(...page.items);
-    if (!page.nextCursor) return { items, complete: true };
-    if (items.length >= enough) return { items, complete: false };
+    const kept = keep ? page.items.filter(keep) : page.items;
+    items.push(...kept);
+    if (stopAt && kept.some(stopAt)) return { items, complete: !page.nextCursor, truncated: false };
+    if (!page.nextCursor) return { items, complete: true, truncated: false };
+    if (seen.has(page.nextCursor)) throw repeatedCursor(operation);
+    seen.add(page.nextCursor);
+    if (items.length >= enough) return { items, complete: false, truncated: false };
     cursor = page.nextCursor;
   }
-  return { items, complete: false };
+  return { items, complete: false, truncated: true };
 }
 
 const missing = (operation: string): UpstreamError => new UpstreamError('upstream_failure', `${operation}: no account in the answer`);
 
-export function walkIncidents(ctx: Reader, filter: Record<string, unknown> | null, window: TimeWindow, enough: number): Promise<Walked<UpstreamIncident>> {
+export function walkIncidents(
+  ctx: Reader,
+  filter: Record<string, unknown> | null,
+  window: TimeWindow,
+  options: WalkOptions<UpstreamIncident>,
+): Promise<Walked<UpstreamIncident>> {
   return walk(ctx, 'AlertViolations', { filter, timeWindow: window }, (answer) => {
     const data = parseAnswer(IncidentsAnswer, answer, 'AlertViolations').actor.account?.aiIssues?.incidents;
     if (!data) throw missing('AlertViolations');
     return { items: data.incidents, nextCursor: data.nextCursor };
-  }, enough);
+  }, options);
 }
 
-export function walkIssues(ctx: Reader, filter: Record<string, unknown> | null, window: TimeWindow, enough: number): Promise<Walked<UpstreamIssue>> {
+export function walkIssues(ctx: Reader, filter: Record<string, unknown> | null, window: TimeWindow, options: WalkOptions<UpstreamIssue>): Promise<Walked<UpstreamIssue>> {
   return walk(ctx, 'AlertIncidents', { filter, timeWindow: window }, (answer) => {
     const data = parseAnswer(IssuesAnswer, answer, 'AlertIncidents').actor.account?.aiIssues?.issues;
     if (!data) throw missing('AlertIncidents');
     return { items: data.issues, nextCursor: data.nextCursor };
-  }, enough);
+  }, options);
 }
 
 export interface PolicyFacts {
@@ -145,7 +183,7 @@ export async function readPolicies(ctx: Reader, ids: ReadonlySet<number>): Promi
     const data = parseAnswer(PoliciesAnswer, answer, 'AlertPolicies').actor.account?.alerts?.policiesSearch;
     if (!data) throw missing('AlertPolicies');
     return { items: data.policies, nextCursor: data.nextCursor };
-  }, Number.POSITIVE_INFINITY);
+  }, { enough: Number.POSITIVE_INFINITY });
   for (const policy of items) found.set(Number(policy.id), { name: policy.name, incidentPreference: policy.incidentPreference });
   return found;
 }
@@ -156,7 +194,7 @@ export async function readConditionNames(ctx: Reader): Promise<Map<number, strin
     const data = parseAnswer(ConditionsAnswer, answer, 'AlertNrqlConditions').actor.account?.alerts?.nrqlConditionsSearch;
     if (!data) throw missing('AlertNrqlConditions');
     return { items: data.nrqlConditions, nextCursor: data.nextCursor };
-  }, Number.POSITIVE_INFINITY, MAX_CONDITION_PAGES);
+  }, { enough: Number.POSITIVE_INFINITY, maxPages: MAX_CONDITION_PAGES });
   return new Map(items.map((condition) => [Number(condition.id), condition.name]));
 }
 
@@ -178,7 +216,8 @@ function time(params: V2Params, key: string): number | undefined {
 
 export interface ViolationParams {
   onlyOpen: boolean;
-  window: TimeWindow;
+  /** null: the window holds nothing (a start after the end of what exists); nothing is read. */
+  window: TimeWindow | null;
   page: number;
 }
 
@@ -188,9 +227,12 @@ export function violationParams(params: V2Params, now: number, page: number): Vi
   const start = time(params, 'start_date') ?? time(params, 'filter[start_time]');
   const end = time(params, 'end_date') ?? time(params, 'filter[end_time]');
   if (start !== undefined && end !== undefined && end < start) throw invalidParameter(AlertIncidentTitles.timeOrder);
-  // A start after now with no end lists nothing (nothing exists yet), as v2 did; never an inverted window.
-  const endTime = end ?? Math.max(now, start ?? now);
-  return { onlyOpen, window: { startTime: start ?? Math.min(now, endTime) - LIST_WINDOW_MS, endTime }, page };
+  // The window never reaches past now (plus clock skew) nor before the epoch; a start after its
+  // end (a start in the future, dates before 1970) lists nothing, as v2 did, and reads nothing.
+  const latest = now + CLOCK_SKEW_MS;
+  const endTime = Math.min(end ?? latest, latest);
+  const startTime = Math.max(start ?? now - (onlyOpen ? OPEN_WINDOW_MS : LIST_WINDOW_MS), 0);
+  return { onlyOpen, window: startTime < endTime ? { startTime, endTime } : null, page };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -257,29 +299,43 @@ export function linkWithoutLast(publicUrl: string, page: number, lastPage: numbe
   return kept.length > 0 ? kept.join(', ') : undefined;
 }
 
+/**
+ * The Link of v2 page `page` of a walked list of `count` items, announcing only pages that can
+ * be served. A walk that reached the end knows the last page (sent when `withLast`); a walk that
+ * stopped once it had enough knows a next page exists but not the last (next only); a walk cut
+ * at its page bound ends the list at the last reachable page (no next), and a page past it is a
+ * 422 with `beyondTitle`, never an empty page or a rel that leads nowhere.
+ */
+export function walkedLink(publicUrl: string, page: number, walked: Pick<Walked<unknown>, 'complete' | 'truncated'>, count: number, options: { withLast: boolean; beyondTitle: string }): string | undefined {
+  const reachable = Math.ceil(count / AI_ISSUES_PAGE_SIZE);
+  if (walked.truncated && page > Math.max(reachable, 1)) throw invalidParameter(options.beyondTitle);
+  return walked.complete && options.withLast ? linkHeader(publicUrl, page, reachable) : linkWithoutLast(publicUrl, page, reachable);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Acknowledge and close
 
 /** How far back acknowledge and close look for the incident a v2 id names. */
-export const ACTION_WINDOW_MS = LIST_WINDOW_MS;
+export const ACTION_WINDOW_MS = OPEN_WINDOW_MS;
 
 /**
  * The issue a v2 incident id names: the derived ids of the account's issues opened in the last
- * ACTION_WINDOW_MS (at most MAX_UPSTREAM_PAGES pages), else 404.
+ * ACTION_WINDOW_MS (at most MAX_UPSTREAM_PAGES pages, no further than the page holding it), else 404.
  */
 export async function findIssue(ctx: OperationContext, rawId: string | undefined): Promise<UpstreamIssue> {
   const id = rawId !== undefined && /^[1-9]\d{0,15}$/.test(rawId) ? Number(rawId) : undefined;
   if (id === undefined || !Number.isSafeInteger(id)) throw notFound(AlertIncidentTitles.incidentNotFound);
-  const window = { startTime: ctx.now - ACTION_WINDOW_MS, endTime: ctx.now };
-  const { items } = await walkIssues(ctx, null, window, Number.POSITIVE_INFINITY);
-  const issue = items.find((candidate) => alertV2Id(candidate.issueId) === id);
+  const named = (candidate: UpstreamIssue): boolean => alertV2Id(candidate.issueId) === id;
+  const window = { startTime: ctx.now - ACTION_WINDOW_MS, endTime: ctx.now + CLOCK_SKEW_MS };
+  const { items } = await walkIssues(ctx, null, window, { enough: Number.POSITIVE_INFINITY, stopAt: named });
+  const issue = items.find(named);
   if (!issue) throw notFound(AlertIncidentTitles.incidentNotFound);
   return issue;
 }
 
 /** The issue as NerdGraph has it now, by its NerdGraph id (the read-back after a mutation). */
 export async function rereadIssue(ctx: OperationContext, issueId: string, createdAt: number): Promise<UpstreamIssue> {
-  const { items } = await walkIssues(ctx, { ids: [issueId] }, { startTime: createdAt, endTime: Math.max(ctx.now, createdAt) }, 1);
+  const { items } = await walkIssues(ctx, { ids: [issueId] }, { startTime: createdAt, endTime: Math.max(ctx.now, createdAt) + CLOCK_SKEW_MS }, { enough: 1 });
   const issue = items.find((candidate) => candidate.issueId === issueId);
   if (!issue) throw new UpstreamError('upstream_failure', 'AlertIncidents: the issue was not found after the write');
   return issue;
@@ -290,12 +346,15 @@ const ActionPayload = z.object({
   result: z.object({ accountId: z.number(), action: z.string(), issueId: z.string() }).nullable().optional(),
 });
 
-/** The mutation's own answer, checked: the issue it names must be the one asked for. */
-export function confirmedAction(payload: unknown, field: 'aiIssuesAckIssue' | 'aiIssuesResolveIssue', operation: string, issueId: string): void {
+const ACTION_OF = { aiIssuesAckIssue: 'ACK', aiIssuesResolveIssue: 'RESOLVE' } as const;
+
+/** The mutation's own answer, checked: the account, action and issue it names must be the ones asked for. */
+export function confirmedAction(payload: unknown, field: 'aiIssuesAckIssue' | 'aiIssuesResolveIssue', operation: string, issueId: string, accountId: number): void {
   const answer = parseAnswer(z.object({ [field]: ActionPayload.nullable() }), payload, operation)[field] as z.infer<typeof ActionPayload> | null;
   // A stated refusal with no result: NerdGraph says it did nothing.
   if (answer?.error && !answer.result) throw writeRefused(422, `New Relic refused the change: ${answer.error.slice(0, 200)}`);
-  if (!answer?.result || answer.result.issueId !== issueId) throw new UpstreamError('upstream_failure', `${operation}: no confirmation in the answer`);
+  const result = answer?.result;
+  if (!result || result.issueId !== issueId || result.accountId !== accountId || result.action !== ACTION_OF[field]) throw new UpstreamError('upstream_failure', `${operation}: no confirmation in the answer`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -895,7 +895,8 @@ function defaultName(expression: NrqlExpression): string {
  * rows; `version`, `changelog`, `description`, `user` on both (null when not set). The
  * change-tracking fields the shared model does not keep (type when not Basic, commit, deepLink,
  * shortDescription, groupId) come from recordChangeTrackingDetails. A column a row lacks is
- * null. WHERE may also test appId, appName and accountId (the app's). `SELECT *` returns each
+ * null. WHERE may also test appId, appName (legacy Deployment rows only: change-tracking rows
+ * have neither) and accountId (the app's). `SELECT *` returns each
  * row's own attributes.
  */
 export const DEPLOYMENT_EVENT_TYPES = ['Deployment', 'ChangeTrackingEvent'] as const;
@@ -955,6 +956,8 @@ function eventAttributes(data: SandboxData, deployment: SandboxDeployment): Reco
 
 function eventAttribute(event: DeploymentEvent, attribute: string): unknown {
   if (Object.hasOwn(event.attributes, attribute)) return event.attributes[attribute];
+  // ChangeTrackingEvent rows are keyed by entity.guid: NRDB gives them no appId or appName.
+  if ((attribute === 'appId' || attribute === 'appName') && Object.hasOwn(event.attributes, 'changeTrackingId')) return null;
   if (attribute === 'appId' || attribute === 'appName' || attribute === 'accountId') return appAttribute(event.app, attribute);
   return null;
 }

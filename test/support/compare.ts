@@ -82,7 +82,15 @@ export interface FaceRequest {
   form?: string;
   /** The route's documented gaps: the body paths left out on both sides. */
   gaps: readonly KnownGap[];
+  /** A documented Link gap: when the gateway sends no rel="last", the legacy one is not compared. */
+  lastMayBeMissing?: boolean;
 }
+
+/** The semantic Link without its `last` entry (see lastMayBeMissing). */
+const withoutLastEntry = (link: string | null): string | null => {
+  const kept = (link ?? '').split(' | ').filter((entry) => entry !== '' && !entry.startsWith('last '));
+  return kept.length > 0 ? kept.join(' | ') : null;
+};
 
 export interface FaceComparison {
   /** The legacy face's status (what v2 answered). */
@@ -99,7 +107,9 @@ export async function compareFaces(gatewayUrl: string, legacyUrl: string, reques
   const [gatewayResponse, legacyResponse] = [await httpSend(`${gatewayUrl}${request.path}`, init), await httpSend(`${legacyUrl}${request.path}`, init)];
   const allow = [gatewayResponse.headers.get('allow'), legacyResponse.headers.get('allow')];
   const viaGateway = await readAnswer(gatewayResponse, gatewayUrl);
-  const viaLegacy = await readAnswer(legacyResponse, legacyUrl);
+  const answered = await readAnswer(legacyResponse, legacyUrl);
+  const gatewayHasLast = (viaGateway.link ?? '').split(' | ').some((entry) => entry.startsWith('last '));
+  const viaLegacy = request.lastMayBeMissing && !gatewayHasLast ? { ...answered, link: withoutLastEntry(answered.link) } : answered;
   const left = JSON.stringify({ ...viaGateway, allow: allow[0], body: canonical(withoutGaps(viaGateway.body, request.gaps)) });
   const right = JSON.stringify({ ...viaLegacy, allow: allow[1], body: canonical(withoutGaps(viaLegacy.body, request.gaps)) });
   return {

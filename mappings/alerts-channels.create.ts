@@ -14,6 +14,7 @@ import {
   policyWorkflows,
   readDirectory,
   readPolicy,
+  requireComplete,
   v2Channel,
   workflowCreate,
   workflowUpdate,
@@ -91,7 +92,7 @@ export default defineWriteMapping({
     if (policyIds.length > 0) {
       for (const policyId of policyIds) await readPolicy(ctx, policyId);
       if (plan.type === 'user') throw invalidParameter(PolicyChannelTitles.pushNotRoutable);
-      workflows = (await readDirectory(ctx, { workflows: true })).workflows;
+      workflows = requireComplete(await readDirectory(ctx, { workflows: true })).workflows;
     }
     const { accountId } = ctx;
     const linked: number[] = [];
@@ -111,7 +112,8 @@ export default defineWriteMapping({
         ? workflowUpdate(accountId, own, [...own.destinationConfigurations.map((c) => c.channelId), channelId])
         : workflowCreate(accountId, policyId, [channelId]);
       const after = (payload: unknown): void => {
-        checkWorkflowPayload(payload, own ? 'aiWorkflowsUpdateWorkflow' : 'aiWorkflowsCreateWorkflow', operation);
+        if (own) checkWorkflowPayload(payload, 'aiWorkflowsUpdateWorkflow', operation, own.id);
+        else checkWorkflowPayload(payload, 'aiWorkflowsCreateWorkflow', operation);
         linked.push(policyId);
       };
       if (index + 1 < policyIds.length) {

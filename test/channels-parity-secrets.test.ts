@@ -2,7 +2,9 @@ import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/ops/config.ts';
+import { compareAnswers } from '../src/compare/diff.ts';
 import { isSecretPath, maskSecrets } from '../src/compare/secrets.ts';
+import type { AnswerSnapshot } from '../src/compare/types.ts';
 import { buildGateway, type BuiltGateway } from '../src/gateway.ts';
 import { createLogger } from '../src/ops/logger.ts';
 import { notificationsOf } from '../src/sandbox/notifications.ts';
@@ -147,6 +149,26 @@ describe.each(['compare', 'candidate'] as const)('channel secrets in %s mode', (
     const unparsed = report.recent.flatMap((record) => record.dryRun?.calls ?? []).filter((call) => 'unparsedBody' in call.variables);
     expect(unparsed.length).toBe(1);
     expect(String(unparsed[0]?.variables.unparsedBody)).toMatch(/^\[not kept: \d+ bytes that did not parse\]$/);
+  });
+});
+
+describe('compareAnswers on channel answers', () => {
+  const snap = (body: unknown): AnswerSnapshot => ({ status: 200, contentType: 'application/json', link: null, ms: 1, body: JSON.stringify(body) });
+  const legacy = { channels: [{ id: 5, name: 'PD', type: 'pagerduty', configuration: { service_key: 'SECRET-PD-KEY-1' }, links: { policy_ids: [] } }] };
+  const translated = { channels: [{ id: 5, name: 'PD', type: 'pagerduty', configuration: { service_key: null }, links: { policy_ids: [] } }] };
+  const rules = { gapPatterns: ['channels[].configuration.service_key'], thresholds: [] };
+
+  it('keeps no secret in a difference at the secret or around it (a whole channel missing)', () => {
+    const atSecret = compareAnswers({ legacy: snap(legacy), translated: snap(translated), rules });
+    expect(atSecret.differences.map((d) => d.path)).toEqual(['channels[id=5].configuration.service_key']);
+    const moved = compareAnswers({ legacy: snap(legacy), translated: snap({ channels: [{ ...translated.channels[0], id: 77 }] }), rules });
+    for (const result of [atSecret, moved]) expect(JSON.stringify(result)).not.toContain('SECRET-PD-KEY-1');
+  });
+
+  it('still tells equal secrets from different ones', () => {
+    expect(compareAnswers({ legacy: snap(legacy), translated: snap(legacy), rules }).outcome).toBe('match');
+    const other = { channels: [{ ...legacy.channels[0], configuration: { service_key: 'SECRET-PD-KEY-2' } }] };
+    expect(compareAnswers({ legacy: snap(legacy), translated: snap(other), rules }).differences).toHaveLength(1);
   });
 });
 

@@ -14,6 +14,7 @@ import {
   policyWorkflows,
   readDirectory,
   readPolicy,
+  requireComplete,
   v2Channel,
   workflowCreate,
   workflowUpdate,
@@ -74,11 +75,15 @@ export default defineWriteMapping({
   fidelity: 'approximate',
   successStatus: 201,
   unconfirmedTitle: 'The channel may have been created in part (its destination, the channel or some policy links) but New Relic did not confirm it: list channels before retrying',
+  partialTitle: 'The channel was created in part (its destination, maybe the channel and some policy links) and New Relic refused the rest: list channels and fix or delete what was created before retrying',
   parameters,
   fields: [...channelFields('channels[]'), { field: 'links', fidelity: 'exact', source: "v2's template {channel.policy_ids}" }],
   knownGaps: [
     ...channelGaps('channels[]'),
-    { description: 'One v2 create is 2 mutations (destination, channel) plus one per policy: a failure after the first answers the unconfirmed title (502), never "nothing was changed", and nothing is resent; a destination may be left without its channel.' },
+    {
+      description:
+        'One v2 create is 2 mutations (destination, channel) plus one per policy: nothing is resent, and a failure after the first is never "nothing was changed". A later step New Relic refused (or that was never sent) answers 409 with the partial title: the earlier steps are known applied, and 409 is a status clients do not retry (newrelic-client-go retries 429, 500 and >= 502), so a retry does not create a second destination and channel. A later step whose outcome is unknown (lost answer, timeout) answers the unconfirmed title (502), which client-go does retry: that retry can create a duplicate destination and channel.',
+    },
     { description: 'A user (mobile push) channel cannot be linked to a policy (NerdGraph workflows cannot route to it): policy_ids with a user channel is refused (422).' },
   ],
   assumptions: [...CHANNEL_ASSUMPTIONS, 'Success is 201 (v2\'s status is unconfirmed; clients accept any 2xx).', 'Channels are created with product IINT (what workflows route).'],
@@ -91,7 +96,7 @@ export default defineWriteMapping({
     if (policyIds.length > 0) {
       for (const policyId of policyIds) await readPolicy(ctx, policyId);
       if (plan.type === 'user') throw invalidParameter(PolicyChannelTitles.pushNotRoutable);
-      workflows = (await readDirectory(ctx, { workflows: true })).workflows;
+      workflows = requireComplete(await readDirectory(ctx, { workflows: true })).workflows;
     }
     const { accountId } = ctx;
     const linked: number[] = [];
@@ -111,7 +116,8 @@ export default defineWriteMapping({
         ? workflowUpdate(accountId, own, [...own.destinationConfigurations.map((c) => c.channelId), channelId])
         : workflowCreate(accountId, policyId, [channelId]);
       const after = (payload: unknown): void => {
-        checkWorkflowPayload(payload, own ? 'aiWorkflowsUpdateWorkflow' : 'aiWorkflowsCreateWorkflow', operation);
+        if (own) checkWorkflowPayload(payload, 'aiWorkflowsUpdateWorkflow', operation, own.id);
+        else checkWorkflowPayload(payload, 'aiWorkflowsCreateWorkflow', operation);
         linked.push(policyId);
       };
       if (index + 1 < policyIds.length) {

@@ -5,7 +5,7 @@ import { UpstreamError } from '../src/upstream/errors.ts';
 import { CHANNEL_TOP_LINKS, ChannelTitles } from '../src/v2/channel-config.ts';
 import { notFound, writeRefused } from '../src/v2/errors.ts';
 import { NO_PARAMS } from '../src/v2/param-schema.ts';
-import { CHANNEL_ASSUMPTIONS, channelById, channelFields, channelGaps, policyIdsByChannel, readDirectory, v2Channel } from './shared/notifications.ts';
+import { CHANNEL_ASSUMPTIONS, channelById, channelFields, channelGaps, policyIdsByChannel, readDirectory, requireComplete, v2Channel } from './shared/notifications.ts';
 
 const OPERATION = 'ChannelDelete';
 const Deleted = z.object({
@@ -37,7 +37,7 @@ export default defineWriteMapping({
   async plan(ctx) {
     const raw = ctx.pathParams.channel_id ?? '';
     if (!/^[1-9]\d{0,15}$/.test(raw)) throw notFound(ChannelTitles.notFound);
-    const directory = await readDirectory(ctx, { channels: true, destinations: true, workflows: true });
+    const directory = requireComplete(await readDirectory(ctx, { channels: true, destinations: true, workflows: true }));
     const channel = channelById(directory, Number(raw));
     const shown = v2Channel(channel, directory.destinations.get(channel.destinationId), policyIdsByChannel(directory.workflows).get(channel.id) ?? []);
     return {

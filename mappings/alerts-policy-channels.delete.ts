@@ -1,7 +1,7 @@
 import type { WritePlan } from '../src/routes/mapping.ts';
 import { defineWriteMapping } from '../src/routes/mapping.ts';
 import { CHANNEL_TOP_LINKS, ChannelTitles, PolicyChannelTitles, channelIdParam } from '../src/v2/channel-config.ts';
-import { invalidParameter } from '../src/v2/errors.ts';
+import { invalidParameter, writeRefused } from '../src/v2/errors.ts';
 import type { V2Body } from '../src/v2/format.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
 import {
@@ -10,10 +10,12 @@ import {
   channelFields,
   channelGaps,
   checkWorkflowPayload,
+  isGatewayWorkflow,
   policyIdsByChannel,
   policyWorkflows,
   readDirectory,
   readPolicy,
+  requireComplete,
   v2Channel,
   workflowUpdate,
 } from './shared/notifications.ts';
@@ -34,7 +36,8 @@ export default defineWriteMapping({
   route: '/v2/alerts_policy_channels.{format}',
   operation: UPDATE,
   stepOperations: [DELETE],
-  summary: "Unlink a channel from a policy: the policy's workflow updated without it (aiWorkflowsUpdateWorkflow), or deleted when it was its last channel (aiWorkflowsDeleteWorkflow); channels are never deleted",
+  summary:
+    "Unlink a channel from a policy: the policy's workflow updated without it (aiWorkflowsUpdateWorkflow), or deleted when it was its last channel and the gateway created it (aiWorkflowsDeleteWorkflow); channels and other workflows are never deleted",
   fidelity: 'approximate',
   successStatus: 200,
   unconfirmedTitle: 'The channel may have been unlinked from the policy, but New Relic did not confirm it: list channels before retrying',
@@ -43,17 +46,23 @@ export default defineWriteMapping({
   knownGaps: [
     ...channelGaps('channel'),
     { description: 'A channel linked to the policy through a workflow shared with other policies is not unlinked: refused (422) with a title saying so.' },
+    {
+      description:
+        "Unlinking the last channel of a policy's workflow the gateway did not create (not named \"REST v2 policy <id> channels\") is refused (422): NerdGraph workflows need a channel, and the gateway deletes only workflows it created (v2 never deleted anything here).",
+    },
+    { description: 'Disabled workflows are neither links nor edited: a channel reached only through a disabled workflow is shown unlinked and unlinking it writes nothing.' },
   ],
   assumptions: [
     ...CHANNEL_ASSUMPTIONS,
     'A channel not linked to the policy is answered unchanged (200) and nothing is written.',
     'Unlinking never deletes the channel: the documents send deleteUnusedChannels: false and deleteChannels: false (NerdGraph defaults to true).',
+    'The workflow the gateway created for a policy (workflowCreate) is deleted once it has no channel left: it holds nothing else.',
   ],
   async plan(ctx) {
     const policyId = channelIdParam(ctx.params.get('policy_id') ?? [], 'policy_id', ChannelTitles.policyIdRequired);
     const channelId = channelIdParam(ctx.params.get('channel_id') ?? [], 'channel_id', ChannelTitles.channelIdRequired);
     await readPolicy(ctx, policyId);
-    const directory = await readDirectory(ctx, { channels: true, destinations: true, workflows: true });
+    const directory = requireComplete(await readDirectory(ctx, { channels: true, destinations: true, workflows: true }));
     const channel = channelById(directory, channelId);
     const { binding } = policyWorkflows(directory.workflows, policyId);
     const holding = binding.filter((workflow) => workflow.destinationConfigurations.some((c) => c.channelId === channel.id));
@@ -64,13 +73,18 @@ export default defineWriteMapping({
       links: { ...CHANNEL_TOP_LINKS },
     });
     if (holding.length === 0) return { variables: null, answer: body };
+    // A workflow the caller made in New Relic is never deleted: refused before anything is written.
+    const emptied = holding.find((workflow) => workflow.destinationConfigurations.every((c) => c.channelId === channel.id) && !isGatewayWorkflow(workflow, policyId));
+    if (emptied) throw writeRefused(422, PolicyChannelTitles.lastChannelOfForeignWorkflow(emptied.name));
     const step = (index: number): WritePlan => {
       const workflow = holding[index];
       if (workflow === undefined) throw new Error('no workflow step');
       const left = workflow.destinationConfigurations.map((c) => c.channelId).filter((id) => id !== channel.id);
       const last = index + 1 === holding.length;
-      const check = (payload: unknown): void =>
-        left.length === 0 ? checkWorkflowPayload(payload, 'aiWorkflowsDeleteWorkflow', DELETE) : checkWorkflowPayload(payload, 'aiWorkflowsUpdateWorkflow', UPDATE);
+      const check = (payload: unknown): void => {
+        if (left.length === 0) checkWorkflowPayload(payload, 'aiWorkflowsDeleteWorkflow', DELETE, workflow.id);
+        else checkWorkflowPayload(payload, 'aiWorkflowsUpdateWorkflow', UPDATE, workflow.id);
+      };
       const base = left.length === 0 ? { operation: DELETE, variables: { accountId: ctx.accountId, id: workflow.id } } : { operation: UPDATE, variables: workflowUpdate(ctx.accountId, workflow, left) };
       return last ? { ...base, answer: (payload) => (check(payload), body()) } : { ...base, next: (payload) => (check(payload), step(index + 1)) };
     };

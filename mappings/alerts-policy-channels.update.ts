@@ -3,7 +3,7 @@ import { ChannelTitles, MAX_CHANNEL_IDS, PolicyChannelTitles, channelIdList, cha
 import { invalidParameter } from '../src/v2/errors.ts';
 import { channelV2Id } from '../src/v2/ids.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
-import { CHANNEL_ASSUMPTIONS, channelById, checkWorkflowPayload, policyIdsByChannel, policyWorkflows, readDirectory, readPolicy, workflowCreate, workflowUpdate } from './shared/notifications.ts';
+import { CHANNEL_ASSUMPTIONS, channelById, checkWorkflowPayload, policyIdsByChannel, policyWorkflows, readDirectory, readPolicy, requireComplete, workflowCreate, workflowUpdate } from './shared/notifications.ts';
 
 const UPDATE = 'PolicyWorkflowUpdate';
 const CREATE = 'PolicyWorkflowCreate';
@@ -33,7 +33,11 @@ export default defineWriteMapping({
   knownGaps: [
     { description: 'Channel ids are derived from NerdGraph notification channel ids, not the ids v2 had.' },
     { description: 'User (mobile push) channels cannot be linked (NerdGraph workflows cannot route to them): refused with 422.' },
-    { description: "The policy's workflow is the first one whose filter is exactly labels.policyIds EXACTLY_MATCHES [policy id]; links made by other workflows are shown but not edited." },
+    {
+      description:
+        "The policy's workflow is an enabled one whose filter is exactly labels.policyIds EXACTLY_MATCHES [policy id] (the one the gateway created first); links made by other workflows are shown but not edited. Disabled workflows link nothing and are not edited: with only a disabled one, a new workflow is created.",
+    },
+    { description: "Channels the workflow keeps are sent back with their notificationTriggers and updateOriginalMessage as NerdGraph read them; new ones get NerdGraph's defaults." },
   ],
   assumptions: [...CHANNEL_ASSUMPTIONS, 'Channels already linked are left as they are: PUT adds, as v2 did; nothing is written when all are linked.', 'A workflow created for a policy is named "REST v2 policy <id> channels" and notifies all issues.'],
   async plan(ctx) {
@@ -42,7 +46,7 @@ export default defineWriteMapping({
     if (channelIds.length === 0) throw invalidParameter(ChannelTitles.channelIdsRequired);
     if (channelIds.length > MAX_CHANNEL_IDS) throw invalidParameter(PolicyChannelTitles.tooManyChannels);
     await readPolicy(ctx, policyId);
-    const directory = await readDirectory(ctx, { channels: true, workflows: true });
+    const directory = requireComplete(await readDirectory(ctx, { channels: true, workflows: true }));
     const channels = channelIds.map((id) => channelById(directory, id));
     if (channels.some((channel) => channel.type === 'MOBILE_PUSH')) throw invalidParameter(PolicyChannelTitles.pushNotRoutable);
     const links = policyIdsByChannel(directory.workflows);
@@ -56,7 +60,7 @@ export default defineWriteMapping({
     if (own) {
       return {
         variables: workflowUpdate(ctx.accountId, own, [...own.destinationConfigurations.map((c) => c.channelId), ...missing]),
-        answer: (payload) => (checkWorkflowPayload(payload, 'aiWorkflowsUpdateWorkflow', UPDATE), answer()),
+        answer: (payload) => (checkWorkflowPayload(payload, 'aiWorkflowsUpdateWorkflow', UPDATE, own.id), answer()),
       };
     }
     return {

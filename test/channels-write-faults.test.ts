@@ -109,16 +109,32 @@ describe('chained channel create under faults', () => {
     ['ChannelCreate', 'reset-before', false],
     ['ChannelCreate', 'applied-then-500', false],
     ['ChannelCreate', 'applied-then-reset', false],
-    ['ChannelCreate', 'payload-refusal', false],
     ['PolicyWorkflowCreate', 'refuse-500', true],
     ['PolicyWorkflowCreate', 'applied-then-reset', true],
-    ['PolicyWorkflowCreate', 'payload-refusal', true],
   ];
   it.each(later)('%s fails (%s) after the destination was created: the unconfirmed title, no step resent', async (operation, kind, withPolicy) => {
     fault = { operation, kind };
     const answer = await create(withPolicy);
     expect(answer.status).toBeGreaterThanOrEqual(500);
     expect(answer.title).toBe(createMapping.kind === 'write' ? createMapping.unconfirmedTitle : '');
+    expect(answer.text).not.toContain('nothing was changed');
+    for (const step of ['ChannelDestinationCreate', 'ChannelCreate', 'PolicyWorkflowCreate', 'PolicyWorkflowUpdate']) expect(arrivals.get(step) ?? 0, step).toBeLessThanOrEqual(1);
+    expect(arrivals.get(operation)).toBe(1);
+  });
+
+  // A refusal New Relic stated at a later step: the earlier steps are known applied, this one not.
+  // 409 (newrelic-client-go does not retry it, so no second destination and channel), never
+  // "nothing was changed", no step resent.
+  it.each([
+    ['ChannelCreate', false],
+    ['PolicyWorkflowCreate', true],
+  ] as const)('%s refused in its payload after the destination was created: 409 with the partial title, no step resent', async (operation, withPolicy) => {
+    fault = { operation, kind: 'payload-refusal' };
+    const answer = await create(withPolicy);
+    expect(answer.status).toBe(409);
+    const partialTitle = createMapping.kind === 'write' ? (createMapping.partialTitle ?? '') : '';
+    expect(partialTitle).not.toBe('');
+    expect(answer.title?.startsWith(`${partialTitle}: New Relic refused`)).toBe(true);
     expect(answer.text).not.toContain('nothing was changed');
     for (const step of ['ChannelDestinationCreate', 'ChannelCreate', 'PolicyWorkflowCreate', 'PolicyWorkflowUpdate']) expect(arrivals.get(step) ?? 0, step).toBeLessThanOrEqual(1);
     expect(arrivals.get(operation)).toBe(1);

@@ -91,6 +91,16 @@ const undeclared: Mapping = defineWriteMapping({
   },
 });
 
+const PARTIAL = 'Partly changed: the first step was applied, a later one refused; list before retrying';
+
+/** The same chain declaring a partialTitle: a later step known not applied answers 409 (not retried by clients). */
+const partialChain: Mapping = defineWriteMapping({
+  ...(chained as Extract<Mapping, { kind: 'write' }>),
+  id: 'test.partial',
+  route: '/v2/chain_partial.{format}',
+  partialTitle: PARTIAL,
+});
+
 async function put(fault: Fault, path = '/v2/chain_test.json'): Promise<{ status: number; body: unknown; sent: UpstreamCall[] }> {
   const nerdgraph = fakeNerdGraph(fault);
   const app = createApp({
@@ -104,7 +114,7 @@ async function put(fault: Fault, path = '/v2/chain_test.json'): Promise<{ status
     },
     nerdgraph,
     nerdgraphUrl: 'http://127.0.0.1:9/graphql',
-    mappings: [chained, undeclared],
+    mappings: [chained, undeclared, partialChain],
     metrics: createMetrics(),
     logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })),
     now: () => 0,
@@ -140,6 +150,24 @@ describe('chained writes', () => {
       expect(body, fault).toEqual({ error: { title: UNCONFIRMED } });
       expect(sent, fault).toHaveLength(2);
     }
+  });
+
+  it('with a partialTitle, a later step refused or never sent answers 409 (a known partial outcome clients do not retry); an unknown one stays 502', async () => {
+    for (const fault of ['refused-second', 'not-sent-second', 'payload-refusal-second'] as const) {
+      const { status, body, sent } = await put(fault, '/v2/chain_partial.json');
+      expect(status, fault).toBe(409);
+      const title = (body as { error: { title: string } }).error.title;
+      expect(title.startsWith(`${PARTIAL}: `), fault).toBe(true);
+      expect(title, fault).not.toContain('nothing was changed');
+      expect(sent, fault).toHaveLength(2);
+    }
+    const unknown = await put('unavailable-second', '/v2/chain_partial.json');
+    expect(unknown.status).toBe(502);
+    expect(unknown.body).toEqual({ error: { title: UNCONFIRMED } });
+    // The first step's refusal is still "not written".
+    const first = await put('payload-refusal-first', '/v2/chain_partial.json');
+    expect(first.status).toBe(422);
+    expect(first.sent).toHaveLength(1);
   });
 
   it('never sends a step whose mutation the mapping did not declare', async () => {

@@ -26,7 +26,7 @@ import {
 export const DIRECTORY = 'NotificationDirectory';
 /** v2 list page size (UNCONFIRMED, routes-next.md §0 assumes 200; the sandbox's alert lists page by 50, as here). */
 export const CHANNELS_PAGE_SIZE = 50;
-/** NerdGraph pages read per list at most (a few thousand channels); beyond, the rest is not shown. */
+/** NerdGraph pages read per list at most (a few thousand channels); beyond, the rest is not shown (a list) or nothing is written (a write). */
 export const MAX_DIRECTORY_PAGES = 50;
 
 const Property = z.object({ key: z.string(), value: z.string() });
@@ -49,12 +49,18 @@ const Destination = z.object({
   auth: z.object({ authType: z.string().optional(), user: z.string().optional() }).nullable().optional(),
 });
 const Predicate = z.object({ attribute: z.string(), operator: z.string(), values: z.array(z.string()) });
+/** One destination of a workflow, with the settings a rewrite of the list must send back unchanged. */
+const DestinationConfiguration = z.object({
+  channelId: z.string(),
+  notificationTriggers: z.array(z.string()).nullable().optional(),
+  updateOriginalMessage: z.boolean().nullable().optional(),
+});
 const Workflow = z.object({
   accountId: z.number(),
   id: z.string(),
   name: z.string(),
   workflowEnabled: z.boolean(),
-  destinationConfigurations: z.array(z.object({ channelId: z.string() })),
+  destinationConfigurations: z.array(DestinationConfiguration),
   issuesFilter: z.object({ id: z.string(), name: z.string(), type: z.string(), predicates: z.array(Predicate) }),
 });
 const page = <T extends z.ZodTypeAny>(item: T) => z.object({ nextCursor: z.string().nullable(), entities: z.array(item) }).optional();
@@ -80,6 +86,24 @@ export interface ChannelDirectory {
   workflows: NotificationWorkflow[];
   /** The policy asked for: null when the account has no such policy. */
   policy: { id: string; name: string } | null | undefined;
+  /** Why a list was not read to its end (the page bound, or NerdGraph repeating a cursor); undefined when every list asked for was. */
+  incomplete?: 'bound' | 'repeated cursor';
+}
+
+export const DirectoryTitles = {
+  bound: `New Relic lists more notification channels or workflows than the gateway reads (${MAX_DIRECTORY_PAGES} pages); nothing was changed`,
+  repeated: 'New Relic repeated a page of notification channels or workflows, so the list read was not complete; nothing was changed',
+} as const;
+
+/**
+ * A write acts only on a directory read to its end: otherwise it could create a second workflow
+ * for a policy, answer 404 for a channel on an unread page, or unlink nothing and say 200. Thrown
+ * before any mutation, so "nothing was changed" is true.
+ */
+export function requireComplete(directory: ChannelDirectory): ChannelDirectory {
+  if (directory.incomplete === 'bound') throw new V2Error(503, DirectoryTitles.bound, { kind: 'directory_truncated' });
+  if (directory.incomplete === 'repeated cursor') throw new V2Error(502, DirectoryTitles.repeated, { kind: 'directory_truncated' });
+  return directory;
 }
 
 /**
@@ -95,6 +119,8 @@ export async function readDirectory(
   const destinations: NotificationDestination[] = [];
   const workflows: NotificationWorkflow[] = [];
   let policy: ChannelDirectory['policy'];
+  let incomplete: ChannelDirectory['incomplete'];
+  const seen = { channels: new Set<string>(), destinations: new Set<string>(), workflows: new Set<string>() };
   const cursors = { channels: undefined as string | null | undefined, destinations: undefined as string | null | undefined, workflows: undefined as string | null | undefined };
   const more = (list: keyof typeof cursors): boolean => wanted[list] === true && cursors[list] !== null;
   for (let round = 0; round < MAX_DIRECTORY_PAGES && (round === 0 || more('channels') || more('destinations') || more('workflows')); round++) {
@@ -114,6 +140,13 @@ export async function readDirectory(
       if (!more(list)) return;
       if (answer === undefined) throw new V2Error(502, `NerdGraph answered ${DIRECTORY} without ${list}`, { kind: 'upstream_shape' });
       into.push(...answer.entities.filter((entity) => entity.accountId === ctx.accountId));
+      // A cursor seen before would read the same pages again: stop that list, and say so.
+      if (answer.nextCursor !== null && seen[list].has(answer.nextCursor)) {
+        incomplete = 'repeated cursor';
+        cursors[list] = null;
+        return;
+      }
+      if (answer.nextCursor !== null) seen[list].add(answer.nextCursor);
       cursors[list] = answer.nextCursor;
     };
     // Which lists this round read is decided before any cursor moves.
@@ -123,11 +156,13 @@ export async function readDirectory(
     if (read.workflows) step('workflows', account.aiWorkflows?.workflows, workflows);
     if (withPolicy) policy = account.alerts?.policy ?? null;
   }
+  if (incomplete === undefined && (more('channels') || more('destinations') || more('workflows'))) incomplete = 'bound';
   return {
     channels: channels.filter((channel) => V2_TYPE_OF_CHANNEL[channel.type] !== undefined).sort((a, b) => channelV2Id(a.id) - channelV2Id(b.id)),
     destinations: new Map(destinations.map((destination) => [destination.id, destination])),
     workflows,
     policy,
+    ...(incomplete === undefined ? {} : { incomplete }),
   };
 }
 
@@ -135,6 +170,8 @@ export async function readDirectory(
 export function policyIdsByChannel(workflows: readonly NotificationWorkflow[]): Map<string, number[]> {
   const byChannel = new Map<string, Set<number>>();
   for (const workflow of workflows) {
+    // A disabled workflow notifies nobody: it links no policy (v2 had no disabled links).
+    if (!workflow.workflowEnabled) continue;
     const policies = policyIdsOfPredicates(workflow.issuesFilter.predicates);
     for (const { channelId } of workflow.destinationConfigurations) {
       let set = byChannel.get(channelId);
@@ -188,15 +225,48 @@ export async function readPolicy(ctx: Pick<OperationContext, 'read' | 'accountId
   requirePolicy(directory);
 }
 
-/** Workflows that bind `policyId`, and which of them are its own (the only kind the translation edits). */
+/**
+ * Enabled workflows that bind `policyId`, and which of them are its own (the only kind the
+ * translation edits), the one the gateway created (named policyWorkflowName) first. Disabled
+ * workflows are neither links nor edited: a disabled workflow of the policy is left as it is.
+ */
 export function policyWorkflows(workflows: readonly NotificationWorkflow[], policyId: number): { binding: NotificationWorkflow[]; own: NotificationWorkflow[] } {
-  const binding = workflows.filter((workflow) => policyIdsOfPredicates(workflow.issuesFilter.predicates).includes(policyId));
-  return { binding, own: binding.filter((workflow) => isOwnPolicyFilter(workflow.issuesFilter.predicates, policyId)) };
+  const binding = workflows.filter((workflow) => workflow.workflowEnabled && policyIdsOfPredicates(workflow.issuesFilter.predicates).includes(policyId));
+  const own = binding.filter((workflow) => isOwnPolicyFilter(workflow.issuesFilter.predicates, policyId));
+  return { binding, own: [...own.filter((workflow) => isGatewayWorkflow(workflow, policyId)), ...own.filter((workflow) => !isGatewayWorkflow(workflow, policyId))] };
 }
 
-/** A workflow mutation's variables: its channels replaced by `channelIds` (update), or a new workflow for the policy (create). */
+/** Whether the gateway created this workflow for the policy (its name and filter are the ones workflowCreate gives): the only kind it deletes. */
+export function isGatewayWorkflow(workflow: NotificationWorkflow, policyId: number): boolean {
+  return workflow.name === policyWorkflowName(policyId) && isOwnPolicyFilter(workflow.issuesFilter.predicates, policyId);
+}
+
+/** A destination configuration as input: its channel and, when NerdGraph had them, its settings, unchanged. */
+function configurationInput(configuration: NotificationWorkflow['destinationConfigurations'][number]): Record<string, unknown> {
+  return {
+    channelId: configuration.channelId,
+    ...(configuration.notificationTriggers != null && { notificationTriggers: [...configuration.notificationTriggers] }),
+    ...(configuration.updateOriginalMessage != null && { updateOriginalMessage: configuration.updateOriginalMessage }),
+  };
+}
+
+/**
+ * A workflow mutation's variables: its channels replaced by `channelIds` (update), or a new
+ * workflow for the policy (create). NerdGraph replaces the whole list, so every channel kept is
+ * sent with its settings (notificationTriggers, updateOriginalMessage) as read; a new one bare.
+ */
 export function workflowUpdate(accountId: number, workflow: NotificationWorkflow, channelIds: readonly string[]): Record<string, unknown> {
-  return { accountId, workflow: { id: workflow.id, destinationConfigurations: channelIds.map((channelId) => ({ channelId })) } };
+  const existing = new Map(workflow.destinationConfigurations.map((configuration) => [configuration.channelId, configuration]));
+  return {
+    accountId,
+    workflow: {
+      id: workflow.id,
+      destinationConfigurations: channelIds.map((channelId) => {
+        const kept = existing.get(channelId);
+        return kept ? configurationInput(kept) : { channelId };
+      }),
+    },
+  };
 }
 
 export function workflowCreate(accountId: number, policyId: number, channelIds: readonly string[]): Record<string, unknown> {
@@ -221,12 +291,22 @@ const DeletePayload = z.object({ id: z.string().nullable(), errors: z.array(z.ob
 
 const MAX_DETAIL = 200;
 
-/** A workflow step's payload: refused (422, "not written" only when it was the first step) when it lists errors. */
-export function checkWorkflowPayload(payload: unknown, field: 'aiWorkflowsCreateWorkflow' | 'aiWorkflowsUpdateWorkflow' | 'aiWorkflowsDeleteWorkflow', operation: string): void {
+/**
+ * A workflow step's payload: refused (422, "not written" only when it was the first step) when
+ * it lists errors; otherwise it must prove the change: the workflow's id (`expectedId`, the one
+ * updated or deleted; any id for a create). No error and no proof (`{workflow: null, errors: []}`,
+ * a delete's `{id: null}`, another id) is an unknown outcome: the runner answers the mapping's
+ * unconfirmed title. Returns the workflow id.
+ */
+export function checkWorkflowPayload(payload: unknown, field: 'aiWorkflowsCreateWorkflow' | 'aiWorkflowsUpdateWorkflow' | 'aiWorkflowsDeleteWorkflow', operation: string, expectedId?: string): string {
   const schema = z.object({ [field]: field === 'aiWorkflowsDeleteWorkflow' ? DeletePayload : WorkflowPayload });
-  const answer = parseAnswer(schema, payload, operation)[field] as { errors: Array<{ description: string; type: string }> };
+  const answer = parseAnswer(schema, payload, operation)[field] as { errors: Array<{ description: string; type: string }>; workflow?: { id: string } | null; id?: string | null };
   const [first] = answer.errors;
   if (first) throw writeRefused(422, `New Relic refused the workflow change: ${first.type}: ${first.description.slice(0, MAX_DETAIL)}`);
+  const id = field === 'aiWorkflowsDeleteWorkflow' ? answer.id : answer.workflow?.id;
+  if (id === null || id === undefined || id === '') throw new UpstreamError('upstream_failure', `${field} answered no error and no workflow id`);
+  if (expectedId !== undefined && id !== expectedId) throw new UpstreamError('upstream_failure', `${field} answered another workflow's id`);
+  return id;
 }
 
 /** What the mappings of this family share in their documentation. */

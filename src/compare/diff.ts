@@ -1,4 +1,5 @@
 import { redactKeys } from '../caller/redact.ts';
+import { maskSecrets } from './secrets.ts';
 import type { JsonValue } from '../v2/xml.ts';
 import { decodeAnswerBody, mediaType, semanticLinks } from './answer.ts';
 import { DEFAULT_THRESHOLDS, matchesPattern, withinThreshold, type Threshold } from './thresholds.ts';
@@ -393,7 +394,7 @@ function noiseOf(legacy: AnswerSnapshot, legacyBody: JsonValue, again: AnswerSna
   if (again.status !== legacy.status) return new NoiseIndex(headerDifferences(legacy, again).filter((d) => d.path === '(status)'));
   const decoded = decodeAnswerBody(again.contentType, again.body);
   if (!decoded.ok) return undefined;
-  return new NoiseIndex([...headerDifferences(legacy, again), ...diffValues(legacyBody, decoded.value)]);
+  return new NoiseIndex([...headerDifferences(legacy, again), ...diffValues(legacyBody, maskSecrets(decoded.value))]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -462,8 +463,11 @@ export function compareAnswers(input: { legacy: AnswerSnapshot; legacyAgain?: An
     return conclude(headers, rules, undefined, reason);
   }
   try {
-    const noise = noiseOf(legacy, legacyBody.value, legacyAgain);
-    return conclude([...headers, ...diffValues(legacyBody.value, translatedBody.value)], rules, noise);
+    // Secrets the legacy API echoes (a channel's service_key, auth_password, headers) are masked
+    // in both answers before anything is compared or kept (src/compare/secrets.ts).
+    const [legacyValue, translatedValue] = [maskSecrets(legacyBody.value), maskSecrets(translatedBody.value)];
+    const noise = noiseOf(legacy, legacyValue, legacyAgain);
+    return conclude([...headers, ...diffValues(legacyValue, translatedValue)], rules, noise);
   } catch (error) {
     if (error instanceof TooDeepError) return conclude(headers, rules, undefined, error.message);
     throw error;

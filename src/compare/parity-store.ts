@@ -1,5 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { redactKeys } from '../caller/redact.ts';
+import { isSecretPath, maskSecrets, secretMark } from './secrets.ts';
 import type { KnownGap } from '../routes/mapping.ts';
 import type { ComparisonRecord, DifferenceKind, DryRunCall, JudgedDifference, Outcome, PatternTally, RouteMode, Verdict } from './types.ts';
 
@@ -231,13 +232,15 @@ function cleanDifference(difference: JudgedDifference): JudgedDifference {
     kind: DIFFERENCE_KINDS.includes(difference.kind) ? difference.kind : 'value',
     verdict: VERDICTS.includes(difference.verdict) ? difference.verdict : 'mismatch',
   };
-  if (difference.legacy !== undefined) cleaned.legacy = boundedValue(difference.legacy, MAX_VALUE_CHARS);
-  if (difference.translated !== undefined) cleaned.translated = boundedValue(difference.translated, MAX_VALUE_CHARS);
+  // A secret's path (a channel's configuration.service_key, ...) keeps no value but its mask.
+  const secret = isSecretPath(difference.path) || isSecretPath(difference.pattern);
+  if (difference.legacy !== undefined) cleaned.legacy = boundedValue(secret ? secretMark(difference.legacy) : maskSecrets(difference.legacy), MAX_VALUE_CHARS);
+  if (difference.translated !== undefined) cleaned.translated = boundedValue(secret ? secretMark(difference.translated) : maskSecrets(difference.translated), MAX_VALUE_CHARS);
   return cleaned;
 }
 
 function cleanCall(call: DryRunCall): DryRunCall {
-  const variables = boundedValue(call.variables, MAX_VARIABLES_CHARS);
+  const variables = boundedValue(maskSecrets(call.variables), MAX_VARIABLES_CHARS);
   // Cut variables are kept as their JSON text, under one key, so the type stays a record.
   return { operation: cleanText(call.operation), variables: typeof variables === 'object' && variables !== null && !Array.isArray(variables) ? (variables as Record<string, unknown>) : { truncated: variables } };
 }

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { callerFrom, KEY_HEADERS, type IdentityOf } from '../caller/identity.ts';
+import { maskSecrets } from '../compare/secrets.ts';
 import type { AnswerSnapshot, ComparisonRecord, DryRunCall } from '../compare/types.ts';
 import type { GatewayContext, GatewayEnv } from '../routes/context.ts';
 import { methodsOf, type Mapping } from '../routes/mapping.ts';
@@ -433,7 +434,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     try {
       const { response, calls } = await deps.dryRun(internalRequest(c, body));
       await response.arrayBuffer();
-      const mutations: DryRunCall[] = calls.filter((call) => call.kind === 'mutation').map((call) => ({ operation: call.operation, variables: call.variables }));
+      const mutations: DryRunCall[] = calls.filter((call) => call.kind === 'mutation').map((call) => ({ operation: call.operation, variables: maskSecrets(call.variables) }));
       recordOf(c, label, 'compare', {
         outcome: 'dry_run',
         status: { legacy: answer.status, translated: null },
@@ -501,9 +502,11 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     if (REFUSED_CALLER.has(answer.status)) return;
     let variables: Record<string, unknown>;
     try {
-      variables = { ...parseRequestBody(c.req.header('content-type'), bodyText) };
+      // Secrets in the body (a channel's service_key, auth_password, headers, ...) are masked before anything is recorded.
+      variables = maskSecrets({ ...parseRequestBody(c.req.header('content-type'), bodyText) });
     } catch {
-      variables = { unparsedBody: bodyText.slice(0, 200) };
+      // A body that does not parse cannot have its secrets masked: none of its text is kept.
+      variables = { unparsedBody: `[not kept: ${Buffer.byteLength(bodyText)} bytes that did not parse]` };
     }
     recordOf(c, label, 'candidate', {
       outcome: 'dry_run',

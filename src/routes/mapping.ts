@@ -297,6 +297,13 @@ export interface WriteMapping extends MappingBase {
    * it) but did not confirm it.
    */
   unconfirmedTitle: string;
+  /**
+   * A chained write only: answer title (409, which clients do not retry) when a later step was
+   * refused or not sent, so the earlier steps are known applied and this one known not: the
+   * outcome is certain but partial, and a retry would repeat the earlier steps. Absent: such a
+   * failure answers `unconfirmedTitle` (502) like any other after a step went out.
+   */
+  partialTitle?: string;
   /** The mutations a chained plan's later steps may name besides `operation` (queries/<name>.graphql each). */
   stepOperations?: readonly string[];
   /** Validates the request (throws V2Error), reads what the rules need, plans the mutation. */

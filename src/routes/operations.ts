@@ -96,7 +96,15 @@ export function createOperationRunners(deps: RouteDeps) {
     // read-back, an odd payload, a later step failing) is an unknown outcome.
     const afterSending = (error: unknown): unknown => {
       const refusal = error instanceof V2Error && error.kind === WRITE_REFUSED;
+      if (refusal && stepsSent > 1 && mapping.partialTitle !== undefined) return partial(error);
       return stepsSent > 0 && !(refusal && stepsSent === 1) ? new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' }) : error;
+    };
+    // A later step refused (or never sent) after the earlier ones were confirmed: a known, partial
+    // outcome. 409, not a 5xx a client would retry (repeating the earlier steps), and never
+    // "nothing was changed".
+    const partial = (error: V2Error): V2Error => {
+      const reason = error.kind === 'write_not_sent' ? 'NerdGraph was unavailable, so the next step was not sent' : error.message.slice(0, MAX_DETAIL);
+      return new V2Error(409, `${mapping.partialTitle ?? mapping.unconfirmedTitle}: ${reason}`, { cause: error, kind: 'write_partial' });
     };
     for (;;) {
       payload = null;
@@ -120,7 +128,13 @@ export function createOperationRunners(deps: RouteDeps) {
           payload = await callUpstream(deps.nerdgraph, { operation, variables: plan.variables, apiKey: req.caller.apiKey, signal: deadline });
         } catch (error) {
           // A later step's failure leaves the earlier ones applied: never "nothing was changed".
-          if (stepsSent > 0) throw new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
+          if (stepsSent > 0) {
+            const failure = writeFailure(error, mapping);
+            // Refused by NerdGraph (a 4xx) or not sent at all: this step is known not applied.
+            const known = failure instanceof V2Error && (failure.status < 500 || failure.kind === 'write_not_sent');
+            if (known && mapping.partialTitle !== undefined) throw partial(failure);
+            throw new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
+          }
           throw writeFailure(error, mapping);
         }
         stepsSent++;

@@ -56,12 +56,23 @@ export interface SandboxWorkflow {
   name: string;
   enabled: boolean;
   channelIds: string[];
+  /**
+   * Per channel, its destination configuration's settings when set (NerdGraph's
+   * notificationTriggers, updateOriginalMessage); absent: NerdGraph's defaults (null). An
+   * update's destinationConfigurations replace them with what it sends.
+   */
+  settings?: Record<string, DestinationSettings>;
   filterId: string;
   filterName: string;
   predicates: Predicate[];
   mutingRulesHandling: string;
   createdAt: number;
   updatedAt: number;
+}
+
+export interface DestinationSettings {
+  notificationTriggers: string[] | null;
+  updateOriginalMessage: boolean | null;
 }
 
 export interface SandboxNotifications {
@@ -186,12 +197,15 @@ function generateNotifications(data: SandboxData): SandboxNotifications {
       const wanted = 1 + Math.floor(random() * 3);
       while (bound.size < wanted && routable.length > 0) bound.add(pick(random, routable).id);
       const createdAt = at();
+      const channelIds = [...bound];
       store.workflows.push({
         accountId: account.id,
         id: uuidOf(random),
         name: policyWorkflowName(policy.id),
         enabled: true,
-        channelIds: [...bound],
+        channelIds,
+        // Every other policy's first channel notifies on activation and close only, without editing its first message.
+        ...(index % 2 === 0 && channelIds[0] !== undefined && { settings: { [channelIds[0]]: { notificationTriggers: ['ACTIVATED', 'CLOSED'], updateOriginalMessage: false } } }),
         filterId: uuidOf(random),
         filterName: `policy ${policy.id}`,
         predicates: [{ attribute: POLICY_PREDICATE.attribute, operator: POLICY_PREDICATE.operator, values: [String(policy.id)] }],
@@ -279,7 +293,8 @@ function deleteUnused(store: SandboxNotifications, candidates: readonly string[]
 export function policyIdsByChannel(store: SandboxNotifications, accountId: number): Map<string, number[]> {
   const byChannel = new Map<string, Set<number>>();
   for (const workflow of store.workflows) {
-    if (workflow.accountId !== accountId) continue;
+    // A disabled workflow notifies nobody: it links no policy.
+    if (workflow.accountId !== accountId || !workflow.enabled) continue;
     const policies = workflow.predicates
       .filter((p) => p.attribute === POLICY_PREDICATE.attribute && p.operator === POLICY_PREDICATE.operator)
       .flatMap((p) => p.values)
@@ -359,7 +374,10 @@ function workflowView(store: SandboxNotifications, workflow: SandboxWorkflow) {
     createdAt: iso(workflow.createdAt),
     destinationConfigurations: workflow.channelIds.flatMap((channelId) => {
       const channel = store.channels.find((c) => c.id === channelId);
-      return channel ? [{ channelId, name: channel.name, type: WORKFLOW_DESTINATION_TYPE[channel.type] ?? 'WEBHOOK', notificationTriggers: null, updateOriginalMessage: null }] : [];
+      const settings = workflow.settings?.[channelId];
+      return channel
+        ? [{ channelId, name: channel.name, type: WORKFLOW_DESTINATION_TYPE[channel.type] ?? 'WEBHOOK', notificationTriggers: settings?.notificationTriggers ?? null, updateOriginalMessage: settings?.updateOriginalMessage ?? null }]
+        : [];
     }),
     destinationsEnabled: true,
     enrichmentsEnabled: false,
@@ -504,13 +522,24 @@ interface WorkflowInput {
   name?: string | null;
   workflowEnabled?: boolean | null;
   mutingRulesHandling?: string | null;
-  destinationConfigurations?: ReadonlyArray<{ channelId: string }> | null;
+  destinationConfigurations?: ReadonlyArray<{ channelId: string; notificationTriggers?: readonly string[] | null; updateOriginalMessage?: boolean | null }> | null;
   issuesFilter?: FilterInput | null;
 }
 
 interface UpdateWorkflowInput extends Omit<WorkflowInput, 'issuesFilter'> {
   id: string;
   issuesFilter?: { filterInput: FilterInput; id?: string | null } | null;
+}
+
+/** The settings a workflow input's destinationConfigurations carry: what it sends replaces what was (a configuration without them: NerdGraph's defaults). */
+function settingsOf(configurations: NonNullable<WorkflowInput['destinationConfigurations']>): Record<string, DestinationSettings> {
+  const settings: Record<string, DestinationSettings> = {};
+  for (const configuration of configurations) {
+    const triggers = configuration.notificationTriggers ?? null;
+    const update = configuration.updateOriginalMessage ?? null;
+    if (triggers !== null || update !== null) settings[configuration.channelId] = { notificationTriggers: triggers === null ? null : [...triggers], updateOriginalMessage: update };
+  }
+  return settings;
 }
 
 const responseError = (type: string, description: string) => ({ __typename: 'AiNotificationsResponseError', type, description, details: description });
@@ -592,6 +621,7 @@ export function notificationMutationRoot(data: SandboxData, context: SandboxRequ
           name: input.name,
           enabled: input.workflowEnabled ?? true,
           channelIds: [...new Set((input.destinationConfigurations ?? []).map((c) => c.channelId))],
+          settings: settingsOf(input.destinationConfigurations ?? []),
           filterName: input.issuesFilter?.name ?? input.name,
           predicates: (input.issuesFilter?.predicates ?? []).map((p) => ({ attribute: p.attribute, operator: p.operator, values: [...p.values] })),
           mutingRulesHandling: input.mutingRulesHandling,
@@ -612,7 +642,10 @@ export function notificationMutationRoot(data: SandboxData, context: SandboxRequ
       if (given(input.name)) workflow.name = input.name;
       if (given(input.workflowEnabled)) workflow.enabled = input.workflowEnabled;
       if (given(input.mutingRulesHandling)) workflow.mutingRulesHandling = input.mutingRulesHandling;
-      if (given(input.destinationConfigurations)) workflow.channelIds = [...new Set(input.destinationConfigurations.map((c) => c.channelId))];
+      if (given(input.destinationConfigurations)) {
+        workflow.channelIds = [...new Set(input.destinationConfigurations.map((c) => c.channelId))];
+        workflow.settings = settingsOf(input.destinationConfigurations);
+      }
       if (filter) {
         workflow.predicates = filter.predicates.map((p) => ({ attribute: p.attribute, operator: p.operator, values: [...p.values] }));
         if (given(filter.name)) workflow.filterName = filter.name;

@@ -287,6 +287,8 @@ export const PolicyChannelTitles = {
   pushNotRoutable: 'Invalid parameter channel_ids: user (mobile push) channels cannot be linked to a policy since the REST v2 end of life: NerdGraph workflows cannot route to them',
   tooManyPolicies: `Invalid parameter policy_ids: at most ${MAX_POLICY_IDS} policies per channel create`,
   tooManyChannels: `Invalid parameter channel_ids: at most ${MAX_CHANNEL_IDS} channels per request`,
+  lastChannelOfForeignWorkflow: (workflow: string): string =>
+    `The channel is the last one of the workflow "${workflow.slice(0, 120)}", which was not created through this API and would be left with no channel; nothing was changed: edit or delete that workflow in New Relic (Alerts > Workflows)`,
 } as const;
 
 /** Comma lists of ids under one parameter (every occurrence), without repeats; 422 on anything but positive integers. */

@@ -92,9 +92,9 @@ function policyOf(req: LegacyRequest, id: number): AlertPolicy {
 
 const queryValues = (req: LegacyRequest, key: string): string[] => [...req.query.getAll(key), ...req.query.getAll(`${key}[]`)];
 
-/** The policy's own workflows (one predicate binding exactly it), oldest first. */
+/** The policy's enabled own workflows (one predicate binding exactly it), oldest first. */
 const ownWorkflows = (store: SandboxNotifications, accountId: number, policyId: number): SandboxWorkflow[] =>
-  store.workflows.filter((w) => w.accountId === accountId && isOwnPolicyFilter(w.predicates, policyId));
+  store.workflows.filter((w) => w.accountId === accountId && w.enabled && isOwnPolicyFilter(w.predicates, policyId));
 
 /** Links channels to a policy: added to its first own workflow, or a new one. */
 function link(store: SandboxNotifications, req: LegacyRequest, policyId: number, channels: readonly SandboxChannel[]): void {
@@ -196,7 +196,7 @@ function unlinkPolicyChannel(req: LegacyRequest): Response {
   const channelId = channelIdParam(queryValues(req, 'channel_id'), 'channel_id', ChannelTitles.channelIdRequired);
   const policy = policyOf(req, policyId);
   const channel = channelOf(store, req, channelId);
-  const bindingPolicy = store.workflows.filter((w) => w.accountId === req.accountId && w.channelIds.includes(channel.id) && policyIdsOfPredicates(w.predicates).includes(policy.id));
+  const bindingPolicy = store.workflows.filter((w) => w.accountId === req.accountId && w.enabled && w.channelIds.includes(channel.id) && policyIdsOfPredicates(w.predicates).includes(policy.id));
   if (bindingPolicy.some((w) => !isOwnPolicyFilter(w.predicates, policy.id))) throw invalid(PolicyChannelTitles.sharedWorkflow);
   for (const workflow of bindingPolicy) {
     workflow.channelIds = workflow.channelIds.filter((id) => id !== channel.id);

@@ -1,8 +1,7 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allIssuesOf } from '../src/sandbox/ai-issues.ts';
 import { alertV2Id } from '../src/v2/ids.ts';
-import { listenOnLoopback } from './support/http.ts';
+import { startFaultProxy, type Exchange, type Fault, type FaultProxy } from './support/fault-proxy.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
@@ -11,48 +10,32 @@ import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, startSandbox, 
  * sandbox applied it, and the sandbox's own state and write counts say what really happened:
  * the mutation goes out once (retries on), and a 2xx only ever follows a confirmed write.
  */
-type Fault = 'none' | 'refuse-500' | 'reset-before' | 'applied-then-500' | 'applied-then-reset' | 'applied-then-silence' | 'readback-500';
+type IncidentFault = Extract<Fault, 'none' | 'refuse-500' | 'reset-before' | 'applied-then-500' | 'applied-then-reset' | 'applied-then-silence'> | 'readback-500';
 
-let fault: Fault = 'none';
+let fault: IncidentFault = 'none';
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let gateway: TestGateway;
-let closeProxy: () => Promise<void>;
+let proxy: FaultProxy;
 let openIds: number[] = [];
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  const isAction = /mutation\s+AlertIncident(Acknowledge|Close)/.test(body);
+function decide({ operation, body }: Exchange): Fault {
+  if (operation === 'AlertIncidentAcknowledge' || operation === 'AlertIncidentClose') return fault === 'readback-500' ? 'none' : fault;
   // The read-back names the issue by its NerdGraph id; the scan before the write does not.
-  const isReadBack = /query\s+AlertIncidents/.test(body) && /"ids"/.test(body);
-  const active = isAction ? (fault === 'readback-500' ? 'none' : fault) : isReadBack && fault === 'readback-500' ? 'refuse-500' : 'none';
-  if (active === 'refuse-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"proxy refused"}]}');
-  if (active === 'reset-before') return void req.socket.destroy();
-  const upstream = await fetch(sandbox.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': String(req.headers['api-key'] ?? '') }, body });
-  const text = await upstream.text();
-  if (active === 'applied-then-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"lost after apply"}]}');
-  if (active === 'applied-then-reset') return void req.socket.destroy();
-  if (active === 'applied-then-silence') return;
-  res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+  const isReadBack = operation === 'AlertIncidents' && /"ids"/.test(body);
+  return isReadBack && fault === 'readback-500' ? 'refuse-500' : 'none';
 }
 
 beforeAll(async () => {
   sandbox = await startSandbox({ apmApps: 60 });
-  const proxy = await listenOnLoopback(createServer((req, res) => void relay(req, res).catch(() => req.socket.destroy())));
-  closeProxy = proxy.close;
+  proxy = await startFaultProxy(sandbox.graphqlUrl, decide);
   // Each call bounded by 500 ms (silence is a timeout), the request by more: a scan is several reads.
-  gateway = await createTestGateway({ nerdgraphUrl: `${proxy.origin}/graphql`, retries: 3, timeoutMs: 500, deadlineMs: 10_000 });
+  gateway = await createTestGateway({ nerdgraphUrl: proxy.url, retries: 3, timeoutMs: 500, deadlineMs: 10_000 });
   openIds = allIssuesOf(sandbox.sandbox.data, PRIMARY_ACCOUNT, FIXED_NOW)
     .filter((issue) => issue.closedAt === null)
     .map((issue) => alertV2Id(issue.issueId));
 });
 afterAll(async () => {
-  await closeProxy();
+  await proxy.close();
   await sandbox.close();
 });
 

@@ -1,10 +1,9 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DirectoryTitles, MAX_DIRECTORY_PAGES } from '../mappings/shared/notifications.ts';
 import { POLICY_PREDICATE, PolicyChannelTitles, policyWorkflowName } from '../src/v2/channel-config.ts';
 import { addWorkflow, notificationsOf, type SandboxChannel, type SandboxWorkflow } from '../src/sandbox/notifications.ts';
 import { channelV2Id } from '../src/v2/ids.ts';
-import { listenOnLoopback } from './support/http.ts';
+import { startFaultProxy, type Decision, type Exchange, type FaultProxy } from './support/fault-proxy.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
@@ -19,40 +18,28 @@ let rewrites = new Map<string, Rewrite>();
 const arrivals = new Map<string, number>();
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let gateway: TestGateway;
-let closeProxy: () => Promise<void>;
+let proxy: FaultProxy;
 
 const MUTATIONS = ['PolicyWorkflowUpdate', 'PolicyWorkflowCreate', 'PolicyWorkflowDelete', 'ChannelDestinationCreate', 'ChannelCreate', 'ChannelDelete'];
 const mutationsSent = (): number => MUTATIONS.reduce((sum, operation) => sum + (arrivals.get(operation) ?? 0), 0);
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  const operation = /(?:mutation|query)\s+(\w+)/.exec(body)?.[1] ?? '';
+function decide({ operation, body }: Exchange): Decision {
   const round = (arrivals.get(operation) ?? 0) + 1;
   arrivals.set(operation, round);
   // Cursors the rewrites made up: the sandbox gets the first page again.
   const parsed = JSON.parse(body) as { variables?: Record<string, unknown> };
   if (typeof parsed.variables?.workflowCursor === 'string' && parsed.variables.workflowCursor.startsWith('fake-')) delete parsed.variables.workflowCursor;
-  const upstream = await fetch(sandbox.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': String(req.headers['api-key'] ?? '') }, body: JSON.stringify(parsed) });
-  let text = await upstream.text();
   const rewrite = rewrites.get(operation);
-  if (rewrite) text = JSON.stringify(rewrite(JSON.parse(text) as Record<string, unknown>, round));
-  res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+  return { body: JSON.stringify(parsed), ...(rewrite ? { rewrite: (text: string) => JSON.stringify(rewrite(JSON.parse(text) as Record<string, unknown>, round)) } : {}) };
 }
 
 beforeAll(async () => {
   sandbox = await startSandbox({ apmApps: 20 });
-  const proxy = await listenOnLoopback(createServer((req, res) => void relay(req, res).catch(() => req.socket.destroy())));
-  closeProxy = proxy.close;
-  gateway = await createTestGateway({ nerdgraphUrl: `${proxy.origin}/graphql`, retries: 0, timeoutMs: 5_000 });
+  proxy = await startFaultProxy(sandbox.graphqlUrl, decide);
+  gateway = await createTestGateway({ nerdgraphUrl: proxy.url, retries: 0, timeoutMs: 5_000 });
 });
 afterAll(async () => {
-  await closeProxy();
+  await proxy.close();
   await sandbox.close();
 });
 beforeEach(() => {

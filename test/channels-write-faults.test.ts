@@ -1,8 +1,7 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import createMapping from '../mappings/alerts-channels.create.ts';
 import { notificationsOf } from '../src/sandbox/notifications.ts';
-import { listenOnLoopback } from './support/http.ts';
+import { startFaultProxy, type Decision, type Exchange, type Fault, type FaultProxy } from './support/fault-proxy.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
@@ -12,13 +11,13 @@ import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGa
  * first was sent, the answer is the unconfirmed title (never "nothing was changed", never a
  * 2xx), and no mutation reaches NerdGraph twice.
  */
-type Fault = 'none' | 'refuse-500' | 'reset-before' | 'applied-then-500' | 'applied-then-reset' | 'payload-refusal';
+type ChannelFault = Extract<Fault, 'none' | 'refuse-500' | 'reset-before' | 'applied-then-500' | 'applied-then-reset'> | 'payload-refusal';
 
-let fault: { operation: string; kind: Fault } = { operation: '', kind: 'none' };
+let fault: { operation: string; kind: ChannelFault } = { operation: '', kind: 'none' };
 const arrivals = new Map<string, number>();
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let gateway: TestGateway;
-let closeProxy: () => Promise<void>;
+let proxy: FaultProxy;
 
 const REFUSALS: Record<string, string> = {
   ChannelDestinationCreate: '{"data":{"aiNotificationsCreateDestination":{"destination":null,"error":{"description":"no","type":"INVALID_PARAMETER"}}}}',
@@ -26,36 +25,20 @@ const REFUSALS: Record<string, string> = {
   PolicyWorkflowCreate: '{"data":{"aiWorkflowsCreateWorkflow":{"workflow":null,"errors":[{"description":"no","type":"VALIDATION_ERROR"}]}}}',
 };
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  const operation = /(?:mutation|query)\s+(\w+)/.exec(body)?.[1] ?? '';
+function decide({ operation }: Exchange): Decision {
   arrivals.set(operation, (arrivals.get(operation) ?? 0) + 1);
   const active = operation === fault.operation ? fault.kind : 'none';
-  if (active === 'refuse-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"proxy refused"}]}');
-  if (active === 'reset-before') return void req.socket.destroy();
-  if (active === 'payload-refusal') return void res.writeHead(200, { 'content-type': 'application/json' }).end(REFUSALS[operation]);
-  const upstream = await fetch(sandbox.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': String(req.headers['api-key'] ?? '') }, body });
-  const text = await upstream.text();
-  if (active === 'applied-then-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"lost after apply"}]}');
-  if (active === 'applied-then-reset') return void req.socket.destroy();
-  res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+  return active === 'payload-refusal' ? { answer: REFUSALS[operation] ?? '' } : active;
 }
 
 beforeAll(async () => {
   sandbox = await startSandbox({ apmApps: 20 });
-  const proxy = await listenOnLoopback(createServer((req, res) => void relay(req, res).catch(() => req.socket.destroy())));
-  closeProxy = proxy.close;
+  proxy = await startFaultProxy(sandbox.graphqlUrl, decide);
   // Retries on: mutations must still go out once.
-  gateway = await createTestGateway({ nerdgraphUrl: `${proxy.origin}/graphql`, retries: 3, timeoutMs: 1_000 });
+  gateway = await createTestGateway({ nerdgraphUrl: proxy.url, retries: 3, timeoutMs: 1_000 });
 });
 afterAll(async () => {
-  await closeProxy();
+  await proxy.close();
   await sandbox.close();
 });
 beforeEach(() => {
@@ -104,7 +87,7 @@ describe('chained channel create under faults', () => {
     expect(counts()).toEqual(before);
   });
 
-  const later: Array<[string, Fault, boolean]> = [
+  const later: Array<[string, ChannelFault, boolean]> = [
     ['ChannelCreate', 'refuse-500', false],
     ['ChannelCreate', 'reset-before', false],
     ['ChannelCreate', 'applied-then-500', false],

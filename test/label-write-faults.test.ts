@@ -1,8 +1,7 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxApp } from '../src/sandbox/model.ts';
 import { LabelTitles } from '../src/v2/labels.ts';
-import { listenOnLoopback } from './support/http.ts';
+import { startFaultProxy, type Decision, type Exchange, type Fault, type FaultProxy } from './support/fault-proxy.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
@@ -13,9 +12,9 @@ import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGa
  * never a 2xx without the label really changed, and once anything may have been written, an
  * answer that says so (never "nothing was changed").
  */
-type Fault = 'none' | 'payload-refusal' | 'refuse-500' | 'reset-before' | 'silence-before' | 'applied-then-500' | 'applied-then-reset' | 'applied-then-silence';
+type LabelFault = Fault | 'payload-refusal';
 
-let fault: Fault = 'none';
+let fault: LabelFault = 'none';
 /** Which label mutation of the request the fault hits (1-based), and how many went by. */
 let faultStep = 1;
 let mutationsSeen = 0;
@@ -29,55 +28,39 @@ let frozenRead: string | undefined;
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let gateway: TestGateway;
 let apps: SandboxApp[];
-let closeProxy: () => Promise<void>;
-const silenced: ServerResponse[] = [];
+let proxy: FaultProxy;
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  const isLabelWrite = /mutation\s+Label(Add|Remove)\b/.test(body);
-  if (readFault && /query\s+LabelsTaggedEntities\b/.test(body)) return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"proxy refused the read"}]}');
-  const isRead = /query\s+LabelsTaggedEntities\b/.test(body);
-  if (staleRead && isRead && frozenRead !== undefined) return void res.writeHead(200, { 'content-type': 'application/json' }).end(frozenRead);
-  if (isLabelWrite) mutationsSeen++;
-  const active = isLabelWrite && mutationsSeen === faultStep ? fault : 'none';
-  if (active === 'payload-refusal') {
-    const field = /LabelAdd/.test(body) ? 'taggingAddTagsToEntity' : 'taggingDeleteTagValuesFromEntity';
-    const refusal = { data: { [field]: { errors: [{ message: 'Tag key refused for NRAK-LEAKED0000000000000000000', type: 'INVALID_KEY' }] } } };
-    return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refusal));
+function decide({ operation }: Exchange): Decision {
+  const isRead = operation === 'LabelsTaggedEntities';
+  if (readFault && isRead) return { status: 500, answer: '{"errors":[{"message":"proxy refused the read"}]}' };
+  if (staleRead && isRead) {
+    if (frozenRead !== undefined) return { answer: frozenRead };
+    // The first read goes through and is kept as it was answered.
+    return {
+      rewrite: (text) => {
+        frozenRead ??= text;
+        return text;
+      },
+    };
   }
-  if (active === 'refuse-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"proxy refused"}]}');
-  if (active === 'reset-before') return void req.socket.destroy();
-  if (active === 'silence-before') return void silenced.push(res);
-  const upstream = await fetch(sandbox.graphqlUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'api-key': String(req.headers['api-key'] ?? '') },
-    body,
-  });
-  const text = await upstream.text();
-  if (staleRead && isRead && frozenRead === undefined) frozenRead = text;
-  if (active === 'applied-then-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"lost after apply"}]}');
-  if (active === 'applied-then-reset') return void req.socket.destroy();
-  if (active === 'applied-then-silence') return void silenced.push(res);
-  res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+  if (operation !== 'LabelAdd' && operation !== 'LabelRemove') return 'none';
+  mutationsSeen++;
+  const active = mutationsSeen === faultStep ? fault : 'none';
+  if (active !== 'payload-refusal') return active;
+  const field = operation === 'LabelAdd' ? 'taggingAddTagsToEntity' : 'taggingDeleteTagValuesFromEntity';
+  const refusal = { data: { [field]: { errors: [{ message: 'Tag key refused for NRAK-LEAKED0000000000000000000', type: 'INVALID_KEY' }] } } };
+  return { answer: JSON.stringify(refusal) };
 }
 
 beforeAll(async () => {
   sandbox = await startSandbox({ apmApps: 20 });
   apps = sandbox.sandbox.data.apps.filter((a) => a.accountId === PRIMARY_ACCOUNT);
-  const proxy = await listenOnLoopback(createServer((req, res) => void relay(req, res).catch(() => req.socket.destroy())));
-  closeProxy = proxy.close;
+  proxy = await startFaultProxy(sandbox.graphqlUrl, decide);
   // Retries on: mutations must still go out once.
-  gateway = await createTestGateway({ nerdgraphUrl: `${proxy.origin}/graphql`, retries: 3, timeoutMs: 1_000, deadlineMs: 10_000 });
+  gateway = await createTestGateway({ nerdgraphUrl: proxy.url, retries: 3, timeoutMs: 1_000, deadlineMs: 10_000 });
 });
 afterAll(async () => {
-  for (const res of silenced) res.destroy();
-  await closeProxy();
+  await proxy.close();
   await sandbox.close();
 });
 

@@ -1,8 +1,7 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxApp } from '../src/sandbox/model.ts';
 import { deploymentsOf } from '../src/sandbox/writes.ts';
-import { listenOnLoopback } from './support/http.ts';
+import { startFaultProxy, type Fault, type FaultProxy } from './support/fault-proxy.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
@@ -11,51 +10,22 @@ import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGa
  * way a network can (before or after the sandbox applied it), and the sandbox's own record
  * count says what really happened: never a duplicate, never a 2xx without a record.
  */
-type Fault = 'none' | 'refuse-500' | 'reset-before' | 'applied-then-500' | 'applied-then-reset' | 'applied-then-silence';
-
 let fault: Fault = 'none';
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let gateway: TestGateway;
 let app: SandboxApp;
-let proxyUrl: string;
-let closeProxy: () => Promise<void>;
+let proxy: FaultProxy;
 let clock = Date.UTC(2026, 10, 22, 12, 0, 30);
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function relay(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readBody(req);
-  const isCreate = /mutation\s+DeploymentCreate/.test(body);
-  const active = isCreate ? fault : 'none';
-  if (active === 'refuse-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"proxy refused"}]}');
-  if (active === 'reset-before') return void req.socket.destroy();
-  const upstream = await fetch(sandbox.graphqlUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'api-key': String(req.headers['api-key'] ?? '') },
-    body,
-  });
-  const text = await upstream.text();
-  if (active === 'applied-then-500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"errors":[{"message":"lost after apply"}]}');
-  if (active === 'applied-then-reset') return void req.socket.destroy();
-  if (active === 'applied-then-silence') return; // never answers: the gateway's deadline fires
-  res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
-}
 
 beforeAll(async () => {
   sandbox = await startSandbox({ apmApps: 20 });
   app = sandbox.sandbox.data.apps.find((a) => a.accountId === PRIMARY_ACCOUNT) as SandboxApp;
-  const proxy = await listenOnLoopback(createServer((req, res) => void relay(req, res).catch(() => req.socket.destroy())));
-  proxyUrl = `${proxy.origin}/graphql`;
-  closeProxy = proxy.close;
+  proxy = await startFaultProxy(sandbox.graphqlUrl, ({ operation }) => (operation === 'DeploymentCreate' ? fault : 'none'));
   // Retries on: mutations must still go out once.
-  gateway = await createTestGateway({ nerdgraphUrl: proxyUrl, retries: 3, timeoutMs: 500, now: () => clock });
+  gateway = await createTestGateway({ nerdgraphUrl: proxy.url, retries: 3, timeoutMs: 500, now: () => clock });
 });
 afterAll(async () => {
-  await closeProxy();
+  await proxy.close();
   await sandbox.close();
 });
 

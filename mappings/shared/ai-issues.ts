@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CallerScope, OperationContext } from '../../src/routes/mapping.ts';
+import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping } from '../../src/routes/mapping.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import { AlertIncidentTitles, V2Error, invalidParameter, notFound, writeRefused } from '../../src/v2/errors.ts';
@@ -7,7 +7,9 @@ import type { V2Body } from '../../src/v2/format.ts';
 import { alertV2Id, decodeEntityGuid } from '../../src/v2/ids.ts';
 import { linkHeader } from '../../src/v2/link.ts';
 import { lastValue, parseFlag, type V2Params } from '../../src/v2/params.ts';
+import { NO_PARAMS } from '../../src/v2/param-schema.ts';
 import { parseV2Time } from '../../src/v2/timestamps.ts';
+import { XML_ASSUMPTION } from '../../src/v2/xml.ts';
 
 /**
  * REST v2's retired alert namespaces over NerdGraph's AI issues (routes-next.md §5): a REST
@@ -355,6 +357,64 @@ export function confirmedAction(payload: unknown, field: 'aiIssuesAckIssue' | 'a
   if (answer?.error && !answer.result) throw writeRefused(422, `New Relic refused the change: ${answer.error.slice(0, 200)}`);
   const result = answer?.result;
   if (!result || result.issueId !== issueId || result.accountId !== accountId || result.action !== ACTION_OF[field]) throw new UpstreamError('upstream_failure', `${operation}: no confirmation in the answer`);
+}
+
+/** What differs between PUT /v2/alerts_incidents/{id}/acknowledge and /close. */
+export interface IncidentActionSpec {
+  id: string;
+  route: string;
+  /** queries/<operation>.graphql: the mutation sent. */
+  operation: string;
+  /** The NerdGraph mutation field whose result confirms the action. */
+  field: 'aiIssuesAckIssue' | 'aiIssuesResolveIssue';
+  summary: string;
+  unconfirmedTitle: string;
+}
+
+/**
+ * An incident action (acknowledge, close): find the issue its derived id names (422 if already
+ * closed, nothing sent), one mutation, confirmed by its result, then the issue read back.
+ */
+export function incidentActionMapping(spec: IncidentActionSpec): WriteMapping {
+  return defineWriteMapping({
+    kind: 'write',
+    id: spec.id,
+    method: 'PUT',
+    route: spec.route,
+    operation: spec.operation,
+    summary: spec.summary,
+    fidelity: 'approximate',
+    successStatus: 200,
+    unconfirmedTitle: spec.unconfirmedTitle,
+    parameters: NO_PARAMS,
+    fields: [{ field: 'incident', fidelity: 'approximate', source: `the issue read back after ${spec.field}, shaped as alerts_incidents lists it` }],
+    knownGaps: [
+      {
+        description:
+          'Incident ids are derived from NerdGraph issue UUIDs; the id is looked up among the issues opened in the last 90 days (a choice: NerdGraph documents no retention), at most 50 NerdGraph pages, stopping at the match; older or deeper ones are 404.',
+      },
+      { description: 'Violation ids are derived from NerdGraph incident UUIDs, not v2 ids.' },
+      { description: 'When NerdGraph may have applied the change but did not confirm it, the answer is a 502/503/504 saying so; the gateway never resends.' },
+    ],
+    assumptions: [
+      XML_ASSUMPTION,
+      'No body is read (v2 took none); success is 200 with {"incident": ...}.',
+      "An incident already closed is 422 'Incident already closed' (v2's answer unconfirmed); nothing is sent.",
+      'The mutation counts as confirmed only when its result names the same account, action and issue; windows end a minute after now (clock skew).',
+    ],
+    async plan(ctx) {
+      const issue = await findIssue(ctx, ctx.pathParams.id);
+      if (issue.closedAt !== null && issue.closedAt !== undefined) throw new V2Error(422, AlertIncidentTitles.alreadyClosed, { kind: 'invalid_parameter' });
+      return {
+        variables: { accountId: ctx.accountId, issueId: issue.issueId },
+        answer: async (payload) => {
+          confirmedAction(payload, spec.field, spec.operation, issue.issueId, ctx.accountId);
+          const after = await rereadIssue(ctx, issue.issueId, issue.createdAt);
+          return { incident: v2Incident(after, await readPolicies(ctx, policyIdsOf([after])), true) };
+        },
+      };
+    },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

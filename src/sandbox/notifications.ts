@@ -418,6 +418,15 @@ interface WorkflowFilters {
 
 const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
 
+/** A list filter's equality test: an absent filter value matches everything. */
+const unlessGiven = <T>(wanted: T | null | undefined, actual: T): boolean => !given(wanted) || actual === wanted;
+
+/** One page of an account's matching list items, as NerdGraph's list types answer (the cursor salted by list, account and filters). */
+function listPage<T, V>(list: string, accountId: number, filters: object, matching: readonly T[], cursor: string | null | undefined, view: (item: T) => V) {
+  const { page, nextCursor } = pageOf(matching, cursor, `${list}|${accountId}|${JSON.stringify(filters)}`);
+  return { entities: page.map(view), nextCursor, totalCount: matching.length };
+}
+
 /** The fields an Account object gets from this module (spread into actor.ts's account()). */
 export function notificationAccountFields(data: SandboxData, accountId: number) {
   const store = notificationsOf(data);
@@ -428,30 +437,28 @@ export function notificationAccountFields(data: SandboxData, accountId: number) 
         const matching = store.channels.filter(
           (c) =>
             c.accountId === accountId &&
-            (!given(f.id) || c.id === f.id) &&
+            unlessGiven(f.id, c.id) &&
             (!given(f.ids) || f.ids.includes(c.id)) &&
-            (!given(f.type) || c.type === f.type) &&
-            (!given(f.destinationId) || c.destinationId === f.destinationId) &&
-            (!given(f.active) || c.active === f.active) &&
+            unlessGiven(f.type, c.type) &&
+            unlessGiven(f.destinationId, c.destinationId) &&
+            unlessGiven(f.active, c.active) &&
             (!given(f.name) || c.name.toLowerCase().includes(f.name.toLowerCase())),
         );
-        const { page, nextCursor } = pageOf(matching, cursor, `channels|${accountId}|${JSON.stringify(f)}`);
-        return { entities: page.map(channelView), nextCursor, totalCount: matching.length, error: null };
+        return { ...listPage('channels', accountId, f, matching, cursor, channelView), error: null };
       },
       destinations: ({ cursor, filters }: { cursor?: string | null; filters?: DestinationFilters | null }) => {
         const f = filters ?? {};
         const matching = store.destinations.filter(
           (d) =>
             d.accountId === accountId &&
-            (!given(f.id) || d.id === f.id) &&
+            unlessGiven(f.id, d.id) &&
             (!given(f.ids) || f.ids.includes(d.id)) &&
-            (!given(f.type) || d.type === f.type) &&
-            (!given(f.exactName) || d.name === f.exactName) &&
+            unlessGiven(f.type, d.type) &&
+            unlessGiven(f.exactName, d.name) &&
             (!given(f.active) || f.active) &&
             (!given(f.name) || d.name.toLowerCase().includes(f.name.toLowerCase())),
         );
-        const { page, nextCursor } = pageOf(matching, cursor, `destinations|${accountId}|${JSON.stringify(f)}`);
-        return { entities: page.map(destinationView), nextCursor, totalCount: matching.length, error: null };
+        return { ...listPage('destinations', accountId, f, matching, cursor, destinationView), error: null };
       },
     },
     aiWorkflows: {
@@ -460,14 +467,13 @@ export function notificationAccountFields(data: SandboxData, accountId: number) 
         const matching = store.workflows.filter(
           (w) =>
             w.accountId === accountId &&
-            (!given(f.id) || w.id === f.id) &&
+            unlessGiven(f.id, w.id) &&
             (!given(f.channelId) || w.channelIds.includes(f.channelId)) &&
-            (!given(f.name) || w.name === f.name) &&
+            unlessGiven(f.name, w.name) &&
             (!given(f.nameLike) || w.name.toLowerCase().includes(f.nameLike.toLowerCase())) &&
-            (!given(f.workflowEnabled) || w.enabled === f.workflowEnabled),
+            unlessGiven(f.workflowEnabled, w.enabled),
         );
-        const { page, nextCursor } = pageOf(matching, cursor, `workflows|${accountId}|${JSON.stringify(f)}`);
-        return { entities: page.map((w) => workflowView(store, w)), nextCursor, totalCount: matching.length };
+        return listPage('workflows', accountId, f, matching, cursor, (w) => workflowView(store, w));
       },
     },
     alerts: {

@@ -108,6 +108,13 @@ function cannon(target: Target, scenario: Scenario, connections: number, seconds
   });
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
 /** Nearest-rank percentile of sorted values. */
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number);
@@ -216,9 +223,9 @@ function goals(rows: Measured[], single: Measured[]): string {
 }
 
 /** The migration-mode rows: passthrough against the legacy API called directly, compare against passthrough. */
-function modesSection(rows: Measured[], single: Measured[], shadow: Record<string, number>, connections: number): string {
+function modesSection(rows: Measured[], single: Measured[], shadow: Record<string, number>, connections: number, rounds: ReadonlyArray<{ scenario: Scenario; ratio: number }>): string {
   const lines = [
-    `| scenario | (e) legacy direct req/s | (f) passthrough req/s | (g) compare req/s | (f) ÷ (e) req/s | p50 ms (e) / (f) / (g) | 1 connection p50 ms (e) / (f) / (g) | compare p50 ÷ passthrough p50 (${connections} connections; 1) |`,
+    `| scenario | (e) legacy direct req/s | (f) passthrough req/s | (g) compare req/s | (f) ÷ (e) req/s | p50 ms (e) / (f) / (g) | 1 connection p50 ms (e) / (f) / (g) | compare p50 ÷ passthrough p50 (${connections} connections, median of the paired rounds; 1 connection) |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const verdicts: string[] = [];
@@ -226,12 +233,14 @@ function modesSection(rows: Measured[], single: Measured[], shadow: Record<strin
     const of = (key: TargetSpec['key'], from = rows): Measured | undefined => from.find((r) => r.scenario === scenario && r.target.key === key);
     const [e, f, g, e1, f1, g1] = [of('e'), of('f'), of('g'), of('e', single), of('f', single), of('g', single)];
     if (!e || !f || !g || !e1 || !f1 || !g1) continue;
-    const [many, one] = [g.p50 / f.p50, g1.p50 / f1.p50];
+    const paired = rounds.filter((r) => r.scenario === scenario).map((r) => r.ratio);
+    const [many, one] = [paired.length > 0 ? median(paired) : g.p50 / f.p50, g1.p50 / f1.p50];
     lines.push(
       `| ${scenario.name} | ${fixed(e.rps, 0)} | ${fixed(f.rps, 0)} | ${fixed(g.rps, 0)} | ${fixed(f.rps / e.rps, 2)} | ${fixed(e.p50, 2)} / ${fixed(f.p50, 2)} / ${fixed(g.p50, 2)} | ` +
         `${fixed(e1.p50, 2)} / ${fixed(f1.p50, 2)} / ${fixed(g1.p50, 2)} | ${fixed(many, 2)}; ${fixed(one, 2)} |`,
     );
-    verdicts.push(`- goal: ${scenario.name}, compare caller p50 within 10 % of passthrough: ${fixed(many, 2)}× at ${connections} connections, ${fixed(one, 2)}× at 1 connection ${many <= 1.1 && one <= 1.1 ? 'MET' : 'NOT MET'}`);
+    const each = paired.length > 1 ? ` (median of ${paired.length} paired rounds: ${paired.map((r) => fixed(r, 2)).join(', ')})` : '';
+    verdicts.push(`- goal: ${scenario.name}, compare caller p50 within 10 % of passthrough: ${fixed(many, 2)}× at ${connections} connections${each}, ${fixed(one, 2)}× at 1 connection ${many <= 1.1 && one <= 1.1 ? 'MET' : 'NOT MET'}`);
   }
   const outcomes = Object.entries(shadow).map(([outcome, n]) => `${outcome} ${n}`).join(', ');
   return [...lines, '', `(g) shadow work over the whole run: ${outcomes || 'none recorded'} (dropped: shed because the queue was full or the event loop busy, so callers never wait for it).`, '', ...verdicts].join('\n');
@@ -257,7 +266,8 @@ async function main(): Promise<number> {
   out(`machine: node ${process.version}, ${cpuList[0]?.model.trim() ?? 'unknown CPU'}, ${cpuList.length} cores, ${platform()} ${arch()}`);
   out(
     `method: autocannon (in the parent process, sharing the cores with the targets), ${settings.connections} connections; ` +
-      `per target and scenario a ${settings.warmupS} s warm-up (not measured; fills the gateway's caches and JIT), then ${settings.durationS} s measured`,
+      `per target and scenario a ${settings.warmupS} s warm-up (not measured; fills the gateway's caches and JIT), then ${settings.durationS} s measured; ` +
+      `(f) and (g) again in paired rounds, order alternated (BENCH_MODE_ROUNDS, default 3 in all), the compare goal on their median`,
   );
 
   const sandbox = await startTarget('sandbox', { SANDBOX_APM_APPS: String(settings.apmApps) });
@@ -343,6 +353,30 @@ async function main(): Promise<number> {
     }
   }
 
+  // The compare goal is a 10 % bound on a p50 ratio, and one pass on a shared 2-core machine
+  // moves more than that from run to run: (f) and (g) are measured again in paired rounds, the
+  // order alternated so neither always runs on a warmer machine, and the goal reads the median.
+  const rounds: Array<{ scenario: Scenario; ratio: number }> = [];
+  const pairRounds = envNumber('BENCH_MODE_ROUNDS', 3, true);
+  for (const scenario of SCENARIOS) {
+    const [f, g] = (['f', 'g'] as const).map((key) => specs.find((s) => s.key === key && chosen(scenario, s)));
+    const first = rows.find((r) => r.scenario === scenario && r.target.key === 'g')?.p50 ?? NaN;
+    const base = rows.find((r) => r.scenario === scenario && r.target.key === 'f')?.p50 ?? NaN;
+    if (!f || !g || !Number.isFinite(first / base)) continue;
+    rounds.push({ scenario, ratio: first / base });
+    for (let round = 2; round <= pairRounds; round++) {
+      const order = round % 2 === 0 ? [g, f] : [f, g];
+      const p50: Record<string, number> = {};
+      for (const spec of order) {
+        process.stderr.write(`running ${scenario.name} on (${spec.key}) ${spec.label}, round ${round}…\n`);
+        const { row, warmupFailures } = await measure(spec, scenario, settings);
+        p50[spec.key] = row.p50;
+        failures += warmupFailures + row.non2xx + row.errors;
+      }
+      rounds.push({ scenario, ratio: (p50.g ?? NaN) / (p50.f ?? NaN) });
+    }
+  }
+
   out(table(rows));
   out();
   out(`1 connection, (b) gateway and (d) proxy on the canned upstream (${settings.warmupS} s warm-up, ${settings.durationS} s measured each):`);
@@ -359,7 +393,7 @@ async function main(): Promise<number> {
   out();
   out('## Migration modes');
   out();
-  out(modesSection(rows, single, await compareOutcomes(comparing), settings.connections));
+  out(modesSection(rows, single, await compareOutcomes(comparing), settings.connections, rounds));
   if (failures > 0) {
     out();
     out(`FAILED: ${failures} non-2xx answers or errors (warm-up included)`);

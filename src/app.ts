@@ -204,12 +204,14 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     if (v2) {
       entry.level = v2.status >= 500 ? 'warn' : 'info';
       entry.kind = v2.kind;
-      entry.title = v2.title;
+      // Titles may quote NerdGraph's refusals; a key-shaped text in them never leaves.
+      const title = redactKeys(v2.title);
+      entry.title = title;
       if (v2.cause instanceof UpstreamError) {
         entry.upstreamClass = v2.cause.errorClass;
         entry.upstreamDetail = v2.cause.detail;
       }
-      return respond(c, c.get('format') ?? 'json', v2.status, errorBody(v2.title, v2.messages), v2.headers);
+      return respond(c, c.get('format') ?? 'json', v2.status, errorBody(title, v2.messages), v2.headers);
     }
     // A bug: log its name and stack frames only (a message can quote request data), answer v2's generic 500.
     entry.level = 'error';

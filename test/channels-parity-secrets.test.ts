@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/ops/config.ts';
 import { compareAnswers } from '../src/compare/diff.ts';
-import { isSecretPath, maskSecrets } from '../src/compare/secrets.ts';
+import { isSecretPath, maskSecrets, maskTargetSecrets } from '../src/compare/secrets.ts';
 import type { AnswerSnapshot } from '../src/compare/types.ts';
 import { buildGateway, type BuiltGateway } from '../src/gateway.ts';
 import { createLogger } from '../src/ops/logger.ts';
@@ -177,9 +177,10 @@ describe('maskSecrets', () => {
     const a = maskSecrets({ channel: { configuration: { service_key: 's1', url: 'https://x', headers: '{"a":1}', key: 'k' } }, properties: [{ key: 'headers', value: 'h' }, { key: 'url', value: 'u' }] });
     const b = maskSecrets({ channel: { configuration: { service_key: 's1' } } });
     const c = maskSecrets({ channel: { configuration: { service_key: 's2', auth_password: null } } });
-    expect(a.channel.configuration.url).toBe('https://x');
-    expect(a.properties[1]?.value).toBe('u');
-    for (const masked of [a.channel.configuration.service_key, a.channel.configuration.headers, a.channel.configuration.key, a.properties[0]?.value]) expect(String(masked)).toMatch(/^\[secret [0-9a-f]{8}\]$/);
+    // A Slack webhook URL is itself a credential: masked too, as a destination's url property.
+    for (const masked of [a.channel.configuration.service_key, a.channel.configuration.headers, a.channel.configuration.key, a.channel.configuration.url, a.properties[0]?.value, a.properties[1]?.value]) {
+      expect(String(masked)).toMatch(/^\[secret [0-9a-f]{8}\]$/);
+    }
     expect(b.channel.configuration.service_key).toBe(a.channel.configuration.service_key);
     expect(c.channel.configuration.service_key).not.toBe(a.channel.configuration.service_key);
     expect(c.channel.configuration.auth_password).toBeNull();
@@ -203,5 +204,24 @@ describe('maskSecrets', () => {
     expect(isSecretPath('channels[].configuration.auth_password')).toBe(true);
     expect(isSecretPath('channels[].configuration.base_url')).toBe(false);
     expect(isSecretPath('labels[].key')).toBe(false);
+  });
+});
+
+describe('secrets of older channel types, and in a request target', () => {
+  it('masks HipChat, Campfire and VictorOps credentials and a Slack URL inside a configuration', () => {
+    const masked = maskSecrets({ configuration: { auth_token: 'HC-SECRET', token: 'CF-SECRET', route_key: 'VO-SECRET', url: 'https://hooks.slack.com/services/T0/B0/SECRET', channel: '#ops' } }) as {
+      configuration: Record<string, string>;
+    };
+    expect(JSON.stringify(masked)).not.toMatch(/HC-SECRET|CF-SECRET|VO-SECRET|services\/T0/);
+    expect(masked.configuration.channel).toBe('#ops');
+  });
+
+  it('masks secret parameters of a request target and keeps the others as sent', () => {
+    const target = '/v2/alerts_channels.json?channel[configuration][service_key]=PD-SECRET&channel%5Bconfiguration%5D%5Bauth_password%5D=PW-SECRET&policy_ids[]=7&page=2';
+    const masked = maskTargetSecrets(target);
+    expect(masked).not.toMatch(/PD-SECRET|PW-SECRET/);
+    expect(masked.startsWith('/v2/alerts_channels.json?')).toBe(true);
+    expect(masked).toContain('policy_ids[]=7&page=2');
+    expect(maskTargetSecrets('/v2/applications.json?filter[name]=a')).toBe('/v2/applications.json?filter[name]=a');
   });
 });

@@ -17,7 +17,7 @@ import { NO_PARAMS } from '../src/v2/param-schema.ts';
 const KEY = 'NRAK-CHAIN-TEST';
 const UNCONFIRMED = 'The change may have been applied in part; list before retrying';
 
-type Fault = 'none' | 'refused-second' | 'unavailable-second' | 'not-sent-second' | 'refused-first' | 'payload-refusal-first' | 'payload-refusal-second';
+type Fault = 'none' | 'refused-second' | 'unavailable-second' | 'not-sent-second' | 'refused-first' | 'payload-refusal-first' | 'payload-refusal-second' | 'rate-limited-second' | 'bad-key-second' | 'key-in-refusal-second';
 
 function fakeNerdGraph(fault: Fault): NerdGraph & { sent: UpstreamCall[] } {
   const sent: UpstreamCall[] = [];
@@ -31,6 +31,10 @@ function fakeNerdGraph(fault: Fault): NerdGraph & { sent: UpstreamCall[] } {
       if (step === 2 && fault === 'refused-second') throw new UpstreamError('invalid_input', 'bad input');
       if (step === 2 && fault === 'unavailable-second') throw new UpstreamError('unavailable', 'down');
       if (step === 2 && fault === 'not-sent-second') throw new UpstreamError('unavailable', 'no connection', { sent: false });
+      if (step === 2 && fault === 'rate-limited-second') throw new UpstreamError('rate_limited', 'too many');
+      if (step === 2 && fault === 'bad-key-second') throw new UpstreamError('bad_key', 'bad key');
+      // NerdGraph's own words quoting a key-shaped text (the client redacts its errors[], not every detail).
+      if (step === 2 && fault === 'key-in-refusal-second') throw new UpstreamError('invalid_input', `refused for NRAK-${'A'.repeat(27)}`);
       return { step, refused: (step === 1 && fault === 'payload-refusal-first') || (step === 2 && fault === 'payload-refusal-second') } as T;
     },
   };
@@ -153,12 +157,13 @@ describe('chained writes', () => {
   });
 
   it('with a partialTitle, a later step refused or never sent answers 409 (a known partial outcome clients do not retry); an unknown one stays 502', async () => {
-    for (const fault of ['refused-second', 'not-sent-second', 'payload-refusal-second'] as const) {
+    for (const fault of ['refused-second', 'not-sent-second', 'payload-refusal-second', 'rate-limited-second', 'bad-key-second', 'key-in-refusal-second'] as const) {
       const { status, body, sent } = await put(fault, '/v2/chain_partial.json');
       expect(status, fault).toBe(409);
       const title = (body as { error: { title: string } }).error.title;
       expect(title.startsWith(`${PARTIAL}: `), fault).toBe(true);
-      expect(title, fault).not.toContain('nothing was changed');
+      expect(title.toLowerCase(), fault).not.toContain('nothing was changed');
+      expect(title, fault).not.toContain(`NRAK-${'A'.repeat(27)}`);
       expect(sent, fault).toHaveLength(2);
     }
     const unknown = await put('unavailable-second', '/v2/chain_partial.json');

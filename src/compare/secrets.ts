@@ -14,13 +14,15 @@ import { SECRET_CONFIGURATION_KEYS } from '../v2/channel-config.ts';
  */
 
 /** Keys whose values are secrets inside a `configuration` object: the credentials and what can carry them (webhook headers and payload). */
-export const RECORD_SECRET_KEYS: ReadonlySet<string> = new Set([...SECRET_CONFIGURATION_KEYS, 'headers', 'payload']);
+// Also the credentials of channel types the legacy API may still list (HipChat `auth_token`,
+// Campfire `token`, VictorOps `route_key`) and Slack's `url`, a webhook URL that is itself one.
+export const RECORD_SECRET_KEYS: ReadonlySet<string> = new Set([...SECRET_CONFIGURATION_KEYS, 'headers', 'payload', 'auth_token', 'token', 'route_key', 'url']);
 
 /** Keys that are secrets wherever they appear (names nothing else in v2 uses). */
 const ALWAYS_SECRET: ReadonlySet<string> = new Set(['service_key', 'auth_password', 'api_key']);
 
-/** NerdGraph property keys (`{key, value}` pairs) whose value is a secret: the webhook channel's headers and payload. */
-const SECRET_PROPERTY_KEYS: ReadonlySet<string> = new Set(['headers', 'payload']);
+/** NerdGraph property keys (`{key, value}` pairs) whose value is a secret: the webhook channel's headers and payload, a destination's URL. */
+const SECRET_PROPERTY_KEYS: ReadonlySet<string> = new Set(['headers', 'payload', 'url']);
 
 const PARENT = 'configuration';
 const TAG_KEY = randomBytes(32);
@@ -69,4 +71,31 @@ export function maskSecrets<T>(value: T, parentKey?: string, depth = 0): T {
 export function isSecretPath(path: string): boolean {
   const keys = path.split(/\.|\[[^\]]*\]/).filter((part) => part !== '');
   return keys.some((key, index) => isSecretKey(key, keys[index - 1]));
+}
+
+/**
+ * A request target (`/v2/...?query`) with the values of secret parameters masked, e.g.
+ * `channel[configuration][service_key]=...` (v2 read write parameters from the query too), for
+ * what records keep of the request.
+ */
+export function maskTargetSecrets(target: string): string {
+  const query = target.indexOf('?');
+  if (query < 0) return target;
+  const pairs = target
+    .slice(query + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      let name: string;
+      try {
+        name = decodeURIComponent(pair.slice(0, eq).replace(/\+/g, ' '));
+      } catch {
+        return pair;
+      }
+      // `a[b][c]` as the path `a.b.c`, as isSecretPath reads it.
+      const path = name.replace(/\[([^\]]*)\]/g, '.$1');
+      return isSecretPath(path) ? `${pair.slice(0, eq)}=${encodeURIComponent(String(secretMark(pair.slice(eq + 1))))}` : pair;
+    });
+  return `${target.slice(0, query)}?${pairs.join('&')}`;
 }

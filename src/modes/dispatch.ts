@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { callerFrom, KEY_HEADERS, type IdentityOf } from '../caller/identity.ts';
-import { maskSecrets } from '../compare/secrets.ts';
+import { maskSecrets, maskTargetSecrets } from '../compare/secrets.ts';
 import type { AnswerSnapshot, ComparisonRecord, DryRunCall } from '../compare/types.ts';
 import type { GatewayContext, GatewayEnv } from '../routes/context.ts';
 import { methodsOf, type Mapping } from '../routes/mapping.ts';
@@ -301,7 +301,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
           route: label,
           method: c.req.method,
           mode,
-          request: targetOf(c),
+          request: maskTargetSecrets(targetOf(c)),
           differences: [],
           ...fields,
         },

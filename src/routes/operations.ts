@@ -5,6 +5,16 @@ import { respond, respondText, serialise } from '../v2/format.ts';
 import { parseRequestBody, requestBodyKind, type BodyObject, type RequestBodyKind } from '../v2/request-body.ts';
 import { callUpstream } from './request-signal.ts';
 import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
+import { redactKeys } from '../caller/redact.ts';
+
+/** What a later step of a chained write met, for the 409 of a partial outcome (by writeFailure's kinds). */
+const PARTIAL_REASONS: Readonly<Record<string, string>> = {
+  write_not_sent: 'the next step was not sent (NerdGraph was unavailable or the request deadline passed)',
+  write_rate_limited: 'New Relic rate-limited the next step, so it was not applied',
+  write_bad_key: 'New Relic refused the next step for this API key, so it was not applied',
+  write_forbidden: 'New Relic refused the next step for this API key, so it was not applied',
+  write_not_found: 'New Relic did not find what the next step changes, so it was not applied',
+};
 
 /**
  * Runs the mappings that own their logic: read plans, writes and unsupported routes.
@@ -102,8 +112,10 @@ export function createOperationRunners(deps: RouteDeps) {
     // A later step refused (or never sent) after the earlier ones were confirmed: a known, partial
     // outcome. 409, not a 5xx a client would retry (repeating the earlier steps), and never
     // "nothing was changed".
+    // The reason says why the next step was not applied, never "nothing was changed" (the
+    // titles writeFailure gives a lone write may say so), and never NerdGraph's words unredacted.
     const partial = (error: V2Error): V2Error => {
-      const reason = error.kind === 'write_not_sent' ? 'NerdGraph was unavailable, so the next step was not sent' : error.message.slice(0, MAX_DETAIL);
+      const reason = PARTIAL_REASONS[error.kind ?? ''] ?? `New Relic refused the next step: ${redactKeys(error.title).slice(0, MAX_DETAIL)}`;
       return new V2Error(409, `${mapping.partialTitle ?? mapping.unconfirmedTitle}: ${reason}`, { cause: error, kind: 'write_partial' });
     };
     for (;;) {
@@ -119,6 +131,8 @@ export function createOperationRunners(deps: RouteDeps) {
           // is what the access log records. One that left before the first was sent stops it
           // here; once a step is out, the chain runs to its end rather than stop half-way.
           if (stepsSent === 0 && req.signal.aborted) throw req.signal.reason;
+          // A deadline that passed between steps: this one is certainly not sent.
+          if (stepsSent > 0 && deadline.aborted) throw new UpstreamError('timeout', 'the request deadline passed before this step was sent', { sent: false });
           const operation = plan.operation ?? mapping.operation;
           // Only declared mutations: an undeclared one would also be missing from the set that
           // keeps ctx.read from sending mutations (and the client retries reads).

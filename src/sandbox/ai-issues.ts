@@ -389,7 +389,7 @@ const policyOutline = (policy: AlertPolicy) => ({ id: String(policy.id), name: p
 export function alertsFields(data: SandboxData, accountId: number) {
   return {
     policy: ({ id }: { id: string }) => {
-      const policy = /^\d{1,15}$/.test(String(id)) ? policyOf(data, accountId, Number(id)) : undefined;
+      const policy = /^[1-9]\d{0,14}$/.test(String(id)) ? policyOf(data, accountId, Number(id)) : undefined;
       return policy ? policyOutline(policy) : null;
     },
     policiesSearch: (args: PoliciesSearchArguments) => {

@@ -310,7 +310,7 @@ export function policyIdsByChannel(store: SandboxNotifications, accountId: numbe
 }
 
 // ---------------------------------------------------------------------------------------------
-// NerdGraph face: Account.aiNotifications, Account.aiWorkflows, Account.alerts.policy.
+// NerdGraph face: Account.aiNotifications, Account.aiWorkflows (Account.alerts.policy: ai-issues.ts).
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -476,12 +476,7 @@ export function notificationAccountFields(data: SandboxData, accountId: number) 
         return listPage('workflows', accountId, f, matching, cursor, (w) => workflowView(store, w));
       },
     },
-    alerts: {
-      policy: ({ id }: { id: string }) => {
-        const policy = /^[1-9]\d{0,14}$/.test(String(id)) ? data.alerts.policies.find((p) => p.accountId === accountId && p.id === Number(id)) : undefined;
-        return policy ? { accountId, id: String(policy.id), incidentPreference: policy.incidentPreference, name: policy.name } : null;
-      },
-    },
+    // Account.alerts (policy, policiesSearch, nrqlConditionsSearch) is served by ai-issues.ts's alertsFields.
   };
 }
 

@@ -10,6 +10,7 @@ import { lastValue, parseFlag, type V2Params } from '../../src/v2/params.ts';
 import { NO_PARAMS } from '../../src/v2/param-schema.ts';
 import { parseV2Time } from '../../src/v2/timestamps.ts';
 import { XML_ASSUMPTION } from '../../src/v2/xml.ts';
+import { walkCursors, type WalkOptions, type Walked } from '../../src/routes/cursor-walk.ts';
 
 /**
  * REST v2's retired alert namespaces over NerdGraph's AI issues (routes-next.md §5): a REST
@@ -94,59 +95,20 @@ const ConditionsAnswer = accountOf(
 
 type Reader = Pick<CallerScope, 'read' | 'accountId'>;
 
-export interface Walked<T> {
-  items: T[];
-  /** Whether the walk reached the last NerdGraph page. */
-  complete: boolean;
-  /** Whether the walk stopped at its page bound with more pages left (the list is cut there). */
-  truncated: boolean;
-}
+/** A walk's options; the page bound defaults to MAX_UPSTREAM_PAGES. */
+export type AlertWalkOptions<T> = Omit<WalkOptions<T>, 'maxPages'> & { maxPages?: number };
 
-/** A repeated cursor: NerdGraph would loop, so the list cannot be read (502, nothing partial). */
-export const repeatedCursor = (operation: string): V2Error =>
-  new V2Error(502, `New Relic's NerdGraph answered a repeated cursor while listing (${operation}); the list cannot be read whole, nothing partial is shown`, {
-    kind: 'upstream_failure',
-  });
+export type { Walked };
 
-export interface WalkOptions<T> {
-  /** Stop once this many (kept) items are in hand. */
-  enough: number;
-  /** At most this many requests. */
-  maxPages?: number;
-  /** Items outside the list (kept out of the count). */
-  keep?: (item: T) => boolean;
-  /** Stop as soon as one item satisfies this (e.g. the id sought). */
-  stopAt?: (item: T) => boolean;
-}
-
-/**
- * Follows NerdGraph's cursors until `enough` items are in hand, `stopAt` matches or the list
- * ends, at most `maxPages` requests. `pageOf` picks one answer's items and next cursor. A cursor
- * NerdGraph already gave is an upstream failure (it would loop and repeat rows).
- */
-async function walk<T>(
+/** The alerts lists' walk: every read names the caller's account, at most MAX_UPSTREAM_PAGES requests unless told. */
+function walk<T>(
   ctx: Reader,
   operation: string,
   variables: Record<string, unknown>,
   pageOf: (answer: unknown) => { items: T[]; nextCursor: string | null | undefined },
-  options: WalkOptions<T>,
+  options: AlertWalkOptions<T>,
 ): Promise<Walked<T>> {
-  const { enough, maxPages = MAX_UPSTREAM_PAGES, keep, stopAt } = options;
-  const items: T[] = [];
-  const seen = new Set<string>();
-  let cursor: string | null = null;
-  for (let pages = 0; pages < maxPages; pages++) {
-    const page = pageOf(await ctx.read(operation, { ...variables, accountId: ctx.accountId, cursor }));
-    const kept = keep ? page.items.filter(keep) : page.items;
-    items.push(...kept);
-    if (stopAt && kept.some(stopAt)) return { items, complete: !page.nextCursor, truncated: false };
-    if (!page.nextCursor) return { items, complete: true, truncated: false };
-    if (seen.has(page.nextCursor)) throw repeatedCursor(operation);
-    seen.add(page.nextCursor);
-    if (items.length >= enough) return { items, complete: false, truncated: false };
-    cursor = page.nextCursor;
-  }
-  return { items, complete: false, truncated: true };
+  return walkCursors(ctx, operation, { ...variables, accountId: ctx.accountId }, pageOf, { ...options, maxPages: options.maxPages ?? MAX_UPSTREAM_PAGES });
 }
 
 const missing = (operation: string): UpstreamError => new UpstreamError('upstream_failure', `${operation}: no account in the answer`);
@@ -155,7 +117,7 @@ export function walkIncidents(
   ctx: Reader,
   filter: Record<string, unknown> | null,
   window: TimeWindow,
-  options: WalkOptions<UpstreamIncident>,
+  options: AlertWalkOptions<UpstreamIncident>,
 ): Promise<Walked<UpstreamIncident>> {
   return walk(ctx, 'AlertViolations', { filter, timeWindow: window }, (answer) => {
     const data = parseAnswer(IncidentsAnswer, answer, 'AlertViolations').actor.account?.aiIssues?.incidents;
@@ -164,7 +126,7 @@ export function walkIncidents(
   }, options);
 }
 
-export function walkIssues(ctx: Reader, filter: Record<string, unknown> | null, window: TimeWindow, options: WalkOptions<UpstreamIssue>): Promise<Walked<UpstreamIssue>> {
+export function walkIssues(ctx: Reader, filter: Record<string, unknown> | null, window: TimeWindow, options: AlertWalkOptions<UpstreamIssue>): Promise<Walked<UpstreamIssue>> {
   return walk(ctx, 'AlertIncidents', { filter, timeWindow: window }, (answer) => {
     const data = parseAnswer(IssuesAnswer, answer, 'AlertIncidents').actor.account?.aiIssues?.issues;
     if (!data) throw missing('AlertIncidents');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CallerScope, WritePlan } from '../../src/routes/mapping.ts';
 import { entityQuery } from '../../src/upstream/entity-query.ts';
+import { walkCursors } from '../../src/routes/cursor-walk.ts';
 import { parseAnswer } from '../../src/upstream/answer.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import { redactKeys } from '../../src/caller/redact.ts';
@@ -52,29 +53,21 @@ export async function readTaggedApplications(ctx: CallerScope): Promise<Map<numb
     { field: 'type', op: '=', value: 'APPLICATION' },
     { field: 'accountId', op: '=', value: ctx.accountId },
   ]);
-  const apps = new Map<number, TaggedApplication>();
-  let cursor: string | null = null;
-  for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
-    const data: unknown = await ctx.read(TAGGED_ENTITIES_OPERATION, { query, cursor });
-    const answer: z.infer<typeof SearchAnswer> = parseAnswer(SearchAnswer, data, TAGGED_ENTITIES_OPERATION);
-    const results = answer.actor.entitySearch?.results;
-    for (const raw of results?.entities ?? []) {
+  const pageOf = (data: unknown): { items: TaggedApplication[]; nextCursor: string | null | undefined } => {
+    const results = parseAnswer(SearchAnswer, data, TAGGED_ENTITIES_OPERATION).actor.entitySearch?.results;
+    const items = (results?.entities ?? []).flatMap((raw): TaggedApplication[] => {
       // Another account's entity in the answer is dropped (and counted) like every list's.
-      if (!ctx.inAccount(raw, TAGGED_ENTITIES_OPERATION)) continue;
+      if (!ctx.inAccount(raw, TAGGED_ENTITIES_OPERATION)) return [];
       const entity = TaggedEntity.safeParse(raw);
-      if (!entity.success || entity.data.applicationId === null || entity.data.applicationId === undefined) continue;
+      if (!entity.success || entity.data.applicationId === null || entity.data.applicationId === undefined) return [];
       const id = entity.data.applicationId;
-      apps.set(id, {
-        id,
-        guid: entity.data.guid,
-        health: healthBucket(entity.data.reporting === true, entity.data.alertSeverity ?? 'NOT_CONFIGURED'),
-        tags: entity.data.tags,
-      });
-    }
-    cursor = results?.nextCursor ?? null;
-    if (cursor === null || cursor === '') return apps;
-  }
-  throw new UpstreamError('upstream_failure', `${TAGGED_ENTITIES_OPERATION}: more than ${MAX_SEARCH_PAGES} pages of applications`);
+      return [{ id, guid: entity.data.guid, health: healthBucket(entity.data.reporting === true, entity.data.alertSeverity ?? 'NOT_CONFIGURED'), tags: entity.data.tags }];
+    });
+    return { items, nextCursor: results?.nextCursor };
+  };
+  const walked = await walkCursors(ctx, TAGGED_ENTITIES_OPERATION, { query }, pageOf, { enough: Number.POSITIVE_INFINITY, maxPages: MAX_SEARCH_PAGES });
+  if (walked.truncated) throw new UpstreamError('upstream_failure', `${TAGGED_ENTITIES_OPERATION}: more than ${MAX_SEARCH_PAGES} pages of applications`);
+  return new Map(walked.items.map((app) => [app.id, app]));
 }
 
 /** The named applications, in the order given; 422 for the first id the account does not have. */

@@ -155,3 +155,24 @@ describe('state keys', () => {
     expect(one.identityOf('NRAK-ONE')).not.toBe(openSharedState({ ...settings, secret: 'y'.repeat(40) }, createMetrics()).identityOf('NRAK-ONE'));
   });
 });
+
+describe('a replica says who it is and where its state lives', () => {
+  it('X-V2Bridge-Replica on every answer, and /readyz detail: local without Redis', async () => {
+    const { createApp } = await import('../src/app.ts');
+    const { createLogger } = await import('../src/ops/logger.ts');
+    const app = createApp({
+      config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1, accountsCacheTtlMs: 1, metricNamesLookbackMs: 7 * 86_400_000, requestDeadlineMs: 10_000 },
+      nerdgraph: { call: () => Promise.reject(new Error('unused')) },
+      mappings: [],
+      metrics: createMetrics(),
+      logger: createLogger('silent'),
+      replicaName: 'replica-7',
+    });
+    const ready = await app.request('/readyz');
+    expect(ready.headers.get('x-v2bridge-replica')).toBe('replica-7');
+    expect(await ready.json()).toEqual({ status: 'ready', sharedState: { backend: 'memory', state: 'local', fallbacks: 0 } });
+    const missing = await app.request('/v2/applications.json');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('x-v2bridge-replica')).toBe('replica-7');
+  });
+});

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBudgets } from '../src/budget/budgets.ts';
 import { nrqlProfileOf } from '../src/budget/nrql-cost.ts';
+import { runWithRequestDue } from '../src/budget/request-due.ts';
 import { buildGateway, type BuiltGateway } from '../src/gateway.ts';
 import { loadConfig } from '../src/ops/config.ts';
 import { createLogger } from '../src/ops/logger.ts';
@@ -90,7 +91,7 @@ async function meterOn(delayMs = 0): Promise<UpstreamMeter> {
   return meter;
 }
 
-const get = (gateway: BuiltGateway, path: string) => gateway.app.request(path, { headers });
+const get = async (gateway: BuiltGateway, path: string): Promise<Response> => gateway.app.request(path, { headers });
 
 async function counter(gateway: BuiltGateway, budget: string, result: string): Promise<number> {
   const metric = (await gateway.metrics.registry.getSingleMetric('v2bridge_budget_decisions_total')?.get())?.values ?? [];
@@ -109,19 +110,21 @@ describe('concurrency per key', () => {
     expect(await gateway.metrics.registry.getSingleMetric('v2bridge_nerdgraph_in_flight')?.get()).toMatchObject({ values: [{ value: 0 }] });
   });
 
-  it('answers 429 with Retry-After, never a 5xx, to calls that cannot be admitted before the deadline, and never sends them', async () => {
+  // With the micro-cache on, the queued call is a shared load that a waiter's deadline would overtake (a 504): it leaves first.
+  it.each(['0', '1000'])('answers 429 with Retry-After, never a 5xx, to calls that cannot be admitted before the deadline, and never sends them (MICRO_CACHE_MS=%s)', async (microCacheMs) => {
     const gate = await startGate(`${sandbox.url}/graphql`);
     opened.push(gate);
     const meter = await startUpstreamMeter(gate.url);
     opened.push(meter);
-    const gateway = await gatewayOn(meter.url, { NERDGRAPH_CONCURRENCY_PER_KEY: '2', REQUEST_DEADLINE_MS: '1500' });
+    const gateway = await gatewayOn(meter.url, { NERDGRAPH_CONCURRENCY_PER_KEY: '2', REQUEST_DEADLINE_MS: '1500', MICRO_CACHE_MS: microCacheMs });
     // The key's accounts are looked up once, before the burst.
     expect((await get(gateway, `/v2/applications/${appIds[0]}.json`)).status).toBe(200);
     meter.resetCounts();
     gate.hold();
     const statuses: number[] = [];
     const answers = Array.from({ length: 10 }, (_, i) =>
-      get(gateway, `/v2/applications/${appIds[i % appIds.length]}.json`).then(async (answer) => {
+      // Not the warm-up's app: with the micro-cache on, that read would be answered from it, unadmitted.
+      get(gateway, `/v2/applications/${appIds[(i + 1) % appIds.length]}.json`).then(async (answer) => {
         statuses.push(answer.status);
         // Two calls hold the key's slots until the eight others have been answered.
         if (statuses.length === 8) gate.open();
@@ -184,6 +187,28 @@ describe('NRQL budgets', () => {
     expect(cost('ApplicationDeployments')).toBe(1);
     expect(cost('AlertNrqlConditions')).toBe(0);
     expect(nrqlProfileOf(documents.get('ApplicationMetricData') as { text: string }).nrqlVariables).toEqual(['data', 'known']);
+  });
+});
+
+describe('the queue', () => {
+  it("leaves before the request's deadline, known only to the request, so the 429 is answered before a 504 could be", async () => {
+    const shared = localState();
+    const metrics = createMetrics();
+    const budget = createBudgets({ ...shared, limits: { concurrencyPerKey: 1, nrqlPerAccountPerMinute: 10, identicalQueryPerMinute: 10 }, metrics, callBoundMs: 10_000 });
+    const held = await shared.state.acquireLease(shared.keyOf('concurrency', shared.identityOf(KEY)), 1, 10_000);
+    expect(held).toBeDefined();
+    // The call's own signal fires later than the request's deadline (as a shared load's does).
+    const signal = AbortSignal.timeout(3_000);
+    const due = performance.now() + 300;
+    const outcome = await runWithRequestDue(
+      () => due,
+      () => budget.admit({ operation: 'ApplicationByGuid', variables: {}, apiKey: KEY }, { name: 'ApplicationByGuid', text: 'query ApplicationByGuid { actor { user { id } } }', kind: 'query' }, signal),
+    ).then(
+      () => 'admitted',
+      (error: unknown) => (error instanceof OverBudget ? `refused, signal fired: ${signal.aborted}` : String(error)),
+    );
+    expect(outcome).toBe('refused, signal fired: false');
+    await held?.release();
   });
 });
 

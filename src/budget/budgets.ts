@@ -170,7 +170,9 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
           if (deadline.aborted) throw stopped(deadline, 'concurrency', refuse);
           const left = leaveAt - performance.now();
           if (left <= 0) throw refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000);
-          await timed('concurrency', pause(Math.min(poll, left), deadline, waitersOf(leaseKey)));
+          const waiters = waitersOf(leaseKey);
+          await timed('concurrency', pause(Math.min(poll, left), deadline, waiters));
+          if (waiters.size === 0 && leaseWaiters.get(leaseKey) === waiters) leaseWaiters.delete(leaseKey);
           poll = Math.min(poll * 2, MAX_POLL_MS);
         }
       }

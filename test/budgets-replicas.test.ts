@@ -18,10 +18,13 @@ const headers = { 'x-api-key': KEY };
 
 const hasRedis = redisAvailable();
 
+async function sharedStatus(replica: Replica): Promise<{ state?: string; fallbacks?: number } | undefined> {
+  return ((await (await fetch(`${replica.url}/readyz`)).json()) as { sharedState?: { state?: string; fallbacks?: number } }).sharedState;
+}
+
 async function untilShared(replica: Replica): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const ready = (await (await fetch(`${replica.url}/readyz`)).json()) as { sharedState?: { state?: string } };
-    if (ready.sharedState?.state === 'shared') return;
+    if ((await sharedStatus(replica))?.state === 'shared') return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`replica ${replica.name} never reached Redis:\n${replica.output()}`);
@@ -52,6 +55,9 @@ describe.skipIf(!hasRedis)('concurrency budget across two gateway processes', ()
       LEGACY_REST_URL: sandbox.url,
       NERDGRAPH_CONCURRENCY_PER_KEY: String(LIMIT),
       MICRO_CACHE_MS: '0',
+      // A loaded CI machine must not degrade a replica to its own memory mid-test (that is
+      // shared-state.test's subject): Redis answers slowly here, it is not gone.
+      STATE_TIMEOUT_MS: '3000',
       ...env,
     });
     replicas.push(replica);
@@ -78,8 +84,24 @@ describe.skipIf(!hasRedis)('concurrency budget across two gateway processes', ()
     await Promise.all([untilShared(a as Replica), untilShared(b as Replica)]);
     meter.resetCounts();
 
-    const statuses = await load([a as Replica, b as Replica], appIds);
+    // What Redis holds while the load runs: the leases (names, and their members' values).
+    const client = redis.inspect();
+    const seen = new Map<string, string[]>();
+    let loading = true;
+    const watching = (async () => {
+      while (loading) {
+        for (const name of await client.keys('*')) {
+          if ((await client.type(name)) === 'zset') seen.set(name, [...(seen.get(name) ?? []), ...(await client.zrange(name, '0', '-1'))]);
+          else seen.set(name, seen.get(name) ?? []);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const statuses = await load([a as Replica, b as Replica], appIds).finally(() => (loading = false));
+    await watching;
 
+    // Both kept to Redis throughout: the budget was shared, not each replica's own.
+    for (const replica of [a, b] as Replica[]) expect(await sharedStatus(replica)).toMatchObject({ state: 'shared', fallbacks: 0 });
     expect(statuses.filter((status) => status >= 500)).toEqual([]);
     // The deadline (10 s) leaves room for every queued call.
     expect(statuses.filter((status) => status === 200)).toHaveLength(REQUESTS);
@@ -90,8 +112,13 @@ describe.skipIf(!hasRedis)('concurrency budget across two gateway processes', ()
     }
     const queued = (await a!.counter('v2bridge_budget_decisions_total', { budget: 'concurrency', result: 'queued' })) + (await b!.counter('v2bridge_budget_decisions_total', { budget: 'concurrency', result: 'queued' }));
     expect(queued).toBeGreaterThan(0);
-    // Neither replica's key appears in what it exports.
+    // Neither replica's key appears in what it exports, nor in what the budgets keep in Redis.
     for (const replica of [a, b] as Replica[]) expect(await replica.metrics()).not.toContain(KEY);
+    expect([...seen.keys()].filter((name) => name.startsWith('v2b:concurrency:'))).toHaveLength(1);
+    for (const [name, members] of seen) {
+      expect(name).not.toContain(KEY);
+      for (const member of members) expect(member).not.toContain(KEY);
+    }
   }, 60_000);
 
   it('without shared state the same load passes the limit (each replica keeps it alone)', async () => {

@@ -181,6 +181,8 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         const lease = await leaseInTime();
         let refusal: WindowRefusal | undefined;
         try {
+          // Fired while the lease was taken: spend no window for a call that will not go.
+          if (deadline.aborted) throw stopped(deadline, 'concurrency', refuse);
           refusal = await spendWindows(identity, account, cost, texts);
         } catch (error) {
           await lease.release().catch(() => undefined);

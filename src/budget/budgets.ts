@@ -27,6 +27,13 @@ import { requestDue } from './request-due.ts';
  * texts, then the account): when a later one refuses, what the earlier ones spent stays spent,
  * and is spent again if the call retries after the reset. That over-counts (at most one call's
  * cost per wait), the safe way round: never more than NerdGraph allows.
+ *
+ * Known limits: the queue is not FIFO (waiters poll, at most every 100 ms, and the first to
+ * find a free slot takes it); while Redis is unreachable a replica keeps the budgets in its own
+ * memory (src/state/degrading-state.ts), so N degraded replicas may together send N times a
+ * limit; a call costing more NRQL than the whole per-minute budget is always refused. Decisions
+ * are counted as immediate, queued or refused; a call whose client left while it was queued is
+ * not a decision (it is the request's cancellation, counted there).
  */
 export interface BudgetLimits {
   concurrencyPerKey: number;
@@ -63,7 +70,6 @@ const CONCURRENCY_RETRY_AFTER_S = 1;
 interface WindowRefusal {
   budget: Exclude<BudgetName, 'concurrency'>;
   retryAfterMs: number;
-  title: string;
 }
 
 /** Resolves after `ms`, when `signal` fires, or when `wake` is called, whichever is first. */
@@ -82,10 +88,10 @@ function pause(ms: number, signal: AbortSignal, waiters?: Set<() => void>): Prom
 }
 
 /** Why a queued call stops: its deadline (429: it could not be admitted in time) or its caller left. */
-function stopped(signal: AbortSignal, budget: BudgetName, refuse: (budget: BudgetName, retryAfterMs: number) => OverBudget): UpstreamError {
+function stopped(signal: AbortSignal, refusal: () => OverBudget): UpstreamError {
   const reason: unknown = signal.reason;
   const name = reason !== null && typeof reason === 'object' ? (reason as { name?: unknown }).name : undefined;
-  if (name === 'TimeoutError') return refuse(budget, CONCURRENCY_RETRY_AFTER_S * 1000);
+  if (name === 'TimeoutError') return refusal();
   return new UpstreamError('cancelled', 'the request was cancelled while queued for a NerdGraph budget', { sent: false });
 }
 
@@ -126,11 +132,11 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     for (const text of texts) repeats.set(text, (repeats.get(text) ?? 0) + 1);
     for (const [text, times] of repeats) {
       const spent = await state.spend(keyOf('identical', identity, text), times, limits.identicalQueryPerMinute, WINDOW_MS);
-      if (!spent.spent) return { budget: 'identical_query', retryAfterMs: spent.retryAfterMs, title: titles.identical_query() };
+      if (!spent.spent) return { budget: 'identical_query', retryAfterMs: spent.retryAfterMs };
     }
     if (account !== undefined && cost > 0) {
       const spent = await state.spend(keyOf('nrql-account', account), cost, limits.nrqlPerAccountPerMinute, WINDOW_MS);
-      if (!spent.spent) return { budget: 'nrql_account', retryAfterMs: spent.retryAfterMs, title: titles.nrql_account(account) };
+      if (!spent.spent) return { budget: 'nrql_account', retryAfterMs: spent.retryAfterMs };
     }
     return undefined;
   }
@@ -167,7 +173,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
           const lease = await state.acquireLease(leaseKey, limits.concurrencyPerKey, leaseTtlMs);
           if (lease !== undefined) return lease;
           queued.add('concurrency');
-          if (deadline.aborted) throw stopped(deadline, 'concurrency', refuse);
+          if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
           const left = leaveAt - performance.now();
           if (left <= 0) throw refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000);
           const waiters = waitersOf(leaseKey);
@@ -182,7 +188,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         let refusal: WindowRefusal | undefined;
         try {
           // Fired while the lease was taken: spend no window for a call that will not go.
-          if (deadline.aborted) throw stopped(deadline, 'concurrency', refuse);
+          if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
           refusal = await spendWindows(identity, account, cost, texts);
         } catch (error) {
           await lease.release().catch(() => undefined);
@@ -210,8 +216,10 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         wakeWaiters(leaseKey);
         queued.add(refusal.budget);
         if (performance.now() + refusal.retryAfterMs > leaveAt) throw refuse(refusal.budget, refusal.retryAfterMs);
+        const resetAt = performance.now() + refusal.retryAfterMs;
         await timed(refusal.budget, pause(refusal.retryAfterMs, deadline));
-        if (deadline.aborted) throw stopped(deadline, refusal.budget, refuse);
+        const spent = refusal;
+        if (deadline.aborted) throw stopped(deadline, () => refuse(spent.budget, resetAt - performance.now()));
       }
     },
   };

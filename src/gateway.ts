@@ -9,6 +9,7 @@ import { ConfigError, type GatewayConfig } from './ops/config.ts';
 import { createMetrics, type GatewayMetrics } from './ops/metrics.ts';
 import { loadMappings } from './routes/mappings-loader.ts';
 import type { RunningSandbox, Sandbox } from './sandbox/server.ts';
+import { createBudgets } from './budget/budgets.ts';
 import { createNerdGraphClient } from './upstream/client.ts';
 import { loadDocuments } from './upstream/documents.ts';
 
@@ -106,6 +107,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
       timeoutMs: config.upstreamTimeoutMs,
       retries: config.upstreamRetries,
       microCache: { ...config.microCache, identityOf: shared.identityOf },
+      budget: createBudgets({ ...shared, limits: config.budgets, metrics, callBoundMs: config.upstreamTimeoutMs }),
     });
     const mappings = await loadMappings();
     const store = createParityStore({ mappings, registry: metrics.registry, maxRecords: config.parityRecordsMax, ...(options.now ? { now: options.now } : {}) });

@@ -1,6 +1,6 @@
 import { V2Error, V2Titles, WRITE_REFUSED } from '../v2/errors.ts';
 import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMapping, WritePlan } from './mapping.ts';
-import { UpstreamError } from '../upstream/errors.ts';
+import { OverBudget, UpstreamError, toV2Error } from '../upstream/errors.ts';
 import { respond, respondText, serialise } from '../v2/format.ts';
 import { parseRequestBody, requestBodyKind, type BodyObject, type RequestBodyKind } from '../v2/request-body.ts';
 import { callUpstream } from './request-signal.ts';
@@ -11,6 +11,7 @@ import { redactKeys } from '../caller/redact.ts';
 const PARTIAL_REASONS: Readonly<Record<string, string>> = {
   write_not_sent: 'the next step was not sent (NerdGraph was unavailable or the request deadline passed)',
   write_rate_limited: 'New Relic rate-limited the next step, so it was not applied',
+  budget_refused: "the next step was held back to stay within NerdGraph's limits, so it was not sent",
   write_bad_key: 'New Relic refused the next step for this API key, so it was not applied',
   write_forbidden: 'New Relic refused the next step for this API key, so it was not applied',
   write_not_found: 'New Relic did not find what the next step changes, so it was not applied',
@@ -31,6 +32,8 @@ const MAX_DETAIL = 200;
 export function writeFailure(error: unknown, mapping: Pick<WriteMapping, 'unconfirmedTitle'>): unknown {
   if (!(error instanceof UpstreamError)) return error;
   const refused = (status: 401 | 403 | 404 | 422 | 429, title: string): V2Error => new V2Error(status, title, { cause: error, kind: `write_${error.errorClass}` });
+  // Held back by a NerdGraph budget: v2's 429 (its title says nothing was sent).
+  if (error instanceof OverBudget) return toV2Error(error);
   if (!error.sent) return new V2Error(503, 'NerdGraph is unavailable; nothing was changed', { cause: error, kind: 'write_not_sent' });
   // A result came back beside the errors: the write may have happened, whatever the errors say.
   if (error.partial) return new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { Counter } from 'prom-client';
+import { runWithRequestDue } from '../budget/request-due.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph, UpstreamCall } from '../upstream/client.ts';
 import { UpstreamError, toV2Error } from '../upstream/errors.ts';
@@ -104,7 +105,8 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
     };
     outgoing?.once('close', onClose);
     try {
-      await next();
+      // Budget queues below read the due time to leave before it (src/budget/request-due.ts).
+      await runWithRequestDue(() => due, next);
     } finally {
       running.delete(shorten);
       clearTimeout(timer);

@@ -1,7 +1,7 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { redactKeys } from '../caller/redact.ts';
-import { prepareDocument, requestBody, type OperationDocuments, type PreparedDocument } from './documents.ts';
+import { prepareDocument, requestBody, type OperationDocument, type OperationDocuments, type PreparedDocument } from './documents.ts';
 import { ReadMicroCache, type Sized } from './micro-cache.ts';
 import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
 
@@ -47,6 +47,15 @@ export interface NerdGraph {
   readWindow?(): { ttlMs: number; generation: number } | undefined;
 }
 
+/**
+ * NerdGraph's limits, kept before each attempt is sent (src/budget/). `admit` resolves, once
+ * the attempt may go, with the release to call when it has ended (however it ended); or rejects
+ * with an UpstreamError marked not sent (OverBudget: v2's 429) when it may not go in time.
+ */
+export interface NerdGraphBudget {
+  admit(call: UpstreamCall, document: OperationDocument, deadline: AbortSignal): Promise<() => void>;
+}
+
 export interface NerdGraphClientOptions {
   url: string;
   documents: OperationDocuments;
@@ -60,6 +69,8 @@ export interface NerdGraphClientOptions {
    * by the caller's HMAC, never by the key. Absent or `ttlMs` 0: every read goes to NerdGraph.
    */
   microCache?: { ttlMs: number; maxBytes: number; identityOf: (apiKey: string) => string };
+  /** Absent: every attempt is sent at once. */
+  budget?: NerdGraphBudget;
 }
 
 /** Longest wait before a retry; a server asking for more gets its 429/503 passed on instead. */
@@ -215,7 +226,15 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
     try {
       for (let attemptNo = 1; ; attemptNo++) {
         try {
-          return await attempt<T>(call, body, deadline);
+          // Each attempt sent is admitted by the budgets first (a refused one is never sent).
+          const release = await options.budget?.admit(call, document, deadline);
+          try {
+            // Fired while queued: this attempt never goes (an earlier one did, if any).
+            if (deadline.aborted) throw firedError(deadline, attemptNo > 1);
+            return await attempt<T>(call, body, deadline);
+          } finally {
+            release?.();
+          }
         } catch (error) {
           if (!(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
           const askedMs = (error.retryAfterSeconds ?? 0) * 1000;

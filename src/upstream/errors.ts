@@ -56,6 +56,20 @@ export class UpstreamError extends Error {
   }
 }
 
+/**
+ * The gateway's own refusal to send a call, to stay within NerdGraph's limits (src/budget/):
+ * answered v2's 429 with Retry-After (seconds, >= 1) and a title naming the budget. Never
+ * sent, so a write certainly changed nothing; never retried (the queue already waited).
+ */
+export class OverBudget extends UpstreamError {
+  constructor(
+    readonly title: string,
+    retryAfterSeconds: number,
+  ) {
+    super('rate_limited', title, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)), retryable: false, sent: false });
+  }
+}
+
 export interface GraphQLErrorLike {
   message?: unknown;
   extensions?: { errorClass?: unknown; error_code?: unknown; code?: unknown } | null;
@@ -157,5 +171,6 @@ export function toV2Error(error: UpstreamError): V2Error {
   const answer = ANSWERS[error.errorClass];
   const headers: Record<string, string> = {};
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  if (error instanceof OverBudget) return new V2Error(429, error.title, { cause: error, headers, kind: 'budget_refused' });
   return new V2Error(answer.status, answer.title, { cause: error, headers, kind: `upstream_${error.errorClass}` });
 }

@@ -10,7 +10,7 @@ import { CursorCache } from './cache/cursor-cache.ts';
 import { KEY_GUARD_DEFAULTS, type GatewayConfig } from './ops/config.ts';
 import type { GatewayEnv } from './routes/context.ts';
 import { V2Error, V2Titles } from './v2/errors.ts';
-import { createIdentityHasher } from './caller/identity.ts';
+import { localState, type OpenedState } from './state/open.ts';
 import { redactKeys } from './caller/redact.ts';
 import { refuseSecretHost, requestIdFor } from './caller/request-id.ts';
 import type { Mapping } from './routes/mapping.ts';
@@ -54,6 +54,10 @@ export interface GatewayDeps {
   modes?: ModesDeps;
   /** The parity store behind /bridge/ and /bridge/parity.json (BRIDGE_TOKEN guards them); absent: no such pages. */
   bridge?: { store: ParityStore; bridgeToken?: string };
+  /** State shared with the other replicas (src/state/); absent: this process's memory. */
+  shared?: OpenedState;
+  /** REPLICA_NAME: sent as X-V2Bridge-Replica on every answer, so a load balancer's spread can be seen. */
+  replicaName?: string;
 }
 
 /** The modes' options (src/modes/dispatch.ts), with the legacy API named by URL; plus what dry runs need. */
@@ -69,6 +73,14 @@ export interface ModesDeps extends Omit<ModesOptions, 'legacy'> {
 export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   const app = new Hono<GatewayEnv>();
   const now = deps.now ?? Date.now;
+  const shared = deps.shared ?? localState();
+  const replicaName = deps.replicaName;
+  if (replicaName !== undefined) {
+    app.use(async (c, next) => {
+      await next();
+      c.header('X-V2Bridge-Replica', replicaName);
+    });
+  }
 
   app.use(async (c, next) => {
     // The gateway's own requests (src/modes/internal.ts) are neither logged nor counted as callers'.
@@ -141,14 +153,14 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
         mappings: deps.mappings,
         publicBaseUrl: deps.config.publicBaseUrl,
         requestDeadlineMs: deps.config.requestDeadlineMs,
-        identityOf: createIdentityHasher(),
+        identityOf: shared.identityOf,
         now,
         ...(deps.draining ? { draining: deps.draining } : {}),
         translate: async (request) => app.fetch(request),
         // A fresh app per dry run: its recorder holds this one request's calls and nothing else.
         dryRun: async (request) => {
           const recording = createRecordingClient(deps.nerdgraph, modes.documents);
-          const response = await createApp({ ...deps, nerdgraph: recording, modes: undefined, bridge: undefined }).fetch(request);
+          const response = await createApp({ ...deps, shared, nerdgraph: recording, modes: undefined, bridge: undefined }).fetch(request);
           return { response, calls: recording.calls };
         },
       }),
@@ -163,7 +175,8 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     c.set('routeLabel', '/readyz');
     if (deps.draining?.()) return c.json({ status: 'draining' }, 503);
     const ready = deps.readiness ? await deps.readiness().catch(() => false) : true;
-    return c.json({ status: ready ? 'ready' : 'upstream unreachable' }, ready ? 200 : 503);
+    // Degraded shared state is detail, not unreadiness: the replica serves from its memory meanwhile.
+    return c.json({ status: ready ? 'ready' : 'upstream unreachable', sharedState: shared.state.status() }, ready ? 200 : 503);
   });
   app.get('/metrics', async (c) => {
     c.set('routeLabel', '/metrics');
@@ -173,7 +186,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   // One per app: explain and the v2 routes share the per-address budget and the refused-key
   // memory, which are keyed by identity, so they share the identity hasher too.
   const keyGuard = new KeyGuard(deps.config.keyGuard ?? KEY_GUARD_DEFAULTS);
-  const identityOf = createIdentityHasher();
+  const identityOf = shared.identityOf;
   registerExplainRoute(app, deps, { guard: keyGuard, identityOf });
   if (deps.bridge) registerBridgeRoutes(app, deps.bridge);
 

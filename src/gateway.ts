@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
-import { createIdentityHasher } from './caller/identity.ts';
+import { openSharedState, type OpenedState } from './state/open.ts';
 import { compareAnswers } from './compare/diff.ts';
 import { createParityStore, type ParityStore } from './compare/parity-store.ts';
 import { parseThresholds, ThresholdSyntaxError } from './compare/thresholds.ts';
@@ -23,6 +23,8 @@ export interface BuiltGateway {
   app: ReturnType<typeof createApp>;
   metrics: GatewayMetrics;
   store: ParityStore;
+  /** State shared with the other replicas (Redis with REDIS_URL, else this process's memory). */
+  shared: OpenedState;
   /** The NerdGraph endpoint and the legacy REST API the gateway calls. */
   upstream: { graphqlUrl: string; legacyUrl: string };
   /** Set when running on the embedded sandbox. */
@@ -89,11 +91,13 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
     options.logger.warn('SANDBOX_DIVERGE and SANDBOX_LEGACY_JITTER only shape the embedded sandbox: ignored with a real NerdGraph');
   }
   const embedded = config.nerdgraphUrl ? undefined : await startEmbeddedSandbox(config, options.now);
+  let shared: OpenedState | undefined;
   try {
     const graphqlUrl = config.nerdgraphUrl ?? `${embedded?.server.url}/graphql`;
     // LEGACY_REST_URL, else the region's host (config.ts), else the sandbox's legacy face.
     const legacyUrl = config.legacyRestUrl ?? (embedded?.server.url as string);
     const metrics = createMetrics({ defaultMetrics: options.processMetrics ?? false });
+    shared = openSharedState(config.sharedState, metrics, options.now);
     const documents = loadDocuments();
     const nerdgraph = createNerdGraphClient({
       url: graphqlUrl,
@@ -101,7 +105,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
       metrics,
       timeoutMs: config.upstreamTimeoutMs,
       retries: config.upstreamRetries,
-      microCache: { ...config.microCache, identityOf: createIdentityHasher() },
+      microCache: { ...config.microCache, identityOf: shared.identityOf },
     });
     const mappings = await loadMappings();
     const store = createParityStore({ mappings, registry: metrics.registry, maxRecords: config.parityRecordsMax, ...(options.now ? { now: options.now } : {}) });
@@ -120,6 +124,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
         documents,
       },
       bridge: { store, ...(config.bridgeToken ? { bridgeToken: config.bridgeToken } : {}) },
+      shared,
+      ...(config.replicaName ? { replicaName: config.replicaName } : {}),
       nerdgraph,
       nerdgraphUrl: graphqlUrl,
       mappings,
@@ -138,13 +144,16 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
       app,
       metrics,
       store,
+      shared,
       upstream: { graphqlUrl, legacyUrl },
       ...(embedded ? { sandbox: embedded } : {}),
       close: async () => {
+        await shared?.state.close();
         await embedded?.server.close();
       },
     };
   } catch (error) {
+    await shared?.state.close();
     await embedded?.server.close();
     throw error;
   }

@@ -114,6 +114,26 @@ const ConfigSchema = z
     SANDBOX_DIVERGE: z.string().optional(),
     /** Embedded sandbox: its legacy face's open minute varies per call, as real metric data does. */
     SANDBOX_LEGACY_JITTER: flag.default(false),
+    /** Shared state for replicas (src/state/): redis://[user:password@]host:port[/db] or rediss://. Unset: this process's memory. */
+    REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+    /** HMAC secret every replica shares: names every Redis key and the callers' identities (required with REDIS_URL). */
+    STATE_SECRET: z.string().min(32, 'use at least 32 characters (e.g. openssl rand -base64 32)').optional(),
+    /** A Redis command slower than this counts as Redis trouble: this replica serves from memory until Redis answers again. */
+    STATE_TIMEOUT_MS: positiveInt.max(10_000).default(200),
+    /** How often a degraded replica asks Redis whether it is back. */
+    STATE_PROBE_MS: positiveInt.max(60_000).default(1_000),
+    /** This replica's name, sent as X-V2Bridge-Replica on every answer (unset: no header). */
+    REPLICA_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, ".", "_" and "-" only, at most 64').optional(),
+    /** NerdGraph calls one user key may have in flight across all replicas (NerdGraph allows 25 per user). */
+    NERDGRAPH_CONCURRENCY_PER_KEY: positiveInt.max(1_000).default(25),
+    /** NRQL queries one account may be sent per minute across all replicas (NerdGraph allows 3,000). */
+    NRQL_PER_ACCOUNT_PER_MINUTE: positiveInt.max(1_000_000).default(3_000),
+    /** Sends of one identical query per key per minute across all replicas (NerdGraph allows 120). */
+    IDENTICAL_QUERY_PER_MINUTE: positiveInt.max(1_000_000).default(120),
+  })
+  .refine((env) => env.REDIS_URL === undefined || env.STATE_SECRET !== undefined, {
+    path: ['STATE_SECRET'],
+    message: 'required with REDIS_URL: every replica must share it (Redis keys are HMACs under it, never raw keys)',
   })
   .transform((env) => ({
     port: env.PORT,
@@ -164,6 +184,18 @@ const ConfigSchema = z
     },
     parityRecordsMax: env.PARITY_RECORDS_MAX,
     bridgeToken: env.BRIDGE_TOKEN,
+    sharedState: {
+      redisUrl: env.REDIS_URL,
+      secret: env.STATE_SECRET,
+      timeoutMs: env.STATE_TIMEOUT_MS,
+      probeMs: env.STATE_PROBE_MS,
+    },
+    replicaName: env.REPLICA_NAME,
+    budgets: {
+      concurrencyPerKey: env.NERDGRAPH_CONCURRENCY_PER_KEY,
+      nrqlPerAccountPerMinute: env.NRQL_PER_ACCOUNT_PER_MINUTE,
+      identicalQueryPerMinute: env.IDENTICAL_QUERY_PER_MINUTE,
+    },
   }));
 
 function legacyOriginOf(nerdgraphUrl: string | undefined): string | undefined {

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * Prometheus metrics, on a registry per app so tests stay isolated. Labels are route
@@ -15,6 +15,16 @@ export interface GatewayMetrics {
   droppedItems: Counter<'operation'>;
   refusedKeyHits: Counter;
   keyVerificationsLimited: Counter;
+  /** Shared-state operations served from this process's memory because Redis failed or was down. */
+  sharedStateFallbacks: Counter<'operation'>;
+  /** 1 while this replica serves shared state from memory (Redis slow or gone), else 0. */
+  sharedStateDegraded: Gauge;
+  sharedStateTransitions: Counter<'to'>;
+  /** NerdGraph budgets (src/budget/): every call's decision: sent at once, sent after queueing, refused (429). */
+  budgetDecisions: Counter<'budget' | 'result'>;
+  budgetWaitSeconds: Histogram<'budget'>;
+  /** NerdGraph calls this replica has in flight. */
+  nerdgraphInFlight: Gauge;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
@@ -75,6 +85,41 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Gatew
     keyVerificationsLimited: new Counter({
       name: 'v2bridge_key_verifications_limited_total',
       help: 'Requests answered 429 because their client address asked to verify too many unknown API keys this minute',
+      registers,
+    }),
+    sharedStateFallbacks: new Counter({
+      name: 'v2bridge_shared_state_fallbacks_total',
+      help: 'Shared-state operations served from this replica\'s memory because Redis failed, timed out or was down',
+      labelNames: ['operation'],
+      registers,
+    }),
+    sharedStateDegraded: new Gauge({
+      name: 'v2bridge_shared_state_degraded',
+      help: '1 while this replica keeps its state in memory because Redis is slow or gone; 0 when shared (or when no REDIS_URL is set)',
+      registers,
+    }),
+    sharedStateTransitions: new Counter({
+      name: 'v2bridge_shared_state_transitions_total',
+      help: 'Changes of the shared state between Redis (to=redis) and this replica\'s memory (to=memory)',
+      labelNames: ['to'],
+      registers,
+    }),
+    budgetDecisions: new Counter({
+      name: 'v2bridge_budget_decisions_total',
+      help: 'NerdGraph budget decisions by budget (concurrency, nrql_account, identical_query) and result (immediate, queued, refused)',
+      labelNames: ['budget', 'result'],
+      registers,
+    }),
+    budgetWaitSeconds: new Histogram({
+      name: 'v2bridge_budget_wait_seconds',
+      help: 'Time NerdGraph calls waited in a budget queue before being sent or refused',
+      labelNames: ['budget'],
+      buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    nerdgraphInFlight: new Gauge({
+      name: 'v2bridge_nerdgraph_in_flight',
+      help: 'NerdGraph calls this replica has in flight',
       registers,
     }),
   };

@@ -1,0 +1,189 @@
+import type { GatewayMetrics } from '../ops/metrics.ts';
+import { MemoryState } from './memory-state.ts';
+import type { RedisState } from './redis-state.ts';
+import type { Lease, SharedState, Spend, StreamEntry } from './shared-state.ts';
+
+/**
+ * Redis trouble never takes the gateway down. Every operation goes to Redis while it answers;
+ * the first failure or timeout switches this replica to its own memory (counted, shown in
+ * /readyz), where it keeps serving without waiting on Redis at all. A probe pings Redis every
+ * `probeMs`; the first answer switches back. What was kept in memory meanwhile is simply left
+ * behind: every consumer treats a missing entry as a miss (a cursor re-walked, an account
+ * looked up again), never as an error.
+ *
+ * Streams are the one exception: parity events appended while degraded cannot reach the other
+ * replicas, so they are dropped (counted) rather than kept where nobody else reads them.
+ */
+export interface SharedStateStatus {
+  backend: 'redis' | 'memory';
+  /**
+   * 'shared' (Redis answers), 'connecting' (start-up, before Redis first answered: memory),
+   * 'degraded' (Redis failing: this replica's memory), 'local' (no Redis configured).
+   */
+  state: 'shared' | 'connecting' | 'degraded' | 'local';
+  /** When the current degradation began (ISO time), if degraded. */
+  degradedSince?: string;
+  /** Operations served from memory since start. */
+  fallbacks: number;
+  /** Why Redis was last given up on (an error class, never a message that could quote data). */
+  lastError?: string;
+}
+
+export interface StatusReporting {
+  status(): SharedStateStatus;
+}
+
+export class DegradingState implements SharedState, StatusReporting {
+  readonly backend = 'redis' as const;
+  private readonly memory: MemoryState;
+  private degradedAt: number | undefined;
+  /** Until Redis first answers, memory serves (not counted as a degradation). */
+  private connected = false;
+  private lastError: string | undefined;
+  private fallbacks = 0;
+  private readonly probe: NodeJS.Timeout;
+  private probing = false;
+
+  constructor(
+    private readonly redis: RedisState,
+    private readonly metrics: GatewayMetrics,
+    options: { probeMs: number; now?: () => number },
+  ) {
+    this.memory = new MemoryState(options.now);
+    metrics.sharedStateDegraded.set(0);
+    this.probe = setInterval(() => void this.recover(), options.probeMs);
+    this.probe.unref();
+    redis.onReady(() => void this.recover());
+  }
+
+  status(): SharedStateStatus {
+    return {
+      backend: 'redis',
+      state: !this.connected ? 'connecting' : this.degradedAt === undefined ? 'shared' : 'degraded',
+      ...(this.degradedAt === undefined ? {} : { degradedSince: new Date(this.degradedAt).toISOString() }),
+      fallbacks: this.fallbacks,
+      ...(this.lastError === undefined ? {} : { lastError: this.lastError }),
+    };
+  }
+
+  private degrade(error: unknown): void {
+    if (!this.connected) return;
+    const name = error instanceof Error ? error.name : typeof error;
+    this.lastError = name === 'Error' && error instanceof Error && /timed? ?out/i.test(error.message) ? 'timeout' : name;
+    if (this.degradedAt !== undefined) return;
+    this.degradedAt = Date.now();
+    this.metrics.sharedStateDegraded.set(1);
+    this.metrics.sharedStateTransitions.inc({ to: 'memory' });
+  }
+
+  private async recover(): Promise<void> {
+    if ((this.connected && this.degradedAt === undefined) || this.probing || !this.redis.ready) return;
+    this.probing = true;
+    try {
+      await this.redis.ping();
+      if (!this.connected) {
+        this.connected = true;
+        return;
+      }
+      this.degradedAt = undefined;
+      this.metrics.sharedStateDegraded.set(0);
+      this.metrics.sharedStateTransitions.inc({ to: 'redis' });
+    } catch {
+      // Still failing: the next probe tries again.
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private fellBack(operation: string): void {
+    this.fallbacks++;
+    this.metrics.sharedStateFallbacks.inc({ operation });
+  }
+
+  /** Redis while it answers, else memory; a Redis failure degrades this replica and is served from memory. */
+  private async run<T>(operation: string, onRedis: (redis: SharedState) => Promise<T>, onMemory: (memory: SharedState) => Promise<T>): Promise<T> {
+    if (this.connected && this.degradedAt === undefined) {
+      try {
+        return await onRedis(this.redis);
+      } catch (error) {
+        this.degrade(error);
+      }
+    }
+    // Start-up before Redis first answered is not a fallback: nothing was shared yet.
+    if (this.connected) this.fellBack(operation);
+    return onMemory(this.memory);
+  }
+
+  private both<T>(operation: string, use: (state: SharedState) => Promise<T>): Promise<T> {
+    return this.run(operation, use, use);
+  }
+
+  get(key: string): Promise<string | undefined> {
+    return this.both('get', (s) => s.get(key));
+  }
+
+  set(key: string, value: string, ttlMs: number, options?: { onlyIfAbsent?: boolean }): Promise<boolean> {
+    return this.both('set', (s) => s.set(key, value, ttlMs, options));
+  }
+
+  delete(key: string): Promise<void> {
+    return this.both('delete', (s) => s.delete(key));
+  }
+
+  hashGetAll(key: string): Promise<Record<string, string>> {
+    return this.both('hash_get', (s) => s.hashGetAll(key));
+  }
+
+  hashSet(key: string, fields: Record<string, string>, ttlMs: number): Promise<void> {
+    return this.both('hash_set', (s) => s.hashSet(key, fields, ttlMs));
+  }
+
+  async acquireLease(key: string, limit: number, ttlMs: number): Promise<Lease | undefined> {
+    const lease = await this.both('acquire_lease', (s) => s.acquireLease(key, limit, ttlMs));
+    if (lease === undefined) return undefined;
+    // A lease taken in Redis whose release fails expires there by its TTL: never an error here.
+    return { release: () => lease.release().catch(() => undefined) };
+  }
+
+  leaseCount(key: string): Promise<number> {
+    return this.both('lease_count', (s) => s.leaseCount(key));
+  }
+
+  spend(key: string, cost: number, limit: number, windowMs: number): Promise<Spend> {
+    return this.both('spend', (s) => s.spend(key, cost, limit, windowMs));
+  }
+
+  append(stream: string, data: string, maxLength: number): Promise<void> {
+    return this.run('append', (s) => s.append(stream, data, maxLength), async () => undefined);
+  }
+
+  readAfter(stream: string, afterId: string, count: number): Promise<StreamEntry[]> {
+    return this.run('read_stream', (s) => s.readAfter(stream, afterId, count), async () => []);
+  }
+
+  publish(channel: string, message: string): Promise<void> {
+    return this.both('publish', (s) => s.publish(channel, message));
+  }
+
+  subscribe(channel: string, onMessage: (message: string) => void): () => void {
+    // Both: Redis delivers other replicas' messages once it is back; memory this replica's own while degraded.
+    const fromRedis = this.redis.subscribe(channel, onMessage);
+    const fromMemory = this.memory.subscribe(channel, onMessage);
+    return () => {
+      fromRedis();
+      fromMemory();
+    };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.probe);
+    await Promise.all([this.redis.close(), this.memory.close()]);
+  }
+}
+
+/** A replica without Redis: its memory, reported as local. */
+export class LocalState extends MemoryState implements StatusReporting {
+  status(): SharedStateStatus {
+    return { backend: 'memory', state: 'local', fallbacks: 0 };
+  }
+}

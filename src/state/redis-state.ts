@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Lease, SharedState, Spend, StreamEntry } from './shared-state.ts';
+
+/**
+ * SharedState in Redis, through ioredis (README: why ioredis). Commands fail fast instead of
+ * queueing while the connection is down (`enableOfflineQueue: false`) and time out after
+ * `commandTimeoutMs`, so a slow or lost Redis costs a request at most that long, once:
+ * degrading-state.ts then serves from memory until Redis answers again. ioredis reconnects
+ * by itself, with a capped backoff.
+ *
+ * Leases and budget windows are Lua scripts, atomic in Redis, timed by Redis's own clock
+ * (replicas' clocks may disagree).
+ */
+export interface RedisStateOptions {
+  url: string;
+  commandTimeoutMs: number;
+}
+
+// KEYS[1] sorted set of lease ids scored by expiry (ms, Redis time); ARGV: limit, ttlMs, id.
+const ACQUIRE_LEASE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 1`;
+
+const COUNT_LEASES = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+return redis.call('ZCARD', KEYS[1])`;
+
+// KEYS[1] counter; ARGV: cost, limit, windowMs. Answers {1, total} or {0, ms left in the window}.
+const SPEND = `
+local total = tonumber(redis.call('GET', KEYS[1]) or '0')
+local cost = tonumber(ARGV[1])
+if total + cost > tonumber(ARGV[2]) then
+  local left = redis.call('PTTL', KEYS[1])
+  if left < 1 then left = tonumber(ARGV[3]) end
+  return {0, left}
+end
+total = redis.call('INCRBY', KEYS[1], cost)
+if total == cost then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3])) end
+return {1, total}`;
+
+// KEYS[1] hash; ARGV: ttlMs, field, value, ...: the TTL is set when the hash is created only.
+const HASH_SET = `
+local created = redis.call('EXISTS', KEYS[1]) == 0
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if created then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1])) end
+return 1`;
+
+export class RedisState implements SharedState {
+  readonly backend = 'redis' as const;
+  private readonly client: Redis;
+  private subscriber: Redis | undefined;
+  private readonly handlers = new Map<string, Set<(message: string) => void>>();
+
+  constructor(options: RedisStateOptions) {
+    this.client = new Redis(options.url, {
+      enableOfflineQueue: false,
+      commandTimeout: options.commandTimeoutMs,
+      connectTimeout: Math.max(1_000, options.commandTimeoutMs),
+      maxRetriesPerRequest: 0,
+      retryStrategy: (times) => Math.min(100 * times, 1_000),
+      lazyConnect: false,
+    });
+    // Errors are counted by the degrading layer through the failed commands; the client's own
+    // 'error' events (one per failed reconnect) would otherwise be thrown as unhandled.
+    this.client.on('error', () => undefined);
+  }
+
+  /** True while commands can be sent (connected and past the ready check). */
+  get ready(): boolean {
+    return this.client.status === 'ready';
+  }
+
+  /** Called on every (re)connection once Redis is ready. */
+  onReady(listener: () => void): void {
+    this.client.on('ready', listener);
+  }
+
+  async ping(): Promise<void> {
+    await this.client.ping();
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return (await this.client.get(key)) ?? undefined;
+  }
+
+  async set(key: string, value: string, ttlMs: number, options?: { onlyIfAbsent?: boolean }): Promise<boolean> {
+    const ttl = Math.max(1, Math.round(ttlMs));
+    const answer = options?.onlyIfAbsent ? await this.client.set(key, value, 'PX', ttl, 'NX') : await this.client.set(key, value, 'PX', ttl);
+    return answer === 'OK';
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.del(key);
+  }
+
+  async hashGetAll(key: string): Promise<Record<string, string>> {
+    return this.client.hgetall(key);
+  }
+
+  async hashSet(key: string, fields: Record<string, string>, ttlMs: number): Promise<void> {
+    const args = Object.entries(fields).flat();
+    if (args.length === 0) return;
+    await this.client.eval(HASH_SET, 1, key, Math.max(1, Math.round(ttlMs)), ...args);
+  }
+
+  async acquireLease(key: string, limit: number, ttlMs: number): Promise<Lease | undefined> {
+    const id = randomUUID();
+    const got = await this.client.eval(ACQUIRE_LEASE, 1, key, limit, Math.max(1, Math.round(ttlMs)), id);
+    if (got !== 1) return undefined;
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        await this.client.zrem(key, id);
+      },
+    };
+  }
+
+  async leaseCount(key: string): Promise<number> {
+    return Number(await this.client.eval(COUNT_LEASES, 1, key));
+  }
+
+  async spend(key: string, cost: number, limit: number, windowMs: number): Promise<Spend> {
+    const answer = (await this.client.eval(SPEND, 1, key, cost, limit, Math.max(1, Math.round(windowMs)))) as [number, number];
+    return answer[0] === 1 ? { spent: true, total: Number(answer[1]) } : { spent: false, retryAfterMs: Number(answer[1]) };
+  }
+
+  async append(stream: string, data: string, maxLength: number): Promise<void> {
+    await this.client.xadd(stream, 'MAXLEN', '~', maxLength, '*', 'd', data);
+  }
+
+  async readAfter(stream: string, afterId: string, count: number): Promise<StreamEntry[]> {
+    // Exclusive start: entries strictly after `afterId` ('0' reads from the first).
+    const answer = await this.client.xrange(stream, afterId === '0' ? '-' : `(${afterId}`, '+', 'COUNT', count);
+    return answer.map(([id, fields]) => ({ id, data: fields[1] ?? '' }));
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.client.publish(channel, message);
+  }
+
+  subscribe(channel: string, onMessage: (message: string) => void): () => void {
+    if (this.subscriber === undefined) {
+      // A subscribed connection can only subscribe: a second one. It resubscribes after a reconnect.
+      const subscriber = this.client.duplicate({ enableOfflineQueue: true, autoResubscribe: true, commandTimeout: undefined });
+      subscriber.on('error', () => undefined);
+      subscriber.on('message', (name: string, message: string) => {
+        for (const handler of this.handlers.get(name) ?? []) handler(message);
+      });
+      this.subscriber = subscriber;
+    }
+    const handlers = this.handlers.get(channel) ?? new Set();
+    if (handlers.size === 0) void this.subscriber.subscribe(channel).catch(() => undefined);
+    handlers.add(onMessage);
+    this.handlers.set(channel, handlers);
+    return () => {
+      handlers.delete(onMessage);
+      if (handlers.size === 0) void this.subscriber?.unsubscribe(channel).catch(() => undefined);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.client.disconnect();
+    this.subscriber?.disconnect();
+  }
+}

@@ -1,0 +1,93 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * State that replicas share: page cursors, accounts and refused keys, the read micro-cache,
+ * NerdGraph budgets, parity events. Two backends with the same semantics: Redis (REDIS_URL,
+ * redis-state.ts) and this process's memory (memory-state.ts, also what a replica falls back
+ * to while Redis is slow or gone: degrading-state.ts). Consumers see only this interface.
+ *
+ * Every key is built by `stateKey`: a purpose and an HMAC of the parts with STATE_SECRET, so
+ * no API key and no user text is ever a Redis key. Values are the consumers' business; none
+ * of them holds a key (identities are HMACs, answers are NerdGraph's data, records redacted).
+ */
+export interface Lease {
+  /** Gives the slot back (idempotent). A lease nobody releases expires by its TTL. */
+  release(): Promise<void>;
+}
+
+export type Spend = { spent: true; total: number } | { spent: false; retryAfterMs: number };
+
+export interface StreamEntry {
+  id: string;
+  data: string;
+}
+
+export interface SharedState {
+  /** 'redis' or 'memory': where this state lives when all is well. */
+  readonly backend: 'redis' | 'memory';
+
+  get(key: string): Promise<string | undefined>;
+  /** `onlyIfAbsent`: set only when no value is there (a lock); answers whether it was set. */
+  set(key: string, value: string, ttlMs: number, options?: { onlyIfAbsent?: boolean }): Promise<boolean>;
+  delete(key: string): Promise<void>;
+
+  /** A small map under one key; its TTL starts when the key is created and is not renewed by later writes. */
+  hashGetAll(key: string): Promise<Record<string, string>>;
+  hashSet(key: string, fields: Record<string, string>, ttlMs: number): Promise<void>;
+
+  /**
+   * One of `limit` slots under `key`, held for at most `ttlMs` (a replica that dies never
+   * frees its slots otherwise). Undefined when all are taken.
+   */
+  acquireLease(key: string, limit: number, ttlMs: number): Promise<Lease | undefined>;
+  /** Slots currently held under `key`. */
+  leaseCount(key: string): Promise<number>;
+
+  /**
+   * Spends `cost` of a budget of `limit` per window of `windowMs` (the window starts with its
+   * first spend). Refused, with the time left in the window, when the spend would pass it.
+   */
+  spend(key: string, cost: number, limit: number, windowMs: number): Promise<Spend>;
+
+  /** Appends to a stream kept to about `maxLength` entries. */
+  append(stream: string, data: string, maxLength: number): Promise<void>;
+  /** Entries after `afterId` ('0': from the start), oldest first, at most `count`. */
+  readAfter(stream: string, afterId: string, count: number): Promise<StreamEntry[]>;
+
+  /** Fire and forget to every replica (this one included). */
+  publish(channel: string, message: string): Promise<void>;
+  /** Called for every message on `channel`; answers an unsubscribe. */
+  subscribe(channel: string, onMessage: (message: string) => void): () => void;
+
+  close(): Promise<void>;
+}
+
+/** What a key is for: the first segment of its name (`v2b:<purpose>:<hmac>`), readable in redis-cli. */
+export type StatePurpose =
+  | 'cursors'
+  | 'accounts'
+  | 'refused'
+  | 'micro'
+  | 'micro-lock'
+  | 'writes'
+  | 'concurrency'
+  | 'nrql-account'
+  | 'identical'
+  | 'parity';
+
+export type StateKeyer = (purpose: StatePurpose, ...parts: readonly (string | number)[]) => string;
+
+/**
+ * The one function that names shared state. Parts are joined unambiguously and HMAC'd with the
+ * replicas' common secret: equal on every replica, meaningless without the secret.
+ */
+export function createStateKeyer(secret: string | Buffer): StateKeyer {
+  return (purpose, ...parts) => {
+    const mac = createHmac('sha256', secret);
+    for (const part of parts) {
+      const text = String(part);
+      mac.update(`${text.length}:${text}\n`);
+    }
+    return `v2b:${purpose}:${mac.digest('base64url').slice(0, 32)}`;
+  };
+}

@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMetrics } from '../src/ops/metrics.ts';
+import { DegradingState } from '../src/state/degrading-state.ts';
+import { MemoryState } from '../src/state/memory-state.ts';
+import { RedisState } from '../src/state/redis-state.ts';
+import { createStateKeyer, type SharedState } from '../src/state/shared-state.ts';
+import { openSharedState } from '../src/state/open.ts';
+import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
+
+/**
+ * The two backends of shared state keep the same promises (leases, budget windows, hashes,
+ * locks, streams), and a replica whose Redis goes away keeps serving from memory, says so, and
+ * goes back to Redis by itself.
+ */
+const hasRedis = redisAvailable();
+let redis: TestRedis | undefined;
+beforeAll(async () => {
+  if (hasRedis) redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+const backends: [string, () => SharedState][] = [
+  ['memory', () => new MemoryState()],
+  ...(hasRedis ? ([['redis', () => new RedisState({ url: (redis as TestRedis).url, commandTimeoutMs: 1000 })]] as [string, () => SharedState][]) : []),
+];
+
+let unique = 0;
+const fresh = (purpose: string): string => `test:${purpose}:${process.pid}:${++unique}`;
+
+describe.each(backends)('shared state in %s', (_name, open) => {
+  let state: SharedState;
+  beforeAll(async () => {
+    state = open();
+    // Redis connects in the background: wait for the first answer.
+    for (let i = 0; i < 50; i++) {
+      try {
+        await state.get('warm-up');
+        break;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  });
+  afterAll(async () => {
+    await state.close();
+  });
+
+  it('hands out no more leases than the limit, and a released one is free again', async () => {
+    const key = fresh('lease');
+    const held = await Promise.all(Array.from({ length: 5 }, () => state.acquireLease(key, 3, 10_000)));
+    expect(held.filter((lease) => lease !== undefined)).toHaveLength(3);
+    expect(await state.leaseCount(key)).toBe(3);
+    await held.find((lease) => lease !== undefined)?.release();
+    expect(await state.leaseCount(key)).toBe(2);
+    expect(await state.acquireLease(key, 3, 10_000)).toBeDefined();
+  });
+
+  it('expires a lease nobody released', async () => {
+    const key = fresh('lease-ttl');
+    expect(await state.acquireLease(key, 1, 30)).toBeDefined();
+    expect(await state.acquireLease(key, 1, 30)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await state.acquireLease(key, 1, 30)).toBeDefined();
+  });
+
+  it('refuses a spend past the window budget and says how long until it resets', async () => {
+    const key = fresh('spend');
+    expect(await state.spend(key, 2, 3, 60_000)).toEqual({ spent: true, total: 2 });
+    expect(await state.spend(key, 1, 3, 60_000)).toEqual({ spent: true, total: 3 });
+    const refused = await state.spend(key, 1, 3, 60_000);
+    expect(refused.spent).toBe(false);
+    if (!refused.spent) expect(refused.retryAfterMs).toBeGreaterThan(50_000);
+  });
+
+  it('keeps a lock for its first holder only', async () => {
+    const key = fresh('lock');
+    expect(await state.set(key, 'a', 10_000, { onlyIfAbsent: true })).toBe(true);
+    expect(await state.set(key, 'b', 10_000, { onlyIfAbsent: true })).toBe(false);
+    expect(await state.get(key)).toBe('a');
+    await state.delete(key);
+    expect(await state.get(key)).toBeUndefined();
+  });
+
+  it('merges hash fields under one TTL', async () => {
+    const key = fresh('hash');
+    await state.hashSet(key, { count: '10', p2: 'cursor-2' }, 10_000);
+    await state.hashSet(key, { p3: 'cursor-3' }, 10_000);
+    expect(await state.hashGetAll(key)).toEqual({ count: '10', p2: 'cursor-2', p3: 'cursor-3' });
+  });
+
+  it('reads a stream after a given entry, oldest first', async () => {
+    const stream = fresh('stream');
+    for (const data of ['one', 'two', 'three']) await state.append(stream, data, 100);
+    const all = await state.readAfter(stream, '0', 10);
+    expect(all.map((entry) => entry.data)).toEqual(['one', 'two', 'three']);
+    expect((await state.readAfter(stream, all[0]?.id ?? '0', 10)).map((entry) => entry.data)).toEqual(['two', 'three']);
+  });
+});
+
+describe.skipIf(!hasRedis)('a replica whose Redis goes away', () => {
+  it('serves from memory without an error, counts it, shows it, and goes back to Redis when it returns', async () => {
+    const server = redis as TestRedis;
+    const metrics = createMetrics();
+    const state = new DegradingState(new RedisState({ url: server.url, commandTimeoutMs: 200 }), metrics, { probeMs: 50 });
+    try {
+      for (let i = 0; i < 100 && state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(state.status()).toEqual({ backend: 'redis', state: 'shared', fallbacks: 0 });
+      const key = fresh('degrade');
+      await state.set(key, 'in redis', 60_000);
+      expect(await server.inspect().get(key)).toBe('in redis');
+
+      await server.kill();
+      // Every operation still answers, from memory.
+      expect(await state.set(key, 'in memory', 60_000)).toBe(true);
+      expect(await state.get(key)).toBe('in memory');
+      expect(await state.acquireLease(fresh('lease'), 1, 1000)).toBeDefined();
+      expect(state.status().state).toBe('degraded');
+      expect(state.status().fallbacks).toBeGreaterThan(0);
+      expect(await metrics.registry.getSingleMetricAsString('v2bridge_shared_state_degraded')).toMatch(/ 1$/m);
+
+      await server.restart();
+      for (let i = 0; i < 200 && state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(state.status().state).toBe('shared');
+      await state.set(key, 'back in redis', 60_000);
+      expect(await server.inspect().get(key)).toBe('back in redis');
+      const transitions = await metrics.registry.getSingleMetricAsString('v2bridge_shared_state_transitions_total');
+      expect(transitions).toMatch(/to="memory"} 1/);
+      expect(transitions).toMatch(/to="redis"} 1/);
+    } finally {
+      await state.close();
+    }
+  });
+});
+
+describe('state keys', () => {
+  it('are the same on every replica that shares the secret, and hold none of their parts', () => {
+    const a = createStateKeyer('s'.repeat(32));
+    const b = createStateKeyer('s'.repeat(32));
+    const key = a('cursors', 'NRAK-SECRETKEY123', 42, 'name LIKE x');
+    expect(key).toBe(b('cursors', 'NRAK-SECRETKEY123', 42, 'name LIKE x'));
+    expect(key).toMatch(/^v2b:cursors:[A-Za-z0-9_-]{32}$/);
+    expect(key).not.toContain('NRAK');
+    expect(createStateKeyer('t'.repeat(32))('cursors', 'NRAK-SECRETKEY123', 42, 'name LIKE x')).not.toBe(key);
+    // Parts are delimited: moving text between parts names another key.
+    expect(a('cursors', 'ab', 'c')).not.toBe(a('cursors', 'a', 'bc'));
+  });
+
+  it('and callers get one identity on every replica that shares STATE_SECRET', () => {
+    const settings = { secret: 'x'.repeat(40), timeoutMs: 100, probeMs: 1000 };
+    const one = openSharedState(settings, createMetrics());
+    const two = openSharedState(settings, createMetrics());
+    expect(one.identityOf('NRAK-ONE')).toBe(two.identityOf('NRAK-ONE'));
+    expect(one.identityOf('NRAK-ONE')).not.toBe(openSharedState({ ...settings, secret: 'y'.repeat(40) }, createMetrics()).identityOf('NRAK-ONE'));
+  });
+});
+
+describe('a replica says who it is and where its state lives', () => {
+  it('X-V2Bridge-Replica on every answer, and /readyz detail: local without Redis', async () => {
+    const { createApp } = await import('../src/app.ts');
+    const { createLogger } = await import('../src/ops/logger.ts');
+    const app = createApp({
+      config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1, accountsCacheTtlMs: 1, metricNamesLookbackMs: 7 * 86_400_000, requestDeadlineMs: 10_000 },
+      nerdgraph: { call: () => Promise.reject(new Error('unused')) },
+      mappings: [],
+      metrics: createMetrics(),
+      logger: createLogger('silent'),
+      replicaName: 'replica-7',
+    });
+    const ready = await app.request('/readyz');
+    expect(ready.headers.get('x-v2bridge-replica')).toBe('replica-7');
+    expect(await ready.json()).toEqual({ status: 'ready', sharedState: { backend: 'memory', state: 'local', fallbacks: 0 } });
+    const missing = await app.request('/v2/applications.json');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('x-v2bridge-replica')).toBe('replica-7');
+  });
+});

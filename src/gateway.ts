@@ -105,7 +105,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
       metrics,
       timeoutMs: config.upstreamTimeoutMs,
       retries: config.upstreamRetries,
-      microCache: { ...config.microCache, identityOf: shared.identityOf },
+      microCache: { ...config.microCache, identityOf: shared.identityOf, shared },
     });
     const mappings = await loadMappings();
     const store = createParityStore({ mappings, registry: metrics.registry, maxRecords: config.parityRecordsMax, ...(options.now ? { now: options.now } : {}) });

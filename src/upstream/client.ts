@@ -2,7 +2,8 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { redactKeys } from '../caller/redact.ts';
 import { prepareDocument, requestBody, type OperationDocuments, type PreparedDocument } from './documents.ts';
-import { ReadMicroCache, type Sized } from './micro-cache.ts';
+import { ReadMicroCache, SharedReadLayer, type Sized } from './micro-cache.ts';
+import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
 
 /**
@@ -58,8 +59,11 @@ export interface NerdGraphClientOptions {
   /**
    * Identical reads inside `ttlMs` are answered once (micro-cache.ts); `identityOf` keys them
    * by the caller's HMAC, never by the key. Absent or `ttlMs` 0: every read goes to NerdGraph.
+   * `shared` (state shared by the replicas, with its keyer; `identityOf` must then be the
+   * replicas' common one): when it is Redis, identical reads are answered once for all
+   * replicas, and a write through any replica empties every replica's micro-cache.
    */
-  microCache?: { ttlMs: number; maxBytes: number; identityOf: (apiKey: string) => string };
+  microCache?: { ttlMs: number; maxBytes: number; identityOf: (apiKey: string) => string; shared?: { state: SharedState; keyOf: StateKeyer } };
 }
 
 /** Longest wait before a retry; a server asking for more gets its 429/503 passed on instead. */
@@ -234,6 +238,14 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
     options.microCache && options.microCache.ttlMs > 0
       ? { cache: new ReadMicroCache({ ...options.microCache, metrics: options.metrics }), identityOf: options.microCache.identityOf }
       : undefined;
+  // Across replicas only with Redis: in a lone process the in-process cache already is all of it.
+  const sharedState = options.microCache?.shared;
+  const acrossReplicas =
+    micro && sharedState && sharedState.state.backend === 'redis'
+      ? new SharedReadLayer({ ...sharedState, ttlMs: micro.cache.ttlMs, lockTtlMs: options.timeoutMs, metrics: options.metrics })
+      : undefined;
+  // A write through another replica: nothing this one read before it may be served after it.
+  acrossReplicas?.onWrite(() => micro?.cache.invalidate());
 
   return {
     readWindow: () => (micro ? { ttlMs: micro.cache.ttlMs, generation: micro.cache.writeGeneration } : undefined),
@@ -247,6 +259,8 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
           return (await send<T>(call, document)).data;
         } finally {
           micro.cache.invalidate();
+          // Before the write is answered: a read the client sends next, to any replica, sees it.
+          await acrossReplicas?.written();
         }
       }
       if (call.signal?.aborted) throw firedError(call.signal, false);
@@ -255,8 +269,14 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
       const waiting = call.signal ?? AbortSignal.timeout(options.timeoutMs);
       // The shared call has a deadline of its own: waiters that keep arriving must not keep a
       // hung call alive (its timeout is then counted as a timeout, not as a cancellation).
-      const load = (shared: AbortSignal): Promise<Sized<T>> =>
-        send<T>({ ...call, signal: AbortSignal.any([shared, AbortSignal.timeout(options.timeoutMs)]) }, document);
+      const load = (shared: AbortSignal): Promise<Sized<T>> => {
+        const signal = AbortSignal.any([shared, AbortSignal.timeout(options.timeoutMs)]);
+        const sendOnce = (): Promise<Sized<T>> => send<T>({ ...call, signal }, document);
+        if (acrossReplicas === undefined || !acrossReplicas.shares(call.operation)) return sendOnce();
+        // The variables themselves (a variablesKey names them in this process only).
+        const read = { identity: micro.identityOf(call.apiKey), operation: call.operation, variables: JSON.stringify(call.variables), apiKey: call.apiKey };
+        return acrossReplicas.read<T>(read, sendOnce, signal);
+      };
       try {
         return await micro.cache.read<T>(key, load, waiting);
       } catch (error) {

@@ -46,6 +46,11 @@ export interface NerdGraph {
    * answers derived from its reads; undefined when reads are not cached.
    */
   readWindow?(): { ttlMs: number; generation: number } | undefined;
+  /**
+   * readWindow(), once writes through other replicas up to now are accounted for (a shared
+   * read with Redis; readWindow() itself otherwise). For answers kept beside the micro-cache.
+   */
+  freshReadWindow?(): Promise<{ ttlMs: number; generation: number } | undefined>;
 }
 
 export interface NerdGraphClientOptions {
@@ -247,8 +252,15 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
   // A write through another replica: nothing this one read before it may be served after it.
   acrossReplicas?.onWrite(() => micro?.cache.invalidate());
 
+  const readWindow = (): { ttlMs: number; generation: number } | undefined =>
+    micro ? { ttlMs: micro.cache.ttlMs, generation: micro.cache.writeGeneration } : undefined;
+
   return {
-    readWindow: () => (micro ? { ttlMs: micro.cache.ttlMs, generation: micro.cache.writeGeneration } : undefined),
+    readWindow,
+    async freshReadWindow() {
+      await acrossReplicas?.freshGeneration();
+      return readWindow();
+    },
     async call<T>(call: UpstreamCall): Promise<T> {
       const document = documents.get(call.operation);
       if (!document) throw new Error(`unknown NerdGraph operation ${call.operation}`);
@@ -264,6 +276,8 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
         }
       }
       if (call.signal?.aborted) throw firedError(call.signal, false);
+      // Writes through other replicas answered before this call are seen before the cache is.
+      await acrossReplicas?.freshGeneration();
       const key = `${micro.identityOf(call.apiKey)}\n${call.operation}\n${call.variablesKey === undefined ? JSON.stringify(call.variables) : `#${call.variablesKey}`}`;
       // Callers without a signal still get one deadline for their wait.
       const waiting = call.signal ?? AbortSignal.timeout(options.timeoutMs);

@@ -103,10 +103,14 @@ export class ReadMicroCache {
  *
  * - Entries: `keyOf('micro', identity, operation, variables)` = `<generation>\n<JSON of data>`,
  *   kept for the window. Failed answers are never stored.
- * - Generation: a token in shared state that every write replaces (and announces on a channel
- *   every replica listens to, to empty its in-process cache). An entry is served only while its
- *   generation is the current one, read from shared state with the entry: an answer read
- *   before a write, on any replica, is never served after it.
+ * - Generation: a token in shared state that every write replaces before it is answered, and
+ *   announces on a channel every replica listens to (to empty its in-process cache at once).
+ *   An entry is served only while its generation is the current one, read from shared state
+ *   with the entry. The announcement alone could arrive after the writer's client, answered,
+ *   asks another replica: so every read first learns the current generation from a shared
+ *   read sent after it began (freshGeneration; concurrent reads share one), and a change
+ *   empties the in-process cache before it is consulted. An answer read before a write, on
+ *   any replica, is never served after it.
  * - A miss takes a short lock (`keyOf('micro-lock', generation, ...)`, set only if absent, for
  *   the call's timeout bound): the holder sends and stores; the others poll for its entry and
  *   send themselves only when the lock is gone with no entry (the holder failed or died), or
@@ -155,6 +159,12 @@ const pause = (ms: number, signal: AbortSignal): Promise<void> =>
 export class SharedReadLayer {
   private readonly generationKey: string;
   private readonly channel: string;
+  /** The generation this replica last saw; its in-process cache holds nothing older. */
+  private known: string | undefined;
+  private readonly listeners = new Set<() => void>();
+  /** The generation read in flight, and the one queued behind it for callers who came later. */
+  private sent: Promise<string> | undefined;
+  private queued: Promise<string> | undefined;
 
   constructor(private readonly options: SharedReadLayerOptions) {
     this.generationKey = options.keyOf('writes', 'generation');
@@ -167,9 +177,55 @@ export class SharedReadLayer {
     return !NOT_SHARED.has(operation);
   }
 
-  /** Calls `listener` whenever a write went through any replica (this one included). */
+  /**
+   * Calls `listener` whenever a write went through any replica (this one included): on its
+   * announcement, or when a read finds the generation changed, whichever comes first.
+   */
   onWrite(listener: () => void): () => void {
-    return this.options.state.subscribe(this.channel, () => listener());
+    this.listeners.add(listener);
+    const unsubscribe = this.options.state.subscribe(this.channel, () => listener());
+    return () => {
+      this.listeners.delete(listener);
+      unsubscribe();
+    };
+  }
+
+  /**
+   * The current generation, from a shared read sent after this call (so a write answered
+   * before it is seen); a change since the last one calls the onWrite listeners first. While a
+   * read is in flight, later callers share the next one: one Redis read per round trip, however
+   * many calls.
+   */
+  freshGeneration(): Promise<string> {
+    if (this.sent === undefined) return this.readGeneration();
+    this.queued ??= this.sent.then(() => {
+      this.queued = undefined;
+      return this.readGeneration();
+    });
+    return this.queued;
+  }
+
+  private readGeneration(): Promise<string> {
+    const reading = this.options.state
+      .get(this.generationKey)
+      .then(
+        (generation) => generation ?? '',
+        // Unknown: a generation nobody has, so nothing cached is trusted.
+        () => randomUUID(),
+      )
+      .then((generation) => {
+        if (generation !== this.known) {
+          const first = this.known === undefined;
+          this.known = generation;
+          if (!first) for (const listener of this.listeners) listener();
+        }
+        return generation;
+      });
+    this.sent = reading;
+    void reading.finally(() => {
+      if (this.sent === reading) this.sent = undefined;
+    });
+    return reading;
   }
 
   /**
@@ -180,6 +236,8 @@ export class SharedReadLayer {
   async written(): Promise<void> {
     const generation = randomUUID();
     const { state } = this.options;
+    // This replica's own cache was emptied by the write itself.
+    this.known = generation;
     await state.set(this.generationKey, generation, GENERATION_TTL_MS).catch(() => undefined);
     await state.publish(this.channel, generation).catch(() => undefined);
   }

@@ -257,10 +257,15 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
 
   return {
     readWindow,
-    async freshReadWindow() {
-      await acrossReplicas?.freshGeneration();
-      return readWindow();
-    },
+    // Only across replicas: alone, readWindow() already is fresh (and costs no await).
+    ...(acrossReplicas
+      ? {
+          async freshReadWindow() {
+            await acrossReplicas.freshGeneration();
+            return readWindow();
+          },
+        }
+      : {}),
     async call<T>(call: UpstreamCall): Promise<T> {
       const document = documents.get(call.operation);
       if (!document) throw new Error(`unknown NerdGraph operation ${call.operation}`);
@@ -272,12 +277,12 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
         } finally {
           micro.cache.invalidate();
           // Before the write is answered: a read the client sends next, to any replica, sees it.
-          await acrossReplicas?.written();
+          if (acrossReplicas) await acrossReplicas.written();
         }
       }
       if (call.signal?.aborted) throw firedError(call.signal, false);
       // Writes through other replicas answered before this call are seen before the cache is.
-      await acrossReplicas?.freshGeneration();
+      if (acrossReplicas) await acrossReplicas.freshGeneration();
       const key = `${micro.identityOf(call.apiKey)}\n${call.operation}\n${call.variablesKey === undefined ? JSON.stringify(call.variables) : `#${call.variablesKey}`}`;
       // Callers without a signal still get one deadline for their wait.
       const waiting = call.signal ?? AbortSignal.timeout(options.timeoutMs);

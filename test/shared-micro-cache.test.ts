@@ -20,7 +20,7 @@ const SECRET = 'micro-cache-test-secret-0123456789abcdef';
 const KEY = 'NRAK-MICROSHAREDTESTKEY0001';
 
 async function opened(redis: TestRedis): Promise<OpenedState> {
-  const state = openSharedState({ redisUrl: redis.url, secret: SECRET, timeoutMs: 500, probeMs: 50 }, createMetrics());
+  const state = openSharedState({ redisUrl: redis.url, secret: SECRET, timeoutMs: 2_000, probeMs: 50 }, createMetrics());
   for (let i = 0; i < 200 && state.state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(state.state.status().state).toBe('shared');
   return state;

@@ -26,14 +26,18 @@ interface AccessibleAccounts {
   ids: ReadonlySet<number>;
 }
 
-/** What another replica stored for a key: its account ids (anything else is a miss). */
-const StoredAccounts = z.array(z.number().int().positive()).max(100_000);
+/**
+ * What a replica stored for a key: its account ids, and when the entry expires (epoch ms), so
+ * a replica that reads it keeps it no longer than the replica that looked it up.
+ */
+const StoredAccounts = z.object({ ids: z.array(z.number().int().positive()).max(100_000), expiresAt: z.number().int().positive() });
 
-function storedAccounts(text: string | undefined): ReadonlySet<number> | undefined {
+function storedAccounts(text: string | undefined, now: number): { ids: ReadonlySet<number>; ttlMs: number } | undefined {
   if (text === undefined) return undefined;
   try {
     const parsed = StoredAccounts.safeParse(JSON.parse(text));
-    return parsed.success ? new Set(parsed.data) : undefined;
+    if (!parsed.success || parsed.data.expiresAt <= now) return undefined;
+    return { ids: new Set(parsed.data.ids), ttlMs: parsed.data.expiresAt - now };
   } catch {
     return undefined;
   }
@@ -78,10 +82,10 @@ export function createAccountResolver(deps: {
           throw toV2Error(new UpstreamError(refusedElsewhere, 'refused by NerdGraph moments ago (refused-key cache)'));
         }
         const sharedKey = deps.shared?.keyOf('accounts', caller.identity);
-        const known = sharedKey === undefined ? undefined : storedAccounts(await deps.shared?.state.get(sharedKey).catch(() => undefined));
+        const known = sharedKey === undefined ? undefined : storedAccounts(await deps.shared?.state.get(sharedKey).catch(() => undefined), Date.now());
         if (known !== undefined) {
           guard.accept(caller.identity);
-          return { value: { ids: known } };
+          return { value: { ids: known.ids }, ttlMs: known.ttlMs };
         }
         // Only a key neither known good nor refused reaches here: the per-address limit applies.
         // (A caller joining this flight shares its outcome, a 429 included.)
@@ -98,7 +102,10 @@ export function createAccountResolver(deps: {
         const ids = new Set((accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
         guard.accept(caller.identity);
         // Stored before the answer: a request the client sends next, to any replica, finds it.
-        if (sharedKey !== undefined) await deps.shared?.state.set(sharedKey, JSON.stringify([...ids]), deps.ttlMs).catch(() => undefined);
+        if (sharedKey !== undefined) {
+          const stored = JSON.stringify({ ids: [...ids], expiresAt: Date.now() + deps.ttlMs });
+          await deps.shared?.state.set(sharedKey, stored, deps.ttlMs).catch(() => undefined);
+        }
         return { value: { ids } };
       },
       signal,

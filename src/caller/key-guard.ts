@@ -23,8 +23,17 @@ export type KeyGuardSettings = GatewayConfig['keyGuard'];
 /** Refusals worth remembering: the key itself was turned away, not the request. */
 export const REFUSING_CLASSES: ReadonlySet<UpstreamErrorClass> = new Set(['bad_key', 'forbidden']);
 
-/** What another replica may have written under a refusal: one of REFUSING_CLASSES, else ignored. */
-const SharedRefusal = z.enum(['bad_key', 'forbidden']);
+/**
+ * What a replica writes under a refusal: `<class> <expiry, epoch ms>` (so the others keep it no
+ * longer than it does), the class one of REFUSING_CLASSES; anything else is ignored.
+ */
+const SharedRefusal = z
+  .string()
+  .regex(/^(bad_key|forbidden) [1-9][0-9]{0,15}$/)
+  .transform((text) => {
+    const [errorClass, expiresAt] = text.split(' ');
+    return { errorClass: errorClass as 'bad_key' | 'forbidden', expiresAt: Number(expiresAt) };
+  });
 
 /** Shared state for refusals; only a Redis-backed state is worth a second copy (see app.ts). */
 export interface SharedRefusals {
@@ -91,7 +100,9 @@ export class KeyGuard {
   async refuseEverywhere(identity: string, errorClass: UpstreamErrorClass): Promise<void> {
     this.refused?.set(identity, errorClass);
     if (this.shared === undefined || this.refused === undefined) return;
-    await this.shared.state.set(this.shared.keyOf('refused', identity), errorClass, this.settings.refusedTtlMs).catch(() => undefined);
+    const ttlMs = this.settings.refusedTtlMs;
+    // Wall-clock expiry: another replica's injected test clock means nothing here.
+    await this.shared.state.set(this.shared.keyOf('refused', identity), `${errorClass} ${Date.now() + ttlMs}`, ttlMs).catch(() => undefined);
   }
 
   /**
@@ -102,9 +113,10 @@ export class KeyGuard {
     if (this.shared === undefined || this.refused === undefined) return undefined;
     const stored = await this.shared.state.get(this.shared.keyOf('refused', identity)).catch(() => undefined);
     const parsed = SharedRefusal.safeParse(stored);
-    if (!parsed.success) return undefined;
-    this.refused.set(identity, parsed.data);
-    return parsed.data;
+    const ttlMs = parsed.success ? parsed.data.expiresAt - Date.now() : 0;
+    if (!parsed.success || ttlMs <= 0) return undefined;
+    this.refused.set(identity, parsed.data.errorClass, { ttl: Math.min(ttlMs, this.settings.refusedTtlMs) });
+    return parsed.data.errorClass;
   }
 
   /**

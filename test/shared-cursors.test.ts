@@ -170,4 +170,18 @@ describe.skipIf(!hasRedis)('two gateway processes sharing Redis', () => {
       expect(nameIn(await get(a, path))).toBe(name);
     }
   });
+
+  it('left no key, raw or hashed from a key, in any Redis key name or value', async () => {
+    const inspect = redis.inspect();
+    const keys = await inspect.keys('*');
+    // Cursors, accounts, the refusal, micro entries and the write generation at least.
+    const purposes = new Set(keys.map((key) => key.split(':')[1]));
+    expect([...purposes].sort()).toEqual(expect.arrayContaining(['accounts', 'cursors', 'micro', 'refused', 'writes']));
+    for (const key of keys) {
+      expect(key).toMatch(/^v2b:[a-z-]+:[A-Za-z0-9_-]{32}$/);
+      const type = await inspect.type(key);
+      const value = type === 'string' ? await inspect.get(key) : type === 'hash' ? JSON.stringify(await inspect.hgetall(key)) : '';
+      for (const secret of [DEMO_KEY, BAD_KEY, 'NRAK-', 'SANDBOX-DEMO']) expect(value ?? '', `${key}`).not.toContain(secret);
+    }
+  });
 });

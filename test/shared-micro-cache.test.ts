@@ -211,6 +211,26 @@ describe.skipIf(!hasRedis)('the NerdGraph client with a shared micro-cache', () 
     }
   });
 
+  it('answers every read while Redis is killed and after it is back, never an error of its own', async () => {
+    const one = await opened(redis);
+    try {
+      const client = clientOn(one);
+      const read = (n: number) => client.call<{ actor: { user: { id: number } } }>({ operation: 'ReadSomething', variables: { n }, apiKey: KEY });
+      expect((await read(1)).actor.user.id).toBe(version);
+      await redis.kill();
+      // From NerdGraph (the replica degraded to its memory), not a failure.
+      for (let n = 2; n < 6; n++) expect((await read(n)).actor.user.id).toBe(version);
+      await client.call({ operation: 'ChangeSomething', variables: {}, apiKey: KEY });
+      expect((await read(1)).actor.user.id).toBe(version);
+      await redis.restart();
+      for (let i = 0; i < 200 && one.state.status().state !== 'shared'; i++) await delay(10);
+      expect(one.state.status().state).toBe('shared');
+      expect((await read(7)).actor.user.id).toBe(version);
+    } finally {
+      await one.state.close();
+    }
+  });
+
   it('keeps to this process without Redis (no shared layer, no micro-shared lookups)', async () => {
     const metrics = createMetrics();
     const client = clientOn(localState(), metrics);

@@ -185,7 +185,10 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
 
   // One per app: explain and the v2 routes share the per-address budget and the refused-key
   // memory, which are keyed by identity, so they share the identity hasher too.
-  const keyGuard = new KeyGuard(deps.config.keyGuard ?? KEY_GUARD_DEFAULTS);
+  // Accounts and refusals get a second, shared copy only when it is shared (Redis): in a lone
+  // process the in-process caches already are everything a memory copy would hold.
+  const replicated = shared.state.backend === 'redis' ? { state: shared.state, keyOf: shared.keyOf } : undefined;
+  const keyGuard = new KeyGuard(deps.config.keyGuard ?? KEY_GUARD_DEFAULTS, undefined, replicated);
   const identityOf = shared.identityOf;
   registerExplainRoute(app, deps, { guard: keyGuard, identityOf });
   if (deps.bridge) registerBridgeRoutes(app, deps.bridge);
@@ -195,13 +198,14 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     metrics: deps.metrics,
     now,
     metricNamesLookbackMs: deps.config.metricNamesLookbackMs,
-    cursors: new CursorCache({ max: 5_000, ttlMs: deps.config.cursorCacheTtlMs }),
+    cursors: new CursorCache(shared, { ttlMs: deps.config.cursorCacheTtlMs }),
     accounts: createAccountResolver({
       nerdgraph: deps.nerdgraph,
       metrics: deps.metrics,
       defaultAccountId: deps.config.defaultAccountId,
       ttlMs: deps.config.accountsCacheTtlMs,
       keyGuard,
+      ...(replicated ? { shared: replicated } : {}),
     }),
     identityOf,
     publicBaseUrl: deps.config.publicBaseUrl,

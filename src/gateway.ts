@@ -106,7 +106,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
       metrics,
       timeoutMs: config.upstreamTimeoutMs,
       retries: config.upstreamRetries,
-      microCache: { ...config.microCache, identityOf: shared.identityOf },
+      microCache: { ...config.microCache, identityOf: shared.identityOf, shared },
       budget: createBudgets({ ...shared, limits: config.budgets, metrics, callBoundMs: config.upstreamTimeoutMs }),
     });
     const mappings = await loadMappings();

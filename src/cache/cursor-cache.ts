@@ -1,48 +1,75 @@
-import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
+import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 
 /**
  * Page-number paging emulated over NerdGraph cursors. For one search (caller, account,
- * query) it remembers the total count and the cursor that fetches each page seen so far,
- * so a client walking pages 1..N costs one upstream request per page, and a jump to page N
- * starts from the nearest known page. A search is forgotten CURSOR_CACHE_TTL_MS after it
- * was first seen, however often it is used, so no cursor outlives that.
+ * operation, query) it remembers the total count and the cursor that fetches each page seen so
+ * far, so a client walking pages 1..N costs one upstream request per page, and a jump to page N
+ * starts from the nearest known page. The memory is shared state (src/state/): with Redis,
+ * page 2 served by another replica than page 1 continues the walk instead of restarting it.
+ * A search is forgotten CURSOR_CACHE_TTL_MS after it was first seen, however often it is used
+ * (hashSet's TTL starts at creation), so no cursor outlives that.
+ *
+ * Stored as one hash per search: `count` (a number, or 'null' when NerdGraph did not say) and
+ * `p<N>` = the cursor of page N. Page 1 needs none.
  */
 export interface SearchPages {
-  /** Total matches as NerdGraph last reported them; null when it did not say. */
-  count: number | null;
-  /** cursors[p] fetches page p; page 1 needs none (null). */
-  cursors: Map<number, string | null>;
+  /** Total matches as NerdGraph last reported them; null when it did not say; undefined: search not seen. */
+  readonly count: number | null | undefined;
+  /** The highest page <= `page` whose cursor is known (page 1 when nothing is). */
+  nearest(page: number): { page: number; cursor: string | null };
+}
+
+const PAGE_FIELD = /^p([1-9][0-9]{0,8})$/;
+const CountField = z.union([z.literal('null').transform(() => null), z.string().regex(/^[0-9]{1,15}$/).transform(Number)]);
+
+function pagesOf(fields: Record<string, string>): SearchPages {
+  // Whatever another replica (or an older version) wrote: an unreadable count is an unseen search.
+  const parsed = fields.count === undefined ? undefined : CountField.safeParse(fields.count);
+  const count = parsed?.success ? parsed.data : undefined;
+  const cursors = new Map<number, string>();
+  if (count !== undefined) {
+    for (const [field, cursor] of Object.entries(fields)) {
+      const match = PAGE_FIELD.exec(field);
+      if (match && cursor !== '') cursors.set(Number(match[1]), cursor);
+    }
+  }
+  return {
+    count,
+    nearest(page) {
+      let best = { page: 1, cursor: null as string | null };
+      for (const [p, cursor] of cursors) {
+        if (p <= page && p > best.page) best = { page: p, cursor };
+      }
+      return best;
+    },
+  };
 }
 
 export class CursorCache {
-  private readonly searches: LRUCache<string, SearchPages>;
+  constructor(
+    private readonly shared: { state: SharedState; keyOf: StateKeyer },
+    private readonly options: { ttlMs: number },
+  ) {}
 
-  constructor(options: { max: number; ttlMs: number }) {
-    this.searches = new LRUCache<string, SearchPages>({ max: options.max, ttl: options.ttlMs, noUpdateTTL: true });
+  /** The shared-state name of one search: an HMAC, so neither the caller nor the query shows. */
+  keyOf(identity: string, accountId: number, operation: string, query: string): string {
+    return this.shared.keyOf('cursors', identity, accountId, operation, query);
   }
 
-  /** The highest page <= `page` whose cursor is known (page 1 when nothing is). */
-  nearest(key: string, page: number): { page: number; cursor: string | null } {
-    let best = { page: 1, cursor: null as string | null };
-    for (const [p, cursor] of this.searches.get(key)?.cursors ?? []) {
-      if (p <= page && p > best.page) best = { page: p, cursor };
-    }
-    return best;
-  }
-
-  count(key: string): number | null | undefined {
-    return this.searches.get(key)?.count;
+  /** What is known of a search (one shared-state read). */
+  async pages(key: string): Promise<SearchPages> {
+    return pagesOf(await this.shared.state.hashGetAll(key));
   }
 
   /** Records what a fetched page taught: the count, and the cursor of the page after it. */
-  remember(key: string, count: number | null, next?: { page: number; cursor: string }): void {
-    const known = this.searches.get(key) ?? { count, cursors: new Map<number, string | null>([[1, null]]) };
-    known.count = count;
-    if (next) known.cursors.set(next.page, next.cursor);
-    this.searches.set(key, known);
+  async remember(key: string, count: number | null, next?: { page: number; cursor: string }): Promise<void> {
+    const fields: Record<string, string> = { count: count === null ? 'null' : String(count) };
+    if (next) fields[`p${next.page}`] = next.cursor;
+    await this.shared.state.hashSet(key, fields, this.options.ttlMs);
   }
 
-  forget(key: string): void {
-    this.searches.delete(key);
+  async forget(key: string): Promise<void> {
+    await this.shared.state.delete(key);
   }
 }

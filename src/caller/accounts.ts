@@ -8,6 +8,7 @@ import { parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError, toV2Error } from '../upstream/errors.ts';
 import { REFUSING_CLASSES, type KeyGuard } from './key-guard.ts';
 import { ID_PATTERN } from '../v2/params.ts';
+import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 
 /**
  * REST v2 inferred the account from the key; NerdGraph does not. Each request is pinned to
@@ -25,6 +26,23 @@ interface AccessibleAccounts {
   ids: ReadonlySet<number>;
 }
 
+/**
+ * What a replica stored for a key: its account ids, and when the entry expires (epoch ms), so
+ * a replica that reads it keeps it no longer than the replica that looked it up.
+ */
+const StoredAccounts = z.object({ ids: z.array(z.number().int().positive()).max(100_000), expiresAt: z.number().int().positive() });
+
+function storedAccounts(text: string | undefined, now: number): { ids: ReadonlySet<number>; ttlMs: number } | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed = StoredAccounts.safeParse(JSON.parse(text));
+    if (!parsed.success || parsed.data.expiresAt <= now) return undefined;
+    return { ids: new Set(parsed.data.ids), ttlMs: parsed.data.expiresAt - now };
+  } catch {
+    return undefined;
+  }
+}
+
 export interface AccountResolver {
   /** `signal`: the request's (src/routes/request-signal.ts); the accounts read is shared by concurrent requests of one key. */
   resolve(caller: Caller, requestedHeader: string | undefined, signal: AbortSignal): Promise<number>;
@@ -37,6 +55,11 @@ export function createAccountResolver(deps: {
   ttlMs: number;
   /** The app's one guard, shared with /bridge/explain: one budget per address, one refused-key memory. */
   keyGuard: KeyGuard;
+  /**
+   * With Redis: each key's accounts are also kept in shared state (`keyOf('accounts', identity)`,
+   * `ttlMs`), so a key another replica verified costs this one no lookup. Absent: this process only.
+   */
+  shared?: { state: SharedState; keyOf: StateKeyer };
 }): AccountResolver {
   const cache = new CoalescingCache<AccessibleAccounts>('accounts', deps.metrics, { max: 10_000, ttlMs: deps.ttlMs });
   const guard = deps.keyGuard;
@@ -51,6 +74,19 @@ export function createAccountResolver(deps: {
     const entry = await cache.get(
       caller.identity,
       async (shared) => {
+        // Another replica's word first: a refusal, or the accounts it read (one shared read each, only on a miss here).
+        const refusedElsewhere = await guard.sharedRefusal(caller.identity);
+        if (refusedElsewhere !== undefined) {
+          deps.metrics.refusedKeyHits.inc();
+          // A V2Error: answered as the local refusal is, and not recorded again (its TTL is not renewed).
+          throw toV2Error(new UpstreamError(refusedElsewhere, 'refused by NerdGraph moments ago (refused-key cache)'));
+        }
+        const sharedKey = deps.shared?.keyOf('accounts', caller.identity);
+        const known = sharedKey === undefined ? undefined : storedAccounts(await deps.shared?.state.get(sharedKey).catch(() => undefined), Date.now());
+        if (known !== undefined) {
+          guard.accept(caller.identity);
+          return { value: { ids: known.ids }, ttlMs: known.ttlMs };
+        }
         // Only a key neither known good nor refused reaches here: the per-address limit applies.
         // (A caller joining this flight shares its outcome, a 429 included.)
         const admission = guard.admit(caller.address, caller.identity);
@@ -65,12 +101,18 @@ export function createAccountResolver(deps: {
         const accounts = parseAnswer(AccountsAnswer, data, 'AccessibleAccounts').actor.accounts;
         const ids = new Set((accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
         guard.accept(caller.identity);
+        // Stored before the answer: a request the client sends next, to any replica, finds it.
+        if (sharedKey !== undefined) {
+          const stored = JSON.stringify({ ids: [...ids], expiresAt: Date.now() + deps.ttlMs });
+          await deps.shared?.state.set(sharedKey, stored, deps.ttlMs).catch(() => undefined);
+        }
         return { value: { ids } };
       },
       signal,
-    ).catch((error: unknown) => {
-      // Every caller of the failed lookup records it (idempotent), before any later request runs.
-      if (error instanceof UpstreamError && REFUSING_CLASSES.has(error.errorClass)) guard.refuse(caller.identity, error.errorClass);
+    ).catch(async (error: unknown) => {
+      // Every caller of the failed lookup records it (idempotent), before any later request runs
+      // on any replica: the refusal is in shared state before this answer leaves.
+      if (error instanceof UpstreamError && REFUSING_CLASSES.has(error.errorClass)) await guard.refuseEverywhere(caller.identity, error.errorClass);
       throw error;
     });
     return entry.ids;

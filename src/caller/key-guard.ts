@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
 import type { GatewayConfig } from '../ops/config.ts';
+import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 import type { UpstreamErrorClass } from '../upstream/errors.ts';
 
 /**
@@ -9,11 +11,35 @@ import type { UpstreamErrorClass } from '../upstream/errors.ts';
  *   key is answered the same way, without a call, for a short while;
  * - per address, the distinct unknown keys (neither known good nor refused) it made the
  *   gateway verify in the current minute; beyond the limit the address gets 429.
+ *
+ * With Redis (`shared`), refusals are also kept in shared state (`keyOf('refused', identity)`
+ * = the error class, REFUSED_KEY_CACHE_TTL_MS), so a key NerdGraph refused through one replica
+ * is refused by every replica without another call. The per-address verification window stays
+ * in this process: it bounds what one client makes this replica verify, and a replica's share
+ * of a load-balanced client is still bounded by it (N replicas: at most N times the limit).
  */
 export type KeyGuardSettings = GatewayConfig['keyGuard'];
 
 /** Refusals worth remembering: the key itself was turned away, not the request. */
 export const REFUSING_CLASSES: ReadonlySet<UpstreamErrorClass> = new Set(['bad_key', 'forbidden']);
+
+/**
+ * What a replica writes under a refusal: `<class> <expiry, epoch ms>` (so the others keep it no
+ * longer than it does), the class one of REFUSING_CLASSES; anything else is ignored.
+ */
+const SharedRefusal = z
+  .string()
+  .regex(/^(bad_key|forbidden) [1-9][0-9]{0,15}$/)
+  .transform((text) => {
+    const [errorClass, expiresAt] = text.split(' ');
+    return { errorClass: errorClass as 'bad_key' | 'forbidden', expiresAt: Number(expiresAt) };
+  });
+
+/** Shared state for refusals; only a Redis-backed state is worth a second copy (see app.ts). */
+export interface SharedRefusals {
+  state: SharedState;
+  keyOf: StateKeyer;
+}
 
 /** Most addresses tracked at once (oldest evicted); with the limit, bounds the table. */
 const MAX_ADDRESSES = 10_000;
@@ -43,6 +69,7 @@ export class KeyGuard {
   constructor(
     private readonly settings: KeyGuardSettings,
     private readonly now: () => number = Date.now,
+    private readonly shared?: SharedRefusals,
   ) {
     const clock = { perf: { now }, ttlResolution: 0 };
     this.refused = settings.refusedTtlMs > 0 ? new LRUCache({ max: settings.refusedMax, ttl: settings.refusedTtlMs, ...clock }) : undefined;
@@ -59,8 +86,37 @@ export class KeyGuard {
     return this.refused?.get(identity);
   }
 
+  /** Remembers a refusal here, and for the other replicas without waiting (refuseEverywhere waits). */
   refuse(identity: string, errorClass: UpstreamErrorClass): void {
     this.refused?.set(identity, errorClass);
+    void this.refuseEverywhere(identity, errorClass);
+  }
+
+  /**
+   * Remembers a refusal in shared state: resolved once the other replicas can see it, so an
+   * answer sent after it is never contradicted by another replica. Never fails (shared state
+   * trouble only costs the other replicas a call).
+   */
+  async refuseEverywhere(identity: string, errorClass: UpstreamErrorClass): Promise<void> {
+    this.refused?.set(identity, errorClass);
+    if (this.shared === undefined || this.refused === undefined) return;
+    const ttlMs = this.settings.refusedTtlMs;
+    // Wall-clock expiry: another replica's injected test clock means nothing here.
+    await this.shared.state.set(this.shared.keyOf('refused', identity), `${errorClass} ${Date.now() + ttlMs}`, ttlMs).catch(() => undefined);
+  }
+
+  /**
+   * The refusal another replica (or this one) recorded in shared state: one read, made only
+   * when a key is about to be verified with NerdGraph, never per request. Remembered here too.
+   */
+  async sharedRefusal(identity: string): Promise<UpstreamErrorClass | undefined> {
+    if (this.shared === undefined || this.refused === undefined) return undefined;
+    const stored = await this.shared.state.get(this.shared.keyOf('refused', identity)).catch(() => undefined);
+    const parsed = SharedRefusal.safeParse(stored);
+    const ttlMs = parsed.success ? parsed.data.expiresAt - Date.now() : 0;
+    if (!parsed.success || ttlMs <= 0) return undefined;
+    this.refused.set(identity, parsed.data.errorClass, { ttl: Math.min(ttlMs, this.settings.refusedTtlMs) });
+    return parsed.data.errorClass;
   }
 
   /**

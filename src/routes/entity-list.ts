@@ -87,20 +87,23 @@ export function createListRunner(deps: RouteDeps) {
 
   /** Page `page` of the search, walking from the nearest page whose cursor is known. */
   async function fetchPage(mapping: EntityListMapping, req: RouteRequest, query: string, page: number): Promise<FetchedPage> {
-    const key = `${req.caller.identity}|${req.accountId}|${mapping.operation}|${query}`;
+    // Shared state (src/state/): a walk begun on another replica goes on here.
+    const key = deps.cursors.keyOf(req.caller.identity, req.accountId, mapping.operation, query);
     const fetchAndLearn = async (at: { page: number; cursor: string | null }): Promise<FetchedPage> => {
       const fetched = await fetchOne(mapping, req, query, at.cursor, key);
-      deps.cursors.remember(key, fetched.count, fetched.nextCursor === null ? undefined : { page: at.page + 1, cursor: fetched.nextCursor });
+      await deps.cursors.remember(key, fetched.count, fetched.nextCursor === null ? undefined : { page: at.page + 1, cursor: fetched.nextCursor });
       return fetched;
     };
+    let known = await deps.cursors.pages(key);
     // A cold search starts with page 1: it tells whether the page asked for exists at all.
-    if (page > 1 && deps.cursors.count(key) === undefined) {
+    if (page > 1 && known.count === undefined) {
       const first = await fetchAndLearn({ page: 1, cursor: null });
       if (first.nextCursor === null) return emptyPage(first.count);
+      known = await deps.cursors.pages(key);
     }
 
-    let start = deps.cursors.nearest(key, page);
-    const count = deps.cursors.count(key);
+    let start = known.nearest(page);
+    const count = known.count;
     // Past the end by the count, and no cursor says otherwise: nothing to fetch.
     if (start.page !== page && typeof count === 'number' && page > Math.ceil(count / mapping.pageSize)) return emptyPage(count);
     if (page - start.page >= MAX_PAGES_WALKED) {
@@ -123,7 +126,7 @@ export function createListRunner(deps: RouteDeps) {
           at === start && start.cursor !== null && error instanceof UpstreamError && ['invalid_input', 'upstream_failure'].includes(error.errorClass);
         // The fresh walk obeys the same bound as any other.
         if (!refusedRememberedCursor || restarted || page - 1 >= MAX_PAGES_WALKED) throw error;
-        deps.cursors.forget(key);
+        await deps.cursors.forget(key);
         restarted = true;
         start = at = { page: 1, cursor: null };
       }

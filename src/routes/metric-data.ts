@@ -222,7 +222,8 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
 
   return async function runMetricData(mapping: MetricDataMapping, req: RouteRequest): Promise<Response> {
     const startedAt = performance.now();
-    const readWindow = deps.nerdgraph.readWindow?.();
+    // Fresh: a write through another replica, answered before this request, is accounted for.
+    const readWindow = deps.nerdgraph.freshReadWindow ? await deps.nerdgraph.freshReadWindow() : deps.nerdgraph.readWindow?.();
     const responseKey =
       readWindow === undefined
         ? undefined

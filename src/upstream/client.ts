@@ -2,7 +2,8 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { redactKeys } from '../caller/redact.ts';
 import { prepareDocument, requestBody, type OperationDocument, type OperationDocuments, type PreparedDocument } from './documents.ts';
-import { ReadMicroCache, type Sized } from './micro-cache.ts';
+import { ReadMicroCache, SharedReadLayer, type Sized } from './micro-cache.ts';
+import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
 
 /**
@@ -45,6 +46,11 @@ export interface NerdGraph {
    * answers derived from its reads; undefined when reads are not cached.
    */
   readWindow?(): { ttlMs: number; generation: number } | undefined;
+  /**
+   * readWindow(), once writes through other replicas up to now are accounted for (a shared
+   * read with Redis; readWindow() itself otherwise). For answers kept beside the micro-cache.
+   */
+  freshReadWindow?(): Promise<{ ttlMs: number; generation: number } | undefined>;
 }
 
 /**
@@ -67,8 +73,11 @@ export interface NerdGraphClientOptions {
   /**
    * Identical reads inside `ttlMs` are answered once (micro-cache.ts); `identityOf` keys them
    * by the caller's HMAC, never by the key. Absent or `ttlMs` 0: every read goes to NerdGraph.
+   * `shared` (state shared by the replicas, with its keyer; `identityOf` must then be the
+   * replicas' common one): when it is Redis, identical reads are answered once for all
+   * replicas, and a write through any replica empties every replica's micro-cache.
    */
-  microCache?: { ttlMs: number; maxBytes: number; identityOf: (apiKey: string) => string };
+  microCache?: { ttlMs: number; maxBytes: number; identityOf: (apiKey: string) => string; shared?: { state: SharedState; keyOf: StateKeyer } };
   /** Absent: every attempt is sent at once. */
   budget?: NerdGraphBudget;
 }
@@ -253,9 +262,29 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
     options.microCache && options.microCache.ttlMs > 0
       ? { cache: new ReadMicroCache({ ...options.microCache, metrics: options.metrics }), identityOf: options.microCache.identityOf }
       : undefined;
+  // Across replicas only with Redis: in a lone process the in-process cache already is all of it.
+  const sharedState = options.microCache?.shared;
+  const acrossReplicas =
+    micro && sharedState && sharedState.state.backend === 'redis'
+      ? new SharedReadLayer({ ...sharedState, ttlMs: micro.cache.ttlMs, lockTtlMs: options.timeoutMs, metrics: options.metrics })
+      : undefined;
+  // A write through another replica: nothing this one read before it may be served after it.
+  acrossReplicas?.onWrite(() => micro?.cache.invalidate());
+
+  const readWindow = (): { ttlMs: number; generation: number } | undefined =>
+    micro ? { ttlMs: micro.cache.ttlMs, generation: micro.cache.writeGeneration } : undefined;
 
   return {
-    readWindow: () => (micro ? { ttlMs: micro.cache.ttlMs, generation: micro.cache.writeGeneration } : undefined),
+    readWindow,
+    // Only across replicas: alone, readWindow() already is fresh (and costs no await).
+    ...(acrossReplicas
+      ? {
+          async freshReadWindow() {
+            await acrossReplicas.freshGeneration();
+            return readWindow();
+          },
+        }
+      : {}),
     async call<T>(call: UpstreamCall): Promise<T> {
       const document = documents.get(call.operation);
       if (!document) throw new Error(`unknown NerdGraph operation ${call.operation}`);
@@ -266,16 +295,26 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
           return (await send<T>(call, document)).data;
         } finally {
           micro.cache.invalidate();
+          // Before the write is answered: a read the client sends next, to any replica, sees it.
+          if (acrossReplicas) await acrossReplicas.written();
         }
       }
       if (call.signal?.aborted) throw firedError(call.signal, false);
+      // Writes through other replicas answered before this call are seen before the cache is.
+      if (acrossReplicas) await acrossReplicas.freshGeneration();
       const key = `${micro.identityOf(call.apiKey)}\n${call.operation}\n${call.variablesKey === undefined ? JSON.stringify(call.variables) : `#${call.variablesKey}`}`;
       // Callers without a signal still get one deadline for their wait.
       const waiting = call.signal ?? AbortSignal.timeout(options.timeoutMs);
       // The shared call has a deadline of its own: waiters that keep arriving must not keep a
       // hung call alive (its timeout is then counted as a timeout, not as a cancellation).
-      const load = (shared: AbortSignal): Promise<Sized<T>> =>
-        send<T>({ ...call, signal: AbortSignal.any([shared, AbortSignal.timeout(options.timeoutMs)]) }, document);
+      const load = (shared: AbortSignal): Promise<Sized<T>> => {
+        const signal = AbortSignal.any([shared, AbortSignal.timeout(options.timeoutMs)]);
+        const sendOnce = (): Promise<Sized<T>> => send<T>({ ...call, signal }, document);
+        if (acrossReplicas === undefined || !acrossReplicas.shares(call.operation)) return sendOnce();
+        // The variables themselves (a variablesKey names them in this process only).
+        const read = { identity: micro.identityOf(call.apiKey), operation: call.operation, variables: JSON.stringify(call.variables), apiKey: call.apiKey };
+        return acrossReplicas.read<T>(read, sendOnce, signal);
+      };
       try {
         return await micro.cache.read<T>(key, load, waiting);
       } catch (error) {

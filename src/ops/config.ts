@@ -119,7 +119,7 @@ const ConfigSchema = z
     /** HMAC secret every replica shares: names every Redis key and the callers' identities (required with REDIS_URL). */
     STATE_SECRET: z.string().min(32, 'use at least 32 characters (e.g. openssl rand -base64 32)').optional(),
     /** A Redis command slower than this counts as Redis trouble: this replica serves from memory until Redis answers again. */
-    STATE_TIMEOUT_MS: positiveInt.max(10_000).default(200),
+    STATE_TIMEOUT_MS: positiveInt.max(10_000).default(500),
     /** How often a degraded replica asks Redis whether it is back. */
     STATE_PROBE_MS: positiveInt.max(60_000).default(1_000),
     /** This replica's name, sent as X-V2Bridge-Replica on every answer (unset: no header). */

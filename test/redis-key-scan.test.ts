@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { createSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
+import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
+import { startReplica, type Replica } from './support/replicas.ts';
+
+/**
+ * Nothing in Redis holds an API key: after two replicas served reads, pages, writes, a refused
+ * key, a multi-account key and compared answers, every key name and every value (strings,
+ * hashes, sorted sets, streams, lists, sets) is scanned for each key used and for key shapes.
+ */
+const KEYS = ['NRAK-SANDBOX-DEMO', 'NRAK-SANDBOX-MULTI', 'NRAK-SANDBOX-SECONDARY'];
+const REFUSED = 'NRAK-REFUSEDKEY0123456789ABCDEFGH';
+const hasRedis = redisAvailable();
+
+/** Every string stored under `key`, whatever its type. */
+async function valuesOf(client: Redis, key: string): Promise<string[]> {
+  const type = await client.type(key);
+  switch (type) {
+    case 'string':
+      return [(await client.get(key)) ?? ''];
+    case 'hash':
+      return Object.entries(await client.hgetall(key)).flat();
+    case 'zset':
+      return client.zrange(key, '0', '-1');
+    case 'set':
+      return client.smembers(key);
+    case 'list':
+      return client.lrange(key, 0, -1);
+    case 'stream':
+      return (await client.xrange(key, '-', '+')).flatMap(([id, fields]) => [id, ...fields]);
+    default:
+      return [`unexpected type ${type}`];
+  }
+}
+
+describe.skipIf(!hasRedis)('Redis after two replicas served', () => {
+  let redis: TestRedis;
+  let sandbox: RunningSandbox;
+  let replicas: Replica[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    sandbox = await createSandbox({ seed: 5, apmApps: 300 }).listen(0, '127.0.0.1');
+    const env = {
+      REDIS_URL: redis.url,
+      NERDGRAPH_URL: `${sandbox.url}/graphql`,
+      LEGACY_REST_URL: sandbox.url,
+      // Comparisons too, so parity records and usage reach Redis.
+      ROUTE_MODES: 'GET /v2/applications/{id}=compare;GET /v2/applications=compare;*=translate',
+      MICRO_CACHE_MS: '5000',
+    };
+    replicas = await Promise.all([startReplica('a', env), startReplica('b', env)]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    await sandbox?.close();
+    await redis?.stop();
+  });
+
+  it('holds no API key in any key name or value', async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    const send = async (replica: Replica, path: string, key: string, init: RequestInit = {}): Promise<Response> => {
+      // The multi-account key names its account, as newrelic-client-go does.
+      const account: Record<string, string> = key === 'NRAK-SANDBOX-MULTI' ? { 'x-account-id': '1000001' } : {};
+      const response = await fetch(`${replica.url}${path}`, { ...init, headers: { 'x-api-key': key, ...account, ...(init.headers as Record<string, string> | undefined) } });
+      await response.arrayBuffer();
+      return response;
+    };
+    const list = await fetch(`${a.url}/v2/applications.json`, { headers: { 'x-api-key': KEYS[0] as string } });
+    const first = ((await list.json()) as { applications: { id: number }[] }).applications[0]?.id;
+    expect(first).toBeDefined();
+    for (const [n, key] of KEYS.entries()) {
+      const replica = n % 2 === 0 ? a : b;
+      const other = n % 2 === 0 ? b : a;
+      expect((await send(replica, '/v2/applications.json', key)).status).toBe(200);
+      await send(other, '/v2/applications.json?page=2', key);
+      await send(replica, `/v2/applications/${first}.json`, key);
+      await send(other, `/v2/applications/${first}/metrics/data.json?names[]=HttpDispatcher&values[]=call_count`, key);
+      await send(replica, `/v2/applications/${first}/deployments.json`, key);
+    }
+    await send(a, `/v2/applications/${first}/deployments.json`, KEYS[0] as string, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ deployment: { revision: 'scan-1', user: 'scanner' } }),
+    });
+    expect((await send(a, '/v2/applications.json', REFUSED)).status).toBe(401);
+    expect((await send(b, '/v2/applications.json', REFUSED)).status).toBe(401);
+    // Parity events are published in batches: give them time to land.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    const client = redis.inspect();
+    const names = await client.keys('*');
+    expect(names.length).toBeGreaterThan(0);
+    const haystack: string[] = [];
+    for (const name of names) haystack.push(name, ...(await valuesOf(client, name)));
+    const text = haystack.join('\n');
+    for (const key of [...KEYS, REFUSED]) expect(text).not.toContain(key);
+    expect(text).not.toMatch(/NRAK-[A-Z0-9]/);
+    // Every key is the gateway's own, named by its HMAC.
+    for (const name of names) expect(name).toMatch(/^v2b:[a-z-]+:[A-Za-z0-9_-]{32}$/);
+  }, 60_000);
+});

@@ -134,6 +134,24 @@ describe.skipIf(!hasRedis)('a replica whose Redis goes away', () => {
   });
 });
 
+describe.skipIf(!hasRedis)('a command Redis refuses', () => {
+  it('is served from memory for that command only: the replica stays shared', async () => {
+    const metrics = createMetrics();
+    const state = new DegradingState(new RedisState({ url: (redis as TestRedis).url, commandTimeoutMs: 2000 }), metrics, { probeMs: 50 });
+    try {
+      for (let i = 0; i < 100 && state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      const key = fresh('foreign');
+      // A value of another type under the name: HGETALL answers WRONGTYPE.
+      await state.set(key, 'a string', 60_000);
+      expect(await state.hashGetAll(key)).toEqual({});
+      expect(state.status()).toMatchObject({ state: 'shared', fallbacks: 1 });
+      expect(await state.get(key)).toBe('a string');
+    } finally {
+      await state.close();
+    }
+  });
+});
+
 describe('state keys', () => {
   it('are the same on every replica that shares the secret, and hold none of their parts', () => {
     const a = createStateKeyer('s'.repeat(32));

@@ -33,6 +33,11 @@ export interface StatusReporting {
   status(): SharedStateStatus;
 }
 
+/** ioredis's error for a command Redis refused (it answered: the connection is fine). */
+function isReplyError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReplyError';
+}
+
 export class DegradingState implements SharedState, StatusReporting {
   readonly backend = 'redis' as const;
   private readonly memory: MemoryState;
@@ -106,6 +111,12 @@ export class DegradingState implements SharedState, StatusReporting {
       try {
         return await onRedis(this.redis);
       } catch (error) {
+        // Redis answered, with an error about this one command (WRONGTYPE on a foreign value,
+        // OOM under maxmemory): that command is served from memory, the replica stays shared.
+        if (isReplyError(error)) {
+          this.fellBack(operation);
+          return onMemory(this.memory);
+        }
         this.degrade(error);
       }
     }

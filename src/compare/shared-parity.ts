@@ -224,7 +224,7 @@ export function shareParityStore(store: LocalParityStore, shared: OpenedState, r
   const outbox = new Outbox(settings);
 
   /** `final`: nothing waits any more (shutdown). */
-  async function flush(final = false): Promise<void> {
+  async function publish(final: boolean): Promise<void> {
     if (outbox.empty) return;
     const before = state.status().state;
     // Until Redis first answers (start-up), events wait, as long as the batch has room.
@@ -244,6 +244,14 @@ export function shareParityStore(store: LocalParityStore, shared: OpenedState, r
     // A failed append degrades the state and is dropped there without an error: seen here.
     if (state.status().state === 'shared') published.inc(batch.weight);
     else unshared.inc(batch.weight);
+  }
+
+  // Appends run one after another: a flush returns once what was pending when it was called
+  // is in the stream (or counted unshared), even if a timer's append had already taken it.
+  let publishing: Promise<void> = Promise.resolve();
+  function flush(final = false): Promise<void> {
+    publishing = publishing.then(() => publish(final)).catch(() => undefined);
+    return publishing;
   }
 
   store.onLocalEvent((event) => {

@@ -135,6 +135,34 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
     expect(mismatchesAt(b)).toBe(mismatchesAt(a));
   });
 
+  it('fold plain matches into counts, and another replica still sees a route agreeing on success', async () => {
+    const SHOW = '/v2/applications/{id}/hosts.{format}';
+    for (let i = 0; i < 3; i++) a.store.record(record({ route: SHOW, outcome: 'match', differences: [], id: `plain-${i}` }));
+    a.store.record(record({ route: SHOW, outcome: 'match', differences: [], status: { legacy: 404, translated: 404 } }));
+    await a.store.flush();
+    await b.store.refresh();
+    const route = (s: Side) => s.store.report().routes.find((r) => r.route === SHOW && r.method === 'GET');
+    expect(route(b)).toMatchObject({ outcomes: { match: 4 }, readiness: 'safe to translate', mode: 'compare' });
+    expect(route(b)).toEqual(route(a));
+    const entries = await redis.inspect().xrange(a.opened.keyOf('parity', 'events'), '-', '+');
+    const last = entries.at(-1)?.[1][1] ?? '';
+    expect(last).not.toContain('plain-');
+    expect(JSON.parse(last).events).toEqual([{ kind: 'matched', route: SHOW, method: 'GET', mode: 'compare', count: 4, onSuccess: 3 }]);
+  });
+
+  it('go out in batches of bounded size however fast they come', async () => {
+    const stream = a.opened.keyOf('parity', 'events');
+    const before = await redis.inspect().xlen(stream);
+    for (let i = 0; i < 1000; i++) a.store.record(record());
+    await a.store.flush();
+    const entries = await redis.inspect().xrange(stream, '-', '+');
+    const batches = entries.slice(before).map(([, fields]) => JSON.parse(fields[1] ?? '{}') as { events: unknown[] });
+    expect(batches.reduce((n, batch) => n + batch.events.length, 0)).toBe(1000);
+    expect(Math.max(...batches.map((batch) => batch.events.length))).toBeLessThanOrEqual(SHARING_DEFAULTS.batchRecords);
+    await b.store.refresh();
+    expect(b.store.report().totals).toEqual(a.store.report().totals);
+  });
+
   it('that another writer got wrong are counted and skipped, never applied', async () => {
     const before = contents(b.store.report({ recent: 100 }));
     const stream = a.opened.keyOf('parity', 'events');

@@ -126,9 +126,9 @@ describe.skipIf(!hasRedis)('parity shared across replicas', () => {
   });
 
   it('shows every replica its own and the others’ requests once each, outcomes summed, while /metrics counts its own', async () => {
-    // A: three list reads (applications renamed: mismatches) and one with key-shaped text in its query.
+    // A: three list reads (applications renamed: mismatches) and one with key-shaped text in its query (also a mismatch).
     for (let i = 0; i < 3; i++) await get(a, '/v2/applications.json');
-    await get(a, `/v2/applications.json?filter[name]=${KEY_IN_QUERY}`);
+    await get(a, `/v2/applications.json?filter[name]=Amber&note=${KEY_IN_QUERY}`);
     // B: two list reads and a show.
     const list = (await (await fetch(`${b.url}/v2/applications.json`, { headers: { 'x-api-key': DEMO_KEY } })).json()) as { applications: Array<{ id: number }> };
     await get(b, '/v2/applications.json');
@@ -213,8 +213,8 @@ describe.skipIf(!hasRedis)('parity shared across replicas', () => {
     const entries = await inspector.xrange(stream, '-', '+');
     expect(entries.length).toBeGreaterThan(0);
     const everything = [...names, ...entries.flatMap(([id, fields]) => [id, ...fields])].join('\n');
-    // The stream holds the requests (the masked query included) ...
-    expect(everything).toContain('/v2/applications.json?filter');
+    // The stream holds the requests that differed (the masked query included) ...
+    expect(everything).toContain('/v2/applications.json?filter[name]=Amber&note=[redacted]');
     expect(everything).toContain('rotated [redacted] today');
     // ... and no key, whole or in part.
     expect(everything).not.toContain(DEMO_KEY);

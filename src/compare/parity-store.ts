@@ -43,6 +43,12 @@ export interface ParityStore {
 export type ParityEvent =
   | { kind: 'usage'; route: string; method: string; mode: RouteMode; count: number }
   | { kind: 'dropped'; route: string; method: string; count: number }
+  /**
+   * Matches with nothing to keep (no difference of any verdict, no tally): counts only, so the
+   * comparisons that agree, most of them once a route is ready, cost a few bytes a batch.
+   * `onSuccess`: how many of them agreed on a 2xx legacy answer.
+   */
+  | { kind: 'matched'; route: string; method: string; mode: ComparisonRecord['mode']; count: number; onSuccess: number }
   | { kind: 'record'; record: ComparisonRecord };
 
 /** The store as created: the ParityStore, plus what sharing it across replicas needs. */
@@ -543,6 +549,14 @@ export function createParityStore(options: {
     return entry;
   }
 
+  /** What applyRecord does with matches that have nothing to keep, `count` at once. */
+  function applyMatched(route: string, method: string, mode: ComparisonRecord['mode'], count: number, onSuccess: number): void {
+    const entry = statsOf(route, method);
+    entry.outcomes.match += count;
+    entry.agreedOnSuccess += Math.min(onSuccess, count);
+    if (entry.mode === null) entry.mode = mode;
+  }
+
   /** Counts a record and keeps it (cleaned by `clean`): the part a local record and a remote one share. */
   function applyRecord(record: ComparisonRecord, clean: typeof cleanRecord): { entry: RouteStats; outcome: Outcome; cleaned: ComparisonRecord } {
     const entry = statsOf(record.route, record.method);
@@ -573,7 +587,11 @@ export function createParityStore(options: {
     record(record) {
       const { entry, outcome, cleaned } = applyRecord(record, cleanRecord);
       results.inc({ route: entry.route, outcome });
-      if (listeners.length > 0) emit({ kind: 'record', record: record.tally ? { ...cleaned, tally: cleanTally(record.tally) } : cleaned });
+      if (listeners.length === 0) return;
+      if (outcome === 'match' && cleaned.differences.length === 0 && (record.tally?.length ?? 0) === 0) {
+        const onSuccess = record.status.legacy !== null && record.status.legacy >= 200 && record.status.legacy < 300 ? 1 : 0;
+        emit({ kind: 'matched', route: entry.route, method: entry.method, mode: cleaned.mode, count: 1, onSuccess });
+      } else emit({ kind: 'record', record: record.tally ? { ...cleaned, tally: cleanTally(record.tally) } : cleaned });
     },
 
     dropped(route, method) {
@@ -585,6 +603,7 @@ export function createParityStore(options: {
     applyRemote(event) {
       if (event.kind === 'usage') applyUsage(event.route, event.method, event.mode, event.count);
       else if (event.kind === 'dropped') applyDropped(event.route, event.method, event.count);
+      else if (event.kind === 'matched') applyMatched(event.route, event.method, event.mode, event.count, event.onSuccess);
       else applyRecord(event.record, recheckRecord);
     },
 

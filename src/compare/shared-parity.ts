@@ -48,6 +48,8 @@ export interface SharingSettings {
   readPages: number;
   /** Batches the stream keeps (MAXLEN ~): what a replica started late can still see. */
   streamMaxLength: number;
+  /** Full batches kept while they cannot be sent yet (start-up, before Redis first answers). */
+  maxWaitingBatches: number;
 }
 
 /**
@@ -64,6 +66,7 @@ export const SHARING_DEFAULTS: SharingSettings = {
   readPage: 200,
   readPages: 50,
   streamMaxLength: 10_000,
+  maxWaitingBatches: 20,
 };
 
 /** A stream entry larger than any batch a replica writes is not parsed. */
@@ -119,6 +122,7 @@ const recordSchema = z.object({
 const eventSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('usage'), route: label, method, mode: z.enum(MODES), count }),
   z.object({ kind: z.literal('dropped'), route: label, method, count }),
+  z.object({ kind: z.literal('matched'), route: label, method, mode: z.enum(['compare', 'candidate']), count, onSuccess: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }),
   z.object({ kind: z.literal('record'), record: recordSchema }),
 ]);
 
@@ -135,15 +139,33 @@ const asEvent = (event: z.infer<typeof eventSchema>): ParityEvent => event;
 /** How many requests, comparisons or drops an event stands for. */
 const weightOf = (event: ParityEvent): number => (event.kind === 'record' ? 1 : event.count);
 
-/** Events waiting to be published: usage and drops folded into counts, records as JSON text. */
+type CountedEvent = Exclude<ParityEvent, { kind: 'record' }>;
+
+/** One stream entry, and how many requests, comparisons and drops it stands for. */
+interface Batch {
+  data: string;
+  weight: number;
+}
+
+/**
+ * Events waiting to be published: the open batch (usage, drops and plain matches folded into
+ * counts, records as JSON text), and the batches sealed when it filled, oldest first. A batch
+ * is sealed the moment it fills, so none outgrows its bounds however fast events come; while
+ * they cannot be sent (Redis not answering yet), at most `maxWaitingBatches` wait, the oldest
+ * given up first.
+ */
 class Outbox {
-  private counts = new Map<string, Extract<ParityEvent, { kind: 'usage' | 'dropped' }>>();
+  private counts = new Map<string, CountedEvent>();
   private records: string[] = [];
   private chars = 0;
-  /** Requests, comparisons and drops in the batch. */
-  weight = 0;
+  private weight = 0;
+  private readonly sealed: Batch[] = [];
 
-  constructor(private readonly settings: SharingSettings) {}
+  constructor(
+    private readonly settings: SharingSettings,
+    private readonly from: string,
+    private readonly givenUp: (weight: number) => void,
+  ) {}
 
   add(event: ParityEvent): void {
     this.weight += weightOf(event);
@@ -151,31 +173,38 @@ class Outbox {
       const json = JSON.stringify(event);
       this.records.push(json);
       this.chars += json.length + 1;
-      return;
+    } else {
+      const slot = `${event.kind} ${event.method} ${event.route} ${event.kind === 'usage' || event.kind === 'matched' ? event.mode : ''}`;
+      const known = this.counts.get(slot);
+      if (known === undefined) this.counts.set(slot, { ...event });
+      else {
+        known.count += event.count;
+        if (known.kind === 'matched' && event.kind === 'matched') known.onSuccess += event.onSuccess;
+      }
     }
-    const slot = `${event.kind} ${event.method} ${event.route} ${event.kind === 'usage' ? event.mode : ''}`;
-    const known = this.counts.get(slot);
-    if (known) known.count += event.count;
-    else this.counts.set(slot, { ...event });
+    if (this.records.length >= this.settings.batchRecords || this.chars >= this.settings.batchChars) this.seal();
   }
 
-  get empty(): boolean {
-    return this.weight === 0;
-  }
-
-  get full(): boolean {
-    return this.records.length >= this.settings.batchRecords || this.chars >= this.settings.batchChars;
-  }
-
-  /** The batch as one stream entry, and an empty outbox. */
-  take(from: string): { data: string; weight: number } {
+  /** Closes the open batch, if it holds anything, into the queue. */
+  seal(): void {
+    if (this.weight === 0) return;
     const events = [...[...this.counts.values()].map((event) => JSON.stringify(event)), ...this.records];
-    const batch = { data: `{"v":${BATCH_VERSION},"from":"${from}","events":[${events.join(',')}]}`, weight: this.weight };
+    this.sealed.push({ data: `{"v":${BATCH_VERSION},"from":"${this.from}","events":[${events.join(',')}]}`, weight: this.weight });
     this.counts = new Map();
     this.records = [];
     this.chars = 0;
     this.weight = 0;
-    return batch;
+    while (this.sealed.length > this.settings.maxWaitingBatches) this.givenUp(this.sealed.shift()?.weight ?? 0);
+  }
+
+  /** Sealed batches waiting. */
+  get waiting(): number {
+    return this.sealed.length;
+  }
+
+  /** The oldest sealed batch, taken out of the queue. */
+  next(): Batch | undefined {
+    return this.sealed.shift();
   }
 }
 
@@ -221,29 +250,29 @@ export function shareParityStore(store: LocalParityStore, shared: OpenedState, r
 
   const replicaId = randomBytes(12).toString('hex');
   const stream = shared.keyOf('parity', 'events');
-  const outbox = new Outbox(settings);
+  const outbox = new Outbox(settings, replicaId, (weight) => unshared.inc(weight));
 
   /** `final`: nothing waits any more (shutdown). */
   async function publish(final: boolean): Promise<void> {
-    if (outbox.empty) return;
-    const before = state.status().state;
-    // Until Redis first answers (start-up), events wait, as long as the batch has room.
-    if (before === 'connecting' && !outbox.full && !final) return;
-    const batch = outbox.take(replicaId);
-    if (before !== 'shared') {
-      unshared.inc(batch.weight);
-      return;
+    // Until Redis first answers (start-up), batches wait, as many as the outbox keeps.
+    if (state.status().state === 'connecting' && !final) return;
+    outbox.seal();
+    for (let batch = outbox.next(); batch !== undefined; batch = outbox.next()) {
+      if (state.status().state !== 'shared') {
+        unshared.inc(batch.weight);
+        continue;
+      }
+      try {
+        await state.append(stream, batch.data, settings.streamMaxLength);
+      } catch {
+        // The degrading state answers every call; kept for any other SharedState.
+        unshared.inc(batch.weight);
+        continue;
+      }
+      // A failed append degrades the state and is dropped there without an error: seen here.
+      if (state.status().state === 'shared') published.inc(batch.weight);
+      else unshared.inc(batch.weight);
     }
-    try {
-      await state.append(stream, batch.data, settings.streamMaxLength);
-    } catch {
-      // The degrading state answers every call; kept for any other SharedState.
-      unshared.inc(batch.weight);
-      return;
-    }
-    // A failed append degrades the state and is dropped there without an error: seen here.
-    if (state.status().state === 'shared') published.inc(batch.weight);
-    else unshared.inc(batch.weight);
   }
 
   // Appends run one after another: a flush returns once what was pending when it was called
@@ -254,9 +283,15 @@ export function shareParityStore(store: LocalParityStore, shared: OpenedState, r
     return publishing;
   }
 
+  // A sealed batch is sent at once, by one publish at a time (it drains the queue as it grows).
+  let kicked = false;
   store.onLocalEvent((event) => {
     outbox.add(event);
-    if (outbox.full) void flush();
+    if (outbox.waiting === 0 || kicked) return;
+    kicked = true;
+    void flush().finally(() => {
+      kicked = false;
+    });
   });
 
   function apply(data: string): void {

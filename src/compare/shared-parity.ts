@@ -48,7 +48,10 @@ export interface SharingSettings {
   readPages: number;
   /** Batches the stream keeps (MAXLEN ~): what a replica started late can still see. */
   streamMaxLength: number;
-  /** Full batches kept while they cannot be sent yet (start-up, before Redis first answers). */
+  /**
+   * Full batches kept while they cannot be sent yet (start-up, before Redis first answers; a burst
+   * faster than Redis takes them): at most about 100 x 256 KB, about 11 MB with typical records.
+   */
   maxWaitingBatches: number;
 }
 
@@ -66,7 +69,7 @@ export const SHARING_DEFAULTS: SharingSettings = {
   readPage: 200,
   readPages: 50,
   streamMaxLength: 10_000,
-  maxWaitingBatches: 20,
+  maxWaitingBatches: 100,
 };
 
 /** A stream entry larger than any batch a replica writes is not parsed. */

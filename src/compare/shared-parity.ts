@@ -10,8 +10,8 @@ import type { DifferenceKind, Outcome, RouteMode, Verdict } from './types.ts';
  * and `npm run report` show the same whole story from any of them.
  *
  * Each replica keeps its own store (parity-store.ts) and appends its events to one Redis stream,
- * batched (one append per FLUSH_MS, or sooner when a batch fills) and tagged with a random id of
- * this process. Each replica reads the stream after the last entry it read (every READ_MS, and
+ * batched (one append per `flushMs`, or sooner when a batch fills) and tagged with a random id of
+ * this process. Each replica reads the stream after the last entry it read (every `readMs`, and
  * right before a report) and folds the other replicas' events into its store; a replica started
  * later reads the stream from its start, so it shows the history the stream still holds. Why a
  * stream of events rather than counters in Redis: the report is more than counts (field patterns
@@ -56,7 +56,7 @@ export interface SharingSettings {
 }
 
 /**
- * A batch is at most about BATCH_CHARS plus one record (a record is bounded by the store: tens of
+ * A batch is at most about `batchChars` plus one record (a record is bounded by the store: tens of
  * KB at worst, under 1 KB typically); 10,000 batches is a bounded Redis footprint (usage folds
  * into counts, so an idle or matching route costs a few bytes a batch) and, at 200 ms per batch
  * per busy replica, minutes to hours of history for a replica started late.
@@ -297,7 +297,10 @@ export function shareParityStore(store: LocalParityStore, shared: OpenedState, r
     });
   });
 
+  // This replica's own batches, known by how it writes them, are skipped without being parsed.
+  const ownBatch = `{"v":${BATCH_VERSION},"from":"${replicaId}",`;
   function apply(data: string): void {
+    if (data.startsWith(ownBatch)) return;
     let parsed: unknown;
     try {
       if (data.length > MAX_ENTRY_CHARS) throw new RangeError('entry too large');

@@ -33,6 +33,13 @@ export interface StatusReporting {
   status(): SharedStateStatus;
 }
 
+class RedisTimeout extends Error {
+  override name = 'RedisTimeout';
+  constructor() {
+    super('Redis did not answer within STATE_TIMEOUT_MS');
+  }
+}
+
 /** ioredis's error for a command Redis refused (it answered: the connection is fine). */
 function isReplyError(error: unknown): boolean {
   return error instanceof Error && error.name === 'ReplyError';
@@ -48,12 +55,14 @@ export class DegradingState implements SharedState, StatusReporting {
   private fallbacks = 0;
   private readonly probe: NodeJS.Timeout;
   private probing = false;
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly redis: RedisState,
     private readonly metrics: GatewayMetrics,
-    options: { probeMs: number; now?: () => number },
+    options: { probeMs: number; timeoutMs: number; now?: () => number },
   ) {
+    this.timeoutMs = options.timeoutMs;
     this.memory = new MemoryState(options.now);
     metrics.sharedStateDegraded.set(0);
     this.probe = setInterval(() => void this.recover(), options.probeMs);
@@ -74,7 +83,7 @@ export class DegradingState implements SharedState, StatusReporting {
   private degrade(error: unknown): void {
     if (!this.connected) return;
     const name = error instanceof Error ? error.name : typeof error;
-    this.lastError = name === 'Error' && error instanceof Error && /timed? ?out/i.test(error.message) ? 'timeout' : name;
+    this.lastError = name === 'RedisTimeout' || (name === 'Error' && error instanceof Error && /timed? ?out/i.test(error.message)) ? 'timeout' : name;
     if (this.degradedAt !== undefined) return;
     this.degradedAt = Date.now();
     this.metrics.sharedStateDegraded.set(1);
@@ -109,7 +118,7 @@ export class DegradingState implements SharedState, StatusReporting {
   private async run<T>(operation: string, onRedis: (redis: SharedState) => Promise<T>, onMemory: (memory: SharedState) => Promise<T>): Promise<T> {
     if (this.connected && this.degradedAt === undefined) {
       try {
-        return await onRedis(this.redis);
+        return await this.withinTimeout(onRedis(this.redis));
       } catch (error) {
         // Redis answered, with an error about this one command (WRONGTYPE on a foreign value,
         // OOM under maxmemory): that command is served from memory, the replica stays shared.
@@ -123,6 +132,33 @@ export class DegradingState implements SharedState, StatusReporting {
     // Start-up before Redis first answered is not a fallback: nothing was shared yet.
     if (this.connected) this.fellBack(operation);
     return onMemory(this.memory);
+  }
+
+  /**
+   * The command's answer, or a timeout after `timeoutMs`. A timer that fires late because the
+   * event loop was busy (a long synchronous task) fires before the loop reads the answer that
+   * arrived meanwhile: the answer gets one more turn of the loop (setImmediate runs after the
+   * poll phase) before Redis is called slow, so a busy replica does not degrade itself.
+   */
+  private async withinTimeout<T>(command: Promise<T>): Promise<T> {
+    const settled = command.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.timeoutMs)));
+    try {
+      let outcome = await Promise.race([settled, late]);
+      if (outcome === 'late') {
+        await new Promise((resolve) => setImmediate(resolve));
+        outcome = await Promise.race([settled, Promise.resolve('late' as const)]);
+      }
+      if (outcome === 'late') throw new RedisTimeout();
+      if ('error' in outcome) throw outcome.error;
+      return outcome.value;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private both<T>(operation: string, use: (state: SharedState) => Promise<T>): Promise<T> {

@@ -4,9 +4,9 @@ import type { Lease, SharedState, Spend, StreamEntry } from './shared-state.ts';
 
 /**
  * SharedState in Redis, through ioredis (README: why ioredis). Commands fail fast instead of
- * queueing while the connection is down (`enableOfflineQueue: false`) and time out after
- * `commandTimeoutMs`, so a slow or lost Redis costs a request at most that long, once:
- * degrading-state.ts then serves from memory until Redis answers again. ioredis reconnects
+ * queueing while the connection is down (`enableOfflineQueue: false`); degrading-state.ts times
+ * them out after STATE_TIMEOUT_MS, so a slow or lost Redis costs a request at most that long,
+ * once, and then serves from memory until Redis answers again. ioredis reconnects
  * by itself, with a capped backoff.
  *
  * Leases and budget windows are Lua scripts, atomic in Redis, timed by Redis's own clock
@@ -62,7 +62,9 @@ export class RedisState implements SharedState {
   constructor(options: RedisStateOptions) {
     this.client = new Redis(options.url, {
       enableOfflineQueue: false,
-      commandTimeout: options.commandTimeoutMs,
+      // The degrading layer times commands out itself (it tells a slow Redis from a busy
+      // loop); this is only the backstop that frees a command Redis never answers.
+      commandTimeout: Math.max(4 * options.commandTimeoutMs, 2_000),
       connectTimeout: Math.max(1_000, options.commandTimeoutMs),
       maxRetriesPerRequest: 0,
       retryStrategy: (times) => Math.min(100 * times, 1_000),

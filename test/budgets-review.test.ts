@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
@@ -15,6 +16,9 @@ import type { NerdGraph, NerdGraphBudget, UpstreamCall } from '../src/upstream/c
 import type { OperationDocument } from '../src/upstream/documents.ts';
 import { OverBudget, UpstreamError } from '../src/upstream/errors.ts';
 import { NO_PARAMS } from '../src/v2/param-schema.ts';
+import { createNerdGraphClient } from '../src/upstream/client.ts';
+import { loadDocuments } from '../src/upstream/documents.ts';
+import { listenOnLoopback } from './support/http.ts';
 import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
 
 /**
@@ -199,9 +203,14 @@ describe('windows spent all or none', () => {
 });
 
 describe('leases given back', () => {
-  it('after refusals and after a client leaves mid-queue, no slot stays held', async () => {
+  it('after refusals (by the slot, by a window) and after a client leaves mid-queue, no slot stays held', async () => {
     const shared = localState();
-    const budget = budgetsOn(shared);
+    const budget = budgetsOn(shared, { identicalQueryPerMinute: 1 });
+    // Refused by a window once it held the slot: the slot goes back.
+    const same = (): UpstreamCall => call(KEY, { accountId: 7, q: 'SELECT 1' });
+    expect(await outcome(budget.admit(same(), nrqlRead, AbortSignal.timeout(5_000)))).toBe('admitted');
+    expect(await outcome(budget.admit(same(), nrqlRead, AbortSignal.timeout(5_000)))).toMatch(/^refused: This NRQL query was already sent 1 times/);
+    expect(await leasesOf(shared)).toBe(0);
     const first = await budget.admit(call(), read, AbortSignal.timeout(10_000));
     const due = performance.now() + 400;
     const refused = Array.from({ length: 3 }, () => outcome(runWithRequestDue(() => due, () => budget.admit(call(), read, AbortSignal.timeout(10_000)))));
@@ -339,5 +348,40 @@ describe('a chained write whose later step a budget holds back', () => {
     const first = await remove(1);
     expect(first.status).toBe(429);
     expect(first.sent).toBe(0);
+  });
+});
+
+describe('a retry held back by a budget', () => {
+  it('fails the call as its earlier attempt did (what NerdGraph said), not as a refusal of a call that was in fact sent', async () => {
+    let received = 0;
+    const upstream = await listenOnLoopback(
+      createServer((_req, res) => {
+        received++;
+        res.writeHead(503, { 'content-type': 'application/json' }).end('{"errors":[{"message":"try again"}]}');
+      }),
+    );
+    try {
+      let admits = 0;
+      const budget: NerdGraphBudget = {
+        async admit() {
+          admits++;
+          if (admits > 1) throw new OverBudget('held back', 1);
+          return () => undefined;
+        },
+      };
+      const client = createNerdGraphClient({ url: `${upstream.origin}/graphql`, documents: loadDocuments(), metrics: createMetrics(), timeoutMs: 5_000, retries: 2, budget });
+      const error: unknown = await client.call({ operation: 'ApplicationByGuid', variables: { guid: 'x' }, apiKey: KEY, signal: AbortSignal.timeout(5_000) }).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error).not.toBeInstanceOf(OverBudget);
+      expect((error as UpstreamError).sent).toBe(true);
+      // Held back once, no further attempt.
+      expect(received).toBe(1);
+      expect(admits).toBe(2);
+    } finally {
+      await upstream.close();
+    }
   });
 });

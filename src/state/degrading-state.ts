@@ -1,7 +1,7 @@
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { MemoryState } from './memory-state.ts';
 import type { RedisState } from './redis-state.ts';
-import type { Lease, SharedState, Spend, StreamEntry } from './shared-state.ts';
+import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
 
 /**
  * Redis trouble never takes the gateway down. Every operation goes to Redis while it answers;
@@ -198,6 +198,10 @@ export class DegradingState implements SharedState, StatusReporting {
 
   spend(key: string, cost: number, limit: number, windowMs: number): Promise<Spend> {
     return this.both('spend', (s) => s.spend(key, cost, limit, windowMs));
+  }
+
+  spendAll(windows: readonly WindowSpend[]): Promise<SpendAll> {
+    return this.both('spend_all', (s) => s.spendAll(windows));
   }
 
   append(stream: string, data: string, maxLength: number): Promise<void> {

@@ -264,7 +264,7 @@ describe.skipIf(!redisAvailable())('leases left in Redis', () => {
 
   it('an acquire that timed out here but ran in Redis is released once Redis answers again', async () => {
     const metrics = createMetrics();
-    const state = new DegradingState(new RedisState({ url: redis.url, commandTimeoutMs: 200 }), metrics, { probeMs: 50 });
+    const state = new DegradingState(new RedisState({ url: redis.url, commandTimeoutMs: 200 }), metrics, { probeMs: 50, timeoutMs: 200 });
     try {
       // Until Redis first answered, memory serves: wait for the shared state.
       for (let i = 0; i < 100 && state.status().state !== 'shared'; i++) await sleep(20);

@@ -115,10 +115,16 @@ export class DegradingState implements SharedState, StatusReporting {
   }
 
   /** Redis while it answers, else memory; a Redis failure degrades this replica and is served from memory. */
-  private async run<T>(operation: string, onRedis: (redis: SharedState) => Promise<T>, onMemory: (memory: SharedState) => Promise<T>): Promise<T> {
+  private async run<T>(
+    operation: string,
+    onRedis: (redis: SharedState) => Promise<T>,
+    onMemory: (memory: SharedState) => Promise<T>,
+    /** What to do with a Redis answer that arrives after the timeout gave up on it (e.g. give a lease back). */
+    onAbandoned?: (late: T) => void,
+  ): Promise<T> {
     if (this.connected && this.degradedAt === undefined) {
       try {
-        return await this.withinTimeout(onRedis(this.redis));
+        return await this.withinTimeout(onRedis(this.redis), onAbandoned);
       } catch (error) {
         // Redis answered, with an error about this one command (WRONGTYPE on a foreign value,
         // OOM under maxmemory): that command is served from memory, the replica stays shared.
@@ -140,7 +146,7 @@ export class DegradingState implements SharedState, StatusReporting {
    * arrived meanwhile: the answer gets one more turn of the loop (setImmediate runs after the
    * poll phase) before Redis is called slow, so a busy replica does not degrade itself.
    */
-  private async withinTimeout<T>(command: Promise<T>): Promise<T> {
+  private async withinTimeout<T>(command: Promise<T>, onAbandoned?: (late: T) => void): Promise<T> {
     const settled = command.then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
@@ -153,7 +159,10 @@ export class DegradingState implements SharedState, StatusReporting {
         await new Promise((resolve) => setImmediate(resolve));
         outcome = await Promise.race([settled, Promise.resolve('late' as const)]);
       }
-      if (outcome === 'late') throw new RedisTimeout();
+      if (outcome === 'late') {
+        if (onAbandoned) command.then(onAbandoned, () => undefined);
+        throw new RedisTimeout();
+      }
       if ('error' in outcome) throw outcome.error;
       return outcome.value;
     } finally {
@@ -186,7 +195,9 @@ export class DegradingState implements SharedState, StatusReporting {
   }
 
   async acquireLease(key: string, limit: number, ttlMs: number): Promise<Lease | undefined> {
-    const lease = await this.both('acquire_lease', (s) => s.acquireLease(key, limit, ttlMs));
+    const acquire = (s: SharedState): Promise<Lease | undefined> => s.acquireLease(key, limit, ttlMs);
+    // An acquire given up on here may still run in Redis: its lease is given back when it arrives.
+    const lease = await this.run('acquire_lease', acquire, acquire, (late) => void late?.release().catch(() => undefined));
     if (lease === undefined) return undefined;
     // A lease taken in Redis whose release fails expires there by its TTL: never an error here.
     return { release: () => lease.release().catch(() => undefined) };

@@ -196,6 +196,27 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
     expect(kept).toMatchObject({ request: '/v2/applications.json?x=[redacted]', differences: [{ legacy: { '[redacted]': ['[redacted]'] } }] });
     expect(JSON.stringify(b.store.report({ recent: 100 }))).not.toContain(SENTINEL);
   });
+
+  it('from another replica keep no secret nested in a difference value or in dry-run variables', async () => {
+    const stream = a.opened.keyOf('parity', 'events');
+    const SLACK = 'https://hooks.slack.com/services/T0000/B0000/nestedSlackSecret';
+    const PAGERDUTY = 'pd-service-key-not-key-shaped';
+    const raw = record({
+      id: 'nested-secret',
+      differences: [{ path: 'channels[id=1]', pattern: 'channels[]', kind: 'value', verdict: 'mismatch', legacy: { name: 'ops', configuration: { url: SLACK, channel: '#ops' } } }],
+      dryRun: { side: 'translated', calls: [{ operation: 'ChannelCreate', variables: { channel: { service_key: PAGERDUTY, name: 'pager' } } }] },
+    });
+    await redis.inspect().xadd(stream, '*', 'd', JSON.stringify({ v: 1, from: 'd'.repeat(24), events: [{ kind: 'record', record: raw }] }));
+    await b.store.refresh();
+    const kept = b.store.report({ recent: 100 }).recent.find((r) => r.id === 'nested-secret');
+    expect(kept).toMatchObject({
+      differences: [{ legacy: { name: 'ops', configuration: { url: expect.stringMatching(/^\[secret [0-9a-f]{8}\]$/), channel: '#ops' } } }],
+      dryRun: { calls: [{ variables: { channel: { service_key: expect.stringMatching(/^\[secret [0-9a-f]{8}\]$/), name: 'pager' } } }] },
+    });
+    const shown = JSON.stringify(b.store.report({ recent: 100 }));
+    expect(shown).not.toContain('nestedSlackSecret');
+    expect(shown).not.toContain(PAGERDUTY);
+  });
 });
 
 describe('parity without Redis', () => {

@@ -150,17 +150,29 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
     expect(JSON.parse(last).events).toEqual([{ kind: 'matched', route: SHOW, method: 'GET', mode: 'compare', count: 4, onSuccess: 3 }]);
   });
 
-  it('go out in batches of bounded size however fast they come', async () => {
+  it('go out in batches of bounded size however fast they come, every count kept', async () => {
     const stream = a.opened.keyOf('parity', 'events');
     const before = await redis.inspect().xlen(stream);
-    for (let i = 0; i < 1000; i++) a.store.record(record());
+    const burst = 5000;
+    for (let i = 0; i < burst; i++) a.store.record(record());
     await a.store.flush();
-    const entries = await redis.inspect().xrange(stream, '-', '+');
-    const batches = entries.slice(before).map(([, fields]) => JSON.parse(fields[1] ?? '{}') as { events: unknown[] });
-    expect(batches.reduce((n, batch) => n + batch.events.length, 0)).toBe(1000);
-    expect(Math.max(...batches.map((batch) => batch.events.length))).toBeLessThanOrEqual(SHARING_DEFAULTS.batchRecords);
+    const entries = (await redis.inspect().xrange(stream, '-', '+')).slice(before);
+    // One window's burst is one entry of bounded size: its first records whole, the rest as counts.
+    expect(entries.length).toBe(1);
+    const data = entries[0]?.[1][1] ?? '';
+    expect(data.length).toBeLessThanOrEqual(SHARING_DEFAULTS.batchChars + SHARING_DEFAULTS.foldedTallyChars + 4096);
+    const events = (JSON.parse(data) as { events: Array<{ kind: string; count?: number; tally?: Array<{ count: number }> }> }).events;
+    const whole = events.filter((event) => event.kind === 'record').length;
+    expect(whole).toBeGreaterThan(0);
+    expect(whole).toBeLessThanOrEqual(SHARING_DEFAULTS.batchRecords);
+    expect(events.filter((event) => event.kind === 'folded')).toEqual([expect.objectContaining({ count: burst - whole, tally: [expect.objectContaining({ count: burst - whole })] })]);
+
     await b.store.refresh();
+    const apps = (s: Side) => s.store.report().routes.find((r) => r.route === APPS && r.method === 'GET');
     expect(b.store.report().totals).toEqual(a.store.report().totals);
+    expect(apps(b)?.outcomes).toEqual(apps(a)?.outcomes);
+    const nameCounts = (s: Side) => apps(s)?.worstPatterns.find((p) => p.pattern === 'applications[].name')?.mismatch;
+    expect(nameCounts(b)).toBe(nameCounts(a));
   });
 
   it('that another writer got wrong are counted and skipped, never applied', async () => {
@@ -183,6 +195,27 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
     const kept = b.store.report({ recent: 100 }).recent.find((r) => r.id === 'careless');
     expect(kept).toMatchObject({ request: '/v2/applications.json?x=[redacted]', differences: [{ legacy: { '[redacted]': ['[redacted]'] } }] });
     expect(JSON.stringify(b.store.report({ recent: 100 }))).not.toContain(SENTINEL);
+  });
+
+  it('from another replica keep no secret nested in a difference value or in dry-run variables', async () => {
+    const stream = a.opened.keyOf('parity', 'events');
+    const SLACK = 'https://hooks.slack.com/services/T0000/B0000/nestedSlackSecret';
+    const PAGERDUTY = 'pd-service-key-not-key-shaped';
+    const raw = record({
+      id: 'nested-secret',
+      differences: [{ path: 'channels[id=1]', pattern: 'channels[]', kind: 'value', verdict: 'mismatch', legacy: { name: 'ops', configuration: { url: SLACK, channel: '#ops' } } }],
+      dryRun: { side: 'translated', calls: [{ operation: 'ChannelCreate', variables: { channel: { service_key: PAGERDUTY, name: 'pager' } } }] },
+    });
+    await redis.inspect().xadd(stream, '*', 'd', JSON.stringify({ v: 1, from: 'd'.repeat(24), events: [{ kind: 'record', record: raw }] }));
+    await b.store.refresh();
+    const kept = b.store.report({ recent: 100 }).recent.find((r) => r.id === 'nested-secret');
+    expect(kept).toMatchObject({
+      differences: [{ legacy: { name: 'ops', configuration: { url: expect.stringMatching(/^\[secret [0-9a-f]{8}\]$/), channel: '#ops' } } }],
+      dryRun: { calls: [{ variables: { channel: { service_key: expect.stringMatching(/^\[secret [0-9a-f]{8}\]$/), name: 'pager' } } }] },
+    });
+    const shown = JSON.stringify(b.store.report({ recent: 100 }));
+    expect(shown).not.toContain('nestedSlackSecret');
+    expect(shown).not.toContain(PAGERDUTY);
   });
 });
 

@@ -15,6 +15,11 @@ import { renderParityPage } from './page.ts';
 export const PARITY_JSON_PATH = '/bridge/parity.json';
 export const PARITY_PAGE_PATH = '/bridge/';
 const RECENT_MAX = 1000;
+/**
+ * Longest a report waits for the other replicas' latest events (a replica started late may have
+ * a whole stream to read): past it, the report shows what is read so far, and the read goes on.
+ */
+export const REPORT_WAIT_MS = 250;
 
 const parityQuery = z.object({
   recent: z
@@ -40,7 +45,7 @@ export function registerBridgeRoutes(app: Hono<GatewayEnv>, deps: { store: Parit
     const query = parityQuery.safeParse({ recent: c.req.query('recent') });
     if (!query.success) throw invalidParameter(`Invalid parameter recent: expected a whole number from 0 to ${RECENT_MAX}`);
     // Behind a load balancer: the other replicas' latest events first (shared-parity.ts).
-    await deps.store.refresh?.();
+    await deps.store.refresh?.({ maxWaitMs: REPORT_WAIT_MS });
     const report = deps.store.report(query.data.recent === undefined ? {} : { recent: query.data.recent });
     return new Response(JSON.stringify(report), {
       status: 200,
@@ -50,7 +55,7 @@ export function registerBridgeRoutes(app: Hono<GatewayEnv>, deps: { store: Parit
 
   app.get(PARITY_PAGE_PATH, access, async (c) => {
     c.set('routeLabel', PARITY_PAGE_PATH);
-    await deps.store.refresh?.();
+    await deps.store.refresh?.({ maxWaitMs: REPORT_WAIT_MS });
     const nonce = randomBytes(16).toString('base64');
     return new Response(renderParityPage(deps.store.report(), { nonce }), {
       status: 200,

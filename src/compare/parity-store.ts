@@ -29,9 +29,10 @@ export interface ParityStore {
   report(options?: { recent?: number }): ParityReport;
   /**
    * Catches up with the other replicas' events before a report (shared-parity.ts; never throws).
+   * `maxWaitMs`: resolve by then even if the read goes on (it keeps going in the background).
    * Absent: this store is the whole story.
    */
-  refresh?(): Promise<void>;
+  refresh?(options?: { maxWaitMs?: number }): Promise<void>;
 }
 
 /**
@@ -49,7 +50,34 @@ export type ParityEvent =
    * `onSuccess`: how many of them agreed on a 2xx legacy answer.
    */
   | { kind: 'matched'; route: string; method: string; mode: ComparisonRecord['mode']; count: number; onSuccess: number }
-  | { kind: 'record'; record: ComparisonRecord };
+  | { kind: 'record'; record: ComparisonRecord }
+  /**
+   * Records a replica counted but did not send whole (past a batch's bound for full records,
+   * shared-parity.ts): `count` comparisons of one outcome, their pattern counts summed in
+   * `tally`, `at` the latest of them. Counts exact; no record kept, no example beyond a placeholder.
+   */
+  | { kind: 'folded'; route: string; method: string; mode: ComparisonRecord['mode']; outcome: Outcome; count: number; onSuccess: number; at: number; tally: PatternTally[] };
+
+/** The request shown as the example of a pattern only folded records (counts, no record) brought. */
+export const FOLDED_REQUEST = '(counted only: no record kept)';
+
+/** Whether a comparison agreed on a 2xx legacy answer: what "safe to translate" needs. */
+export function agreedOnSuccess(outcome: Outcome, legacyStatus: number | null): boolean {
+  return (outcome === 'match' || outcome === 'noise') && legacyStatus !== null && legacyStatus >= 200 && legacyStatus < 300;
+}
+
+/** A kept record's pattern counts, as the store counts them: its tally, else one per kept difference. */
+export function patternCountsOf(record: ComparisonRecord): PatternTally[] {
+  if (record.tally) return record.tally;
+  const rows = new Map<string, PatternTally>();
+  for (const difference of record.differences) {
+    const slot = `${difference.kind} ${difference.verdict} ${difference.pattern}`;
+    const row = rows.get(slot);
+    if (row) row.count += 1;
+    else rows.set(slot, { pattern: difference.pattern, kind: difference.kind, verdict: difference.verdict, count: 1 });
+  }
+  return [...rows.values()];
+}
 
 /** The store as created: the ParityStore, plus what sharing it across replicas needs. */
 export interface LocalParityStore extends ParityStore {
@@ -335,14 +363,15 @@ function recheckRecord(record: ComparisonRecord, route: string, method: string, 
     method,
     outcome,
     differences: record.differences.slice(0, MAX_DIFFERENCES_PER_RECORD).map((difference) => {
-      // As cleanDifference: a secret's path keeps no value but its mask (a mark stays as it is).
-      if (!isSecretPath(difference.path) && !isSecretPath(difference.pattern)) return difference;
+      // As cleanDifference: a secret's path keeps no value but its mask (a mark stays as it is),
+      // and secrets nested in a value (a channel's configuration.url) are masked.
+      const secret = isSecretPath(difference.path) || isSecretPath(difference.pattern);
       const masked: JudgedDifference = { ...difference };
-      if (difference.legacy !== undefined) masked.legacy = secretMark(difference.legacy);
-      if (difference.translated !== undefined) masked.translated = secretMark(difference.translated);
+      if (difference.legacy !== undefined) masked.legacy = secret ? secretMark(difference.legacy) : maskSecrets(difference.legacy);
+      if (difference.translated !== undefined) masked.translated = secret ? secretMark(difference.translated) : maskSecrets(difference.translated);
       return masked;
     }),
-    ...(record.dryRun ? { dryRun: { side: record.dryRun.side, calls: record.dryRun.calls.slice(0, MAX_DRY_RUN_CALLS) } } : {}),
+    ...(record.dryRun ? { dryRun: { side: record.dryRun.side, calls: record.dryRun.calls.slice(0, MAX_DRY_RUN_CALLS).map((call) => ({ operation: call.operation, variables: maskSecrets(call.variables) })) } } : {}),
   }) as ComparisonRecord;
   delete rechecked.tally;
   return rechecked;
@@ -494,7 +523,7 @@ export function createParityStore(options: {
   }
 
   /** The comparison's full counts (its kept differences are only the first ones). */
-  function noteTally(entry: RouteStats, tally: readonly PatternTally[], record: ComparisonRecord): void {
+  function noteTally(entry: RouteStats, tally: readonly PatternTally[], record: Pick<ComparisonRecord, 'at' | 'request'>): void {
     for (const row of tally) {
       if (!VERDICTS.includes(row.verdict) || !DIFFERENCE_KINDS.includes(row.kind) || !Number.isSafeInteger(row.count) || row.count < 0) continue;
       const placeholder: PatternExample = { at: record.at, request: record.request, path: cleanText(row.pattern), kind: row.kind, verdict: row.verdict };
@@ -557,13 +586,22 @@ export function createParityStore(options: {
     if (entry.mode === null) entry.mode = mode;
   }
 
+  /** What applyRecord does with records another replica folded into counts (no record kept). */
+  function applyFolded(event: Extract<ParityEvent, { kind: 'folded' }>): void {
+    const entry = statsOf(event.route, event.method);
+    const outcome = OUTCOMES.includes(event.outcome) ? event.outcome : 'error';
+    entry.outcomes[outcome] += event.count;
+    entry.agreedOnSuccess += Math.min(event.onSuccess, event.count);
+    if (entry.mode === null) entry.mode = event.mode;
+    noteTally(entry, event.tally, { at: event.at, request: FOLDED_REQUEST });
+  }
+
   /** Counts a record and keeps it (cleaned by `clean`): the part a local record and a remote one share. */
   function applyRecord(record: ComparisonRecord, clean: typeof cleanRecord): { entry: RouteStats; outcome: Outcome; cleaned: ComparisonRecord } {
     const entry = statsOf(record.route, record.method);
     const outcome = OUTCOMES.includes(record.outcome) ? record.outcome : 'error';
     entry.outcomes[outcome] += 1;
-    const legacyStatus = record.status.legacy;
-    if ((outcome === 'match' || outcome === 'noise') && legacyStatus !== null && legacyStatus >= 200 && legacyStatus < 300) entry.agreedOnSuccess += 1;
+    if (agreedOnSuccess(outcome, record.status.legacy)) entry.agreedOnSuccess += 1;
     if (entry.mode === null) entry.mode = record.mode;
     const cleaned = clean(record, entry.route, entry.method, outcome);
     // Examples first, so a pattern the tally adds keeps a real example when there is one.
@@ -604,6 +642,7 @@ export function createParityStore(options: {
       if (event.kind === 'usage') applyUsage(event.route, event.method, event.mode, event.count);
       else if (event.kind === 'dropped') applyDropped(event.route, event.method, event.count);
       else if (event.kind === 'matched') applyMatched(event.route, event.method, event.mode, event.count, event.onSuccess);
+      else if (event.kind === 'folded') applyFolded(event);
       else applyRecord(event.record, recheckRecord);
     },
 

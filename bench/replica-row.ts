@@ -22,11 +22,20 @@ export const REPLICA_ROW_SCENARIO = 'application show';
  */
 export const REPLICA_JIT_WARMUP_KEY = 'NRAK-BENCH-REPLICA-B-CODE-WARMUP';
 
+export interface SideSample {
+  cpuUs: number;
+  commands: number;
+  fallbacks: number;
+}
+
 export interface ReplicaPair {
   a: Target;
   b: Target;
-  /** Redis's own CPU (user + system, µs) and commands processed so far: what sharing costs beyond B. */
-  redisSample(): Promise<{ cpuUs: number; commands: number }>;
+  /**
+   * Redis's own CPU (user + system, µs) and commands processed so far (what sharing costs beyond
+   * B), and B's shared-state fallbacks to memory so far (Redis too slow or gone: B was not sharing).
+   */
+  sample(): Promise<SideSample>;
   stop(): Promise<void>;
 }
 
@@ -70,11 +79,14 @@ export async function startReplicaPair(graphqlUrl: string): Promise<ReplicaPair>
   return {
     a,
     b,
-    async redisSample() {
-      const [cpu, stats] = await Promise.all([redis.inspect().info('cpu'), redis.inspect().info('stats')]);
+    async sample() {
+      const [cpu, stats, metrics] = await Promise.all([redis.inspect().info('cpu'), redis.inspect().info('stats'), fetch(`${b.base}/metrics`).then((r) => r.text())]);
+      let fallbacks = 0;
+      for (const match of metrics.matchAll(/^v2bridge_shared_state_fallbacks_total(?:\{[^}]*\})?\s+(\S+)$/gm)) fallbacks += Number(match[1]);
       return {
         cpuUs: (InfoNumber(cpu, 'used_cpu_user') + InfoNumber(cpu, 'used_cpu_sys')) * 1e6,
         commands: InfoNumber(stats, 'total_commands_processed'),
+        fallbacks,
       };
     },
     async stop() {

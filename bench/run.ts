@@ -18,7 +18,7 @@
 import { cpus, platform, arch } from 'node:os';
 import autocannon from 'autocannon';
 import { killAll, startTarget, type Target } from './children.ts';
-import { REPLICA_JIT_WARMUP_KEY, REPLICA_ROW_SCENARIO, replicaRowUnavailable, startReplicaPair, type ReplicaPair } from './replica-row.ts';
+import { REPLICA_JIT_WARMUP_KEY, REPLICA_ROW_SCENARIO, replicaRowUnavailable, startReplicaPair, type ReplicaPair, type SideSample } from './replica-row.ts';
 import { startNodeFlags } from '../scripts/start-flags.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 
@@ -50,8 +50,8 @@ interface Measured {
   upstreamPerReq: number | undefined;
   non2xx: number;
   errors: number;
-  /** (h) only: Redis's CPU and commands per completed request, beyond the measured gateway's own. */
-  side?: { cpuPerReq: number; commandsPerReq: number };
+  /** (h) only: Redis's CPU and commands per completed request, beyond the measured gateway's own; B's fallbacks to memory meanwhile. */
+  side?: { cpuPerReq: number; commandsPerReq: number; fallbacks: number };
 }
 
 const TARGET_KEYS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
@@ -72,7 +72,7 @@ interface TargetSpec {
   /** Only these scenarios (by name); all when unset. */
   scenarios?: readonly string[];
   /** A process the target leans on, sampled around the measurement ((h): Redis). */
-  side?: () => Promise<{ cpuUs: number; commands: number }>;
+  side?: () => Promise<SideSample>;
 }
 
 /** Sum of every v2bridge_upstream_requests_total series on the gateway's /metrics. */
@@ -159,7 +159,9 @@ async function measure(
   const per = (n: number): number => (completed > 0 ? n / completed : NaN);
   // Less the INFO commands of the first sample (two of them; the second sample's are counted after they answer).
   const side =
-    sideBefore && sideAfter ? { cpuPerReq: per(sideAfter.cpuUs - sideBefore.cpuUs), commandsPerReq: per(sideAfter.commands - sideBefore.commands - 2) } : undefined;
+    sideBefore && sideAfter
+      ? { cpuPerReq: per(sideAfter.cpuUs - sideBefore.cpuUs), commandsPerReq: per(sideAfter.commands - sideBefore.commands - 2), fallbacks: sideAfter.fallbacks - sideBefore.fallbacks }
+      : undefined;
   return {
     warmupFailures: warm.result.non2xx + warm.result.errors + (jitWarm ? jitWarm.result.non2xx + jitWarm.result.errors : 0),
     row: {
@@ -260,7 +262,10 @@ function replicaSection(rows: Measured[], single: Measured[]): string {
     if (d) parts.push(`(h) ÷ (d) proxy: req/s ${fixed(h.rps / d.rps, 2)}×`);
     if (h1 && b1) parts.push(`added p50 at 1 connection over (b) ${fixed(h1.p50 - b1.p50, 2)} ms`);
     parts.push(`upstream req per request ${fixed(h.upstreamPerReq ?? NaN, 3)}${b ? ` ((b): ${fixed(b.upstreamPerReq ?? NaN, 3)})` : ''}`);
-    if (h.side) parts.push(`Redis: ${fixed(h.side.commandsPerReq, 2)} commands and ${fixed(h.side.cpuPerReq, 0)} µs CPU per request (not in the gateway CPU column)`);
+    if (h.side) {
+      parts.push(`Redis: ${fixed(h.side.commandsPerReq, 2)} commands and ${fixed(h.side.cpuPerReq, 0)} µs CPU per request (not in the gateway CPU column)`);
+      parts.push(`B's shared-state fallbacks to memory while measured: ${h.side.fallbacks}${h.side.fallbacks > 0 ? ' (Redis too slow or gone: B was partly not sharing)' : ''}`);
+    }
     lines.push(parts.join('; '));
   }
   return lines.join('\n');
@@ -400,7 +405,7 @@ async function main(): Promise<number> {
         warmOn: pair.a,
         jitWarmKey: REPLICA_JIT_WARMUP_KEY,
         gateway: true,
-        side: pair.redisSample,
+        side: pair.sample,
       });
       out(
         'replica row (h): gateways A and B share one redis-server on loopback (REDIS_URL, STATE_SECRET) and the canned upstream; ' +

@@ -64,9 +64,10 @@ interface TargetSpec {
   /** The warm-up goes here instead of `target` ((h): replica A warms, replica B is measured). */
   warmOn?: Target;
   /**
-   * Before that warm-up, one on `target` itself with this key instead of the scenario's: its
-   * code warms (JIT) while every cache entry it makes belongs to another caller ((h): so B is
-   * not measured cold, yet finds nothing of its own for the scenario's key).
+   * Before that warm-up, one on `target` itself with this key instead of the scenario's (for a
+   * warm-up plus a measurement's time): its code warms (JIT) while every cache entry it makes
+   * belongs to another caller ((h): so B is not measured cold, yet finds nothing of its own for
+   * the scenario's key).
    */
   jitWarmKey?: string;
   /** Only these scenarios (by name); all when unset. */
@@ -145,7 +146,12 @@ async function measure(
   settings: Settings,
   connections = settings.connections,
 ): Promise<{ row: Measured; warmupFailures: number }> {
-  const jitWarm = spec.jitWarmKey === undefined ? undefined : await cannon(spec.target, { ...scenario, headers: { ...scenario.headers, 'X-Api-Key': spec.jitWarmKey } }, connections, settings.warmupS);
+  // As long as a warm-up and a measurement: a younger process than (b), B would otherwise be
+  // measured while V8 still optimises (its compiler threads' CPU counts as B's).
+  const jitWarm =
+    spec.jitWarmKey === undefined
+      ? undefined
+      : await cannon(spec.target, { ...scenario, headers: { ...scenario.headers, 'X-Api-Key': spec.jitWarmKey } }, connections, settings.warmupS + settings.durationS);
   const warm = await cannon(spec.warmOn ?? spec.target, scenario, connections, settings.warmupS);
   // Snapshot order keeps the /metrics scrapes out of the CPU window.
   const upstreamBefore = spec.gateway ? await upstreamRequests(spec.target) : 0;

@@ -145,6 +145,7 @@ async function runOnce(count: number, options: ReplicaRunOptions): Promise<RunFi
   let redis: TestRedis | undefined;
   try {
     redis = await startRedis();
+    const redisUrl = redis.url;
     const sandbox = startChild('src/sandbox/main.ts', { SANDBOX_PORT: '0', SANDBOX_APM_APPS: String(options.apmApps) });
     started.push(sandbox);
     const sandboxUrl = (await waitForOutput(sandbox, /sandbox listening on (http:\/\/\S+)/, 'the sandbox'))[1] as string;
@@ -158,7 +159,7 @@ async function runOnce(count: number, options: ReplicaRunOptions): Promise<RunFi
     const gateways = names.map((name) =>
       startChild(
         'src/index.ts',
-        { PORT: '0', HOST: '127.0.0.1', REDIS_URL: redis?.url ?? '', STATE_SECRET: secret, NERDGRAPH_URL: meterUrl, LEGACY_REST_URL: sandboxUrl, REPLICA_NAME: name },
+        { PORT: '0', HOST: '127.0.0.1', REDIS_URL: redisUrl, STATE_SECRET: secret, NERDGRAPH_URL: meterUrl, LEGACY_REST_URL: sandboxUrl, REPLICA_NAME: name },
         options.compiled,
       ),
     );

@@ -10,12 +10,15 @@
  * canned-legacy.ts, replaying the sandbox's legacy face): (e) that canned API called directly,
  * (f) the gateway in passthrough mode in front of it, (g) the gateway in compare mode (the
  * caller answered from the legacy API; translation, second legacy call and diff off the path).
+ * Scale-out, (h): the application show served by replica B after replica A warmed the state
+ * they share in Redis (bench/replica-row.ts), against (b) and (d) in the same run.
  * Prints Markdown tables, ratios and whether the speed goals are met; exits 1 if any request
  * failed or answered non-2xx.
  */
 import { cpus, platform, arch } from 'node:os';
 import autocannon from 'autocannon';
 import { killAll, startTarget, type Target } from './children.ts';
+import { REPLICA_JIT_WARMUP_KEY, REPLICA_ROW_SCENARIO, replicaRowUnavailable, startReplicaPair, type ReplicaPair, type SideSample } from './replica-row.ts';
 import { startNodeFlags } from '../scripts/start-flags.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 
@@ -47,13 +50,30 @@ interface Measured {
   upstreamPerReq: number | undefined;
   non2xx: number;
   errors: number;
+  /** (h) only: Redis's CPU and commands per completed request, beyond the measured gateway's own; B's fallbacks to memory meanwhile. */
+  side?: { cpuPerReq: number; commandsPerReq: number; fallbacks: number };
 }
 
+const TARGET_KEYS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
+
 interface TargetSpec {
-  key: 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g';
+  key: (typeof TARGET_KEYS)[number];
   label: string;
   target: Target;
   gateway: boolean;
+  /** The warm-up goes here instead of `target` ((h): replica A warms, replica B is measured). */
+  warmOn?: Target;
+  /**
+   * Before that warm-up, one on `target` itself with this key instead of the scenario's (for a
+   * warm-up plus a measurement's time): its code warms (JIT) while every cache entry it makes
+   * belongs to another caller ((h): so B is not measured cold, yet finds nothing of its own for
+   * the scenario's key).
+   */
+  jitWarmKey?: string;
+  /** Only these scenarios (by name); all when unset. */
+  scenarios?: readonly string[];
+  /** A process the target leans on, sampled around the measurement ((h): Redis). */
+  side?: () => Promise<SideSample>;
 }
 
 /** Sum of every v2bridge_upstream_requests_total series on the gateway's /metrics. */
@@ -126,17 +146,30 @@ async function measure(
   settings: Settings,
   connections = settings.connections,
 ): Promise<{ row: Measured; warmupFailures: number }> {
-  const warm = await cannon(spec.target, scenario, connections, settings.warmupS);
+  // As long as a warm-up and a measurement: a younger process than (b), B would otherwise be
+  // measured while V8 still optimises (its compiler threads' CPU counts as B's).
+  const jitWarm =
+    spec.jitWarmKey === undefined
+      ? undefined
+      : await cannon(spec.target, { ...scenario, headers: { ...scenario.headers, 'X-Api-Key': spec.jitWarmKey } }, connections, settings.warmupS + settings.durationS);
+  const warm = await cannon(spec.warmOn ?? spec.target, scenario, connections, settings.warmupS);
   // Snapshot order keeps the /metrics scrapes out of the CPU window.
   const upstreamBefore = spec.gateway ? await upstreamRequests(spec.target) : 0;
+  const sideBefore = await spec.side?.();
   const cpuBefore = await spec.target.ask('cpu');
   const { result, latencies } = await cannon(spec.target, scenario, connections, settings.durationS);
   const cpuAfter = await spec.target.ask('cpu');
+  const sideAfter = await spec.side?.();
   const upstreamAfter = spec.gateway ? await upstreamRequests(spec.target) : 0;
   const completed = result.requests.total;
   const per = (n: number): number => (completed > 0 ? n / completed : NaN);
+  // Less the INFO commands of the first sample (two of them; the second sample's are counted after they answer).
+  const side =
+    sideBefore && sideAfter
+      ? { cpuPerReq: per(sideAfter.cpuUs - sideBefore.cpuUs), commandsPerReq: per(sideAfter.commands - sideBefore.commands - 2), fallbacks: sideAfter.fallbacks - sideBefore.fallbacks }
+      : undefined;
   return {
-    warmupFailures: warm.result.non2xx + warm.result.errors,
+    warmupFailures: warm.result.non2xx + warm.result.errors + (jitWarm ? jitWarm.result.non2xx + jitWarm.result.errors : 0),
     row: {
       scenario,
       target: spec,
@@ -147,6 +180,7 @@ async function measure(
       upstreamPerReq: spec.gateway ? per(upstreamAfter - upstreamBefore) : undefined,
       non2xx: result.non2xx,
       errors: result.errors,
+      ...(side ? { side } : {}),
     },
   };
 }
@@ -222,6 +256,27 @@ function goals(rows: Measured[], single: Measured[]): string {
   return lines.join('\n');
 }
 
+/** (h) against the single gateway (b) and the proxy floor (d) of the same run. */
+function replicaSection(rows: Measured[], single: Measured[]): string {
+  const lines: string[] = [];
+  for (const scenario of SCENARIOS) {
+    const of = (key: TargetSpec['key'], from = rows): Measured | undefined => from.find((r) => r.scenario === scenario && r.target.key === key);
+    const [h, b, d, h1, b1] = [of('h'), of('b'), of('d'), of('h', single), of('b', single)];
+    if (!h) continue;
+    const parts = [`- ${scenario.name}, (h) replica B: ${fixed(h.rps, 0)} req/s, p50 ${fixed(h.p50, 2)} ms`];
+    if (b) parts.push(`(h) ÷ (b) single gateway: req/s ${fixed(h.rps / b.rps, 2)}×, p50 ${fixed(h.p50 / b.p50, 2)}×, CPU/req ${fixed(h.cpuPerReq / b.cpuPerReq, 2)}×`);
+    if (d) parts.push(`(h) ÷ (d) proxy: req/s ${fixed(h.rps / d.rps, 2)}×`);
+    if (h1 && b1) parts.push(`added p50 at 1 connection over (b) ${fixed(h1.p50 - b1.p50, 2)} ms`);
+    parts.push(`upstream req per request ${fixed(h.upstreamPerReq ?? NaN, 3)}${b ? ` ((b): ${fixed(b.upstreamPerReq ?? NaN, 3)})` : ''}`);
+    if (h.side) {
+      parts.push(`Redis: ${fixed(h.side.commandsPerReq, 2)} commands and ${fixed(h.side.cpuPerReq, 0)} µs CPU per request (not in the gateway CPU column)`);
+      parts.push(`B's shared-state fallbacks to memory while measured: ${h.side.fallbacks}${h.side.fallbacks > 0 ? ' (Redis too slow or gone: B was partly not sharing)' : ''}`);
+    }
+    lines.push(parts.join('; '));
+  }
+  return lines.join('\n');
+}
+
 /** The migration-mode rows: passthrough against the legacy API called directly, compare against passthrough. */
 function modesSection(rows: Measured[], single: Measured[], shadow: Record<string, number>, connections: number, rounds: ReadonlyArray<{ scenario: Scenario; ratio: number }>): string {
   const lines = [
@@ -269,6 +324,22 @@ async function main(): Promise<number> {
       `per target and scenario a ${settings.warmupS} s warm-up (not measured; fills the gateway's caches and JIT), then ${settings.durationS} s measured; ` +
       `(f) and (g) again in paired rounds, order alternated (BENCH_MODE_ROUNDS, default 3 in all), the compare goal on their median`,
   );
+
+  // BENCH_ONLY: comma-separated scenario names and/or target keys to measure (e.g. "application show,b");
+  // "replica" stands for the scale-out row with what it is compared with: "application show,b,d,h".
+  const only = (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .flatMap((x) => (x === 'replica' ? [REPLICA_ROW_SCENARIO, 'b', 'd', 'h'] : [x]))
+    .filter(Boolean);
+  const onlyNames = only.filter((x) => SCENARIOS.some((s) => s.name === x));
+  const onlyKeys = only.filter((x) => TARGET_KEYS.some((key) => key === x));
+  const unknown = only.filter((x) => !onlyNames.includes(x) && !onlyKeys.includes(x));
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: no scenario or target named ${unknown.map((x) => `"${x}"`).join(', ')}`);
+  const chosen = (scenario: Scenario, spec: Pick<TargetSpec, 'key' | 'scenarios'>): boolean =>
+    (onlyNames.length === 0 || onlyNames.includes(scenario.name)) &&
+    (onlyKeys.length === 0 || onlyKeys.includes(spec.key)) &&
+    (spec.scenarios === undefined || spec.scenarios.includes(scenario.name));
 
   const sandbox = await startTarget('sandbox', { SANDBOX_APM_APPS: String(settings.apmApps) });
   const graphqlUrl = `${sandbox.base}/graphql`;
@@ -324,13 +395,30 @@ async function main(): Promise<number> {
     { key: 'f', label: 'gateway, passthrough → canned legacy', target: passthrough, gateway: true },
     { key: 'g', label: 'gateway, compare → canned legacy (+ canned upstream off the path)', target: comparing, gateway: true },
   ];
-  // BENCH_ONLY: comma-separated scenario names and/or target keys to measure (e.g. "application show,b").
-  const only = (process.env.BENCH_ONLY ?? '').split(',').map((x) => x.trim()).filter(Boolean);
-  const chosen = (scenario: Scenario, spec: TargetSpec): boolean => {
-    const names = only.filter((x) => SCENARIOS.some((s) => s.name === x));
-    const keys = only.filter((x) => specs.some((s) => s.key === x));
-    return (names.length === 0 || names.includes(scenario.name)) && (keys.length === 0 || keys.includes(spec.key));
-  };
+  // (h): two replicas sharing one Redis, on the same canned upstream as (b).
+  let pair: ReplicaPair | undefined;
+  const replicaRow = { key: 'h', scenarios: [REPLICA_ROW_SCENARIO] } as const;
+  if (SCENARIOS.some((scenario) => chosen(scenario, replicaRow))) {
+    const unavailable = replicaRowUnavailable();
+    if (unavailable) {
+      out(`(h) skipped: ${unavailable}`);
+    } else {
+      pair = await startReplicaPair(`${canned.base}/graphql`);
+      specs.push({
+        ...replicaRow,
+        label: 'gateway replica B after replica A warmed the shared state (Redis) → canned upstream',
+        target: pair.b,
+        warmOn: pair.a,
+        jitWarmKey: REPLICA_JIT_WARMUP_KEY,
+        gateway: true,
+        side: pair.sample,
+      });
+      out(
+        'replica row (h): gateways A and B share one redis-server on loopback (REDIS_URL, STATE_SECRET) and the canned upstream; ' +
+          'per run B first warms its code with another key, then A warms the shared state with the scenario\'s requests, then B is measured',
+      );
+    }
+  }
   const rows: Measured[] = [];
   let failures = 0;
   for (const scenario of SCENARIOS) {
@@ -345,7 +433,7 @@ async function main(): Promise<number> {
   // Latency the gateway adds, without queueing: one connection, (b) against (d).
   const single: Measured[] = [];
   for (const scenario of SCENARIOS) {
-    for (const spec of specs.filter((s) => ['b', 'd', 'e', 'f', 'g'].includes(s.key) && chosen(scenario, s))) {
+    for (const spec of specs.filter((s) => ['b', 'd', 'e', 'f', 'g', 'h'].includes(s.key) && chosen(scenario, s))) {
       process.stderr.write(`running ${scenario.name} on (${spec.key}) ${spec.label}, 1 connection…\n`);
       const { row, warmupFailures } = await measure(spec, scenario, settings, 1);
       single.push(row);
@@ -377,6 +465,7 @@ async function main(): Promise<number> {
     }
   }
 
+  await pair?.stop();
   out(table(rows));
   out();
   out(`1 connection, (b) gateway and (d) proxy on the canned upstream (${settings.warmupS} s warm-up, ${settings.durationS} s measured each):`);
@@ -391,6 +480,13 @@ async function main(): Promise<number> {
   out();
   out(goals(rows, single));
   out();
+  const scaleOut = replicaSection(rows, single);
+  if (scaleOut !== '') {
+    out('## Scale-out: a show on replica B after replica A warmed the shared state');
+    out();
+    out(scaleOut);
+    out();
+  }
   out('## Migration modes');
   out();
   out(modesSection(rows, single, await compareOutcomes(comparing), settings.connections, rounds));

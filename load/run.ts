@@ -5,20 +5,27 @@
  * LOAD_FAULTS=1 the gateway talks to a separate sandbox through load/fault-proxy.ts (500s,
  * connection resets, added latency). Prints throughput, latency, non-2xx, the gateway's own
  * 5xx and upstream calls per request (from its /metrics), and its RSS at start and end.
+ * LOAD_REPLICAS=2 (or 1,2) is the scale-out run instead: load/replicas.ts.
  * Not part of CI: it takes a minute and both cores.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { startNodeFlags } from '../scripts/start-flags.ts';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { z } from 'zod';
+import { ROOT, procRss, startChild, waitForOutput, type Child } from './children.ts';
 import { DEFAULT_FAULTS, startFaultProxy, type FaultProxy } from './fault-proxy.ts';
+import { buildMix, chooser, describeMix } from './mix.ts';
+import { runReplicaComparison } from './replicas.ts';
+import { breakdown, delta, mb, scrape, total } from './scrape.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DEMO_KEY = 'NRAK-SANDBOX-DEMO';
+
+/** `2`, or `1,2` for both in sequence: each a count of gateway replicas (1 to 8). */
+const replicaCounts = z
+  .string()
+  .trim()
+  .regex(/^[1-8](\s*,\s*[1-8])*$/, 'replica counts from 1 to 8, comma-separated, e.g. 2 or 1,2')
+  .transform((text) => text.split(',').map((n) => Number(n.trim())));
 
 const Settings = z.object({
   LOAD_CLIENTS: z.coerce.number().int().positive().max(10_000).default(500),
@@ -31,6 +38,12 @@ const Settings = z.object({
   /** 1: build, then run the gateway as production does (node dist/src/index.js) instead of on tsx. */
   LOAD_COMPILED: z.enum(['0', '1']).default('0'),
   SANDBOX_APM_APPS: z.coerce.number().int().min(1).max(100_000).default(500),
+  /** The scale-out run (load/replicas.ts): Redis, one sandbox behind a NerdGraph meter, this many gateways. */
+  LOAD_REPLICAS: replicaCounts.optional(),
+  /** Replica runs: the meter holds each NerdGraph call this long, standing in for a slower NerdGraph. */
+  LOAD_UPSTREAM_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(0),
+  /** Read as the gateways read it: the budget the replica run holds the meter's peak against. */
+  NERDGRAPH_CONCURRENCY_PER_KEY: z.coerce.number().int().positive().max(1_000).default(25),
 });
 type Settings = z.output<typeof Settings>;
 
@@ -45,165 +58,32 @@ function readSettings(): Settings {
     process.stderr.write('load: LOAD_FAULTS=1 needs the gateway this script starts (it cannot put a proxy behind LOAD_URL)\n');
     process.exit(1);
   }
+  if (parsed.data.LOAD_REPLICAS && (parsed.data.LOAD_URL || parsed.data.LOAD_FAULTS === '1')) {
+    process.stderr.write('load: LOAD_REPLICAS starts its own Redis, sandbox and gateways: it does not combine with LOAD_URL or LOAD_FAULTS\n');
+    process.exit(1);
+  }
   return parsed.data;
-}
-
-// ---------------------------------------------------------------- processes
-
-interface Child {
-  process: ChildProcess;
-  /** Everything it printed so far (stdout and stderr go to one file, not through this process). */
-  output(): string;
-  exited: Promise<number | null>;
-  cleanup(): void;
-}
-
-const NODE_FLAGS = startNodeFlags();
-
-const children: ChildProcess[] = [];
-const killChildren = (): void => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-};
-process.on('exit', killChildren);
-
-/**
- * A TypeScript entry on tsx, as the npm scripts run it (or its compiled .js under dist/ on
- * plain node); output to a temp file so a busy log never backs up a pipe.
- */
-function startChild(entry: string, env: Record<string, string>, compiled = false): Child {
-  const dir = mkdtempSync(join(tmpdir(), 'v2bridge-load-'));
-  const file = join(dir, 'output.log');
-  const fd = openSync(file, 'w');
-  const args = [...NODE_FLAGS, ...(compiled ? [join('dist', entry.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', entry])];
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
-  closeSync(fd);
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { process: child, output: () => readFileSync(file, 'utf8'), exited, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-async function waitForOutput(child: Child, pattern: RegExp, what: string): Promise<RegExpExecArray> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    // Only the head of the file: the start-up lines, before the request logs.
-    const match = pattern.exec(child.output().slice(0, 64 * 1024));
-    if (match) return match;
-    if (child.process.exitCode !== null) throw new Error(`${what} exited (${child.process.exitCode}):\n${child.output().slice(0, 2000)}`);
-    if (Date.now() > deadline) throw new Error(`${what} did not start within 60 s`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Resident set size in bytes, from /proc (Linux), or undefined. */
-function procRss(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-// ---------------------------------------------------------------- /metrics
-
-interface Scrape {
-  /** v2 requests (not /metrics, /healthz, /readyz) by status. */
-  byStatus: Map<number, number>;
-  upstream: number;
-  rss: number | undefined;
-  heapUsed: number | undefined;
-}
-
-async function scrape(base: string): Promise<Scrape> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const byStatus = new Map<number, number>();
-  for (const m of text.matchAll(/^v2bridge_http_requests_total\{route="([^"]*)",method="[^"]*",status="(\d+)"\}\s+(\S+)$/gm)) {
-    if (['/metrics', '/healthz', '/readyz'].includes(m[1] ?? '')) continue;
-    const status = Number(m[2]);
-    byStatus.set(status, (byStatus.get(status) ?? 0) + Number(m[3]));
-  }
-  let upstream = 0;
-  for (const m of text.matchAll(/^v2bridge_upstream_requests_total(?:\{[^}]*\})?\s+(\S+)$/gm)) upstream += Number(m[1]);
-  const gauge = (name: string): number | undefined => {
-    const value = new RegExp(`^${name}\\s+(\\S+)$`, 'm').exec(text)?.[1];
-    return value === undefined ? undefined : Number(value);
-  };
-  return { byStatus, upstream, rss: gauge('v2bridge_process_resident_memory_bytes'), heapUsed: gauge('v2bridge_nodejs_heap_size_used_bytes') };
-}
-
-const total = (m: Map<number, number>, keep: (status: number) => boolean = () => true): number =>
-  [...m].reduce((n, [status, count]) => (keep(status) ? n + count : n), 0);
-
-function delta(before: Map<number, number>, after: Map<number, number>): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const [status, count] of after) {
-    const d = count - (before.get(status) ?? 0);
-    if (d > 0) out.set(status, d);
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------- the mix
-
-interface MixEntry {
-  name: string;
-  weight: number;
-  request: () => { method: 'GET' | 'POST'; path: string; body?: string; headers?: Record<string, string> };
-}
-
-const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)] as T;
-
-async function buildMix(base: string, key: string): Promise<MixEntry[]> {
-  const list = await fetch(`${base}/v2/applications.json`, { headers: { 'X-Api-Key': key } });
-  if (!list.ok) throw new Error(`GET /v2/applications.json answered ${list.status}: is ${key.slice(0, 5)}... a key of this gateway?`);
-  const apps = ((await list.json()) as { applications: Array<{ id: number; reporting: boolean }> }).applications;
-  const ids = apps.map((a) => a.id);
-  // Dashboards and SLA scripts poll the same few applications and metric sets over and over;
-  // page views and scripts look up any application.
-  const polled = apps.filter((a) => a.reporting).slice(0, 8).map((a) => a.id);
-  if (ids.length === 0 || polled.length === 0) throw new Error('the account needs applications, some of them reporting');
-  const metricSets = ['names[]=HttpDispatcher&names[]=Apdex&summarize=true', 'names[]=HttpDispatcher&names[]=Apdex&names[]=Errors%2Fall&names[]=WebTransaction%2FUri%2Fapi%2Fitems%5Bid%5D'];
-  let revision = 0;
-  return [
-    { name: 'applications list', weight: 12, request: () => ({ method: 'GET', path: pick(['/v2/applications.json', '/v2/applications.json', '/v2/applications.json', '/v2/applications.xml']) }) },
-    { name: 'application show', weight: 25, request: () => ({ method: 'GET', path: `/v2/applications/${pick(ids)}.${pick(['json', 'json', 'xml'])}` }) },
-    { name: 'metric data', weight: 18, request: () => ({ method: 'GET', path: `/v2/applications/${pick(polled)}/metrics/data.json?${pick(metricSets)}` }) },
-    { name: 'hosts list', weight: 15, request: () => ({ method: 'GET', path: `/v2/applications/${pick(polled)}/hosts.json` }) },
-    { name: 'metric names', weight: 10, request: () => ({ method: 'GET', path: `/v2/applications/${pick(polled)}/metrics.json?name=HttpDispatcher` }) },
-    { name: 'error: unknown application (404)', weight: 8, request: () => ({ method: 'GET', path: `/v2/applications/${1 + Math.floor(Math.random() * 1_000)}.json` }) },
-    { name: 'error: bad parameter (422)', weight: 6, request: () => ({ method: 'GET', path: `/v2/applications/${pick(polled)}/metrics/data.json?names[]=HttpDispatcher&period=7` }) },
-    { name: 'error: bad key (401/403)', weight: 3, request: () => ({ method: 'GET', path: '/v2/applications.json', headers: { 'X-Api-Key': 'NRAK-LOAD-NOT-A-KEY' } }) },
-    { name: 'error: no key (401)', weight: 2, request: () => ({ method: 'GET', path: '/v2/applications.json', headers: {} }) },
-    {
-      name: 'deployment write',
-      weight: 0.2,
-      request: () => ({
-        method: 'POST',
-        path: `/v2/applications/${pick(polled)}/deployments.json`,
-        body: JSON.stringify({ deployment: { revision: `load-${process.pid}-${++revision}`, user: 'load' } }),
-        headers: { 'Content-Type': 'application/json' },
-      }),
-    },
-  ];
-}
-
-function chooser(mix: readonly MixEntry[]): () => MixEntry {
-  const sum = mix.reduce((n, e) => n + e.weight, 0);
-  return () => {
-    let roll = Math.random() * sum;
-    for (const entry of mix) if ((roll -= entry.weight) < 0) return entry;
-    return mix[mix.length - 1] as MixEntry;
-  };
 }
 
 // ---------------------------------------------------------------- main
 
-const mb = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(0)} MB`);
-const breakdown = (m: Map<number, number>): string => ([...m].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(', ') || 'none');
-
 async function main(): Promise<void> {
   const settings = readSettings();
+  if (settings.LOAD_REPLICAS) {
+    if (settings.LOAD_COMPILED === '1') execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    const met = await runReplicaComparison({
+      replicaCounts: settings.LOAD_REPLICAS,
+      clients: settings.LOAD_CLIENTS,
+      durationS: settings.LOAD_DURATION_S,
+      key: settings.LOAD_KEY,
+      compiled: settings.LOAD_COMPILED === '1',
+      apmApps: settings.SANDBOX_APM_APPS,
+      upstreamDelayMs: settings.LOAD_UPSTREAM_DELAY_MS,
+      concurrencyBudget: settings.NERDGRAPH_CONCURRENCY_PER_KEY,
+    });
+    process.exitCode = met ? 0 : 1;
+    return;
+  }
   const faults = settings.LOAD_FAULTS === '1';
   let gateway: Child | undefined;
   let sandbox: Child | undefined;
@@ -240,7 +120,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `load: ${settings.LOAD_CLIENTS} clients for ${settings.LOAD_DURATION_S} s against ${target}\n` +
       `machine: node ${process.version}, ${cpus()[0]?.model.trim() ?? 'cpu'}, ${cpus().length} cores (the load generator shares them)\n` +
-      `mix: ${mix.map((e) => `${e.name} ${e.weight}`).join(', ')}\n` +
+      `mix: ${describeMix(mix)}\n` +
       (faults ? `faults: ${DEFAULT_FAULTS.error500 * 100}% 500, ${DEFAULT_FAULTS.reset * 100}% connection reset, ${DEFAULT_FAULTS.delay * 100}% delayed ${DEFAULT_FAULTS.delayMs[0]}-${DEFAULT_FAULTS.delayMs[1]} ms\n` : ''),
   );
 

@@ -97,9 +97,15 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownDrainMs);
     server.close(() => {
-      clearTimeout(bound);
-      logger.info('drained: exiting');
-      process.exit(0);
+      // The last parity batch goes out and Redis is closed before exit; the drain bound still holds.
+      void gateway
+        .close()
+        .catch((error: unknown) => logger.warn({ err: { name: (error as Error).name } }, 'closing the gateway failed'))
+        .finally(() => {
+          clearTimeout(bound);
+          logger.info('drained: exiting');
+          process.exit(0);
+        });
     });
     closeUnusedConnections();
   };

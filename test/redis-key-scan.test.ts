@@ -51,6 +51,14 @@ describe.skipIf(!hasRedis)('Redis after two replicas served', () => {
       MICRO_CACHE_MS: '5000',
     };
     replicas = await Promise.all([startReplica('a', env), startReplica('b', env)]);
+    // Both must share before the traffic, or part of it would stay in their memories unscanned.
+    for (const replica of replicas) {
+      for (let i = 0; i < 200; i++) {
+        const ready = (await (await fetch(`${replica.url}/readyz`)).json()) as { sharedState?: { state?: string } };
+        if (ready.sharedState?.state === 'shared') break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
   }, 60_000);
 
   afterAll(async () => {
@@ -85,14 +93,17 @@ describe.skipIf(!hasRedis)('Redis after two replicas served', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ deployment: { revision: 'scan-1', user: 'scanner' } }),
     });
-    expect((await send(a, '/v2/applications.json', REFUSED)).status).toBe(401);
-    expect((await send(b, '/v2/applications.json', REFUSED)).status).toBe(401);
-    // Parity events are published in batches: give them time to land.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-
+    // A translated route: on a compared one the legacy API answers the caller, and NerdGraph never sees the key.
+    expect((await send(a, '/v2/mobile_applications.json', REFUSED)).status).toBe(401);
+    expect((await send(b, '/v2/mobile_applications.json', REFUSED)).status).toBe(401);
     const client = redis.inspect();
+    // Parity events are published in batches: wait for the stream.
+    for (let i = 0; i < 200 && (await client.keys('v2b:parity:*')).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    for (const replica of replicas) expect(await replica.counter('v2bridge_shared_state_fallbacks_total')).toBe(0);
     const names = await client.keys('*');
-    expect(names.length).toBeGreaterThan(0);
+    // Every kind of shared state the traffic makes is there to be scanned.
+    const purposes = new Set(names.map((name) => name.split(':')[1]));
+    for (const purpose of ['cursors', 'accounts', 'refused', 'micro', 'writes', 'identical', 'nrql-account', 'parity']) expect(purposes).toContain(purpose);
     const haystack: string[] = [];
     for (const name of names) haystack.push(name, ...(await valuesOf(client, name)));
     const text = haystack.join('\n');

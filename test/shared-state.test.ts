@@ -90,6 +90,15 @@ describe.each(backends)('shared state in %s', (_name, open) => {
     expect(await state.hashGetAll(key)).toEqual({ count: '10', p2: 'cursor-2', p3: 'cursor-3' });
   });
 
+  it('lets a hash expire with the TTL of its first write, not renewed by later ones', async () => {
+    const key = fresh('hash-ttl');
+    await state.hashSet(key, { p2: 'a' }, 80);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await state.hashSet(key, { p3: 'b' }, 80);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await state.hashGetAll(key)).toEqual({});
+  });
+
   it('reads a stream after a given entry, oldest first', async () => {
     const stream = fresh('stream');
     for (const data of ['one', 'two', 'three']) await state.append(stream, data, 100);
@@ -170,6 +179,33 @@ describe.skipIf(!hasRedis)('a replica whose event loop was busy', () => {
       expect(state.status()).toMatchObject({ state: 'shared', fallbacks: 0 });
     } finally {
       await state.close();
+    }
+  });
+});
+
+describe.skipIf(!hasRedis)('a replica started while Redis is down', () => {
+  it('subscribes once Redis comes up and hears the other replicas from then on', async () => {
+    const server = await startRedis();
+    await server.kill();
+    const metrics = createMetrics();
+    const state = new DegradingState(new RedisState({ url: server.url, commandTimeoutMs: 2000 }), metrics, { probeMs: 50, timeoutMs: 2000 });
+    try {
+      const heard: string[] = [];
+      state.subscribe('test-channel', (message) => heard.push(message));
+      // The connection attempts fail meanwhile: /readyz says why.
+      for (let i = 0; i < 100 && state.status().lastError === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(state.status()).toMatchObject({ state: 'connecting', lastError: 'ECONNREFUSED' });
+      await server.restart();
+      for (let i = 0; i < 200 && state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(state.status().state).toBe('shared');
+      for (let i = 0; i < 200 && heard.length === 0; i++) {
+        await server.inspect().publish('test-channel', 'from another replica');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(heard[0]).toBe('from another replica');
+    } finally {
+      await state.close();
+      await server.stop();
     }
   });
 });

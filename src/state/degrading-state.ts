@@ -40,8 +40,27 @@ class RedisTimeout extends Error {
   }
 }
 
+/** A short class for /readyz: never a message (it could name the host or quote a command). */
+function errorClassOf(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error;
+  if (error.name === 'RedisTimeout' || (error.name === 'Error' && /timed? ?out/i.test(error.message))) return 'timeout';
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^[A-Z_]{2,32}$/.test(code)) return code;
+  const prefix = /^([A-Z]{4,16})\b/.exec(error.message)?.[1];
+  return error.name === 'ReplyError' && prefix ? prefix : error.name;
+}
+
+/**
+ * Refusals that are about the server, not the command (a replica after a failover, a lost
+ * authentication, a loading or master-less server): every command would get them, so they
+ * degrade the replica like a lost connection.
+ */
+function refusesEveryCommand(error: Error): boolean {
+  return /^(READONLY|NOAUTH|NOPERM|WRONGPASS|MASTERDOWN|LOADING|CLUSTERDOWN|BUSY)\b/.test(error.message);
+}
+
 /** ioredis's error for a command Redis refused (it answered: the connection is fine). */
-function isReplyError(error: unknown): boolean {
+function isReplyError(error: unknown): error is Error {
   return error instanceof Error && error.name === 'ReplyError';
 }
 
@@ -68,6 +87,10 @@ export class DegradingState implements SharedState, StatusReporting {
     this.probe = setInterval(() => void this.recover(), options.probeMs);
     this.probe.unref();
     redis.onReady(() => void this.recover());
+    // Why a replica never got to share (a wrong password, an unreachable host) shows in /readyz.
+    redis.onError((error) => {
+      if (!this.connected || this.degradedAt !== undefined) this.lastError = errorClassOf(error);
+    });
   }
 
   status(): SharedStateStatus {
@@ -82,8 +105,7 @@ export class DegradingState implements SharedState, StatusReporting {
 
   private degrade(error: unknown): void {
     if (!this.connected) return;
-    const name = error instanceof Error ? error.name : typeof error;
-    this.lastError = name === 'RedisTimeout' || (name === 'Error' && error instanceof Error && /timed? ?out/i.test(error.message)) ? 'timeout' : name;
+    this.lastError = errorClassOf(error);
     if (this.degradedAt !== undefined) return;
     this.degradedAt = Date.now();
     this.metrics.sharedStateDegraded.set(1);
@@ -94,11 +116,14 @@ export class DegradingState implements SharedState, StatusReporting {
     if ((this.connected && this.degradedAt === undefined) || this.probing || !this.redis.ready) return;
     this.probing = true;
     try {
-      await this.redis.ping();
+      // A Redis that answers, but slower than STATE_TIMEOUT_MS, is still trouble: two answers in
+      // time in a row before the replica shares again, so a slow Redis does not flap it.
+      await this.withinTimeout(this.redis.ping());
       if (!this.connected) {
         this.connected = true;
         return;
       }
+      await this.withinTimeout(this.redis.ping());
       this.degradedAt = undefined;
       this.metrics.sharedStateDegraded.set(0);
       this.metrics.sharedStateTransitions.inc({ to: 'redis' });
@@ -128,7 +153,7 @@ export class DegradingState implements SharedState, StatusReporting {
       } catch (error) {
         // Redis answered, with an error about this one command (WRONGTYPE on a foreign value,
         // OOM under maxmemory): that command is served from memory, the replica stays shared.
-        if (isReplyError(error)) {
+        if (isReplyError(error) && !refusesEveryCommand(error)) {
           this.fellBack(operation);
           return onMemory(this.memory);
         }
@@ -199,8 +224,9 @@ export class DegradingState implements SharedState, StatusReporting {
     // An acquire given up on here may still run in Redis: its lease is given back when it arrives.
     const lease = await this.run('acquire_lease', acquire, acquire, (late) => void late?.release().catch(() => undefined));
     if (lease === undefined) return undefined;
-    // A lease taken in Redis whose release fails expires there by its TTL: never an error here.
-    return { release: () => lease.release().catch(() => undefined) };
+    // A release waits at most STATE_TIMEOUT_MS; one that fails or is given up on is retried by the
+    // Redis backend when Redis answers again, else the lease expires there by its TTL.
+    return { release: () => this.withinTimeout(lease.release()).catch(() => undefined) };
   }
 
   leaseCount(key: string): Promise<number> {

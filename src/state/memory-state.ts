@@ -8,6 +8,14 @@ import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } fr
  * whatever callers send (an LRU per kind of value; the oldest entries go first).
  */
 const MAX_KEYS = 100_000;
+/**
+ * Bound on the characters the string values hold (answers of the shared micro-cache among
+ * them, while a replica serves from memory): however long Redis is away, the fallback cannot
+ * outgrow it. A value larger than the whole bound is not kept (a miss next time).
+ */
+const MAX_STRING_CHARS = 64 * 1024 * 1024;
+/** Expired values are dropped this often, not kept until the bound pushes them out. */
+const PURGE_EVERY_MS = 5_000;
 const MAX_STREAM = 100_000;
 
 interface Window {
@@ -18,6 +26,7 @@ interface Window {
 export class MemoryState implements SharedState {
   readonly backend = 'memory' as const;
   private readonly strings: LRUCache<string, string>;
+  private readonly purge: NodeJS.Timeout;
   private readonly hashes: LRUCache<string, Map<string, string>>;
   private readonly windows: LRUCache<string, Window>;
   /** key -> lease id -> expiry. */
@@ -27,7 +36,15 @@ export class MemoryState implements SharedState {
 
   constructor(private readonly now: () => number = Date.now) {
     const clock = { perf: { now }, ttlResolution: 0 };
-    this.strings = new LRUCache({ max: MAX_KEYS, ttlAutopurge: false, ...clock });
+    this.strings = new LRUCache({
+      max: MAX_KEYS,
+      maxSize: MAX_STRING_CHARS,
+      maxEntrySize: MAX_STRING_CHARS,
+      sizeCalculation: (value, key) => Math.max(1, value.length + key.length),
+      ...clock,
+    });
+    this.purge = setInterval(() => this.strings.purgeStale(), PURGE_EVERY_MS);
+    this.purge.unref();
     this.hashes = new LRUCache({ max: MAX_KEYS, noUpdateTTL: true, ...clock });
     this.windows = new LRUCache({ max: MAX_KEYS });
     this.leases = new LRUCache({ max: MAX_KEYS });
@@ -137,6 +154,7 @@ export class MemoryState implements SharedState {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.purge);
     this.channels.clear();
   }
 }

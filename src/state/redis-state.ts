@@ -24,7 +24,8 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+-- Only ever extended: a caller with a shorter deadline must not expire other callers' leases.
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2])) end
 return 1`;
 
 const COUNT_LEASES = `
@@ -112,6 +113,11 @@ export class RedisState implements SharedState {
   /** True while commands can be sent (connected and past the ready check). */
   get ready(): boolean {
     return this.client.status === 'ready';
+  }
+
+  /** The client's connection errors (refused, wrong password...), for the degrading layer's status. */
+  onError(listener: (error: Error) => void): void {
+    this.client.on('error', listener);
   }
 
   /** Called on every (re)connection once Redis is ready. */
@@ -236,8 +242,15 @@ export class RedisState implements SharedState {
   subscribe(channel: string, onMessage: (message: string) => void): () => void {
     if (this.subscriber === undefined) {
       // A subscribed connection can only subscribe: a second one. It resubscribes after a reconnect.
-      const subscriber = this.client.duplicate({ enableOfflineQueue: true, autoResubscribe: true, commandTimeout: undefined });
+      // Its SUBSCRIBEs wait for a connection however long Redis is away (maxRetriesPerRequest
+      // null), and every channel is subscribed again on each connection: ioredis only
+      // resubscribes channels whose first SUBSCRIBE succeeded.
+      const subscriber = this.client.duplicate({ enableOfflineQueue: true, autoResubscribe: false, maxRetriesPerRequest: null, commandTimeout: undefined });
       subscriber.on('error', () => undefined);
+      subscriber.on('ready', () => {
+        const channels = [...this.handlers].filter(([, set]) => set.size > 0).map(([name]) => name);
+        if (channels.length > 0) void subscriber.subscribe(...channels).catch(() => undefined);
+      });
       subscriber.on('message', (name: string, message: string) => {
         for (const handler of this.handlers.get(name) ?? []) handler(message);
       });

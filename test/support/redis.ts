@@ -95,8 +95,10 @@ export async function startRedis(): Promise<TestRedis> {
     url: `redis://127.0.0.1:${port}`,
     port,
     inspect() {
-      inspector ??= new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
-      inspector.on('error', () => undefined);
+      if (inspector === undefined) {
+        inspector = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+        inspector.on('error', () => undefined);
+      }
       return inspector;
     },
     kill: killed,

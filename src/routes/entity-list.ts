@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CoalescingCache } from '../cache/coalescing-cache.ts';
+import { CursorCache } from '../cache/cursor-cache.ts';
 import { SharedOnce, SingleFlight } from '../cache/single-flight.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
 import { invalidParameter } from '../v2/errors.ts';
@@ -99,7 +100,8 @@ export function createListRunner(deps: RouteDeps) {
     if (page > 1 && known.count === undefined) {
       const first = await fetchAndLearn({ page: 1, cursor: null });
       if (first.nextCursor === null) return emptyPage(first.count);
-      known = await deps.cursors.pages(key);
+      // What page 1 taught is all a cold search knows: no second read of shared state.
+      known = CursorCache.taught(first.count, { page: 2, cursor: first.nextCursor });
     }
 
     let start = known.nearest(page);

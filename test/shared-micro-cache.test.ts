@@ -193,8 +193,15 @@ describe.skipIf(!hasRedis)('the micro-cache across replicas (SharedReadLayer on 
     const lockKey = one.keyOf('micro-lock', read.generation, read.document, read.identity, read.operation, read.variables);
     expect(await one.state.set(lockKey, 'dead-replica', 30_000, { onlyIfAbsent: true })).toBe(true);
     let sent = 0;
-    // The waiter's own deadline fires at its due time: it must have sent by then.
-    const answer = await layer.read(read, async () => ({ data: { sent: ++sent }, bytes: 10 }), AbortSignal.timeout(600));
+    // The waiter's own deadline fires at its due time; its call takes 50 ms and is abandoned
+    // when the deadline fires (as the client's is): it must have sent well before.
+    const deadline = AbortSignal.timeout(600);
+    const send = async (): Promise<Sized<object>> => {
+      await delay(50);
+      if (deadline.aborted) throw new UpstreamError('timeout', 'deadline reached before NerdGraph answered');
+      return { data: { sent: ++sent }, bytes: 10 };
+    };
+    const answer = await layer.read(read, send, deadline);
     expect(answer.data).toEqual({ sent: 1 });
   });
 
@@ -268,6 +275,7 @@ describe.skipIf(!hasRedis)('the NerdGraph client with a shared micro-cache', () 
   const documents: OperationDocuments = new Map([
     ['ReadSomething', { name: 'ReadSomething', kind: 'query', text: 'query ReadSomething { actor { user { id } } }' }],
     ['ChangeSomething', { name: 'ChangeSomething', kind: 'mutation', text: 'mutation ChangeSomething { changeSomething { id } }' }],
+    ['BrowserApplicationDetails', { name: 'BrowserApplicationDetails', kind: 'query', text: 'query BrowserApplicationDetails { actor { user { id } } }' }],
   ]);
   let redis: TestRedis;
   let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
@@ -408,6 +416,20 @@ describe.skipIf(!hasRedis)('the NerdGraph client with a shared micro-cache', () 
       await redis.restart();
       await untilShared(one);
       expect(await read(client, { n: 7 })).toBe(version);
+    } finally {
+      await one.state.close();
+    }
+  });
+
+  it('keeps browser application details (their jsConfig holds a license key) out of Redis', async () => {
+    const one = await opened(redis.url);
+    try {
+      const metrics = createMetrics();
+      const client = clientOn(one, metrics);
+      await client.call({ operation: 'BrowserApplicationDetails', variables: { browser: true }, apiKey: KEY });
+      await client.call({ operation: 'ReadSomething', variables: { browser: false }, apiKey: KEY });
+      // Only the second read went through the shared layer.
+      expect(await lookups(metrics, 'miss')).toBe(1);
     } finally {
       await one.state.close();
     }

@@ -123,6 +123,10 @@ describe.skipIf(!hasRedis)('two gateway processes sharing Redis', () => {
     const answer = await get(a, '/v2/mobile_applications.json?page=2');
     expect(answer.status).toBe(200);
     expect((await commandCalls(inspect, 'hgetall')) - before).toBe(1);
+    // The same page again taught nothing new: read once, written not at all.
+    const [reads, writes] = [await commandCalls(inspect, 'hgetall'), await commandCalls(inspect, 'hset')];
+    expect((await get(a, '/v2/mobile_applications.json?page=2')).status).toBe(200);
+    expect({ reads: (await commandCalls(inspect, 'hgetall')) - reads, writes: (await commandCalls(inspect, 'hset')) - writes }).toEqual({ reads: 1, writes: 0 });
   });
 
   it('page 1 from A, then page 2 from B: B sends one entity search, no accounts lookup and no walk from page 1', async () => {

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { openSharedState, type OpenedState } from './state/open.ts';
 import { compareAnswers } from './compare/diff.ts';
-import { createParityStore, type ParityStore } from './compare/parity-store.ts';
+import { createParityStore } from './compare/parity-store.ts';
+import { shareParityStore, type SharedParityStore } from './compare/shared-parity.ts';
 import { parseThresholds, ThresholdSyntaxError } from './compare/thresholds.ts';
 import type { Comparer } from './modes/ports.ts';
 import { ConfigError, type GatewayConfig } from './ops/config.ts';
@@ -23,7 +24,8 @@ import { loadDocuments } from './upstream/documents.ts';
 export interface BuiltGateway {
   app: ReturnType<typeof createApp>;
   metrics: GatewayMetrics;
-  store: ParityStore;
+  /** The parity store; with REDIS_URL, every replica's events (src/compare/shared-parity.ts). */
+  store: SharedParityStore;
   /** State shared with the other replicas (Redis with REDIS_URL, else this process's memory). */
   shared: OpenedState;
   /** The NerdGraph endpoint and the legacy REST API the gateway calls. */
@@ -93,6 +95,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
   }
   const embedded = config.nerdgraphUrl ? undefined : await startEmbeddedSandbox(config, options.now);
   let shared: OpenedState | undefined;
+  let store: SharedParityStore | undefined;
   try {
     const graphqlUrl = config.nerdgraphUrl ?? `${embedded?.server.url}/graphql`;
     // LEGACY_REST_URL, else the region's host (config.ts), else the sandbox's legacy face.
@@ -110,7 +113,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
       budget: createBudgets({ ...shared, limits: config.budgets, metrics, callBoundMs: config.upstreamTimeoutMs }),
     });
     const mappings = await loadMappings();
-    const store = createParityStore({ mappings, registry: metrics.registry, maxRecords: config.parityRecordsMax, ...(options.now ? { now: options.now } : {}) });
+    const ownStore = createParityStore({ mappings, registry: metrics.registry, maxRecords: config.parityRecordsMax, ...(options.now ? { now: options.now } : {}) });
+    store = shareParityStore(ownStore, shared, metrics.registry);
     const app = createApp({
       config,
       modes: {
@@ -150,11 +154,14 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
       upstream: { graphqlUrl, legacyUrl },
       ...(embedded ? { sandbox: embedded } : {}),
       close: async () => {
+        // What this replica has not published yet goes out before the state closes.
+        await store?.close();
         await shared?.state.close();
         await embedded?.server.close();
       },
     };
   } catch (error) {
+    await store?.close();
     await shared?.state.close();
     await embedded?.server.close();
     throw error;

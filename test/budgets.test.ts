@@ -240,7 +240,8 @@ describe('mutations', () => {
     expect(toV2Error(error as OverBudget).headers).toEqual({ 'retry-after': '1' });
     // The slot freed, the same write goes at once, exactly once.
     await held?.release();
-    await client.call({ operation: 'DeploymentCreate', variables: {}, apiKey: KEY, signal: AbortSignal.timeout(300) }).catch(() => undefined);
+    // The fake NerdGraph confirms with an (empty) result: the write succeeds, it is not merely sent.
+    expect(await client.call({ operation: 'DeploymentCreate', variables: {}, apiKey: KEY, signal: AbortSignal.timeout(300) })).toEqual({});
     expect(received).toHaveLength(1);
   });
 });

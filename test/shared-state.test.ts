@@ -103,7 +103,7 @@ describe.skipIf(!hasRedis)('a replica whose Redis goes away', () => {
   it('serves from memory without an error, counts it, shows it, and goes back to Redis when it returns', async () => {
     const server = redis as TestRedis;
     const metrics = createMetrics();
-    const state = new DegradingState(new RedisState({ url: server.url, commandTimeoutMs: 200 }), metrics, { probeMs: 50 });
+    const state = new DegradingState(new RedisState({ url: server.url, commandTimeoutMs: 200 }), metrics, { probeMs: 50, timeoutMs: 200 });
     try {
       for (let i = 0; i < 100 && state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(state.status()).toEqual({ backend: 'redis', state: 'shared', fallbacks: 0 });
@@ -137,7 +137,7 @@ describe.skipIf(!hasRedis)('a replica whose Redis goes away', () => {
 describe.skipIf(!hasRedis)('a command Redis refuses', () => {
   it('is served from memory for that command only: the replica stays shared', async () => {
     const metrics = createMetrics();
-    const state = new DegradingState(new RedisState({ url: (redis as TestRedis).url, commandTimeoutMs: 2000 }), metrics, { probeMs: 50 });
+    const state = new DegradingState(new RedisState({ url: (redis as TestRedis).url, commandTimeoutMs: 2000 }), metrics, { probeMs: 50, timeoutMs: 2000 });
     try {
       for (let i = 0; i < 100 && state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
       const key = fresh('foreign');
@@ -146,6 +146,28 @@ describe.skipIf(!hasRedis)('a command Redis refuses', () => {
       expect(await state.hashGetAll(key)).toEqual({});
       expect(state.status()).toMatchObject({ state: 'shared', fallbacks: 1 });
       expect(await state.get(key)).toBe('a string');
+    } finally {
+      await state.close();
+    }
+  });
+});
+
+describe.skipIf(!hasRedis)('a replica whose event loop was busy', () => {
+  it('reads the answer that arrived meanwhile instead of calling Redis slow', async () => {
+    const metrics = createMetrics();
+    const state = new DegradingState(new RedisState({ url: (redis as TestRedis).url, commandTimeoutMs: 50 }), metrics, { probeMs: 50, timeoutMs: 50 });
+    try {
+      for (let i = 0; i < 100 && state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      const key = fresh('busy');
+      await state.set(key, 'answer', 60_000);
+      const reading = state.get(key);
+      // A synchronous task holds the loop six times the timeout: Redis answers meanwhile, the timer is late.
+      const until = performance.now() + 300;
+      while (performance.now() < until) {
+        // busy
+      }
+      expect(await reading).toBe('answer');
+      expect(state.status()).toMatchObject({ state: 'shared', fallbacks: 0 });
     } finally {
       await state.close();
     }

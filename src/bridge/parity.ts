@@ -35,10 +35,12 @@ const PRIVATE_HEADERS = {
 export function registerBridgeRoutes(app: Hono<GatewayEnv>, deps: { store: ParityStore; bridgeToken?: string }): void {
   const access = bridgeAccess(deps.bridgeToken);
 
-  app.get(PARITY_JSON_PATH, access, (c) => {
+  app.get(PARITY_JSON_PATH, access, async (c) => {
     c.set('routeLabel', PARITY_JSON_PATH);
     const query = parityQuery.safeParse({ recent: c.req.query('recent') });
     if (!query.success) throw invalidParameter(`Invalid parameter recent: expected a whole number from 0 to ${RECENT_MAX}`);
+    // Behind a load balancer: the other replicas' latest events first (shared-parity.ts).
+    await deps.store.refresh?.();
     const report = deps.store.report(query.data.recent === undefined ? {} : { recent: query.data.recent });
     return new Response(JSON.stringify(report), {
       status: 200,
@@ -46,8 +48,9 @@ export function registerBridgeRoutes(app: Hono<GatewayEnv>, deps: { store: Parit
     });
   });
 
-  app.get(PARITY_PAGE_PATH, access, (c) => {
+  app.get(PARITY_PAGE_PATH, access, async (c) => {
     c.set('routeLabel', PARITY_PAGE_PATH);
+    await deps.store.refresh?.();
     const nonce = randomBytes(16).toString('base64');
     return new Response(renderParityPage(deps.store.report(), { nonce }), {
       status: 200,

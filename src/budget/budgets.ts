@@ -1,6 +1,6 @@
 import type { IdentityOf } from '../caller/identity.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
-import type { Lease, SharedState, StateKeyer } from '../state/shared-state.ts';
+import type { Lease, SharedState, SpendAll, StateKeyer, WindowSpend } from '../state/shared-state.ts';
 import type { NerdGraphBudget, UpstreamCall } from '../upstream/client.ts';
 import type { OperationDocument } from '../upstream/documents.ts';
 import { OverBudget, UpstreamError } from '../upstream/errors.ts';
@@ -18,22 +18,32 @@ import { requestDue } from './request-due.ts';
  *   an NRQL text shared by two operations (or two routes) is still one query to NerdGraph.
  *
  * Each attempt actually sent is admitted (a retry too; a micro-cache hit never asks). A call
- * over a budget is queued: it polls for a lease (woken at once by a release in this process),
- * or sleeps until the spent window resets, as long as the request's deadline leaves time to
- * answer; then it is refused, not sent: v2's 429 with Retry-After (OverBudget).
+ * over a budget is queued: it polls for a lease (a release in this process wakes one waiter
+ * per freed slot at once; the others keep polling), or sleeps until the spent window resets;
+ * then it is refused, not sent: v2's 429 with Retry-After (OverBudget).
  *
- * Spend order: the lease first, the windows only once it is held, so a call that gives up
- * waiting for a lease has spent no window. Windows are spent one key at a time (identical
- * texts, then the account): when a later one refuses, what the earlier ones spent stays spent,
- * and is spent again if the call retries after the reset. That over-counts (at most one call's
- * cost per wait), the safe way round: never more than NerdGraph allows.
+ * Time to send: a call is admitted only while at least a minimum time to send is left before
+ * it must leave (LEAVE_MARGIN_MS before its request's due time, or its own bound): 250 ms or 5%
+ * of the call bound for a read, 1 s or 20% for a mutation (whose cut-short answer is an
+ * "outcome unknown"), whichever is more; but never more than half the time the call had when
+ * it asked, so a short deadline alone never refuses a call nobody held back. A call that would
+ * be admitted later than that is refused (429) rather than sent to time out (504). Every call
+ * to the shared state is raced against that moment too: a stalled Redis (up to
+ * STATE_TIMEOUT_MS a call) cannot carry a call past its deadline; a lease that arrives late is
+ * given back, a window spend that arrives late stays spent (over-counting, the safe way).
+ *
+ * Spend order: the lease first, then every window at once (SharedState.spendAll: all or none),
+ * so a call refused by one window, or that gives up waiting for a lease, has spent nothing.
  *
  * Known limits: the queue is not FIFO (waiters poll, at most every 100 ms, and the first to
  * find a free slot takes it); while Redis is unreachable a replica keeps the budgets in its own
- * memory (src/state/degrading-state.ts), so N degraded replicas may together send N times a
- * limit; a call costing more NRQL than the whole per-minute budget is always refused. Decisions
- * are counted as immediate, queued or refused; a call whose client left while it was queued is
- * not a decision (it is the request's cancellation, counted there).
+ * memory (src/state/degrading-state.ts), starting from empty: what was spent in Redis is not
+ * known there, so N degraded replicas may together send N times a limit, and a replica that
+ * degrades mid-minute may send a full window again. Windows are fixed (they start with their
+ * first spend), so up to twice a limit may go across a window's end (the end of one window and
+ * the start of the next). A call costing more NRQL than the whole per-minute budget is always
+ * refused. Decisions are counted as immediate, queued or refused; a call whose client left
+ * while it was queued is not a decision (it is the request's cancellation, counted there).
  */
 export interface BudgetLimits {
   concurrencyPerKey: number;
@@ -52,25 +62,27 @@ export interface BudgetOptions {
    * it, and a call whose request deadline is unknown waits no longer.
    */
   callBoundMs: number;
+  /** The NRQL windows' length: a minute, as NerdGraph's; shorter in tests. */
+  windowMs?: number;
 }
 
 type BudgetName = 'concurrency' | 'nrql_account' | 'identical_query';
 
-const WINDOW_MS = 60_000;
+const MINUTE_MS = 60_000;
 /** A lease outlives its call's bound by this much: a slow release is not a second slot. */
 const LEASE_MARGIN_MS = 5_000;
 /** A queued call leaves this long before its request's deadline, to answer 429 itself. */
 const LEAVE_MARGIN_MS = 100;
+/** The least time to send a call once admitted (see above): a floor, and a share of the call bound. */
+const MIN_SEND = {
+  query: { floorMs: 250, share: 0.05 },
+  mutation: { floorMs: 1_000, share: 0.2 },
+} as const;
 /** Lease polling: starts fast (a slot frees within one NerdGraph call), backs off to this. */
 const FIRST_POLL_MS = 5;
 const MAX_POLL_MS = 100;
-/** Retry-After when a lease is what was missing: a slot frees within one call. */
+/** Retry-After when a lease is what was missing (a slot frees within one call), or time was. */
 const CONCURRENCY_RETRY_AFTER_S = 1;
-
-interface WindowRefusal {
-  budget: Exclude<BudgetName, 'concurrency'>;
-  retryAfterMs: number;
-}
 
 /** Resolves after `ms`, when `signal` fires, or when `wake` is called, whichever is first. */
 function pause(ms: number, signal: AbortSignal, waiters?: Set<() => void>): Promise<void> {
@@ -87,6 +99,26 @@ function pause(ms: number, signal: AbortSignal, waiters?: Set<() => void>): Prom
   });
 }
 
+/**
+ * The shared state's answer, or 'late' when `by` (performance.now() time) or the deadline
+ * comes first: a stalled Redis must not hold a call past the time it could still be sent.
+ */
+async function beforeTime<T>(work: Promise<T>, by: number, signal: AbortSignal): Promise<{ answer: T } | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), Math.max(0, by - performance.now()));
+    onAbort = () => resolve('late');
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work.then((answer) => ({ answer })), late]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
+
 /** Why a queued call stops: its deadline (429: it could not be admitted in time) or its caller left. */
 function stopped(signal: AbortSignal, refusal: () => OverBudget): UpstreamError {
   const reason: unknown = signal.reason;
@@ -97,9 +129,10 @@ function stopped(signal: AbortSignal, refusal: () => OverBudget): UpstreamError 
 
 export function createBudgets(options: BudgetOptions): NerdGraphBudget {
   const { state, keyOf, identityOf, limits, metrics } = options;
+  const windowMs = options.windowMs ?? MINUTE_MS;
   const profileOf = createNrqlProfiles();
   const leaseTtlMs = options.callBoundMs + LEASE_MARGIN_MS;
-  /** This process's calls waiting for a lease, by lease key: a release here wakes them at once. */
+  /** This process's calls waiting for a lease, by lease key: a release here wakes one at once. */
   const leaseWaiters = new Map<string, Set<() => void>>();
 
   const titles: Record<BudgetName, (account?: number) => string> = {
@@ -109,6 +142,8 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     identical_query: () =>
       `This NRQL query was already sent ${limits.identicalQueryPerMinute} times this minute with this API key (NerdGraph's limit for identical queries); nothing was sent, retry later`,
   };
+  /** The shared state answered too late (or the call came too close to its deadline) to send it in time. */
+  const NO_TIME_TITLE = "NerdGraph's limits could not be checked in time to send this call before the request's deadline; nothing was sent, retry later";
 
   function waitersOf(key: string): Set<() => void> {
     let waiters = leaseWaiters.get(key);
@@ -119,48 +154,50 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     return waiters;
   }
 
-  function wakeWaiters(key: string): void {
+  /** One slot freed: one waiter tries for it at once (the others keep polling, as other replicas' do). */
+  function wakeOne(key: string): void {
     const waiters = leaseWaiters.get(key);
-    if (waiters === undefined) return;
-    leaseWaiters.delete(key);
-    for (const wake of waiters) wake();
+    const first = waiters?.values().next().value;
+    if (first !== undefined) first();
+    if (waiters !== undefined && waiters.size === 0) leaseWaiters.delete(key);
   }
 
-  /** Spends each window the call uses; the first refusal, or undefined when all were spent. */
-  async function spendWindows(identity: string, account: number | undefined, cost: number, texts: readonly string[]): Promise<WindowRefusal | undefined> {
-    const repeats = new Map<string, number>();
-    for (const text of texts) repeats.set(text, (repeats.get(text) ?? 0) + 1);
-    for (const [text, times] of repeats) {
-      const spent = await state.spend(keyOf('identical', identity, text), times, limits.identicalQueryPerMinute, WINDOW_MS);
-      if (!spent.spent) return { budget: 'identical_query', retryAfterMs: spent.retryAfterMs };
-    }
-    if (account !== undefined && cost > 0) {
-      const spent = await state.spend(keyOf('nrql-account', account), cost, limits.nrqlPerAccountPerMinute, WINDOW_MS);
-      if (!spent.spent) return { budget: 'nrql_account', retryAfterMs: spent.retryAfterMs };
-    }
-    return undefined;
+  /** The minimum time to send (see above), for a call that had `availableMs` when it asked. */
+  function minimumSendMs(kind: OperationDocument['kind'], availableMs: number): number {
+    const rule = kind === 'mutation' ? MIN_SEND.mutation : MIN_SEND.query;
+    return Math.min(Math.max(rule.floorMs, rule.share * options.callBoundMs), Math.max(0, availableMs) / 2);
   }
 
   return {
     async admit(call: UpstreamCall, document: OperationDocument, deadline: AbortSignal): Promise<() => void> {
       const started = performance.now();
-      // Leave the queue in time to answer before the request's deadline (or the call's own bound).
+      // Leave the queue in time to answer before the request's deadline (or the call's own bound)...
       const leaveAt = Math.min(started + options.callBoundMs, requestDue() ?? Number.POSITIVE_INFINITY) - LEAVE_MARGIN_MS;
+      // ...and admit only while the call can still be sent and answered before then.
+      const sendBy = leaveAt - minimumSendMs(document.kind, leaveAt - started);
       const identity = identityOf(call.apiKey);
       const profile = profileOf(document);
       const account = accountOf(call.variables);
       const cost = account === undefined ? 0 : profile.queries;
       const texts = nrqlTextsOf(profile, call.variables);
+      // Every window the call spends, with the budget it belongs to (repeated texts spend their count).
+      const repeats = new Map<string, number>();
+      for (const text of texts) repeats.set(text, (repeats.get(text) ?? 0) + 1);
+      const windows: (WindowSpend & { budget: Exclude<BudgetName, 'concurrency'> })[] = [
+        ...[...repeats].map(([text, times]) => ({ budget: 'identical_query' as const, key: keyOf('identical', identity, text), cost: times, limit: limits.identicalQueryPerMinute, windowMs })),
+        ...(account !== undefined && cost > 0 ? [{ budget: 'nrql_account' as const, key: keyOf('nrql-account', account), cost, limit: limits.nrqlPerAccountPerMinute, windowMs }] : []),
+      ];
       const applies: BudgetName[] = ['concurrency', ...(cost > 0 ? (['nrql_account'] as const) : []), ...(texts.length > 0 ? (['identical_query'] as const) : [])];
       const waitedMs: Record<BudgetName, number> = { concurrency: 0, nrql_account: 0, identical_query: 0 };
       const queued = new Set<BudgetName>();
       const leaseKey = keyOf('concurrency', identity);
 
-      const refuse = (budget: BudgetName, retryAfterMs: number): OverBudget => {
+      const refuse = (budget: BudgetName, retryAfterMs: number, title = titles[budget](account)): OverBudget => {
         metrics.budgetDecisions.inc({ budget, result: 'refused' });
         metrics.budgetWaitSeconds.observe({ budget }, waitedMs[budget] / 1000);
-        return new OverBudget(titles[budget](account), retryAfterMs / 1000);
+        return new OverBudget(title, retryAfterMs / 1000);
       };
+      const noTime = (budget: BudgetName): OverBudget => refuse(budget, CONCURRENCY_RETRY_AFTER_S * 1000, NO_TIME_TITLE);
       const timed = async (budget: BudgetName, wait: Promise<void>): Promise<void> => {
         const from = performance.now();
         await wait;
@@ -170,11 +207,18 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
       async function leaseInTime(): Promise<Lease> {
         let poll = FIRST_POLL_MS;
         for (;;) {
-          const lease = await state.acquireLease(leaseKey, limits.concurrencyPerKey, leaseTtlMs);
-          if (lease !== undefined) return lease;
+          const acquiring = state.acquireLease(leaseKey, limits.concurrencyPerKey, leaseTtlMs);
+          const acquired = await beforeTime(acquiring, sendBy, deadline);
+          if (acquired === 'late') {
+            // Whatever the state answers later is given back at once.
+            void acquiring.then((lease) => lease?.release()).catch(() => undefined);
+            if (deadline.aborted) throw stopped(deadline, () => noTime('concurrency'));
+            throw queued.has('concurrency') ? refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000) : noTime('concurrency');
+          }
+          if (acquired.answer !== undefined) return acquired.answer;
           queued.add('concurrency');
           if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
-          const left = leaveAt - performance.now();
+          const left = sendBy - performance.now();
           if (left <= 0) throw refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000);
           const waiters = waitersOf(leaseKey);
           await timed('concurrency', pause(Math.min(poll, left), deadline, waiters));
@@ -185,13 +229,23 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
 
       for (;;) {
         const lease = await leaseInTime();
-        let refusal: WindowRefusal | undefined;
+        let refusal: Extract<SpendAll, { spent: false }> | undefined;
         try {
-          // Fired while the lease was taken: spend no window for a call that will not go.
+          // Fired, or no time left to send, while the lease was taken: spend no window for a call that will not go.
           if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
-          refusal = await spendWindows(identity, account, cost, texts);
+          if (performance.now() > sendBy) throw queued.has('concurrency') ? refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000) : noTime('concurrency');
+          if (windows.length > 0) {
+            const spent = await beforeTime(state.spendAll(windows), sendBy, deadline);
+            const firstWindow = (windows[0] as (typeof windows)[number]).budget;
+            if (spent === 'late' || performance.now() > sendBy) {
+              if (deadline.aborted) throw stopped(deadline, () => noTime(firstWindow));
+              throw noTime(firstWindow);
+            }
+            if (!spent.answer.spent) refusal = spent.answer;
+          }
         } catch (error) {
           await lease.release().catch(() => undefined);
+          wakeOne(leaseKey);
           throw error;
         }
         if (refusal === undefined) {
@@ -208,18 +262,18 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
             void lease
               .release()
               .catch(() => undefined)
-              .finally(() => wakeWaiters(leaseKey));
+              .finally(() => wakeOne(leaseKey));
           };
         }
         // A spent window: give the slot back while waiting for the window to reset.
         await lease.release().catch(() => undefined);
-        wakeWaiters(leaseKey);
-        queued.add(refusal.budget);
-        if (performance.now() + refusal.retryAfterMs > leaveAt) throw refuse(refusal.budget, refusal.retryAfterMs);
+        wakeOne(leaseKey);
+        const budget = (windows[refusal.refused] ?? windows[0])?.budget ?? 'nrql_account';
+        queued.add(budget);
+        if (performance.now() + refusal.retryAfterMs > sendBy) throw refuse(budget, refusal.retryAfterMs);
         const resetAt = performance.now() + refusal.retryAfterMs;
-        await timed(refusal.budget, pause(refusal.retryAfterMs, deadline));
-        const spent = refusal;
-        if (deadline.aborted) throw stopped(deadline, () => refuse(spent.budget, resetAt - performance.now()));
+        await timed(budget, pause(refusal.retryAfterMs, deadline));
+        if (deadline.aborted) throw stopped(deadline, () => refuse(budget, resetAt - performance.now()));
       }
     },
   };

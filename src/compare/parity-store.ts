@@ -27,6 +27,39 @@ export interface ParityStore {
   observeSide(route: string, side: 'legacy' | 'translated', seconds: number): void;
   /** What /bridge/parity.json serves; `recent` bounds the records shown (default RECENT_DEFAULT). */
   report(options?: { recent?: number }): ParityReport;
+  /**
+   * Catches up with the other replicas' events before a report (shared-parity.ts; never throws).
+   * Absent: this store is the whole story.
+   */
+  refresh?(): Promise<void>;
+}
+
+/**
+ * One change to the store, as another replica's store applies it (shared-parity.ts). Labels are
+ * already the store's (route template or `unmapped`, HTTP method or `OTHER`); a record is the
+ * cleaned one the store keeps, with its tally, so nothing in an event holds more than the store
+ * itself would.
+ */
+export type ParityEvent =
+  | { kind: 'usage'; route: string; method: string; mode: RouteMode; count: number }
+  | { kind: 'dropped'; route: string; method: string; count: number }
+  /**
+   * Matches with nothing to keep (no difference of any verdict, no tally): counts only, so the
+   * comparisons that agree, most of them once a route is ready, cost a few bytes a batch.
+   * `onSuccess`: how many of them agreed on a 2xx legacy answer.
+   */
+  | { kind: 'matched'; route: string; method: string; mode: ComparisonRecord['mode']; count: number; onSuccess: number }
+  | { kind: 'record'; record: ComparisonRecord };
+
+/** The store as created: the ParityStore, plus what sharing it across replicas needs. */
+export interface LocalParityStore extends ParityStore {
+  /**
+   * Another replica's event, folded into the report. Never into this replica's Prometheus
+   * counters: Prometheus sums the replicas itself.
+   */
+  applyRemote(event: ParityEvent): void;
+  /** Called with every event of this replica, as applyRemote would take it elsewhere. */
+  onLocalEvent(listener: (event: ParityEvent) => void): void;
 }
 
 /**
@@ -57,6 +90,8 @@ export const OTHER_PATTERNS = '(other patterns)';
 const WORST_PER_ROUTE = 10;
 const WORST_OVERALL = 25;
 export const RECENT_DEFAULT = 50;
+/** Records beyond those a report shows that are put in time order with them (see report()). */
+const RECENT_ARRIVAL_MARGIN = 200;
 const MAX_DIFFERENCES_PER_RECORD = 50;
 const MAX_TEXT = 500;
 const MAX_VALUE_ITEMS = 20;
@@ -187,10 +222,11 @@ interface Declared {
 
 const zeroOutcomes = (): OutcomeCounts => ({ match: 0, mismatch: 0, noise: 0, error: 0, dropped: 0, dry_run: 0 });
 
-/** Key-shaped text masked, and long text cut. */
+/** Key-shaped text masked, and long text cut (once: text it cut already is kept as it is). */
 export function cleanText(text: string, max = MAX_TEXT): string {
   const redacted = redactKeys(text);
-  return redacted.length > max ? Buffer.from(`${redacted.slice(0, max)}…`, 'utf8').toString('utf8') : redacted;
+  const cutAlready = redacted.length === max + 1 && redacted.endsWith('…');
+  return redacted.length > max && !cutAlready ? Buffer.from(`${redacted.slice(0, max)}…`, 'utf8').toString('utf8') : redacted;
 }
 
 /** A JSON-ish value with every string (keys too) redacted, its walk bounded (items, depth, nodes). */
@@ -264,6 +300,54 @@ function cleanRecord(record: ComparisonRecord, route: string, method: string, ou
   return cleaned;
 }
 
+/** Rows of a record's tally an event carries; the rest summed into (other patterns) rows, one per kind and verdict. */
+const MAX_TALLY_ROWS = 500;
+
+/** A tally with its patterns cleaned and its rows bounded (every count kept). */
+function cleanTally(tally: readonly PatternTally[]): PatternTally[] {
+  const valid = tally.filter((row) => VERDICTS.includes(row.verdict) && DIFFERENCE_KINDS.includes(row.kind) && Number.isSafeInteger(row.count) && row.count >= 0);
+  const kept = valid.slice(0, MAX_TALLY_ROWS).map((row) => ({ pattern: cleanText(row.pattern), kind: row.kind, verdict: row.verdict, count: row.count }));
+  const folded = new Map<string, PatternTally>();
+  for (const row of valid.slice(MAX_TALLY_ROWS)) {
+    const sum = folded.get(`${row.kind} ${row.verdict}`) ?? { pattern: OTHER_PATTERNS, kind: row.kind, verdict: row.verdict, count: 0 };
+    sum.count += row.count;
+    folded.set(`${row.kind} ${row.verdict}`, sum);
+  }
+  return [...kept, ...folded.values()];
+}
+
+/** Every string of a JSON-ish value (object keys too) with key-shaped text masked; nothing cut. */
+function redactDeep(value: unknown): unknown {
+  if (typeof value === 'string') return redactKeys(value);
+  if (Array.isArray(value)) return value.map(redactDeep);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, item]) => [redactKeys(k), redactDeep(item)]));
+  return value;
+}
+
+/**
+ * Another replica's record: cleaned there already (and its sizes checked by shared-parity.ts),
+ * so its text is redacted again but not cut again, and this replica keeps what the other keeps.
+ */
+function recheckRecord(record: ComparisonRecord, route: string, method: string, outcome: Outcome): ComparisonRecord {
+  const rechecked = redactDeep({
+    ...record,
+    route,
+    method,
+    outcome,
+    differences: record.differences.slice(0, MAX_DIFFERENCES_PER_RECORD).map((difference) => {
+      // As cleanDifference: a secret's path keeps no value but its mask (a mark stays as it is).
+      if (!isSecretPath(difference.path) && !isSecretPath(difference.pattern)) return difference;
+      const masked: JudgedDifference = { ...difference };
+      if (difference.legacy !== undefined) masked.legacy = secretMark(difference.legacy);
+      if (difference.translated !== undefined) masked.translated = secretMark(difference.translated);
+      return masked;
+    }),
+    ...(record.dryRun ? { dryRun: { side: record.dryRun.side, calls: record.dryRun.calls.slice(0, MAX_DRY_RUN_CALLS) } } : {}),
+  }) as ComparisonRecord;
+  delete rechecked.tally;
+  return rechecked;
+}
+
 const key = (route: string, method: string): string => `${method} ${route}`;
 
 function methodsOfDeclaration(declaration: RouteDeclaration): string[] {
@@ -310,7 +394,7 @@ export function createParityStore(options: {
   registry: Registry;
   maxRecords: number;
   now?: () => number;
-}): ParityStore {
+}): LocalParityStore {
   const now = options.now ?? Date.now;
   const maxRecords = Math.max(0, Math.floor(options.maxRecords));
   const declarations = new Map<string, Declared>();
@@ -445,38 +529,86 @@ export function createParityStore(options: {
     };
   }
 
-  return {
-    noteUsage(route, method, mode) {
-      const entry = statsOf(route, method);
-      const label = ROUTE_MODES.includes(mode) ? mode : 'translate';
-      entry.requests += 1;
-      entry.byMode[label] = (entry.byMode[label] ?? 0) + 1;
-      entry.mode = label;
-      usage.inc({ route: entry.route, method: entry.method, mode: label });
-    },
+  const listeners: Array<(event: ParityEvent) => void> = [];
+  const emit = (event: ParityEvent): void => {
+    for (const listener of listeners) listener(event);
+  };
 
-    record(record) {
-      const entry = statsOf(record.route, record.method);
-      const outcome = OUTCOMES.includes(record.outcome) ? record.outcome : 'error';
-      entry.outcomes[outcome] += 1;
-      const legacyStatus = record.status.legacy;
-      if ((outcome === 'match' || outcome === 'noise') && legacyStatus !== null && legacyStatus >= 200 && legacyStatus < 300) entry.agreedOnSuccess += 1;
-      if (entry.mode === null) entry.mode = record.mode;
-      results.inc({ route: entry.route, outcome });
-      const cleaned = cleanRecord(record, entry.route, entry.method, outcome);
-      // Examples first, so a pattern the tally adds keeps a real example when there is one.
-      for (const difference of cleaned.differences) notePattern(entry, difference, cleaned, record.tally === undefined);
-      if (record.tally) noteTally(entry, record.tally, cleaned);
-      if (outcome === 'match' || maxRecords === 0) return;
+  function applyUsage(route: string, method: string, mode: RouteMode, count: number): { entry: RouteStats; mode: RouteMode } {
+    const entry = statsOf(route, method);
+    const label = ROUTE_MODES.includes(mode) ? mode : 'translate';
+    entry.requests += count;
+    entry.byMode[label] = (entry.byMode[label] ?? 0) + count;
+    entry.mode = label;
+    return { entry, mode: label };
+  }
+
+  function applyDropped(route: string, method: string, count: number): RouteStats {
+    const entry = statsOf(route, method);
+    entry.outcomes.dropped += count;
+    return entry;
+  }
+
+  /** What applyRecord does with matches that have nothing to keep, `count` at once. */
+  function applyMatched(route: string, method: string, mode: ComparisonRecord['mode'], count: number, onSuccess: number): void {
+    const entry = statsOf(route, method);
+    entry.outcomes.match += count;
+    entry.agreedOnSuccess += Math.min(onSuccess, count);
+    if (entry.mode === null) entry.mode = mode;
+  }
+
+  /** Counts a record and keeps it (cleaned by `clean`): the part a local record and a remote one share. */
+  function applyRecord(record: ComparisonRecord, clean: typeof cleanRecord): { entry: RouteStats; outcome: Outcome; cleaned: ComparisonRecord } {
+    const entry = statsOf(record.route, record.method);
+    const outcome = OUTCOMES.includes(record.outcome) ? record.outcome : 'error';
+    entry.outcomes[outcome] += 1;
+    const legacyStatus = record.status.legacy;
+    if ((outcome === 'match' || outcome === 'noise') && legacyStatus !== null && legacyStatus >= 200 && legacyStatus < 300) entry.agreedOnSuccess += 1;
+    if (entry.mode === null) entry.mode = record.mode;
+    const cleaned = clean(record, entry.route, entry.method, outcome);
+    // Examples first, so a pattern the tally adds keeps a real example when there is one.
+    for (const difference of cleaned.differences) notePattern(entry, difference, cleaned, record.tally === undefined);
+    if (record.tally) noteTally(entry, record.tally, cleaned);
+    if (outcome !== 'match' && maxRecords > 0) {
       if (ring.length < maxRecords) ring.push(cleaned);
       else ring[ringNext] = cleaned;
       ringNext = (ringNext + 1) % maxRecords;
+    }
+    return { entry, outcome, cleaned };
+  }
+
+  return {
+    noteUsage(route, method, mode) {
+      const { entry, mode: label } = applyUsage(route, method, mode, 1);
+      usage.inc({ route: entry.route, method: entry.method, mode: label });
+      if (listeners.length > 0) emit({ kind: 'usage', route: entry.route, method: entry.method, mode: label, count: 1 });
+    },
+
+    record(record) {
+      const { entry, outcome, cleaned } = applyRecord(record, cleanRecord);
+      results.inc({ route: entry.route, outcome });
+      if (listeners.length === 0) return;
+      if (outcome === 'match' && cleaned.differences.length === 0 && (record.tally?.length ?? 0) === 0) {
+        const onSuccess = record.status.legacy !== null && record.status.legacy >= 200 && record.status.legacy < 300 ? 1 : 0;
+        emit({ kind: 'matched', route: entry.route, method: entry.method, mode: cleaned.mode, count: 1, onSuccess });
+      } else emit({ kind: 'record', record: record.tally ? { ...cleaned, tally: cleanTally(record.tally) } : cleaned });
     },
 
     dropped(route, method) {
-      const entry = statsOf(route, method);
-      entry.outcomes.dropped += 1;
+      const entry = applyDropped(route, method, 1);
       results.inc({ route: entry.route, outcome: 'dropped' });
+      if (listeners.length > 0) emit({ kind: 'dropped', route: entry.route, method: entry.method, count: 1 });
+    },
+
+    applyRemote(event) {
+      if (event.kind === 'usage') applyUsage(event.route, event.method, event.mode, event.count);
+      else if (event.kind === 'dropped') applyDropped(event.route, event.method, event.count);
+      else if (event.kind === 'matched') applyMatched(event.route, event.method, event.mode, event.count, event.onSuccess);
+      else applyRecord(event.record, recheckRecord);
+    },
+
+    onLocalEvent(listener) {
+      listeners.push(listener);
     },
 
     observeSide(route, side, seconds) {
@@ -525,12 +657,17 @@ export function createParityStore(options: {
         });
 
       const wanted = Math.max(0, Math.min(reportOptions.recent ?? RECENT_DEFAULT, maxRecords));
-      // Newest first: the ring's write position walks backwards.
+      // Newest first: the ring's write position walks backwards. Other replicas' records arrive
+      // up to a second or so after they were made: the newest arrivals, a margin beyond those
+      // wanted, are put in time order (stable: ties keep arrival order) without sorting the ring.
       const recent: ComparisonRecord[] = [];
-      for (let i = 1; i <= Math.min(wanted, ring.length); i += 1) {
+      const window = wanted === 0 ? 0 : Math.min(ring.length, wanted + RECENT_ARRIVAL_MARGIN);
+      for (let i = 1; i <= window; i += 1) {
         const record = ring[(ringNext - i + ring.length * 2) % ring.length];
         if (record) recent.push(record);
       }
+      recent.sort((a, b) => b.at - a.at);
+      recent.length = Math.min(recent.length, wanted);
 
       const outcomes = zeroOutcomes();
       for (const r of routes) for (const outcome of OUTCOMES) outcomes[outcome] += r.outcomes[outcome];

@@ -150,6 +150,9 @@ export function createOperationRunners(deps: RouteDeps) {
             // Refused by NerdGraph (a 4xx) or not sent at all: this step is known not applied.
             const known = failure instanceof V2Error && (failure.status < 500 || failure.kind === 'write_not_sent');
             if (known && mapping.partialTitle !== undefined) throw partial(failure);
+            // Held back by a budget: certainly not sent, so a known partial outcome for every
+            // chain (partial() falls back to unconfirmedTitle), never a 5xx a client would retry.
+            if (error instanceof OverBudget && failure instanceof V2Error) throw partial(failure);
             throw new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
           }
           throw writeFailure(error, mapping);

@@ -1,7 +1,7 @@
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { MemoryState } from './memory-state.ts';
 import type { RedisState } from './redis-state.ts';
-import type { Lease, SharedState, Spend, StreamEntry } from './shared-state.ts';
+import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
 
 /**
  * Redis trouble never takes the gateway down. Every operation goes to Redis while it answers;
@@ -33,6 +33,13 @@ export interface StatusReporting {
   status(): SharedStateStatus;
 }
 
+class RedisTimeout extends Error {
+  override name = 'RedisTimeout';
+  constructor() {
+    super('Redis did not answer within STATE_TIMEOUT_MS');
+  }
+}
+
 /** ioredis's error for a command Redis refused (it answered: the connection is fine). */
 function isReplyError(error: unknown): boolean {
   return error instanceof Error && error.name === 'ReplyError';
@@ -48,12 +55,14 @@ export class DegradingState implements SharedState, StatusReporting {
   private fallbacks = 0;
   private readonly probe: NodeJS.Timeout;
   private probing = false;
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly redis: RedisState,
     private readonly metrics: GatewayMetrics,
-    options: { probeMs: number; now?: () => number },
+    options: { probeMs: number; timeoutMs: number; now?: () => number },
   ) {
+    this.timeoutMs = options.timeoutMs;
     this.memory = new MemoryState(options.now);
     metrics.sharedStateDegraded.set(0);
     this.probe = setInterval(() => void this.recover(), options.probeMs);
@@ -74,7 +83,7 @@ export class DegradingState implements SharedState, StatusReporting {
   private degrade(error: unknown): void {
     if (!this.connected) return;
     const name = error instanceof Error ? error.name : typeof error;
-    this.lastError = name === 'Error' && error instanceof Error && /timed? ?out/i.test(error.message) ? 'timeout' : name;
+    this.lastError = name === 'RedisTimeout' || (name === 'Error' && error instanceof Error && /timed? ?out/i.test(error.message)) ? 'timeout' : name;
     if (this.degradedAt !== undefined) return;
     this.degradedAt = Date.now();
     this.metrics.sharedStateDegraded.set(1);
@@ -106,10 +115,16 @@ export class DegradingState implements SharedState, StatusReporting {
   }
 
   /** Redis while it answers, else memory; a Redis failure degrades this replica and is served from memory. */
-  private async run<T>(operation: string, onRedis: (redis: SharedState) => Promise<T>, onMemory: (memory: SharedState) => Promise<T>): Promise<T> {
+  private async run<T>(
+    operation: string,
+    onRedis: (redis: SharedState) => Promise<T>,
+    onMemory: (memory: SharedState) => Promise<T>,
+    /** What to do with a Redis answer that arrives after the timeout gave up on it (e.g. give a lease back). */
+    onAbandoned?: (late: T) => void,
+  ): Promise<T> {
     if (this.connected && this.degradedAt === undefined) {
       try {
-        return await onRedis(this.redis);
+        return await this.withinTimeout(onRedis(this.redis), onAbandoned);
       } catch (error) {
         // Redis answered, with an error about this one command (WRONGTYPE on a foreign value,
         // OOM under maxmemory): that command is served from memory, the replica stays shared.
@@ -123,6 +138,36 @@ export class DegradingState implements SharedState, StatusReporting {
     // Start-up before Redis first answered is not a fallback: nothing was shared yet.
     if (this.connected) this.fellBack(operation);
     return onMemory(this.memory);
+  }
+
+  /**
+   * The command's answer, or a timeout after `timeoutMs`. A timer that fires late because the
+   * event loop was busy (a long synchronous task) fires before the loop reads the answer that
+   * arrived meanwhile: the answer gets one more turn of the loop (setImmediate runs after the
+   * poll phase) before Redis is called slow, so a busy replica does not degrade itself.
+   */
+  private async withinTimeout<T>(command: Promise<T>, onAbandoned?: (late: T) => void): Promise<T> {
+    const settled = command.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.timeoutMs)));
+    try {
+      let outcome = await Promise.race([settled, late]);
+      if (outcome === 'late') {
+        await new Promise((resolve) => setImmediate(resolve));
+        outcome = await Promise.race([settled, Promise.resolve('late' as const)]);
+      }
+      if (outcome === 'late') {
+        if (onAbandoned) command.then(onAbandoned, () => undefined);
+        throw new RedisTimeout();
+      }
+      if ('error' in outcome) throw outcome.error;
+      return outcome.value;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private both<T>(operation: string, use: (state: SharedState) => Promise<T>): Promise<T> {
@@ -150,7 +195,9 @@ export class DegradingState implements SharedState, StatusReporting {
   }
 
   async acquireLease(key: string, limit: number, ttlMs: number): Promise<Lease | undefined> {
-    const lease = await this.both('acquire_lease', (s) => s.acquireLease(key, limit, ttlMs));
+    const acquire = (s: SharedState): Promise<Lease | undefined> => s.acquireLease(key, limit, ttlMs);
+    // An acquire given up on here may still run in Redis: its lease is given back when it arrives.
+    const lease = await this.run('acquire_lease', acquire, acquire, (late) => void late?.release().catch(() => undefined));
     if (lease === undefined) return undefined;
     // A lease taken in Redis whose release fails expires there by its TTL: never an error here.
     return { release: () => lease.release().catch(() => undefined) };
@@ -162,6 +209,10 @@ export class DegradingState implements SharedState, StatusReporting {
 
   spend(key: string, cost: number, limit: number, windowMs: number): Promise<Spend> {
     return this.both('spend', (s) => s.spend(key, cost, limit, windowMs));
+  }
+
+  spendAll(windows: readonly WindowSpend[]): Promise<SpendAll> {
+    return this.both('spend_all', (s) => s.spendAll(windows));
   }
 
   append(stream: string, data: string, maxLength: number): Promise<void> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Lease, SharedState, Spend, StreamEntry } from './shared-state.ts';
+import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
 
 /**
  * SharedState in this process's memory: what a gateway without REDIS_URL uses, and what a
@@ -89,6 +89,27 @@ export class MemoryState implements SharedState {
     window.total += cost;
     this.windows.set(key, window);
     return { spent: true, total: window.total };
+  }
+
+  async spendAll(windows: readonly WindowSpend[]): Promise<SpendAll> {
+    const now = this.now();
+    const current = windows.map(({ key, windowMs }) => {
+      const window = this.windows.get(key);
+      return window === undefined || window.endsAt <= now ? { total: 0, endsAt: now + windowMs } : window;
+    });
+    let refusal: Extract<SpendAll, { spent: false }> | undefined;
+    windows.forEach(({ cost, limit }, index) => {
+      const window = current[index] as Window;
+      const retryAfterMs = Math.max(1, window.endsAt - now);
+      if (window.total + cost > limit && (refusal === undefined || retryAfterMs > refusal.retryAfterMs)) refusal = { spent: false, retryAfterMs, refused: index };
+    });
+    if (refusal !== undefined) return refusal;
+    windows.forEach(({ key, cost }, index) => {
+      const window = current[index] as Window;
+      window.total += cost;
+      this.windows.set(key, window);
+    });
+    return { spent: true };
   }
 
   async append(stream: string, data: string, maxLength: number): Promise<void> {

@@ -35,7 +35,7 @@ export function openSharedState(settings: SharedStateSettings, metrics: GatewayM
   const identityOf = createIdentityHasher(derive(secret, 'caller identity'));
   if (settings.redisUrl === undefined) return { state: new LocalState(now), keyOf, identityOf };
   const redis = new RedisState({ url: settings.redisUrl, commandTimeoutMs: settings.timeoutMs });
-  return { state: new DegradingState(redis, metrics, { probeMs: settings.probeMs, ...(now ? { now } : {}) }), keyOf, identityOf };
+  return { state: new DegradingState(redis, metrics, { probeMs: settings.probeMs, timeoutMs: settings.timeoutMs, ...(now ? { now } : {}) }), keyOf, identityOf };
 }
 
 /** What an app gets when nothing is given (tests, embedding): this process's memory. */

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Lease, SharedState, Spend, StreamEntry } from './shared-state.ts';
+import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
 
 /**
  * SharedState in Redis, through ioredis (README: why ioredis). Commands fail fast instead of
- * queueing while the connection is down (`enableOfflineQueue: false`) and time out after
- * `commandTimeoutMs`, so a slow or lost Redis costs a request at most that long, once:
- * degrading-state.ts then serves from memory until Redis answers again. ioredis reconnects
+ * queueing while the connection is down (`enableOfflineQueue: false`); degrading-state.ts times
+ * them out after STATE_TIMEOUT_MS, so a slow or lost Redis costs a request at most that long,
+ * once, and then serves from memory until Redis answers again. ioredis reconnects
  * by itself, with a capped backoff.
  *
  * Leases and budget windows are Lua scripts, atomic in Redis, timed by Redis's own clock
@@ -46,6 +46,36 @@ total = redis.call('INCRBY', KEYS[1], cost)
 if total == cost then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3])) end
 return {1, total}`;
 
+// KEYS: distinct counters; ARGV: cost, limit, windowMs for each key in turn. Checks every window,
+// then spends all or none. Answers {1} or {0, ms left, index (from 0)} of the refusing window
+// that resets last. (One script over several keys: fine on one Redis; a Redis Cluster would
+// need the keys in one hash slot.)
+const SPEND_ALL = `
+local refused, longest = -1, -1
+for i = 1, #KEYS do
+  local total = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if total + tonumber(ARGV[3 * i - 2]) > tonumber(ARGV[3 * i - 1]) then
+    local left = redis.call('PTTL', KEYS[i])
+    if left < 1 then left = tonumber(ARGV[3 * i]) end
+    if left > longest then refused, longest = i - 1, left end
+  end
+end
+if refused >= 0 then return {0, longest, refused} end
+for i = 1, #KEYS do
+  local cost = tonumber(ARGV[3 * i - 2])
+  local total = redis.call('INCRBY', KEYS[i], cost)
+  if total == cost then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[3 * i])) end
+end
+return {1}`;
+
+/**
+ * Leases this replica may have left in Redis: an acquire that timed out on this side (the
+ * script may still have run) or a release that failed. Released again once Redis answers (a
+ * reconnection, or the degrading layer's probe); bounded, the oldest dropped first (those
+ * expire by their TTL, as before).
+ */
+const MAX_LEFT_LEASES = 10_000;
+
 // KEYS[1] hash; ARGV: ttlMs, field, value, ...: the TTL is set when the hash is created only.
 const HASH_SET = `
 local created = redis.call('EXISTS', KEYS[1]) == 0
@@ -58,11 +88,16 @@ export class RedisState implements SharedState {
   private readonly client: Redis;
   private subscriber: Redis | undefined;
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
+  /** Lease id -> its key, for leases to release again (MAX_LEFT_LEASES). */
+  private readonly leftLeases = new Map<string, string>();
+  private releasingLeft = false;
 
   constructor(options: RedisStateOptions) {
     this.client = new Redis(options.url, {
       enableOfflineQueue: false,
-      commandTimeout: options.commandTimeoutMs,
+      // The degrading layer times commands out itself (it tells a slow Redis from a busy
+      // loop); this is only the backstop that frees a command Redis never answers.
+      commandTimeout: Math.max(4 * options.commandTimeoutMs, 2_000),
       connectTimeout: Math.max(1_000, options.commandTimeoutMs),
       maxRetriesPerRequest: 0,
       retryStrategy: (times) => Math.min(100 * times, 1_000),
@@ -71,6 +106,7 @@ export class RedisState implements SharedState {
     // Errors are counted by the degrading layer through the failed commands; the client's own
     // 'error' events (one per failed reconnect) would otherwise be thrown as unhandled.
     this.client.on('error', () => undefined);
+    this.client.on('ready', () => void this.releaseLeftLeases());
   }
 
   /** True while commands can be sent (connected and past the ready check). */
@@ -85,6 +121,36 @@ export class RedisState implements SharedState {
 
   async ping(): Promise<void> {
     await this.client.ping();
+    // Redis answers again (the degrading layer's probe): what a stall left behind can go now.
+    void this.releaseLeftLeases();
+  }
+
+  /** Leases waiting to be released again (tests, diagnostics). */
+  get leftLeaseCount(): number {
+    return this.leftLeases.size;
+  }
+
+  private leaveLease(key: string, id: string): void {
+    if (this.leftLeases.size >= MAX_LEFT_LEASES) {
+      const oldest = this.leftLeases.keys().next().value;
+      if (oldest !== undefined) this.leftLeases.delete(oldest);
+    }
+    this.leftLeases.set(id, key);
+  }
+
+  private async releaseLeftLeases(): Promise<void> {
+    if (this.leftLeases.size === 0 || this.releasingLeft) return;
+    this.releasingLeft = true;
+    try {
+      for (const [id, key] of [...this.leftLeases]) {
+        await this.client.zrem(key, id);
+        this.leftLeases.delete(id);
+      }
+    } catch {
+      // Redis failing again: the rest waits for the next time it answers.
+    } finally {
+      this.releasingLeft = false;
+    }
   }
 
   async get(key: string): Promise<string | undefined> {
@@ -113,14 +179,26 @@ export class RedisState implements SharedState {
 
   async acquireLease(key: string, limit: number, ttlMs: number): Promise<Lease | undefined> {
     const id = randomUUID();
-    const got = await this.client.eval(ACQUIRE_LEASE, 1, key, limit, Math.max(1, Math.round(ttlMs)), id);
+    let got: unknown;
+    try {
+      got = await this.client.eval(ACQUIRE_LEASE, 1, key, limit, Math.max(1, Math.round(ttlMs)), id);
+    } catch (error) {
+      // The script may have run (a timeout on this side only): release it once Redis answers.
+      this.leaveLease(key, id);
+      throw error;
+    }
     if (got !== 1) return undefined;
     let released = false;
     return {
       release: async () => {
         if (released) return;
         released = true;
-        await this.client.zrem(key, id);
+        try {
+          await this.client.zrem(key, id);
+        } catch (error) {
+          this.leaveLease(key, id);
+          throw error;
+        }
       },
     };
   }
@@ -132,6 +210,13 @@ export class RedisState implements SharedState {
   async spend(key: string, cost: number, limit: number, windowMs: number): Promise<Spend> {
     const answer = (await this.client.eval(SPEND, 1, key, cost, limit, Math.max(1, Math.round(windowMs)))) as [number, number];
     return answer[0] === 1 ? { spent: true, total: Number(answer[1]) } : { spent: false, retryAfterMs: Number(answer[1]) };
+  }
+
+  async spendAll(windows: readonly WindowSpend[]): Promise<SpendAll> {
+    if (windows.length === 0) return { spent: true };
+    const args = windows.flatMap(({ cost, limit, windowMs }) => [cost, limit, Math.max(1, Math.round(windowMs))]);
+    const answer = (await this.client.eval(SPEND_ALL, windows.length, ...windows.map((w) => w.key), ...args)) as number[];
+    return answer[0] === 1 ? { spent: true } : { spent: false, retryAfterMs: Number(answer[1]), refused: Number(answer[2]) };
   }
 
   async append(stream: string, data: string, maxLength: number): Promise<void> {

@@ -17,6 +17,17 @@ export interface Lease {
 
 export type Spend = { spent: true; total: number } | { spent: false; retryAfterMs: number };
 
+/** One budget window of a multi-window spend (spendAll). */
+export interface WindowSpend {
+  key: string;
+  cost: number;
+  limit: number;
+  windowMs: number;
+}
+
+/** spendAll's answer: all spent, or none, with the refusing window (its index) that resets last. */
+export type SpendAll = { spent: true } | { spent: false; retryAfterMs: number; refused: number };
+
 export interface StreamEntry {
   id: string;
   data: string;
@@ -48,6 +59,12 @@ export interface SharedState {
    * first spend). Refused, with the time left in the window, when the spend would pass it.
    */
   spend(key: string, cost: number, limit: number, windowMs: number): Promise<Spend>;
+  /**
+   * `spend` over several windows (distinct keys) at once, atomically: every window is checked
+   * first, then all are spent, or none (a call refused by one window has spent nothing of the
+   * others). Refused: the refusing window whose reset comes last, and the time until then.
+   */
+  spendAll(windows: readonly WindowSpend[]): Promise<SpendAll>;
 
   /** Appends to a stream kept to about `maxLength` entries. */
   append(stream: string, data: string, maxLength: number): Promise<void>;

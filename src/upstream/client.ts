@@ -6,7 +6,7 @@ import { ReadMicroCache, SharedReadLayer, type Sized } from './micro-cache.ts';
 import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 import type { StatusReporting } from '../state/degrading-state.ts';
 import { requestDue } from '../budget/request-due.ts';
-import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
+import { OverBudget, UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
 
 /**
  * The NerdGraph client: one POST of pre-serialised GraphQL JSON per attempt with undici's
@@ -234,11 +234,22 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
     const body = requestBody(document, call.variables);
     // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
     const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;
+    // The failure that asked for a retry: what the caller learns when the retry is never sent.
+    let earlier: UpstreamError | undefined;
+    let heldBack = false;
     try {
       for (let attemptNo = 1; ; attemptNo++) {
         try {
           // Each attempt sent is admitted by the budgets first (a refused one is never sent).
-          const release = await options.budget?.admit(call, document, deadline);
+          let release: (() => void) | undefined;
+          try {
+            release = await options.budget?.admit(call, document, deadline);
+          } catch (refused) {
+            // Held back (no slot, or no time left to send it): no more attempts. For a retry,
+            // the call failed as the earlier attempt did (what a client can act on).
+            heldBack = true;
+            throw refused instanceof OverBudget && earlier !== undefined ? earlier : refused;
+          }
           try {
             // Fired while queued: this attempt never goes (an earlier one did, if any).
             if (deadline.aborted) throw firedError(deadline, attemptNo > 1);
@@ -247,7 +258,8 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
             release?.();
           }
         } catch (error) {
-          if (!(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
+          if (heldBack || !(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
+          earlier = error;
           const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
           if (askedMs > MAX_BACKOFF_MS) throw error;
           await sleep(askedMs || 50 * 2 ** attemptNo, deadline);

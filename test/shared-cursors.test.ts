@@ -1,5 +1,8 @@
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CursorCache } from '../src/cache/cursor-cache.ts';
 import { createSandbox } from '../src/sandbox/server.ts';
+import { localState } from '../src/state/open.ts';
 import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
 import { startReplica, type Replica } from './support/replicas.ts';
 import { startUpstreamMeter, type UpstreamMeter } from './support/upstream-meter.ts';
@@ -26,6 +29,33 @@ interface Answer {
 async function get(replica: Replica, path: string, key = DEMO_KEY): Promise<Answer> {
   const response = await fetch(`${replica.url}${path}`, { headers: { 'X-Api-Key': key } });
   return { status: response.status, body: await response.text(), link: response.headers.get('link'), replica: response.headers.get('x-v2bridge-replica') };
+}
+
+/** Every string stored under `key`, whatever its type (as test/redis-key-scan.test.ts reads them). */
+async function valuesOf(client: Redis, key: string): Promise<string[]> {
+  const type = await client.type(key);
+  switch (type) {
+    case 'string':
+      return [(await client.get(key)) ?? ''];
+    case 'hash':
+      return Object.entries(await client.hgetall(key)).flat();
+    case 'zset':
+      return client.zrange(key, '0', '-1');
+    case 'set':
+      return client.smembers(key);
+    case 'list':
+      return client.lrange(key, 0, -1);
+    case 'stream':
+      return (await client.xrange(key, '-', '+')).flatMap(([id, fields]) => [id, ...fields]);
+    default:
+      return [`unexpected type ${type}`];
+  }
+}
+
+/** How many times Redis ran `command` since it started (INFO commandstats). */
+async function commandCalls(client: Redis, command: string): Promise<number> {
+  const match = new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(await client.info('commandstats'));
+  return match ? Number(match[1]) : 0;
 }
 
 /** Until the replica uses Redis (start-up serves from memory until Redis first answers). */
@@ -84,6 +114,19 @@ describe.skipIf(!hasRedis)('two gateway processes sharing Redis', () => {
     await slowMeter?.close();
     await sandbox?.close();
     await redis?.stop();
+  });
+
+  it('a cold page 2 reads what is known of its search once: page 1 taught the rest', async () => {
+    const [a] = plain as [Replica, Replica];
+    const inspect = redis.inspect();
+    const before = await commandCalls(inspect, 'hgetall');
+    const answer = await get(a, '/v2/mobile_applications.json?page=2');
+    expect(answer.status).toBe(200);
+    expect((await commandCalls(inspect, 'hgetall')) - before).toBe(1);
+    // The same page again taught nothing new: read once, written not at all.
+    const [reads, writes] = [await commandCalls(inspect, 'hgetall'), await commandCalls(inspect, 'hset')];
+    expect((await get(a, '/v2/mobile_applications.json?page=2')).status).toBe(200);
+    expect({ reads: (await commandCalls(inspect, 'hgetall')) - reads, writes: (await commandCalls(inspect, 'hset')) - writes }).toEqual({ reads: 1, writes: 0 });
   });
 
   it('page 1 from A, then page 2 from B: B sends one entity search, no accounts lookup and no walk from page 1', async () => {
@@ -179,9 +222,23 @@ describe.skipIf(!hasRedis)('two gateway processes sharing Redis', () => {
     expect([...purposes].sort()).toEqual(expect.arrayContaining(['accounts', 'cursors', 'micro', 'refused', 'writes']));
     for (const key of keys) {
       expect(key).toMatch(/^v2b:[a-z-]+:[A-Za-z0-9_-]{32}$/);
-      const type = await inspect.type(key);
-      const value = type === 'string' ? await inspect.get(key) : type === 'hash' ? JSON.stringify(await inspect.hgetall(key)) : '';
-      for (const secret of [DEMO_KEY, BAD_KEY, 'NRAK-', 'SANDBOX-DEMO']) expect(value ?? '', `${key}`).not.toContain(secret);
+      const values = await valuesOf(inspect, key);
+      for (const secret of [DEMO_KEY, BAD_KEY, 'NRAK-', 'SANDBOX-DEMO']) for (const value of values) expect(value, `${key}`).not.toContain(secret);
     }
+  });
+});
+
+describe('page cursors kept in this process (no Redis, or Redis degraded)', () => {
+  it('keeps at most 5,000 searches and the latest 1,000 cursors of each', async () => {
+    const cursors = new CursorCache(localState(), { ttlMs: 60_000 });
+    for (let search = 0; search <= 5_000; search++) await cursors.remember(`search-${search}`, 10);
+    expect((await cursors.pages('search-0')).count).toBeUndefined();
+    expect((await cursors.pages('search-5000')).count).toBe(10);
+    for (let page = 2; page <= 1_200; page++) await cursors.remember('long', null, { page, cursor: `cursor-${page}` });
+    const long = await cursors.pages('long');
+    expect(long.nearest(1_200)).toEqual({ page: 1_200, cursor: 'cursor-1200' });
+    expect(long.nearest(201)).toEqual({ page: 201, cursor: 'cursor-201' });
+    // The first learned went: page 200's cursor is no longer known, page 1 is the start.
+    expect(long.nearest(200)).toEqual({ page: 1, cursor: null });
   });
 });

@@ -1,4 +1,6 @@
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
+import type { StatusReporting } from '../state/degrading-state.ts';
 import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 
 /**
@@ -12,6 +14,10 @@ import type { SharedState, StateKeyer } from '../state/shared-state.ts';
  *
  * Stored as one hash per search: `count` (a number, or 'null' when NerdGraph did not say) and
  * `p<N>` = the cursor of page N. Page 1 needs none.
+ *
+ * While the state is not shared (no Redis, or Redis degraded/connecting) searches are kept in
+ * a bounded map of this process instead: at most MAX_SEARCHES searches of at most
+ * MAX_PAGES_PER_SEARCH cursors each (the earliest learned go first: a walk needs its latest).
  */
 export interface SearchPages {
   /** Total matches as NerdGraph last reported them; null when it did not say; undefined: search not seen. */
@@ -22,6 +28,12 @@ export interface SearchPages {
 
 const PAGE_FIELD = /^p([1-9][0-9]{0,8})$/;
 const CountField = z.union([z.literal('null').transform(() => null), z.string().regex(/^[0-9]{1,15}$/).transform(Number)]);
+
+function fieldsOf(count: number | null, next?: { page: number; cursor: string }): Record<string, string> {
+  const fields: Record<string, string> = { count: count === null ? 'null' : String(count) };
+  if (next) fields[`p${next.page}`] = next.cursor;
+  return fields;
+}
 
 function pagesOf(fields: Record<string, string>): SearchPages {
   // Whatever another replica (or an older version) wrote: an unreadable count is an unseen search.
@@ -46,11 +58,31 @@ function pagesOf(fields: Record<string, string>): SearchPages {
   };
 }
 
+/** As before shared state: searches this process keeps when it keeps them alone. */
+const MAX_SEARCHES = 5_000;
+const MAX_PAGES_PER_SEARCH = 1_000;
+
 export class CursorCache {
+  /** The searches of this process: `count` and `p<N>` fields, as in shared state. */
+  private readonly local: LRUCache<string, Map<string, string>>;
+
   constructor(
-    private readonly shared: { state: SharedState; keyOf: StateKeyer },
+    private readonly shared: { state: SharedState & Partial<StatusReporting>; keyOf: StateKeyer },
     private readonly options: { ttlMs: number },
-  ) {}
+  ) {
+    this.local = new LRUCache({ max: MAX_SEARCHES, ttl: options.ttlMs, noUpdateTTL: true });
+  }
+
+  /** What the first page of a search taught, as pages() would answer after remember(). */
+  static taught(count: number | null, next?: { page: number; cursor: string }): SearchPages {
+    return pagesOf(fieldsOf(count, next));
+  }
+
+  /** Redis answers: the hash in Redis; otherwise this process's bounded map. */
+  private isShared(): boolean {
+    const { state } = this.shared;
+    return state.backend === 'redis' && state.status?.().state === 'shared';
+  }
 
   /** The shared-state name of one search: an HMAC, so neither the caller nor the query shows. */
   keyOf(identity: string, accountId: number, operation: string, query: string): string {
@@ -59,17 +91,32 @@ export class CursorCache {
 
   /** What is known of a search (one shared-state read). */
   async pages(key: string): Promise<SearchPages> {
+    if (!this.isShared()) return pagesOf(Object.fromEntries(this.local.get(key) ?? []));
     return pagesOf(await this.shared.state.hashGetAll(key));
   }
 
   /** Records what a fetched page taught: the count, and the cursor of the page after it. */
   async remember(key: string, count: number | null, next?: { page: number; cursor: string }): Promise<void> {
-    const fields: Record<string, string> = { count: count === null ? 'null' : String(count) };
-    if (next) fields[`p${next.page}`] = next.cursor;
-    await this.shared.state.hashSet(key, fields, this.options.ttlMs);
+    const fields = fieldsOf(count, next);
+    if (this.isShared()) {
+      await this.shared.state.hashSet(key, fields, this.options.ttlMs);
+      return;
+    }
+    const known = this.local.get(key);
+    if (known === undefined) {
+      this.local.set(key, new Map(Object.entries(fields)));
+      return;
+    }
+    for (const [field, value] of Object.entries(fields)) known.set(field, value);
+    // `count` plus the pages: the first learned (Map order) go, the walk's frontier stays.
+    for (const field of known.keys()) {
+      if (known.size <= MAX_PAGES_PER_SEARCH + 1) break;
+      if (field !== 'count') known.delete(field);
+    }
   }
 
   async forget(key: string): Promise<void> {
-    await this.shared.state.delete(key);
+    this.local.delete(key);
+    if (this.isShared()) await this.shared.state.delete(key);
   }
 }

@@ -101,6 +101,8 @@ export function createAccountResolver(deps: {
         const accounts = parseAnswer(AccountsAnswer, data, 'AccessibleAccounts').actor.accounts;
         const ids = new Set((accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
         guard.accept(caller.identity);
+        // A refusal recorded while this lookup ran is contradicted by it: gone before the accounts are stored.
+        await guard.forgetRefusal(caller.identity);
         // Stored before the answer: a request the client sends next, to any replica, finds it.
         if (sharedKey !== undefined) {
           const stored = JSON.stringify({ ids: [...ids], expiresAt: Date.now() + deps.ttlMs });

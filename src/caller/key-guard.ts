@@ -106,6 +106,17 @@ export class KeyGuard {
   }
 
   /**
+   * NerdGraph just accepted this key: a refusal recorded meanwhile (here or by another replica,
+   * say a transient "forbidden") no longer holds. Resolved once it is gone from shared state too,
+   * so no replica refuses a key whose accounts are stored after this. Never fails.
+   */
+  async forgetRefusal(identity: string): Promise<void> {
+    this.refused?.delete(identity);
+    if (this.shared === undefined || this.refused === undefined) return;
+    await this.shared.state.delete(this.shared.keyOf('refused', identity)).catch(() => undefined);
+  }
+
+  /**
    * The refusal another replica (or this one) recorded in shared state: one read, made only
    * when a key is about to be verified with NerdGraph, never per request. Remembered here too.
    */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CoalescingCache } from '../cache/coalescing-cache.ts';
+import { CursorCache } from '../cache/cursor-cache.ts';
 import { SharedOnce, SingleFlight } from '../cache/single-flight.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
 import { invalidParameter } from '../v2/errors.ts';
@@ -91,7 +92,11 @@ export function createListRunner(deps: RouteDeps) {
     const key = deps.cursors.keyOf(req.caller.identity, req.accountId, mapping.operation, query);
     const fetchAndLearn = async (at: { page: number; cursor: string | null }): Promise<FetchedPage> => {
       const fetched = await fetchOne(mapping, req, query, at.cursor, key);
-      await deps.cursors.remember(key, fetched.count, fetched.nextCursor === null ? undefined : { page: at.page + 1, cursor: fetched.nextCursor });
+      const next = fetched.nextCursor === null ? undefined : { page: at.page + 1, cursor: fetched.nextCursor };
+      // A warm page teaches nothing new (same count, next cursor known): no write to shared state.
+      const nearestNext = next === undefined ? undefined : known.nearest(next.page);
+      const taughtNothing = known.count === fetched.count && (next === undefined || (nearestNext?.page === next.page && nearestNext.cursor === next.cursor));
+      if (!taughtNothing) await deps.cursors.remember(key, fetched.count, next);
       return fetched;
     };
     let known = await deps.cursors.pages(key);
@@ -99,7 +104,8 @@ export function createListRunner(deps: RouteDeps) {
     if (page > 1 && known.count === undefined) {
       const first = await fetchAndLearn({ page: 1, cursor: null });
       if (first.nextCursor === null) return emptyPage(first.count);
-      known = await deps.cursors.pages(key);
+      // What page 1 taught is all a cold search knows: no second read of shared state.
+      known = CursorCache.taught(first.count, { page: 2, cursor: first.nextCursor });
     }
 
     let start = known.nearest(page);
@@ -127,6 +133,8 @@ export function createListRunner(deps: RouteDeps) {
         // The fresh walk obeys the same bound as any other.
         if (!refusedRememberedCursor || restarted || page - 1 >= MAX_PAGES_WALKED) throw error;
         await deps.cursors.forget(key);
+        // Nothing is known any more: the fresh walk records what it learns again.
+        known = await deps.cursors.pages(key);
         restarted = true;
         start = at = { page: 1, cursor: null };
       }

@@ -271,8 +271,8 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
       return { plan, variables, id: nextPlanId++, size: variables.data.length + variables.known.length };
     });
     const { plan } = built;
-    // A call begun before a write, or in an earlier window, is never joined (nor its answer kept).
-    const epoch = readWindow === undefined ? '' : `${readWindow.generation}:${Math.floor(startedAt / readWindow.ttlMs)}`;
+    // A call begun before a write, or in an earlier window, is never joined (nor its answer kept); nor, across replicas without a trusted window (degraded), one begun before this request.
+    const epoch = readWindow === undefined ? (deps.nerdgraph.freshReadWindow ? `untrusted:${startedAt}` : '') : `${readWindow.generation}:${Math.floor(startedAt / readWindow.ttlMs)}`;
     const answer = await fetchAnswer(mapping, req, built, window, epoch);
     requireTarget(answer.probe, target, mapping, req.accountId, deps);
 

@@ -4,6 +4,8 @@ import { redactKeys } from '../caller/redact.ts';
 import { prepareDocument, requestBody, type OperationDocument, type OperationDocuments, type PreparedDocument } from './documents.ts';
 import { ReadMicroCache, SharedReadLayer, type Sized } from './micro-cache.ts';
 import type { SharedState, StateKeyer } from '../state/shared-state.ts';
+import type { StatusReporting } from '../state/degrading-state.ts';
+import { requestDue } from '../budget/request-due.ts';
 import { OverBudget, UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
 
 /**
@@ -77,7 +79,7 @@ export interface NerdGraphClientOptions {
    * replicas' common one): when it is Redis, identical reads are answered once for all
    * replicas, and a write through any replica empties every replica's micro-cache.
    */
-  microCache?: { ttlMs: number; maxBytes: number; identityOf: (apiKey: string) => string; shared?: { state: SharedState; keyOf: StateKeyer } };
+  microCache?: { ttlMs: number; maxBytes: number; identityOf: (apiKey: string) => string; shared?: { state: SharedState & StatusReporting; keyOf: StateKeyer } };
   /** Absent: every attempt is sent at once. */
   budget?: NerdGraphBudget;
 }
@@ -278,10 +280,13 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
   const sharedState = options.microCache?.shared;
   const acrossReplicas =
     micro && sharedState && sharedState.state.backend === 'redis'
-      ? new SharedReadLayer({ ...sharedState, ttlMs: micro.cache.ttlMs, lockTtlMs: options.timeoutMs, metrics: options.metrics })
+      ? new SharedReadLayer({ state: sharedState.state, keyOf: sharedState.keyOf, ttlMs: micro.cache.ttlMs, metrics: options.metrics })
       : undefined;
   // A write through another replica: nothing this one read before it may be served after it.
   acrossReplicas?.onWrite(() => micro?.cache.invalidate());
+
+  /** When the call must be answered: the inbound request's due time, within the call's own bound. */
+  const dueOf = (): number => Math.min(performance.now() + options.timeoutMs, requestDue() ?? Number.POSITIVE_INFINITY);
 
   const readWindow = (): { ttlMs: number; generation: number } | undefined =>
     micro ? { ttlMs: micro.cache.ttlMs, generation: micro.cache.writeGeneration } : undefined;
@@ -292,8 +297,8 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
     ...(acrossReplicas
       ? {
           async freshReadWindow() {
-            await acrossReplicas.freshGeneration();
-            return readWindow();
+            // Not known from Redis (degraded): nothing may be kept beside the cache either.
+            return (await acrossReplicas.freshGeneration()) === undefined ? undefined : readWindow();
           },
         }
       : {}),
@@ -308,12 +313,17 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
         } finally {
           micro.cache.invalidate();
           // Before the write is answered: a read the client sends next, to any replica, sees it.
-          if (acrossReplicas) await acrossReplicas.written();
+          if (acrossReplicas) await acrossReplicas.written(dueOf());
         }
       }
       if (call.signal?.aborted) throw firedError(call.signal, false);
       // Writes through other replicas answered before this call are seen before the cache is.
-      if (acrossReplicas) await acrossReplicas.freshGeneration();
+      const generation = acrossReplicas ? await acrossReplicas.freshGeneration() : '';
+      // Degraded: no write through another replica can be ruled out, so no cache is trusted.
+      if (generation === undefined) {
+        options.metrics.cacheLookups.inc({ cache: 'micro', result: 'bypassed' });
+        return (await send<T>(call, document)).data;
+      }
       const key = `${micro.identityOf(call.apiKey)}\n${call.operation}\n${call.variablesKey === undefined ? JSON.stringify(call.variables) : `#${call.variablesKey}`}`;
       // Callers without a signal still get one deadline for their wait.
       const waiting = call.signal ?? AbortSignal.timeout(options.timeoutMs);
@@ -324,7 +334,15 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
         const sendOnce = (): Promise<Sized<T>> => send<T>({ ...call, signal }, document);
         if (acrossReplicas === undefined || !acrossReplicas.shares(call.operation)) return sendOnce();
         // The variables themselves (a variablesKey names them in this process only).
-        const read = { identity: micro.identityOf(call.apiKey), operation: call.operation, variables: JSON.stringify(call.variables), apiKey: call.apiKey };
+        const read = {
+          identity: micro.identityOf(call.apiKey),
+          operation: call.operation,
+          document: document.hash,
+          variables: JSON.stringify(call.variables),
+          apiKey: call.apiKey,
+          generation,
+          dueAt: dueOf(),
+        };
         return acrossReplicas.read<T>(read, sendOnce, signal);
       };
       try {

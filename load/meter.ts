@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { operationOf } from '../test/support/fault-proxy.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
@@ -29,17 +30,6 @@ export type MeterStats = z.infer<typeof MeterStats>;
 /** How the meter names a key in its figures (never the key itself). */
 export const meterKeyHash = (apiKey: string): string => createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
 
-/** The GraphQL operation a NerdGraph request body names ('' when it names none). */
-function operationOf(body: string): string {
-  try {
-    const parsed = JSON.parse(body) as { operationName?: unknown; query?: unknown };
-    if (typeof parsed.operationName === 'string' && parsed.operationName !== '') return parsed.operationName;
-    if (typeof parsed.query === 'string') return /\b(?:mutation|query)\s+(\w+)/.exec(parsed.query)?.[1] ?? '';
-  } catch {
-    // Not JSON: NerdGraph would refuse it; counted under ''.
-  }
-  return '';
-}
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Redis } from 'ioredis';
 import { createSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
-import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
+import { redisAvailable, startRedis, type TestRedis, valuesOf } from './support/redis.ts';
 import { startReplica, type Replica } from './support/replicas.ts';
 
 /**
@@ -13,26 +12,6 @@ const KEYS = ['NRAK-SANDBOX-DEMO', 'NRAK-SANDBOX-MULTI', 'NRAK-SANDBOX-SECONDARY
 const REFUSED = 'NRAK-REFUSEDKEY0123456789ABCDEFGH';
 const hasRedis = redisAvailable();
 
-/** Every string stored under `key`, whatever its type. */
-async function valuesOf(client: Redis, key: string): Promise<string[]> {
-  const type = await client.type(key);
-  switch (type) {
-    case 'string':
-      return [(await client.get(key)) ?? ''];
-    case 'hash':
-      return Object.entries(await client.hgetall(key)).flat();
-    case 'zset':
-      return client.zrange(key, '0', '-1');
-    case 'set':
-      return client.smembers(key);
-    case 'list':
-      return client.lrange(key, 0, -1);
-    case 'stream':
-      return (await client.xrange(key, '-', '+')).flatMap(([id, fields]) => [id, ...fields]);
-    default:
-      return [`unexpected type ${type}`];
-  }
-}
 
 describe.skipIf(!hasRedis)('Redis after two replicas served', () => {
   let redis: TestRedis;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorCache } from '../src/cache/cursor-cache.ts';
 import { createSandbox } from '../src/sandbox/server.ts';
 import { localState } from '../src/state/open.ts';
-import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
+import { redisAvailable, startRedis, type TestRedis, valuesOf } from './support/redis.ts';
 import { startReplica, type Replica } from './support/replicas.ts';
 import { startUpstreamMeter, type UpstreamMeter } from './support/upstream-meter.ts';
 
@@ -31,26 +31,6 @@ async function get(replica: Replica, path: string, key = DEMO_KEY): Promise<Answ
   return { status: response.status, body: await response.text(), link: response.headers.get('link'), replica: response.headers.get('x-v2bridge-replica') };
 }
 
-/** Every string stored under `key`, whatever its type (as test/redis-key-scan.test.ts reads them). */
-async function valuesOf(client: Redis, key: string): Promise<string[]> {
-  const type = await client.type(key);
-  switch (type) {
-    case 'string':
-      return [(await client.get(key)) ?? ''];
-    case 'hash':
-      return Object.entries(await client.hgetall(key)).flat();
-    case 'zset':
-      return client.zrange(key, '0', '-1');
-    case 'set':
-      return client.smembers(key);
-    case 'list':
-      return client.lrange(key, 0, -1);
-    case 'stream':
-      return (await client.xrange(key, '-', '+')).flatMap(([id, fields]) => [id, ...fields]);
-    default:
-      return [`unexpected type ${type}`];
-  }
-}
 
 /** How many times Redis ran `command` since it started (INFO commandstats). */
 async function commandCalls(client: Redis, command: string): Promise<number> {

@@ -1,5 +1,4 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics, type GatewayMetrics } from '../src/ops/metrics.ts';
 import { localState, openSharedState, type OpenedState } from '../src/state/open.ts';
@@ -8,7 +7,7 @@ import { createNerdGraphClient } from '../src/upstream/client.ts';
 import type { OperationDocuments } from '../src/upstream/documents.ts';
 import { UpstreamError } from '../src/upstream/errors.ts';
 import { json, startFakeUpstream } from './support/fake-upstream.ts';
-import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
+import { redisAvailable, startRedis, type TestRedis, valuesOf } from './support/redis.ts';
 
 /**
  * The micro-cache's layer across replicas, finer than the two-process test can show: two
@@ -44,26 +43,6 @@ const lookups = async (metrics: GatewayMetrics, result: string, cache = 'micro-s
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const never = new AbortController().signal;
 
-/** Every string stored under `key`, whatever its type (as test/redis-key-scan.test.ts reads them). */
-async function valuesOf(client: Redis, key: string): Promise<string[]> {
-  const type = await client.type(key);
-  switch (type) {
-    case 'string':
-      return [(await client.get(key)) ?? ''];
-    case 'hash':
-      return Object.entries(await client.hgetall(key)).flat();
-    case 'zset':
-      return client.zrange(key, '0', '-1');
-    case 'set':
-      return client.smembers(key);
-    case 'list':
-      return client.lrange(key, 0, -1);
-    case 'stream':
-      return (await client.xrange(key, '-', '+')).flatMap(([id, fields]) => [id, ...fields]);
-    default:
-      return [`unexpected type ${type}`];
-  }
-}
 
 /**
  * A TCP hop between one replica and Redis that can be cut (every connection dropped, new ones

@@ -1,4 +1,5 @@
 import { Agent, request, type Dispatcher } from 'undici';
+import { pause } from './pause.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { redactKeys } from '../caller/redact.ts';
 import { prepareDocument, requestBody, type OperationDocument, type OperationDocuments, type PreparedDocument } from './documents.ts';
@@ -145,16 +146,6 @@ function firedError(signal: AbortSignal, sent: boolean): UpstreamError {
   return new UpstreamError('cancelled', 'the request was cancelled before NerdGraph answered', { sent });
 }
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /** The per-call deadline when the caller gave no signal: one timer for the whole call. */
 function ownDeadline(timeoutMs: number): { signal: AbortSignal; clear: () => void } {
@@ -262,7 +253,7 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
           earlier = error;
           const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
           if (askedMs > MAX_BACKOFF_MS) throw error;
-          await sleep(askedMs || 50 * 2 ** attemptNo, deadline);
+          await pause(askedMs || 50 * 2 ** attemptNo, deadline);
           // The earlier attempt was sent; this one never will be.
           if (deadline.aborted) throw firedError(deadline, true);
         }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { pause } from './pause.ts';
 import { LRUCache } from 'lru-cache';
 import { SingleFlight } from '../cache/single-flight.ts';
 import { KEY_PREFIX } from '../caller/redact.ts';
@@ -174,16 +175,6 @@ const WAIT_SHARE = 0.5;
 const WRITE_RETRY_MS = 1_000;
 const STATUS_POLL_MS = 10;
 
-const pause = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 /** A moment of the shared state: whether it is shared, and how many operations memory served so far. */
 type Mark = { shared: boolean; fallbacks: number };

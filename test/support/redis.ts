@@ -110,3 +110,24 @@ export async function startRedis(): Promise<TestRedis> {
     },
   };
 }
+
+/** Every string stored under `key`, whatever its type: for the scans that look for API keys in Redis. */
+export async function valuesOf(client: Redis, key: string): Promise<string[]> {
+  const type = await client.type(key);
+  switch (type) {
+    case 'string':
+      return [(await client.get(key)) ?? ''];
+    case 'hash':
+      return Object.entries(await client.hgetall(key)).flat();
+    case 'zset':
+      return client.zrange(key, '0', '-1');
+    case 'set':
+      return client.smembers(key);
+    case 'list':
+      return client.lrange(key, 0, -1);
+    case 'stream':
+      return (await client.xrange(key, '-', '+')).flatMap(([id, fields]) => [id, ...fields]);
+    default:
+      return [`unexpected type ${type}`];
+  }
+}

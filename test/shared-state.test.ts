@@ -5,6 +5,7 @@ import { MemoryState } from '../src/state/memory-state.ts';
 import { RedisState } from '../src/state/redis-state.ts';
 import { createStateKeyer, type SharedState } from '../src/state/shared-state.ts';
 import { openSharedState } from '../src/state/open.ts';
+import { resolveOnce } from '../src/state/redis-connector.ts';
 import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
 
 /**
@@ -206,6 +207,36 @@ describe.skipIf(!hasRedis)('a replica started while Redis is down', () => {
     } finally {
       await state.close();
       await server.stop();
+    }
+  });
+});
+
+describe("Redis's host name", () => {
+  it('is looked up once at a time, however many reconnects ask, and a hung lookup is waited for only so long', async () => {
+    let started = 0;
+    let finish!: (address: string) => void;
+    const hung = (): Promise<string> => {
+      started++;
+      return new Promise((resolve) => (finish = resolve));
+    };
+    const attempts = Array.from({ length: 10 }, () => resolveOnce('redis.hung.test', 30, hung).catch((error: Error) => error.message));
+    expect(await Promise.all(attempts)).toEqual(Array(10).fill('lookup of the Redis host timed out'));
+    // Still hung: a later attempt joins it instead of taking another thread.
+    expect(await resolveOnce('redis.hung.test', 30, hung).catch(() => 'timed out')).toBe('timed out');
+    expect(started).toBe(1);
+    finish('10.0.0.7');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await resolveOnce('redis.hung.test', 30, async () => '10.0.0.8')).toBe('10.0.0.8');
+  });
+
+  it.skipIf(!hasRedis)('still connects by name', async () => {
+    const state = new RedisState({ url: `redis://localhost:${(redis as TestRedis).port}`, commandTimeoutMs: 2000 });
+    try {
+      for (let i = 0; i < 100 && !state.ready; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      await state.set('by-name', 'yes', 10_000);
+      expect(await (redis as TestRedis).inspect().get('by-name')).toBe('yes');
+    } finally {
+      await state.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { resolvingConnector } from './redis-connector.ts';
 import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
 
 /**
@@ -100,6 +101,9 @@ export class RedisState implements SharedState {
       // loop); this is only the backstop that frees a command Redis never answers.
       commandTimeout: Math.max(4 * options.commandTimeoutMs, 2_000),
       connectTimeout: Math.max(1_000, options.commandTimeoutMs),
+      // Redis's host name resolved one lookup at a time (redis-connector.ts: a name that stops
+      // resolving must not take libuv's thread pool from the gateway's other lookups).
+      Connector: resolvingConnector(Math.max(1_000, options.commandTimeoutMs)),
       maxRetriesPerRequest: 0,
       retryStrategy: (times) => Math.min(100 * times, 1_000),
       lazyConnect: false,

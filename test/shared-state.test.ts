@@ -229,6 +229,39 @@ describe("Redis's host name", () => {
     expect(await resolveOnce('redis.hung.test', 30, async () => '10.0.0.8')).toBe('10.0.0.8');
   });
 
+  it.skipIf(!hasRedis)('keeps reconnecting while its lookups hang, and shares again once Redis is back', async () => {
+    const server = await startRedis();
+    let dns: 'answers' | 'hangs' = 'answers';
+    // A stopped container's name: Docker's DNS forwards it and the lookup hangs, then fails.
+    const resolveHost = async (): Promise<string> => {
+      if (dns === 'answers') return '127.0.0.1';
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      throw Object.assign(new Error('getaddrinfo EAI_AGAIN'), { code: 'EAI_AGAIN' });
+    };
+    const state = new DegradingState(
+      new RedisState({ url: `redis://redis-hangs.invalid:${server.port}`, commandTimeoutMs: 1_000, resolveHost }),
+      createMetrics(),
+      { probeMs: 50, timeoutMs: 1_000 },
+    );
+    try {
+      for (let i = 0; i < 100 && state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(state.status().state).toBe('shared');
+      await server.kill();
+      dns = 'hangs';
+      await state.get('while-down');
+      expect(state.status().state).toBe('degraded');
+      // Several lookups time out meanwhile (1 s each): the client must not give up on them.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await server.restart();
+      dns = 'answers';
+      for (let i = 0; i < 300 && state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(state.status().state).toBe('shared');
+    } finally {
+      await state.close();
+      await server.stop();
+    }
+  }, 30_000);
+
   it.skipIf(!hasRedis)('still connects by name', async () => {
     const state = new RedisState({ url: `redis://localhost:${(redis as TestRedis).port}`, commandTimeoutMs: 2000 });
     try {

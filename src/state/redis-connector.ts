@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { createRequire } from 'node:module';
-import { isIP } from 'node:net';
+import { isIP, Socket } from 'node:net';
 import type { StandaloneConnectionOptions } from 'ioredis';
 import type * as StandaloneModule from 'ioredis/built/connectors/StandaloneConnector.js';
 
@@ -43,7 +43,10 @@ export function resolveOnce(host: string, timeoutMs: number, resolve: (name: str
   return Promise.race([pending, timeout]).finally(() => clearTimeout(timer));
 }
 
-export function resolvingConnector(lookupTimeoutMs: number) {
+/** How a host name becomes an address (dns.lookup by default; tests give their own). */
+export type HostResolver = (name: string) => Promise<string>;
+
+export function resolvingConnector(lookupTimeoutMs: number, resolve?: HostResolver) {
   return class ResolvingConnector extends StandaloneConnector {
     private readonly named: StandaloneConnectionOptions;
 
@@ -57,7 +60,18 @@ export function resolvingConnector(lookupTimeoutMs: number) {
       const named = this.named;
       const host = named.host;
       if (named.path || host === undefined || isIP(host) !== 0) return super.connect(onError);
-      const address = await resolveOnce(host, lookupTimeoutMs);
+      let address: string;
+      try {
+        address = await resolveOnce(host, lookupTimeoutMs, resolve);
+      } catch (error) {
+        // Not a rejection: ioredis ends a client whose connector rejects, for good. A destroyed
+        // stream with the error as the connector's first error is a failed connection attempt,
+        // which it reports and retries by its retryStrategy, as when net.connect's lookup fails.
+        this.firstError = error instanceof Error ? error : new Error('lookup of the Redis host failed');
+        const failed = new Socket();
+        failed.destroy();
+        return failed;
+      }
       // TLS still checks the certificate against the name, not the address.
       this.options = { ...named, host: address, ...(named.tls ? { tls: { servername: host, ...named.tls } } : {}) };
       return super.connect(onError);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { resolvingConnector } from './redis-connector.ts';
+import { resolvingConnector, type HostResolver } from './redis-connector.ts';
 import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
 
 /**
@@ -16,6 +16,8 @@ import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } fr
 export interface RedisStateOptions {
   url: string;
   commandTimeoutMs: number;
+  /** How Redis's host name is resolved (default dns.lookup, one at a time): tests stand in for a hung DNS. */
+  resolveHost?: HostResolver;
 }
 
 // KEYS[1] sorted set of lease ids scored by expiry (ms, Redis time); ARGV: limit, ttlMs, id.
@@ -103,7 +105,7 @@ export class RedisState implements SharedState {
       connectTimeout: Math.max(1_000, options.commandTimeoutMs),
       // Redis's host name resolved one lookup at a time (redis-connector.ts: a name that stops
       // resolving must not take libuv's thread pool from the gateway's other lookups).
-      Connector: resolvingConnector(Math.max(1_000, options.commandTimeoutMs)),
+      Connector: resolvingConnector(Math.max(1_000, options.commandTimeoutMs), options.resolveHost),
       maxRetriesPerRequest: 0,
       retryStrategy: (times) => Math.min(100 * times, 1_000),
       lazyConnect: false,

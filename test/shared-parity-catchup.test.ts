@@ -7,6 +7,7 @@ import { createMetrics, type GatewayMetrics } from '../src/ops/metrics.ts';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
 import { openSharedState, type OpenedState } from '../src/state/open.ts';
 import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
+import { metricSum, untilShared } from './support/state.ts';
 
 /**
  * How a replica catches up with the shared parity stream: in small pages and slices that leave
@@ -47,19 +48,10 @@ function side(redisUrl: string, secret: string, settings: SharingSettings = QUIE
 }
 
 async function connected(...all: Side[]): Promise<void> {
-  for (const s of all) {
-    for (let i = 0; i < 200 && s.opened.state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(s.opened.state.status().state).toBe('shared');
-  }
+  for (const s of all) await untilShared(s.opened.state);
 }
 
-async function value(s: Side, metric: string): Promise<number> {
-  const text = await s.metrics.registry.getSingleMetricAsString(metric);
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(metric))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-}
+const value = (s: Side, metric: string): Promise<number> => metricSum(s.metrics.registry, metric);
 
 let ids = 0;
 function record(): ComparisonRecord {

@@ -7,6 +7,7 @@ import { loadMappings } from '../src/routes/mappings-loader.ts';
 import { openSharedState, type OpenedState } from '../src/state/open.ts';
 import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
 import { TEST_STATE_SECRET } from './support/replicas.ts';
+import { metricSum, untilShared } from './support/state.ts';
 
 /**
  * The events one replica's parity store shares, seen from the stream and from another store:
@@ -31,18 +32,9 @@ function side(redisUrl: string | undefined): Side {
   return { opened, metrics, store };
 }
 
-async function connected(s: Side): Promise<void> {
-  for (let i = 0; i < 200 && s.opened.state.status().state !== 'shared'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(s.opened.state.status().state).toBe('shared');
-}
+const connected = (s: Side): Promise<void> => untilShared(s.opened.state);
 
-async function value(s: Side, metric: string): Promise<number> {
-  const text = await s.metrics.registry.getSingleMetricAsString(metric);
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(metric))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-}
+const value = (s: Side, metric: string): Promise<number> => metricSum(s.metrics.registry, metric);
 
 let ids = 0;
 function record(overrides: Partial<ComparisonRecord> = {}): ComparisonRecord {

@@ -98,14 +98,19 @@ async function main(): Promise<void> {
     }, config.shutdownDrainMs);
     server.close(() => {
       // The last parity batch goes out and Redis is closed before exit; the drain bound still holds.
-      void gateway
-        .close()
-        .catch((error: unknown) => logger.warn({ err: { name: (error as Error).name } }, 'closing the gateway failed'))
-        .finally(() => {
+      void gateway.close().then(
+        () => {
           clearTimeout(bound);
           logger.info('drained: exiting');
           process.exit(0);
-        });
+        },
+        (error: unknown) => {
+          // Drained, but what the gateway still had to hand over (the last parity batch) may be lost.
+          clearTimeout(bound);
+          logger.warn({ err: { name: (error as Error).name } }, 'drained, but closing the gateway failed: exiting');
+          process.exit(1);
+        },
+      );
     });
     closeUnusedConnections();
   };

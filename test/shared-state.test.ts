@@ -262,6 +262,21 @@ describe("Redis's host name", () => {
     }
   }, 30_000);
 
+  it.skipIf(!hasRedis)('is not connected to after a close that came during its lookup', async () => {
+    const server = redis as TestRedis;
+    const slowLookup = async (): Promise<string> => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return '127.0.0.1';
+    };
+    const before = Number(/connected_clients:(\d+)/.exec(await server.inspect().info('clients'))?.[1]);
+    const state = new RedisState({ url: `redis://redis-slow.invalid:${server.port}`, commandTimeoutMs: 2_000, resolveHost: slowLookup });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await state.close();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(state.ready).toBe(false);
+    expect(Number(/connected_clients:(\d+)/.exec(await server.inspect().info('clients'))?.[1])).toBe(before);
+  });
+
   it.skipIf(!hasRedis)('still connects by name', async () => {
     const state = new RedisState({ url: `redis://localhost:${(redis as TestRedis).port}`, commandTimeoutMs: 2000 });
     try {

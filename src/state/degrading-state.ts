@@ -125,6 +125,7 @@ export class DegradingState implements SharedState, StatusReporting {
       }
       await this.withinTimeout(this.redis.ping());
       this.degradedAt = undefined;
+      this.lastError = undefined;
       this.metrics.sharedStateDegraded.set(0);
       this.metrics.sharedStateTransitions.inc({ to: 'redis' });
     } catch {

@@ -9,7 +9,7 @@ import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } fr
  */
 const MAX_KEYS = 100_000;
 /**
- * Bound on the characters the string values hold (answers of the shared micro-cache among
+ * Bound on the characters (UTF-16 code units) the string values hold (answers of the shared micro-cache among
  * them, while a replica serves from memory): however long Redis is away, the fallback cannot
  * outgrow it. A value larger than the whole bound is not kept (a miss next time).
  */
@@ -56,6 +56,8 @@ export class MemoryState implements SharedState {
 
   async set(key: string, value: string, ttlMs: number, options?: { onlyIfAbsent?: boolean }): Promise<boolean> {
     if (options?.onlyIfAbsent && this.strings.has(key)) return false;
+    // Larger than the whole bound: not kept (lru-cache would drop it silently), so not "set".
+    if (value.length + key.length > MAX_STRING_CHARS) return false;
     this.strings.set(key, value, { ttl: ttlMs });
     return true;
   }

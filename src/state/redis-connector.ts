@@ -26,7 +26,18 @@ const { default: StandaloneConnector } = require('ioredis/built/connectors/Stand
 const lookups = new Map<string, Promise<string>>();
 
 /** The name's address, sharing a lookup in flight; rejects after `timeoutMs` (the lookup itself goes on, alone). */
-export function resolveOnce(host: string, timeoutMs: number, resolve: (name: string) => Promise<string> = async (name) => (await lookup(name)).address): Promise<string> {
+/**
+ * The system resolver's answer for a name, an IPv4 address first when there is one (net.connect
+ * would try each address in turn; ioredis is given one, and Redis most often listens on IPv4).
+ */
+async function systemLookup(name: string, family: 0 | 4 | 6): Promise<string> {
+  const addresses = await lookup(name, { all: true, family });
+  const chosen = addresses.find((entry) => entry.family === 4) ?? addresses[0];
+  if (chosen === undefined) throw Object.assign(new Error('the Redis host name has no address'), { code: 'ENOTFOUND' });
+  return chosen.address;
+}
+
+export function resolveOnce(host: string, timeoutMs: number, resolve: (name: string) => Promise<string> = (name) => systemLookup(name, 0)): Promise<string> {
   let pending = lookups.get(host);
   if (pending === undefined) {
     pending = resolve(host);
@@ -60,16 +71,24 @@ export function resolvingConnector(lookupTimeoutMs: number, resolve?: HostResolv
       const named = this.named;
       const host = named.host;
       if (named.path || host === undefined || isIP(host) !== 0) return super.connect(onError);
-      let address: string;
+      // Connecting from now, as the stock connector is: a disconnect() during the lookup clears
+      // it, and no connection is then made after it.
+      this.connecting = true;
+      const family = named.family === 4 || named.family === 6 ? named.family : 0;
+      let address: string | undefined;
       try {
-        address = await resolveOnce(host, lookupTimeoutMs, resolve);
+        address = await resolveOnce(family === 0 ? host : `${host}#${family}`, lookupTimeoutMs, resolve ?? (() => systemLookup(host, family)));
       } catch (error) {
-        // Not a rejection: ioredis ends a client whose connector rejects, for good. A destroyed
-        // stream with the error as the connector's first error is a failed connection attempt,
-        // which it reports and retries by its retryStrategy, as when net.connect's lookup fails.
         this.firstError = error instanceof Error ? error : new Error('lookup of the Redis host failed');
+      }
+      if (address === undefined || !this.connecting) {
+        // Not a rejection: ioredis ends a client whose connector rejects, for good. A destroyed
+        // stream (with the lookup's error as the connector's first error) is a failed connection
+        // attempt, which it reports and retries by its retryStrategy, as when net.connect's own
+        // lookup fails; after a disconnect() it is simply closed.
         const failed = new Socket();
         failed.destroy();
+        this.stream = failed;
         return failed;
       }
       // TLS still checks the certificate against the name, not the address.

@@ -168,9 +168,10 @@ describe('windows spent all or none', () => {
       expect(refused).toMatchObject({ spent: false, refused: 1 });
       if (!refused.spent) expect(refused.retryAfterMs).toBeGreaterThan(50_000);
       // `a` holds 1 still: two more fit, a third does not.
-      expect(await state.spend(a, 2, 3, 60_000)).toEqual({ spent: true, total: 3 });
+      expect(await state.spendAll([{ key: a, cost: 2, limit: 3, windowMs: 60_000 }])).toEqual({ spent: true });
+      expect(await state.spendAll([{ key: a, cost: 1, limit: 3, windowMs: 60_000 }])).toMatchObject({ spent: false, refused: 0 });
       // Both refuse: the later reset is named.
-      expect(await state.spend(c, 1, 1, 1_000)).toMatchObject({ spent: true });
+      expect(await state.spendAll([{ key: c, cost: 1, limit: 1, windowMs: 1_000 }])).toEqual({ spent: true });
       expect(await state.spendAll([{ key: c, cost: 1, limit: 1, windowMs: 1_000 }, { key: b, cost: 1, limit: 1, windowMs: 60_000 }])).toMatchObject({ spent: false, refused: 1 });
     } finally {
       await state.close();

@@ -68,10 +68,11 @@ describe.each(backends)('shared state in %s', (_name, open) => {
 
   it('refuses a spend past the window budget and says how long until it resets', async () => {
     const key = fresh('spend');
-    expect(await state.spend(key, 2, 3, 60_000)).toEqual({ spent: true, total: 2 });
-    expect(await state.spend(key, 1, 3, 60_000)).toEqual({ spent: true, total: 3 });
-    const refused = await state.spend(key, 1, 3, 60_000);
-    expect(refused.spent).toBe(false);
+    const spend = (cost: number) => state.spendAll([{ key, cost, limit: 3, windowMs: 60_000 }]);
+    expect(await spend(2)).toEqual({ spent: true });
+    expect(await spend(1)).toEqual({ spent: true });
+    const refused = await spend(1);
+    expect(refused).toMatchObject({ spent: false, refused: 0 });
     if (!refused.spent) expect(refused.retryAfterMs).toBeGreaterThan(50_000);
   });
 

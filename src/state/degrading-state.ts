@@ -1,7 +1,7 @@
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { MemoryState } from './memory-state.ts';
 import type { RedisState } from './redis-state.ts';
-import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
+import type { Lease, SharedState, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
 
 /**
  * Redis trouble never takes the gateway down. Every operation goes to Redis while it answers;
@@ -232,10 +232,6 @@ export class DegradingState implements SharedState, StatusReporting {
 
   leaseCount(key: string): Promise<number> {
     return this.both('lease_count', (s) => s.leaseCount(key));
-  }
-
-  spend(key: string, cost: number, limit: number, windowMs: number): Promise<Spend> {
-    return this.both('spend', (s) => s.spend(key, cost, limit, windowMs));
   }
 
   spendAll(windows: readonly WindowSpend[]): Promise<SpendAll> {

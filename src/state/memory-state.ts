@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
+import type { Lease, SharedState, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
 
 /**
  * SharedState in this process's memory: what a gateway without REDIS_URL uses, and what a
@@ -98,16 +98,6 @@ export class MemoryState implements SharedState {
 
   async leaseCount(key: string): Promise<number> {
     return this.liveLeases(key).size;
-  }
-
-  async spend(key: string, cost: number, limit: number, windowMs: number): Promise<Spend> {
-    const now = this.now();
-    let window = this.windows.get(key);
-    if (window === undefined || window.endsAt <= now) window = { total: 0, endsAt: now + windowMs };
-    if (window.total + cost > limit) return { spent: false, retryAfterMs: Math.max(1, window.endsAt - now) };
-    window.total += cost;
-    this.windows.set(key, window);
-    return { spent: true, total: window.total };
   }
 
   async spendAll(windows: readonly WindowSpend[]): Promise<SpendAll> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { resolvingConnector, type HostResolver } from './redis-connector.ts';
-import type { Lease, SharedState, Spend, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
+import type { Lease, SharedState, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
 
 /**
  * SharedState in Redis, through ioredis (README: why ioredis). Commands fail fast instead of
@@ -36,19 +36,6 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])`;
-
-// KEYS[1] counter; ARGV: cost, limit, windowMs. Answers {1, total} or {0, ms left in the window}.
-const SPEND = `
-local total = tonumber(redis.call('GET', KEYS[1]) or '0')
-local cost = tonumber(ARGV[1])
-if total + cost > tonumber(ARGV[2]) then
-  local left = redis.call('PTTL', KEYS[1])
-  if left < 1 then left = tonumber(ARGV[3]) end
-  return {0, left}
-end
-total = redis.call('INCRBY', KEYS[1], cost)
-if total == cost then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3])) end
-return {1, total}`;
 
 // KEYS: distinct counters; ARGV: cost, limit, windowMs for each key in turn. Checks every window,
 // then spends all or none. Answers {1} or {0, ms left, index (from 0)} of the refusing window
@@ -217,11 +204,6 @@ export class RedisState implements SharedState {
 
   async leaseCount(key: string): Promise<number> {
     return Number(await this.client.eval(COUNT_LEASES, 1, key));
-  }
-
-  async spend(key: string, cost: number, limit: number, windowMs: number): Promise<Spend> {
-    const answer = (await this.client.eval(SPEND, 1, key, cost, limit, Math.max(1, Math.round(windowMs)))) as [number, number];
-    return answer[0] === 1 ? { spent: true, total: Number(answer[1]) } : { spent: false, retryAfterMs: Number(answer[1]) };
   }
 
   async spendAll(windows: readonly WindowSpend[]): Promise<SpendAll> {

@@ -15,8 +15,6 @@ export interface Lease {
   release(): Promise<void>;
 }
 
-export type Spend = { spent: true; total: number } | { spent: false; retryAfterMs: number };
-
 /** One budget window of a multi-window spend (spendAll). */
 export interface WindowSpend {
   key: string;
@@ -55,14 +53,10 @@ export interface SharedState {
   leaseCount(key: string): Promise<number>;
 
   /**
-   * Spends `cost` of a budget of `limit` per window of `windowMs` (the window starts with its
-   * first spend). Refused, with the time left in the window, when the spend would pass it.
-   */
-  spend(key: string, cost: number, limit: number, windowMs: number): Promise<Spend>;
-  /**
-   * `spend` over several windows (distinct keys) at once, atomically: every window is checked
-   * first, then all are spent, or none (a call refused by one window has spent nothing of the
-   * others). Refused: the refusing window whose reset comes last, and the time until then.
+   * Spends `cost` of each window's budget of `limit` per `windowMs` (a window starts with its
+   * first spend), over several windows (distinct keys) at once, atomically: every window is
+   * checked first, then all are spent, or none (a call refused by one window has spent nothing
+   * of the others). Refused: the refusing window whose reset comes last, and the time until then.
    */
   spendAll(windows: readonly WindowSpend[]): Promise<SpendAll>;
 

@@ -6,6 +6,7 @@ import type { OperationDocument } from '../upstream/documents.ts';
 import { OverBudget, UpstreamError } from '../upstream/errors.ts';
 import { accountOf, createNrqlProfiles, nrqlTextsOf } from './nrql-cost.ts';
 import { requestDue } from './request-due.ts';
+import { pause } from '../upstream/pause.ts';
 
 /**
  * NerdGraph's limits, applied before NerdGraph would, across every replica sharing the state
@@ -83,21 +84,6 @@ const FIRST_POLL_MS = 5;
 const MAX_POLL_MS = 100;
 /** Retry-After when a lease is what was missing (a slot frees within one call), or time was. */
 const CONCURRENCY_RETRY_AFTER_S = 1;
-
-/** Resolves after `ms`, when `signal` fires, or when `wake` is called, whichever is first. */
-function pause(ms: number, signal: AbortSignal, waiters?: Set<() => void>): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      waiters?.delete(done);
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
-    signal.addEventListener('abort', done, { once: true });
-    waiters?.add(done);
-  });
-}
 
 /**
  * The shared state's answer, or 'late' when `by` (performance.now() time) or the deadline

@@ -7,6 +7,7 @@ import { createMetrics, type GatewayMetrics } from '../src/ops/metrics.ts';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
 import { openSharedState, type OpenedState } from '../src/state/open.ts';
 import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
+import { APPS, mismatchRecord } from './support/parity-fixture.ts';
 import { metricSum, untilShared } from './support/state.ts';
 
 /**
@@ -15,7 +16,6 @@ import { metricSum, untilShared } from './support/state.ts';
  * concurrent reports sharing one read, a stream Redis lost (or trimmed) noticed, and a burst
  * while Redis is slow kept whole and bounded. Each test has its own stream (its own secret).
  */
-const APPS = '/v2/applications.{format}';
 const mappings = await loadMappings();
 /** No timer interferes: every read and flush here is the test's own. */
 const QUIET: SharingSettings = { ...SHARING_DEFAULTS, readMs: 3_600_000, flushMs: 3_600_000 };
@@ -53,22 +53,7 @@ async function connected(...all: Side[]): Promise<void> {
 
 const value = (s: Side, metric: string): Promise<number> => metricSum(s.metrics.registry, metric);
 
-let ids = 0;
-function record(): ComparisonRecord {
-  ids += 1;
-  return {
-    id: `c${ids}`,
-    at: Date.now() + ids,
-    route: APPS,
-    method: 'GET',
-    mode: 'compare',
-    request: '/v2/applications.json',
-    outcome: 'mismatch',
-    status: { legacy: 200, translated: 200 },
-    differences: [{ path: 'applications[id=5].name', pattern: 'applications[].name', kind: 'value', verdict: 'mismatch', legacy: 'a', translated: 'b' }],
-    ms: { legacy: 10, translated: 20 },
-  };
-}
+const record = (): ComparisonRecord => mismatchRecord();
 
 /** `n` batches from `s`, each one request's usage. */
 async function batches(s: Side, n: number): Promise<void> {

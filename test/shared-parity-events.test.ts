@@ -7,6 +7,7 @@ import { loadMappings } from '../src/routes/mappings-loader.ts';
 import { openSharedState, type OpenedState } from '../src/state/open.ts';
 import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
 import { TEST_STATE_SECRET } from './support/replicas.ts';
+import { APPS, mismatchRecord } from './support/parity-fixture.ts';
 import { metricSum, untilShared } from './support/state.ts';
 
 /**
@@ -15,7 +16,6 @@ import { metricSum, untilShared } from './support/state.ts';
  * leaves the replica; what another replica wrote is checked before it is applied; a big record
  * keeps every count; without Redis nothing changes.
  */
-const APPS = '/v2/applications.{format}';
 const SENTINEL = 'NRAK-EVENTSENTINEL0123456789';
 const mappings = await loadMappings();
 
@@ -36,23 +36,12 @@ const connected = (s: Side): Promise<void> => untilShared(s.opened.state);
 
 const value = (s: Side, metric: string): Promise<number> => metricSum(s.metrics.registry, metric);
 
-let ids = 0;
-function record(overrides: Partial<ComparisonRecord> = {}): ComparisonRecord {
-  ids += 1;
-  return {
-    id: `e${ids}`,
-    at: Date.now() + ids,
-    route: APPS,
-    method: 'GET',
-    mode: 'compare',
-    request: '/v2/applications.json',
-    outcome: 'mismatch',
-    status: { legacy: 200, translated: 200 },
+/** The store's usual mismatch, with the sentinel key in both of its values. */
+const record = (overrides: Partial<ComparisonRecord> = {}): ComparisonRecord =>
+  mismatchRecord({
     differences: [{ path: 'applications[id=5].name', pattern: 'applications[].name', kind: 'value', verdict: 'mismatch', legacy: `app ${SENTINEL}`, translated: { note: SENTINEL } }],
-    ms: { legacy: 10, translated: 20 },
     ...overrides,
-  };
-}
+  });
 
 /** The report minus its time of generation. */
 const contents = (report: ParityReport): Omit<ParityReport, 'generatedAt'> => {

@@ -96,3 +96,23 @@ export function fillStore(store: ParityStore): void {
   times(3, () => store.record(record(APP, 'match', [], '/v2/applications/5.json', { mode: 'candidate' })));
   times(2, () => store.record(record(DATA, 'noise', [diff('metric_data.metrics[0].timeslices[0].values.call_count', 'metric_data.metrics[].timeslices[].values.call_count', 'noise', 3, 4)], '/v2/applications/5/metrics/data.json?names[]=HttpDispatcher')));
 }
+
+let recordIds = 0;
+
+/** A mismatching comparison of the applications list (one name differs), for the parity store and its sharing; `overrides` win. */
+export function mismatchRecord(overrides: Partial<ComparisonRecord> = {}): ComparisonRecord {
+  recordIds += 1;
+  return {
+    id: `m${recordIds}`,
+    at: Date.now() + recordIds,
+    route: APPS,
+    method: 'GET',
+    mode: 'compare',
+    request: '/v2/applications.json',
+    outcome: 'mismatch',
+    status: { legacy: 200, translated: 200 },
+    differences: [{ path: 'applications[id=5].name', pattern: 'applications[].name', kind: 'value', verdict: 'mismatch', legacy: 'a', translated: 'b' }],
+    ms: { legacy: 10, translated: 20 },
+    ...overrides,
+  };
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { purgeStaleEvery } from '../cache/purge-timer.ts';
 import type { Lease, SharedState, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
 
 /**
@@ -43,8 +44,7 @@ export class MemoryState implements SharedState {
       sizeCalculation: (value, key) => Math.max(1, value.length + key.length),
       ...clock,
     });
-    this.purge = setInterval(() => this.strings.purgeStale(), PURGE_EVERY_MS);
-    this.purge.unref();
+    this.purge = purgeStaleEvery(this.strings, PURGE_EVERY_MS);
     this.hashes = new LRUCache({ max: MAX_KEYS, noUpdateTTL: true, ...clock });
     this.windows = new LRUCache({ max: MAX_KEYS });
     this.leases = new LRUCache({ max: MAX_KEYS });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { pause } from './pause.ts';
 import { LRUCache } from 'lru-cache';
 import { SingleFlight } from '../cache/single-flight.ts';
+import { purgeStaleEvery } from '../cache/purge-timer.ts';
 import { KEY_PREFIX } from '../caller/redact.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { StatusReporting } from '../state/degrading-state.ts';
@@ -53,7 +54,7 @@ export class ReadMicroCache {
       sizeCalculation: (entry) => Math.max(1, entry.bytes),
     });
     // Expired answers are dropped every window, not kept until the byte bound pushes them out.
-    setInterval(() => this.entries.purgeStale(), Math.max(options.ttlMs, 1_000)).unref();
+    purgeStaleEvery(this.entries, Math.max(options.ttlMs, 1_000));
   }
 
   async read<T>(key: string, load: (signal: AbortSignal) => Promise<Sized<T>>, signal: AbortSignal): Promise<T> {

@@ -25,6 +25,7 @@ import { MAX_BODY_BYTES } from './v2/form-body.ts';
 import type { Dispatcher } from 'undici';
 import type { OperationDocuments } from './upstream/documents.ts';
 import { createRecordingClient } from './upstream/recording-client.ts';
+import { recordableClient, runRecorded } from './upstream/recorded-run.ts';
 import { createModeDispatch, type ModesOptions } from './modes/dispatch.ts';
 import { isInternal } from './modes/internal.ts';
 import { createLegacyApi } from './modes/passthrough.ts';
@@ -70,10 +71,22 @@ export interface ModesDeps extends Omit<ModesOptions, 'legacy'> {
   dispatcher?: Dispatcher;
 }
 
+/**
+ * Apps built by this process so far. An app is built once, at start-up: no request may build
+ * one (explain and dry runs run through the app they are served by), and a test holds them to it.
+ */
+let appsBuilt = 0;
+export function appsBuiltSoFar(): number {
+  return appsBuilt;
+}
+
 export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
+  appsBuilt++;
   const app = new Hono<GatewayEnv>();
   const now = deps.now ?? Date.now;
   const shared = deps.shared ?? localState();
+  // What the routes call: NerdGraph, or inside a recorded run (explain, a dry run) the run's recorder.
+  const nerdgraph = recordableClient(deps.nerdgraph);
   const replicaName = deps.replicaName;
   if (replicaName !== undefined) {
     app.use(async (c, next) => {
@@ -157,11 +170,11 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
         now,
         ...(deps.draining ? { draining: deps.draining } : {}),
         translate: async (request) => app.fetch(request),
-        // A fresh app per dry run: its recorder holds this one request's calls and nothing else.
+        // This app, as a recorded run: its recorder holds this one request's calls and nothing else.
         dryRun: async (request) => {
-          const recording = createRecordingClient(deps.nerdgraph, modes.documents);
-          const response = await createApp({ ...deps, shared, nerdgraph: recording, modes: undefined, bridge: undefined }).fetch(request);
-          return { response, calls: recording.calls };
+          const recorder = createRecordingClient(deps.nerdgraph, modes.documents);
+          const response = await runRecorded({ recorder }, async () => app.fetch(request));
+          return { response, calls: recorder.calls };
         },
       }),
     );
@@ -190,23 +203,31 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   const replicated = shared.state.backend === 'redis' ? { state: shared.state, keyOf: shared.keyOf } : undefined;
   const keyGuard = new KeyGuard(deps.config.keyGuard ?? KEY_GUARD_DEFAULTS, undefined, replicated);
   const identityOf = shared.identityOf;
-  registerExplainRoute(app, deps, { guard: keyGuard, identityOf });
+  const accounts = createAccountResolver({
+    nerdgraph,
+    metrics: deps.metrics,
+    defaultAccountId: deps.config.defaultAccountId,
+    ttlMs: deps.config.accountsCacheTtlMs,
+    keyGuard,
+    ...(replicated ? { shared: replicated } : {}),
+  });
+  registerExplainRoute(app, {
+    mappings: deps.mappings,
+    nerdgraph: deps.nerdgraph,
+    nerdgraphUrl: deps.nerdgraphUrl,
+    accounts,
+    identityOf,
+    translate: async (request) => app.fetch(request),
+  });
   if (deps.bridge) registerBridgeRoutes(app, deps.bridge);
 
   registerV2Routes(app, deps.mappings, {
-    nerdgraph: deps.nerdgraph,
+    nerdgraph,
     metrics: deps.metrics,
     now,
     metricNamesLookbackMs: deps.config.metricNamesLookbackMs,
     cursors: new CursorCache(shared, { ttlMs: deps.config.cursorCacheTtlMs }),
-    accounts: createAccountResolver({
-      nerdgraph: deps.nerdgraph,
-      metrics: deps.metrics,
-      defaultAccountId: deps.config.defaultAccountId,
-      ttlMs: deps.config.accountsCacheTtlMs,
-      keyGuard,
-      ...(replicated ? { shared: replicated } : {}),
-    }),
+    accounts,
     identityOf,
     publicBaseUrl: deps.config.publicBaseUrl,
   });

@@ -18,6 +18,7 @@ import { createNerdGraphClient } from '../src/upstream/client.ts';
 import { loadDocuments } from '../src/upstream/documents.ts';
 import { entityGuid } from '../src/v2/ids.ts';
 import { V2Error } from '../src/v2/errors.ts';
+import { accountsAnswer, json, startFakeUpstream } from './support/fake-upstream.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from './support/harness.ts';
 import { hasRealSchema, realNerdGraphSchema } from './support/schema.ts';
@@ -228,6 +229,73 @@ describe('GET /bridge/explain: a write is a dry run', () => {
     expect(e.error).toBe(ErrorBody.parse(await direct.json()).error.title);
     expect(e.calls.some((c) => c.kind === 'mutation')).toBe(false);
     expect(e.notes).toEqual([LOCAL_GRAPHQL_NOTE]);
+  });
+});
+
+describe('GET /bridge/explain: a recorded run through the gateway itself', () => {
+  const operations = (e: Explanation): string[] => e.calls.map((c) => c.operation);
+  let hostId: number;
+  beforeAll(async () => {
+    const hosts = await gateway.app.request(`/v2/applications/${live.id}/hosts.json`, { headers: { 'X-Api-Key': DEMO_KEY } });
+    const body = z.object({ application_hosts: z.array(z.object({ id: z.number() })).min(1) }).parse(await hosts.json());
+    hostId = (body.application_hosts[0] as { id: number }).id;
+  });
+
+  it.each([
+    ['metric names', () => `/v2/applications/${live.id}/metrics.json?name=Http`],
+    ['host metric data', () => `/v2/applications/${live.id}/hosts/${hostId}/metrics/data.json?names[]=HttpDispatcher&values[]=call_count&summarize=true`],
+  ])('is cold (%s): the calls a fresh gateway makes, even after the route itself warmed its caches', async (_name, target) => {
+    const request = target();
+    const first = await explain(request);
+    // The route itself now remembers what it read (the names listing, the app's host directory).
+    expect((await gateway.app.request(request, { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
+    const second = await explain(request);
+    expect(second.status).toBe(200);
+    expect(operations(second)).toEqual(operations(first));
+  });
+
+  it('is cold for paging too: a page past the end still shows the read of page 1 that tells it', async () => {
+    // 40 applications: one page. The route learns the count, and then answers page 2 without a call.
+    const searches = await gateway.upstreamCount(listMapping.operation);
+    expect((await gateway.app.request('/v2/applications.json?page=2', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
+    expect((await gateway.app.request('/v2/applications.json?page=2', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
+    expect(await gateway.upstreamCount(listMapping.operation)).toBe(searches + 1);
+    const e = await explain('/v2/applications.json?page=2');
+    expect(operations(e)).toContain(listMapping.operation);
+  });
+
+  it('the key is checked first: explain of a key NerdGraph refuses makes no other call', async () => {
+    const fresh = await createTestGateway({ nerdgraphUrl: graphqlUrl });
+    const response = await explainRaw(`/v2/applications/${live.id}/metrics/data.json?names[]=HttpDispatcher`, { key: 'NRAK-EXPLAINCHECKEDFIRST000000' }, fresh.app);
+    expect(response.status).toBe(401);
+    expect(await fresh.upstreamCount()).toBe(1);
+    expect(await fresh.upstreamCount('AccessibleAccounts')).toBe(1);
+  });
+
+  it('ends with the explain request: its client leaving stops the run\'s NerdGraph call', async () => {
+    let searching: (() => void) | undefined;
+    const searchStarted = new Promise<void>((resolve) => (searching = resolve));
+    const stalled = await startFakeUpstream((request, res) => {
+      if (request.operationName === 'AccessibleAccounts') return json(res, 200, accountsAnswer([PRIMARY_ACCOUNT]));
+      // The search never answers: only the explain request's end can stop it.
+      searching?.();
+    });
+    // A deadline far past the test's timeout: only the client leaving can end the run in time.
+    const slow = await createTestGateway({ nerdgraphUrl: stalled.url, timeoutMs: 120_000 });
+    const server = await serveOnLoopback(slow.app.fetch);
+    try {
+      const controller = new AbortController();
+      const sent = fetch(`${server.url}${explainUrl('/v2/applications.json')}`, { headers: { 'X-Api-Key': DEMO_KEY }, signal: controller.signal }).catch(() => undefined);
+      await searchStarted;
+      controller.abort();
+      await sent;
+      // Event-driven: resolves once the fake NerdGraph saw its search request cut (the test's timeout bounds it).
+      while (stalled.abortedCount() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(stalled.received.map((r) => r.operationName)).toEqual(['AccessibleAccounts', 'ApplicationsSearch']);
+    } finally {
+      await server.close();
+      await stalled.close();
+    }
   });
 });
 

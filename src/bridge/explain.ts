@@ -1,29 +1,31 @@
 import type { Hono } from 'hono';
 import { Kind, parse, type TypeNode } from 'graphql';
-import { pino } from 'pino';
 import { z } from 'zod';
-import { createApp, type GatewayDeps } from '../app.ts';
 import { isLoopbackHost } from './access.ts';
+import type { AccountResolver } from '../caller/accounts.ts';
 import { callerFrom, type Caller, type IdentityOf } from '../caller/identity.ts';
-import { REFUSING_CLASSES, type KeyGuard } from '../caller/key-guard.ts';
 import { redactKeys } from '../caller/redact.ts';
-import { createMetrics } from '../ops/metrics.ts';
+import { markInternal } from '../modes/internal.ts';
 import type { GatewayEnv } from '../routes/context.ts';
 import { methodsOf, type FieldNote, type KnownGap, type Mapping, type ParameterNote } from '../routes/mapping.ts';
-import type { NerdGraph, UpstreamCall } from '../upstream/client.ts';
+import type { NerdGraph } from '../upstream/client.ts';
 import { loadDocuments, type OperationDocuments } from '../upstream/documents.ts';
-import { UpstreamError, toV2Error } from '../upstream/errors.ts';
+import { runRecorded } from '../upstream/recorded-run.ts';
 import { createRecordingClient, type RecordedCall } from '../upstream/recording-client.ts';
 import { V2Error, notFound } from '../v2/errors.ts';
 import { createRouteTable, type RouteTable } from '../v2/route-table.ts';
 
 /**
  * `GET /bridge/explain?request=<v2 path and query>`: what NerdGraph calls one legacy call
- * becomes, for the caller's own requests (the migration guide). The request runs through a
- * one-off gateway app whose NerdGraph client records every call: queries really run (the
- * translation needs their answers: the account, GUIDs, metric names), mutations are recorded
- * and never sent. The answer holds each call's exact document, variables and NRQL, a body that
- * can be POSTed to /graphql as it is, a curl command without the key, and the mapping's notes.
+ * becomes, for the caller's own requests (the migration guide). The caller's key is verified
+ * first, as for any v2 call (refused-key memory, per-address limit, the accounts lookup), and
+ * nothing is allocated for a caller that fails it. Then the request runs through the gateway's
+ * own app as a recorded run (src/upstream/recorded-run.ts): a NerdGraph client of its own
+ * records every call; queries really run (the translation needs their answers: GUIDs, metric
+ * names), mutations are recorded and never sent; the route caches are bypassed, so every call
+ * a cold gateway makes shows. The answer holds each call's exact document, variables and NRQL,
+ * a body that can be POSTed to /graphql as it is, a curl command without the key, and the
+ * mapping's notes.
  */
 
 /** Shown when the deps do not say which NerdGraph the gateway posts to. */
@@ -200,8 +202,10 @@ export function curlFor(graphqlUrl: string, body: string): string {
   ].join(' ');
 }
 
+const ACCOUNTS_OPERATION = 'AccessibleAccounts';
+
 const CALL_NOTES: Readonly<Record<string, string>> = {
-  AccessibleAccounts:
+  [ACCOUNTS_OPERATION]:
     'How the gateway finds the account to use (v2 inferred it from the key; NerdGraph does not): a migrated script can use its account id directly.',
 };
 
@@ -238,27 +242,6 @@ function errorTitleOf(text: string): string | undefined {
   return XML_TITLE.exec(text)?.[1]?.replace(/&(?:amp|lt|gt|quot|apos);/g, (entity) => XML_ENTITIES[entity] ?? entity);
 }
 
-/**
- * Watches the accounts lookup the one-off app makes, so the explain route keeps the same
- * refused-key memory and per-address limit as the gateway: a fresh app has a fresh key guard,
- * and explain must not become a way to try keys without limit.
- */
-function guardedClient(real: NerdGraph, guard: KeyGuard, caller: Caller): NerdGraph {
-  return {
-    async call<T = unknown>(call: UpstreamCall): Promise<T> {
-      if (call.operation !== 'AccessibleAccounts') return real.call<T>(call);
-      try {
-        const answer = await real.call<T>(call);
-        guard.accept(caller.identity);
-        return answer;
-      } catch (error) {
-        if (error instanceof UpstreamError && REFUSING_CLASSES.has(error.errorClass)) guard.refuse(caller.identity, error.errorClass);
-        throw error;
-      }
-    },
-  };
-}
-
 /** The headers of the caller's request the translation reads: its key, its account, the body type. */
 function forwardedHeaders(headers: Headers, hasBody: boolean): Headers {
   const forwarded = new Headers();
@@ -270,12 +253,23 @@ function forwardedHeaders(headers: Headers, hasBody: boolean): Headers {
   return forwarded;
 }
 
-interface ExplainDeps {
-  gateway: GatewayDeps;
+/** What explain needs from the app it is mounted on (src/app.ts). */
+export interface ExplainDeps {
+  mappings: readonly Mapping[];
+  /** The real NerdGraph client: a run's recorder sends its queries there. */
+  nerdgraph: NerdGraph;
+  /** The NerdGraph endpoint `nerdgraph` posts to, as shown (default: the US region's). */
+  nerdgraphUrl?: string | undefined;
+  /** The app's account resolver: the same key checks and memory as its v2 routes. */
+  accounts: AccountResolver;
+  identityOf: IdentityOf;
+  /** The app itself: the explained request is sent through it, marked internal, inside its recorded run. */
+  translate(request: Request): Promise<Response>;
+}
+
+interface ExplainContext extends ExplainDeps {
   table: RouteTable<Mapping>;
   documents: () => OperationDocuments;
-  guard: KeyGuard;
-  identityOf: (apiKey: string) => string;
 }
 
 /** A mapping's notes; read defensively, as a passthrough mapping may declare fewer of them. */
@@ -293,10 +287,11 @@ interface ExplainRequest {
   /** The gateway's origin as the caller reached it. */
   origin: string;
   address?: string;
-  outgoing?: GatewayEnv['Bindings']['outgoing'];
+  /** The explain request's own (deadline, client gone): the run ends with it. */
+  signal: AbortSignal;
 }
 
-async function explain(deps: ExplainDeps, input: ExplainInput, request: ExplainRequest): Promise<{ explanation: Explanation; caller: Caller }> {
+async function explain(deps: ExplainContext, input: ExplainInput, request: ExplainRequest): Promise<{ explanation: Explanation; caller: Caller }> {
   // Relative to the gateway's own origin, so `..` cannot climb out of /v2/ and Link URLs look right.
   const target = new URL(input.request, request.origin);
   if (target.origin !== request.origin || !V2_TARGET.test(target.pathname)) {
@@ -313,7 +308,7 @@ async function explain(deps: ExplainDeps, input: ExplainInput, request: ExplainR
   }
   const mapping = hit.value;
   const caller = callerFrom(request.headers, deps.identityOf, request.address);
-  const shown = shownGraphqlUrl(deps.gateway.nerdgraphUrl);
+  const shown = shownGraphqlUrl(deps.nerdgraphUrl);
   const graphqlUrl = shown.url;
   /** The answer, in reading order: what the request is, what ran, then the mapping's notes. */
   const answer = (outcome: { calls: ExplainedCall[]; status: number | null; error?: string | undefined; notes: string[] }): { explanation: Explanation; caller: Caller } => ({
@@ -354,40 +349,24 @@ async function explain(deps: ExplainDeps, input: ExplainInput, request: ExplainR
     });
   }
 
-  const refused = deps.guard.refusal(caller.identity);
-  if (refused !== undefined) throw toV2Error(new UpstreamError(refused, 'refused by NerdGraph moments ago (refused-key cache)'));
-  const admission = deps.guard.admit(caller.address, caller.identity);
-  if (!admission.admitted) {
-    throw new V2Error(429, 'Too many different API keys from this address; retry later', {
-      headers: { 'retry-after': String(admission.retryAfterSeconds) },
-      kind: 'key_verifications_limited',
-    });
-  }
-
-  const recorder = createRecordingClient(guardedClient(deps.gateway.nerdgraph, deps.guard, caller), deps.documents());
-  // Only what a translation needs: no modes (translate only), no readiness or draining of its own.
-  const oneOff = createApp({
-    config: deps.gateway.config,
-    mappings: deps.gateway.mappings,
-    ...(deps.gateway.now ? { now: deps.gateway.now } : {}),
-    nerdgraph: recorder,
-    metrics: createMetrics(),
-    logger: pino({ level: 'silent' }),
-  });
+  // Authenticated before anything is built for the run: a refused, unknown or throttled key gets its v2 answer here.
+  await deps.accounts.verify(caller, request.signal);
+  const documents = deps.documents();
+  const recorder = createRecordingClient(deps.nerdgraph, documents);
   const hasBody = input.body !== undefined;
-  const inner = new Request(target, {
-    method: input.method,
-    headers: forwardedHeaders(request.headers, hasBody),
-    ...(hasBody ? { body: input.body } : {}),
-  });
-  // Its client leaving stops the translation's calls too (the one-off app watches `outgoing`).
-  const translated = await oneOff.request(inner, undefined, request.outgoing ? { outgoing: request.outgoing } : {});
+  const inner = markInternal(
+    new Request(target, {
+      method: input.method,
+      headers: forwardedHeaders(request.headers, hasBody),
+      ...(hasBody ? { body: input.body } : {}),
+    }),
+  );
+  const translated = await runRecorded({ recorder, parent: request.signal }, () => deps.translate(inner));
   const text = await translated.text();
-  const calls = recorder.calls.map((call) => explainCall(call, graphqlUrl));
-  // The key check is the translation's first step: its refusal is the answer, as for any v2 call.
-  if ([401, 403, 429].includes(translated.status) && calls.every((call) => call.operation === 'AccessibleAccounts')) {
-    throw new V2Error(translated.status as 401 | 403 | 429, errorTitleOf(text) ?? 'Invalid API key', { kind: 'explain_key' });
-  }
+  // The key's accounts lookup was the check above (made now, or within ACCOUNTS_CACHE_TTL_MS): shown first, once.
+  const accountsLookup = documents.get(ACCOUNTS_OPERATION);
+  const lookup: RecordedCall[] = accountsLookup ? [{ operation: ACCOUNTS_OPERATION, query: accountsLookup.text, variables: {}, kind: 'query', sent: true }] : [];
+  const calls = [...lookup, ...recorder.calls.filter((call) => call.operation !== ACCOUNTS_OPERATION)].map((call) => explainCall(call, graphqlUrl));
   const notes: string[] = [];
   const held = calls.filter((call) => !call.sent);
   if (held.length > 0) {
@@ -406,32 +385,29 @@ function withoutKey(explanation: Explanation, apiKey: string): string {
   return text.split(escaped).join('[redacted]');
 }
 
-/** Mounts `GET /bridge/explain` on the gateway app (src/app.ts). */
 /**
- * `keys`: the app's own key guard and identity hasher (src/app.ts), the ones its v2 routes use,
- * so explain spends the same per-address budget and sees the same refused keys.
+ * Mounts `GET /bridge/explain` on the gateway app (src/app.ts), with the app's own account
+ * resolver and identity hasher: explain spends the same per-address budget and sees the same
+ * refused keys as the v2 routes.
  */
-export function registerExplainRoute(app: Hono<GatewayEnv>, gateway: GatewayDeps, keys: { guard: KeyGuard; identityOf: IdentityOf }): void {
+export function registerExplainRoute(app: Hono<GatewayEnv>, deps: ExplainDeps): void {
   let documents: OperationDocuments | undefined;
-  const deps: ExplainDeps = {
-    gateway,
-    table: createRouteTable(gateway.mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping }))),
+  const context: ExplainContext = {
+    ...deps,
+    table: createRouteTable(deps.mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping }))),
     // Loaded on the first explain, not for every app built (tests build many).
     documents: () => (documents ??= loadDocuments()),
-    guard: keys.guard,
-    identityOf: keys.identityOf,
   };
   app.get('/bridge/explain', async (c) => {
     c.set('routeLabel', '/bridge/explain');
     c.set('format', 'json');
     const input = parseExplainQuery(c.req.queries());
     const address = c.env?.incoming?.socket.remoteAddress;
-    const outgoing = c.env?.outgoing;
-    const { explanation, caller } = await explain(deps, input, {
+    const { explanation, caller } = await explain(context, input, {
       headers: c.req.raw.headers,
       origin: new URL(c.req.url).origin,
+      signal: c.get('signal'),
       ...(address === undefined ? {} : { address }),
-      ...(outgoing === undefined ? {} : { outgoing }),
     });
     return c.body(withoutKey(explanation, caller.apiKey), 200, { 'content-type': 'application/json; charset=utf-8' });
   });

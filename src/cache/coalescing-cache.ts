@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { SingleFlight } from './single-flight.ts';
+import { inRecordedRun } from '../upstream/recorded-run.ts';
 
 /**
  * A TTL'd LRU whose misses are loaded once however many callers ask at the same moment.
@@ -8,6 +9,8 @@ import { SingleFlight } from './single-flight.ts';
  * for an answer (used for negative entries). A load runs under the shared call's signal
  * (SingleFlight): a caller whose own signal fires stops waiting, the load stops only when
  * every caller has left, and a load that completes is cached whoever still waits for it.
+ * A recorded run (src/upstream/recorded-run.ts: explain, a dry run) is cold: it loads alone and
+ * keeps nothing, unless the cache is built `warmForRecordedRuns`.
  */
 export interface Loaded<V> {
   value: V;
@@ -17,13 +20,15 @@ export interface Loaded<V> {
 export class CoalescingCache<V extends object> {
   private readonly entries: LRUCache<string, V>;
   private readonly flights = new SingleFlight<V>();
+  private readonly warmForRecordedRuns: boolean;
 
   constructor(
     private readonly name: string,
     private readonly metrics: GatewayMetrics,
     /** `now`: the clock TTLs run on (the gateway's injected clock); default the process clock. */
-    options: { max: number; ttlMs: number; now?: () => number },
+    options: { max: number; ttlMs: number; now?: () => number; warmForRecordedRuns?: boolean },
   ) {
+    this.warmForRecordedRuns = options.warmForRecordedRuns ?? false;
     const clock = options.now;
     // An injected clock is read every time: lru-cache otherwise reuses a reading for 1 ms of real
     // time, which is forever for a clock that only moves when a test moves it.
@@ -31,6 +36,10 @@ export class CoalescingCache<V extends object> {
   }
 
   async get(key: string, load: (signal: AbortSignal) => Promise<Loaded<V>>, signal: AbortSignal): Promise<V> {
+    if (!this.warmForRecordedRuns && inRecordedRun()) {
+      this.metrics.cacheLookups.inc({ cache: this.name, result: 'bypassed' });
+      return (await load(signal)).value;
+    }
     const cached = this.entries.get(key);
     if (cached !== undefined) {
       this.metrics.cacheLookups.inc({ cache: this.name, result: 'hit' });

@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { StatusReporting } from '../state/degrading-state.ts';
 import type { SharedState, StateKeyer } from '../state/shared-state.ts';
+import { inRecordedRun } from '../upstream/recorded-run.ts';
 
 /**
  * Page-number paging emulated over NerdGraph cursors. For one search (caller, account,
@@ -18,6 +19,9 @@ import type { SharedState, StateKeyer } from '../state/shared-state.ts';
  * While the state is not shared (no Redis, or Redis degraded/connecting) searches are kept in
  * a bounded map of this process instead: at most MAX_SEARCHES searches of at most
  * MAX_PAGES_PER_SEARCH cursors each (the earliest learned go first: a walk needs its latest).
+ *
+ * A recorded run (src/upstream/recorded-run.ts) is cold: every search is unseen to it, and what
+ * it fetches is not remembered, so an explained page N shows the whole walk a cold gateway makes.
  */
 export interface SearchPages {
   /** Total matches as NerdGraph last reported them; null when it did not say; undefined: search not seen. */
@@ -91,12 +95,14 @@ export class CursorCache {
 
   /** What is known of a search (one shared-state read). */
   async pages(key: string): Promise<SearchPages> {
+    if (inRecordedRun()) return pagesOf({});
     if (!this.isShared()) return pagesOf(Object.fromEntries(this.local.get(key) ?? []));
     return pagesOf(await this.shared.state.hashGetAll(key));
   }
 
   /** Records what a fetched page taught: the count, and the cursor of the page after it. */
   async remember(key: string, count: number | null, next?: { page: number; cursor: string }): Promise<void> {
+    if (inRecordedRun()) return;
     const fields = fieldsOf(count, next);
     if (this.isShared()) {
       await this.shared.state.hashSet(key, fields, this.options.ttlMs);
@@ -116,6 +122,7 @@ export class CursorCache {
   }
 
   async forget(key: string): Promise<void> {
+    if (inRecordedRun()) return;
     this.local.delete(key);
     if (this.isShared()) await this.shared.state.delete(key);
   }

@@ -46,6 +46,11 @@ function storedAccounts(text: string | undefined, now: number): { ids: ReadonlyS
 export interface AccountResolver {
   /** `signal`: the request's (src/routes/request-signal.ts); the accounts read is shared by concurrent requests of one key. */
   resolve(caller: Caller, requestedHeader: string | undefined, signal: AbortSignal): Promise<number>;
+  /**
+   * The key check resolve() starts with (refused-key memory, per-address limit, the accounts
+   * lookup), alone: /bridge/explain verifies its caller before running anything for it.
+   */
+  verify(caller: Caller, signal: AbortSignal): Promise<void>;
 }
 
 export function createAccountResolver(deps: {
@@ -61,7 +66,8 @@ export function createAccountResolver(deps: {
    */
   shared?: { state: SharedState; keyOf: StateKeyer };
 }): AccountResolver {
-  const cache = new CoalescingCache<AccessibleAccounts>('accounts', deps.metrics, { max: 10_000, ttlMs: deps.ttlMs });
+  // Warm for recorded runs: explain verifies the key before its run, which need not look it up again.
+  const cache = new CoalescingCache<AccessibleAccounts>('accounts', deps.metrics, { max: 10_000, ttlMs: deps.ttlMs, warmForRecordedRuns: true });
   const guard = deps.keyGuard;
 
   /** A key is verified by this lookup; concurrent lookups of one key share one call (the cache's). */
@@ -121,6 +127,9 @@ export function createAccountResolver(deps: {
   }
 
   return {
+    async verify(caller, signal) {
+      await accessible(caller, signal);
+    },
     async resolve(caller, requestedHeader, signal) {
       let requested: number | undefined;
       if (requestedHeader !== undefined && requestedHeader.trim() !== '') {

@@ -61,7 +61,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Gatew
     }),
     cacheLookups: new Counter({
       name: 'v2bridge_cache_lookups_total',
-      help: 'Cache lookups by cache and result (hit, miss, coalesced)',
+      help: 'Cache lookups by cache and result (hit, miss, coalesced; bypassed: a recorded run, explain or a dry run, which caches neither answer nor learn from)',
       labelNames: ['cache', 'result'],
       registers,
     }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CoalescingCache } from '../cache/coalescing-cache.ts';
 import { CursorCache } from '../cache/cursor-cache.ts';
 import { SharedOnce, SingleFlight } from '../cache/single-flight.ts';
+import { inRecordedRun } from '../upstream/recorded-run.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
 import { invalidParameter } from '../v2/errors.ts';
 import type { EntityListMapping, ListParams, PageReadContext } from './mapping.ts';
@@ -68,22 +69,22 @@ export function createListRunner(deps: RouteDeps) {
   const memos = new CoalescingCache<object>('list-memos', deps.metrics, { max: MAX_MEMOS, ttlMs: 60_000, now: deps.now });
 
   async function fetchOne(mapping: EntityListMapping, req: RouteRequest, query: string, cursor: string | null, key: string): Promise<FetchedPage> {
-    const { promise } = flights.run(
-      `${key}|${cursor ?? ''}`,
-      async (signal) => {
-        const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables: { query, cursor }, apiKey: req.caller.apiKey, signal });
-        // The micro-cache hands back the same (frozen) answer object to every read in its
-        // window: the same page object then keys the same enrichment and rendering below.
-        const known = data !== null && typeof data === 'object' ? pagesByAnswer.get(data) : undefined;
-        if (known !== undefined) return known;
-        const search = parseAnswer(SearchPage, data, mapping.operation).actor.entitySearch;
-        const fetched = { count: search.count ?? null, entities: search.results?.entities ?? [], nextCursor: search.results?.nextCursor ?? null };
-        if (data !== null && typeof data === 'object') pagesByAnswer.set(data, fetched);
-        return fetched;
-      },
-      req.signal,
-    );
-    return promise;
+    const read = async (signal: AbortSignal): Promise<FetchedPage> => {
+      const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables: { query, cursor }, apiKey: req.caller.apiKey, signal });
+      // The micro-cache hands back the same (frozen) answer object to every read in its
+      // window: the same page object then keys the same enrichment and rendering below.
+      // (Not in a recorded run: a page it shares would skip the enrichment calls it explains.)
+      const recorded = inRecordedRun();
+      const known = !recorded && data !== null && typeof data === 'object' ? pagesByAnswer.get(data) : undefined;
+      if (known !== undefined) return known;
+      const search = parseAnswer(SearchPage, data, mapping.operation).actor.entitySearch;
+      const fetched = { count: search.count ?? null, entities: search.results?.entities ?? [], nextCursor: search.results?.nextCursor ?? null };
+      if (!recorded && data !== null && typeof data === 'object') pagesByAnswer.set(data, fetched);
+      return fetched;
+    };
+    // A recorded run (explain, a dry run) is cold: it neither joins nor starts a shared fetch.
+    if (inRecordedRun()) return read(req.signal);
+    return flights.run(`${key}|${cursor ?? ''}`, read, req.signal).promise;
   }
 
   /** Page `page` of the search, walking from the nearest page whose cursor is known. */

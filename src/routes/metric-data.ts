@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { SingleFlight } from '../cache/single-flight.ts';
+import { inRecordedRun } from '../upstream/recorded-run.ts';
 import type { MetricDataMapping } from './mapping.ts';
 import { metricNamesQuery, timesliceDataQuery, type SelectItem } from '../upstream/nrql.ts';
 import { NrqlResults, parseAnswer } from '../upstream/answer.ts';
@@ -146,7 +147,7 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
   ): Promise<MetricAnswer> {
     const { variables } = built;
     const key = `${epoch}|${req.caller.identity}|${req.accountId}|${mapping.operation}|${built.id}`;
-    const { promise } = flights.run(key, async (signal) => {
+    const read = async (signal: AbortSignal): Promise<MetricAnswer> => {
       // A byte-identical answer comes back as the same object (nothing mutates it here): its
       // filing and, through `renderings`, its body and ETag are then reused, not redone.
       const data = await callUpstream(deps.nerdgraph, {
@@ -177,8 +178,10 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
         derived.set(data, byWindow);
       }
       return filed;
-    }, req.signal);
-    return promise;
+    };
+    // A recorded run (explain, a dry run) is cold: it neither joins nor starts a shared call.
+    if (inRecordedRun()) return read(req.signal);
+    return flights.run(key, read, req.signal).promise;
   }
 
   /** Files each NRQL row under its metric and timeslice; a row off the grid is dropped and counted. */

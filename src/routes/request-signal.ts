@@ -3,6 +3,7 @@ import { Counter } from 'prom-client';
 import { runWithRequestDue } from '../budget/request-due.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph, UpstreamCall } from '../upstream/client.ts';
+import { recordedRun } from '../upstream/recorded-run.ts';
 import { UpstreamError, toV2Error } from '../upstream/errors.ts';
 import { V2Error } from '../v2/errors.ts';
 import type { GatewayEnv } from './context.ts';
@@ -104,6 +105,15 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
       if (!outgoing?.writableFinished) controller.abort(clientClosed());
     };
     outgoing?.once('close', onClose);
+    // A recorded run (explain's) ends with the request it serves: that one's deadline, or its client leaving.
+    const parent = recordedRun()?.parent;
+    const onParent = (): void => {
+      const reason = parent?.reason as Error | undefined;
+      if (reason?.name === 'TimeoutError') fire();
+      else controller.abort(reason);
+    };
+    if (parent?.aborted) onParent();
+    else parent?.addEventListener('abort', onParent, { once: true });
     try {
       // Budget queues below read the due time to leave before it (src/budget/request-due.ts).
       await runWithRequestDue(() => due, next);
@@ -111,6 +121,7 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
       running.delete(shorten);
       clearTimeout(timer);
       outgoing?.off('close', onClose);
+      parent?.removeEventListener('abort', onParent);
     }
     if (!controller.signal.aborted) return;
     const reason = (controller.signal.reason as Error).name === 'TimeoutError' ? 'deadline' : 'client_closed';

@@ -9,8 +9,8 @@ import { UpstreamError } from './errors.ts';
  * upstream error that says nothing was sent, so the write runner stops there, before any
  * read-back, and answers "nothing was changed".
  *
- * One recorder per translation run: it is built with a fresh gateway app (createApp) for that
- * one request, so no other request's calls land in it.
+ * One recorder per translation run: the app sends a recorded run's calls to its recorder
+ * (src/upstream/recorded-run.ts), so no other request's calls land in it.
  */
 export interface RecordedCall {
   operation: string;

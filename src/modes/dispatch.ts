@@ -202,6 +202,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       method: c.req.method,
       target: targetOf(c),
       headers: c.req.raw.headers,
+      requestId: c.get('requestId'),
       body,
       signal,
       publicOrigin: publicOriginOf(c),
@@ -260,10 +261,12 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   /** Headers of a shadow request: what the answer depends on, the key in the header it came in. */
   function shadowHeaders(c: GatewayContext): Headers {
     const headers = new Headers();
-    for (const name of ['accept', 'content-type', 'user-agent', 'x-account-id', 'x-request-id']) {
+    for (const name of ['accept', 'content-type', 'user-agent', 'x-account-id']) {
       const value = c.req.header(name);
       if (value !== undefined) headers.set(name, value);
     }
+    // The gateway's id for the request (the caller's only when it was safe), never the raw header.
+    headers.set('x-request-id', c.get('requestId'));
     const keyHeader = KEY_HEADERS.find((name) => (c.req.header(name) ?? '').trim() !== '');
     if (keyHeader !== undefined) headers.set(keyHeader, c.req.header(keyHeader) as string);
     return headers;
@@ -283,6 +286,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       method: c.req.method === 'HEAD' ? 'GET' : c.req.method,
       target: targetOf(c),
       headers: shadowHeaders(c),
+      requestId: c.get('requestId'),
       body,
       signal: deadline,
       signalCoversBody: true,

@@ -2,6 +2,8 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Agent, request, type Dispatcher } from 'undici';
 import { KEY_HEADERS } from '../caller/identity.ts';
+import { keyFinder } from '../caller/key-disguises.ts';
+import { callerKeysOf } from '../caller/request-id.ts';
 import { V2Error } from '../v2/errors.ts';
 
 /**
@@ -10,7 +12,10 @@ import { V2Error } from '../v2/errors.ts';
  *
  * - Method, path, raw query and body go as they came. Of the request headers only a whitelist
  *   goes, plus the caller's key in the one key header it came in (x-api-key or api-key), and in
- *   nowhere else: not in the URL, not in any other header.
+ *   nowhere else: not in the URL, not in any other header. X-Request-Id is the gateway's own
+ *   request id (the caller's only when it was safe to keep, src/caller/request-id.ts), and a
+ *   whitelisted header that carries the caller's key or any New Relic key, plain or encoded
+ *   (src/caller/key-disguises.ts), is dropped: the legacy API answers as if it had not been sent.
  * - Status and body come back byte for byte and are streamed (never buffered here), with the
  *   headers a v2 client reads (content type and encoding, length, Link, ETag, Last-Modified,
  *   Cache-Control, Retry-After, every X-RateLimit-*).
@@ -32,7 +37,7 @@ const REQUEST_HEADERS: readonly string[] = [
   'if-none-match',
   'if-modified-since',
   'user-agent',
-  'x-request-id',
+  // (x-request-id: the gateway's own id is sent, never the caller's header.)
   // The account the caller names: without it a multi-account key would be answered (and its
   // writes made) in another account than the translation uses.
   'x-account-id',
@@ -60,6 +65,8 @@ export interface LegacyRequest {
   target: string;
   /** The client's request headers; filtered here. */
   headers: Headers;
+  /** Sent as X-Request-Id: the gateway's id for the request (c.get('requestId')), never the raw header. */
+  requestId: string;
   body: LegacyBody;
   /** Fires at the deadline or when the client leaves: covers the wait for the answer's headers. */
   signal: AbortSignal;
@@ -101,7 +108,7 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
   const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
 
   const exchange = async (req: LegacyRequest): Promise<LegacyAnswer> => {
-    const headers = forwardedHeaders(req.headers, req.body);
+    const headers = forwardedHeaders(req);
     // Our own controller: the request's signal is followed only until the headers arrive.
     const controller = new AbortController();
     const follow = (): void => controller.abort(req.signal.reason);
@@ -164,14 +171,19 @@ export function responseOf(answer: LegacyAnswer): Response {
   return new Response(body, { status: answer.status, headers: headersOf(answer) });
 }
 
-function forwardedHeaders(incoming: Headers, body: LegacyBody): Record<string, string> {
+function forwardedHeaders(req: LegacyRequest): Record<string, string> {
+  const incoming = req.headers;
+  // Built once per request: the caller's key in any disguise, or any New Relic key.
+  const carriesKey = keyFinder(callerKeysOf(incoming));
   const out: Record<string, string> = {};
   for (const name of REQUEST_HEADERS) {
     const value = incoming.get(name);
-    if (value !== null) out[name] = value;
+    // Dropped rather than cleaned: a header with part of it cut out could mean something else.
+    if (value !== null && !carriesKey(value)) out[name] = value;
   }
   // undici measures a buffered body itself; a request without a body has no length to send.
-  if (body === null || body instanceof Uint8Array) delete out['content-length'];
+  if (req.body === null || req.body instanceof Uint8Array) delete out['content-length'];
+  out['x-request-id'] = req.requestId;
   // The key goes in the header it came in, and only there (the first non-empty, as callerFrom reads it).
   const keyHeader = KEY_HEADERS.find((name) => (incoming.get(name) ?? '').trim() !== '');
   if (keyHeader !== undefined) out[keyHeader] = incoming.get(keyHeader) as string;

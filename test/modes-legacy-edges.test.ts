@@ -1,14 +1,60 @@
+import { request as httpRequest, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createModesGateway, startLegacyServer } from './support/modes.ts';
+import { serveOnLoopback } from './support/http.ts';
+import { createModesGateway, startLegacyServer, type ReceivedRequest } from './support/modes.ts';
 
 /**
  * The legacy side's edges (issue 19): what is sent to it besides the key (the gateway's own
- * request id, no header that carries the key in any encoding).
+ * request id, no header that carries the key in any encoding), and a legacy timeout named as
+ * the legacy API's, never as NerdGraph's.
  */
 const KEY = 'NRAK-LEGACYEDGES7Q2W9E4R6T8Y1U3I';
 // Never called: the translation side fails fast where it runs at all.
 const NO_NERDGRAPH = 'http://127.0.0.1:9/graphql';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const READ_TIMEOUT = 'The legacy REST API did not answer in time';
+const WRITE_TIMEOUT = 'The legacy REST API did not answer in time; the change may have been made: read before retrying';
+
+interface RawAnswer {
+  status: number;
+  body: string;
+  /** Node's verdict: the whole message arrived (its Content-Length or final chunk). */
+  complete: boolean;
+}
+
+/**
+ * A legacy API that stalls: `headers` sends nothing at all; `body` sends its headers and the
+ * first bytes of the body, then nothing. Resolves `abandoned` with each request whose answer
+ * the gateway hung up on before it was finished.
+ */
+async function startStallingLegacy(stall: 'headers' | 'body', framing: 'content-length' | 'chunked' = 'content-length') {
+  const abandoned: string[] = [];
+  let wake: () => void = () => undefined;
+  const legacy = await startLegacyServer((req: ReceivedRequest, res: ServerResponse) => {
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      abandoned.push(`${req.method} ${req.url}`);
+      wake();
+    });
+    if (stall === 'headers') return;
+    res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json', ...(framing === 'content-length' ? { 'content-length': '1000' } : {}) });
+    res.write('{"application":{"id":1,');
+  });
+  return {
+    ...legacy,
+    abandoned,
+    /** Resolves once `count` requests have been abandoned by the gateway. */
+    waitForAbandoned(count: number): Promise<string[]> {
+      return new Promise((resolve) => {
+        const check = (): void => {
+          if (abandoned.length >= count) resolve(abandoned.slice(0, count));
+        };
+        wake = check;
+        check();
+      });
+    },
+  };
+}
 
 describe('what the legacy API is sent besides the key', () => {
   let legacy: Awaited<ReturnType<typeof startLegacyServer>>;
@@ -69,5 +115,67 @@ describe('what the legacy API is sent besides the key', () => {
         expect(Object.values(disguised).filter((value) => text.includes(value)), mode).toEqual([]);
       }
     }
+  });
+});
+
+describe('a legacy timeout is named as the legacy API', () => {
+  let legacy: Awaited<ReturnType<typeof startStallingLegacy>>;
+  beforeAll(async () => {
+    legacy = await startStallingLegacy('headers');
+  });
+  afterAll(() => legacy.close());
+
+  for (const mode of ['passthrough', 'compare'] as const) {
+    it(`${mode}: a read and a write the legacy API does not answer in time get a v2 504 that names the legacy API`, async () => {
+      const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: mode === 'compare' ? '*=compare' : '/v2/applications/*=passthrough', deadlineMs: 300 });
+      const read = await gateway.app.request('/v2/applications/1.json', { headers: { 'x-api-key': KEY } });
+      expect(read.status).toBe(504);
+      expect(await read.json()).toEqual({ error: { title: READ_TIMEOUT } });
+      const write = await gateway.app.request('/v2/applications/1/deployments.json', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{"deployment":{"revision":"late"}}' });
+      expect(write.status).toBe(504);
+      expect(await write.json()).toEqual({ error: { title: WRITE_TIMEOUT } });
+      expect(gateway.logs.filter((line) => line.includes('"kind":"legacy_timeout"'))).toHaveLength(1);
+      expect(gateway.logs.filter((line) => line.includes('"kind":"legacy_write_unconfirmed"'))).toHaveLength(1);
+      expect(gateway.logs.join('\n')).not.toContain('NerdGraph');
+      if (mode === 'compare') {
+        const records = await gateway.sink.waitForRecords(2);
+        expect(records.map((record) => record.error)).toEqual([`legacy call failed: V2Error: ${READ_TIMEOUT}`, `legacy call failed: V2Error: ${WRITE_TIMEOUT}`]);
+      }
+    });
+  }
+
+  it('compare: a write whose body arrives after the deadline is never sent, and says so', async () => {
+    const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: '*=compare', deadlineMs: 200 });
+    const served = await serveOnLoopback(gateway.app.fetch);
+    try {
+      const before = legacy.received.length;
+      const body = '{"deployment":{"revision":"slow-client"}}';
+      const answer = await new Promise<RawAnswer>((resolve, reject) => {
+        const req = httpRequest(`${served.url}/v2/applications/1/deployments.json`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'content-length': String(body.length), connection: 'close' } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('close', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), complete: res.complete }));
+        });
+        req.on('error', reject);
+        // Half the body, then the rest well after the request's deadline has passed.
+        req.write(body.slice(0, 10));
+        setTimeout(() => req.end(body.slice(10)), 600);
+      });
+      expect(answer.status).toBe(504);
+      expect(JSON.parse(answer.body)).toEqual({ error: { title: 'The request deadline passed before the legacy REST API was called; nothing was changed' } });
+      expect(legacy.received.length).toBe(before);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("candidate: a shadow legacy read that does not answer in time is recorded as the legacy API's timeout", async () => {
+    // The translation answers (a 503: no NerdGraph here); its two legacy shadow calls time out.
+    const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: '*=candidate', deadlineMs: 300 });
+    const response = await gateway.app.request('/v2/applications/1.json', { headers: { 'x-api-key': KEY } });
+    await response.text();
+    const [record] = await gateway.sink.waitForRecords(1);
+    expect(record).toMatchObject({ outcome: 'error', mode: 'candidate', status: { legacy: null } });
+    expect(record?.error).toBe(`legacy call failed: V2Error: ${READ_TIMEOUT}`);
   });
 });

@@ -196,23 +196,16 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   }
 
   /** The caller's request, sent to the legacy API: its answer, body not yet read. */
-  async function exchange(c: GatewayContext, body: LegacyBody): Promise<LegacyAnswer> {
-    const signal = c.get('signal');
-    const answer = await modes.legacy.exchange({
+  function exchange(c: GatewayContext, body: LegacyBody): Promise<LegacyAnswer> {
+    return modes.legacy.exchange({
       method: c.req.method,
       target: targetOf(c),
       headers: c.req.raw.headers,
       requestId: c.get('requestId'),
       body,
-      signal,
+      signal: c.get('signal'),
       publicOrigin: publicOriginOf(c),
     });
-    // The client left while the headers were on their way: nobody reads the body.
-    if (signal.aborted) {
-      answer.body?.destroy();
-      throw signal.reason as Error;
-    }
-    return answer;
   }
 
   /**

@@ -108,11 +108,12 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
   const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
 
   const exchange = async (req: LegacyRequest): Promise<LegacyAnswer> => {
+    const write = WRITES.has(req.method);
+    if (req.signal.aborted) throw notSent(req.signal.reason, write);
     const headers = forwardedHeaders(req);
     // Our own controller: the request's signal is followed only until the headers arrive.
     const controller = new AbortController();
     const follow = (): void => controller.abort(req.signal.reason);
-    if (req.signal.aborted) throw req.signal.reason as Error;
     req.signal.addEventListener('abort', follow, { once: true });
     let answer: Dispatcher.ResponseData;
     try {
@@ -125,14 +126,19 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
         dispatcher,
       });
     } catch (error) {
-      throw legacyFailure(error, req.signal, WRITES.has(req.method));
+      throw legacyFailure(error, req.signal, write);
     } finally {
       if (!req.signalCoversBody) req.signal.removeEventListener('abort', follow);
+    }
+    // The deadline passed or the client left just as the headers arrived: nobody reads the body.
+    if (req.signal.aborted) {
+      answer.body.destroy();
+      throw legacyFailure(new Error('aborted after the headers'), req.signal, write);
     }
     // A status a Fetch Response cannot carry (1xx, 6xx and beyond) is no v2 answer: a 502, before any byte is written.
     if (answer.statusCode < 200 || answer.statusCode > 599) {
       void answer.body.dump().catch(() => undefined);
-      throw legacyFailure(new Error(`status ${answer.statusCode}`), req.signal, WRITES.has(req.method));
+      throw legacyFailure(new Error(`status ${answer.statusCode}`), req.signal, write);
     }
     const kept = keptHeaders(answer.headers, baseUrl, req.publicOrigin);
     if (NO_BODY_STATUS.has(answer.statusCode) || req.method === 'HEAD') {
@@ -209,17 +215,31 @@ export function rewriteLink(link: string, baseUrl: string, publicOrigin: string)
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/** The legacy API's lateness, in v2 terms: a 504 named as the legacy API's, never as NerdGraph's. */
+function legacyTimeout(write: boolean, cause?: unknown): V2Error {
+  return write
+    ? new V2Error(504, 'The legacy REST API did not answer in time; the change may have been made: read before retrying', { cause, kind: 'legacy_write_unconfirmed' })
+    : new V2Error(504, 'The legacy REST API did not answer in time', { cause, kind: 'legacy_timeout' });
+}
+
+/** The caller's signal fired before the legacy call was made: nothing was sent. */
+function notSent(reason: unknown, write: boolean): V2Error {
+  // The client left: nobody reads this answer (request-signal.ts clientClosed).
+  if (reason instanceof V2Error && reason.name === 'AbortError') return reason;
+  return new V2Error(504, write ? 'The request deadline passed before the legacy REST API was called; nothing was changed' : 'The request deadline passed before the legacy REST API was called', {
+    cause: reason,
+    kind: 'request_deadline',
+  });
+}
+
 /** No legacy answer, in v2 terms; for a write, whether anything may have changed. */
-function legacyFailure(error: unknown, signal: AbortSignal, write: boolean): V2Error {
-  // The request's own reasons (deadline: 504; client gone) are V2Errors already (request-signal.ts).
-  if (signal.aborted && signal.reason instanceof V2Error) {
-    if (write && signal.reason.name === 'TimeoutError') {
-      return new V2Error(504, 'The legacy REST API did not answer in time; the change may have been made: read before retrying', {
-        cause: error,
-        kind: 'legacy_write_unconfirmed',
-      });
-    }
-    return signal.reason;
+function legacyFailure(error: unknown, aborted: AbortSignal, write: boolean): V2Error {
+  if (aborted.aborted) {
+    const reason: unknown = aborted.reason;
+    // The client left (request-signal.ts clientClosed): nobody reads this answer.
+    if (reason instanceof V2Error && reason.name === 'AbortError') return reason;
+    // The deadline, the request's (request-signal.ts deadlineReached, whose title is NerdGraph's) or a shadow call's own.
+    return legacyTimeout(write, error);
   }
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && UNREACHABLE.has(code)) {
@@ -228,12 +248,7 @@ function legacyFailure(error: unknown, signal: AbortSignal, write: boolean): V2E
       kind: 'legacy_unreachable',
     });
   }
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-    return new V2Error(504, write ? 'The legacy REST API did not answer in time; the change may have been made: read before retrying' : 'The legacy REST API did not answer in time', {
-      cause: error,
-      kind: write ? 'legacy_write_unconfirmed' : 'legacy_timeout',
-    });
-  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return legacyTimeout(write, error);
   return new V2Error(502, write ? 'The legacy REST API failed to answer; the change may have been made: read before retrying' : 'The legacy REST API failed to answer', {
     cause: error,
     kind: write ? 'legacy_write_unconfirmed' : 'legacy_failure',

@@ -5,8 +5,9 @@ import { createModesGateway, startLegacyServer, type ReceivedRequest } from './s
 
 /**
  * The legacy side's edges (issue 19): what is sent to it besides the key (the gateway's own
- * request id, no header that carries the key in any encoding), and a legacy timeout named as
- * the legacy API's, never as NerdGraph's.
+ * request id, no header that carries the key in any encoding), a legacy API that stalls
+ * mid-body (the deadline cuts the caller's answer and aborts the legacy request), and a legacy
+ * timeout named as the legacy API's, never as NerdGraph's.
  */
 const KEY = 'NRAK-LEGACYEDGES7Q2W9E4R6T8Y1U3I';
 // Never called: the translation side fails fast where it runs at all.
@@ -20,6 +21,23 @@ interface RawAnswer {
   body: string;
   /** Node's verdict: the whole message arrived (its Content-Length or final chunk). */
   complete: boolean;
+}
+
+/** One request over real HTTP; resolves when the response closes, whole or cut. */
+function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ...options.headers, connection: 'close' };
+    if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      // A cut answer ends in 'aborted'/'error' and then 'close'; a whole one in 'end' then 'close'.
+      res.on('error', () => undefined);
+      res.on('close', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), complete: res.complete }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }
 
 /**
@@ -118,6 +136,66 @@ describe('what the legacy API is sent besides the key', () => {
   });
 });
 
+describe('a legacy API that stalls mid-body', () => {
+  it('passthrough GET over HTTP: past the deadline the client sees its connection cut, and the legacy request is aborted', async () => {
+    const legacy = await startStallingLegacy('body');
+    const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, deadlineMs: 300 });
+    const served = await serveOnLoopback(gateway.app.fetch);
+    try {
+      const answer = await send(`${served.url}/v2/alerts_policies.json`, { headers: { 'x-api-key': KEY } });
+      expect(answer.status).toBe(200);
+      expect(answer.complete).toBe(false);
+      expect(answer.body).toBe('{"application":{"id":1,');
+      expect(await legacy.waitForAbandoned(1)).toEqual(['GET /v2/alerts_policies.json']);
+    } finally {
+      await served.close();
+      await legacy.close();
+    }
+  });
+
+  it('passthrough GET in process (app.request): the body stream errors with the legacy timeout', async () => {
+    const legacy = await startStallingLegacy('body', 'chunked');
+    try {
+      const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, deadlineMs: 300 });
+      const response = await gateway.app.request('/v2/alerts_policies.json', { headers: { 'x-api-key': KEY } });
+      expect(response.status).toBe(200);
+      await expect(response.text()).rejects.toThrow(READ_TIMEOUT);
+      expect(await legacy.waitForAbandoned(1)).toEqual(['GET /v2/alerts_policies.json']);
+    } finally {
+      await legacy.close();
+    }
+  });
+
+  for (const [what, method, path, framing] of [
+    ['a compare GET', 'GET', '/v2/applications/1.json', 'chunked'],
+    ['a compare POST (a write)', 'POST', '/v2/applications/1/deployments.json', 'content-length'],
+  ] as const) {
+    it(`${what} over HTTP: the client's connection is cut, the legacy request aborted, and the cut answer recorded as an error, not compared`, async () => {
+      const legacy = await startStallingLegacy('body', framing);
+      const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: '*=compare', deadlineMs: 300 });
+      const served = await serveOnLoopback(gateway.app.fetch);
+      try {
+        const body = method === 'POST' ? JSON.stringify({ deployment: { revision: 'cut-1' } }) : undefined;
+        const answer = await send(`${served.url}${path}`, { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body }) });
+        expect(answer.status).toBe(method === 'POST' ? 201 : 200);
+        expect(answer.complete).toBe(false);
+        expect(await legacy.waitForAbandoned(1)).toEqual([`${method} ${path}`]);
+        const [record] = await gateway.sink.waitForRecords(1);
+        expect(record).toMatchObject({ outcome: 'error', mode: 'compare', status: { legacy: method === 'POST' ? 201 : 200, translated: null } });
+        expect(record?.error).toBe(`legacy answer cut mid-body: V2Error: ${method === 'POST' ? WRITE_TIMEOUT : READ_TIMEOUT}`);
+        // Nothing ran after it: no second legacy call, no translation or dry run (no NerdGraph call).
+        for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+        expect(legacy.received).toHaveLength(1);
+        expect(gateway.sink.records).toHaveLength(1);
+        expect(await gateway.upstreamCount()).toBe(0);
+      } finally {
+        await served.close();
+        await legacy.close();
+      }
+    });
+  }
+});
+
 describe('a legacy timeout is named as the legacy API', () => {
   let legacy: Awaited<ReturnType<typeof startStallingLegacy>>;
   beforeAll(async () => {
@@ -177,5 +255,19 @@ describe('a legacy timeout is named as the legacy API', () => {
     const [record] = await gateway.sink.waitForRecords(1);
     expect(record).toMatchObject({ outcome: 'error', mode: 'candidate', status: { legacy: null } });
     expect(record?.error).toBe(`legacy call failed: V2Error: ${READ_TIMEOUT}`);
+  });
+
+  it("candidate: a shadow legacy read that stalls mid-body is recorded as the legacy API's timeout", async () => {
+    const stalling = await startStallingLegacy('body');
+    try {
+      const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: stalling.origin, routeModes: '*=candidate', deadlineMs: 300 });
+      const response = await gateway.app.request('/v2/applications/1.json', { headers: { 'x-api-key': KEY } });
+      await response.text();
+      const [record] = await gateway.sink.waitForRecords(1);
+      expect(record?.error).toBe(`legacy call failed: V2Error: ${READ_TIMEOUT}`);
+      expect(await stalling.waitForAbandoned(2)).toEqual(['GET /v2/applications/1.json', 'GET /v2/applications/1.json']);
+    } finally {
+      await stalling.close();
+    }
   });
 });

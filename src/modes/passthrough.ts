@@ -23,8 +23,11 @@ import { V2Error } from '../v2/errors.ts';
  *   (PUBLIC_BASE_URL or the request's origin): a client that follows `rel="next"` keeps paging
  *   through the gateway, under the same route modes, instead of leaving it for the legacy host.
  *   Only the origin (and the base path of LEGACY_REST_URL) changes; path and query stay.
- * - The request's signal (deadline or client gone) covers the wait for the answer's headers;
- *   once streaming, a client that leaves cancels the body, which aborts the upstream request.
+ * - The request's deadline (`dueAt`) covers the whole answer, body included: past it the upstream
+ *   request is aborted and the body errors with a legacy timeout (a 504 named as the legacy
+ *   API's), so the caller's connection is cut rather than held. The request's signal (deadline,
+ *   client gone) is followed until the answer's headers; once streaming, a client that leaves
+ *   cancels the body, which aborts the upstream request.
  * - Served over HTTP, the answer is written straight to Node's response (src/modes/direct.ts);
  *   `forward` (a Fetch Response) serves app.request() and the shadow calls.
  * - Writes are sent once: nothing here retries.
@@ -68,10 +71,10 @@ export interface LegacyRequest {
   /** Sent as X-Request-Id: the gateway's id for the request (c.get('requestId')), never the raw header. */
   requestId: string;
   body: LegacyBody;
-  /** Fires at the deadline or when the client leaves: covers the wait for the answer's headers. */
-  signal: AbortSignal;
-  /** Shadow calls: the signal also cuts the body short (a caller's stream is cut by its own cancel instead). */
-  signalCoversBody?: boolean;
+  /** When the whole answer, body included, must have arrived (performance.now() time). */
+  dueAt: number;
+  /** The caller's request signal (its deadline, or the client gone), followed until the answer's headers arrive. */
+  signal?: AbortSignal;
   /** Where Link URLs should point instead of the legacy API (the gateway's origin). */
   publicOrigin: string;
 }
@@ -109,12 +112,14 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
 
   const exchange = async (req: LegacyRequest): Promise<LegacyAnswer> => {
     const write = WRITES.has(req.method);
-    if (req.signal.aborted) throw notSent(req.signal.reason, write);
+    if (req.signal?.aborted) throw notSent(req.signal.reason, write);
     const headers = forwardedHeaders(req);
-    // Our own controller: the request's signal is followed only until the headers arrive.
+    // Our own controller: the caller's signal is followed only until the headers arrive; the
+    // deadline, to the body's last byte (undici destroys the body with the abort's reason).
     const controller = new AbortController();
-    const follow = (): void => controller.abort(req.signal.reason);
-    req.signal.addEventListener('abort', follow, { once: true });
+    const follow = (): void => controller.abort(req.signal?.reason);
+    req.signal?.addEventListener('abort', follow, { once: true });
+    const deadline = setTimeout(() => controller.abort(legacyTimeout(write)), Math.max(0, req.dueAt - performance.now()));
     let answer: Dispatcher.ResponseData;
     try {
       answer = await request(`${baseUrl}${req.target}`, {
@@ -126,26 +131,32 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
         dispatcher,
       });
     } catch (error) {
-      throw legacyFailure(error, req.signal, write);
+      clearTimeout(deadline);
+      throw legacyFailure(error, controller.signal, write);
     } finally {
-      if (!req.signalCoversBody) req.signal.removeEventListener('abort', follow);
+      req.signal?.removeEventListener('abort', follow);
     }
     // The deadline passed or the client left just as the headers arrived: nobody reads the body.
-    if (req.signal.aborted) {
+    if (controller.signal.aborted) {
+      clearTimeout(deadline);
       answer.body.destroy();
-      throw legacyFailure(new Error('aborted after the headers'), req.signal, write);
+      throw legacyFailure(new Error('aborted after the headers'), controller.signal, write);
     }
     // A status a Fetch Response cannot carry (1xx, 6xx and beyond) is no v2 answer: a 502, before any byte is written.
     if (answer.statusCode < 200 || answer.statusCode > 599) {
+      clearTimeout(deadline);
       void answer.body.dump().catch(() => undefined);
-      throw legacyFailure(new Error(`status ${answer.statusCode}`), req.signal, write);
+      throw legacyFailure(new Error(`status ${answer.statusCode}`), controller.signal, write);
     }
     const kept = keptHeaders(answer.headers, baseUrl, req.publicOrigin);
     if (NO_BODY_STATUS.has(answer.statusCode) || req.method === 'HEAD') {
+      clearTimeout(deadline);
       // Nothing to read; dump() discards what may be there without an error event.
       void answer.body.dump().catch(() => undefined);
       return { status: answer.statusCode, headers: kept, body: null };
     }
+    // Ended, failed, cut by the deadline or abandoned by the caller: the body closes either way.
+    answer.body.once('close', () => clearTimeout(deadline));
     return { status: answer.statusCode, headers: kept, body: answer.body };
   };
 
@@ -238,7 +249,7 @@ function legacyFailure(error: unknown, aborted: AbortSignal, write: boolean): V2
     const reason: unknown = aborted.reason;
     // The client left (request-signal.ts clientClosed): nobody reads this answer.
     if (reason instanceof V2Error && reason.name === 'AbortError') return reason;
-    // The deadline, the request's (request-signal.ts deadlineReached, whose title is NerdGraph's) or a shadow call's own.
+    // The deadline, the request's (request-signal.ts deadlineReached, whose title is NerdGraph's) or this call's own.
     return legacyTimeout(write, error);
   }
   const code = (error as { code?: unknown } | null)?.code;

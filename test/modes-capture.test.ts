@@ -42,6 +42,34 @@ describe('captureBody', () => {
   });
 });
 
+describe('captureBody, cut short', () => {
+  it('reports a source that fails mid-body as cut (never done), and errors the stream with its reason', async () => {
+    const done: CapturedBody[] = [];
+    const cuts: Array<[unknown, boolean]> = [];
+    const failing = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"half":'));
+        controller.error(new Error('deadline'));
+      },
+    });
+    const captured = captureBody(failing, 100, (result) => done.push(result), (reason, byCaller) => cuts.push([reason, byCaller])) as ReadableStream<Uint8Array>;
+    await expect(new Response(captured).text()).rejects.toThrow('deadline');
+    expect(done).toEqual([]);
+    expect(cuts).toHaveLength(1);
+    expect(cuts[0]?.[1]).toBe(false);
+    expect((cuts[0]?.[0] as Error).message).toBe('deadline');
+  });
+
+  it('reports a caller that left as cut by the caller, once', async () => {
+    const cuts: boolean[] = [];
+    const captured = captureBody(streamOf('ab', 'cd'), 100, () => undefined, (_reason, byCaller) => cuts.push(byCaller)) as ReadableStream<Uint8Array>;
+    const reader = captured.getReader();
+    await reader.read();
+    await reader.cancel();
+    expect(cuts).toEqual([true]);
+  });
+});
+
 describe('createShadowQueue', () => {
   it('runs up to its concurrency, queues up to its bound, refuses the rest', async () => {
     const queue = createShadowQueue({ concurrency: 1, queueMax: 1 });

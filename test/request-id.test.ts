@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyFinder } from '../src/caller/key-disguises.ts';
 import { looksSecret, refuseSecretHost, requestIdFor } from '../src/caller/request-id.ts';
 import { DEMO_KEY, createTestGateway, startSandbox } from './support/harness.ts';
 
@@ -85,6 +86,115 @@ describe('the request id rule', () => {
       expect(requestIdFor(new Headers({ 'x-request-id': id }))).toMatch(UUID);
     }
     expect(requestIdFor(new Headers())).toMatch(UUID);
+  });
+});
+
+/** Any printable ASCII (what a key header may hold), no space. */
+const PRINTABLE = Array.from({ length: 0x7e - 0x21 + 1 }, (_, at) => String.fromCharCode(0x21 + at)).join('');
+
+/** Keys as callers send them: New Relic shapes, and anything printable. */
+const anyKey = fc.oneof(
+  fc.tuple(fc.constantFrom('NRAK-', 'NRAA-', 'NRIQ-'), chars(UPPER_ALNUM, 27, 27)).map(([prefix, body]) => prefix + body),
+  chars(HEX, 40, 40),
+  chars(PRINTABLE, 12, 64),
+);
+
+const base64 = (text: string): string => Buffer.from(text, 'latin1').toString('base64');
+const hex = (text: string): string => Buffer.from(text, 'latin1').toString('hex');
+const everyBytePercent = (text: string): string => [...Buffer.from(text, 'latin1')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+
+/** How a client may disguise a key (or part of one) on its way into a header. */
+const DISGUISES: Record<string, (text: string) => string> = {
+  plain: (t) => t,
+  'lower case': (t) => t.toLowerCase(),
+  'upper case': (t) => t.toUpperCase(),
+  base64,
+  'base64, no padding': (t) => base64(t).replace(/=+$/, ''),
+  base64url: (t) => Buffer.from(t, 'latin1').toString('base64url'),
+  'base64 of the lower-cased key': (t) => base64(t.toLowerCase()),
+  'base64url of the upper-cased key': (t) => Buffer.from(t.toUpperCase(), 'latin1').toString('base64url'),
+  hex,
+  'upper-case hex': (t) => hex(t).toUpperCase(),
+  'hex of the lower-cased key': (t) => hex(t.toLowerCase()),
+  'URL-encoded': encodeURIComponent,
+  'every byte percent-encoded': everyBytePercent,
+  'every byte percent-encoded, upper-case hex': (t) => everyBytePercent(t).toUpperCase(),
+  'percent-encoded twice': (t) => encodeURIComponent(everyBytePercent(t)),
+  'base64 of its hex': (t) => base64(hex(t)),
+  'hex of its base64': (t) => hex(base64(t)),
+};
+
+/** Where the disguised key sits in a header value. */
+const PLACES: Record<string, (value: string) => string> = {
+  alone: (v) => v,
+  'glued after a prefix': (v) => `req-${v}`,
+  'glued after an odd prefix': (v) => `abc${v}`,
+  'glued before a suffix': (v) => `${v}.trace`,
+  'in a user agent': (v) => `curl/8.5.0 (${v})`,
+  'in an ETag': (v) => `W/"${v}"`,
+};
+
+/** Realistic keys without a pattern in common with the ids (fast-check likes repeated characters). */
+const randomKey = fc.tuple(fc.constantFrom('user', 'license', 'rest'), fc.string()).map(([shape, seed]) => {
+  const digest = createHash('sha256').update(seed).digest();
+  if (shape === 'user') return `NRAK-${[...digest].slice(0, 27).map((byte) => UPPER_ALNUM[byte % 36]).join('')}`;
+  return shape === 'license' ? `${digest.toString('hex').slice(0, 36)}NRAL` : digest.toString('hex').slice(0, 40);
+});
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+/** UUIDs, trace ids, short tokens, ULIDs. */
+const honestIds = fc.oneof(honest, fc.tuple(fc.constantFrom(...'01234567'), chars(CROCKFORD, 25, 25)).map(([first, rest]) => first + rest));
+const honestHeaderValues = fc.oneof(
+  honestIds,
+  chars(HEX, 32, 32).map((md5) => `W/"${md5}"`),
+  fc.constantFrom(
+    'curl/8.5.0',
+    'newrelic-client-go/2.41.0 (https://github.com/newrelic/newrelic-client-go)',
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+    'python-requests/2.31.0',
+    'application/json, text/plain, */*',
+    'gzip, deflate, br',
+    'Wed, 21 Oct 2015 07:28:00 GMT',
+  ),
+);
+
+describe('a key in disguise', () => {
+  it('is found in every encoding and place, whole or any 8 of its characters, and never kept as the request id', () => {
+    const disguises = Object.entries(DISGUISES);
+    const places = Object.entries(PLACES);
+    fc.assert(
+      fc.property(anyKey, fc.nat(), fc.nat(), fc.constantFrom(...disguises), fc.constantFrom(...places), (key, start, length, [, disguise], [, place]) => {
+        const from = start % (key.length - 7);
+        const part = key.slice(from, from + 8 + (length % (key.length - from - 7)));
+        for (const secret of [key, part]) {
+          const value = place(disguise(secret));
+          expect(keyFinder([key])(value)).toBe(true);
+          expect(requestIdFor(new Headers({ 'x-request-id': value, 'x-api-key': key }))).not.toBe(value);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("the base64 of the sandbox's demo key (23 characters, under the long-token threshold) is replaced", () => {
+    const id = Buffer.from(DEMO_KEY).toString('base64url');
+    expect(id).toHaveLength(23);
+    expect(requestIdFor(new Headers({ 'x-request-id': id, 'x-api-key': DEMO_KEY }))).toMatch(UUID);
+  });
+
+  it('keeps honest ids and leaves honest header values alone, whatever the key', () => {
+    fc.assert(
+      fc.property(randomKey, honestIds, (key, id) => {
+        expect(requestIdFor(new Headers({ 'x-request-id': id, 'x-api-key': key }))).toBe(id);
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(randomKey, honestHeaderValues, (key, value) => {
+        expect(keyFinder([key])(value)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

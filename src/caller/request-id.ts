@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { V2Error } from '../v2/errors.ts';
 import { KEY_HEADERS } from './identity.ts';
-import { KEY_PREFIX } from './redact.ts';
+import { keyFinder } from './key-disguises.ts';
 
 /**
  * The request id a request is logged and answered under. An incoming `X-Request-Id` is kept
@@ -11,9 +11,6 @@ import { KEY_PREFIX } from './redact.ts';
  * correlation; echoing a key would leak it, so doubtful ids are replaced.
  */
 const SHAPE = /^[A-Za-z0-9._-]{1,64}$/;
-
-/** New-style license keys end in NRAL (36 hex + NRAL). */
-const LICENSE_SUFFIX = /[0-9a-f]{20,}NRAL/i;
 /** JWTs and other base64 JSON (`{"` is `eyJ`), and auth scheme words (`Bearer-...`). */
 // `eyJ` only in that case (`heyjude` is no JWT); the scheme words in any case.
 const TOKEN_MARKERS = /eyJ|(?:^|[._-])(?:[Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc])(?:[._-]|$)/;
@@ -22,25 +19,15 @@ const HEX = /^[0-9a-f]+$/i;
 /** ULIDs: a 48-bit time then 80 random bits, Crockford base32 (no I, L, O, U). */
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
-
-/** The caller's key in the text, or any part of it long enough to matter. */
-function carriesCallerKey(text: string, callerKeys: readonly string[]): boolean {
-  const lower = text.toLowerCase();
-  return callerKeys.some((key) => {
-    const k = key.toLowerCase();
-    return k.length > 0 && (lower.includes(k) || (text.length >= 8 && k.includes(lower)));
-  });
-}
-
 /**
- * Unmistakably key-like: the caller's key, a New Relic key prefix or suffix, a token marker, or
- * one run of characters longer than any trace id (40- and 47-character REST and license keys,
- * base64 blobs). Real host names never match, so the Host rule uses only this.
+ * Unmistakably key-like: the caller's key or a New Relic key (a prefix or a license suffix),
+ * plain or encoded (src/caller/key-disguises.ts), a token marker, or one run of characters
+ * longer than any trace id (40- and 47-character REST and license keys, base64 blobs).
  */
 function looksLikeKey(text: string, callerKeys: readonly string[]): boolean {
-  if (carriesCallerKey(text, callerKeys)) return true;
+  if (keyFinder(callerKeys)(text)) return true;
   if (UUID.test(text)) return false;
-  if (KEY_PREFIX.test(text) || LICENSE_SUFFIX.test(text) || TOKEN_MARKERS.test(text)) return true;
+  if (TOKEN_MARKERS.test(text)) return true;
   return text.split(/[._:-]/).some((segment) => segment.length > 32);
 }
 
@@ -56,7 +43,7 @@ export function looksSecret(id: string, callerKeys: readonly string[] = []): boo
 }
 
 /** What the caller sent as its key, in either header. */
-function callerKeysOf(headers: Headers): string[] {
+export function callerKeysOf(headers: Headers): string[] {
   return KEY_HEADERS.flatMap((name) => {
     const value = headers.get(name)?.trim();
     return value ? [value] : [];
@@ -73,7 +60,8 @@ export function requestIdFor(headers: Headers): string {
 /**
  * The other request header the gateway reflects: without PUBLIC_BASE_URL, Link URLs are
  * built on the Host the request named. A Host that carries a key is refused rather than
- * written into a Link header. Only the caller's own key or a New Relic key shape counts: real
+ * written into a Link header. Only the caller's own key or a New Relic key shape (plain or
+ * encoded) counts: real
  * host names hold words like `basic`, long labels, and letters mixed with digits
  * (`my-lb-1234567890.us-west-2.elb.amazonaws.com`). With PUBLIC_BASE_URL set, Host is never
  * reflected and this is not called.
@@ -82,7 +70,7 @@ export function refuseSecretHost(headers: Headers): void {
   const host = headers.get('host');
   // Shorter than any key: the common case, checked on every request.
   if (host === null || host.length < 16) return;
-  if (carriesCallerKey(host, callerKeysOf(headers)) || KEY_PREFIX.test(host) || LICENSE_SUFFIX.test(host)) {
+  if (keyFinder(callerKeysOf(headers))(host)) {
     throw new V2Error(400, 'Invalid Host header', { kind: 'bad_host' });
   }
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { concatChunks, type CapturedBody } from './capture.ts';
+import { concatChunks, type CapturedBody, type OnCut } from './capture.ts';
 import type { LegacyAnswer } from './passthrough.ts';
 
 /**
@@ -16,8 +16,10 @@ import type { LegacyAnswer } from './passthrough.ts';
  *
  * - A client that leaves mid-body closes the response: the undici body is destroyed, which
  *   aborts the upstream request.
- * - An upstream failure mid-body destroys the response, so the socket is cut: a truncated body
- *   never looks complete (its Content-Length or chunked framing stays unfinished).
+ * - An upstream failure mid-body, or the request's deadline passing before the body's end (the
+ *   legacy call aborts its body, src/modes/passthrough.ts), destroys the response, so the socket
+ *   is cut: a truncated body never looks complete (its Content-Length or chunked framing stays
+ *   unfinished).
  */
 const ALREADY_SENT_HEADER = [...RESPONSE_ALREADY_SENT.headers.keys()][0] ?? 'x-hono-already-sent';
 
@@ -26,6 +28,8 @@ export interface DirectCapture {
   maxBytes: number;
   /** Once the client's answer has finished ('finish'), never when it was cut or failed. */
   onDone(captured: CapturedBody): void;
+  /** The answer was cut instead: by the client leaving (`byCaller`), or by the legacy body failing or reaching the deadline. */
+  onCut?: OnCut;
 }
 
 /** The Node response to write to, when there is one that has not started answering. */
@@ -44,11 +48,25 @@ export function sendDirect(outgoing: ServerResponse, answer: LegacyAnswer, extra
     // pipe, not pipeline(): pipeline builds an AbortController per call and a DOMException when
     // it ends, a measurable share of a small answer's cost. The two failure paths, by hand:
     body.pipe(outgoing);
-    // the upstream failed mid-body: cut the socket, so the client sees a truncated answer as one;
-    body.once('error', () => outgoing.destroy());
+    // Whichever comes first says who cut the answer (each side's end then follows from the other's).
+    let cut = false;
+    // the upstream failed mid-body, or its deadline passed (passthrough.ts aborts it): cut the
+    // socket, so the client sees a truncated answer as one;
+    body.once('error', (error) => {
+      if (!cut && !outgoing.writableFinished) {
+        cut = true;
+        capture?.onCut?.(error, false);
+      }
+      outgoing.destroy();
+    });
     // the client left (closed before the answer finished): destroying the undici body aborts the upstream request.
     outgoing.once('close', () => {
-      if (!outgoing.writableFinished) body.destroy();
+      if (outgoing.writableFinished) return;
+      if (!cut) {
+        cut = true;
+        capture?.onCut?.(undefined, true);
+      }
+      body.destroy();
     });
   }
   if (capture) {

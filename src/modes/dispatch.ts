@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { requestDue } from '../budget/request-due.ts';
 import { callerFrom, KEY_HEADERS, type IdentityOf } from '../caller/identity.ts';
 import { maskSecrets, maskTargetSecrets } from '../compare/secrets.ts';
 import type { AnswerSnapshot, ComparisonRecord, DryRunCall } from '../compare/types.ts';
@@ -196,22 +197,19 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   }
 
   /** The caller's request, sent to the legacy API: its answer, body not yet read. */
-  async function exchange(c: GatewayContext, body: LegacyBody): Promise<LegacyAnswer> {
-    const signal = c.get('signal');
-    const answer = await modes.legacy.exchange({
+  function exchange(c: GatewayContext, body: LegacyBody): Promise<LegacyAnswer> {
+    return modes.legacy.exchange({
       method: c.req.method,
       target: targetOf(c),
       headers: c.req.raw.headers,
+      requestId: c.get('requestId'),
       body,
-      signal,
+      // The request's deadline covers the legacy answer's body too (request-signal.ts stops
+      // watching once the handler has returned, which is before a streamed body has ended).
+      dueAt: requestDue() ?? performance.now() + deps.requestDeadlineMs,
+      signal: c.get('signal'),
       publicOrigin: publicOriginOf(c),
     });
-    // The client left while the headers were on their way: nobody reads the body.
-    if (signal.aborted) {
-      answer.body?.destroy();
-      throw signal.reason as Error;
-    }
-    return answer;
   }
 
   /**
@@ -229,7 +227,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
     const response = responseOf(answer);
     response.headers.set('x-request-id', c.get('requestId'));
     if (capture === undefined) return response;
-    const captured = captureBody(response.body, capture.maxBytes, capture.onDone);
+    const captured = captureBody(response.body, capture.maxBytes, capture.onDone, capture.onCut);
     return new Response(captured, { status: response.status, headers: response.headers });
   }
 
@@ -260,10 +258,12 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   /** Headers of a shadow request: what the answer depends on, the key in the header it came in. */
   function shadowHeaders(c: GatewayContext): Headers {
     const headers = new Headers();
-    for (const name of ['accept', 'content-type', 'user-agent', 'x-account-id', 'x-request-id']) {
+    for (const name of ['accept', 'content-type', 'user-agent', 'x-account-id']) {
       const value = c.req.header(name);
       if (value !== undefined) headers.set(name, value);
     }
+    // The gateway's id for the request (the caller's only when it was safe), never the raw header.
+    headers.set('x-request-id', c.get('requestId'));
     const keyHeader = KEY_HEADERS.find((name) => (c.req.header(name) ?? '').trim() !== '');
     if (keyHeader !== undefined) headers.set(keyHeader, c.req.header(keyHeader) as string);
     return headers;
@@ -277,15 +277,14 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   /** One more legacy call for a comparison (a read), under its own deadline. */
   async function legacyAgain(c: GatewayContext, label: string, body: Uint8Array | null): Promise<AnswerSnapshot> {
     const started = performance.now();
-    // One deadline for the whole call, body included: a legacy API that stalls mid-body must not hold a slot.
-    const deadline = AbortSignal.timeout(deps.requestDeadlineMs);
     const answer = await modes.legacy.forward({
       method: c.req.method === 'HEAD' ? 'GET' : c.req.method,
       target: targetOf(c),
       headers: shadowHeaders(c),
+      requestId: c.get('requestId'),
       body,
-      signal: deadline,
-      signalCoversBody: true,
+      // One deadline for the whole call, body included: a legacy API that stalls mid-body must not hold a slot.
+      dueAt: started + deps.requestDeadlineMs,
       publicOrigin: publicOriginOf(c),
     });
     const snapshot = await readSnapshot(answer, started, modes.maxBodyBytes);
@@ -388,7 +387,15 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
         return write ? dryRunWrite(c, label, head, done, started, body) : compareRead(c, label, mapping, head, done, started, body);
       });
     };
-    return answerCaller(c, answer, { maxBytes: modes.maxBodyBytes, onDone });
+    // A cut answer is never compared (half a body would differ everywhere). Cut by the legacy
+    // side (a failure mid-body, or the deadline): recorded as an error, as a legacy call that
+    // fails before its headers is; cut by a client that left: nothing is recorded.
+    const onCut = (reason: unknown, byCaller: boolean): void => {
+      release();
+      if (byCaller || REFUSED_CALLER.has(answer.status)) return;
+      recordOf(c, label, 'compare', { outcome: 'error', status: { legacy: answer.status, translated: null }, ms: { legacy: performance.now() - started, translated: null }, error: `legacy answer cut mid-body: ${reasonOf(reason)}` });
+    };
+    return answerCaller(c, answer, { maxBytes: modes.maxBodyBytes, onDone, onCut });
   }
 
   async function compareRead(c: GatewayContext, label: string, mapping: Mapping, answer: AnswerHead, done: CapturedBody, started: number, body: Uint8Array | null): Promise<void> {
@@ -468,10 +475,16 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
       release();
       return;
     }
-    const captured = captureBody(answer.body, modes.maxBodyBytes, (done) => {
-      release();
-      schedule(label, c.req.method, () => (write ? recordLegacyDryRun(c, label, answer, done, started, bodyText) : candidateRead(c, label, mapping, answer, done, started, body)));
-    });
+    const captured = captureBody(
+      answer.body,
+      modes.maxBodyBytes,
+      (done) => {
+        release();
+        schedule(label, c.req.method, () => (write ? recordLegacyDryRun(c, label, answer, done, started, bodyText) : candidateRead(c, label, mapping, answer, done, started, body)));
+      },
+      // Cut: nothing to compare (under app.request() no socket close would release it).
+      release,
+    );
     c.res = new Response(captured, { status: answer.status, headers: answer.headers });
   }
 

@@ -2,6 +2,8 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Agent, request, type Dispatcher } from 'undici';
 import { KEY_HEADERS } from '../caller/identity.ts';
+import { keyFinder } from '../caller/key-disguises.ts';
+import { callerKeysOf } from '../caller/request-id.ts';
 import { V2Error } from '../v2/errors.ts';
 
 /**
@@ -10,7 +12,10 @@ import { V2Error } from '../v2/errors.ts';
  *
  * - Method, path, raw query and body go as they came. Of the request headers only a whitelist
  *   goes, plus the caller's key in the one key header it came in (x-api-key or api-key), and in
- *   nowhere else: not in the URL, not in any other header.
+ *   nowhere else: not in the URL, not in any other header. X-Request-Id is the gateway's own
+ *   request id (the caller's only when it was safe to keep, src/caller/request-id.ts), and a
+ *   whitelisted header that carries the caller's key or any New Relic key, plain or encoded
+ *   (src/caller/key-disguises.ts), is dropped: the legacy API answers as if it had not been sent.
  * - Status and body come back byte for byte and are streamed (never buffered here), with the
  *   headers a v2 client reads (content type and encoding, length, Link, ETag, Last-Modified,
  *   Cache-Control, Retry-After, every X-RateLimit-*).
@@ -18,8 +23,11 @@ import { V2Error } from '../v2/errors.ts';
  *   (PUBLIC_BASE_URL or the request's origin): a client that follows `rel="next"` keeps paging
  *   through the gateway, under the same route modes, instead of leaving it for the legacy host.
  *   Only the origin (and the base path of LEGACY_REST_URL) changes; path and query stay.
- * - The request's signal (deadline or client gone) covers the wait for the answer's headers;
- *   once streaming, a client that leaves cancels the body, which aborts the upstream request.
+ * - The request's deadline (`dueAt`) covers the whole answer, body included: past it the upstream
+ *   request is aborted and the body errors with a legacy timeout (a 504 named as the legacy
+ *   API's), so the caller's connection is cut rather than held. The request's signal (deadline,
+ *   client gone) is followed until the answer's headers; once streaming, a client that leaves
+ *   cancels the body, which aborts the upstream request.
  * - Served over HTTP, the answer is written straight to Node's response (src/modes/direct.ts);
  *   `forward` (a Fetch Response) serves app.request() and the shadow calls.
  * - Writes are sent once: nothing here retries.
@@ -32,7 +40,7 @@ const REQUEST_HEADERS: readonly string[] = [
   'if-none-match',
   'if-modified-since',
   'user-agent',
-  'x-request-id',
+  // (x-request-id: the gateway's own id is sent, never the caller's header.)
   // The account the caller names: without it a multi-account key would be answered (and its
   // writes made) in another account than the translation uses.
   'x-account-id',
@@ -60,11 +68,13 @@ export interface LegacyRequest {
   target: string;
   /** The client's request headers; filtered here. */
   headers: Headers;
+  /** Sent as X-Request-Id: the gateway's id for the request (c.get('requestId')), never the raw header. */
+  requestId: string;
   body: LegacyBody;
-  /** Fires at the deadline or when the client leaves: covers the wait for the answer's headers. */
-  signal: AbortSignal;
-  /** Shadow calls: the signal also cuts the body short (a caller's stream is cut by its own cancel instead). */
-  signalCoversBody?: boolean;
+  /** When the whole answer, body included, must have arrived (performance.now() time). */
+  dueAt: number;
+  /** The caller's request signal (its deadline, or the client gone), followed until the answer's headers arrive. */
+  signal?: AbortSignal;
   /** Where Link URLs should point instead of the legacy API (the gateway's origin). */
   publicOrigin: string;
 }
@@ -101,12 +111,15 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
   const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
 
   const exchange = async (req: LegacyRequest): Promise<LegacyAnswer> => {
-    const headers = forwardedHeaders(req.headers, req.body);
-    // Our own controller: the request's signal is followed only until the headers arrive.
+    const write = WRITES.has(req.method);
+    if (req.signal?.aborted) throw notSent(req.signal.reason, write);
+    const headers = forwardedHeaders(req);
+    // Our own controller: the caller's signal is followed only until the headers arrive; the
+    // deadline, to the body's last byte (undici destroys the body with the abort's reason).
     const controller = new AbortController();
-    const follow = (): void => controller.abort(req.signal.reason);
-    if (req.signal.aborted) throw req.signal.reason as Error;
-    req.signal.addEventListener('abort', follow, { once: true });
+    const follow = (): void => controller.abort(req.signal?.reason);
+    req.signal?.addEventListener('abort', follow, { once: true });
+    const deadline = setTimeout(() => controller.abort(legacyTimeout(write)), Math.max(0, req.dueAt - performance.now()));
     let answer: Dispatcher.ResponseData;
     try {
       answer = await request(`${baseUrl}${req.target}`, {
@@ -118,21 +131,32 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
         dispatcher,
       });
     } catch (error) {
-      throw legacyFailure(error, req.signal, WRITES.has(req.method));
+      clearTimeout(deadline);
+      throw legacyFailure(error, controller.signal, write);
     } finally {
-      if (!req.signalCoversBody) req.signal.removeEventListener('abort', follow);
+      req.signal?.removeEventListener('abort', follow);
+    }
+    // The deadline passed or the client left just as the headers arrived: nobody reads the body.
+    if (controller.signal.aborted) {
+      clearTimeout(deadline);
+      answer.body.destroy();
+      throw legacyFailure(new Error('aborted after the headers'), controller.signal, write);
     }
     // A status a Fetch Response cannot carry (1xx, 6xx and beyond) is no v2 answer: a 502, before any byte is written.
     if (answer.statusCode < 200 || answer.statusCode > 599) {
+      clearTimeout(deadline);
       void answer.body.dump().catch(() => undefined);
-      throw legacyFailure(new Error(`status ${answer.statusCode}`), req.signal, WRITES.has(req.method));
+      throw legacyFailure(new Error(`status ${answer.statusCode}`), controller.signal, write);
     }
     const kept = keptHeaders(answer.headers, baseUrl, req.publicOrigin);
     if (NO_BODY_STATUS.has(answer.statusCode) || req.method === 'HEAD') {
+      clearTimeout(deadline);
       // Nothing to read; dump() discards what may be there without an error event.
       void answer.body.dump().catch(() => undefined);
       return { status: answer.statusCode, headers: kept, body: null };
     }
+    // Ended, failed, cut by the deadline or abandoned by the caller: the body closes either way.
+    answer.body.once('close', () => clearTimeout(deadline));
     return { status: answer.statusCode, headers: kept, body: answer.body };
   };
 
@@ -164,14 +188,19 @@ export function responseOf(answer: LegacyAnswer): Response {
   return new Response(body, { status: answer.status, headers: headersOf(answer) });
 }
 
-function forwardedHeaders(incoming: Headers, body: LegacyBody): Record<string, string> {
+function forwardedHeaders(req: LegacyRequest): Record<string, string> {
+  const incoming = req.headers;
+  // Built once per request: the caller's key in any disguise, or any New Relic key.
+  const carriesKey = keyFinder(callerKeysOf(incoming));
   const out: Record<string, string> = {};
   for (const name of REQUEST_HEADERS) {
     const value = incoming.get(name);
-    if (value !== null) out[name] = value;
+    // Dropped rather than cleaned: a header with part of it cut out could mean something else.
+    if (value !== null && !carriesKey(value)) out[name] = value;
   }
   // undici measures a buffered body itself; a request without a body has no length to send.
-  if (body === null || body instanceof Uint8Array) delete out['content-length'];
+  if (req.body === null || req.body instanceof Uint8Array) delete out['content-length'];
+  out['x-request-id'] = req.requestId;
   // The key goes in the header it came in, and only there (the first non-empty, as callerFrom reads it).
   const keyHeader = KEY_HEADERS.find((name) => (incoming.get(name) ?? '').trim() !== '');
   if (keyHeader !== undefined) out[keyHeader] = incoming.get(keyHeader) as string;
@@ -197,17 +226,31 @@ export function rewriteLink(link: string, baseUrl: string, publicOrigin: string)
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/** The legacy API's lateness, in v2 terms: a 504 named as the legacy API's, never as NerdGraph's. */
+function legacyTimeout(write: boolean, cause?: unknown): V2Error {
+  return write
+    ? new V2Error(504, 'The legacy REST API did not answer in time; the change may have been made: read before retrying', { cause, kind: 'legacy_write_unconfirmed' })
+    : new V2Error(504, 'The legacy REST API did not answer in time', { cause, kind: 'legacy_timeout' });
+}
+
+/** The caller's signal fired before the legacy call was made: nothing was sent. */
+function notSent(reason: unknown, write: boolean): V2Error {
+  // The client left: nobody reads this answer (request-signal.ts clientClosed).
+  if (reason instanceof V2Error && reason.name === 'AbortError') return reason;
+  return new V2Error(504, write ? 'The request deadline passed before the legacy REST API was called; nothing was changed' : 'The request deadline passed before the legacy REST API was called', {
+    cause: reason,
+    kind: 'request_deadline',
+  });
+}
+
 /** No legacy answer, in v2 terms; for a write, whether anything may have changed. */
-function legacyFailure(error: unknown, signal: AbortSignal, write: boolean): V2Error {
-  // The request's own reasons (deadline: 504; client gone) are V2Errors already (request-signal.ts).
-  if (signal.aborted && signal.reason instanceof V2Error) {
-    if (write && signal.reason.name === 'TimeoutError') {
-      return new V2Error(504, 'The legacy REST API did not answer in time; the change may have been made: read before retrying', {
-        cause: error,
-        kind: 'legacy_write_unconfirmed',
-      });
-    }
-    return signal.reason;
+function legacyFailure(error: unknown, aborted: AbortSignal, write: boolean): V2Error {
+  if (aborted.aborted) {
+    const reason: unknown = aborted.reason;
+    // The client left (request-signal.ts clientClosed): nobody reads this answer.
+    if (reason instanceof V2Error && reason.name === 'AbortError') return reason;
+    // The deadline, the request's (request-signal.ts deadlineReached, whose title is NerdGraph's) or this call's own.
+    return legacyTimeout(write, error);
   }
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && UNREACHABLE.has(code)) {
@@ -216,12 +259,7 @@ function legacyFailure(error: unknown, signal: AbortSignal, write: boolean): V2E
       kind: 'legacy_unreachable',
     });
   }
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-    return new V2Error(504, write ? 'The legacy REST API did not answer in time; the change may have been made: read before retrying' : 'The legacy REST API did not answer in time', {
-      cause: error,
-      kind: write ? 'legacy_write_unconfirmed' : 'legacy_timeout',
-    });
-  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return legacyTimeout(write, error);
   return new V2Error(502, write ? 'The legacy REST API failed to answer; the change may have been made: read before retrying' : 'The legacy REST API failed to answer', {
     cause: error,
     kind: write ? 'legacy_write_unconfirmed' : 'legacy_failure',

@@ -23,6 +23,12 @@ import { pause } from '../upstream/pause.ts';
  * per freed slot at once; the others keep polling), or sleeps until the spent window resets;
  * then it is refused, not sent: v2's 429 with Retry-After (OverBudget).
  *
+ * Clients that leave: a call whose request signal has fired takes no lease and spends no
+ * window (checked before each, and again before it is sent). A queued call takes its slot only
+ * after the event loop has handled the I/O already received: clients that hung up together
+ * (the slot freed by one of them) are then all known to have left, and none of their queued
+ * calls is sent. A waiter woken for a slot whose client left hands the wake-up to the next one.
+ *
  * Time to send: a call is admitted only while at least a minimum time to send is left before
  * it must leave (LEAVE_MARGIN_MS before its request's due time, or its own bound): 250 ms or 5%
  * of the call bound for a read, 1 s or 20% for a mutation (whose cut-short answer is an
@@ -44,7 +50,8 @@ import { pause } from '../upstream/pause.ts';
  * first spend), so up to twice a limit may go across a window's end (the end of one window and
  * the start of the next). A call costing more NRQL than the whole per-minute budget is always
  * refused. Decisions are counted as immediate, queued or refused; a call whose client left
- * while it was queued is not a decision (it is the request's cancellation, counted there).
+ * while it was queued is not a decision (it is the request's cancellation, counted there). A
+ * client whose hang-up the gateway has not read yet is still there for it: its call may go.
  */
 export interface BudgetLimits {
   concurrencyPerKey: number;
@@ -105,6 +112,13 @@ async function beforeTime<T>(work: Promise<T>, by: number, signal: AbortSignal):
   }
 }
 
+/**
+ * Resolves once the event loop has handled the I/O it has already received (setImmediate runs
+ * after the poll phase): a client's hang-up that arrived in the same turn as a freed slot is
+ * known before the slot is taken.
+ */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** Why a queued call stops: its deadline (429: it could not be admitted in time) or its caller left. */
 function stopped(signal: AbortSignal, refusal: () => OverBudget): UpstreamError {
   const reason: unknown = signal.reason;
@@ -140,12 +154,37 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     return waiters;
   }
 
-  /** One slot freed: one waiter tries for it at once (the others keep polling, as other replicas' do). */
+  /**
+   * One slot freed: one waiter tries for it at once (the others keep polling, as other
+   * replicas' do). A woken waiter that will not take the slot (its client left) wakes the next.
+   */
   function wakeOne(key: string): void {
     const waiters = leaseWaiters.get(key);
     const first = waiters?.values().next().value;
-    if (first !== undefined) first();
+    if (first !== undefined) {
+      waiters?.delete(first);
+      first();
+    }
     if (waiters !== undefined && waiters.size === 0) leaseWaiters.delete(key);
+  }
+
+  /** Waits up to `ms` for a slot under `key`; true when a slot freed in this process woke it. */
+  async function waitForSlot(key: string, ms: number, deadline: AbortSignal): Promise<boolean> {
+    const waiters = waitersOf(key);
+    let woken = false;
+    const ends = new Set<() => void>();
+    const wake = (): void => {
+      woken = true;
+      for (const end of ends) end();
+    };
+    waiters.add(wake);
+    try {
+      await pause(ms, deadline, ends);
+    } finally {
+      waiters.delete(wake);
+      if (waiters.size === 0 && leaseWaiters.get(key) === waiters) leaseWaiters.delete(key);
+    }
+    return woken;
   }
 
   /** The minimum time to send (see above), for a call that had `availableMs` when it asked. */
@@ -184,20 +223,37 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         return new OverBudget(title, retryAfterMs / 1000);
       };
       const noTime = (budget: BudgetName): OverBudget => refuse(budget, CONCURRENCY_RETRY_AFTER_S * 1000, NO_TIME_TITLE);
-      const timed = async (budget: BudgetName, wait: Promise<void>): Promise<void> => {
+      const timed = async <T>(budget: BudgetName, wait: Promise<T>): Promise<T> => {
         const from = performance.now();
-        await wait;
+        const outcome = await wait;
         waitedMs[budget] += performance.now() - from;
+        return outcome;
       };
 
       async function leaseInTime(): Promise<Lease> {
         let poll = FIRST_POLL_MS;
+        // A slot freed in this process was handed to this call (it must use it or pass it on).
+        let woken = false;
         for (;;) {
+          // A call that waited takes its slot only once the I/O already received has been
+          // handled: clients that hung up together are all known to have left before then.
+          if (queued.size > 0) await nextTurn();
+          if (deadline.aborted) {
+            if (woken) wakeOne(leaseKey);
+            throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
+          }
+          woken = false;
           const acquiring = state.acquireLease(leaseKey, limits.concurrencyPerKey, leaseTtlMs);
           const acquired = await beforeTime(acquiring, sendBy, deadline);
           if (acquired === 'late') {
-            // Whatever the state answers later is given back at once.
-            void acquiring.then((lease) => lease?.release()).catch(() => undefined);
+            // Whatever the state answers later is given back at once, and the slot passed on.
+            void acquiring
+              .then(async (lease) => {
+                if (lease === undefined) return;
+                await lease.release().catch(() => undefined);
+                wakeOne(leaseKey);
+              })
+              .catch(() => undefined);
             if (deadline.aborted) throw stopped(deadline, () => noTime('concurrency'));
             throw queued.has('concurrency') ? refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000) : noTime('concurrency');
           }
@@ -206,9 +262,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
           if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
           const left = sendBy - performance.now();
           if (left <= 0) throw refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000);
-          const waiters = waitersOf(leaseKey);
-          await timed('concurrency', pause(Math.min(poll, left), deadline, waiters));
-          if (waiters.size === 0 && leaseWaiters.get(leaseKey) === waiters) leaseWaiters.delete(leaseKey);
+          woken = await timed('concurrency', waitForSlot(leaseKey, Math.min(poll, left), deadline));
           poll = Math.min(poll * 2, MAX_POLL_MS);
         }
       }

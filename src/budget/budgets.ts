@@ -1,6 +1,6 @@
 import type { IdentityOf } from '../caller/identity.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
-import type { Lease, SharedState, SpendAll, StateKeyer, WindowSpend } from '../state/shared-state.ts';
+import type { Lease, SharedState, StateKeyer, WindowSpend } from '../state/shared-state.ts';
 import type { NerdGraphBudget, UpstreamCall } from '../upstream/client.ts';
 import type { OperationDocument } from '../upstream/documents.ts';
 import { OverBudget, UpstreamError } from '../upstream/errors.ts';
@@ -13,7 +13,8 @@ import { pause } from '../upstream/pause.ts';
  * (Redis; without it this process's memory, so one replica alone keeps them too):
  * - concurrency: at most `concurrencyPerKey` calls in flight per caller (a lease each, by the
  *   key's HMAC identity; a dead replica's leases expire after the longest call could last);
- * - NRQL per account per minute: each call spends the number of `nrql` fields it runs;
+ * - NRQL per account per minute: each call spends the number of `nrql` fields it runs, shared
+ *   fairly between the account's callers (below);
  * - identical query per minute: per caller and identical NRQL text. That is what NerdGraph
  *   counts ("the same query repeated by the same user"): entity reads have no such limit, and
  *   an NRQL text shared by two operations (or two routes) is still one query to NerdGraph.
@@ -22,6 +23,27 @@ import { pause } from '../upstream/pause.ts';
  * over a budget is queued: it polls for a lease (a release in this process wakes one waiter
  * per freed slot at once; the others keep polling), or sleeps until the spent window resets;
  * then it is refused, not sent: v2's 429 with Retry-After (OverBudget).
+ *
+ * Fair share of an account's NRQL budget B (callers are API keys, by identity): the last
+ * FAIR_SHARE_RESERVE of it (10%, at least 1 query) is a reserve. Any caller spends while the
+ * account has more than the reserve left. The reserve goes only to a caller whose own spend,
+ * this call included, stays within its fair share: B divided by the account's callers seen
+ * this presence window or the last (windows of the same length, on the clock), itself counted.
+ * So a lone caller's share is all of B; beside a light caller, a heavy one is refused
+ * (`nrql_fair_share`) once the reserve is all that is left, until the account's window or its
+ * own resets, while the light one still spends the reserve. Across replicas: each caller's part
+ * is one more window (`nrql-account` with the caller's identity) spent in the same spendAll,
+ * the open part and the reserve are the same account window checked against two limits, and
+ * presence is a hash per account and presence window (written once a window per replica,
+ * read only when the reserve is asked for). Approximate on purpose: a caller's own window
+ * starts with its first spend, not the account's; a caller nobody has seen for two windows is
+ * not counted (a lone heavy caller may spend the reserve before it arrives).
+ *
+ * Clients that leave: a call whose request signal has fired takes no lease and spends no
+ * window (checked before each, and again before it is sent). A queued call takes its slot only
+ * after the event loop has handled the I/O already received: clients that hung up together
+ * (the slot freed by one of them) are then all known to have left, and none of their queued
+ * calls is sent. A waiter woken for a slot whose client left hands the wake-up to the next one.
  *
  * Time to send: a call is admitted only while at least a minimum time to send is left before
  * it must leave (LEAVE_MARGIN_MS before its request's due time, or its own bound): 250 ms or 5%
@@ -44,7 +66,8 @@ import { pause } from '../upstream/pause.ts';
  * first spend), so up to twice a limit may go across a window's end (the end of one window and
  * the start of the next). A call costing more NRQL than the whole per-minute budget is always
  * refused. Decisions are counted as immediate, queued or refused; a call whose client left
- * while it was queued is not a decision (it is the request's cancellation, counted there).
+ * while it was queued is not a decision (it is the request's cancellation, counted there). A
+ * client whose hang-up the gateway has not read yet is still there for it: its call may go.
  */
 export interface BudgetLimits {
   concurrencyPerKey: number;
@@ -67,7 +90,13 @@ export interface BudgetOptions {
   windowMs?: number;
 }
 
-type BudgetName = 'concurrency' | 'nrql_account' | 'identical_query';
+type BudgetName = 'concurrency' | 'nrql_account' | 'nrql_fair_share' | 'identical_query';
+type BudgetWindow = WindowSpend & { budget: Exclude<BudgetName, 'concurrency'> };
+/** A spend refused: by which budget, and when it may be tried again. */
+interface WindowRefusal {
+  budget: BudgetWindow['budget'];
+  retryAfterMs: number;
+}
 
 const MINUTE_MS = 60_000;
 /** A lease outlives its call's bound by this much: a slow release is not a second slot. */
@@ -84,6 +113,12 @@ const FIRST_POLL_MS = 5;
 const MAX_POLL_MS = 100;
 /** Retry-After when a lease is what was missing (a slot frees within one call), or time was. */
 const CONCURRENCY_RETRY_AFTER_S = 1;
+/** The share of an account's NRQL budget kept for callers within their fair share (see above). */
+const FAIR_SHARE_RESERVE = 0.1;
+/** A caller's own window while the account has more than the reserve left: it only counts. */
+const UNLIMITED = Number.MAX_SAFE_INTEGER;
+/** (account, caller) pairs whose presence this process wrote this window; beyond, it starts afresh. */
+const MAX_PRESENCE_MEMO = 10_000;
 
 /**
  * The shared state's answer, or 'late' when `by` (performance.now() time) or the deadline
@@ -105,6 +140,13 @@ async function beforeTime<T>(work: Promise<T>, by: number, signal: AbortSignal):
   }
 }
 
+/**
+ * Resolves once the event loop has handled the I/O it has already received (setImmediate runs
+ * after the poll phase): a client's hang-up that arrived in the same turn as a freed slot is
+ * known before the slot is taken.
+ */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** Why a queued call stops: its deadline (429: it could not be admitted in time) or its caller left. */
 function stopped(signal: AbortSignal, refusal: () => OverBudget): UpstreamError {
   const reason: unknown = signal.reason;
@@ -125,11 +167,33 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     concurrency: () => `NerdGraph's limit of ${limits.concurrencyPerKey} concurrent requests for this API key is in use; nothing was sent, retry later`,
     nrql_account: (account) =>
       `NerdGraph's budget of ${limits.nrqlPerAccountPerMinute} NRQL queries per minute for account ${account ?? ''} is spent; nothing was sent, retry later`,
+    nrql_fair_share: (account) =>
+      `NerdGraph's budget of ${limits.nrqlPerAccountPerMinute} NRQL queries per minute for account ${account ?? ''} is nearly spent, and the rest is kept for callers that used less of it than this API key; nothing was sent, retry later`,
     identical_query: () =>
       `This NRQL query was already sent ${limits.identicalQueryPerMinute} times this minute with this API key (NerdGraph's limit for identical queries); nothing was sent, retry later`,
   };
   /** The shared state answered too late (or the call came too close to its deadline) to send it in time. */
   const NO_TIME_TITLE = "NerdGraph's limits could not be checked in time to send this call before the request's deadline; nothing was sent, retry later";
+
+  // Fair share: the account's last queries are kept for callers within their share (see above).
+  const accountBudget = limits.nrqlPerAccountPerMinute;
+  const reserve = Math.max(1, Math.ceil(accountBudget * FAIR_SHARE_RESERVE));
+  /** Windows of presence: a caller counts for an account in the one it was seen in, and the next. */
+  const presenceWindowOf = (now: number): number => Math.floor(now / windowMs);
+  const presenceKey = (account: number, window: number): string => keyOf('nrql-account', account, 'callers', window);
+  /** `account\ncaller` -> the presence window this process last wrote it in (one write per window). */
+  const presenceWritten = new Map<string, number>();
+
+  /** This caller uses the account's NRQL: written once per window, never waited for (it only informs shares). */
+  function notePresence(account: number, identity: string): void {
+    const window = presenceWindowOf(Date.now());
+    const memo = `${account}\n${identity}`;
+    if (presenceWritten.get(memo) === window) return;
+    if (presenceWritten.size >= MAX_PRESENCE_MEMO) presenceWritten.clear();
+    presenceWritten.set(memo, window);
+    // Kept two windows from its creation: read as "the previous window" throughout the next one.
+    void state.hashSet(presenceKey(account, window), { [identity]: '1' }, 2 * windowMs).catch(() => presenceWritten.delete(memo));
+  }
 
   function waitersOf(key: string): Set<() => void> {
     let waiters = leaseWaiters.get(key);
@@ -140,12 +204,37 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     return waiters;
   }
 
-  /** One slot freed: one waiter tries for it at once (the others keep polling, as other replicas' do). */
+  /**
+   * One slot freed: one waiter tries for it at once (the others keep polling, as other
+   * replicas' do). A woken waiter that will not take the slot (its client left) wakes the next.
+   */
   function wakeOne(key: string): void {
     const waiters = leaseWaiters.get(key);
     const first = waiters?.values().next().value;
-    if (first !== undefined) first();
+    if (first !== undefined) {
+      waiters?.delete(first);
+      first();
+    }
     if (waiters !== undefined && waiters.size === 0) leaseWaiters.delete(key);
+  }
+
+  /** Waits up to `ms` for a slot under `key`; true when a slot freed in this process woke it. */
+  async function waitForSlot(key: string, ms: number, deadline: AbortSignal): Promise<boolean> {
+    const waiters = waitersOf(key);
+    let woken = false;
+    const ends = new Set<() => void>();
+    const wake = (): void => {
+      woken = true;
+      for (const end of ends) end();
+    };
+    waiters.add(wake);
+    try {
+      await pause(ms, deadline, ends);
+    } finally {
+      waiters.delete(wake);
+      if (waiters.size === 0 && leaseWaiters.get(key) === waiters) leaseWaiters.delete(key);
+    }
+    return woken;
   }
 
   /** The minimum time to send (see above), for a call that had `availableMs` when it asked. */
@@ -169,12 +258,26 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
       // Every window the call spends, with the budget it belongs to (repeated texts spend their count).
       const repeats = new Map<string, number>();
       for (const text of texts) repeats.set(text, (repeats.get(text) ?? 0) + 1);
-      const windows: (WindowSpend & { budget: Exclude<BudgetName, 'concurrency'> })[] = [
-        ...[...repeats].map(([text, times]) => ({ budget: 'identical_query' as const, key: keyOf('identical', identity, text), cost: times, limit: limits.identicalQueryPerMinute, windowMs })),
-        ...(account !== undefined && cost > 0 ? [{ budget: 'nrql_account' as const, key: keyOf('nrql-account', account), cost, limit: limits.nrqlPerAccountPerMinute, windowMs }] : []),
+      const identical: BudgetWindow[] = [...repeats].map(([text, times]) => ({
+        budget: 'identical_query',
+        key: keyOf('identical', identity, text),
+        cost: times,
+        limit: limits.identicalQueryPerMinute,
+        windowMs,
+      }));
+      // The account's NRQL window, and this caller's own part of it (for its fair share).
+      const nrql = account !== undefined && cost > 0 ? { account, accountKey: keyOf('nrql-account', account), callerKey: keyOf('nrql-account', account, identity) } : undefined;
+      if (nrql !== undefined) notePresence(nrql.account, identity);
+      /** The call's windows, with the account's total up to `accountLimit` and the caller's part up to `callerLimit`. */
+      const windowsUpTo = (nrqlKeys: NonNullable<typeof nrql>, accountLimit: number, callerLimit: number): BudgetWindow[] => [
+        ...identical,
+        { budget: 'nrql_account', key: nrqlKeys.accountKey, cost, limit: accountLimit, windowMs },
+        { budget: 'nrql_fair_share', key: nrqlKeys.callerKey, cost, limit: callerLimit, windowMs },
       ];
-      const applies: BudgetName[] = ['concurrency', ...(cost > 0 ? (['nrql_account'] as const) : []), ...(texts.length > 0 ? (['identical_query'] as const) : [])];
-      const waitedMs: Record<BudgetName, number> = { concurrency: 0, nrql_account: 0, identical_query: 0 };
+      const applies: BudgetName[] = ['concurrency', ...(nrql !== undefined ? (['nrql_account'] as const) : []), ...(texts.length > 0 ? (['identical_query'] as const) : [])];
+      // Set once the call asks for the account's reserve: its fair share decided it.
+      let askedReserve = false;
+      const waitedMs: Record<BudgetName, number> = { concurrency: 0, nrql_account: 0, nrql_fair_share: 0, identical_query: 0 };
       const queued = new Set<BudgetName>();
       const leaseKey = keyOf('concurrency', identity);
 
@@ -184,20 +287,37 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         return new OverBudget(title, retryAfterMs / 1000);
       };
       const noTime = (budget: BudgetName): OverBudget => refuse(budget, CONCURRENCY_RETRY_AFTER_S * 1000, NO_TIME_TITLE);
-      const timed = async (budget: BudgetName, wait: Promise<void>): Promise<void> => {
+      const timed = async <T>(budget: BudgetName, wait: Promise<T>): Promise<T> => {
         const from = performance.now();
-        await wait;
+        const outcome = await wait;
         waitedMs[budget] += performance.now() - from;
+        return outcome;
       };
 
       async function leaseInTime(): Promise<Lease> {
         let poll = FIRST_POLL_MS;
+        // A slot freed in this process was handed to this call (it must use it or pass it on).
+        let woken = false;
         for (;;) {
+          // A call that waited takes its slot only once the I/O already received has been
+          // handled: clients that hung up together are all known to have left before then.
+          if (queued.size > 0) await nextTurn();
+          if (deadline.aborted) {
+            if (woken) wakeOne(leaseKey);
+            throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
+          }
+          woken = false;
           const acquiring = state.acquireLease(leaseKey, limits.concurrencyPerKey, leaseTtlMs);
           const acquired = await beforeTime(acquiring, sendBy, deadline);
           if (acquired === 'late') {
-            // Whatever the state answers later is given back at once.
-            void acquiring.then((lease) => lease?.release()).catch(() => undefined);
+            // Whatever the state answers later is given back at once, and the slot passed on.
+            void acquiring
+              .then(async (lease) => {
+                if (lease === undefined) return;
+                await lease.release().catch(() => undefined);
+                wakeOne(leaseKey);
+              })
+              .catch(() => undefined);
             if (deadline.aborted) throw stopped(deadline, () => noTime('concurrency'));
             throw queued.has('concurrency') ? refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000) : noTime('concurrency');
           }
@@ -206,36 +326,64 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
           if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
           const left = sendBy - performance.now();
           if (left <= 0) throw refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000);
-          const waiters = waitersOf(leaseKey);
-          await timed('concurrency', pause(Math.min(poll, left), deadline, waiters));
-          if (waiters.size === 0 && leaseWaiters.get(leaseKey) === waiters) leaseWaiters.delete(leaseKey);
+          woken = await timed('concurrency', waitForSlot(leaseKey, Math.min(poll, left), deadline));
           poll = Math.min(poll * 2, MAX_POLL_MS);
         }
       }
 
+      /** Spends every window at once, in time; the refusal, or undefined once spent. */
+      async function spendInTime(spending: readonly BudgetWindow[]): Promise<WindowRefusal | undefined> {
+        const first = (spending[0] as BudgetWindow).budget;
+        // A call that will not go spends nothing.
+        if (deadline.aborted) throw stopped(deadline, () => noTime(first));
+        const spent = await beforeTime(state.spendAll(spending), sendBy, deadline);
+        if (spent === 'late' || performance.now() > sendBy) {
+          if (deadline.aborted) throw stopped(deadline, () => noTime(first));
+          throw noTime(first);
+        }
+        if (spent.answer.spent) return undefined;
+        return { budget: spending[spent.answer.refused]?.budget ?? first, retryAfterMs: spent.answer.retryAfterMs };
+      }
+
+      /** Callers of the account seen in this presence window or the last, this one included. */
+      async function callersInTime(account: number): Promise<number> {
+        const window = presenceWindowOf(Date.now());
+        const reading = Promise.all([state.hashGetAll(presenceKey(account, window)), state.hashGetAll(presenceKey(account, window - 1))]);
+        const seen = await beforeTime(reading, sendBy, deadline);
+        if (seen === 'late') {
+          if (deadline.aborted) throw stopped(deadline, () => noTime('nrql_fair_share'));
+          throw noTime('nrql_fair_share');
+        }
+        return new Set([identity, ...seen.answer.flatMap((callers) => Object.keys(callers))]).size;
+      }
+
+      /** The call's windows: the account's last reserve only for a caller within its fair share (see above). */
+      async function spendWindows(): Promise<WindowRefusal | undefined> {
+        if (nrql === undefined) return identical.length > 0 ? spendInTime(identical) : undefined;
+        const open = await spendInTime(windowsUpTo(nrql, accountBudget - reserve, UNLIMITED));
+        if (open?.budget !== 'nrql_account') return open;
+        askedReserve = true;
+        const share = Math.floor(accountBudget / (await callersInTime(nrql.account)));
+        const reserved = await spendInTime(windowsUpTo(nrql, accountBudget, share));
+        // Over its share: it may spend again once the account's window resets, or its own does.
+        return reserved?.budget === 'nrql_fair_share' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, reserved.retryAfterMs) } : reserved;
+      }
+
       for (;;) {
         const lease = await leaseInTime();
-        let refusal: Extract<SpendAll, { spent: false }> | undefined;
+        let refusal: WindowRefusal | undefined;
         try {
           // Fired, or no time left to send, while the lease was taken: spend no window for a call that will not go.
           if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
           if (performance.now() > sendBy) throw queued.has('concurrency') ? refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000) : noTime('concurrency');
-          if (windows.length > 0) {
-            const spent = await beforeTime(state.spendAll(windows), sendBy, deadline);
-            const firstWindow = (windows[0] as (typeof windows)[number]).budget;
-            if (spent === 'late' || performance.now() > sendBy) {
-              if (deadline.aborted) throw stopped(deadline, () => noTime(firstWindow));
-              throw noTime(firstWindow);
-            }
-            if (!spent.answer.spent) refusal = spent.answer;
-          }
+          refusal = await spendWindows();
         } catch (error) {
           await lease.release().catch(() => undefined);
           wakeOne(leaseKey);
           throw error;
         }
         if (refusal === undefined) {
-          for (const budget of applies) {
+          for (const budget of askedReserve ? [...applies, 'nrql_fair_share' as const] : applies) {
             metrics.budgetDecisions.inc({ budget, result: queued.has(budget) ? 'queued' : 'immediate' });
             metrics.budgetWaitSeconds.observe({ budget }, waitedMs[budget] / 1000);
           }
@@ -254,7 +402,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         // A spent window: give the slot back while waiting for the window to reset.
         await lease.release().catch(() => undefined);
         wakeOne(leaseKey);
-        const budget = (windows[refusal.refused] ?? windows[0])?.budget ?? 'nrql_account';
+        const { budget } = refusal;
         queued.add(budget);
         if (performance.now() + refusal.retryAfterMs > sendBy) throw refuse(budget, refusal.retryAfterMs);
         const resetAt = performance.now() + refusal.retryAfterMs;

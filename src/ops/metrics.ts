@@ -106,7 +106,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Gatew
     }),
     budgetDecisions: new Counter({
       name: 'v2bridge_budget_decisions_total',
-      help: 'NerdGraph budget decisions by budget (concurrency, nrql_account, identical_query) and result (immediate, queued, refused)',
+      help: 'NerdGraph budget decisions by budget (concurrency, nrql_account, nrql_fair_share: calls that asked for the account reserve, identical_query) and result (immediate, queued, refused)',
       labelNames: ['budget', 'result'],
       registers,
     }),

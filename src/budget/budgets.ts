@@ -28,16 +28,17 @@ import { pause } from '../upstream/pause.ts';
  * FAIR_SHARE_RESERVE of it (10%, at least 1 query) is a reserve. Any caller spends while the
  * account has more than the reserve left. The reserve goes only to a caller whose own spend,
  * this call included, stays within its fair share: B divided by the account's callers seen
- * this presence window or the last (windows of the same length, on the clock), itself counted.
- * So a lone caller's share is all of B; beside a light caller, a heavy one is refused
- * (`nrql_fair_share`) once the reserve is all that is left, until the account's window or its
- * own resets, while the light one still spends the reserve. Across replicas: each caller's part
+ * this presence window or the last (windows of the same length, on the clock), itself counted,
+ * and never by fewer than two: the reserve is kept for a caller not seen yet (a CI job's one
+ * deployment, a script run now and then), so a lone caller spends B less the reserve. A heavy
+ * caller is refused (`nrql_fair_share`) once the reserve is all that is left, until the
+ * account's window or its own resets, while a light one, known or new, still spends the reserve. Across replicas: each caller's part
  * is one more window (`nrql-account` with the caller's identity) spent in the same spendAll,
  * the open part and the reserve are the same account window checked against two limits, and
  * presence is a hash per account and presence window (written once a window per replica,
  * read only when the reserve is asked for). Approximate on purpose: a caller's own window
  * starts with its first spend, not the account's; a caller nobody has seen for two windows is
- * not counted (a lone heavy caller may spend the reserve before it arrives).
+ * not counted.
  *
  * Clients that leave: a call whose request signal has fired takes no lease and spends no
  * window (checked before each, and again before it is sent). A queued call takes its slot only
@@ -363,7 +364,8 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         const open = await spendInTime(windowsUpTo(nrql, accountBudget - reserve, UNLIMITED));
         if (open?.budget !== 'nrql_account') return open;
         askedReserve = true;
-        const share = Math.floor(accountBudget / (await callersInTime(nrql.account)));
+        // At least two: the reserve stays for a caller this account has not seen yet.
+        const share = Math.floor(accountBudget / Math.max(2, await callersInTime(nrql.account)));
         const reserved = await spendInTime(windowsUpTo(nrql, accountBudget, share));
         // Over its share: it may spend again once the account's window resets, or its own does.
         return reserved?.budget === 'nrql_fair_share' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, reserved.retryAfterMs) } : reserved;

@@ -272,6 +272,45 @@ describe('GET /bridge/explain: a recorded run through the gateway itself', () =>
     expect(await fresh.upstreamCount('AccessibleAccounts')).toBe(1);
   });
 
+  it('is cold with the read micro-cache on too: a page the cache answers still shows the reads it leads to', async () => {
+    const explainFresh = async (): Promise<string[]> => {
+      const fresh = await createTestGateway({ nerdgraphUrl: graphqlUrl, microCacheMs: 60_000 });
+      return operations(JSON.parse(await (await explainRaw('/v2/applications.json', {}, fresh.app)).text()) as Explanation);
+    };
+    const cold = await explainFresh();
+    const warm = await createTestGateway({ nerdgraphUrl: graphqlUrl, microCacheMs: 60_000 });
+    expect((await warm.app.request('/v2/applications.json', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
+    const e = JSON.parse(await (await explainRaw('/v2/applications.json', {}, warm.app)).text()) as Explanation;
+    expect(operations(e)).toEqual(cold);
+    expect(cold.length).toBeGreaterThan(2);
+  });
+
+  it('an account the key cannot read, or a malformed X-Account-Id: explain answers as /v2 does, before any run', async () => {
+    const fresh = await createTestGateway({ nerdgraphUrl: graphqlUrl });
+    const malformed = await explainRaw('/v2/applications.json', { headers: { 'X-Account-Id': 'abc' } }, fresh.app);
+    expect(malformed.status).toBe(400);
+    expect(await fresh.upstreamCount()).toBe(0);
+    const other = await explainRaw('/v2/applications.json', { headers: { 'X-Account-Id': '1000002' } }, fresh.app);
+    expect(other.status).toBe(403);
+    expect(ErrorBody.parse(await other.json()).error.title).toBe('The API key cannot access account 1000002');
+    expect(await fresh.upstreamCount()).toBe(1);
+  });
+
+  it('a run cut by the explain request\'s deadline is counted once, as that request', async () => {
+    const stalled = await startFakeUpstream((request, res) => {
+      if (request.operationName === 'AccessibleAccounts') json(res, 200, accountsAnswer([PRIMARY_ACCOUNT]));
+    });
+    try {
+      const slow = await createTestGateway({ nerdgraphUrl: stalled.url, timeoutMs: 5_000, deadlineMs: 300 });
+      const e = JSON.parse(await (await explainRaw('/v2/applications.json', {}, slow.app)).text()) as Explanation;
+      expect(e.status).toBe(504);
+      const cancelled = (await slow.metrics.registry.getSingleMetric('v2bridge_requests_cancelled_total')?.get())?.values ?? [];
+      expect(cancelled.map((v) => [v.labels.reason, v.value])).toEqual([['deadline', 1]]);
+    } finally {
+      await stalled.close();
+    }
+  });
+
   it('ends with the explain request: its client leaving stops the run\'s NerdGraph call', async () => {
     let searching: (() => void) | undefined;
     const searchStarted = new Promise<void>((resolve) => (searching = resolve));

@@ -349,8 +349,12 @@ async function explain(deps: ExplainContext, input: ExplainInput, request: Expla
     });
   }
 
-  // Authenticated before anything is built for the run: a refused, unknown or throttled key gets its v2 answer here.
-  await deps.accounts.verify(caller, request.signal);
+  // Authenticated before anything is built for the run: a refused, unknown or throttled key, a
+  // malformed X-Account-Id or an account the key cannot read gets its v2 answer here, as on /v2.
+  // A key of several accounts that names none is the translation's own answer (a 400 it explains).
+  await deps.accounts.resolve(caller, request.headers.get('x-account-id') ?? undefined, request.signal).catch((error: unknown) => {
+    if (!(error instanceof V2Error && error.kind === 'account_ambiguous')) throw error;
+  });
   const documents = deps.documents();
   const recorder = createRecordingClient(deps.nerdgraph, documents);
   const hasBody = input.body !== undefined;

@@ -46,11 +46,6 @@ function storedAccounts(text: string | undefined, now: number): { ids: ReadonlyS
 export interface AccountResolver {
   /** `signal`: the request's (src/routes/request-signal.ts); the accounts read is shared by concurrent requests of one key. */
   resolve(caller: Caller, requestedHeader: string | undefined, signal: AbortSignal): Promise<number>;
-  /**
-   * The key check resolve() starts with (refused-key memory, per-address limit, the accounts
-   * lookup), alone: /bridge/explain verifies its caller before running anything for it.
-   */
-  verify(caller: Caller, signal: AbortSignal): Promise<void>;
 }
 
 export function createAccountResolver(deps: {
@@ -127,9 +122,6 @@ export function createAccountResolver(deps: {
   }
 
   return {
-    async verify(caller, signal) {
-      await accessible(caller, signal);
-    },
     async resolve(caller, requestedHeader, signal) {
       let requested: number | undefined;
       if (requestedHeader !== undefined && requestedHeader.trim() !== '') {

@@ -25,9 +25,9 @@ import type { ModeRule } from './route-modes.ts';
  * or `candidate` (the translation answers; the legacy API is compared off the path).
  *
  * A write is never executed on both sides: in compare mode the legacy API executes it and the
- * translation gets a dry run (a one-off app whose NerdGraph client records mutations instead of
- * sending them); in candidate mode the translation executes it and the legacy side only records
- * the request it would have made.
+ * translation gets a dry run (the app itself, as a recorded run: src/upstream/recorded-run.ts,
+ * whose NerdGraph client records mutations instead of sending them); in candidate mode the
+ * translation executes it and the legacy side only records the request it would have made.
  */
 export interface ModesOptions {
   rules: readonly ModeRule[];
@@ -56,7 +56,7 @@ export interface DispatchDeps {
   now: () => number;
   /** The gateway itself, for the translation side of a comparison (an internal request). */
   translate(request: Request): Promise<Response>;
-  /** A one-off gateway whose mutations are recorded, not sent: the translation side of a write's dry run. */
+  /** The gateway as a recorded run, its mutations recorded, not sent: the translation side of a write's dry run. */
   dryRun(request: Request): Promise<{ response: Response; calls: readonly RecordedCall[] }>;
   /** Shutting down: an answer written directly says `Connection: close` itself (the app's own middleware comes too late). */
   draining?: () => boolean;

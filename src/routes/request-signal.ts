@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { Counter } from 'prom-client';
-import { runWithRequestDue } from '../budget/request-due.ts';
+import { requestDue, runWithRequestDue } from '../budget/request-due.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph, UpstreamCall } from '../upstream/client.ts';
 import { recordedRun } from '../upstream/recorded-run.ts';
@@ -89,7 +89,9 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
       deadline.abort(reason);
       controller.abort(reason);
     };
-    let due = Math.min(performance.now() + deadlineMs, latestDue);
+    // A recorded run for a request (explain's) is due when that request is: its budget queues leave in time for it.
+    const parentDue = recordedRun()?.parent === undefined ? undefined : requestDue();
+    let due = Math.min(performance.now() + deadlineMs, latestDue, parentDue ?? Number.POSITIVE_INFINITY);
     let timer = setTimeout(fire, Math.max(0, due - performance.now()));
     const shorten = (earlier: number): void => {
       if (earlier >= due || deadline.signal.aborted) return;
@@ -125,7 +127,8 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
     }
     if (!controller.signal.aborted) return;
     const reason = (controller.signal.reason as Error).name === 'TimeoutError' ? 'deadline' : 'client_closed';
-    cancelled.inc({ reason });
+    // The gateway's own requests (a recorded run, a comparison's translation) are not callers' requests.
+    if (c.get('internal') !== true) cancelled.inc({ reason });
     // A failure the client caused by leaving is not NerdGraph's nor the gateway's (a 4xx it earned stays).
     if (reason === 'client_closed' && c.res.status >= 500) c.res = new Response(null, { status: CLIENT_CLOSED });
   };

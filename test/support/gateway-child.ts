@@ -16,6 +16,9 @@ serveV2({ fetch: gateway.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: Add
   process.send?.({ port: info.port });
 });
 
+// A parent that dies (a cancelled run, a killed worker) must not leave this gateway listening.
+process.on('disconnect', () => process.exit(0));
+
 // Exposed by --expose-gc; without it the heap figure would include garbage.
 const collect = (globalThis as { gc?: () => void }).gc;
 process.on('message', (message: unknown) => {

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { RequestError, getRequestListener } from '@hono/node-server';
 import { CONTENT_TYPES, errorBody, serialise } from './format.ts';
 import { V2Titles } from './errors.ts';
+import { LINGER_BOUNDS, lingeringResponse, parserErrorLinger, type LingerBounds } from './lingering-close.ts';
 
 /**
  * Every answer is v2-shaped, including those the app never sees. Five paths bypass it:
@@ -15,8 +16,10 @@ import { V2Titles } from './errors.ts';
  *   (`requireHostHeader`), so serveV2 turns that off and answers it here;
  * - an `Expect` other than `100-continue`, which Node answers with an empty 417 unless a
  *   'checkExpectation' listener does.
- * `serveV2` builds the server with all of them answered; src/index.ts and the tests' loopback
- * server both use it, so tests exercise the handlers production runs.
+ * `serveV2` builds the server with all of them answered, and with a lingering close for request
+ * bodies an answer leaves unread (lingering-close.ts: clients that write a whole oversized body
+ * before reading still read the 413); src/index.ts and the tests' loopback server both use it, so
+ * tests exercise the handlers production runs.
  *
  * The commonest parser error is a GET whose form body was sent with neither Content-Length
  * nor Transfer-Encoding (Node's own http client does that for `GET` + `req.write()`): the body
@@ -24,6 +27,8 @@ import { V2Titles } from './errors.ts';
  */
 interface ParserError extends Error {
   code?: string;
+  /** The bytes the parser was given when it failed (documented for 'clientError'). */
+  rawPacket?: Buffer;
 }
 
 const REASONS: Record<number, string> = {
@@ -91,17 +96,25 @@ const ALLOWED = 'GET, HEAD, POST, PUT, DELETE';
  * When the previous request's answer has begun, a second answer would corrupt it: the
  * connection is only closed then (as Node's default handler does).
  */
-export function answerClientErrors(server: Pick<Server, 'on'>): void {
+export function answerClientErrors(server: Pick<Server, 'on'>, linger: LingerBounds = LINGER_BOUNDS): void {
   // Sockets that carried a request, so a bad method is told apart from a stray unframed body.
   const used = new WeakSet<object>();
   server.on('request', (req: IncomingMessage) => used.add(req.socket));
+  const lingering = parserErrorLinger(linger);
   server.on('clientError', (error: ParserError, socket: SocketWithResponse) => {
     // ECONNRESET and friends: the client is gone, there is no one to answer.
-    if (error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent === true) {
+    if (error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    // Bytes after the answer (the rest of a body): discarded, so a client still writing reads it.
+    if (lingering.discard(socket, error.rawPacket?.length ?? 0)) return;
+    if (!socket.writable || socket._httpMessage?.headersSent === true) {
       socket.destroy();
       return;
     }
     socket.end(clientErrorResponse(error, used.has(socket)));
+    lingering.start(socket);
   });
   // Node passes CONNECT to this listener with the raw socket; without one it drops the connection.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
@@ -128,16 +141,21 @@ export type FetchHandler = Parameters<typeof getRequestListener>[0];
 
 /**
  * `serve` of @hono/node-server, with every v2 answer installed. `onListening` gets the bound
- * address, as `serve`'s callback does.
+ * address, as `serve`'s callback does. `linger` bounds the discard of unread bodies (tests
+ * shorten it).
  */
-export function serveV2(options: { fetch: FetchHandler; port: number; hostname: string }, onListening?: (info: AddressInfo) => void): Server {
+export function serveV2(
+  options: { fetch: FetchHandler; port: number; hostname: string; linger?: LingerBounds },
+  onListening?: (info: AddressInfo) => void,
+): Server {
   const listener = getRequestListener(options.fetch, { hostname: options.hostname, errorHandler: requestErrorResponse });
   // Node's own Host check answers with an empty 400: it is made here instead, with a v2 body.
-  const server = createServer({ requireHostHeader: false }, (req, res) => {
+  const serverOptions = { requireHostHeader: false, ServerResponse: lingeringResponse(options.linger ?? LINGER_BOUNDS) };
+  const server = createServer(serverOptions, (req, res) => {
     if (refuseWithoutHost(req, res)) return;
     void listener(req, res);
   });
-  answerClientErrors(server);
+  answerClientErrors(server, options.linger ?? LINGER_BOUNDS);
   server.listen(options.port, options.hostname, () => onListening?.(server.address() as AddressInfo));
   return server;
 }

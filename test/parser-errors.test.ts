@@ -95,6 +95,58 @@ describe('answers from below the app are v2-shaped', () => {
     expect(titleOf(answer)).toBe('Method CONNECT is not allowed');
   });
 
+  it('answers an HTTP/1.1 request without Host with a v2 400 instead of Node\'s empty one', async () => {
+    const answer = await rawExchange(served.url, `GET /v2/applications.json HTTP/1.1\r\nX-Api-Key: ${DEMO_KEY}\r\n\r\n`);
+    expect(answer.status).toBe(400);
+    expect(titleOf(answer)).toBe('Malformed HTTP request: HTTP/1.1 requires a Host header');
+  });
+
+  it('answers a missing Host in XML on a .xml path', async () => {
+    const answer = await rawExchange(served.url, `GET /v2/applications.xml HTTP/1.1\r\nX-Api-Key: ${DEMO_KEY}\r\n\r\n`);
+    expect(answer.status).toBe(400);
+    expect(answer.head).toMatch(/\r\ncontent-type: application\/xml/i);
+    expect(answer.body).toContain('<title>Malformed HTTP request: HTTP/1.1 requires a Host header</title>');
+  });
+
+  it('still serves HTTP/1.0 without Host (Host is optional there)', async () => {
+    const answer = await rawExchange(served.url, `GET /v2/applications.json HTTP/1.0\r\nX-Api-Key: ${DEMO_KEY}\r\n\r\n`);
+    expect(answer.head).toMatch(/^HTTP\/1\.1 200/);
+  });
+
+  it('answers an Expect other than 100-continue with a v2 417 instead of Node\'s empty one', async () => {
+    const answer = await rawExchange(served.url, `GET /v2/applications.json HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${DEMO_KEY}\r\nConnection: close\r\nExpect: 999-nope\r\n\r\n`);
+    expect(answer.status).toBe(417);
+    expect(titleOf(answer)).toBe('Expectation Failed: the only Expect header supported is 100-continue');
+  });
+
+  it('still answers Expect: 100-continue with 100 Continue, then serves the request with its body', async () => {
+    // curl sends this for bodies over 1 KB and waits (up to a second) for the 100 before the body.
+    const body = 'filter[name]=nothing-is-called-this';
+    const { port } = new URL(served.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      let bodySent = false;
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write(
+          `GET /v2/applications.json HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${DEMO_KEY}\r\nConnection: close\r\n` +
+            `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+        ),
+      );
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString('latin1');
+        if (!bodySent && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+          bodySent = true;
+          socket.write(body);
+        }
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(text));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    // The body was read as the request's form: the filter matched no application.
+    expect(answer).toContain('{"applications":[],');
+  });
+
   it('still serves a well-formed request on the same server', async () => {
     const answer = await rawExchange(served.url, `GET /v2/applications.json HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${DEMO_KEY}\r\nConnection: close\r\n\r\n`);
     expect(answer.status).toBe(200);

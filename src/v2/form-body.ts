@@ -20,14 +20,18 @@ export async function readFormBody(req: RequestLike, incoming: AsyncIterable<Buf
   if (!['GET', 'HEAD'].includes(req.method) || !incoming) return req.text();
   const chunks: Buffer[] = [];
   let size = 0;
+  // Iterated by hand: leaving a for-await loop early destroys the request, and the server could
+  // then not discard the rest of the body before closing (src/v2/lingering-close.ts), so a client
+  // that writes the whole body before reading would get a reset instead of the 413.
+  const reader = incoming[Symbol.asyncIterator]();
   try {
-    for await (const chunk of incoming) {
-      size += chunk.length;
+    for (let next = await reader.next(); next.done !== true; next = await reader.next()) {
+      size += next.value.length;
       if (size > MAX_BODY_BYTES) {
-        // Close the connection rather than read the rest of an oversized body.
+        // The connection is closed once the rest of the body is discarded (bounded).
         throw new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { kind: 'body_too_large', headers: { connection: 'close' } });
       }
-      chunks.push(chunk);
+      chunks.push(next.value);
     }
   } catch (error) {
     if (error instanceof V2Error) throw error;

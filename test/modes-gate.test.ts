@@ -1,7 +1,11 @@
+import { channel as diagnosticsChannel } from 'node:diagnostics_channel';
+import { EventEmitter } from 'node:events';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createLoopGauge, type LoopSample } from '../src/modes/loop-gauge.ts';
+import { createCallerGauge, createLoopGauge, type LoopSample } from '../src/modes/loop-gauge.ts';
 import { createShadowQueue } from '../src/modes/shadow.ts';
+import { listenOnLoopback } from './support/http.ts';
 
 /**
  * Caller-first shadow work: the queue drops a job instead of starting it while the event loop is
@@ -64,6 +68,46 @@ describe('the shadow queue, gated on loop utilisation', () => {
     queue.submit(job(2));
     releases[0]?.();
     await turnsUntil(() => started.length === 2);
+    expect(started).toEqual([1, 2]);
+  });
+
+  it('a busy loop is not load while no other caller is in flight: the job starts; with one in flight it is dropped', () => {
+    let othersInFlight = false;
+    const queue = createShadowQueue({ concurrency: 2, queueMax: 4, utilisation: () => 0.95, maxUtilisation: 0.5, callersWaiting: () => othersInFlight });
+    const { started, job } = heldJobs();
+    const dropped: number[] = [];
+    // A lone sequential caller: the loop is busy with its own requests only.
+    expect(queue.hasRoom()).toBe(true);
+    expect(queue.submit(job(1), () => dropped.push(1))).toBe(true);
+    expect(started).toEqual([1]);
+    // Another caller shares the busy loop: shadow work gives way.
+    othersInFlight = true;
+    expect(queue.hasRoom()).toBe(false);
+    expect(queue.submit(job(2), () => dropped.push(2))).toBe(false);
+    expect(started).toEqual([1]);
+    expect(dropped).toEqual([2]);
+  });
+
+  it('other callers in flight on a quiet loop are not load either (they wait on NerdGraph, not on the loop)', () => {
+    const queue = createShadowQueue({ concurrency: 1, queueMax: 1, utilisation: () => 0.2, maxUtilisation: 0.5, callersWaiting: () => true });
+    const { started, job } = heldJobs();
+    expect(queue.submit(job(1))).toBe(true);
+    expect(started).toEqual([1]);
+  });
+
+  it('a waiting job starts when a slot frees up on a busy loop with no other caller, and is dropped once one is in flight', async () => {
+    let othersInFlight = false;
+    const queue = createShadowQueue({ concurrency: 1, queueMax: 2, utilisation: () => 0.95, maxUtilisation: 0.5, callersWaiting: () => othersInFlight });
+    const { started, releases, job } = heldJobs();
+    const dropped: number[] = [];
+    expect([1, 2, 3].map((n) => queue.submit(job(n), () => dropped.push(n)))).toEqual([true, true, true]);
+    releases[0]?.();
+    await turnsUntil(() => started.length === 2);
+    expect(started).toEqual([1, 2]);
+    othersInFlight = true;
+    releases[1]?.();
+    await turnsUntil(() => dropped.length === 1);
+    expect(dropped).toEqual([3]);
     expect(started).toEqual([1, 2]);
   });
 
@@ -144,5 +188,125 @@ describe('the loop gauge', () => {
         return true;
       }),
     );
+  });
+});
+
+/** A plain HTTP server on loopback that holds every request until the test answers it. */
+async function holdingServer() {
+  const held: Array<{ req: IncomingMessage; res: ServerResponse }> = [];
+  let arrived: () => void = () => undefined;
+  const server = createServer((req, res) => {
+    held.push({ req, res });
+    arrived();
+  });
+  const listening = await listenOnLoopback(server);
+  return {
+    held,
+    /** Sends a GET and resolves, with the server's side of it, once the server holds it. */
+    async send() {
+      const reached = new Promise<void>((resolve) => (arrived = resolve));
+      const client = httpRequest(`${listening.origin}/v2/applications.json`, { agent: false }, (res) => res.resume());
+      client.on('error', () => undefined);
+      client.end();
+      await reached;
+      return held[held.length - 1] as (typeof held)[number];
+    },
+    close: listening.close,
+  };
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Node's report of a request reaching a server (the `http.server.request.start` message), for one scripted server. */
+function scriptedServer() {
+  const server = {};
+  const channel = diagnosticsChannel('http.server.request.start');
+  return {
+    /** A request starts; the returned function ends it (its response closes). */
+    start(): { request: IncomingMessage; end: () => void } {
+      // Only the fields the gauge reads: a request to key on, a response that closes.
+      const request = {} as IncomingMessage;
+      const response = new EventEmitter();
+      channel.publish({ request, response, socket: {}, server });
+      return { request, end: () => response.emit('close') };
+    },
+  };
+}
+
+describe('the caller gauge: do callers overlap on the gateway server?', () => {
+  it('over HTTP: a lone caller is no overlap, a second caller in flight is, and the server\'s own upstream calls are not callers', async () => {
+    const gateway = await holdingServer();
+    const upstream = await holdingServer();
+    try {
+      const callers = createCallerGauge();
+      // Nothing observed yet: it cannot tell, so the utilisation decides alone.
+      expect(callers.callersOverlap()).toBe(true);
+      const first = await gateway.send();
+      callers.observe(first.req);
+      expect(callers.callersOverlap()).toBe(false);
+      // Another server in the process (as the embedded sandbox is) has callers of its own.
+      await upstream.send();
+      await upstream.send();
+      expect(callers.callersOverlap()).toBe(false);
+      await gateway.send();
+      expect(callers.callersOverlap()).toBe(true);
+    } finally {
+      for (const { res } of [...gateway.held, ...upstream.held]) res.destroy();
+      await gateway.close();
+      await upstream.close();
+    }
+  });
+
+  it('one caller after another never overlaps, however many', async () => {
+    const callers = createCallerGauge();
+    const server = scriptedServer();
+    for (let i = 0; i < 50; i++) {
+      const request = server.start();
+      callers.observe(request.request);
+      expect(callers.callersOverlap()).toBe(false);
+      request.end();
+      await nextTurn();
+    }
+  });
+
+  it('callers that started in one turn of the loop had waited together: an overlap, even if each was answered at once', async () => {
+    const callers = createCallerGauge();
+    const server = scriptedServer();
+    const first = server.start();
+    callers.observe(first.request);
+    first.end();
+    expect(callers.callersOverlap()).toBe(false);
+    server.start().end();
+    expect(callers.callersOverlap()).toBe(true);
+  });
+
+  it('an overlap is remembered for the next 8 requests (the first caller after a blocked loop starts alone), then forgotten', async () => {
+    const callers = createCallerGauge();
+    const server = scriptedServer();
+    const first = server.start();
+    callers.observe(first.request);
+    const second = server.start();
+    first.end();
+    second.end();
+    await nextTurn();
+    for (let i = 1; i <= 8; i++) {
+      // Each alone, on its own turn: still within memory of the overlap until the 8th.
+      expect(callers.callersOverlap()).toBe(true);
+      server.start().end();
+      await nextTurn();
+    }
+    expect(callers.callersOverlap()).toBe(false);
+  });
+
+  it('a caller whose connection is cut no longer counts as in flight', async () => {
+    const callers = createCallerGauge();
+    const server = scriptedServer();
+    const cut = server.start();
+    callers.observe(cut.request);
+    // The connection closes unanswered; the following callers, each alone, are no overlap.
+    cut.end();
+    await nextTurn();
+    server.start().end();
+    expect(callers.callersOverlap()).toBe(false);
   });
 });

@@ -12,7 +12,7 @@ import { captureBody, type CapturedBody } from './capture.ts';
 import { directOutgoing, sendDirect, type DirectCapture } from './direct.ts';
 import { markInternal } from './internal.ts';
 import { createModeResolver, type ModeResolver, type RouteInfo } from './mode-resolver.ts';
-import { createLoopGauge, type LoopUtilisation } from './loop-gauge.ts';
+import { createCallerGauge, createLoopGauge, type LoopUtilisation } from './loop-gauge.ts';
 import { headersOf, responseOf, type LegacyAnswer, type LegacyApi, type LegacyBody } from './passthrough.ts';
 import type { Comparer, ParitySink } from './ports.ts';
 import { createShadowQueue, readSnapshot, reasonOf, sampledIn, sealRecord, snapshotOf } from './shadow.ts';
@@ -38,7 +38,7 @@ export interface ModesOptions {
   concurrency: number;
   queueMax: number;
   maxBodyBytes: number;
-  /** COMPARE_MAX_LOOP_UTILISATION: shadow work is dropped while the loop is busier than this; absent or 1: never. */
+  /** COMPARE_MAX_LOOP_UTILISATION: shadow work is dropped while the loop is busier than this and callers overlap; absent or 1: never. */
   maxLoopUtilisation?: number;
   /** The loop's recent utilisation (tests inject one); default a ~200 ms gauge (src/modes/loop-gauge.ts). */
   loopUtilisation?: LoopUtilisation;
@@ -104,11 +104,14 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   const resolver = modeResolverFor(modes.rules, deps.mappings);
   const table = createRouteTable(deps.mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping })));
   const maxLoopUtilisation = modes.maxLoopUtilisation ?? 1;
+  // The real utilisation counts only while callers overlap; an injected one (tests) decides alone.
+  const callers = maxLoopUtilisation < 1 && modes.loopUtilisation === undefined ? createCallerGauge() : undefined;
   const queue = createShadowQueue({
     concurrency: modes.concurrency,
     queueMax: modes.queueMax,
     maxUtilisation: maxLoopUtilisation,
     ...(maxLoopUtilisation < 1 ? { utilisation: modes.loopUtilisation ?? createLoopGauge({ windowMs: LOOP_WINDOW_MS }) } : {}),
+    ...(callers ? { callersWaiting: callers.callersOverlap } : {}),
   });
 
   /**
@@ -346,6 +349,7 @@ export function createModeDispatch(deps: DispatchDeps): MiddlewareHandler<Gatewa
   }
 
   function shed(c: GatewayContext, label: string): boolean {
+    callers?.observe(c.env?.incoming);
     if (queue.hasRoom() && capturing < modes.concurrency + modes.queueMax) return false;
     modes.sink.dropped(label, c.req.method);
     return true;

@@ -12,8 +12,16 @@ import type { AnswerSnapshot, ComparisonRecord, JudgedDifference } from '../comp
  *   the loop has room for it. A job is dropped (and counted, as `dropped`) when
  *     1. the queue is full: COMPARE_CONCURRENCY jobs running and COMPARE_QUEUE_MAX waiting; or
  *     2. at the moment it would start (on submit, or when a slot frees up for a waiting job),
- *        the event loop's recent utilisation (src/modes/loop-gauge.ts, ~200 ms average) is
- *        above COMPARE_MAX_LOOP_UTILISATION (default 0.5; 1 turns this check off).
+ *        the loop is under load: its recent utilisation (src/modes/loop-gauge.ts, ~200 ms
+ *        average) is above COMPARE_MAX_LOOP_UTILISATION (default 0.5; 1 turns this check off)
+ *        AND callers overlap: one of the last 8 requests to reach the gateway's HTTP server
+ *        came while another was in flight, or in the same turn of the loop as another (they had
+ *        waited for the loop together) (src/modes/loop-gauge.ts, createCallerGauge).
+ *   Busy alone is not load: one sequential client keeps the loop busy with its own requests
+ *   (utilisation near 1) while nobody waits behind it, so its requests are compared, at the cost
+ *   of its own next answers sharing the loop with that work. Overlapping callers alone are not
+ *   load either: callers waiting on NerdGraph leave the loop idle. Requests made in process
+ *   (`app.request()`) are not counted: until a caller over HTTP is seen, utilisation decides alone.
  *   The dispatch asks first (hasRoom) and, when there is no room, serves the request as the mode's
  *   plain side (nothing captured) and counts its shadow work dropped; otherwise it submits the
  *   job once the caller's answer has finished, on a later turn of the loop (setImmediate), so
@@ -48,6 +56,11 @@ export interface ShadowQueueOptions {
   utilisation?: () => number;
   /** Above this utilisation a job is dropped instead of started; 1 or more: never. */
   maxUtilisation?: number;
+  /**
+   * Are callers waiting for the loop (src/modes/loop-gauge.ts)? Asked only when the utilisation
+   * is over the bound; a job is dropped only if they are. Absent: the utilisation decides alone.
+   */
+  callersWaiting?: () => boolean;
 }
 
 interface Waiting {
@@ -60,7 +73,8 @@ export function createShadowQueue(options: ShadowQueueOptions): ShadowQueue {
   let running = 0;
   const max = options.maxUtilisation ?? 1;
   const gauge = options.utilisation;
-  const loopBusy = (): boolean => gauge !== undefined && max < 1 && gauge() > max;
+  const callersWaiting = options.callersWaiting ?? ((): boolean => true);
+  const loopBusy = (): boolean => gauge !== undefined && max < 1 && gauge() > max && callersWaiting();
   const start = (job: () => Promise<void>): void => {
     running++;
     // A job records its own failures; anything escaping is a bug that must not kill the process.

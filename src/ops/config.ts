@@ -101,7 +101,7 @@ const ConfigSchema = z
     COMPARE_THRESHOLDS: z.string().optional(),
     /** A legacy answer longer than this is streamed to the caller but not compared (counted as an error). */
     COMPARE_MAX_BODY_BYTES: positiveInt.max(256 * 1024 * 1024).default(2 * 1024 * 1024),
-    /** Shadow work is dropped (counted) while the event loop's recent utilisation is above this; 1: never. */
+    /** Shadow work is dropped (counted) while the event loop's recent utilisation is above this and other callers are in flight; 1: never. */
     COMPARE_MAX_LOOP_UTILISATION: z.coerce.number().min(0).max(1).default(0.5),
     /** Mismatch records kept for /bridge/ (oldest dropped first). */
     /**

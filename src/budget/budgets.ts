@@ -25,20 +25,20 @@ import { pause } from '../upstream/pause.ts';
  * then it is refused, not sent: v2's 429 with Retry-After (OverBudget).
  *
  * Fair share of an account's NRQL budget B (callers are API keys, by identity): the last
- * FAIR_SHARE_RESERVE of it (10%, at least 1 query) is a reserve. Any caller spends while the
- * account has more than the reserve left. The reserve goes only to a caller whose own spend,
- * this call included, stays within its fair share: B divided by the account's callers seen
- * this presence window or the last (windows of the same length, on the clock), itself counted,
- * and never by fewer than two: the reserve is kept for a caller not seen yet (a CI job's one
- * deployment, a script run now and then), so a lone caller spends B less the reserve. A heavy
- * caller is refused (`nrql_fair_share`) once the reserve is all that is left, until the
- * account's window or its own resets, while a light one, known or new, still spends the reserve. Across replicas: each caller's part
- * is one more window (`nrql-account` with the caller's identity) spent in the same spendAll,
- * the open part and the reserve are the same account window checked against two limits, and
- * presence is a hash per account and presence window (written once a window per replica,
- * read only when the reserve is asked for). Approximate on purpose: a caller's own window
- * starts with its first spend, not the account's; a caller nobody has seen for two windows is
- * not counted.
+ * FAIR_SHARE_RESERVE of it (10%, rounded down: none under 10 queries) is a reserve. Any caller
+ * spends while the account has more than the reserve left. The reserve goes only to a caller
+ * whose own spend, this call included, stays within its fair share: B divided by the account's
+ * callers seen this presence window or the last (windows of the same length, on the clock),
+ * itself counted, and never by fewer than two: the reserve is kept for a caller not seen yet (a
+ * CI job's one deployment, a script run now and then), so a lone caller spends B less the
+ * reserve. A heavy caller is refused (`nrql_fair_share`) once the reserve is all that is left,
+ * until the account's window or its own resets, while a light one, known or new, still spends
+ * the reserve. Across replicas: each caller's part is one more window (`nrql-account` with the
+ * caller's identity) spent in the same spendAll, the open part and the reserve are the same
+ * account window checked against two limits, and presence is a hash per account and presence
+ * window (written once a window per replica, read only when the reserve is asked for).
+ * Approximate on purpose: a caller's own window starts with its first spend, not the account's;
+ * a caller nobody has seen for two windows is not counted.
  *
  * Clients that leave: a call whose request signal has fired takes no lease and spends no
  * window (checked before each, and again before it is sent). A queued call takes its slot only
@@ -178,7 +178,8 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
 
   // Fair share: the account's last queries are kept for callers within their share (see above).
   const accountBudget = limits.nrqlPerAccountPerMinute;
-  const reserve = Math.max(1, Math.ceil(accountBudget * FAIR_SHARE_RESERVE));
+  // None under 10 queries a minute: a budget that small is a test's or a trickle, not shared.
+  const reserve = Math.floor(accountBudget * FAIR_SHARE_RESERVE);
   /** Windows of presence: a caller counts for an account in the one it was seen in, and the next. */
   const presenceWindowOf = (now: number): number => Math.floor(now / windowMs);
   const presenceKey = (account: number, window: number): string => keyOf('nrql-account', account, 'callers', window);

@@ -28,8 +28,9 @@ function decide({ operation, body }: Exchange): Fault {
 beforeAll(async () => {
   sandbox = await startSandbox({ apmApps: 60 });
   proxy = await startFaultProxy(sandbox.graphqlUrl, decide);
-  // Each call bounded by 500 ms (silence is a timeout), the request by more: a scan is several reads.
-  gateway = await createTestGateway({ nerdgraphUrl: proxy.url, retries: 3, timeoutMs: 500, deadlineMs: 10_000 });
+  // Each call bounded by 500 ms (silence is a timeout), the request by more: a scan is several
+  // reads. 4 s holds a silenced read's retries; a silenced mutation waits for all of it.
+  gateway = await createTestGateway({ nerdgraphUrl: proxy.url, retries: 3, timeoutMs: 500, deadlineMs: 4_000 });
   openIds = allIssuesOf(sandbox.sandbox.data, PRIMARY_ACCOUNT, FIXED_NOW)
     .filter((issue) => issue.closedAt === null)
     .map((issue) => alertV2Id(issue.issueId));

@@ -99,7 +99,9 @@ describe.skipIf(!hasRedis)('Redis killed mid-run', () => {
     const tally = await running;
 
     expect(tally.failures).toEqual([]);
-    expect(tally.byStatus.get(200) ?? 0).toBeGreaterThan(50);
+    // Traffic went on throughout (replica a alone served more than 20 while degraded, awaited above);
+    // how much more depends on the machine's speed (47 to 62 here, before and after issue 19): not a count to assert.
+    expect(tally.byStatus.get(200) ?? 0).toBeGreaterThan(20);
     expect([...tally.byStatus.keys()].every((status) => status < 500)).toBe(true);
     for (const replica of replicas) {
       expect(await replica.counter('v2bridge_http_requests_total', { status: '500' })).toBe(0);

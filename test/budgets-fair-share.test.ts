@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBudgets } from '../src/budget/budgets.ts';
 import { createMetrics, type GatewayMetrics } from '../src/ops/metrics.ts';
-import { MemoryState } from '../src/state/memory-state.ts';
 import { localState } from '../src/state/open.ts';
-import { RedisState } from '../src/state/redis-state.ts';
 import type { SharedState } from '../src/state/shared-state.ts';
 import type { NerdGraphBudget } from '../src/upstream/client.ts';
 import type { OperationDocument } from '../src/upstream/documents.ts';
 import { OverBudget } from '../src/upstream/errors.ts';
-import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
+import { stateBackends, untilAnswering } from './support/state.ts';
 
 /**
  * An account's NRQL budget shared fairly between its callers: a heavy caller over its share
@@ -26,24 +24,7 @@ const nrqlRead: OperationDocument = {
   kind: 'query',
 };
 
-const backends: [string, () => SharedState][] = [['memory', () => new MemoryState()]];
-const hasRedis = redisAvailable();
-let redis: TestRedis | undefined;
-beforeAll(async () => {
-  if (hasRedis) redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-if (hasRedis) backends.push(['redis', () => new RedisState({ url: (redis as TestRedis).url, commandTimeoutMs: 2_000 })]);
-
-/** Redis connects in the background: its first answer. */
-async function ready(state: SharedState): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await state.get('warm-up').then(() => true, () => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const backends = stateBackends();
 
 /** Two replicas of one gateway: same state, same secrets, a budget each. */
 function replicas(state: SharedState, metrics: GatewayMetrics): [NerdGraphBudget, NerdGraphBudget] {
@@ -72,7 +53,7 @@ describe.each(backends)('the NRQL budget of one account (%s)', (_name, open) => 
   it('keeps serving a light caller after a heavy caller on another replica has spent all it may', async () => {
     const state = open();
     try {
-      await ready(state);
+      await untilAnswering(state);
       const metrics = createMetrics();
       const [replicaA, replicaB] = replicas(state, metrics);
       // The light caller uses the account now and then; the heavy one asks until it is refused.
@@ -106,7 +87,7 @@ describe.each(backends)('the NRQL budget of one account (%s)', (_name, open) => 
   it('keeps the reserve for a caller that comes only after a heavy one spent all it may', async () => {
     const state = open();
     try {
-      await ready(state);
+      await untilAnswering(state);
       const [replicaA, replicaB] = replicas(state, createMetrics());
       const heavy: string[] = [];
       // Alone on the account, the heavy caller spends all but the reserve (10%), on both replicas.

@@ -20,6 +20,7 @@ import { createNerdGraphClient } from '../src/upstream/client.ts';
 import { loadDocuments } from '../src/upstream/documents.ts';
 import { listenOnLoopback } from './support/http.ts';
 import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
+import { stateBackends, untilAnswering } from './support/state.ts';
 
 /**
  * What the review of the budgets found, each pinned by a test that failed before its fix:
@@ -137,25 +138,12 @@ describe('a stalled shared state', () => {
 });
 
 describe('windows spent all or none', () => {
-  const backends: [string, () => SharedState][] = [['memory', () => new MemoryState()]];
-  const hasRedis = redisAvailable();
-  let redis: TestRedis | undefined;
-  beforeAll(async () => {
-    if (hasRedis) redis = await startRedis();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
-  if (hasRedis) backends.push(['redis', () => new RedisState({ url: (redis as TestRedis).url, commandTimeoutMs: 2_000 })]);
+  const backends = stateBackends();
 
   it.each(backends)('in %s: a spend refused by one window spends nothing of the others, and names the window that resets last', async (_name, open) => {
     const state = open();
     try {
-      // Redis connects in the background: wait for its first answer.
-      for (let i = 0; i < 100; i++) {
-        if (await state.get('warm-up').then(() => true, () => false)) break;
-        await sleep(20);
-      }
+      await untilAnswering(state);
       const a = `test:a:${Math.random()}`;
       const b = `test:b:${Math.random()}`;
       const c = `test:c:${Math.random()}`;

@@ -1,6 +1,7 @@
 import { channel as diagnosticsChannel } from 'node:diagnostics_channel';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createCallerGauge, createLoopGauge, type LoopSample } from '../src/modes/loop-gauge.ts';
@@ -308,5 +309,36 @@ describe('the caller gauge: do callers overlap on the gateway server?', () => {
     await nextTurn();
     server.start().end();
     expect(callers.callersOverlap()).toBe(false);
+  });
+  it('a pipelined request whose client hangs up before its answer began is no longer in flight', async () => {
+    const callers = createCallerGauge();
+    const held: ServerResponse[] = [];
+    const server = createServer((req, res) => {
+      callers.observe(req);
+      if (req.url === '/hold') held.push(res);
+      else res.end('ok');
+    });
+    const { origin, close } = await listenOnLoopback(server);
+    const { port } = new URL(origin);
+    const send = (path: string): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const request = httpRequest(`${origin}${path}`, (res) => res.resume().on('end', resolve));
+        request.on('error', reject).end();
+      });
+    try {
+      await send('/alone');
+      // Two requests on one connection: the second waits behind the first, with no socket of its own.
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\nGET /queued HTTP/1.1\r\nHost: x\r\n\r\n');
+      while (held.length === 0) await nextTurn();
+      socket.destroy();
+      await once(socket, 'close');
+      // One caller after another again: once the recent overlap has passed, none is seen.
+      for (let i = 0; i < 10; i++) await send('/alone');
+      expect(callers.callersOverlap()).toBe(false);
+    } finally {
+      await close();
+    }
   });
 });

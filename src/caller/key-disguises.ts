@@ -30,8 +30,12 @@ const MAX_DEPTH = 3;
 const MAX_FORMS = 64;
 const MAX_DECODED_CHARS = 32 * 1024;
 
-/** New-style license keys end in NRAL (36 hex + NRAL). */
-export const LICENSE_SUFFIX = /[0-9a-f]{20,}NRAL/i;
+/**
+ * New-style license keys end in NRAL (36 hex + NRAL). Exactly 20 hex, not 20 or more: the same
+ * texts match (any longer run ends in 20), and a long run of hex without NRAL is not tried from
+ * every position to its end (quadratic: one 15 KB header cost a second of the event loop).
+ */
+export const LICENSE_SUFFIX = /[0-9a-f]{20}NRAL/i;
 
 const NOT_BASE64 = /[^A-Za-z0-9+/_-]+/;
 const NOT_HEX = /[^0-9a-fA-F]+/;
@@ -73,8 +77,12 @@ function decodingsOf(form: string): string[] {
   return out;
 }
 
-/** The value and what it decodes to, nested up to MAX_DEPTH rounds, at most MAX_FORMS in all. */
-function decodedForms(value: string): string[] {
+/**
+ * The value and what it decodes to, nested up to MAX_DEPTH rounds, at most MAX_FORMS in all;
+ * undefined when a bound was reached before every form was looked at (the value is then not
+ * known to be free of a key).
+ */
+function decodedForms(value: string): string[] | undefined {
   const forms = [value];
   const seen = new Set(forms);
   let decodedChars = 0;
@@ -83,7 +91,7 @@ function decodedForms(value: string): string[] {
     const next: string[] = [];
     for (const form of round) {
       for (const decoded of decodingsOf(form)) {
-        if (forms.length >= MAX_FORMS || decodedChars + decoded.length > MAX_DECODED_CHARS) return forms;
+        if (forms.length >= MAX_FORMS || decodedChars + decoded.length > MAX_DECODED_CHARS) return undefined;
         if (decoded.length === 0 || seen.has(decoded)) continue;
         decodedChars += decoded.length;
         seen.add(decoded);
@@ -107,5 +115,10 @@ export function hasKeyShape(text: string): boolean {
  */
 export function keyFinder(callerKeys: readonly string[]): (value: string) => boolean {
   const keys = callerKeys.filter((key) => key.length > 0).map(keyRunsOf);
-  return (value) => decodedForms(value).some((form) => hasKeyShape(form) || keys.some((runs) => carries(form, runs)));
+  return (value) => {
+    const forms = decodedForms(value);
+    // Too much to decode in full: counted as carrying a key (dropped, replaced), never let through unread.
+    if (forms === undefined) return true;
+    return forms.some((form) => hasKeyShape(form) || keys.some((runs) => carries(form, runs)));
+  };
 }

@@ -93,7 +93,20 @@ function countRequestsInFlight(): void {
     if (counted.startedThisTurn++ === 0) setImmediate(() => (counted.startedThisTurn = 0));
     counted.aloneSinceOverlap = counted.inFlight > 1 || counted.startedThisTurn > 1 ? 0 : counted.aloneSinceOverlap + 1;
     tallyOfRequest.set(request, counted);
-    response.once('close', () => counted.inFlight--);
+    let open = true;
+    const done = (): void => {
+      if (!open) return;
+      open = false;
+      counted.inFlight--;
+    };
+    // A pipelined response never assigned its socket emits no 'close' when the client hangs up; its request does.
+    response.once('close', done);
+    // Pipelined (queued behind another answer, no socket yet): if the client hangs up first, only the socket tells.
+    if (response.socket === null) {
+      const socket = request.socket;
+      socket.once('close', done);
+      response.once('close', () => socket.removeListener('close', done));
+    }
   });
 }
 

@@ -154,6 +154,37 @@ describe('a body the answer left unread is discarded before the connection close
     expect(text).toMatch(/"title":"Request body larger than 1048576 bytes"\}\}HTTP\/1\.1 200 [^]*"applications":\[/);
   });
 
+  it('never serves a request pipelined behind a body it discards on a connection its answer closes', async () => {
+    // The gateway's handler, counting what reaches it.
+    const served: string[] = [];
+    const server = serveV2({
+      fetch: (request: Request, env: unknown) => {
+        served.push(`${request.method} ${new URL(request.url).pathname}`);
+        return gateway.app.fetch(request, env as Parameters<typeof gateway.app.fetch>[1]);
+      },
+      port: 0,
+      hostname: '127.0.0.1',
+    });
+    servers.push(server);
+    const port = await listen(server);
+    const socket = connect({ port, host: '127.0.0.1' });
+    const text = await new Promise<string>((resolve, reject) => {
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(received));
+      // No Host: a 400 that closes the connection, given before the body; then a write behind it.
+      const refused = 2 * 1024 * 1024;
+      socket.write(`POST /v2/applications/1/deployments.json HTTP/1.1\r\n${key}Content-Type: application/json\r\nContent-Length: ${refused}\r\n\r\n`);
+      socket.write(body.subarray(0, refused));
+      const write = '{"deployment":{"revision":"pipelined"}}';
+      socket.write(`POST /v2/applications/1/deployments.json HTTP/1.1\r\nHost: x\r\n${key}Content-Type: application/json\r\nContent-Length: ${write.length}\r\n\r\n${write}`);
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(text.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);
+    expect(served).toEqual([]);
+  });
+
   /** Resolves with the bytes the server read on its next connection, once it has closed it. */
   function serverSideClose(server: Server): Promise<number> {
     return new Promise((resolve) => server.once('connection', (socket: Socket) => socket.on('close', () => resolve(socket.bytesRead))));

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { RequestError, getRequestListener } from '@hono/node-server';
 import { CONTENT_TYPES, errorBody, serialise } from './format.ts';
 import { V2Titles } from './errors.ts';
-import { LINGER_BOUNDS, lingeringResponse, parserErrorLinger, type LingerBounds } from './lingering-close.ts';
+import { LINGER_BOUNDS, isClosing, lingeringResponse, parserErrorLinger, type LingerBounds } from './lingering-close.ts';
 
 /**
  * Every answer is v2-shaped, including those the app never sees. Five paths bypass it:
@@ -152,6 +152,11 @@ export function serveV2(
   // Node's own Host check answers with an empty 400: it is made here instead, with a v2 body.
   const serverOptions = { requireHostHeader: false, ServerResponse: lingeringResponse(options.linger ?? LINGER_BOUNDS) };
   const server = createServer(serverOptions, (req, res) => {
+    // Pipelined behind a body being discarded on a connection an answer said it closes: not served.
+    if (isClosing(req.socket)) {
+      req.socket.destroy();
+      return;
+    }
     if (refuseWithoutHost(req, res)) return;
     void listener(req, res);
   });

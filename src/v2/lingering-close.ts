@@ -75,6 +75,17 @@ function discardRest(req: IncomingMessage, bounds: LingerBounds): Promise<Discar
 const discards = new WeakMap<Socket, Promise<DiscardOutcome>>();
 /** Connections whose destroySoon() waits for a discard (installed once, on the first one). */
 const waitingToClose = new WeakSet<Socket>();
+/**
+ * Connections the server has said it closes, still open while a body is discarded. Node goes on
+ * parsing them: a request pipelined behind the body must not be served (RFC 9112 §9.6), least of
+ * all a write nobody will read the answer to.
+ */
+const closing = new WeakSet<Socket>();
+
+/** Was this connection's close already decided (its last answer said so)? Its further requests are not served. */
+export function isClosing(socket: Socket): boolean {
+  return closing.has(socket);
+}
 
 /**
  * Node (after an answer with Connection: close) and @hono/node-server close a connection with
@@ -92,6 +103,7 @@ function closeAfterDiscard(socket: Socket): void {
       closeAfterWrites();
       return;
     }
+    closing.add(socket);
     socket.end();
     void discarding.then(closeAfterWrites);
   };
@@ -117,6 +129,8 @@ function lingerAfterAnswer(req: IncomingMessage, bounds: LingerBounds): void {
  */
 export function lingeringResponse(bounds: LingerBounds = LINGER_BOUNDS) {
   return class LingeringResponse extends ServerResponse {
+    // Node also passes the server's response options (highWaterMark, rejectNonStandardBodyWrites):
+    // serveV2 sets neither, so the defaults this leaves are the ones it would get.
     constructor(req: IncomingMessage) {
       super(req);
       // 'prefinish': the answer is complete; Node's 'finish' handling, which closes, comes after.

@@ -4,6 +4,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { KEY_HEADERS } from '../caller/identity.ts';
 import { keyFinder } from '../caller/key-disguises.ts';
 import { callerKeysOf } from '../caller/request-id.ts';
+import { followShutdownDeadlines } from '../routes/request-signal.ts';
 import { V2Error } from '../v2/errors.ts';
 
 /**
@@ -119,7 +120,20 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
     const controller = new AbortController();
     const follow = (): void => controller.abort(req.signal?.reason);
     req.signal?.addEventListener('abort', follow, { once: true });
-    const deadline = setTimeout(() => controller.abort(legacyTimeout(write)), Math.max(0, req.dueAt - performance.now()));
+    let dueAt = req.dueAt;
+    const expire = (): void => controller.abort(legacyTimeout(write));
+    let deadline = setTimeout(expire, Math.max(0, dueAt - performance.now()));
+    // A shutdown brings the deadline forward for a body still streaming too (the drain then ends with a cut, not its bound).
+    const unfollow = followShutdownDeadlines((due) => {
+      if (due >= dueAt) return;
+      dueAt = due;
+      clearTimeout(deadline);
+      deadline = setTimeout(expire, Math.max(0, due - performance.now()));
+    });
+    const settle = (): void => {
+      clearTimeout(deadline);
+      unfollow();
+    };
     let answer: Dispatcher.ResponseData;
     try {
       answer = await request(`${baseUrl}${req.target}`, {
@@ -131,32 +145,32 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
         dispatcher,
       });
     } catch (error) {
-      clearTimeout(deadline);
+      settle();
       throw legacyFailure(error, controller.signal, write);
     } finally {
       req.signal?.removeEventListener('abort', follow);
     }
     // The deadline passed or the client left just as the headers arrived: nobody reads the body.
     if (controller.signal.aborted) {
-      clearTimeout(deadline);
+      settle();
       answer.body.destroy();
       throw legacyFailure(new Error('aborted after the headers'), controller.signal, write);
     }
     // A status a Fetch Response cannot carry (1xx, 6xx and beyond) is no v2 answer: a 502, before any byte is written.
     if (answer.statusCode < 200 || answer.statusCode > 599) {
-      clearTimeout(deadline);
+      settle();
       void answer.body.dump().catch(() => undefined);
       throw legacyFailure(new Error(`status ${answer.statusCode}`), controller.signal, write);
     }
     const kept = keptHeaders(answer.headers, baseUrl, req.publicOrigin);
     if (NO_BODY_STATUS.has(answer.statusCode) || req.method === 'HEAD') {
-      clearTimeout(deadline);
+      settle();
       // Nothing to read; dump() discards what may be there without an error event.
       void answer.body.dump().catch(() => undefined);
       return { status: answer.statusCode, headers: kept, body: null };
     }
     // Ended, failed, cut by the deadline or abandoned by the caller: the body closes either way.
-    answer.body.once('close', () => clearTimeout(deadline));
+    answer.body.once('close', settle);
     return { status: answer.statusCode, headers: kept, body: answer.body };
   };
 

@@ -76,6 +76,19 @@ export function bringDeadlinesForward(withinMs: number): void {
   for (const shorten of running) shorten(latestDue);
 }
 
+/**
+ * For work that outlives its request's handler (a legacy answer still streaming to the client):
+ * `shorten(due)` is called now if a shutdown has already set the latest due time, and whenever
+ * one brings it forward. The function returned stops following.
+ */
+export function followShutdownDeadlines(shorten: (due: number) => void): () => void {
+  if (Number.isFinite(latestDue)) shorten(latestDue);
+  running.add(shorten);
+  return () => {
+    running.delete(shorten);
+  };
+}
+
 export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): MiddlewareHandler<GatewayEnv> {
   const cancelled = cancelledCounter(metrics);
   return async (c, next) => {

@@ -110,3 +110,32 @@ describe('clients that leave while queued for a slot', () => {
     (await live)();
   });
 });
+
+describe('a slot freed for a queued call', () => {
+  it('goes to the call woken for it, not to a call that arrives in the same turn', async () => {
+    const budget = createBudgets({ ...localState(), limits: { concurrencyPerKey: 1, nrqlPerAccountPerMinute: 100, identicalQueryPerMinute: 100 }, metrics: createMetrics(), callBoundMs: 10_000 });
+    const admit = (): Promise<() => void> => budget.admit({ operation: 'Read', variables: {}, apiKey: KEY }, read, AbortSignal.timeout(10_000));
+    const firsts: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      const holder = await admit();
+      const order: string[] = [];
+      const waiter = admit().then((release) => (order.push('waiter'), release));
+      // The waiter is queued (it polls, and waits to be woken).
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The slot is freed, and a new call arrives, in one turn of the loop.
+      let newcomer: Promise<() => void> | undefined;
+      await new Promise<void>((resolve) => {
+        setTimeout(() => holder(), 0);
+        setTimeout(() => {
+          newcomer = admit().then((release) => (order.push('newcomer'), release));
+          resolve();
+        }, 0);
+      });
+      if (newcomer === undefined) throw new Error('the newcomer was not sent');
+      (await Promise.race([waiter, newcomer]))();
+      (await (order[0] === 'waiter' ? newcomer : waiter))();
+      firsts.push(order[0] as string);
+    }
+    expect(firsts).toEqual(Array(10).fill('waiter'));
+  });
+});

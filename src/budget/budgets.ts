@@ -163,6 +163,15 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
   const leaseTtlMs = options.callBoundMs + LEASE_MARGIN_MS;
   /** This process's calls waiting for a lease, by lease key: a release here wakes one at once. */
   const leaseWaiters = new Map<string, Set<() => void>>();
+  /** Slots freed here and handed to a woken waiter that has not asked for them yet, by lease key. */
+  const handovers = new Map<string, number>();
+  const handed = (key: string, change: 1 | -1): void => {
+    const left = (handovers.get(key) ?? 0) + change;
+    if (left > 0) handovers.set(key, left);
+    else handovers.delete(key);
+  };
+  /** Calls of this key wait here already: a newcomer goes behind them (a turn later), not ahead. */
+  const othersWaiting = (key: string): boolean => handovers.has(key) || leaseWaiters.has(key);
 
   const titles: Record<BudgetName, (account?: number) => string> = {
     concurrency: () => `NerdGraph's limit of ${limits.concurrencyPerKey} concurrent requests for this API key is in use; nothing was sent, retry later`,
@@ -215,6 +224,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     const first = waiters?.values().next().value;
     if (first !== undefined) {
       waiters?.delete(first);
+      handed(key, 1);
       first();
     }
     if (waiters !== undefined && waiters.size === 0) leaseWaiters.delete(key);
@@ -302,8 +312,10 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         let woken = false;
         for (;;) {
           // A call that waited takes its slot only once the I/O already received has been
-          // handled: clients that hung up together are all known to have left before then.
-          if (queued.size > 0) await nextTurn();
+          // handled: clients that hung up together are all known to have left before then. A
+          // newcomer while others wait does too, so a slot handed to a woken waiter stays its.
+          if (queued.size > 0 || othersWaiting(leaseKey)) await nextTurn();
+          if (woken) handed(leaseKey, -1);
           if (deadline.aborted) {
             if (woken) wakeOne(leaseKey);
             throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));

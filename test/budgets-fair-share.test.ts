@@ -104,3 +104,33 @@ describe.each(backends)('the NRQL budget of one account (%s)', (_name, open) => 
     }
   });
 });
+
+describe('a caller\'s part of the account resets with the account', () => {
+  it('so a heavy caller that started later in the window cannot take the reserve back mid-window', async () => {
+    const windowMs = 800;
+    const limits = { concurrencyPerKey: 25, nrqlPerAccountPerMinute: BUDGET, identicalQueryPerMinute: 1_000 };
+    const budget = createBudgets({ ...localState(), limits, metrics: createMetrics(), callBoundMs: 500, windowMs });
+    const started = Date.now();
+    const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+    // The light caller uses the account from the start; the heavy one comes half a window later, flat out.
+    expect(await ask(budget, LIGHT)).toBe('admitted');
+    await pause(windowMs / 2);
+    let stop = false;
+    const heavy = (async () => {
+      while (!stop) {
+        await ask(budget, HEAVY);
+        await pause(2);
+      }
+    })();
+    // Within the reserve (10 a window), asked through two and a half windows: every one goes.
+    const light: string[] = [];
+    while (Date.now() - started < 3 * windowMs) {
+      light.push(await ask(budget, LIGHT));
+      await pause(windowMs / 8);
+    }
+    stop = true;
+    await heavy;
+    expect(light.filter((answer) => answer !== 'admitted')).toEqual([]);
+    expect(light.length).toBeGreaterThan(10);
+  });
+});

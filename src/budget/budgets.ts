@@ -37,8 +37,9 @@ import { pause } from '../upstream/pause.ts';
  * caller's identity) spent in the same spendAll, the open part and the reserve are the same
  * account window checked against two limits, and presence is a hash per account and presence
  * window (written once a window per replica, read only when the reserve is asked for).
- * Approximate on purpose: a caller's own window starts with its first spend, not the account's;
- * a caller nobody has seen for two windows is not counted.
+ * The account's window and its callers' parts are the clock's minutes (each replica's clock),
+ * so they reset together. Approximate on purpose: a caller nobody has seen for two windows is
+ * not counted.
  *
  * Clients that leave: a call whose request signal has fired takes no lease and spends no
  * window (checked before each, and again before it is sent). A queued call takes its slot only
@@ -63,9 +64,9 @@ import { pause } from '../upstream/pause.ts';
  * find a free slot takes it); while Redis is unreachable a replica keeps the budgets in its own
  * memory (src/state/degrading-state.ts), starting from empty: what was spent in Redis is not
  * known there, so N degraded replicas may together send N times a limit, and a replica that
- * degrades mid-minute may send a full window again. Windows are fixed (they start with their
- * first spend), so up to twice a limit may go across a window's end (the end of one window and
- * the start of the next). A call costing more NRQL than the whole per-minute budget is always
+ * degrades mid-minute may send a full window again. Windows are fixed (the NRQL ones are clock
+ * minutes, an identical query's starts with its first send), so up to twice a limit may go
+ * across a window's end (the end of one window and the start of the next). A call costing more NRQL than the whole per-minute budget is always
  * refused. Decisions are counted as immediate, queued or refused; a call whose client left
  * while it was queued is not a decision (it is the request's cancellation, counted there). A
  * client whose hang-up the gateway has not read yet is still there for it: its call may go.
@@ -278,14 +279,24 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         windowMs,
       }));
       // The account's NRQL window, and this caller's own part of it (for its fair share).
-      const nrql = account !== undefined && cost > 0 ? { account, accountKey: keyOf('nrql-account', account), callerKey: keyOf('nrql-account', account, identity) } : undefined;
+      const nrql = account !== undefined && cost > 0 ? { account } : undefined;
       if (nrql !== undefined) notePresence(nrql.account, identity);
-      /** The call's windows, with the account's total up to `accountLimit` and the caller's part up to `callerLimit`. */
-      const windowsUpTo = (nrqlKeys: NonNullable<typeof nrql>, accountLimit: number, callerLimit: number): BudgetWindow[] => [
-        ...identical,
-        { budget: 'nrql_account', key: nrqlKeys.accountKey, cost, limit: accountLimit, windowMs },
-        { budget: 'nrql_fair_share', key: nrqlKeys.callerKey, cost, limit: callerLimit, windowMs },
-      ];
+      /**
+       * The call's windows, with the account's total up to `accountLimit` and the caller's part up
+       * to `callerLimit`. Both NRQL windows are the clock's current one (its index in their keys,
+       * ending at its end), so a caller's part resets with the account's total: a part that reset
+       * on its own would let a heavy caller back into the reserve in the middle of the account's.
+       */
+      const windowsUpTo = (account: number, accountLimit: number, callerLimit: number): BudgetWindow[] => {
+        const now = Date.now();
+        const clock = Math.floor(now / windowMs);
+        const untilEnd = Math.max(1, (clock + 1) * windowMs - now);
+        return [
+          ...identical,
+          { budget: 'nrql_account', key: keyOf('nrql-account', account, clock), cost, limit: accountLimit, windowMs: untilEnd },
+          { budget: 'nrql_fair_share', key: keyOf('nrql-account', account, identity, clock), cost, limit: callerLimit, windowMs: untilEnd },
+        ];
+      };
       const applies: BudgetName[] = ['concurrency', ...(nrql !== undefined ? (['nrql_account'] as const) : []), ...(texts.length > 0 ? (['identical_query'] as const) : [])];
       // Set once the call asks for the account's reserve: its fair share decided it.
       let askedReserve = false;
@@ -374,12 +385,13 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
       /** The call's windows: the account's last reserve only for a caller within its fair share (see above). */
       async function spendWindows(): Promise<WindowRefusal | undefined> {
         if (nrql === undefined) return identical.length > 0 ? spendInTime(identical) : undefined;
-        const open = await spendInTime(windowsUpTo(nrql, accountBudget - reserve, UNLIMITED));
-        if (open?.budget !== 'nrql_account') return open;
+        const open = await spendInTime(windowsUpTo(nrql.account, accountBudget - reserve, UNLIMITED));
+        // No reserve (a budget under 10): the account's refusal is the whole story.
+        if (open?.budget !== 'nrql_account' || reserve === 0) return open;
         askedReserve = true;
         // At least two: the reserve stays for a caller this account has not seen yet.
         const share = Math.floor(accountBudget / Math.max(2, await callersInTime(nrql.account)));
-        const reserved = await spendInTime(windowsUpTo(nrql, accountBudget, share));
+        const reserved = await spendInTime(windowsUpTo(nrql.account, accountBudget, share));
         // Over its share: it may spend again once the account's window resets, or its own does.
         return reserved?.budget === 'nrql_fair_share' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, reserved.retryAfterMs) } : reserved;
       }

@@ -22,6 +22,10 @@ import type { Duplex } from 'node:stream';
  * Past `maxBytes` discarded or `maxMs`, the connection is closed at once, so no client can stream
  * an endless body into it. The answers to bytes Node's parser cannot read (client-error.ts)
  * linger the same way (`parserErrorLinger`).
+ *
+ * Known limit: a connection kept alive after such an answer (a 413 without Connection: close)
+ * stays usable only if the rest of its body arrives within @hono/node-server's own drain, 500 ms;
+ * past that the adapter closes it, once the discard has ended, so its answer is still read.
  */
 export interface LingerBounds {
   /** Most bytes of one request body discarded after its answer. */

@@ -76,6 +76,30 @@ describe.each(backends)('shared state in %s', (_name, open) => {
     if (!refused.spent) expect(refused.retryAfterMs).toBeGreaterThan(50_000);
   });
 
+  it('creates a window that ends with an earlier one of the same spend (expiresWith), however long its own', async () => {
+    const account = fresh('account');
+    const part = fresh('part');
+    const spend = (partKey: string) =>
+      state.spendAll([
+        { key: account, cost: 1, limit: 100, windowMs: 1_000 },
+        { key: partKey, cost: 1, limit: 1, windowMs: 60_000, expiresWith: 0 },
+      ]);
+    expect(await spend(part)).toEqual({ spent: true });
+    // The part is spent: refused until it resets, with the account's window, not a minute from now.
+    const refused = await spend(part);
+    expect(refused.spent).toBe(false);
+    if (refused.spent) return;
+    expect(refused.refused).toBe(1);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(1_000);
+    // A part created later in the account's window ends with it too.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const late = fresh('late-part');
+    expect(await spend(late)).toEqual({ spent: true });
+    const lateRefused = await spend(late);
+    if (lateRefused.spent) throw new Error('expected a refusal');
+    expect(lateRefused.retryAfterMs).toBeLessThanOrEqual(700);
+  });
+
   it('keeps a lock for its first holder only', async () => {
     const key = fresh('lock');
     expect(await state.set(key, 'a', 10_000, { onlyIfAbsent: true })).toBe(true);

@@ -37,7 +37,7 @@ import { pause } from '../upstream/pause.ts';
  * caller's identity) spent in the same spendAll, the open part and the reserve are the same
  * account window checked against two limits, and presence is a hash per account and presence
  * window (written once a window per replica, read only when the reserve is asked for).
- * The account's window and its callers' parts are the clock's minutes (each replica's clock),
+ * A caller's part is created ending when the account's window does (WindowSpend.expiresWith),
  * so they reset together. Approximate on purpose: a caller nobody has seen for two windows is
  * not counted.
  *
@@ -64,9 +64,9 @@ import { pause } from '../upstream/pause.ts';
  * find a free slot takes it); while Redis is unreachable a replica keeps the budgets in its own
  * memory (src/state/degrading-state.ts), starting from empty: what was spent in Redis is not
  * known there, so N degraded replicas may together send N times a limit, and a replica that
- * degrades mid-minute may send a full window again. Windows are fixed (the NRQL ones are clock
- * minutes, an identical query's starts with its first send), so up to twice a limit may go
- * across a window's end (the end of one window and the start of the next). A call costing more NRQL than the whole per-minute budget is always
+ * degrades mid-minute may send a full window again. Windows are fixed (they start with their
+ * first spend), so up to twice a limit may go across a window's end (the end of one window and
+ * the start of the next). A call costing more NRQL than the whole per-minute budget is always
  * refused. Decisions are counted as immediate, queued or refused; a call whose client left
  * while it was queued is not a decision (it is the request's cancellation, counted there). A
  * client whose hang-up the gateway has not read yet is still there for it: its call may go.
@@ -171,8 +171,15 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     if (left > 0) handovers.set(key, left);
     else handovers.delete(key);
   };
+  /** Calls queued here for a slot, by lease key, between their polls too. */
+  const queuedForSlot = new Map<string, number>();
+  const queuing = (key: string, change: 1 | -1): void => {
+    const left = (queuedForSlot.get(key) ?? 0) + change;
+    if (left > 0) queuedForSlot.set(key, left);
+    else queuedForSlot.delete(key);
+  };
   /** Calls of this key wait here already: a newcomer goes behind them (a turn later), not ahead. */
-  const othersWaiting = (key: string): boolean => handovers.has(key) || leaseWaiters.has(key);
+  const othersWaiting = (key: string): boolean => handovers.has(key) || queuedForSlot.has(key);
 
   const titles: Record<BudgetName, (account?: number) => string> = {
     concurrency: () => `NerdGraph's limit of ${limits.concurrencyPerKey} concurrent requests for this API key is in use; nothing was sent, retry later`,
@@ -283,20 +290,16 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
       if (nrql !== undefined) notePresence(nrql.account, identity);
       /**
        * The call's windows, with the account's total up to `accountLimit` and the caller's part up
-       * to `callerLimit`. Both NRQL windows are the clock's current one (its index in their keys,
-       * ending at its end), so a caller's part resets with the account's total: a part that reset
-       * on its own would let a heavy caller back into the reserve in the middle of the account's.
+       * to `callerLimit`. A caller's part ends when the account's window does, so they reset
+       * together: a part that reset on its own would let a heavy caller back into the reserve in
+       * the middle of the account's window.
        */
-      const windowsUpTo = (account: number, accountLimit: number, callerLimit: number): BudgetWindow[] => {
-        const now = Date.now();
-        const clock = Math.floor(now / windowMs);
-        const untilEnd = Math.max(1, (clock + 1) * windowMs - now);
-        return [
-          ...identical,
-          { budget: 'nrql_account', key: keyOf('nrql-account', account, clock), cost, limit: accountLimit, windowMs: untilEnd },
-          { budget: 'nrql_fair_share', key: keyOf('nrql-account', account, identity, clock), cost, limit: callerLimit, windowMs: untilEnd },
-        ];
-      };
+      const windowsUpTo = (account: number, accountLimit: number, callerLimit: number): BudgetWindow[] => [
+        ...identical,
+        { budget: 'nrql_account', key: keyOf('nrql-account', account), cost, limit: accountLimit, windowMs },
+        // Created ending when the account's window ends (expiresWith: the window just before it).
+        { budget: 'nrql_fair_share', key: keyOf('nrql-account', account, identity), cost, limit: callerLimit, windowMs, expiresWith: identical.length },
+      ];
       const applies: BudgetName[] = ['concurrency', ...(nrql !== undefined ? (['nrql_account'] as const) : []), ...(texts.length > 0 ? (['identical_query'] as const) : [])];
       // Set once the call asks for the account's reserve: its fair share decided it.
       let askedReserve = false;
@@ -321,38 +324,48 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         let poll = FIRST_POLL_MS;
         // A slot freed in this process was handed to this call (it must use it or pass it on).
         let woken = false;
-        for (;;) {
-          // A call that waited takes its slot only once the I/O already received has been
-          // handled: clients that hung up together are all known to have left before then. A
-          // newcomer while others wait does too, so a slot handed to a woken waiter stays its.
-          if (queued.size > 0 || othersWaiting(leaseKey)) await nextTurn();
-          if (woken) handed(leaseKey, -1);
-          if (deadline.aborted) {
-            if (woken) wakeOne(leaseKey);
-            throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
+        // Counted in queuedForSlot while it waits.
+        let waiting = false;
+        try {
+          for (;;) {
+            // A call that waited takes its slot only once the I/O already received has been
+            // handled: clients that hung up together are all known to have left before then. A
+            // newcomer while others wait does too, so a slot handed to a woken waiter stays its.
+            if (queued.size > 0 || othersWaiting(leaseKey)) await nextTurn();
+            if (woken) handed(leaseKey, -1);
+            if (deadline.aborted) {
+              if (woken) wakeOne(leaseKey);
+              throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
+            }
+            woken = false;
+            const acquiring = state.acquireLease(leaseKey, limits.concurrencyPerKey, leaseTtlMs);
+            const acquired = await beforeTime(acquiring, sendBy, deadline);
+            if (acquired === 'late') {
+              // Whatever the state answers later is given back at once, and the slot passed on.
+              void acquiring
+                .then(async (lease) => {
+                  if (lease === undefined) return;
+                  await lease.release().catch(() => undefined);
+                  wakeOne(leaseKey);
+                })
+                .catch(() => undefined);
+              if (deadline.aborted) throw stopped(deadline, () => noTime('concurrency'));
+              throw queued.has('concurrency') ? refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000) : noTime('concurrency');
+            }
+            if (acquired.answer !== undefined) return acquired.answer;
+            queued.add('concurrency');
+            if (!waiting) {
+              waiting = true;
+              queuing(leaseKey, 1);
+            }
+            if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
+            const left = sendBy - performance.now();
+            if (left <= 0) throw refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000);
+            woken = await timed('concurrency', waitForSlot(leaseKey, Math.min(poll, left), deadline));
+            poll = Math.min(poll * 2, MAX_POLL_MS);
           }
-          woken = false;
-          const acquiring = state.acquireLease(leaseKey, limits.concurrencyPerKey, leaseTtlMs);
-          const acquired = await beforeTime(acquiring, sendBy, deadline);
-          if (acquired === 'late') {
-            // Whatever the state answers later is given back at once, and the slot passed on.
-            void acquiring
-              .then(async (lease) => {
-                if (lease === undefined) return;
-                await lease.release().catch(() => undefined);
-                wakeOne(leaseKey);
-              })
-              .catch(() => undefined);
-            if (deadline.aborted) throw stopped(deadline, () => noTime('concurrency'));
-            throw queued.has('concurrency') ? refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000) : noTime('concurrency');
-          }
-          if (acquired.answer !== undefined) return acquired.answer;
-          queued.add('concurrency');
-          if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
-          const left = sendBy - performance.now();
-          if (left <= 0) throw refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000);
-          woken = await timed('concurrency', waitForSlot(leaseKey, Math.min(poll, left), deadline));
-          poll = Math.min(poll * 2, MAX_POLL_MS);
+        } finally {
+          if (waiting) queuing(leaseKey, -1);
         }
       }
 

@@ -102,10 +102,12 @@ export class MemoryState implements SharedState {
 
   async spendAll(windows: readonly WindowSpend[]): Promise<SpendAll> {
     const now = this.now();
-    const current = windows.map(({ key, windowMs }) => {
+    const current: Window[] = [];
+    for (const { key, windowMs, expiresWith } of windows) {
       const window = this.windows.get(key);
-      return window === undefined || window.endsAt <= now ? { total: 0, endsAt: now + windowMs } : window;
-    });
+      const endsWith = expiresWith === undefined ? undefined : current[expiresWith];
+      current.push(window === undefined || window.endsAt <= now ? { total: 0, endsAt: endsWith?.endsAt ?? now + windowMs } : window);
+    }
     let refusal: Extract<SpendAll, { spent: false }> | undefined;
     windows.forEach(({ cost, limit }, index) => {
       const window = current[index] as Window;

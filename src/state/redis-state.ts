@@ -37,25 +37,34 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])`;
 
-// KEYS: distinct counters; ARGV: cost, limit, windowMs for each key in turn. Checks every window,
+// KEYS: distinct counters; ARGV: cost, limit, windowMs and expiresWith (1-based key, 0: none) for
+// each key in turn; a new counter with expiresWith gets that key's TTL. Checks every window,
 // then spends all or none. Answers {1} or {0, ms left, index (from 0)} of the refusing window
 // that resets last. (One script over several keys: fine on one Redis; a Redis Cluster would
 // need the keys in one hash slot.)
 const SPEND_ALL = `
+local function ttl(i)
+  local with = tonumber(ARGV[4 * i])
+  if with > 0 then
+    local left = redis.call('PTTL', KEYS[with])
+    if left > 0 then return left end
+  end
+  return tonumber(ARGV[4 * i - 1])
+end
 local refused, longest = -1, -1
 for i = 1, #KEYS do
   local total = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if total + tonumber(ARGV[3 * i - 2]) > tonumber(ARGV[3 * i - 1]) then
+  if total + tonumber(ARGV[4 * i - 3]) > tonumber(ARGV[4 * i - 2]) then
     local left = redis.call('PTTL', KEYS[i])
-    if left < 1 then left = tonumber(ARGV[3 * i]) end
+    if left < 1 then left = ttl(i) end
     if left > longest then refused, longest = i - 1, left end
   end
 end
 if refused >= 0 then return {0, longest, refused} end
 for i = 1, #KEYS do
-  local cost = tonumber(ARGV[3 * i - 2])
+  local cost = tonumber(ARGV[4 * i - 3])
   local total = redis.call('INCRBY', KEYS[i], cost)
-  if total == cost then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[3 * i])) end
+  if total == cost then redis.call('PEXPIRE', KEYS[i], ttl(i)) end
 end
 return {1}`;
 
@@ -208,7 +217,8 @@ export class RedisState implements SharedState {
 
   async spendAll(windows: readonly WindowSpend[]): Promise<SpendAll> {
     if (windows.length === 0) return { spent: true };
-    const args = windows.flatMap(({ cost, limit, windowMs }) => [cost, limit, Math.max(1, Math.round(windowMs))]);
+    // Per window: cost, limit, TTL, and the 1-based key whose expiry a new window shares (0: none).
+    const args = windows.flatMap(({ cost, limit, windowMs, expiresWith }) => [cost, limit, Math.max(1, Math.round(windowMs)), expiresWith === undefined ? 0 : expiresWith + 1]);
     const answer = (await this.client.eval(SPEND_ALL, windows.length, ...windows.map((w) => w.key), ...args)) as number[];
     return answer[0] === 1 ? { spent: true } : { spent: false, retryAfterMs: Number(answer[1]), refused: Number(answer[2]) };
   }

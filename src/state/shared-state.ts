@@ -21,6 +21,11 @@ export interface WindowSpend {
   cost: number;
   limit: number;
   windowMs: number;
+  /**
+   * The index of an earlier window of the same spend: a window this spend creates ends when that
+   * one does, not `windowMs` from now (a caller's part of an account's window resets with it).
+   */
+  expiresWith?: number;
 }
 
 /** spendAll's answer: all spent, or none, with the refusing window (its index) that resets last. */

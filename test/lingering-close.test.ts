@@ -46,6 +46,18 @@ function writeAllThenRead(port: number, head: string, body: Buffer): Promise<Ans
   });
 }
 
+/** Writes every part on one connection, reading as it goes; resolves with all it read once the server closed it. */
+function exchangeUntilClosed(port: number, parts: ReadonlyArray<string | Buffer>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+    for (const part of parts) socket.write(part);
+  });
+}
+
 function chunked(body: Buffer): Buffer {
   const parts: Buffer[] = [];
   for (let offset = 0; offset < body.length; offset += 64 * 1024) {
@@ -139,16 +151,11 @@ describe('a body the answer left unread is discarded before the connection close
 
   it('keeps a kept-alive connection usable once the refused body is discarded', async () => {
     const { port } = await serveGateway();
-    const socket = connect({ port, host: '127.0.0.1' });
-    const text = await new Promise<string>((resolve, reject) => {
-      let received = '';
-      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(received));
-      socket.write(`POST /v2/applications/1/deployments.json HTTP/1.1\r\nHost: x\r\n${key}Content-Type: application/json\r\nContent-Length: ${OVERSIZED}\r\n\r\n`);
-      socket.write(body);
-      socket.write(`GET /v2/applications.json HTTP/1.1\r\nHost: x\r\n${key}Connection: close\r\n\r\n`);
-    });
+    const text = await exchangeUntilClosed(port, [
+      `POST /v2/applications/1/deployments.json HTTP/1.1\r\nHost: x\r\n${key}Content-Type: application/json\r\nContent-Length: ${OVERSIZED}\r\n\r\n`,
+      body,
+      `GET /v2/applications.json HTTP/1.1\r\nHost: x\r\n${key}Connection: close\r\n\r\n`,
+    ]);
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     // The next request on the same connection is answered (the 413 was not the end of it).
     expect(text).toMatch(/"title":"Request body larger than 1048576 bytes"\}\}HTTP\/1\.1 200 [^]*"applications":\[/);
@@ -167,19 +174,14 @@ describe('a body the answer left unread is discarded before the connection close
     });
     servers.push(server);
     const port = await listen(server);
-    const socket = connect({ port, host: '127.0.0.1' });
-    const text = await new Promise<string>((resolve, reject) => {
-      let received = '';
-      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(received));
-      // No Host: a 400 that closes the connection, given before the body; then a write behind it.
-      const refused = 2 * 1024 * 1024;
-      socket.write(`POST /v2/applications/1/deployments.json HTTP/1.1\r\n${key}Content-Type: application/json\r\nContent-Length: ${refused}\r\n\r\n`);
-      socket.write(body.subarray(0, refused));
-      const write = '{"deployment":{"revision":"pipelined"}}';
-      socket.write(`POST /v2/applications/1/deployments.json HTTP/1.1\r\nHost: x\r\n${key}Content-Type: application/json\r\nContent-Length: ${write.length}\r\n\r\n${write}`);
-    });
+    // No Host: a 400 that closes the connection, given before the body; then a write behind it.
+    const refused = 2 * 1024 * 1024;
+    const write = '{"deployment":{"revision":"pipelined"}}';
+    const text = await exchangeUntilClosed(port, [
+      `POST /v2/applications/1/deployments.json HTTP/1.1\r\n${key}Content-Type: application/json\r\nContent-Length: ${refused}\r\n\r\n`,
+      body.subarray(0, refused),
+      `POST /v2/applications/1/deployments.json HTTP/1.1\r\nHost: x\r\n${key}Content-Type: application/json\r\nContent-Length: ${write.length}\r\n\r\n${write}`,
+    ]);
     expect(text).toMatch(/^HTTP\/1\.1 400 /);
     expect(text.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);
     expect(served).toEqual([]);

@@ -166,17 +166,13 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
   const leaseWaiters = new Map<string, Set<() => void>>();
   /** Slots freed here and handed to a woken waiter that has not asked for them yet, by lease key. */
   const handovers = new Map<string, number>();
-  const handed = (key: string, change: 1 | -1): void => {
-    const left = (handovers.get(key) ?? 0) + change;
-    if (left > 0) handovers.set(key, left);
-    else handovers.delete(key);
-  };
   /** Calls queued here for a slot, by lease key, between their polls too. */
   const queuedForSlot = new Map<string, number>();
-  const queuing = (key: string, change: 1 | -1): void => {
-    const left = (queuedForSlot.get(key) ?? 0) + change;
-    if (left > 0) queuedForSlot.set(key, left);
-    else queuedForSlot.delete(key);
+  /** One more or one fewer under `key`; a key at zero is dropped (so `has` says "any"). */
+  const count = (counts: Map<string, number>, key: string, change: 1 | -1): void => {
+    const left = (counts.get(key) ?? 0) + change;
+    if (left > 0) counts.set(key, left);
+    else counts.delete(key);
   };
   /** Calls of this key wait here already: a newcomer goes behind them (a turn later), not ahead. */
   const othersWaiting = (key: string): boolean => handovers.has(key) || queuedForSlot.has(key);
@@ -232,7 +228,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     const first = waiters?.values().next().value;
     if (first !== undefined) {
       waiters?.delete(first);
-      handed(key, 1);
+      count(handovers, key, 1);
       first();
     }
     if (waiters !== undefined && waiters.size === 0) leaseWaiters.delete(key);
@@ -285,9 +281,9 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         limit: limits.identicalQueryPerMinute,
         windowMs,
       }));
-      // The account's NRQL window, and this caller's own part of it (for its fair share).
-      const nrql = account !== undefined && cost > 0 ? { account } : undefined;
-      if (nrql !== undefined) notePresence(nrql.account, identity);
+      // The account whose NRQL window (and this caller's own part of it, for its fair share) the call spends.
+      const nrqlAccount = cost > 0 ? account : undefined;
+      if (nrqlAccount !== undefined) notePresence(nrqlAccount, identity);
       /**
        * The call's windows, with the account's total up to `accountLimit` and the caller's part up
        * to `callerLimit`. A caller's part ends when the account's window does, so they reset
@@ -300,7 +296,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         // Created ending when the account's window ends (expiresWith: the window just before it).
         { budget: 'nrql_fair_share', key: keyOf('nrql-account', account, identity), cost, limit: callerLimit, windowMs, expiresWith: identical.length },
       ];
-      const applies: BudgetName[] = ['concurrency', ...(nrql !== undefined ? (['nrql_account'] as const) : []), ...(texts.length > 0 ? (['identical_query'] as const) : [])];
+      const applies: BudgetName[] = ['concurrency', ...(nrqlAccount !== undefined ? (['nrql_account'] as const) : []), ...(texts.length > 0 ? (['identical_query'] as const) : [])];
       // Set once the call asks for the account's reserve: its fair share decided it.
       let askedReserve = false;
       const waitedMs: Record<BudgetName, number> = { concurrency: 0, nrql_account: 0, nrql_fair_share: 0, identical_query: 0 };
@@ -332,7 +328,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
             // handled: clients that hung up together are all known to have left before then. A
             // newcomer while others wait does too, so a slot handed to a woken waiter stays its.
             if (queued.size > 0 || othersWaiting(leaseKey)) await nextTurn();
-            if (woken) handed(leaseKey, -1);
+            if (woken) count(handovers, leaseKey, -1);
             if (deadline.aborted) {
               if (woken) wakeOne(leaseKey);
               throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
@@ -356,7 +352,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
             queued.add('concurrency');
             if (!waiting) {
               waiting = true;
-              queuing(leaseKey, 1);
+              count(queuedForSlot, leaseKey, 1);
             }
             if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
             const left = sendBy - performance.now();
@@ -365,7 +361,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
             poll = Math.min(poll * 2, MAX_POLL_MS);
           }
         } finally {
-          if (waiting) queuing(leaseKey, -1);
+          if (waiting) count(queuedForSlot, leaseKey, -1);
         }
       }
 
@@ -397,14 +393,14 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
 
       /** The call's windows: the account's last reserve only for a caller within its fair share (see above). */
       async function spendWindows(): Promise<WindowRefusal | undefined> {
-        if (nrql === undefined) return identical.length > 0 ? spendInTime(identical) : undefined;
-        const open = await spendInTime(windowsUpTo(nrql.account, accountBudget - reserve, UNLIMITED));
+        if (nrqlAccount === undefined) return identical.length > 0 ? spendInTime(identical) : undefined;
+        const open = await spendInTime(windowsUpTo(nrqlAccount, accountBudget - reserve, UNLIMITED));
         // No reserve (a budget under 10): the account's refusal is the whole story.
         if (open?.budget !== 'nrql_account' || reserve === 0) return open;
         askedReserve = true;
         // At least two: the reserve stays for a caller this account has not seen yet.
-        const share = Math.floor(accountBudget / Math.max(2, await callersInTime(nrql.account)));
-        const reserved = await spendInTime(windowsUpTo(nrql.account, accountBudget, share));
+        const share = Math.floor(accountBudget / Math.max(2, await callersInTime(nrqlAccount)));
+        const reserved = await spendInTime(windowsUpTo(nrqlAccount, accountBudget, share));
         // Over its share: it may spend again once the account's window resets, or its own does.
         return reserved?.budget === 'nrql_fair_share' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, reserved.retryAfterMs) } : reserved;
       }

@@ -69,12 +69,13 @@ export function createListRunner(deps: RouteDeps) {
   const memos = new CoalescingCache<object>('list-memos', deps.metrics, { max: MAX_MEMOS, ttlMs: 60_000, now: deps.now });
 
   async function fetchOne(mapping: EntityListMapping, req: RouteRequest, query: string, cursor: string | null, key: string): Promise<FetchedPage> {
+    // A recorded run (explain, a dry run) is cold: it neither joins nor starts a shared fetch, nor
+    // reuses a page another read filed (it would skip the enrichment calls it explains).
+    const recorded = inRecordedRun();
     const read = async (signal: AbortSignal): Promise<FetchedPage> => {
       const data = await callUpstream(deps.nerdgraph, { operation: mapping.operation, variables: { query, cursor }, apiKey: req.caller.apiKey, signal });
       // The micro-cache hands back the same (frozen) answer object to every read in its
       // window: the same page object then keys the same enrichment and rendering below.
-      // (Not in a recorded run: a page it shares would skip the enrichment calls it explains.)
-      const recorded = inRecordedRun();
       const known = !recorded && data !== null && typeof data === 'object' ? pagesByAnswer.get(data) : undefined;
       if (known !== undefined) return known;
       const search = parseAnswer(SearchPage, data, mapping.operation).actor.entitySearch;
@@ -82,8 +83,7 @@ export function createListRunner(deps: RouteDeps) {
       if (!recorded && data !== null && typeof data === 'object') pagesByAnswer.set(data, fetched);
       return fetched;
     };
-    // A recorded run (explain, a dry run) is cold: it neither joins nor starts a shared fetch.
-    if (inRecordedRun()) return read(req.signal);
+    if (recorded) return read(req.signal);
     return flights.run(`${key}|${cursor ?? ''}`, read, req.signal).promise;
   }
 

@@ -102,8 +102,10 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
       deadline.abort(reason);
       controller.abort(reason);
     };
-    // A recorded run for a request (explain's) is due when that request is: its budget queues leave in time for it.
-    const parentDue = recordedRun()?.parent === undefined ? undefined : requestDue();
+    // A recorded run for a request (explain's) ends with it: that request's due time (so budget
+    // queues leave in time for it), its deadline, or its client leaving.
+    const parent = recordedRun()?.parent;
+    const parentDue = parent === undefined ? undefined : requestDue();
     let due = Math.min(performance.now() + deadlineMs, latestDue, parentDue ?? Number.POSITIVE_INFINITY);
     let timer = setTimeout(fire, Math.max(0, due - performance.now()));
     const shorten = (earlier: number): void => {
@@ -120,8 +122,6 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
       if (!outgoing?.writableFinished) controller.abort(clientClosed());
     };
     outgoing?.once('close', onClose);
-    // A recorded run (explain's) ends with the request it serves: that one's deadline, or its client leaving.
-    const parent = recordedRun()?.parent;
     const onParent = (): void => {
       const reason = parent?.reason as Error | undefined;
       if (reason?.name === 'TimeoutError') fire();

@@ -24,11 +24,6 @@ import type { RouteDeps, RouteRequest } from './types.ts';
  */
 const FORMATS: ReadonlySet<string> = new Set(['json', 'xml']);
 
-/** The format an error should use when the path did not match any route. */
-export function formatOfPath(path: string): V2Format {
-  return path.endsWith('.xml') ? 'xml' : 'json';
-}
-
 const passthroughUnavailable = (): V2Error =>
   new V2Error(404, 'This v2 route is served only by passthrough to the legacy REST API, which is not configured', { kind: 'passthrough_unavailable' });
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { RequestError, getRequestListener } from '@hono/node-server';
-import { CONTENT_TYPES, errorBody, serialise } from './format.ts';
+import { CONTENT_TYPES, errorBody, formatOfPath, serialise } from './format.ts';
 import { V2Titles } from './errors.ts';
 import { LINGER_BOUNDS, isClosing, lingeringResponse, parserErrorLinger, type LingerBounds } from './lingering-close.ts';
 
@@ -73,8 +73,7 @@ type SocketWithResponse = Duplex & { _httpMessage?: { headersSent?: boolean } | 
  * path. Closed like the parser's answers: what follows on such a connection is not trusted.
  */
 function refuseRequest(req: IncomingMessage, res: ServerResponse, status: number, title: string): void {
-  const path = (req.url ?? '').split('?')[0] ?? '';
-  const format = path.endsWith('.xml') ? 'xml' : 'json';
+  const format = formatOfPath((req.url ?? '').split('?')[0] ?? '');
   const body = serialise(errorBody(title), format);
   res.writeHead(status, { 'content-type': CONTENT_TYPES[format], 'content-length': Buffer.byteLength(body), connection: 'close' });
   res.end(body);

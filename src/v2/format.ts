@@ -5,6 +5,11 @@ import { toXml, type JsonValue } from './xml.ts';
 /** The two REST v2 representations, chosen by the path suffix. */
 export type V2Format = 'json' | 'xml';
 
+/** The format an error should use when the path did not match any route (or reached no app). */
+export function formatOfPath(path: string): V2Format {
+  return path.endsWith('.xml') ? 'xml' : 'json';
+}
+
 export const CONTENT_TYPES: Record<V2Format, string> = {
   json: 'application/json; charset=utf-8',
   xml: 'application/xml; charset=utf-8',

@@ -14,7 +14,7 @@ export interface Scenario {
   mainOperation: string;
 }
 
-import { generateSandboxData } from '../src/sandbox/data.ts';
+import { generateSandboxData } from '../sandbox/data.ts';
 
 const DEMO_KEY = 'NRAK-SANDBOX-DEMO';
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { buildGateway } from '../src/gateway.ts';
 import { loadConfig } from '../src/ops/config.ts';
 import { createLogger } from '../src/ops/logger.ts';
-import { createSandbox } from '../src/sandbox/server.ts';
+import { createSandbox } from '../sandbox/server.ts';
 import { serveV2 } from '../src/v2/client-error.ts';
 
 /**

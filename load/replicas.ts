@@ -1,6 +1,6 @@
 /**
  * `LOAD_REPLICAS=2 npm run load`: the scale-out run. Per replica count it starts, from scratch:
- * Debian's redis-server on a free loopback port, ONE sandbox process (src/sandbox/main.ts), the
+ * Debian's redis-server on a free loopback port, ONE sandbox process (sandbox/main.ts), the
  * NerdGraph meter in front of its /graphql (load/meter.ts, its own process), and that many
  * gateway processes (src/index.ts as `npm start` runs it) sharing Redis and STATE_SECRET, with
  * NERDGRAPH_URL at the meter, LEGACY_REST_URL at the sandbox and REPLICA_NAME A, B, ...
@@ -146,7 +146,7 @@ async function runOnce(count: number, options: ReplicaRunOptions): Promise<RunFi
   try {
     redis = await startRedis();
     const redisUrl = redis.url;
-    const sandbox = startChild('src/sandbox/main.ts', { SANDBOX_PORT: '0', SANDBOX_APM_APPS: String(options.apmApps) });
+    const sandbox = startChild('sandbox/main.ts', { SANDBOX_PORT: '0', SANDBOX_APM_APPS: String(options.apmApps) });
     started.push(sandbox);
     const sandboxUrl = (await waitForOutput(sandbox, /sandbox listening on (http:\/\/\S+)/, 'the sandbox'))[1] as string;
     const meter = startChild('load/meter-main.ts', { METER_TARGET: `${sandboxUrl}/graphql`, METER_DELAY_MS: String(options.upstreamDelayMs) });

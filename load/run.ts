@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   if (!settings.LOAD_URL) {
     const env: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', SANDBOX_APM_APPS: String(settings.SANDBOX_APM_APPS) };
     if (faults) {
-      sandbox = startChild('src/sandbox/main.ts', { SANDBOX_PORT: '0', SANDBOX_APM_APPS: String(settings.SANDBOX_APM_APPS) });
+      sandbox = startChild('sandbox/main.ts', { SANDBOX_PORT: '0', SANDBOX_APM_APPS: String(settings.SANDBOX_APM_APPS) });
       const url = (await waitForOutput(sandbox, /sandbox listening on (http:\/\/\S+)/, 'the sandbox'))[1] as string;
       proxy = await startFaultProxy(`${url}/graphql`);
       env.NERDGRAPH_URL = proxy.url;

@@ -13,8 +13,8 @@ import { buildGateway, type BuiltGateway } from '../src/gateway.ts';
 import { loadConfig } from '../src/ops/config.ts';
 import { createLogger } from '../src/ops/logger.ts';
 import type { ParityReport } from '../src/compare/parity-store.ts';
-import { deploymentsOf } from '../src/sandbox/writes.ts';
-import type { SandboxData } from '../src/sandbox/model.ts';
+import { deploymentsOf } from '../sandbox/writes.ts';
+import type { SandboxData } from '../sandbox/model.ts';
 import { serveV2 } from '../src/v2/client-error.ts';
 import { formatReport } from './report.ts';
 

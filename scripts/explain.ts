@@ -49,8 +49,8 @@ async function upstreamFor(config: GatewayConfig): Promise<Upstream> {
     return { url: config.nerdgraphUrl, apiKey };
   }
   if (apiKey) process.stderr.write('explain: NEW_RELIC_API_KEY is set but no NerdGraph is configured (NEW_RELIC_REGION or NERDGRAPH_URL): using the embedded sandbox and its demo key\n');
-  const { createSandbox } = await import('../src/sandbox/server.ts');
-  const { parseApiKeys } = await import('../src/sandbox/data.ts');
+  const { createSandbox } = await import('../sandbox/server.ts');
+  const { parseApiKeys } = await import('../sandbox/data.ts');
   const sandbox = createSandbox({
     seed: config.sandbox.seed,
     apmApps: config.sandbox.apmApps,

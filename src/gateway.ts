@@ -9,7 +9,7 @@ import type { Comparer } from './modes/ports.ts';
 import { ConfigError, type GatewayConfig } from './ops/config.ts';
 import { createMetrics, type GatewayMetrics } from './ops/metrics.ts';
 import { loadMappings } from './routes/mappings-loader.ts';
-import type { RunningSandbox, Sandbox } from './sandbox/server.ts';
+import type { RunningSandbox, Sandbox } from '../sandbox/server.ts';
 import { createBudgets } from './budget/budgets.ts';
 import { createNerdGraphClient } from './upstream/client.ts';
 import { loadDocuments } from './upstream/documents.ts';
@@ -46,8 +46,8 @@ export interface BuildOptions {
 }
 
 async function startEmbeddedSandbox(config: GatewayConfig, now: (() => number) | undefined): Promise<{ sandbox: Sandbox; server: RunningSandbox }> {
-  const { createSandbox, parseDivergences } = await import('./sandbox/server.ts');
-  const { parseApiKeys } = await import('./sandbox/data.ts');
+  const { createSandbox, parseDivergences } = await import('../sandbox/server.ts');
+  const { parseApiKeys } = await import('../sandbox/data.ts');
   const invalid = (name: string, error: unknown): ConfigError => new ConfigError(`Invalid configuration:\n  ${name}: ${(error as Error).message}`);
   let apiKeys;
   let diverge;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allIssuesOf } from '../src/sandbox/ai-issues.ts';
+import { allIssuesOf } from '../sandbox/ai-issues.ts';
 import { alertV2Id } from '../src/v2/ids.ts';
 import { startFaultProxy, type Exchange, type Fault, type FaultProxy } from './support/fault-proxy.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';

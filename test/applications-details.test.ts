@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appInstancesQuery, hostIndexQuery } from '../src/upstream/nrql.ts';
-import type { SandboxApp } from '../src/sandbox/model.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
 import { json, startFakeUpstream } from './support/fake-upstream.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
+import { createSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
 import { startReplica, type Replica } from './support/replicas.ts';
 import { startUpstreamMeter, type UpstreamMeter } from './support/upstream-meter.ts';

@@ -9,7 +9,7 @@ import { loadConfig } from '../src/ops/config.ts';
 import { createLogger } from '../src/ops/logger.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
 import { writeFailure } from '../src/routes/operations.ts';
-import { createSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
+import { createSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { localState } from '../src/state/open.ts';
 import { createNerdGraphClient } from '../src/upstream/client.ts';
 import { loadDocuments } from '../src/upstream/documents.ts';

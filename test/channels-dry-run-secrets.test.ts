@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../src/sandbox/server.ts';
+import { createSandbox, type Sandbox } from '../sandbox/server.ts';
 import { DEMO_KEY, FIXED_NOW } from './support/harness.ts';
 import { createModesGateway } from './support/modes.ts';
 

@@ -53,7 +53,7 @@ describe('node dist/src/index.js (npm run build)', () => {
     const sources = readdirSync(new URL('../mappings/', import.meta.url)).filter((f) => f.endsWith('.ts'));
     const compiled = readdirSync(new URL('../dist/mappings/', import.meta.url)).filter((f) => f.endsWith('.js'));
     expect(compiled.map((f) => f.replace(/\.js$/, ''))).toEqual(sources.map((f) => f.replace(/\.ts$/, '')));
-    expect(existsSync(new URL('../dist/src/sandbox/schema.graphql', import.meta.url))).toBe(true);
+    expect(existsSync(new URL('../dist/sandbox/schema.graphql', import.meta.url))).toBe(true);
   });
 
   it('serves the routes on the embedded sandbox as npm start does', async () => {

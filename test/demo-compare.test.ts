@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_DIVERGENCES } from '../src/sandbox/server.ts';
+import { SANDBOX_DIVERGENCES } from '../sandbox/server.ts';
 import type { ParityReport } from '../src/compare/parity-store.ts';
 import { startDemo, type RunningDemo } from '../scripts/demo.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnownGap, Mapping } from '../src/routes/mapping.ts';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
-import type { SandboxData } from '../src/sandbox/model.ts';
+import type { SandboxData } from '../sandbox/model.ts';
 import { compareFaces } from './support/compare.ts';
 import { serveOnLoopback } from './support/http.ts';
 import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import dataMapping from '../mappings/applications.metric-data.ts';
-import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, bulkMetricsApp, hasRows, metricsOf } from '../src/sandbox/timeslices.ts';
-import { createRandom } from '../src/sandbox/data.ts';
-import type { SandboxApp, SandboxData } from '../src/sandbox/model.ts';
+import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, bulkMetricsApp, hasRows, metricsOf } from '../sandbox/timeslices.ts';
+import { createRandom } from '../sandbox/data.ts';
+import type { SandboxApp, SandboxData } from '../sandbox/model.ts';
 import { answerDifference, readAnswer } from './support/compare.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import listMapping from '../mappings/mobile-applications.list.ts';
 import showMapping from '../mappings/mobile-applications.show.ts';
 import type { KnownGap } from '../src/routes/mapping.ts';
-import type { SandboxData, SandboxMobileApp } from '../src/sandbox/model.ts';
+import type { SandboxData, SandboxMobileApp } from '../sandbox/model.ts';
 import { canonical, compareFaces, readAnswer, withoutGaps, type Answer } from './support/compare.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
 import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';

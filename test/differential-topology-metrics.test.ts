@@ -6,10 +6,10 @@ import instanceNames from '../mappings/application-instances.metric-names.ts';
 import mobileData from '../mappings/mobile-applications.metric-data.ts';
 import mobileNames from '../mappings/mobile-applications.metric-names.ts';
 import type { Mapping } from '../src/routes/mapping.ts';
-import { createRandom } from '../src/sandbox/data.ts';
-import { currentHosts } from '../src/sandbox/hosts.ts';
-import type { SandboxApp, SandboxData, SandboxMobileApp } from '../src/sandbox/model.ts';
-import { DAY_MS, HOUR_MS, hasRows, metricsOf, type MetricOwner } from '../src/sandbox/timeslices.ts';
+import { createRandom } from '../sandbox/data.ts';
+import { currentHosts } from '../sandbox/hosts.ts';
+import type { SandboxApp, SandboxData, SandboxMobileApp } from '../sandbox/model.ts';
+import { DAY_MS, HOUR_MS, hasRows, metricsOf, type MetricOwner } from '../sandbox/timeslices.ts';
 import { answerDifference, canonical, readAnswer, withoutGaps } from './support/compare.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
 import {

@@ -4,9 +4,9 @@ import hostsShow from '../mappings/applications.hosts.show.ts';
 import instancesList from '../mappings/applications.instances.list.ts';
 import instancesShow from '../mappings/applications.instances.show.ts';
 import type { KnownGap, Mapping } from '../src/routes/mapping.ts';
-import { currentHosts } from '../src/sandbox/hosts.ts';
-import { fleetApp } from '../src/sandbox/data.ts';
-import type { SandboxApp, SandboxData } from '../src/sandbox/model.ts';
+import { currentHosts } from '../sandbox/hosts.ts';
+import { fleetApp } from '../sandbox/data.ts';
+import type { SandboxApp, SandboxData } from '../sandbox/model.ts';
 import { compareFaces } from './support/compare.ts';
 import { serveOnLoopback } from './support/http.ts';
 import {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnownGap, Mapping } from '../src/routes/mapping.ts';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
-import { accountUsers, sandboxUsers, USERS_PAGE_SIZE, type SandboxUser } from '../src/sandbox/users.ts';
+import { accountUsers, sandboxUsers, USERS_PAGE_SIZE, type SandboxUser } from '../sandbox/users.ts';
 import { reshapeUser, UserTitles } from '../mappings/shared/users.ts';
 import { userV2Id } from '../src/v2/ids.ts';
 import { compareFaces } from './support/compare.ts';

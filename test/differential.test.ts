@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import listMapping from '../mappings/applications.list.ts';
 import showMapping from '../mappings/applications.show.ts';
 import type { KnownGap } from '../src/routes/mapping.ts';
-import type { SandboxData } from '../src/sandbox/model.ts';
+import type { SandboxData } from '../sandbox/model.ts';
 import { compareFaces } from './support/compare.ts';
 import { serveOnLoopback } from './support/http.ts';
 import {

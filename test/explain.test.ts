@@ -11,9 +11,9 @@ import { DEFAULT_GRAPHQL_URL, LOCAL_GRAPHQL_NOTE, MAX_REQUEST_CHARS, curlFor, pa
 import { createApp } from '../src/app.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
-import { createSandbox } from '../src/sandbox/server.ts';
-import type { SandboxApp } from '../src/sandbox/model.ts';
-import { deploymentsOf } from '../src/sandbox/writes.ts';
+import { createSandbox } from '../sandbox/server.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
+import { deploymentsOf } from '../sandbox/writes.ts';
 import { createNerdGraphClient } from '../src/upstream/client.ts';
 import { loadDocuments } from '../src/upstream/documents.ts';
 import { entityGuid } from '../src/v2/ids.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../src/sandbox/server.ts';
+import { createSandbox } from '../sandbox/server.ts';
 import { DEMO_KEY, FIXED_NOW, createTestGateway } from './support/harness.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxApp } from '../src/sandbox/model.ts';
-import { bulkMetricsApp } from '../src/sandbox/timeslices.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
+import { bulkMetricsApp } from '../sandbox/timeslices.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**

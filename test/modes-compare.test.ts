@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../src/sandbox/server.ts';
+import { createSandbox } from '../sandbox/server.ts';
 import { sampledIn } from '../src/modes/shadow.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, startSandbox } from './support/harness.ts';
 import { httpSend, listenOnLoopback, serveOnLoopback } from './support/http.ts';

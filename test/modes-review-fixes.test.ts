@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBody, readSnapshot } from '../src/modes/shadow.ts';
-import { createSandbox } from '../src/sandbox/server.ts';
+import { createSandbox } from '../sandbox/server.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT } from './support/harness.ts';
 import { createModesGateway, startLegacyServer } from './support/modes.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';

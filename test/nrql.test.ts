@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { METRIC_FAMILIES } from '../mappings/shared/metric-values.ts';
 import { appInstancesQuery, currentWindow, expandFormula, hostIndexQuery, metricNamesQuery, timesliceDataQuery } from '../src/upstream/nrql.ts';
 import { hasControlCharacters } from '../src/upstream/query-literal.ts';
-import { parseNrql, type NrqlCondition, type NrqlQuery } from '../src/sandbox/nrql-parser.ts';
+import { parseNrql, type NrqlCondition, type NrqlQuery } from '../sandbox/nrql-parser.ts';
 
 /**
  * The NRQL the gateway sends, read back by the sandbox's independent NRQL parser: whatever

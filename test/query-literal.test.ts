@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { entityQuery } from '../src/upstream/entity-query.ts';
 import { UnsafeLiteralError, quoteLiteral } from '../src/upstream/query-literal.ts';
-import { parseEntitySearchQuery } from '../src/sandbox/entity-search.ts';
+import { parseEntitySearchQuery } from '../sandbox/entity-search.ts';
 
 /**
  * quoteLiteral is the one function that turns user text into a query literal. Proof by the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../src/sandbox/server.ts';
-import type { RunningSandbox } from '../src/sandbox/server.ts';
+import { createSandbox } from '../sandbox/server.ts';
+import type { RunningSandbox } from '../sandbox/server.ts';
 import { redisAvailable, startRedis, type TestRedis } from './support/redis.ts';
 import { startReplica, type Replica } from './support/replicas.ts';
 import { startUpstreamMeter, type UpstreamMeter } from './support/upstream-meter.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AI_ISSUES_PAGE_SIZE, allIssuesOf, incidentsOf } from '../src/sandbox/ai-issues.ts';
-import { createSandbox } from '../src/sandbox/server.ts';
+import { AI_ISSUES_PAGE_SIZE, allIssuesOf, incidentsOf } from '../sandbox/ai-issues.ts';
+import { createSandbox } from '../sandbox/server.ts';
 import { alertV2Id } from '../src/v2/ids.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT } from './support/harness.ts';
 

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ALERT_POLICY_COUNTS, BUSY_POLICY_NRQL_CONDITIONS } from '../src/sandbox/alerts.ts';
-import { ALERTS_PAGE_SIZE, AlertTitles } from '../src/sandbox/legacy/alerts.ts';
-import { createSandbox, type Sandbox } from '../src/sandbox/server.ts';
+import { ALERT_POLICY_COUNTS, BUSY_POLICY_NRQL_CONDITIONS } from '../sandbox/alerts.ts';
+import { ALERTS_PAGE_SIZE, AlertTitles } from '../sandbox/legacy/alerts.ts';
+import { createSandbox, type Sandbox } from '../sandbox/server.ts';
 import { httpSend } from './support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from './support/harness.ts';
 
 /**
- * The alert store on the legacy face (src/sandbox/legacy/alerts.ts): the namespaces New Relic
+ * The alert store on the legacy face (sandbox/legacy/alerts.ts): the namespaces New Relic
  * keeps alive, which the gateway passes through. Lists page by 50 with v2's Link header and
  * answer with an ETag (If-None-Match gives 304); shows, creates, updates and deletes for
  * policies and every condition family; v2 error bodies for bad input; rate-limit headers on

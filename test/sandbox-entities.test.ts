@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { generateSandboxData, otherEntityCount } from '../src/sandbox/data.ts';
-import type { SandboxApp, SandboxData } from '../src/sandbox/model.ts';
-import { loadSandboxSchema } from '../src/sandbox/schema.ts';
-import { createSandbox } from '../src/sandbox/server.ts';
-import { removeApplication, updateApplication } from '../src/sandbox/writes.ts';
+import { generateSandboxData, otherEntityCount } from '../sandbox/data.ts';
+import type { SandboxApp, SandboxData } from '../sandbox/model.ts';
+import { loadSandboxSchema } from '../sandbox/schema.ts';
+import { createSandbox } from '../sandbox/server.ts';
+import { removeApplication, updateApplication } from '../sandbox/writes.ts';
 import { decodeEntityGuid } from '../src/v2/ids.ts';
 
 const NOW = 1_750_000_000_000;

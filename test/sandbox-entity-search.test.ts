@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { evaluate, parseEntitySearchQuery, tokenizeEntitySearchQuery } from '../src/sandbox/entity-search.ts';
-import { apmSearchFields } from '../src/sandbox/entities/apm-application.ts';
-import type { SandboxApp } from '../src/sandbox/model.ts';
+import { evaluate, parseEntitySearchQuery, tokenizeEntitySearchQuery } from '../sandbox/entity-search.ts';
+import { apmSearchFields } from '../sandbox/entities/apm-application.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
 
 /** The quoting a client must apply to put an arbitrary string into a query literal. */
 function quote(text: string): string {

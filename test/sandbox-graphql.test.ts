@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SandboxApp } from '../src/sandbox/model.ts';
-import { createSandbox } from '../src/sandbox/server.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
+import { createSandbox } from '../sandbox/server.ts';
 
 const NOW = 1_750_000_000_000;
 const sandbox = createSandbox({ seed: 11, apmApps: 450, now: () => NOW });
@@ -257,7 +257,7 @@ describe('actor.entity and actor.entities', () => {
           permalink: `https://one.newrelic.com/redirect/entity/${app.guid}`,
           tags: [
             { key: 'language', values: [app.language] },
-            // Labels (user tags, src/sandbox/tagging.ts).
+            // Labels (user tags, sandbox/tagging.ts).
             ...Object.entries(app.userTags ?? {}).map(([key, values]) => ({ key, values })),
             { key: 'account', values: ['Sandbox Primary'] },
           ],

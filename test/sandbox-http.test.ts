@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type RunningSandbox } from '../src/sandbox/server.ts';
+import { createSandbox, type RunningSandbox } from '../sandbox/server.ts';
 
 describe('sandbox over real HTTP', () => {
   let running: RunningSandbox;

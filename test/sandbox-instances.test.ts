@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateSandboxData } from '../src/sandbox/data.ts';
-import { hostRowsOf, instanceRowsOf, instanceSharesOf, instanceWeights } from '../src/sandbox/instance-split.ts';
-import type { SandboxApp } from '../src/sandbox/model.ts';
-import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../src/sandbox/nrql-engine.ts';
-import { MINUTE_MS, findMetric, rowsOf, type SandboxMetric, type TimesliceRow } from '../src/sandbox/timeslices.ts';
+import { generateSandboxData } from '../sandbox/data.ts';
+import { hostRowsOf, instanceRowsOf, instanceSharesOf, instanceWeights } from '../sandbox/instance-split.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
+import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../sandbox/nrql-engine.ts';
+import { MINUTE_MS, findMetric, rowsOf, type SandboxMetric, type TimesliceRow } from '../sandbox/timeslices.ts';
 
 const FIXED = Date.UTC(2026, 10, 22, 12, 0, 30);
 const data = generateSandboxData({ seed: 7, apmApps: 20, now: FIXED });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MetricTitles, V2Titles } from '../src/v2/errors.ts';
-import { createSandbox } from '../src/sandbox/server.ts';
-import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, MINUTE_MS, bulkMetricsApp, findMetric, metricsOf, rowsOf, type TimesliceRow } from '../src/sandbox/timeslices.ts';
-import type { SandboxApp } from '../src/sandbox/model.ts';
+import { createSandbox } from '../sandbox/server.ts';
+import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, MINUTE_MS, bulkMetricsApp, findMetric, metricsOf, rowsOf, type TimesliceRow } from '../sandbox/timeslices.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { send, applicationOf, type LegacyRoute } from '../src/sandbox/legacy/common.ts';
-import { legacyV2Routes } from '../src/sandbox/legacy/face.ts';
-import { LEGACY_ROUTES } from '../src/sandbox/legacy/routes.ts';
-import { createSandbox } from '../src/sandbox/server.ts';
+import { send, applicationOf, type LegacyRoute } from '../sandbox/legacy/common.ts';
+import { legacyV2Routes } from '../sandbox/legacy/face.ts';
+import { LEGACY_ROUTES } from '../sandbox/legacy/routes.ts';
+import { createSandbox } from '../sandbox/server.ts';
 
 /** The legacy face's dispatch: 404s, 405 with Allow, 401s, HEAD, error formats, and the table. */
 const NOW = 1_750_000_000_000;

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { V2Titles } from '../src/v2/errors.ts';
-import type { SandboxApp } from '../src/sandbox/model.ts';
-import { createSandbox, type Sandbox } from '../src/sandbox/server.ts';
-import { deploymentsOf, recordDeployment } from '../src/sandbox/writes.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
+import { createSandbox, type Sandbox } from '../sandbox/server.ts';
+import { deploymentsOf, recordDeployment } from '../sandbox/writes.ts';
 import { decodeRailsXml } from './support/rails-xml.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LIMITS } from '../src/sandbox/graphql.ts';
-import { createSandbox } from '../src/sandbox/server.ts';
+import { LIMITS } from '../sandbox/graphql.ts';
+import { createSandbox } from '../sandbox/server.ts';
 
 /** One hostile request must not crash, stall or bypass the sandbox (it may run inside the gateway). */
 const sandbox = createSandbox({ seed: 5, apmApps: 50, now: () => 0 });

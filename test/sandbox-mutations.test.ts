@@ -1,14 +1,14 @@
 /**
- * The sandbox's NerdGraph mutations (src/sandbox/mutations.ts) over POST /graphql: each
+ * The sandbox's NerdGraph mutations (sandbox/mutations.ts) over POST /graphql: each
  * mutation's success and error paths, reads after writes, and account scoping. Every document
  * sent here is also checked against the real NerdGraph schema.
  */
 import { parse, validate } from 'graphql';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { entityGuid } from '../src/v2/ids.ts';
-import type { SandboxApp } from '../src/sandbox/model.ts';
-import { createSandbox, type Sandbox } from '../src/sandbox/server.ts';
-import { deploymentsOf } from '../src/sandbox/writes.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
+import { createSandbox, type Sandbox } from '../sandbox/server.ts';
+import { deploymentsOf } from '../sandbox/writes.ts';
 import { hasRealSchema, realNerdGraphSchema } from './support/schema.ts';
 
 const FIXED = Date.UTC(2026, 10, 22, 12, 0, 30);

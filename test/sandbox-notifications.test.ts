@@ -1,13 +1,13 @@
 /**
- * The sandbox's notification world over its NerdGraph face (src/sandbox/notifications.ts):
+ * The sandbox's notification world over its NerdGraph face (sandbox/notifications.ts):
  * aiNotifications channels and destinations, aiWorkflows workflows, alerts.policy, and the
  * mutations the alerts_channels translation sends, with the gateway's own documents
  * (queries/*.graphql). Secrets never come back; NerdGraph's channel-deleting defaults apply.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadDocuments } from '../src/upstream/documents.ts';
-import { createSandbox, type Sandbox } from '../src/sandbox/server.ts';
-import { CHANNEL_COUNTS, NOTIFICATIONS_PAGE_SIZE, notificationsOf } from '../src/sandbox/notifications.ts';
+import { createSandbox, type Sandbox } from '../sandbox/server.ts';
+import { CHANNEL_COUNTS, NOTIFICATIONS_PAGE_SIZE, notificationsOf } from '../sandbox/notifications.ts';
 
 const DEMO = 'NRAK-SANDBOX-DEMO';
 const PRIMARY_ID = 1000001;

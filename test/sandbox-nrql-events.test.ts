@@ -5,11 +5,11 @@
 import { parse, validate } from 'graphql';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../src/upstream/query-literal.ts';
-import type { SandboxApp, SandboxDeployment } from '../src/sandbox/model.ts';
-import { NRQL_MESSAGES, NrqlError, recordChangeTrackingDetails, runNrql, type NrqlOutcome } from '../src/sandbox/nrql-engine.ts';
-import { NrqlSyntaxError, parseNrql } from '../src/sandbox/nrql-parser.ts';
-import { createSandbox, type Sandbox } from '../src/sandbox/server.ts';
-import { deploymentsOf, recordDeployment, removeApplication, updateApplication } from '../src/sandbox/writes.ts';
+import type { SandboxApp, SandboxDeployment } from '../sandbox/model.ts';
+import { NRQL_MESSAGES, NrqlError, recordChangeTrackingDetails, runNrql, type NrqlOutcome } from '../sandbox/nrql-engine.ts';
+import { NrqlSyntaxError, parseNrql } from '../sandbox/nrql-parser.ts';
+import { createSandbox, type Sandbox } from '../sandbox/server.ts';
+import { deploymentsOf, recordDeployment, removeApplication, updateApplication } from '../sandbox/writes.ts';
 import { hasRealSchema, realNerdGraphSchema } from './support/schema.ts';
 
 const FIXED = Date.UTC(2026, 10, 22, 12, 0, 30);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { generateSandboxData } from '../src/sandbox/data.ts';
-import type { SandboxKeyTransaction } from '../src/sandbox/model.ts';
-import { runNrql } from '../src/sandbox/nrql-engine.ts';
-import { MINUTE_MS, keyTransactionApdexName } from '../src/sandbox/timeslices.ts';
+import { generateSandboxData } from '../sandbox/data.ts';
+import type { SandboxKeyTransaction } from '../sandbox/model.ts';
+import { runNrql } from '../sandbox/nrql-engine.ts';
+import { MINUTE_MS, keyTransactionApdexName } from '../sandbox/timeslices.ts';
 
 /**
  * Key transactions' timeslices selected by the KT's own entity.guid (an UNCONFIRMED assumption

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { generateSandboxData } from '../src/sandbox/data.ts';
-import type { SandboxApp, SandboxKeyTransaction, SandboxMobileApp } from '../src/sandbox/model.ts';
-import { runNrql, type NrqlOutcome } from '../src/sandbox/nrql-engine.ts';
-import { HOUR_MS, MINUTE_MS, findMetric, keyTransactionApdexName, metricsOf, rowsOf, type SandboxMetric } from '../src/sandbox/timeslices.ts';
+import { generateSandboxData } from '../sandbox/data.ts';
+import type { SandboxApp, SandboxKeyTransaction, SandboxMobileApp } from '../sandbox/model.ts';
+import { runNrql, type NrqlOutcome } from '../sandbox/nrql-engine.ts';
+import { HOUR_MS, MINUTE_MS, findMetric, keyTransactionApdexName, metricsOf, rowsOf, type SandboxMetric } from '../sandbox/timeslices.ts';
 
 const FIXED = Date.UTC(2026, 10, 22, 12, 0, 30);
 const PRIMARY = 1000001;

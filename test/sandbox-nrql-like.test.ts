@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NrqlSyntaxError, parseNrql } from '../src/sandbox/nrql-parser.ts';
+import { NrqlSyntaxError, parseNrql } from '../sandbox/nrql-parser.ts';
 
 const V = 'newrelic.timeslice.value';
 

@@ -26,8 +26,8 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../src/sandbox/server.ts';
-import { loadSandboxSchema } from '../src/sandbox/schema.ts';
+import { createSandbox } from '../sandbox/server.ts';
+import { loadSandboxSchema } from '../sandbox/schema.ts';
 import { SHARED_EXAMPLES_PATH, hasRealSchema, hasSharedExamples, realNerdGraphSchema } from './support/schema.ts';
 
 

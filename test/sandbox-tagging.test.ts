@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { SandboxApp } from '../src/sandbox/model.ts';
-import { createSandbox } from '../src/sandbox/server.ts';
-import { seededUserTags } from '../src/sandbox/tagging.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
+import { createSandbox } from '../sandbox/server.ts';
+import { seededUserTags } from '../sandbox/tagging.ts';
 import { entityGuid } from '../src/v2/ids.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT } from './support/harness.ts';
 
 /**
- * The sandbox's NerdGraph tagging (src/sandbox/tagging.ts): the real schema's mutations change
+ * The sandbox's NerdGraph tagging (sandbox/tagging.ts): the real schema's mutations change
  * the tags entity reads and entity search see, refuse in the payload's `errors` (nothing
  * applied, nothing counted), and the seeded user tags are a pure function of the app id.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSandbox } from '../src/sandbox/server.ts';
-import { FIRST_ACCOUNT_USERS, OTHER_ACCOUNT_USERS, USERS_PAGE_SIZE, accountUsers, sandboxUsers } from '../src/sandbox/users.ts';
+import { createSandbox } from '../sandbox/server.ts';
+import { FIRST_ACCOUNT_USERS, OTHER_ACCOUNT_USERS, USERS_PAGE_SIZE, accountUsers, sandboxUsers } from '../sandbox/users.ts';
 
 /** The sandbox's NerdGraph user management (actor.organization.userManagement). */
 const sandbox = createSandbox({ seed: 3, apmApps: 30, now: () => 1_750_000_000_000 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxApp } from '../src/sandbox/model.ts';
-import { createSandbox, type RunningSandbox, type Sandbox } from '../src/sandbox/server.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
+import { createSandbox, type RunningSandbox, type Sandbox } from '../sandbox/server.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from './support/harness.ts';
 
 /**

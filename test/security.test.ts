@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox } from '../src/sandbox/server.ts';
+import { createSandbox } from '../sandbox/server.ts';
 import { entityGuid } from '../src/v2/ids.ts';
 import { accountsAnswer, apmEntity, json, startFakeUpstream } from './support/fake-upstream.ts';
 import { FIXED_NOW, createTestGateway } from './support/harness.ts';

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorCache } from '../src/cache/cursor-cache.ts';
-import { createSandbox } from '../src/sandbox/server.ts';
+import { createSandbox } from '../sandbox/server.ts';
 import { localState } from '../src/state/open.ts';
 import { redisAvailable, startRedis, type TestRedis, valuesOf } from './support/redis.ts';
 import { startReplica, type Replica } from './support/replicas.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_DIRECTORY_OPERATION } from '../mappings/shared/app-targets.ts';
-import { currentHosts } from '../src/sandbox/hosts.ts';
-import type { SandboxApp, SandboxData, SandboxMobileApp } from '../src/sandbox/model.ts';
+import { currentHosts } from '../sandbox/hosts.ts';
+import type { SandboxApp, SandboxData, SandboxMobileApp } from '../sandbox/model.ts';
 import { quoteLiteral } from '../src/upstream/query-literal.ts';
 import { entityGuid, syntheticHostId } from '../src/v2/ids.ts';
 import { accountsAnswer, json, startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';

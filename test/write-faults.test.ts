@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxApp } from '../src/sandbox/model.ts';
-import { deploymentsOf } from '../src/sandbox/writes.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
+import { deploymentsOf } from '../sandbox/writes.ts';
 import { startFaultProxy, type Fault, type FaultProxy } from './support/fault-proxy.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 

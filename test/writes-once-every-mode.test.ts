@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../src/sandbox/server.ts';
+import { createSandbox, type Sandbox } from '../sandbox/server.ts';
 import type { RouteMode } from '../src/compare/types.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT } from './support/harness.ts';
 import { createModesGateway } from './support/modes.ts';
-import { notificationsOf } from '../src/sandbox/notifications.ts';
+import { notificationsOf } from '../sandbox/notifications.ts';
 import { channelV2Id } from '../src/v2/ids.ts';
 
 /**

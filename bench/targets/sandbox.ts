@@ -1,4 +1,4 @@
-import { createSandbox } from '../../src/sandbox/server.ts';
+import { createSandbox } from '../../sandbox/server.ts';
 import { announce, portOf } from './announce.ts';
 
 /** Target: the embedded sandbox (NerdGraph-compatible /graphql), sized by SANDBOX_APM_APPS. */

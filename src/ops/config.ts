@@ -110,7 +110,7 @@ const ConfigSchema = z
      */
     BRIDGE_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
     PARITY_RECORDS_MAX: positiveInt.max(1_000_000).default(1000),
-    /** Embedded sandbox: comma-separated divergence names of its NerdGraph face (src/sandbox/). */
+    /** Embedded sandbox: comma-separated divergence names of its NerdGraph face (sandbox/). */
     SANDBOX_DIVERGE: z.string().optional(),
     /** Embedded sandbox: its legacy face's open minute varies per call, as real metric data does. */
     SANDBOX_LEGACY_JITTER: flag.default(false),

@@ -4,8 +4,8 @@
  * engine gave them before that change (regenerate with the command in that test only when
  * an app-level answer is meant to change).
  */
-import { generateSandboxData } from '../../src/sandbox/data.ts';
-import type { SandboxData } from '../../src/sandbox/model.ts';
+import { generateSandboxData } from '../../sandbox/data.ts';
+import type { SandboxData } from '../../sandbox/model.ts';
 
 export const APP_LEVEL_NOW = Date.UTC(2026, 10, 22, 12, 0, 30);
 export const APP_LEVEL_ACCOUNTS = [1000001, 1000002];

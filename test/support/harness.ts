@@ -4,7 +4,7 @@ import type { GatewayConfig } from '../../src/ops/config.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { createMetrics, type GatewayMetrics } from '../../src/ops/metrics.ts';
-import { createSandbox } from '../../src/sandbox/server.ts';
+import { createSandbox } from '../../sandbox/server.ts';
 import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
 import { loadDocuments } from '../../src/upstream/documents.ts';

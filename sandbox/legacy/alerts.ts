@@ -6,15 +6,15 @@
  * every condition family, and the entity-condition links. Every answer carries v2's
  * rate-limit headers (rest-v2.md §3.11) so that passthrough can be shown to keep them.
  *
- * Shapes are rest-v2-shapes.md §9. Unconfirmed choices (see src/sandbox/README.md): the page
+ * Shapes are rest-v2-shapes.md §9. Unconfirmed choices (see sandbox/README.md): the page
  * size (50), `show` on a single policy or condition, the entity-condition wrappers, the 404
  * and 422 titles, and 201 for creates.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { V2Error, notFound } from '../../v2/errors.ts';
-import { CONTENT_TYPES, serialise, type V2Body } from '../../v2/format.ts';
-import type { JsonValue } from '../../v2/xml.ts';
+import { V2Error, notFound } from '../../src/v2/errors.ts';
+import { CONTENT_TYPES, serialise, type V2Body } from '../../src/v2/format.ts';
+import type { JsonValue } from '../../src/v2/xml.ts';
 import {
   ALERT_FAMILIES,
   INCIDENT_PREFERENCES,

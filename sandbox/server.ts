@@ -6,8 +6,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { answerClientErrors } from '../v2/client-error.ts';
-import { CONTENT_TYPES, errorBody, serialise } from '../v2/format.ts';
+import { answerClientErrors } from '../src/v2/client-error.ts';
+import { CONTENT_TYPES, errorBody, serialise } from '../src/v2/format.ts';
 import { Hono } from 'hono';
 import { createRandom, generateSandboxData } from './data.ts';
 import type { DivergenceName } from './divergence.ts';

@@ -2,7 +2,7 @@
  * Deterministic synthetic data for the sandbox. The same options always give the same
  * world (down to every decimal), so tests and golden fixtures can rely on it.
  */
-import { entityGuid, syntheticHostId } from '../v2/ids.ts';
+import { entityGuid, syntheticHostId } from '../src/v2/ids.ts';
 import type {
   AlertSeverity,
   SandboxAccount,

@@ -27,8 +27,8 @@ import {
   type LabelBodyKind,
   type LabelKey,
   type LabelledApplication,
-} from '../../v2/labels.ts';
-import { V2Error, notFound } from '../../v2/errors.ts';
+} from '../../src/v2/labels.ts';
+import { V2Error, notFound } from '../../src/v2/errors.ts';
 import { pageOf, send, type LegacyRequest, type LegacyRoute } from './common.ts';
 import { bodyParams } from './writes.ts';
 

@@ -3,9 +3,9 @@
  * answers computed from the model (data.keyTransactions, data.browserApps, the parent apps and
  * their timeslice rows) by the REST rules, with no NRQL.
  */
-import { notFound } from '../../v2/errors.ts';
-import type { V2Body } from '../../v2/format.ts';
-import { isoSeconds } from '../../v2/time.ts';
+import { notFound } from '../../src/v2/errors.ts';
+import type { V2Body } from '../../src/v2/format.ts';
+import { isoSeconds } from '../../src/v2/time.ts';
 import type { SandboxData, SandboxKeyTransaction } from '../model.ts';
 import { MINUTE_MS, findMetric, keyTransactionApdexName, rowsOf } from '../timeslices.ts';
 import { ids, pageOf, send, text, valuesOf, type LegacyRequest, type Pairs } from './common.ts';

@@ -10,7 +10,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { issueAction } from './ai-issues.ts';
-import { decodeEntityGuid } from '../v2/ids.ts';
+import { decodeEntityGuid } from '../src/v2/ids.ts';
 import { forbidden, invalidInput, type SandboxIndex, type SandboxRequestContext } from './actor.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { mobileApplicationKind, type EntityOutlineSource } from './entities/index.ts';

@@ -9,11 +9,11 @@
  * application already found in that account.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { V2Error, V2Titles, notFound } from '../../v2/errors.ts';
-import { MAX_BODY_BYTES } from '../../v2/form-body.ts';
-import { CONTENT_TYPES, serialise, type V2Body, type V2Format } from '../../v2/format.ts';
-import { isoSeconds } from '../../v2/time.ts';
-import { escapeXmlText, type JsonValue } from '../../v2/xml.ts';
+import { V2Error, V2Titles, notFound } from '../../src/v2/errors.ts';
+import { MAX_BODY_BYTES } from '../../src/v2/form-body.ts';
+import { CONTENT_TYPES, serialise, type V2Body, type V2Format } from '../../src/v2/format.ts';
+import { isoSeconds } from '../../src/v2/time.ts';
+import { escapeXmlText, type JsonValue } from '../../src/v2/xml.ts';
 import { parseTime } from './metrics.ts';
 import type { SandboxApp, SandboxData, SandboxDeployment } from '../model.ts';
 import {

@@ -14,9 +14,9 @@
  * policy (422). Choices: 50 channels per page (as the sandbox's other alert lists), ordered by
  * id; 201 for a create; unlinking a channel that is not linked answers it unchanged.
  */
-import { notFound } from '../../v2/errors.ts';
-import type { V2Body } from '../../v2/format.ts';
-import { channelV2Id } from '../../v2/ids.ts';
+import { notFound } from '../../src/v2/errors.ts';
+import type { V2Body } from '../../src/v2/format.ts';
+import { channelV2Id } from '../../src/v2/ids.ts';
 import {
   CHANNEL_TOP_LINKS,
   ChannelTitles,
@@ -32,7 +32,7 @@ import {
   policyIdsOfPredicates,
   policyWorkflowName,
   v2Configuration,
-} from '../../v2/channel-config.ts';
+} from '../../src/v2/channel-config.ts';
 import type { AlertPolicy } from '../alerts.ts';
 import {
   addChannel,

@@ -15,8 +15,8 @@
  *   counted as a write (graphql.ts counts a payload without errors).
  * - Only APM applications carry user tags in the sandbox: other GUIDs answer NOT_FOUND.
  */
-import { decodeEntityGuid, fnv1a32 } from '../v2/ids.ts';
-import { MAX_CATEGORY_LENGTH, MAX_NAME_LENGTH, isLabelTagKey } from '../v2/labels.ts';
+import { decodeEntityGuid, fnv1a32 } from '../src/v2/ids.ts';
+import { MAX_CATEGORY_LENGTH, MAX_NAME_LENGTH, isLabelTagKey } from '../src/v2/labels.ts';
 import type { SandboxApp, SandboxData } from './model.ts';
 import type { SandboxIndex } from './actor.ts';
 

@@ -8,8 +8,8 @@
  * (src/v2/retired.ts, shared with the gateway's mappings): a differential then checks routing, method, status, format
  * and auth order for these routes, not the wording.
  */
-import { V2Error } from '../../v2/errors.ts';
-import { RETIRED, RETIRED_ROUTES } from '../../v2/retired.ts';
+import { V2Error } from '../../src/v2/errors.ts';
+import { RETIRED, RETIRED_ROUTES } from '../../src/v2/retired.ts';
 import type { LegacyRoute } from './common.ts';
 
 /**

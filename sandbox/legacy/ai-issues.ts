@@ -9,11 +9,11 @@
  * priority `Critical` for CRITICAL and `Warning` for the others; acknowledge or close of a
  * closed incident is 422 "Incident already closed"; ids are alertV2Id of the NerdGraph ids.
  */
-import { AlertIncidentTitles, V2Error, invalidParameter, notFound } from '../../v2/errors.ts';
-import type { V2Body } from '../../v2/format.ts';
-import { alertV2Id, decodeEntityGuid } from '../../v2/ids.ts';
+import { AlertIncidentTitles, V2Error, invalidParameter, notFound } from '../../src/v2/errors.ts';
+import type { V2Body } from '../../src/v2/format.ts';
+import { alertV2Id, decodeEntityGuid } from '../../src/v2/ids.ts';
 import { deploymentsOf } from '../writes.ts';
-import { parseV2Time } from '../../v2/timestamps.ts';
+import { parseV2Time } from '../../src/v2/timestamps.ts';
 import { allIssuesOf, closeIssue, acknowledgeIssue, incidentsOf, policyOf, type SandboxIncident, type SandboxIssue } from '../ai-issues.ts';
 import type { SandboxData } from '../model.ts';
 import { pageOf, send, valuesOf, type LegacyRequest, type LegacyRoute, type Pairs } from './common.ts';

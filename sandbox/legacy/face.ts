@@ -10,10 +10,10 @@
  * caller's account (401), parameters as pairs; the routes themselves are in routes.ts.
  */
 import { Hono, type Context } from 'hono';
-import { V2Error, notFound } from '../../v2/errors.ts';
-import { errorBody, type V2Format } from '../../v2/format.ts';
-import { readFormBody } from '../../v2/form-body.ts';
-import { createRouteTable } from '../../v2/route-table.ts';
+import { V2Error, notFound } from '../../src/v2/errors.ts';
+import { errorBody, type V2Format } from '../../src/v2/format.ts';
+import { readFormBody } from '../../src/v2/form-body.ts';
+import { createRouteTable } from '../../src/v2/route-table.ts';
 import type { SandboxData } from '../model.ts';
 import { APPLICATION_LINK_TEMPLATES, accountFor, legacyApplication, legacyLink, send, type LegacyRoute, type Pairs } from './common.ts';
 import { LEGACY_ROUTES } from './routes.ts';

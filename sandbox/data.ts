@@ -2,6 +2,7 @@
  * Deterministic synthetic data for the sandbox. The same options always give the same
  * world (down to every decimal), so tests and golden fixtures can rely on it.
  */
+import { resolveBehaviours, type SandboxBehaviours } from './behaviours.ts';
 import { entityGuid, syntheticHostId } from '../src/v2/ids.ts';
 import type {
   AlertSeverity,
@@ -32,6 +33,8 @@ export interface GenerateOptions {
   now: number;
   /** How the NerdGraph face differs from the legacy one (divergence.ts); none when omitted. */
   diverge?: readonly DivergenceName[];
+  /** Documented New Relic behaviours to switch off (behaviours.ts); all on when omitted. */
+  behave?: Partial<SandboxBehaviours>;
 }
 
 export const PRIMARY_ACCOUNT: SandboxAccount = { id: 1000001, name: 'Sandbox Primary' };
@@ -130,6 +133,7 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
     writes: { version: 0, deployments: new Map(), createdApps: [], sequence: 0, executed: createWriteCounter() },
     alerts,
     divergences: new Set(opts.diverge ?? []),
+    behaviours: resolveBehaviours(opts.behave),
   };
 }
 

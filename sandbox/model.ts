@@ -4,6 +4,7 @@
  * Units are those of the REST v2 API unless the field name says otherwise.
  */
 import type { SandboxAlerts } from './alerts.ts';
+import type { SandboxBehaviours } from './behaviours.ts';
 import type { DivergenceName } from './divergence.ts';
 import type { WriteCounter } from './write-counts.ts';
 
@@ -173,6 +174,8 @@ export interface SandboxData {
   alerts: SandboxAlerts;
   /** How the NerdGraph face differs from the legacy face (divergence.ts); empty by default. */
   divergences: ReadonlySet<DivergenceName>;
+  /** The documented New Relic behaviours in force (behaviours.ts); all on by default. */
+  behaviours: SandboxBehaviours;
 }
 
 /** A deployment marker: a legacy `Deployment` event or a `ChangeTrackingEvent`. */

@@ -10,6 +10,7 @@ import { answerClientErrors } from '../src/v2/client-error.ts';
 import { CONTENT_TYPES, errorBody, serialise } from '../src/v2/format.ts';
 import { Hono } from 'hono';
 import { createRandom, generateSandboxData } from './data.ts';
+import type { SandboxBehaviours } from './behaviours.ts';
 import type { DivergenceName } from './divergence.ts';
 import { LEGACY_ROUTES } from './legacy/routes.ts';
 import { writeCounts, type WriteCounts } from './write-counts.ts';
@@ -19,6 +20,7 @@ import type { SandboxData } from './model.ts';
 
 export { DIVERGENCE_NAMES, SANDBOX_DIVERGENCES, parseDivergences, type DivergenceName, type DivergenceSpec } from './divergence.ts';
 export type { WriteCounts } from './write-counts.ts';
+export { DEFAULT_BEHAVIOURS, type SandboxBehaviours } from './behaviours.ts';
 
 export interface SandboxOptions {
   seed?: number;
@@ -30,6 +32,8 @@ export interface SandboxOptions {
   diverge?: readonly DivergenceName[];
   /** The legacy face's newest metric timeslice varies per call, as v2's open minute did (legacy/metrics.ts). */
   legacyJitter?: boolean;
+  /** Documented New Relic behaviours to switch off or tune (behaviours.ts); all on by default. */
+  behave?: Partial<SandboxBehaviours>;
 }
 
 export interface RunningSandbox {
@@ -58,6 +62,7 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
     apiKeys: opts.apiKeys,
     now: (opts.now ?? Date.now)(),
     ...(opts.diverge && { diverge: opts.diverge }),
+    ...(opts.behave && { behave: opts.behave }),
   });
   const graphql = createGraphqlHandler(data, opts.now ?? Date.now);
 

@@ -16,8 +16,13 @@ let respond: Answer;
 let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
 let gateway: TestGateway;
 
-function metricAnswer(data: unknown[], known: string[], entity: unknown = { guid: entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', APP), accountId: PRIMARY_ACCOUNT }) {
-  return { data: { actor: { entity, account: { data: { results: data }, known: { results: [{ names: known }] } } } } };
+function metricAnswer(
+  data: unknown[],
+  known: string[],
+  entity: unknown = { guid: entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', APP), accountId: PRIMARY_ACCOUNT },
+  metadata?: unknown,
+) {
+  return { data: { actor: { entity, account: { data: { results: data, ...(metadata === undefined ? {} : { metadata }) }, known: { results: [{ names: known }] } } } } };
 }
 
 const dataCalls = (): FakeRequest[] => upstream.received.filter((r) => r.operationName === 'ApplicationMetricData');
@@ -53,10 +58,10 @@ describe('metric data over a scripted NerdGraph', () => {
     const sent = dataCalls().at(-1) as FakeRequest;
     expect(sent.variables.guid).toBe(entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', APP));
     expect(sent.variables.data).toBe(
-      "SELECT count(newrelic.timeslice.value) AS v0, average(newrelic.timeslice.value) * 1000 AS v1 FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') FACET metricTimesliceName LIMIT MAX SINCE 1795345200000 UNTIL 1795345380000 TIMESERIES 1 minute",
+      "SELECT count(newrelic.timeslice.value) AS v0, average(newrelic.timeslice.value) * 1000 AS v1 FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') AND scope IS NULL FACET metricTimesliceName LIMIT MAX SINCE 1795345200000 UNTIL 1795345380000 TIMESERIES 1 minute",
     );
     expect(sent.variables.known).toBe(
-      `SELECT uniques(metricTimesliceName, 10000) AS names FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') AND newrelic.timeslice.value IS NOT NULL SINCE ${MINUTE_START - 7 * 86_400_000} UNTIL ${MINUTE_START + 60_000}`,
+      `SELECT uniques(metricTimesliceName, 10000) AS names FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') AND scope IS NULL AND newrelic.timeslice.value IS NOT NULL SINCE ${MINUTE_START - 7 * 86_400_000} UNTIL ${MINUTE_START + 60_000}`,
     );
     const text = await response.clone().text();
     // Values keep the request's order (toEqual below ignores key order).

@@ -24,6 +24,7 @@ export interface MetricFamily {
 
 const AVERAGE_MS = 'average({v}) * 1000';
 const PER_MINUTE = 'rate(count({v}), 1 minute)';
+const CALL_TIME_PER_MINUTE = 'rate(sum({v}), 1 minute)';
 const COUNT = 'count({v})';
 // Ratios of sums, not the guide's average of per-row ratios: v2 divided the bucket's sums.
 const EXCLUSIVE_MS = "sum({v}['totalExclusive']) / count({v}) * 1000";
@@ -128,7 +129,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
       average_time: AVERAGE_MS,
       calls_per_minute: PER_MINUTE,
       max_value: 'max({v})',
-      total_call_time_per_minute: 'rate(sum({v}), 1 minute)',
+      total_call_time_per_minute: CALL_TIME_PER_MINUTE,
       utilization: SHARE_OF_WINDOW,
     },
   },
@@ -144,7 +145,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
       max_response_time: 'max({v}) * 1000',
       average_exclusive_time: EXCLUSIVE_MS,
       average_value: 'average({v})',
-      total_call_time_per_minute: 'rate(sum({v}), 1 minute)',
+      total_call_time_per_minute: CALL_TIME_PER_MINUTE,
       requests_per_minute: PER_MINUTE,
       standard_deviation: 'stddev({v}) * 1000',
     },
@@ -152,6 +153,13 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     extraFormulas: { average_call_time: AVERAGE_MS },
   },
 ];
+
+/**
+ * Every timeslice read reads unscoped rows only (src/upstream/nrql.ts UNSCOPED_ROWS), said in
+ * each mapping that reads timeslices.
+ */
+export const UNSCOPED_ROWS_ASSUMPTION =
+  'Only unscoped timeslice rows are read (`scope IS NULL`), as REST v2 reported them: agents also record segment metrics (Datastore/statement/..., External/<host>/<library>/..., Custom/..., Ruby Controller/...) scoped to their transaction under the same metricTimesliceName ("Query APM metric timeslice data with NRQL"), which a query by name alone counts twice. That an unscoped row has no `scope` attribute at all (rather than an empty one) is UNCONFIRMED.';
 
 export function familyOf(name: string): MetricFamily {
   // The last family matches every name, so find() always succeeds.

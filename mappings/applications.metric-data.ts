@@ -67,6 +67,7 @@ export default defineMetricDataMapping({
     'EndUser average_network_time is in milliseconds and network_time_percentage is a percentage (the guide omits *1000 and *100).',
     'appId is compared as a number in NRQL.',
     UNSCOPED_ROWS_ASSUMPTION,
+    "Per-minute and percent-of-window values divide by the window NerdGraph reports it summed over (the data query's metadata.timeWindow; a TIMESERIES row's own bucket), not the requested one: long windows snap to rollup boundaries (rest-v2.md §4). That metadata.timeWindow is the snapped window is documented (NRQL time range docs); the sandbox's snapping is its witness. Without metadata the requested window is used.",
     'Names with control characters or over 1024 characters are answered as not found without being sent.',
     'An unknown id, an id of another account or a malformed id answers 404 "No Application found with the given ID".',
   ],

@@ -7,6 +7,7 @@ import {
   expandFormula,
   facetedSummaryQuery,
   hostIndexQuery,
+  isWindowRelative,
   keyTransactionSumsQuery,
   metricNamesQuery,
   timesliceDataQuery,
@@ -130,5 +131,18 @@ describe('the formula table', () => {
       keyTransactionSumsQuery({ guids: ['MXxBUE18VFJBTlNBQ1RJT058MQ'], since: 0, until: 600_000 }),
     ];
     for (const text of queries) expect(conjuncts(parseNrql(text).where), text).toContainEqual(unscoped);
+  });
+});
+
+describe('window-relative formulas', () => {
+  it('are the per-minute values and the percentages of the window: those divide by {W}', () => {
+    const relative = METRIC_FAMILIES.flatMap((family) => Object.entries(family.formulas).filter(([, formula]) => isWindowRelative(formula)).map(([value]) => `${family.id}.${value}`));
+    expect(relative.sort()).toEqual(
+      [
+        'call.calls_per_minute', 'call.requests_per_minute', 'call.total_call_time_per_minute', 'cpu-time.percent', 'end-user.calls_per_minute',
+        'end-user.fe_time_percentage', 'end-user.network_time_percentage', 'end-user.requests_per_minute', 'errors.errors_per_minute',
+        'gc.calls_per_minute', 'gc.total_call_time_per_minute', 'gc.utilization',
+      ].sort(),
+    );
   });
 });

@@ -293,7 +293,7 @@ export function topologyFields(prefix: string, kind: TopologyKind): FieldNote[] 
     f('language', 'exact', 'entity language'),
     f('health_status', 'approximate', "the application's alertSeverity; gray when not reporting"),
     f('application_summary.response_time', 'approximate', "NRQL HttpDispatcher average x 1000, last 10 minutes, per facet"),
-    f('application_summary.throughput', 'approximate', 'NRQL HttpDispatcher rate(count, 1 minute)'),
+    f('application_summary.throughput', 'approximate', 'NRQL HttpDispatcher count * 60 / window seconds (calls_per_minute)'),
     f('application_summary.error_rate', 'approximate', '100 x Errors/all / (HttpDispatcher + OtherTransaction/all) counts'),
     f('application_summary.apdex_score', 'approximate', 'NRQL Apdex score (S + T/2) / (S + T + F)'),
     f('application_summary.instance_count', 'exact', kind === 'hosts' ? 'instances grouped on the host' : 'always 1'),

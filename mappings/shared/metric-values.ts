@@ -6,7 +6,8 @@
  *
  * Placeholders: `{v}` is `newrelic.timeslice.value`; `{W}` is the length in seconds of the
  * timeslice being computed (the bucket width, or the whole window when summarized): the doc's
- * `$TIME_WINDOW_IN_SECONDS`, which per bucket has to be the bucket width.
+ * `$TIME_WINDOW_IN_SECONDS`, which per bucket has to be the bucket width. A value whose formula
+ * holds {W} is relative to the window (src/upstream/nrql.ts isWindowRelative).
  *
  * Where this table departs from the migration guide's formulas it says so, and
  * docs/metric-data-rules.md §5 gives the reason.
@@ -23,8 +24,12 @@ export interface MetricFamily {
 }
 
 const AVERAGE_MS = 'average({v}) * 1000';
-const PER_MINUTE = 'rate(count({v}), 1 minute)';
-const CALL_TIME_PER_MINUTE = 'rate(sum({v}), 1 minute)';
+// Per-minute values divide by {W} themselves rather than use NRQL's rate(): every value relative
+// to the window then has one denominator, which the metric-data runner corrects when NerdGraph
+// answers over a window other than the one asked (long windows snap to rollup boundaries:
+// src/routes/metric-data.ts, windowCorrection). Same number as rate(count, 1 minute) otherwise.
+const PER_MINUTE = 'count({v}) * 60 / {W}';
+const CALL_TIME_PER_MINUTE = 'sum({v}) * 60 / {W}';
 const COUNT = 'count({v})';
 // Ratios of sums, not the guide's average of per-row ratios: v2 divided the bucket's sums.
 const EXCLUSIVE_MS = "sum({v}['totalExclusive']) / count({v}) * 1000";

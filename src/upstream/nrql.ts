@@ -62,6 +62,15 @@ function where(scope: readonly NrqlEquality[], names: readonly string[] | undefi
   return conditions.join(' AND ');
 }
 
+/**
+ * Does the formula divide by the timeslice's length ({W})? Per-minute values and percentages of
+ * the window do: computed over a window other than {W} (NerdGraph's snapped one), they need
+ * correcting by {W} / the window used.
+ */
+export function isWindowRelative(template: string): boolean {
+  return template.includes('{W}');
+}
+
 /** Expands a formula template for a timeslice of `windowSeconds`. */
 export function expandFormula(template: string, windowSeconds: number): string {
   const expression = template.replaceAll('{v}', TIMESLICE_VALUE).replaceAll('{W}', String(windowSeconds));

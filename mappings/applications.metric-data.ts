@@ -4,7 +4,7 @@ import { defineMetricDataMapping } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { EntityKinds } from '../src/routes/entity-ref.ts';
 import { entityTarget } from '../src/routes/timeslice-target.ts';
-import { METRIC_FAMILIES, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
+import { METRIC_FAMILIES, UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /**
  * GET and POST /v2/applications/{id}/metrics/data.{json,xml}: timeslice values, one NRQL query
@@ -46,7 +46,7 @@ export default defineMetricDataMapping({
     {
       field: 'metric_data.metrics[].timeslices[].values',
       fidelity: 'exact',
-      source: `the formula table of mappings/shared/metric-values.ts over newrelic.timeslice.value (families: ${METRIC_FAMILIES.map((f) => f.rule).join('; ')}); NRQL null (no data) reads 0`,
+      source: `the formula table of mappings/shared/metric-values.ts over newrelic.timeslice.value, unscoped rows only (scope IS NULL) (families: ${METRIC_FAMILIES.map((f) => f.rule).join('; ')}); NRQL null (no data) reads 0`,
     },
   ],
   knownGaps: [
@@ -66,6 +66,8 @@ export default defineMetricDataMapping({
     'Averages are ratios of sums over the bucket (e.g. average_exclusive_time = sum(totalExclusive)/count), where the migration guide averages per-row ratios.',
     'EndUser average_network_time is in milliseconds and network_time_percentage is a percentage (the guide omits *1000 and *100).',
     'appId is compared as a number in NRQL.',
+    UNSCOPED_ROWS_ASSUMPTION,
+    "Per-minute and percent-of-window values divide by the window NerdGraph reports it summed over (the data query's metadata.timeWindow; a TIMESERIES row's own bucket), not the requested one: long windows snap to rollup boundaries (rest-v2.md §4). That metadata.timeWindow is the snapped window is documented (NRQL time range docs); the sandbox's snapping is its witness. Without metadata the requested window is used.",
     'Names with control characters or over 1024 characters are answered as not found without being sent.',
     'An unknown id, an id of another account or a malformed id answers 404 "No Application found with the given ID".',
   ],

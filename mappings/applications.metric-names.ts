@@ -4,7 +4,7 @@ import { defineMetricNamesMapping } from '../src/routes/mapping.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { EntityKinds } from '../src/routes/entity-ref.ts';
 import { entityTarget } from '../src/routes/timeslice-target.ts';
-import { METRIC_FAMILIES, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
+import { METRIC_FAMILIES, UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /** GET /v2/applications/{id}/metrics.{json,xml}: the app's metric names with their value names. */
 export default defineMetricNamesMapping({
@@ -46,6 +46,7 @@ export default defineMetricNamesMapping({
     XML_ASSUMPTION,
     'appId is compared as a number in NRQL (rest-v2.md §1.1 quotes it inconsistently).',
     'Names are sorted by UTF-16 code units (v2 documented no order).',
+    UNSCOPED_ROWS_ASSUMPTION,
     'An unknown id, an id of another account or a malformed id answers 404 "No Application found with the given ID".',
   ],
 });

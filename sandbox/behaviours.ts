@@ -8,7 +8,9 @@ export interface SandboxBehaviours {
   /**
    * Segment metrics (Datastore/..., External/..., Custom/..., Ruby Controller/...) are recorded
    * both unscoped and scoped to their transaction: same metricTimesliceName, the scoped row has
-   * a `scope` attribute. Source: "Query APM metric timeslice data with NRQL" (attribute table).
+   * a `scope` attribute. Source: "Query APM metric timeslice data with NRQL" (attribute table);
+   * the Ruby agent's TransactionMetrics#record_scoped_and_unscoped. Read by nrql-engine.ts
+   * (timeslices.ts scopesOf); the legacy face always reads unscoped rows, as v2 did.
    */
   scopedTimeslices: boolean;
   /**

@@ -28,6 +28,15 @@
  * timeslices carry appId is UNCONFIRMED (routes-next.md §3), and mobile ids share no id space
  * with APM ids, so `appId` never names a mobile app here.
  *
+ * Scoped rows (behaviour `scopedTimeslices`, timeslices.ts scopesOf): a segment metric
+ * (`Datastore/statement/...`, `External/<host>/<library>/...`, `Custom/...`, Ruby
+ * `Controller/...`) has, besides its unscoped series, one series per transaction it is scoped
+ * to, whose `scope` attribute names the transaction and whose rows are the unscoped rows times
+ * the scope's share. Unscoped series have no `scope` (`scope IS NULL` selects them). Source:
+ * "Query APM metric timeslice data with NRQL" (its attribute table and its `scope = '...'`
+ * example); the Ruby agent's record_scoped_and_unscoped. With the behaviour off there are no
+ * scoped series.
+ *
  * Evaluation: the WHERE's top-level AND chain picks the apps (it must name them, or test
  * host/realAgentId/instanceName with =, IN or LIKE and name the metrics: then every visible
  * APM app is a candidate, as for v2's `filter[host]`) and, when it names metrics, the metrics
@@ -35,7 +44,7 @@
  * (facet value, filter context, time bucket), in a single pass, and every select item is
  * computed from those sums.
  */
-import { instanceRow, instanceSharesOf, type InstanceShare } from './instance-split.ts';
+import { instanceRow, instanceSharesOf, splitRow, type InstanceShare } from './instance-split.ts';
 import { nerdgraphDeploymentUser } from './divergence.ts';
 import type { SandboxApp, SandboxData, SandboxDeployment, SandboxKeyTransaction } from './model.ts';
 import {
@@ -59,9 +68,11 @@ import {
   metricsOf,
   rowAt,
   rowStarts,
+  scopesOf,
   type MetricOwner,
   type SandboxMetric,
   type TimesliceRow,
+  type TimesliceScope,
 } from './timeslices.ts';
 import { deploymentsOf } from './writes.ts';
 
@@ -123,6 +134,8 @@ interface Series {
   share: InstanceShare | null;
   /** Set when the rows are selected as a key transaction's: its GUID is their entity.guid. */
   keyTransaction?: SandboxKeyTransaction;
+  /** The transaction these rows are scoped to (their `scope`); absent for unscoped rows. */
+  scope?: TimesliceScope;
 }
 
 /** Attributes of one agent instance's rows; mentioning one splits series by instance. */
@@ -316,8 +329,14 @@ function selectSeries(query: NrqlQuery, plan: Plan, scope: NrqlScope): Series[] 
     // An app without instances keeps its whole rows (instance attributes null) even when split.
     const shares = plan.byInstance && !isMobileOwner(app) ? instanceSharesOf(app) : [];
     for (const metric of candidateMetrics(app, conjuncts, scope.data)) {
-      if (shares.length === 0) keep({ app, metric, share: null });
-      else for (const share of shares) keep({ app, metric, share });
+      // The unscoped series, then one per transaction the metric is scoped to (if any).
+      const scopes: Array<TimesliceScope | undefined> = [undefined];
+      if (scope.data.behaviours.scopedTimeslices) scopes.push(...scopesOf(app, metric, scope.data));
+      for (const timesliceScope of scopes) {
+        const scoped = timesliceScope === undefined ? {} : { scope: timesliceScope };
+        if (shares.length === 0) keep({ app, metric, share: null, ...scoped });
+        else for (const share of shares) keep({ app, metric, share, ...scoped });
+      }
     }
   }
   for (const keyTransaction of keyTransactionsNamed(conjuncts, scope)) {
@@ -435,6 +454,7 @@ function appAttribute(app: MetricOwner, attribute: string): unknown {
 
 function attributeOf(series: Series, attribute: string): unknown {
   if (attribute === 'metricTimesliceName') return series.metric.name;
+  if (attribute === 'scope') return series.scope?.name ?? null;
   if (attribute === TIMESLICE_VALUE) return TIMESLICE_VALUE_PRESENT;
   if (INSTANCE_ATTRIBUTE_SET.has(attribute)) return instanceAttribute(series.share, attribute);
   if (attribute === 'entity.guid' && series.keyTransaction) return series.keyTransaction.guid;
@@ -660,7 +680,8 @@ function accumulate(series: Series[], query: NrqlQuery, plan: Plan, window: Time
 function addRows(series: Series, group: Group, contexts: number[], window: TimeWindow, now: number, budget: { rows: number }): void {
   for (const [start, durationMs] of rowStarts(series.metric, window.begin, window.until, now)) {
     if (--budget.rows < 0) throw new NrqlError(NRQL_MESSAGES.tooManyRows);
-    const row = series.share === null ? rowAt(series.app, series.metric, start, durationMs) : instanceRow(series.share, series.metric, start, durationMs);
+    const unscoped = series.share === null ? rowAt(series.app, series.metric, start, durationMs) : instanceRow(series.share, series.metric, start, durationMs);
+    const row = series.scope === undefined ? unscoped : splitRow(unscoped, series.scope.weight);
     const bucket = Math.floor((start - window.begin) / window.bucketMs);
     for (const context of contexts) {
       const cell = group.cellFor(context, bucket);

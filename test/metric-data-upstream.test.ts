@@ -16,8 +16,13 @@ let respond: Answer;
 let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
 let gateway: TestGateway;
 
-function metricAnswer(data: unknown[], known: string[], entity: unknown = { guid: entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', APP), accountId: PRIMARY_ACCOUNT }) {
-  return { data: { actor: { entity, account: { data: { results: data }, known: { results: [{ names: known }] } } } } };
+function metricAnswer(
+  data: unknown[],
+  known: string[],
+  entity: unknown = { guid: entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', APP), accountId: PRIMARY_ACCOUNT },
+  metadata?: unknown,
+) {
+  return { data: { actor: { entity, account: { data: { results: data, ...(metadata === undefined ? {} : { metadata }) }, known: { results: [{ names: known }] } } } } };
 }
 
 const dataCalls = (): FakeRequest[] => upstream.received.filter((r) => r.operationName === 'ApplicationMetricData');
@@ -53,10 +58,10 @@ describe('metric data over a scripted NerdGraph', () => {
     const sent = dataCalls().at(-1) as FakeRequest;
     expect(sent.variables.guid).toBe(entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', APP));
     expect(sent.variables.data).toBe(
-      "SELECT count(newrelic.timeslice.value) AS v0, average(newrelic.timeslice.value) * 1000 AS v1 FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') FACET metricTimesliceName LIMIT MAX SINCE 1795345200000 UNTIL 1795345380000 TIMESERIES 1 minute",
+      "SELECT count(newrelic.timeslice.value) AS v0, average(newrelic.timeslice.value) * 1000 AS v1 FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') AND scope IS NULL FACET metricTimesliceName LIMIT MAX SINCE 1795345200000 UNTIL 1795345380000 TIMESERIES 1 minute",
     );
     expect(sent.variables.known).toBe(
-      `SELECT uniques(metricTimesliceName, 10000) AS names FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') AND newrelic.timeslice.value IS NOT NULL SINCE ${MINUTE_START - 7 * 86_400_000} UNTIL ${MINUTE_START + 60_000}`,
+      `SELECT uniques(metricTimesliceName, 10000) AS names FROM Metric WHERE appId = 4242 AND metricTimesliceName IN ('HttpDispatcher', 'Nope') AND scope IS NULL AND newrelic.timeslice.value IS NOT NULL SINCE ${MINUTE_START - 7 * 86_400_000} UNTIL ${MINUTE_START + 60_000}`,
     );
     const text = await response.clone().text();
     // Values keep the request's order (toEqual below ignores key order).
@@ -81,6 +86,41 @@ describe('metric data over a scripted NerdGraph', () => {
     });
     expect(response.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
     expect(response.headers.get('cache-control')).toBe('max-age=0, private, must-revalidate');
+  });
+
+  it('divides per-minute and percent values by the window NerdGraph used, not the one asked (a long window snaps)', async () => {
+    // 47 h 59 min, summarized: NRDB resolves it on 5-minute aggregations and reports the 48 h it
+    // summed over in metadata.timeWindow (rest-v2.md §4). The sums cover 48 h; the query's {W}
+    // literal is the 47 h 59 min asked. Recorded the way NerdGraph computes the sent formulas.
+    const from = Date.UTC(2026, 10, 20, 11, 0);
+    const to = Date.UTC(2026, 10, 22, 10, 59);
+    const asked = (to - from) / 1000;
+    const used = asked + 60;
+    const calls = 172_800;
+    const callTime = 864;
+    respond = () => ({
+      body: metricAnswer(
+        [{ facet: 'HttpDispatcher', metricTimesliceName: 'HttpDispatcher', v0: calls, v1: (calls * 60) / asked, v2: (callTime * 60) / asked, v3: (1000 * callTime) / calls }],
+        ['HttpDispatcher'],
+        undefined,
+        { timeWindow: { begin: from, end: from + used * 1000 } },
+      ),
+    });
+    const values = ['call_count', 'calls_per_minute', 'total_call_time_per_minute', 'average_response_time'].map((value) => `values[]=${value}`).join('&');
+    const response = await gateway.app.request(
+      url(`from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}&summarize=true&names[]=HttpDispatcher&${values}`),
+      { headers },
+    );
+    expect(response.status).toBe(200);
+    const sent = dataCalls().at(-1) as FakeRequest;
+    expect(sent.query).toMatch(/data: nrql\(query: \$data[^}]*\{\s*results[\s\S]*metadata\s*\{\s*timeWindow\s*\{\s*begin\s+end/);
+    expect(sent.variables.data).toContain(`count(newrelic.timeslice.value) * 60 / ${asked} AS v1`);
+    const body = (await response.json()) as { metric_data: { metrics: Array<{ timeslices: Array<{ values: Record<string, number> }> }> } };
+    const got = body.metric_data.metrics[0]?.timeslices[0]?.values as Record<string, number>;
+    expect(got.call_count).toBe(calls);
+    expect(got.calls_per_minute).toBeCloseTo((calls * 60) / used, 9);
+    expect(got.total_call_time_per_minute).toBeCloseTo((callTime * 60) / used, 9);
+    expect(got.average_response_time).toBe((1000 * callTime) / calls);
   });
 
   it('answers If-None-Match with 304 and no body', async () => {

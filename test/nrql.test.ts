@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { METRIC_FAMILIES } from '../mappings/shared/metric-values.ts';
-import { appInstancesQuery, currentWindow, expandFormula, hostIndexQuery, metricNamesQuery, timesliceDataQuery } from '../src/upstream/nrql.ts';
+import {
+  appInstancesQuery,
+  currentWindow,
+  expandFormula,
+  facetedSummaryQuery,
+  hostIndexQuery,
+  isWindowRelative,
+  keyTransactionSumsQuery,
+  metricNamesQuery,
+  timesliceDataQuery,
+} from '../src/upstream/nrql.ts';
 import { hasControlCharacters } from '../src/upstream/query-literal.ts';
 import { parseNrql, type NrqlCondition, type NrqlQuery } from '../sandbox/nrql-parser.ts';
 
@@ -108,5 +118,31 @@ describe('the formula table', () => {
       "SELECT uniques(host, 10000) AS hosts FROM Metric WHERE host LIKE '%' AND metricTimesliceName IN ('HttpDispatcher', 'OtherTransaction/all') FACET appId LIMIT MAX SINCE 0 UNTIL 600000",
     );
     expect(parseNrql(query).facet).toBe('appId');
+  });
+
+  it('reads only unscoped rows wherever it sums or lists timeslices (scope IS NULL, a top-level conjunct)', () => {
+    const unscoped = { type: 'isNull', attribute: 'scope', negated: false };
+    const conjuncts = (condition: NrqlCondition | null): NrqlCondition[] =>
+      condition === null ? [] : condition.type === 'and' ? [...conjuncts(condition.left), ...conjuncts(condition.right)] : [condition];
+    const queries = [
+      build(['Datastore/statement/MySQL/users/select']),
+      metricNamesQuery({ scope, since: 0, until: 600_000 }),
+      facetedSummaryQuery({ scope, facet: 'host', items: [{ alias: 'calls', metrics: ['HttpDispatcher'], expression: 'count({v})' }], since: 0, until: 600_000 }),
+      keyTransactionSumsQuery({ guids: ['MXxBUE18VFJBTlNBQ1RJT058MQ'], since: 0, until: 600_000 }),
+    ];
+    for (const text of queries) expect(conjuncts(parseNrql(text).where), text).toContainEqual(unscoped);
+  });
+});
+
+describe('window-relative formulas', () => {
+  it('are the per-minute values and the percentages of the window: those divide by {W}', () => {
+    const relative = METRIC_FAMILIES.flatMap((family) => Object.entries(family.formulas).filter(([, formula]) => isWindowRelative(formula)).map(([value]) => `${family.id}.${value}`));
+    expect(relative.sort()).toEqual(
+      [
+        'call.calls_per_minute', 'call.requests_per_minute', 'call.total_call_time_per_minute', 'cpu-time.percent', 'end-user.calls_per_minute',
+        'end-user.fe_time_percentage', 'end-user.network_time_percentage', 'end-user.requests_per_minute', 'errors.errors_per_minute',
+        'gc.calls_per_minute', 'gc.total_call_time_per_minute', 'gc.utilization',
+      ].sort(),
+    );
   });
 });

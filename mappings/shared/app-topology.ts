@@ -12,7 +12,7 @@ import { defineParams, param } from '../../src/v2/param-schema.ts';
 import { ID_PATTERN } from '../../src/v2/params.ts';
 import { ApplicationInstance, appHosts, appInstances, type AppHost, type AppInstance } from './app-instances.ts';
 import { healthStatus } from './application.ts';
-import { acceptedFormulasOf } from './metric-values.ts';
+import { UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf } from './metric-values.ts';
 
 /**
  * The "topology reads" (`/v2/applications/{id}/hosts` and `/instances`, list and show): one
@@ -255,6 +255,7 @@ export async function loadTopologyItem(ctx: OperationContext, kind: TopologyKind
 // What the four mappings declare
 
 export const TOPOLOGY_ASSUMPTIONS: readonly string[] = [
+  UNSCOPED_ROWS_ASSUMPTION,
   'Summaries cover the last 10 whole minutes before the request minute (v2: "last 10 minutes"), from one NRQL query faceted by host or realAgentId.',
   'error_rate = 100 x Errors/all count / (HttpDispatcher + OtherTransaction/all call counts), a percentage with 2 decimals, as the application summary scale of this gateway (fraction vs percent is UNCONFIRMED).',
   'response_time is HttpDispatcher average_response_time (ms), throughput HttpDispatcher calls_per_minute, apdex_score the Apdex score; all rounded to 2 decimals; 0 when the facet has no such rows.',
@@ -292,7 +293,7 @@ export function topologyFields(prefix: string, kind: TopologyKind): FieldNote[] 
     f('language', 'exact', 'entity language'),
     f('health_status', 'approximate', "the application's alertSeverity; gray when not reporting"),
     f('application_summary.response_time', 'approximate', "NRQL HttpDispatcher average x 1000, last 10 minutes, per facet"),
-    f('application_summary.throughput', 'approximate', 'NRQL HttpDispatcher rate(count, 1 minute)'),
+    f('application_summary.throughput', 'approximate', 'NRQL HttpDispatcher count * 60 / window seconds (calls_per_minute)'),
     f('application_summary.error_rate', 'approximate', '100 x Errors/all / (HttpDispatcher + OtherTransaction/all) counts'),
     f('application_summary.apdex_score', 'approximate', 'NRQL Apdex score (S + T/2) / (S + T + F)'),
     f('application_summary.instance_count', 'exact', kind === 'hosts' ? 'instances grouped on the host' : 'always 1'),

@@ -7,6 +7,7 @@ import type { V2Body } from '../../src/v2/format.ts';
 import { decodeEntityGuid } from '../../src/v2/ids.ts';
 import { healthStatus, startOfMinute } from './application.ts';
 import { idFromGuid } from './created-app.ts';
+import { UNSCOPED_ROWS_ASSUMPTION } from './metric-values.ts';
 
 /**
  * A key transaction entity (KeyTransactionFields) and its 10-minute sums reshaped into v2's
@@ -159,6 +160,7 @@ export function keyTransactionGaps(prefix: string): KnownGap[] {
 }
 
 export const KEY_TRANSACTION_ASSUMPTIONS: readonly string[] = [
+  UNSCOPED_ROWS_ASSUMPTION,
   "KT timeslices queryable by the KT's entity.guid (UNCONFIRMED): `FROM Metric WHERE entity.guid IN (<KT GUIDs>) FACET entity.guid` returns the parent app's rows of metricName and `Apdex/<metricName without its first segment>`.",
   'Summaries cover the last 10 whole minutes (v2: a rolling 10-minute average); response_time, throughput and apdex_score are rounded to 2 decimals.',
   'transaction_name is metricName without its first two segments: a path for URI-named transactions (`WebTransaction/Uri/kt/checkout` -> `/kt/checkout`), the name itself otherwise (`WebTransaction/Custom/Login Page` -> `Login Page`); the transformation is UNCONFIRMED.',

@@ -6,7 +6,8 @@
  *
  * Placeholders: `{v}` is `newrelic.timeslice.value`; `{W}` is the length in seconds of the
  * timeslice being computed (the bucket width, or the whole window when summarized): the doc's
- * `$TIME_WINDOW_IN_SECONDS`, which per bucket has to be the bucket width.
+ * `$TIME_WINDOW_IN_SECONDS`, which per bucket has to be the bucket width. A value whose formula
+ * holds {W} is relative to the window (src/upstream/nrql.ts isWindowRelative).
  *
  * Where this table departs from the migration guide's formulas it says so, and
  * docs/metric-data-rules.md §5 gives the reason.
@@ -23,7 +24,12 @@ export interface MetricFamily {
 }
 
 const AVERAGE_MS = 'average({v}) * 1000';
-const PER_MINUTE = 'rate(count({v}), 1 minute)';
+// Per-minute values divide by {W} themselves rather than use NRQL's rate(): every value relative
+// to the window then has one denominator, which the metric-data runner corrects when NerdGraph
+// answers over a window other than the one asked (long windows snap to rollup boundaries:
+// src/routes/metric-data.ts, windowCorrection). Same number as rate(count, 1 minute) otherwise.
+const PER_MINUTE = 'count({v}) * 60 / {W}';
+const CALL_TIME_PER_MINUTE = 'sum({v}) * 60 / {W}';
 const COUNT = 'count({v})';
 // Ratios of sums, not the guide's average of per-row ratios: v2 divided the bucket's sums.
 const EXCLUSIVE_MS = "sum({v}['totalExclusive']) / count({v}) * 1000";
@@ -128,7 +134,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
       average_time: AVERAGE_MS,
       calls_per_minute: PER_MINUTE,
       max_value: 'max({v})',
-      total_call_time_per_minute: 'rate(sum({v}), 1 minute)',
+      total_call_time_per_minute: CALL_TIME_PER_MINUTE,
       utilization: SHARE_OF_WINDOW,
     },
   },
@@ -144,7 +150,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
       max_response_time: 'max({v}) * 1000',
       average_exclusive_time: EXCLUSIVE_MS,
       average_value: 'average({v})',
-      total_call_time_per_minute: 'rate(sum({v}), 1 minute)',
+      total_call_time_per_minute: CALL_TIME_PER_MINUTE,
       requests_per_minute: PER_MINUTE,
       standard_deviation: 'stddev({v}) * 1000',
     },
@@ -152,6 +158,13 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     extraFormulas: { average_call_time: AVERAGE_MS },
   },
 ];
+
+/**
+ * Every timeslice read reads unscoped rows only (src/upstream/nrql.ts UNSCOPED_ROWS), said in
+ * each mapping that reads timeslices.
+ */
+export const UNSCOPED_ROWS_ASSUMPTION =
+  'Only unscoped timeslice rows are read (`scope IS NULL`), as REST v2 reported them: agents also record segment metrics (Datastore/statement/..., External/<host>/<library>/..., Custom/..., Ruby Controller/...) scoped to their transaction under the same metricTimesliceName ("Query APM metric timeslice data with NRQL"), which a query by name alone counts twice. That an unscoped row has no `scope` attribute at all (rather than an empty one) is UNCONFIRMED.';
 
 export function familyOf(name: string): MetricFamily {
   // The last family matches every name, so find() always succeeds.

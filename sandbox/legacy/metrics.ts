@@ -5,6 +5,9 @@
  * against, so it shares no code with it: parameters, timestamps, buckets and formulas are all
  * worked out here, in plain arithmetic over the rows.
  *
+ * The rows read here are the unscoped ones (timeslices.ts rowsOf): REST v2's metric data had no
+ * scope, so a segment metric's scoped rows (behaviour scopedTimeslices) never count here.
+ *
  * routes.ts routes here with the target already resolved for the caller's account: an app, a
  * host or an instance of one (their rows split by instance-split.ts), or a mobile app.
  */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SingleFlight } from '../cache/single-flight.ts';
 import { inRecordedRun } from '../upstream/recorded-run.ts';
 import type { MetricDataMapping } from './mapping.ts';
-import { metricNamesQuery, timesliceDataQuery, type SelectItem } from '../upstream/nrql.ts';
+import { isWindowRelative, metricNamesQuery, timesliceDataQuery, type SelectItem } from '../upstream/nrql.ts';
 import { NrqlResults, parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { renderCacheable, respondRendered, type Rendered, type V2Body } from '../v2/format.ts';
@@ -19,12 +19,24 @@ import type { RouteDeps, RouteRequest } from './types.ts';
  * the formula table, and a second NRQL query in the same GraphQL request tells which names
  * the app reported lately (found with zeros) from names it never had (not found).
  */
+/**
+ * The window NerdGraph actually computed the data query over (`metadata { timeWindow }`,
+ * epoch ms). Long windows snap to rollup boundaries (NRQL time range docs: a 47h59m query
+ * resolves on 5-minute aggregations; rest-v2.md §4), so it can differ from SINCE/UNTIL. Absent
+ * or unreadable: the requested window is taken as used.
+ */
+const UsedWindow = z
+  .object({ timeWindow: z.object({ begin: z.number().finite(), end: z.number().finite() }).nullable().optional() })
+  .nullable()
+  .optional()
+  .catch(undefined);
+
 const MetricDataAnswer = z.object({
   actor: z.object({
     entity: EntityProbe,
     // Only the containers are checked: slicesOf and numberOf read each row defensively (a
     // per-row zod record cost a third of a request's CPU).
-    account: z.object({ data: NrqlResults, known: NrqlResults }).nullable(),
+    account: z.object({ data: z.object({ results: z.array(z.unknown()).nullable(), metadata: UsedWindow }).nullable(), known: NrqlResults }).nullable(),
   }),
 });
 
@@ -33,6 +45,8 @@ interface QueryPlan {
   items: SelectItem[];
   /** metric name -> [value name, alias] in answer order. */
   columns: Map<string, Array<[string, string]>>;
+  /** Aliases whose formula divides by the timeslice's length ({W}): corrected to the window used. */
+  windowRelative: Set<string>;
 }
 
 /** Every metric has at least this column, so a metric with data always shows up as a facet. */
@@ -80,7 +94,8 @@ function planQuery(mapping: MetricDataMapping, names: readonly string[], request
       }),
     );
   }
-  return { items: [...aliasByExpression].map(([expression, alias]) => ({ alias, expression })), columns };
+  const windowRelative = new Set([...aliasByExpression].flatMap(([expression, alias]) => (isWindowRelative(expression) ? [alias] : [])));
+  return { items: [...aliasByExpression].map(([expression, alias]) => ({ alias, expression })), columns, windowRelative };
 }
 
 interface MetricAnswer {
@@ -88,6 +103,8 @@ interface MetricAnswer {
   /** metric name -> timeslice index -> row of aliased numbers. */
   slices: Map<string, Array<Record<string, unknown> | undefined>>;
   known: Set<string>;
+  /** Milliseconds of the window NerdGraph reports it used for the data query; null when it does not say. */
+  usedWindowMs: number | null;
 }
 
 /** A value as v2 showed it: always a number; NRQL's null (no data, 0/0) reads 0. */
@@ -95,6 +112,27 @@ function numberOf(value: unknown): number {
   if (value === null || value === undefined) return 0;
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new UpstreamError('upstream_failure', 'non-numeric NRQL value');
   return value === 0 ? 0 : value; // no -0 on the wire
+}
+
+/**
+ * What a window-relative value (per minute, percent of the window: its formula divides by {W},
+ * the timeslice's requested length) must be multiplied by so it divides by the time NerdGraph
+ * actually summed over instead: {W} / used. Used: a TIMESERIES row's own bucket
+ * (endTimeSeconds − beginTimeSeconds), or for the one summarized row the answer's
+ * `metadata.timeWindow`. NerdGraph snaps long windows to rollup boundaries (a 47h59m query
+ * resolves on 5-minute aggregations), so the sums cover the snapped window while {W} is the
+ * asked one. 1 when the answer does not say, or says the same.
+ */
+export function windowCorrection(row: Record<string, unknown>, window: MetricWindow, usedWindowMs: number | null): number {
+  let used: number | null = null;
+  if (window.summarize) used = usedWindowMs;
+  else {
+    const begin = row.beginTimeSeconds;
+    const end = row.endTimeSeconds;
+    if (typeof begin === 'number' && typeof end === 'number' && end > begin) used = (end - begin) * 1000;
+  }
+  if (used === null || !Number.isFinite(used) || used <= 0) return 1;
+  return window.widthMs / used;
 }
 
 /** Each timeslice's from/to text, shared by every metric of the answer. */
@@ -165,10 +203,12 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
       const answer = parseAnswer(MetricDataAnswer, data, mapping.operation);
       const account = answer.actor.account;
       if (!account?.data || !account.known) throw new UpstreamError('upstream_failure', `${mapping.operation}: no NRQL results`);
+      const used = account.data.metadata?.timeWindow;
       const filed: MetricAnswer = {
         probe: answer.actor.entity,
         slices: slicesOf(account.data.results ?? [], window, mapping.operation),
         known: new Set(metricNamesIn(account.known.results ?? [])),
+        usedWindowMs: used && used.end > used.begin ? used.end - used.begin : null,
       };
       if (data !== null && typeof data === 'object') {
         // One answer object is only ever asked for with a few windows; keep the map small anyway.
@@ -310,8 +350,12 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
       name,
       timeslices: bounds.map(([from, to], index) => {
         const row = answer.slices.get(name)?.[index];
+        const correction = row === undefined ? 1 : windowCorrection(row, window, answer.usedWindowMs);
         const values: V2Body = {};
-        for (const [value, alias] of plan.columns.get(name) ?? []) values[value] = numberOf(row?.[alias]);
+        for (const [value, alias] of plan.columns.get(name) ?? []) {
+          const number = numberOf(row?.[alias]);
+          values[value] = correction !== 1 && plan.windowRelative.has(alias) ? number * correction : number;
+        }
         return { from, to, values };
       }),
     }));

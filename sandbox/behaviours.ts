@@ -75,6 +75,13 @@ export interface SandboxBehaviours {
    */
   browserAppCarriesApmAppId: boolean;
   /**
+   * `applicationInstancesV2 ... details.host` is the host name Metric rows carry as `host`; off:
+   * details.host is another spelling of it (`<name>.internal`). Source: "Query APM metric
+   * timeslice data with NRQL" documents `host` on Metric rows; that it equals details.host is
+   * UNCONFIRMED (rest-v2.md §7). Probe: metric-host-is-instance-host.
+   */
+  metricHostIsInstanceHost: boolean;
+  /**
    * Which attribute names a mobile app's GUID on its Metric rows. Source: New Relic's public code
    * that reads mobile timeslices filters on `entityGuid` (issue 20, item 6); the gateway has used
    * `entity.guid`. Probe: mobile-rows-carry-entity-guid-attribute.
@@ -96,6 +103,7 @@ export const DEFAULT_BEHAVIOURS: Readonly<SandboxBehaviours> = Object.freeze({
   keyTransactionRowsCarryEntityGuid: true,
   instanceIdIsRealAgentId: true,
   browserAppCarriesApmAppId: true,
+  metricHostIsInstanceHost: true,
   mobileGuidAttribute: 'both',
 });
 

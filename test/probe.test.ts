@@ -51,13 +51,17 @@ async function probeSandbox(
 const verdicts = (report: ProbeReport): Record<string, Verdict> => Object.fromEntries(report.probes.map((probe) => [probe.name, probe.verdict]));
 
 describe('npm run probe against the sandbox', () => {
-  it('confirms every probe where the sandbox holds the facts (its default), compares every read route, and writes nothing', async () => {
-    const { report, sandbox } = await probeSandbox({}, { legacy: true });
+  it('confirms every probe where the sandbox holds the facts (its default), compares every read route (but alerts_events), and writes nothing', async () => {
+    // alerts_events reads 30 days of events on the legacy face (seconds): left out to keep this fast.
+    const slow = '/v2/alerts_events.{format}';
+    const { report, sandbox } = await probeSandbox({}, { legacy: true, only: (template) => template !== slow });
     expect(verdicts(report)).toEqual(Object.fromEntries(ALL_NAMES.map((name) => [name, 'confirmed'])));
     for (const probe of report.probes) expect(probe.evidence).toMatch(/\d/);
     // Every read route sampled against the legacy face; the applications are alike.
     const routes = report.legacy?.routes ?? [];
-    expect(routes.map((route) => route.route).sort()).toEqual(readRoutes(await loadMappings()).map((mapping) => mapping.route).sort());
+    const expected = readRoutes(await loadMappings()).map((mapping) => mapping.route).filter((route) => route !== slow);
+    expect(routes.map((route) => route.route).sort()).toEqual(expected.sort());
+    expect(expected.length).toBeGreaterThan(20);
     expect(routes.filter((route) => route.result === 'skipped')).toEqual([]);
     expect(routes.find((route) => route.route === '/v2/applications.{format}')?.result).toBe('agree');
     expect(routes.find((route) => route.route === '/v2/applications/{id}/metrics/data.{format}')?.result).toBe('agree');
@@ -72,6 +76,7 @@ describe('npm run probe against the sandbox', () => {
       errorRateScale: 'fraction',
       keyTransactionRowsCarryEntityGuid: false,
       instanceIdIsRealAgentId: false,
+      metricHostIsInstanceHost: false,
       browserAppCarriesApmAppId: false,
       mobileGuidAttribute: 'entity.guid',
     });
@@ -79,6 +84,7 @@ describe('npm run probe against the sandbox', () => {
       'apm-error-rate-is-percent': 'refuted',
       'key-transaction-rows-carry-entity-guid': 'refuted',
       'instance-id-is-real-agent-id': 'refuted',
+      'metric-host-is-instance-host': 'refuted',
       'browser-app-carries-apm-app-id': 'refuted',
       'mobile-rows-carry-entityGuid': 'refuted',
       'mobile-rows-carry-entity-guid': 'confirmed',
@@ -96,6 +102,7 @@ describe('npm run probe against the sandbox', () => {
       'apm-error-rate-is-percent': 'unknown',
       'key-transaction-rows-carry-entity-guid': 'unknown',
       'instance-id-is-real-agent-id': 'unknown',
+      'metric-host-is-instance-host': 'unknown',
       'browser-app-carries-apm-app-id': 'unknown',
     });
   });

@@ -52,7 +52,26 @@ const SearchAnswer = z.object({
 });
 const NrqlAnswer = z.object({ actor: z.object({ account: z.object({ nrql: z.object({ results: z.array(z.unknown()).nullable() }).nullable() }).nullable() }) });
 
+const InstancesAnswer = z.object({
+  actor: z.object({
+    entity: z
+      .object({
+        applicationId: z.number().int().optional(),
+        applicationInstancesV2: z.object({ applicationInstances: z.array(z.object({ details: z.object({ id: z.string(), host: z.string() }) })).nullable().optional() }).nullable().optional(),
+      })
+      .nullable(),
+  }),
+});
+
 export type EntityKindName = keyof typeof EntityKinds;
+
+/** An app's instances as applicationInstancesV2 lists them, and as its Metric rows of the last 10 minutes name them. */
+export interface AppAgents {
+  details: Array<{ id: string; host: string }>;
+  realAgentIds: Set<string>;
+  hosts: Set<string>;
+}
+
 
 /** Reads several probes need, made once per run. */
 export class SharedReads {
@@ -78,6 +97,23 @@ export class SharedReads {
       this.searches.set(kind, search);
     }
     return search;
+  }
+
+  private readonly agents = new Map<string, Promise<AppAgents>>();
+
+  /** The instances of an APM app, both ways (ProbeApplicationInstances and appInstancesQuery). */
+  agentsOf(app: { guid: string; applicationId: number }): Promise<AppAgents> {
+    let read = this.agents.get(app.guid);
+    if (!read) {
+      read = (async () => {
+        const entity = InstancesAnswer.parse(await this.ctx.read('ProbeApplicationInstances', { guid: app.guid })).actor.entity;
+        const details = (entity?.applicationInstancesV2?.applicationInstances ?? []).map((instance) => instance.details);
+        const [row] = await this.nrql(appInstancesQuery({ appIds: [app.applicationId], ...currentWindow(this.ctx.now) }));
+        return { details, realAgentIds: new Set(listOf(row?.instances)), hosts: new Set(listOf(row?.hosts)) };
+      })();
+      this.agents.set(app.guid, read);
+    }
+    return read;
   }
 
   /** NRQL result rows of the account. */
@@ -187,34 +223,20 @@ export const keyTransactionRowsCarryEntityGuid: Probe = {
   },
 };
 
-const InstancesAnswer = z.object({
-  actor: z.object({
-    entity: z
-      .object({
-        applicationId: z.number().int().optional(),
-        applicationInstancesV2: z.object({ applicationInstances: z.array(z.object({ details: z.object({ id: z.string(), host: z.string() }) })).nullable().optional() }).nullable().optional(),
-      })
-      .nullable(),
-  }),
-});
-
 export const instanceIdIsRealAgentId: Probe = {
   name: 'instance-id-is-real-agent-id',
   checks: 'applicationInstancesV2 details.id is the realAgentId the Metric rows of that instance carry',
   settles: 'mappings/shared/app-topology.ts TOPOLOGY_ASSUMPTIONS: instance ids are details.id = realAgentId (instance metric data filters on realAgentId)',
-  async run(ctx, shared) {
+  async run(_ctx, shared) {
     const apps = (await shared.entities('apmApplication')).filter((app) => app.reporting === true && app.applicationId != null).slice(0, SAMPLE);
     if (apps.length === 0) return { verdict: 'unknown', evidence: 'no reporting APM application in the first page' };
-    const window = currentWindow(ctx.now);
     const matched: string[] = [];
     const disjoint: string[] = [];
     for (const app of apps) {
-      const entity = InstancesAnswer.parse(await ctx.read('ProbeApplicationInstances', { guid: app.guid })).actor.entity;
-      const ids = (entity?.applicationInstancesV2?.applicationInstances ?? []).map((instance) => instance.details.id);
-      if (ids.length === 0) continue;
-      const [row] = await shared.nrql(appInstancesQuery({ appIds: [app.applicationId as number], ...window }));
-      const agentIds = new Set(listOf(row?.instances));
-      if (agentIds.size === 0) continue;
+      const agents = await shared.agentsOf({ guid: app.guid, applicationId: app.applicationId as number });
+      const ids = agents.details.map((detail) => detail.id);
+      const agentIds = agents.realAgentIds;
+      if (ids.length === 0 || agentIds.size === 0) continue;
       const common = ids.filter((id) => agentIds.has(id));
       const example = `app ${app.applicationId}: details.id ${ids.slice(0, 2).join(', ')}; realAgentId ${[...agentIds].slice(0, 2).join(', ')}`;
       if (common.length > 0) matched.push(`app ${app.applicationId}: ${common.length} of ${ids.length} ids`);
@@ -223,6 +245,29 @@ export const instanceIdIsRealAgentId: Probe = {
     if (disjoint.length > 0) return { verdict: 'refuted', evidence: `${disjoint.length} app(s) whose instance ids share none with realAgentId: ${disjoint.slice(0, 2).join('; ')}` };
     if (matched.length > 0) return { verdict: 'confirmed', evidence: `details.id found among realAgentId: ${matched.slice(0, 3).join('; ')}` };
     return { verdict: 'unknown', evidence: `${apps.length} reporting apps, none with both instances and realAgentId rows in the last 10 minutes` };
+  },
+};
+
+export const metricHostIsInstanceHost: Probe = {
+  name: 'metric-host-is-instance-host',
+  checks: 'the Metric attribute `host` carries the host names applicationInstancesV2 gives as details.host',
+  settles: 'mappings/shared/app-topology.ts TOPOLOGY_ASSUMPTIONS: host summaries FACET host and host metric data WHERE host = details.host; host ids hash details.host',
+  async run(_ctx, shared) {
+    const apps = (await shared.entities('apmApplication')).filter((app) => app.reporting === true && app.applicationId != null).slice(0, SAMPLE);
+    if (apps.length === 0) return { verdict: 'unknown', evidence: 'no reporting APM application in the first page' };
+    const matched: string[] = [];
+    const disjoint: string[] = [];
+    for (const app of apps) {
+      const agents = await shared.agentsOf({ guid: app.guid, applicationId: app.applicationId as number });
+      const names = [...new Set(agents.details.map((detail) => detail.host))];
+      if (names.length === 0 || agents.hosts.size === 0) continue;
+      const common = names.filter((name) => agents.hosts.has(name));
+      if (common.length > 0) matched.push(`app ${app.applicationId}: ${common.length} of ${names.length} hosts`);
+      else disjoint.push(`app ${app.applicationId}: details.host ${names.slice(0, 2).join(', ')}; Metric host ${[...agents.hosts].slice(0, 2).join(', ')}`);
+    }
+    if (disjoint.length > 0) return { verdict: 'refuted', evidence: `${disjoint.length} app(s) whose instance hosts share none with Metric host: ${disjoint.slice(0, 2).join('; ')}` };
+    if (matched.length > 0) return { verdict: 'confirmed', evidence: `details.host found among Metric host: ${matched.slice(0, 3).join('; ')}` };
+    return { verdict: 'unknown', evidence: `${apps.length} reporting apps, none with both instances and host rows in the last 10 minutes` };
   },
 };
 
@@ -284,6 +329,7 @@ export const PROBES: readonly Probe[] = [
   errorRateIsPercent,
   keyTransactionRowsCarryEntityGuid,
   instanceIdIsRealAgentId,
+  metricHostIsInstanceHost,
   browserAppCarriesApmAppId,
   mobileRowsCarryEntityGuid,
   mobileRowsCarryEntityDotGuid,

@@ -7,6 +7,7 @@ import { probeMain } from '../scripts/probe.ts';
 import { buildGateway } from '../src/gateway.ts';
 import { loadConfig } from '../src/ops/config.ts';
 import { createLogger } from '../src/ops/logger.ts';
+import { LEGACY_PROBES, judgeLegacyProbe } from '../src/probe/legacy-probes.ts';
 import { PROBES } from '../src/probe/probes.ts';
 import { ProbeReport, type Verdict } from '../src/probe/report.ts';
 import { readRoutes } from '../src/probe/routes.ts';
@@ -20,7 +21,8 @@ import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway } from './suppo
  * refutes). Small worlds (20 apps) on a fixed clock.
  */
 const now = (): number => FIXED_NOW;
-const ALL_NAMES = PROBES.map((probe) => probe.name);
+const NERDGRAPH_NAMES = PROBES.map((probe) => probe.name);
+const ALL_NAMES = [...NERDGRAPH_NAMES, ...LEGACY_PROBES.map((probe) => probe.name)];
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const cleanup of cleanups) await cleanup();
@@ -80,7 +82,7 @@ describe('npm run probe against the sandbox', () => {
       browserAppCarriesApmAppId: false,
       mobileGuidAttribute: 'entity.guid',
     });
-    expect(verdicts(off.report)).toEqual({
+    expect(verdicts(off.report)).toMatchObject({
       'apm-error-rate-is-percent': 'refuted',
       'key-transaction-rows-carry-entity-guid': 'refuted',
       'instance-id-is-real-agent-id': 'refuted',
@@ -94,6 +96,28 @@ describe('npm run probe against the sandbox', () => {
     const evidence = Object.fromEntries(off.report.probes.map((probe) => [probe.name, probe.evidence]));
     expect(evidence['browser-app-carries-apm-app-id']).toMatch(/applicationId \d+ serves APM app \d+/);
     expect(evidence['instance-id-is-real-agent-id']).toMatch(/details\.id \d+.*realAgentId \d+/);
+  });
+
+  it('refutes what only v2 can settle where the translation then differs from the legacy face', async () => {
+    const { report } = await probeSandbox(
+      { errorRateScale: 'fraction', instanceIdIsRealAgentId: false },
+      { legacy: true, only: (template) => template === '/v2/applications.{format}' || template === '/v2/applications/{id}/instances.{format}' },
+    );
+    expect(verdicts(report)).toMatchObject({ 'v2-error-rate-is-apm-summary-error-rate': 'refuted', 'v2-instance-ids-are-agent-ids': 'refuted' });
+    expect(report.probes.find((probe) => probe.name === 'v2-error-rate-is-apm-summary-error-rate')?.evidence).toContain('applications[].application_summary.error_rate');
+  });
+
+  it('judges each legacy-settled probe from its route: refuted at its fields, confirmed elsewhere, unknown without a legacy API', () => {
+    for (const probe of LEGACY_PROBES) {
+      const field = (probe.patterns[0] as string).replace(/\*$/, '');
+      const route = { route: probe.route, request: probe.route.replace('{format}', 'json'), status: { legacy: 200, translated: 200 } };
+      const refuted = { url: 'http://legacy', unavailable: null, routes: [{ ...route, result: 'disagree' as const, outcome: 'mismatch', differing: ['(link).last', field] }] };
+      const elsewhere = { url: 'http://legacy', unavailable: null, routes: [{ ...route, result: 'disagree' as const, outcome: 'mismatch', differing: ['(link).last'] }] };
+      expect(judgeLegacyProbe(probe, refuted).verdict, probe.name).toBe('refuted');
+      expect(judgeLegacyProbe(probe, elsewhere).verdict, probe.name).toBe('confirmed');
+      expect(judgeLegacyProbe(probe, null).verdict, probe.name).toBe('unknown');
+      expect(judgeLegacyProbe(probe, { url: 'http://legacy', unavailable: 'GET /v2/applications.json answered 410', routes: [] }).verdict, probe.name).toBe('unknown');
+    }
   });
 
   it('answers unknown, not a failure, when the account has nothing to tell by', async () => {
@@ -138,6 +162,8 @@ describe('npm run probe (the command) and /bridge/', () => {
     expect(out).not.toContain(DEMO_KEY);
     const written = ProbeReport.parse(JSON.parse(readFileSync(path, 'utf8')));
     expect(written.probes.map((probe) => probe.name)).toEqual(ALL_NAMES);
+    // Without a legacy API, what only v2 can settle stays unknown.
+    for (const probe of LEGACY_PROBES) expect(written.probes.find((p) => p.name === probe.name)?.verdict).toBe('unknown');
     expect(written.legacy).toBeNull();
 
     const gateway = await buildGateway(loadConfig(env), { logger: createLogger('silent') });

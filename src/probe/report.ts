@@ -33,7 +33,7 @@ export const RouteComparison = z.object({
   /** The compare engine's outcome (match, noise, mismatch, error), or why the route was skipped. */
   outcome: z.string(),
   status: z.object({ legacy: z.number().nullable(), translated: z.number().nullable() }),
-  /** Field patterns that differ (mismatches), at most 10. */
+  /** Field patterns that differ (mismatches), at most 50. */
   differing: z.array(z.string()),
 });
 export type RouteComparison = z.infer<typeof RouteComparison>;

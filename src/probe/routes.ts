@@ -32,7 +32,7 @@ export interface RouteProbeOutcome {
 }
 
 const READ_KINDS: ReadonlySet<Mapping['kind']> = new Set(['entity-search-list', 'entity-by-id', 'metric-names', 'metric-data', 'read-plan']);
-const MAX_DIFFERING = 10;
+const MAX_DIFFERING = 50;
 
 /** The GET routes the gateway translates. */
 export function readRoutes(mappings: readonly Mapping[]): Mapping[] {

@@ -5,6 +5,7 @@ import { createNerdGraphClient } from '../upstream/client.ts';
 import { loadDocuments, type OperationDocument } from '../upstream/documents.ts';
 import { PROBE_OPERATIONS, runProbes, type ProbeOperation } from './probes.ts';
 import type { ProbeReport } from './report.ts';
+import { LEGACY_PROBES, judgeLegacyProbe } from './legacy-probes.ts';
 import { compareReadRoutes } from './routes.ts';
 
 /**
@@ -80,5 +81,7 @@ export async function runProbe(options: ProbeRunOptions): Promise<ProbeReport> {
       routes: outcome.routes.map((route) => ({ ...route, request: redact(route.request), outcome: redact(route.outcome) })),
     };
   }
+  // What only the legacy API can settle, read from the route comparisons (unknown without them).
+  for (const probe of LEGACY_PROBES) probes.push(judgeLegacyProbe(probe, legacy));
   return { at: new Date(now()).toISOString(), accountId: options.accountId, nerdgraph: shownUrl(options.nerdgraphUrl), probes, legacy };
 }

@@ -138,6 +138,14 @@ describe('npm run probe against the sandbox', () => {
     expect(list?.differing).toContain('applications[].name');
   });
 
+  it('answers unknown with a key-free reason when NerdGraph cannot be reached', async () => {
+    const key = 'NRAK-PROBE-UNREACHABLE-0123456789';
+    const report = await runProbe({ nerdgraphUrl: 'http://127.0.0.1:1/graphql', apiKey: key, accountId: PRIMARY_ACCOUNT, now, timeoutMs: 2_000 });
+    expect(new Set(report.probes.map((probe) => probe.verdict))).toEqual(new Set(['unknown']));
+    expect(report.probes[0]?.evidence).toMatch(/could not read/);
+    expect(JSON.stringify(report)).not.toContain(key);
+  });
+
   it('is read-only by construction: it knows only its own documents, all queries', () => {
     const documents = probeDocuments();
     expect([...documents.keys()].sort()).toEqual(['ProbeApplicationInstances', 'ProbeEntities', 'ProbeKeyTransactions', 'ProbeNrql']);

@@ -46,6 +46,49 @@ export interface SandboxBehaviours {
    * Source: NRQL docs, "Set time range on dashboards and charts" / query time ranges.
    */
   rollupSnapping: boolean;
+  // ---- Facts the gateway's mappings take as UNCONFIRMED; `npm run probe` checks each one on a
+  // real account (src/probe/). Each switch lets a test show the probe refuting its fact.
+  /**
+   * The scale of NerdGraph's `apmSummary.errorRate`: 'percent' (0-100) or 'fraction' (0-1).
+   * Source: the schema's description of ApmApplicationSummaryData.errorRate, "the percentage of
+   * responses to all transactions with an error" (nerdgraph.md; 0-1 vs 0-100 UNCONFIRMED).
+   * Probe: apm-error-rate-is-percent.
+   */
+  errorRateScale: 'percent' | 'fraction';
+  /**
+   * A key transaction's timeslices answer `FROM Metric WHERE entity.guid = '<KT GUID>'` (its parent
+   * app's rows of its metricName and Apdex name, entity.guid being the KT's). Source: New Relic's
+   * REST v2 migration guide, which queries KT data so (rest-v2.md §2.5; the rows UNCONFIRMED).
+   * Probe: key-transaction-rows-carry-entity-guid.
+   */
+  keyTransactionRowsCarryEntityGuid: boolean;
+  /**
+   * `applicationInstancesV2 ... details.id` is the agent instance id that Metric rows carry as
+   * `realAgentId`; off: details.id is another number. Source: the migration guide's
+   * `realAgentId = '$AGENT_ID'`, "a specific agent (host)" (rest-v2.md §7, INFER).
+   * Probe: instance-id-is-real-agent-id.
+   */
+  instanceIdIsRealAgentId: boolean;
+  /**
+   * The browser app of an APM app with browser monitoring has the APM app's id (so its GUID is
+   * computable); off: it has an id of its own. Source: New Relic numbers the two alike (the agent
+   * injects the APM app's id as the browser `applicationID`); UNCONFIRMED in the reference.
+   * Probe: browser-app-carries-apm-app-id.
+   */
+  browserAppCarriesApmAppId: boolean;
+  /**
+   * `applicationInstancesV2 ... details.host` is the host name Metric rows carry as `host`; off:
+   * details.host is another spelling of it (`<name>.internal`). Source: "Query APM metric
+   * timeslice data with NRQL" documents `host` on Metric rows; that it equals details.host is
+   * UNCONFIRMED (rest-v2.md §7). Probe: metric-host-is-instance-host.
+   */
+  metricHostIsInstanceHost: boolean;
+  /**
+   * Which attribute names a mobile app's GUID on its Metric rows. Source: New Relic's public code
+   * that reads mobile timeslices filters on `entityGuid` (issue 20, item 6); the gateway has used
+   * `entity.guid`. Probe: mobile-rows-carry-entity-guid-attribute.
+   */
+  mobileGuidAttribute: 'entityGuid' | 'entity.guid' | 'both';
 }
 
 export const DEFAULT_BEHAVIOURS: Readonly<SandboxBehaviours> = Object.freeze({
@@ -58,6 +101,12 @@ export const DEFAULT_BEHAVIOURS: Readonly<SandboxBehaviours> = Object.freeze({
   ingestLagMs: 3_000,
   concurrentRequestsPerUser: 25,
   rollupSnapping: true,
+  errorRateScale: 'percent',
+  keyTransactionRowsCarryEntityGuid: true,
+  instanceIdIsRealAgentId: true,
+  browserAppCarriesApmAppId: true,
+  metricHostIsInstanceHost: true,
+  mobileGuidAttribute: 'both',
 });
 
 export function resolveBehaviours(overrides: Partial<SandboxBehaviours> = {}): SandboxBehaviours {

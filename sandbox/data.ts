@@ -219,7 +219,7 @@ function generateOtherEntities(
       mobileApps.push(generateMobileApp(random, account.id, ids.mobile, otherEntityName(random, index, sequence.mobile, 'Mobile'), opts.now));
     }
     for (const app of accountApps) {
-      if (app.browser !== null) browserApps.push(apmAttachedBrowserApp(app));
+      if (app.browser !== null) browserApps.push(attachedBrowserApp(app, resolveBehaviours(opts.behave).browserAppCarriesApmAppId));
     }
     for (let index = 0; index < count; index++) {
       ids.browser += intBetween(random, 1, 97);
@@ -325,6 +325,19 @@ function generateMobileSummary(random: Random): SandboxMobileSummary {
     unresolvedCrashCount: intBetween(random, 0, crashCount),
     usersAffectedCount: Math.min(activeUsers, intBetween(random, 0, crashCount)),
   };
+}
+
+/**
+ * Added to an APM app's id to number its browser app when `browserAppCarriesApmAppId` is off
+ * (behaviours.ts: a test shows `npm run probe` refuting that fact).
+ */
+export const OTHER_BROWSER_ID_OFFSET = 800_000_000;
+
+function attachedBrowserApp(app: SandboxApp, carriesApmAppId: boolean): SandboxBrowserApp {
+  const attached = apmAttachedBrowserApp(app);
+  if (carriesApmAppId) return attached;
+  const id = app.id + OTHER_BROWSER_ID_OFFSET;
+  return { ...attached, id, guid: entityGuid(app.accountId, 'BROWSER', 'APPLICATION', id), ...browserAppFields(app.accountId, id) };
 }
 
 function generateStandaloneBrowserApp(random: Random, accountId: number, id: number, name: string, now: number): SandboxBrowserApp {

@@ -21,10 +21,12 @@
  * app's rows of the KT's `metricName` and `Apdex/<metricName without its first segment>`
  * (timeslices.ts keyTransactionApdexName), whose `entity.guid` is then the KT's GUID, so
  * `FACET entity.guid` groups them per KT. That real NRDB answers KT timeslices this way is an
- * UNCONFIRMED assumption (rest-v2.md §2.5 shows the query, not its rows). A KT series is never
+ * UNCONFIRMED assumption (rest-v2.md §2.5 shows the query, not its rows; with
+ * behaviours.keyTransactionRowsCarryEntityGuid off, a KT GUID selects nothing). A KT series is never
  * split by instance (its instance attributes are null).
  *
- * Mobile apps: their series are selected by `entity.guid = '<mobile guid>'` only. Whether mobile
+ * Mobile apps: their series are selected by their GUID only, as `entity.guid`, `entityGuid` or
+ * both (behaviours.mobileGuidAttribute says which attribute the rows carry). Whether mobile
  * timeslices carry appId is UNCONFIRMED (routes-next.md §3), and mobile ids share no id space
  * with APM ids, so `appId` never names a mobile app here.
  *
@@ -46,6 +48,7 @@
  */
 import { instanceRow, instanceSharesOf, splitRow, type InstanceShare } from './instance-split.ts';
 import { nerdgraphDeploymentUser } from './divergence.ts';
+import type { SandboxBehaviours } from './behaviours.ts';
 import type { SandboxApp, SandboxData, SandboxDeployment, SandboxKeyTransaction } from './model.ts';
 import {
   TIMESLICE_FIELDS,
@@ -136,6 +139,8 @@ interface Series {
   keyTransaction?: SandboxKeyTransaction;
   /** The transaction these rows are scoped to (their `scope`); absent for unscoped rows. */
   scope?: TimesliceScope;
+  /** A mobile app's rows: which attribute(s) carry its GUID (behaviours.mobileGuidAttribute). */
+  mobileGuidAttribute?: SandboxBehaviours['mobileGuidAttribute'];
 }
 
 /** Attributes of one agent instance's rows; mentioning one splits series by instance. */
@@ -315,7 +320,8 @@ function metricIndexOf(app: MetricOwner, data: SandboxData): Map<string, Sandbox
   return index;
 }
 
-const APP_ATTRIBUTES = ['appId', 'appName', 'entity.guid'] as const;
+// `entityGuid`: a mobile app's rows may name its GUID so (behaviours.mobileGuidAttribute).
+const APP_ATTRIBUTES = ['appId', 'appName', 'entity.guid', 'entityGuid'] as const;
 
 function selectSeries(query: NrqlQuery, plan: Plan, scope: NrqlScope): Series[] {
   // Aggregates read Metric rows only; any other event type is simply empty for them.
@@ -328,13 +334,14 @@ function selectSeries(query: NrqlQuery, plan: Plan, scope: NrqlScope): Series[] 
   for (const app of candidateApps(conjuncts, scope, true)) {
     // An app without instances keeps its whole rows (instance attributes null) even when split.
     const shares = plan.byInstance && !isMobileOwner(app) ? instanceSharesOf(app) : [];
+    const mobile = isMobileOwner(app) ? { mobileGuidAttribute: scope.data.behaviours.mobileGuidAttribute } : {};
     for (const metric of candidateMetrics(app, conjuncts, scope.data)) {
       // The unscoped series, then one per transaction the metric is scoped to (if any).
       const scopes: Array<TimesliceScope | undefined> = [undefined];
       if (scope.data.behaviours.scopedTimeslices) scopes.push(...scopesOf(app, metric, scope.data));
       for (const timesliceScope of scopes) {
         const scoped = timesliceScope === undefined ? {} : { scope: timesliceScope };
-        if (shares.length === 0) keep({ app, metric, share: null, ...scoped });
+        if (shares.length === 0) keep({ app, metric, share: null, ...scoped, ...mobile });
         else for (const share of shares) keep({ app, metric, share, ...scoped });
       }
     }
@@ -353,6 +360,8 @@ function selectSeries(query: NrqlQuery, plan: Plan, scope: NrqlScope): Series[] 
 
 /** Key transactions a top-level `entity.guid = …` / `IN (…)` names, in the visible accounts. */
 function keyTransactionsNamed(conjuncts: NrqlCondition[], scope: NrqlScope): SandboxKeyTransaction[] {
+  // Off: KT rows do not answer to the KT's GUID (behaviours.keyTransactionRowsCarryEntityGuid).
+  if (!scope.data.behaviours.keyTransactionRowsCarryEntityGuid) return [];
   const byGuid = lookupsOf(scope.data).keyTransactionByGuid;
   const visible = new Set(scope.accountIds);
   const named = new Set<SandboxKeyTransaction>();
@@ -414,6 +423,7 @@ function appsMatching(attribute: (typeof APP_ATTRIBUTES)[number], value: NrqlLit
   const app =
     attribute === 'appId' ? lookups.byId.get(Number(value))
     : attribute === 'appName' ? lookups.byName.get(String(value))
+    : attribute === 'entityGuid' ? (withMobile ? lookups.mobileByGuid.get(String(value)) : undefined)
     : (lookups.byGuid.get(String(value)) ?? (withMobile ? lookups.mobileByGuid.get(String(value)) : undefined));
   // The lookup key is normalised; the comparison the WHERE will make decides.
   return app && sameValue(appAttribute(app, attribute), value) ? [app] : [];
@@ -437,7 +447,8 @@ const TIMESLICE_VALUE_PRESENT = Symbol('newrelic.timeslice.value');
 
 function appAttribute(app: MetricOwner, attribute: string): unknown {
   // Mobile rows: entity.guid and accountId only (see the header on appId).
-  if (isMobileOwner(app) && attribute !== 'entity.guid' && attribute !== 'accountId') return null;
+  if (isMobileOwner(app) && attribute !== 'entity.guid' && attribute !== 'entityGuid' && attribute !== 'accountId') return null;
+  if (attribute === 'entityGuid') return isMobileOwner(app) ? app.guid : null;
   switch (attribute) {
     case 'appId':
       return app.id;
@@ -458,6 +469,10 @@ function attributeOf(series: Series, attribute: string): unknown {
   if (attribute === TIMESLICE_VALUE) return TIMESLICE_VALUE_PRESENT;
   if (INSTANCE_ATTRIBUTE_SET.has(attribute)) return instanceAttribute(series.share, attribute);
   if (attribute === 'entity.guid' && series.keyTransaction) return series.keyTransaction.guid;
+  if (series.mobileGuidAttribute !== undefined && (attribute === 'entity.guid' || attribute === 'entityGuid')) {
+    const carried = series.mobileGuidAttribute === 'both' || series.mobileGuidAttribute === attribute;
+    return carried ? series.app.guid : null;
+  }
   return appAttribute(series.app, attribute);
 }
 

@@ -54,7 +54,7 @@ export interface GatewayDeps {
   /** Migration modes (ROUTE_MODES, src/modes/); absent: every route is translated, as before. */
   modes?: ModesDeps;
   /** The parity store behind /bridge/ and /bridge/parity.json (BRIDGE_TOKEN guards them); absent: no such pages. */
-  bridge?: { store: ParityStore; bridgeToken?: string };
+  bridge?: { store: ParityStore; bridgeToken?: string; probeReportPath?: string };
   /** State shared with the other replicas (src/state/); absent: this process's memory. */
   shared?: OpenedState;
   /** REPLICA_NAME: sent as X-V2Bridge-Replica on every answer, so a load balancer's spread can be seen. */

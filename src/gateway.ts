@@ -129,7 +129,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
         maxLoopUtilisation: config.compare.maxLoopUtilisation,
         documents,
       },
-      bridge: { store, ...(config.bridgeToken ? { bridgeToken: config.bridgeToken } : {}) },
+      bridge: { store, probeReportPath: config.probeReportPath, ...(config.bridgeToken ? { bridgeToken: config.bridgeToken } : {}) },
       shared,
       ...(config.replicaName ? { replicaName: config.replicaName } : {}),
       nerdgraph,

@@ -9,6 +9,7 @@ import { GraphQLError } from 'graphql';
 import { currentHosts } from '../hosts.ts';
 import type { SandboxAccount, SandboxApp } from '../model.ts';
 import { nerdgraphApp } from '../divergence.ts';
+import { nerdgraphFactsOf } from '../unconfirmed-facts.ts';
 import { userTagsOf } from '../tagging.ts';
 import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields, searchFieldsOf } from './kind.ts';
 
@@ -175,7 +176,11 @@ export const apmApplicationKind: EntityKind<SandboxApp> = {
   type: 'APPLICATION',
   // With a divergence on, NerdGraph sees some apps differently (divergence.ts); the views are
   // rebuilt with the index after every write, and writes always go to the model's own apps.
-  list: (data) => (data.divergences.size === 0 ? data.apps : data.apps.map((app) => nerdgraphApp(app, data))),
+  list: (data) => {
+    const apps = data.divergences.size === 0 ? data.apps : data.apps.map((app) => nerdgraphApp(app, data));
+    // Probe switches (unconfirmed-facts.ts): the same apps unless a test turned a fact off.
+    return apps.map((app) => nerdgraphFactsOf(app, data.behaviours));
+  },
   searchFields: apmSearchFields,
   outline: (app, { account }) => toEntityOutline(app, account),
   entity: (app, { account }) => toEntity(app, account),

@@ -1,5 +1,6 @@
 import type { ComparisonRecord } from '../compare/types.ts';
 import { OUTCOMES, type ParityReport, type PatternExample, type RouteParity } from '../compare/parity-store.ts';
+import type { ProbeReport } from '../probe/report.ts';
 
 /**
  * The /bridge/ page: the parity report as one server-rendered HTML document, complete without
@@ -36,7 +37,7 @@ code,pre{font:12px/1.4 ui-monospace,monospace}pre{margin:0;white-space:pre-wrap;
 pre[data-side]{min-width:12rem}.gaps{font-size:12px}.gaps ul{margin:.25rem 0;padding-left:1.2rem}
 .summary,.muted{color:var(--muted);font-size:12px}.badge{display:inline-block;padding:0 .45rem;border-radius:.6rem;border:1px solid currentColor;white-space:nowrap}
 .v-differs,.v-comparison-errors{color:var(--bad)}.v-safe-to-translate{color:var(--good)}.v-dry-runs-only,.v-not-compared-yet{color:var(--warn)}
-.v-unsupported,.v-passthrough-only{color:var(--muted)}td[data-outcome=mismatch]:not(:empty):not([data-zero]){color:var(--bad);font-weight:600}
+.v-unsupported,.v-passthrough-only,.v-unknown{color:var(--muted)}.v-confirmed{color:var(--good)}.v-refuted{color:var(--bad)}td[data-outcome=mismatch]:not(:empty):not([data-zero]){color:var(--bad);font-weight:600}
 pre.legacy{border-left:3px solid var(--good);padding-left:.4rem}pre.translated{border-left:3px solid var(--bad);padding-left:.4rem}
 #refresh{display:none}.empty{color:var(--muted)}
 `;
@@ -171,7 +172,30 @@ function totalsLine(report: ParityReport): string {
 }
 
 /** The page's <main>: what the refresh script swaps. */
-function mainContent(report: ParityReport): string {
+/**
+ * The last `npm run probe` (src/probe/): each probe's verdict and evidence, and the read routes
+ * it compared with the legacy API. Read from PROBE_REPORT_PATH on each view.
+ */
+function probeSection(probe: ProbeReport | undefined): string {
+  if (probe === undefined) return '<section id="probe"><h2>Last probe</h2><p class="empty">No probe report yet: run <code>npm run probe</code>.</p></section>';
+  const rows = probe.probes
+    .map((p) => `<tr${attr('data-probe', p.name)}${attr('data-verdict', p.verdict)}><td><code>${e(p.name)}</code><div class="summary">${e(p.checks)}</div></td><td><span class="badge v-${p.verdict}">${e(p.verdict)}</span></td><td>${e(p.evidence)}</td></tr>`)
+    .join('');
+  let routes = '';
+  if (probe.legacy !== null) {
+    const routeRows = probe.legacy.routes
+      .map((r) => `<tr${attr('data-probe-route', r.route)}${attr('data-result', r.result)}><td><code>${e(r.route)}</code></td><td>${e(r.result)}</td><td>${e(r.outcome)}${r.differing.length > 0 ? `: ${e(r.differing.join(', '))}` : ''}</td></tr>`)
+      .join('');
+    const unavailable = probe.legacy.unavailable === null ? '' : `<p class="muted">Legacy API not compared: ${e(probe.legacy.unavailable)}</p>`;
+    routes = `${unavailable}<table><thead><tr><th>Route (GET)</th><th>Legacy vs translation</th><th>Outcome</th></tr></thead><tbody>${routeRows}</tbody></table>`;
+  }
+  return (
+    `<section id="probe"><h2>Last probe</h2><p class="muted">Account ${probe.accountId}, ${e(probe.nerdgraph)}, at <time${attr('datetime', probe.at)}>${e(probe.at)}</time>.</p>` +
+    `<table><thead><tr><th>Probe</th><th>Verdict</th><th>Evidence</th></tr></thead><tbody>${rows}</tbody></table>${routes}</section>`
+  );
+}
+
+function mainContent(report: ParityReport, probe?: ProbeReport): string {
   return (
     `<p class="muted">Generated <time id="generated-at"${attr('datetime', report.generatedAt)}>${e(report.generatedAt)}</time>. ` +
     'Compare mode answers from the legacy API and diffs the translation off the path; candidate answers with the translation.</p>' +
@@ -179,7 +203,8 @@ function mainContent(report: ParityReport): string {
     readinessSection(report) +
     patternsSection(report) +
     usageSection(report) +
-    recentSection(report)
+    recentSection(report) +
+    probeSection(probe)
   );
 }
 
@@ -200,13 +225,13 @@ const REFRESH_SCRIPT = `
 })();
 `;
 
-export function renderParityPage(report: ParityReport, options: { nonce: string }): string {
+export function renderParityPage(report: ParityReport, options: { nonce: string; probe?: ProbeReport }): string {
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
     `<title>v2-bridge parity</title><style${attr('nonce', options.nonce)}>${STYLE}</style></head><body>` +
     '<header><h1>v2-bridge: parity and readiness</h1>' +
     `<label id="refresh"><input type="checkbox" id="auto-refresh" checked> refresh every ${REFRESH_SECONDS} s</label></header>` +
-    `<main>${mainContent(report)}</main>` +
+    `<main>${mainContent(report, options.probe)}</main>` +
     `<script${attr('nonce', options.nonce)}>${REFRESH_SCRIPT}</script></body></html>`
   );
 }

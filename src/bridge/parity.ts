@@ -5,6 +5,7 @@ import type { ParityStore } from '../compare/parity-store.ts';
 import type { GatewayEnv } from '../routes/context.ts';
 import { invalidParameter } from '../v2/errors.ts';
 import { bridgeAccess } from './access.ts';
+import { readReport } from '../probe/report.ts';
 import { renderParityPage } from './page.ts';
 
 /**
@@ -37,7 +38,7 @@ const PRIVATE_HEADERS = {
   'referrer-policy': 'no-referrer',
 } as const;
 
-export function registerBridgeRoutes(app: Hono<GatewayEnv>, deps: { store: ParityStore; bridgeToken?: string }): void {
+export function registerBridgeRoutes(app: Hono<GatewayEnv>, deps: { store: ParityStore; bridgeToken?: string; probeReportPath?: string }): void {
   const access = bridgeAccess(deps.bridgeToken);
 
   app.get(PARITY_JSON_PATH, access, async (c) => {
@@ -57,7 +58,9 @@ export function registerBridgeRoutes(app: Hono<GatewayEnv>, deps: { store: Parit
     c.set('routeLabel', PARITY_PAGE_PATH);
     await deps.store.refresh?.({ maxWaitMs: REPORT_WAIT_MS });
     const nonce = randomBytes(16).toString('base64');
-    return new Response(renderParityPage(deps.store.report(), { nonce }), {
+    // The last `npm run probe` report, read from its file on each view (absent: no section).
+    const probe = deps.probeReportPath === undefined ? undefined : await readReport(deps.probeReportPath);
+    return new Response(renderParityPage(deps.store.report(), { nonce, ...(probe && { probe }) }), {
       status: 200,
       headers: {
         'content-type': 'text/html; charset=utf-8',

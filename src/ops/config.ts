@@ -130,6 +130,8 @@ const ConfigSchema = z
     NRQL_PER_ACCOUNT_PER_MINUTE: positiveInt.max(1_000_000).default(3_000),
     /** Sends of one identical query per key per minute across all replicas (NerdGraph allows 120). */
     IDENTICAL_QUERY_PER_MINUTE: positiveInt.max(1_000_000).default(120),
+    /** Where `npm run probe` writes its report and /bridge/ reads the last one (src/probe/). */
+    PROBE_REPORT_PATH: z.string().min(1).default('probe-report.json'),
   })
   .refine((env) => env.REDIS_URL === undefined || env.STATE_SECRET !== undefined, {
     path: ['STATE_SECRET'],
@@ -191,6 +193,7 @@ const ConfigSchema = z
       probeMs: env.STATE_PROBE_MS,
     },
     replicaName: env.REPLICA_NAME,
+    probeReportPath: env.PROBE_REPORT_PATH,
     budgets: {
       concurrencyPerKey: env.NERDGRAPH_CONCURRENCY_PER_KEY,
       nrqlPerAccountPerMinute: env.NRQL_PER_ACCOUNT_PER_MINUTE,

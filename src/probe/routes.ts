@@ -1,0 +1,145 @@
+import { compareAnswers } from '../compare/diff.ts';
+import type { AnswerSnapshot } from '../compare/types.ts';
+import type { Mapping } from '../routes/mapping.ts';
+import type { RouteComparison } from './report.ts';
+
+/**
+ * The legacy half of `npm run probe`: while the legacy REST API answers, one sampled GET of
+ * every read route goes to it (twice, so the compare engine can tell noise) and to the
+ * translation (the gateway app, in process), and the compare engine (src/compare/diff.ts)
+ * judges the pair as the migration modes do: documented gaps, noise and tolerances are not
+ * disagreements. Ids to sample are taken from the legacy API's own lists, as a client would.
+ * Only GETs are sent: nothing is written on either side.
+ */
+export interface RouteProbeOptions {
+  mappings: readonly Mapping[];
+  legacyUrl: string;
+  apiKey: string;
+  accountId: number;
+  now: number;
+  /** The translation: a GET of `path` (with query) through the gateway. */
+  translate(path: string, headers: Record<string, string>): Promise<Response>;
+  /** Bound on each legacy call. */
+  timeoutMs?: number;
+  /** Only the routes whose template this accepts (default: every read route). */
+  only?: (template: string) => boolean;
+}
+
+export interface RouteProbeOutcome {
+  /** Why nothing was compared (the legacy API did not answer), else null. */
+  unavailable: string | null;
+  routes: RouteComparison[];
+}
+
+const READ_KINDS: ReadonlySet<Mapping['kind']> = new Set(['entity-search-list', 'entity-by-id', 'metric-names', 'metric-data', 'read-plan']);
+const MAX_DIFFERING = 50;
+
+/** The GET routes the gateway translates. */
+export function readRoutes(mappings: readonly Mapping[]): Mapping[] {
+  return mappings.filter((mapping) => mapping.method === 'GET' && READ_KINDS.has(mapping.kind));
+}
+
+async function snapshot(answer: Promise<Response>): Promise<AnswerSnapshot> {
+  const started = performance.now();
+  const response = await answer;
+  const body = await response.text();
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', body, link: response.headers.get('link'), ms: performance.now() - started };
+}
+
+/** ISO seconds of a whole minute, as v2's from/to take it. */
+const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+
+export async function compareReadRoutes(options: RouteProbeOptions): Promise<RouteProbeOutcome> {
+  const headers = { 'X-Api-Key': options.apiKey, 'X-Account-Id': String(options.accountId), Accept: 'application/json' };
+  const base = options.legacyUrl.replace(/\/+$/, '');
+  const legacy = (path: string): Promise<Response> => fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(options.timeoutMs ?? 30_000), redirect: 'manual' });
+  const firstId = async (path: string, wrapper: string, pick: (item: Record<string, unknown>) => boolean = () => true): Promise<string | undefined> => {
+    try {
+      const answer = await legacy(path);
+      if (!answer.ok) return undefined;
+      const items = ((await answer.json()) as Record<string, unknown>)[wrapper];
+      if (!Array.isArray(items)) return undefined;
+      const objects = items.filter((item): item is Record<string, unknown> => item !== null && typeof item === 'object');
+      const chosen = objects.find(pick) ?? objects[0];
+      return chosen?.id === undefined ? undefined : String(chosen.id);
+    } catch {
+      return undefined;
+    }
+  };
+
+  // Does the legacy API answer at all? Its applications list says so.
+  let first: Response;
+  try {
+    first = await legacy('/v2/applications.json');
+  } catch (error) {
+    return { unavailable: `GET /v2/applications.json failed: ${(error as Error).name}`, routes: [] };
+  }
+  await first.arrayBuffer().catch(() => undefined);
+  if (!first.ok) return { unavailable: `GET /v2/applications.json answered ${first.status}`, routes: [] };
+
+  const app = await firstId('/v2/applications.json', 'applications', (item) => item.reporting === true);
+  const ids: Record<string, string | undefined> = {
+    app,
+    host: app === undefined ? undefined : await firstId(`/v2/applications/${app}/hosts.json`, 'application_hosts'),
+    instance: app === undefined ? undefined : await firstId(`/v2/applications/${app}/instances.json`, 'application_instances'),
+    keyTransaction: await firstId('/v2/key_transactions.json', 'key_transactions', (item) => item.reporting === true),
+    mobile: await firstId('/v2/mobile_applications.json', 'applications', (item) => item.reporting === true),
+    user: await firstId('/v2/users.json', 'users'),
+  };
+  // A closed window in the past: both sides read the same finished minutes.
+  const to = Math.floor(options.now / 60_000) * 60_000 - 5 * 60_000;
+  const window = `from=${encodeURIComponent(iso(to - 30 * 60_000))}&to=${encodeURIComponent(iso(to))}&summarize=true`;
+
+  const routes: RouteComparison[] = [];
+  for (const mapping of readRoutes(options.mappings).filter((candidate) => options.only?.(candidate.route) ?? true)) {
+    const sample = samplePath(mapping.route, ids, window);
+    if (typeof sample !== 'string') {
+      routes.push({ route: mapping.route, request: '', result: 'skipped', outcome: sample.skipped, status: { legacy: null, translated: null }, differing: [] });
+      continue;
+    }
+    routes.push(await compareOne(mapping, sample, legacy, () => options.translate(sample, headers)));
+  }
+  return { unavailable: null, routes };
+}
+
+async function compareOne(mapping: Mapping, path: string, legacy: (path: string) => Promise<Response>, translate: () => Promise<Response>): Promise<RouteComparison> {
+  let sides: [AnswerSnapshot, AnswerSnapshot, AnswerSnapshot];
+  try {
+    sides = [await snapshot(legacy(path)), await snapshot(legacy(path)), await snapshot(translate())];
+  } catch (error) {
+    return { route: mapping.route, request: path, result: 'error', outcome: `a side failed: ${(error as Error).name}`, status: { legacy: null, translated: null }, differing: [] };
+  }
+  const [first, again, translated] = sides;
+  const gapPatterns = mapping.knownGaps.flatMap((gap) => (gap.path === undefined ? [] : [gap.path]));
+  const judged = compareAnswers({ legacy: first, legacyAgain: again, translated, rules: { gapPatterns, thresholds: [] } });
+  const differing = [...new Set(judged.tally.filter((entry) => entry.verdict === 'mismatch').map((entry) => entry.pattern))].slice(0, MAX_DIFFERING);
+  const result = judged.outcome === 'match' || judged.outcome === 'noise' ? 'agree' : judged.outcome === 'mismatch' ? 'disagree' : 'error';
+  return { route: mapping.route, request: path, result, outcome: judged.error ?? judged.outcome, status: { legacy: first.status, translated: translated.status }, differing };
+}
+
+/** The sampled request of a route template, or why it cannot be sampled. */
+export function samplePath(template: string, ids: Record<string, string | undefined>, window: string): string | { skipped: string } {
+  const idOf: Record<string, string | undefined> = {
+    '/v2/applications/': ids.app,
+    '/v2/key_transactions/': ids.keyTransaction,
+    '/v2/mobile_applications/': ids.mobile,
+    '/v2/users/': ids.user,
+  };
+  const owner = Object.keys(idOf).find((prefix) => template.startsWith(prefix));
+  const values: Record<string, string | undefined> = { id: owner === undefined ? undefined : idOf[owner], host_id: ids.host, instance_id: ids.instance };
+  let missing: string | undefined;
+  let path = template.replace(/\{([a-z_]+)\}/g, (_whole, name: string) => {
+    if (name === 'format') return 'json';
+    const value = values[name];
+    if (value === undefined) missing ??= name;
+    return encodeURIComponent(value ?? '');
+  });
+  if (missing !== undefined) return { skipped: `no ${missing} to sample (the legacy lists gave none)` };
+  const mobile = template.startsWith('/v2/mobile_applications/');
+  if (template.endsWith('/metrics/data.{format}')) {
+    path += `?${mobile ? 'names[]=Session/Start' : 'names[]=HttpDispatcher'}&values[]=call_count&${window}`;
+  } else if (template.endsWith('/metrics.{format}')) {
+    path += `?name=${mobile ? 'Session' : 'HttpDispatcher'}`;
+  }
+  return path;
+}

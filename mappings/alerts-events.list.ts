@@ -99,6 +99,7 @@ export default defineReadPlanMapping({
     },
     { description: 'incident_id is null for a violation whose issue lies past 50 NerdGraph pages of issues.' },
     { description: 'Deployments listed are those of APM applications of the account (by appId, or by the entity.guid of change-tracking rows).' },
+    { description: 'NRQL shows a deployment only once ingested: those recorded through the gateway (any replica) are listed at once, for at most 10 minutes until NRQL shows them (src/state/recent-writes.ts); others once ingested.' },
   ],
   assumptions: [
     XML_ASSUMPTION,

@@ -27,6 +27,8 @@ type Tags = Record<string, string[]>;
 
 /** An app's tags as entity search still shows them, and the tag writes not indexed yet (oldest first). */
 interface IndexedTags {
+  /** The world the app is in: its ingest clock. */
+  data: SandboxData;
   settled: Tags;
   pending: Array<{ at: number; tags: Tags }>;
 }
@@ -61,7 +63,7 @@ export function noteTagWrite(data: SandboxData, app: SandboxApp, before: Readonl
   if (at === undefined) return;
   let indexed = indexedTags.get(app);
   if (!indexed) {
-    indexed = { settled: copyTags(before), pending: [] };
+    indexed = { data, settled: copyTags(before), pending: [] };
     indexedTags.set(app, indexed);
   }
   indexed.pending.push({ at, tags: copyTags(app.userTags ?? {}) });
@@ -100,7 +102,16 @@ export function settleIngest(data: SandboxData): boolean {
 
 /** The app's user tags as entity search shows them: its tags as of the last indexed write. */
 export function indexedUserTagsOf(app: SandboxApp): Readonly<Record<string, readonly string[]>> {
-  return indexedTags.get(app)?.settled ?? app.userTags ?? {};
+  const indexed = indexedTags.get(app);
+  if (!indexed) return app.userTags ?? {};
+  // As of now, whether or not settleIngest ran since the lag passed.
+  const now = ingestNow(indexed.data);
+  let tags = indexed.settled;
+  for (const write of indexed.pending) {
+    if (write.at > now) break;
+    tags = write.tags;
+  }
+  return tags;
 }
 
 function copyTags(tags: Readonly<Record<string, readonly string[]>>): Tags {

@@ -70,8 +70,11 @@ describe('sandbox ingest lag', () => {
     expect(await legacy('/v2/labels.json')).not.toContain('Lagging:yes');
     // The removal is not indexed yet: the search still finds the tag, and the entity still shows it.
     expect(await found("tags.Lagging = 'yes'")).toBe(true);
+    const entityTags = async (): Promise<string> => JSON.stringify(await gql('query($guid: EntityGuid!) { actor { entity(guid: $guid) { tags { key values } } } }', { guid: app.guid }));
+    expect(await entityTags()).toContain('Lagging');
     step(LAG);
     expect(await found("tags.Lagging = 'yes'")).toBe(false);
+    expect(await entityTags()).not.toContain('Lagging');
   });
 
   it('with ingestLagMs 0, shows every write at once', async () => {

@@ -25,6 +25,10 @@ import type { SharedState, StateKeyer } from './shared-state.ts';
  * are read back through zod (another replica, or an older version, may have written them).
  * Failures of the state never fail a request: a write is still confirmed, a list still answers
  * NerdGraph's view. A recorded run (explain, a dry run) remembers nothing.
+ *
+ * Known limit: a drop races a write of the same deployment or label landing between the read
+ * that saw NerdGraph show it and the drop (another replica writing the same label again); that
+ * write is then only NerdGraph's to show, as without this memory.
  */
 export const RECENT_WRITES_BOUND_MS = 10 * 60_000;
 

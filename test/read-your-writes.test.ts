@@ -141,6 +141,29 @@ describe.each(backends)('read-your-writes (%s)', (_name, open) => {
     }
   });
 
+  it('keeps hiding a label removed before entity search showed its add, while the add is indexed and the removal not yet', async () => {
+    const { a, b, app, step, close } = await world(open);
+    try {
+      const carried = async (gateway: TestGateway): Promise<boolean> =>
+        ((await send(gateway, 'GET', '/v2/labels.json')).body.labels as Array<{ key: string; links: { applications: number[] } }>).some(
+          (label) => label.key === 'Ryw:brief' && label.links.applications.includes(app.id),
+        );
+      expect((await send(a, 'PUT', '/v2/labels.json', { label: { category: 'Ryw', name: 'brief', links: { applications: [app.id] } } })).status).toBe(200);
+      step(1_000);
+      expect((await send(b, 'DELETE', `/v2/labels/${encodeURIComponent('Ryw:brief')}.json`)).status).toBe(200);
+      // Entity search shows neither write yet: the label is gone, as the client wrote it.
+      expect(await carried(a)).toBe(false);
+      // The add is indexed, the removal not yet: entity search shows the label again, the lists do not.
+      step(LAG - 1_000);
+      expect(await carried(a)).toBe(false);
+      expect(await carried(b)).toBe(false);
+      step(1_000);
+      expect(await carried(a)).toBe(false);
+    } finally {
+      await close();
+    }
+  });
+
   it('forgets a remembered write after the bound, shown or not', async () => {
     let clock = FIXED_NOW;
     const state = await open();

@@ -99,6 +99,7 @@ export default defineReadPlanMapping({
     },
     { description: 'incident_id is null for a violation whose issue lies past 50 NerdGraph pages of issues.' },
     { description: 'Deployments listed are those of APM applications of the account (by appId, or by the entity.guid of change-tracking rows).' },
+    { description: 'NRQL shows a deployment only once ingested: those recorded through the gateway (any replica) are listed at once, for at most 10 minutes until NRQL shows them (src/state/recent-writes.ts); others once ingested.' },
   ],
   assumptions: [
     XML_ASSUMPTION,
@@ -137,12 +138,20 @@ export default defineReadPlanMapping({
         return parsed.success ? [parsed.data] : [];
       });
       if (results.length >= NRQL_MAX_ROWS && rows.length > 0) cutoff = Math.max(cutoff, oldest(rows.map((row) => row.timestamp), window.endTime));
+      const listed = new Set<number>();
       for (const row of rows) {
         const marker = row.changeTrackingId ?? row.deploymentId;
         const appId = appIdOf(row, ctx.accountId);
         if (!marker || appId === undefined) continue;
         const version = row.version;
+        listed.add(deploymentV2Id(marker));
         events.push(deploymentEvent(deploymentV2Id(marker), appId, version === null || version === undefined ? '' : String(version), row.timestamp));
+      }
+      // Read-your-writes: deployments written here that NRQL does not show yet (ingest lag).
+      // Dropping the shown ones is left to the deployments list, whose read is per app.
+      for (const deployment of await ctx.recent.deployments(ctx.accountId)) {
+        if (listed.has(deployment.id) || deployment.timestamp < window.startTime || deployment.timestamp >= window.endTime) continue;
+        events.push(deploymentEvent(deployment.id, deployment.appId, deployment.revision, deployment.timestamp));
       }
     }
     const truncated = cutoff > Number.NEGATIVE_INFINITY;

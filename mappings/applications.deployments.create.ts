@@ -36,6 +36,10 @@ export default defineWriteMapping({
     { description: 'When NerdGraph may have received the event but did not confirm it, the answer is a 502/504 saying so; the gateway never resends, so the client must list before retrying.' },
     { description: 'Deployment ids are derived from change-tracking ids, not v2 ids.' },
     { description: 'Text change tracking would cut is refused (422, FAIL_ON_FIELD_LENGTH); v2 stored changelog and description up to 65,535 characters.' },
+    {
+      description:
+        '"Later than the latest deployment" compares with what NRQL shows plus the deployments recorded through the gateway (any replica) in the last 10 minutes that NRQL does not show yet (its ingest lag, src/state/recent-writes.ts); a deployment recorded elsewhere seconds before is not seen until ingested.',
+    },
   ],
   assumptions: [
     XML_ASSUMPTION,

@@ -31,6 +31,10 @@ export default defineReadPlanMapping({
     { description: 'Deployment ids are derived from change-tracking ids; ids stored from the real v2 API will not match.' },
     { description: 'Only the last 13 months (change-tracking retention) and at most 5,000 deployments are listed.' },
     { description: 'v2 showed timestamps in the account\'s offset (e.g. -08:00); the gateway shows UTC.' },
+    {
+      description:
+        'NRQL shows a deployment only once ingested. One recorded through the gateway (any replica) is listed from its answer on, until NRQL shows it, for at most 10 minutes (src/state/recent-writes.ts); one recorded elsewhere (NerdGraph, a CI integration) is listed only once ingested.',
+    },
   ],
   assumptions: [
     XML_ASSUMPTION,

@@ -52,8 +52,14 @@ export default defineWriteMapping({
     // Every named application is written, whatever the read says it carries: a stale read
     // (index lag) must never turn into a 2xx with nothing sent. The read only builds the answer.
     return chainPerApplication(
+      ctx,
       named,
-      { operation: OPERATION, field: 'taggingAddTagsToEntity', variablesOf: (app) => ({ guid: app.guid, tags: [{ key: input.category, values: [input.name] }] }) },
+      {
+        operation: OPERATION,
+        field: 'taggingAddTagsToEntity',
+        variablesOf: (app) => ({ guid: app.guid, tags: [{ key: input.category, values: [input.name] }] }),
+        change: (app) => ({ appId: app.id, ...label, op: 'add' }),
+      },
       // Confirmed on every application written: the label as it stands now.
       () => ({ label: v2Label(label, [...[...apps.values()].filter((app) => carries(app, label)), ...named]) }),
     );

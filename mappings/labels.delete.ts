@@ -59,8 +59,14 @@ export default defineWriteMapping({
     const targets = applications === undefined ? carrying : namedApplications(apps, applications);
     const removed = new Set(targets.map((app) => app.id));
     return chainPerApplication(
+      ctx,
       targets,
-      { operation: OPERATION, field: 'taggingDeleteTagValuesFromEntity', variablesOf: (app) => ({ guid: app.guid, tagValues: [{ key: label.category, value: label.name }] }) },
+      {
+        operation: OPERATION,
+        field: 'taggingDeleteTagValuesFromEntity',
+        variablesOf: (app) => ({ guid: app.guid, tagValues: [{ key: label.category, value: label.name }] }),
+        change: (app) => ({ appId: app.id, category: label.category, name: label.name, op: 'remove' }),
+      },
       () => ({ label: v2Label(label, carrying.filter((app) => !removed.has(app.id))) }),
     );
   },

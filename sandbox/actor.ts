@@ -5,6 +5,7 @@
 import { GraphQLError } from 'graphql';
 import { aiIssuesFields, alertsFields } from './ai-issues.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
+import { settleIngest } from './ingest.ts';
 import { ENTITY_KINDS, type EntityKind, type EntityOutlineSource, type EntitySearchFields, type EntityViewContext } from './entities/index.ts';
 import type { SandboxAccount, SandboxApp, SandboxData } from './model.ts';
 import { NrqlError, runNrql, type NrqlMetadata } from './nrql-engine.ts';
@@ -104,6 +105,8 @@ class LiveSandboxIndex implements SandboxIndex {
   }
 
   private current(): IndexSnapshot {
+    // Tag writes the ingest lag held back and has now let through count as writes (ingest.ts).
+    settleIngest(this.data);
     if (this.snapshot.version !== this.data.writes.version) this.snapshot = snapshotOf(this.data);
     return this.snapshot;
   }

@@ -34,7 +34,13 @@ export interface SandboxBehaviours {
    * whether browser traffic arrived lately. Source: the schema's AgentApplicationBrowserLoader.
    */
   browserLoaderConfig: boolean;
-  /** Milliseconds before a write (change tracking event, tag) is seen by NRQL and entity search. */
+  /**
+   * Milliseconds before a write (change tracking event, tag) is seen by NRQL and entity search;
+   * 0: at once. On real time (or createSandbox's `ingestClock`), not the injected `now`. The
+   * legacy face sees every write at once. Sources: "Query your change tracking data" (events
+   * stored in NRDB, read by NRQL); "NerdGraph tutorial: View and add tags" (tags read back through
+   * entitySearch). The length is undocumented (UNCONFIRMED). See ingest.ts.
+   */
   ingestLagMs: number;
   /**
    * NerdGraph answers 429 beyond this many concurrent requests per user, whatever key the user

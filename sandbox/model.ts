@@ -176,6 +176,8 @@ export interface SandboxData {
   divergences: ReadonlySet<DivergenceName>;
   /** The documented New Relic behaviours in force (behaviours.ts); all on by default. */
   behaviours: SandboxBehaviours;
+  /** The clock the ingest lag runs on (ingest.ts); absent: real time (Date.now), never the frozen `now`. */
+  ingestClock?: () => number;
 }
 
 /** A deployment marker: a legacy `Deployment` event or a `ChangeTrackingEvent`. */
@@ -193,6 +195,8 @@ export interface SandboxDeployment {
   user: string | null;
   /** Epoch ms. */
   timestamp: number;
+  /** On the ingest clock (ingest.ts): when NRQL starts to see it; absent: at once (seeded, or no lag). */
+  ingestedAt?: number;
 }
 
 /** A mobile or browser application created through either face. */

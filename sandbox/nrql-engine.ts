@@ -77,7 +77,7 @@ import {
   type TimesliceRow,
   type TimesliceScope,
 } from './timeslices.ts';
-import { deploymentsOf } from './writes.ts';
+import { ingestedDeploymentsOf } from './writes.ts';
 
 /** A query NRDB would refuse; the message is the one NerdGraph shows. */
 export class NrqlError extends Error {
@@ -1018,7 +1018,8 @@ function executeEventQuery(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
     (owner): owner is SandboxApp => !isMobileOwner(owner),
   );
   for (const app of apps) {
-    for (const deployment of deploymentsOf(scope.data, app)) {
+    // Only what the ingest lag has let through (ingest.ts).
+    for (const deployment of ingestedDeploymentsOf(scope.data, app)) {
       if (!types.has(deployment.eventType) || deployment.timestamp < since || deployment.timestamp >= until) continue;
       const event = { app, attributes: eventAttributes(scope.data, deployment) };
       if (query.where === null || holds(query.where, event, eventAttribute)) events.push(event);

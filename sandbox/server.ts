@@ -34,6 +34,8 @@ export interface SandboxOptions {
   legacyJitter?: boolean;
   /** Documented New Relic behaviours to switch off or tune (behaviours.ts); all on by default. */
   behave?: Partial<SandboxBehaviours>;
+  /** The clock the ingest lag (`behave.ingestLagMs`, ingest.ts) runs on; default real time, whatever `now` is. */
+  ingestClock?: () => number;
 }
 
 export interface RunningSandbox {
@@ -64,6 +66,7 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
     ...(opts.diverge && { diverge: opts.diverge }),
     ...(opts.behave && { behave: opts.behave }),
   });
+  if (opts.ingestClock) data.ingestClock = opts.ingestClock;
   const graphql = createGraphqlHandler(data, opts.now ?? Date.now);
 
   const app = new Hono();

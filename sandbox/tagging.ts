@@ -14,11 +14,14 @@
  *   GraphQL errors; nothing is applied when one is reported, and only an applied mutation is
  *   counted as a write (graphql.ts counts a payload without errors).
  * - Only APM applications carry user tags in the sandbox: other GUIDs answer NOT_FOUND.
+ * - Ingest lag (ingest.ts): every write is noted, and entity search shows it only once indexed;
+ *   the mutations' own checks and the legacy face read the tags as written.
  */
 import { decodeEntityGuid, fnv1a32 } from '../src/v2/ids.ts';
 import { MAX_CATEGORY_LENGTH, MAX_NAME_LENGTH, isLabelTagKey } from '../src/v2/labels.ts';
 import type { SandboxApp, SandboxData } from './model.ts';
 import type { SandboxIndex } from './actor.ts';
+import { noteTagWrite } from './ingest.ts';
 
 const ENVIRONMENTS = ['Production', 'Staging', 'Development', 'QA'] as const;
 const TEAMS = ['Payments', 'Checkout', 'Search', 'Identity', 'Platform', 'Mobile', 'Data Platform', 'Growth', 'Billing', 'SRE'] as const;
@@ -68,7 +71,9 @@ export function addUserTag(data: SandboxData, app: SandboxApp, key: string, valu
   const after = [...before, ...values.filter((value, i) => !before.includes(value) && values.indexOf(value) === i)];
   if (after.length === before.length) return false;
   tags[key] = after;
+  const previous = userTagsOf(app);
   app.userTags = tags;
+  noteTagWrite(data, app, previous);
   bumped(data);
   return true;
 }
@@ -81,7 +86,9 @@ export function removeUserTagValue(data: SandboxData, app: SandboxApp, key: stri
   const after = before.filter((v) => v !== value);
   if (after.length === 0) delete tags[key];
   else tags[key] = after;
+  const previous = userTagsOf(app);
   app.userTags = tags;
+  noteTagWrite(data, app, previous);
   bumped(data);
   return true;
 }
@@ -97,7 +104,9 @@ export function removeUserTagKeys(data: SandboxData, app: SandboxApp, keys: read
     }
   }
   if (!changed) return false;
+  const previous = userTagsOf(app);
   app.userTags = tags;
+  noteTagWrite(data, app, previous);
   bumped(data);
   return true;
 }

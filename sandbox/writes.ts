@@ -6,6 +6,7 @@
  */
 import { deploymentV2Id, entityGuid, fnv1a32 } from '../src/v2/ids.ts';
 import type { SandboxApp, SandboxBrowserApp, SandboxCreatedApp, SandboxData, SandboxDeployment, SandboxMobileApp } from './model.ts';
+import { ingestedAtFor, isIngested } from './ingest.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Change tracking keeps events for 13 months; seeded deployments fall inside that. */
@@ -51,7 +52,15 @@ function seededDeployments(data: SandboxData, app: SandboxApp): SandboxDeploymen
   return list.sort((a, b) => b.timestamp - a.timestamp);
 }
 
-/** The app's deployments, newest first (the live list: callers must not mutate it). */
+/**
+ * The app's deployments as NRQL sees them, newest first: those the ingest lag has let through
+ * (ingest.ts). The legacy face, v2's own database, reads deploymentsOf instead.
+ */
+export function ingestedDeploymentsOf(data: SandboxData, app: SandboxApp): SandboxDeployment[] {
+  return deploymentsOf(data, app).filter((deployment) => isIngested(data, deployment));
+}
+
+/** The app's deployments, newest first, every one written (the live list: callers must not mutate it). */
 export function deploymentsOf(data: SandboxData, app: SandboxApp): readonly SandboxDeployment[] {
   let list = data.writes.deployments.get(app.id);
   if (!list) {
@@ -88,6 +97,9 @@ export function recordDeployment(
     entityGuid: app.guid,
     ...fields,
   };
+  // NRQL sees it once ingested (ingest.ts); whichever face wrote it, the legacy face sees it at once.
+  const ingestedAt = ingestedAtFor(data);
+  if (ingestedAt !== undefined) deployment.ingestedAt = ingestedAt;
   list.push(deployment);
   list.sort((a, b) => b.timestamp - a.timestamp);
   bumped(data);

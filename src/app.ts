@@ -11,6 +11,7 @@ import { KEY_GUARD_DEFAULTS, type GatewayConfig } from './ops/config.ts';
 import type { GatewayEnv } from './routes/context.ts';
 import { V2Error, V2Titles } from './v2/errors.ts';
 import { localState, type OpenedState } from './state/open.ts';
+import { RecentWrites } from './state/recent-writes.ts';
 import { redactKeys } from './caller/redact.ts';
 import { refuseSecretHost, requestIdFor } from './caller/request-id.ts';
 import type { Mapping } from './routes/mapping.ts';
@@ -227,6 +228,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     now,
     metricNamesLookbackMs: deps.config.metricNamesLookbackMs,
     cursors: new CursorCache(shared, { ttlMs: deps.config.cursorCacheTtlMs }),
+    recentWrites: new RecentWrites(shared, now),
     accounts,
     identityOf,
     publicBaseUrl: deps.config.publicBaseUrl,

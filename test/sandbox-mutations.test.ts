@@ -125,7 +125,8 @@ interface GraphqlBody {
 let sandbox: Sandbox;
 
 beforeEach(() => {
-  sandbox = createSandbox({ seed: 7, apmApps: 20, now: () => FIXED });
+  // Writes are read straight back through NerdGraph here: no ingest lag (sandbox-ingest.test.ts has it).
+  sandbox = createSandbox({ seed: 7, apmApps: 20, now: () => FIXED, behave: { ingestLagMs: 0 } });
 });
 
 async function post(name: DocumentName, variables: Record<string, unknown>, apiKey = DEMO): Promise<GraphqlBody> {

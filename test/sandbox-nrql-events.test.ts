@@ -23,7 +23,8 @@ const UNTIL = FIXED + DAY_MS;
 let sandbox: Sandbox;
 
 beforeEach(() => {
-  sandbox = createSandbox({ seed: 7, apmApps: 20, now: () => FIXED });
+  // Events are written then queried at once here: no ingest lag (sandbox-ingest.test.ts has it).
+  sandbox = createSandbox({ seed: 7, apmApps: 20, now: () => FIXED, behave: { ingestLagMs: 0 } });
 });
 
 function run(text: string, accountIds: number[] = [PRIMARY_ID]): NrqlOutcome {

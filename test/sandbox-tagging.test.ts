@@ -10,7 +10,8 @@ import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT } from './suppo
  * the tags entity reads and entity search see, refuse in the payload's `errors` (nothing
  * applied, nothing counted), and the seeded user tags are a pure function of the app id.
  */
-const sandbox = createSandbox({ seed: 3, apmApps: 60, now: () => FIXED_NOW });
+// Tags are written then searched at once here: no ingest lag (sandbox-ingest.test.ts has it).
+const sandbox = createSandbox({ seed: 3, apmApps: 60, now: () => FIXED_NOW, behave: { ingestLagMs: 0 } });
 
 async function gql(query: string, variables: Record<string, unknown> = {}): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
   const response = await sandbox.app.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': DEMO_KEY }, body: JSON.stringify({ query, variables }) });

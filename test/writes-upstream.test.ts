@@ -160,7 +160,10 @@ describe('deployment validation (docs/write-rules.md §4): v2 status and title, 
     expect((await deploy({ deployment: { revision: 'r' } })).status).toBe(201);
     expect([early.status, await early.json()]).toEqual([422, { error: { title: 'Invalid deployment: timestamp must be later than the most recent deployment' } }]);
     script = { ApplicationDeployments: noDeployments };
-    const old = await deploy(at('2026-11-20T11:00:00Z'));
+    // A gateway that recorded nothing: this one remembers the deployment it just recorded
+    // (read-your-writes, src/state/recent-writes.ts), which the scripted NRQL never shows.
+    const fresh = await createTestGateway({ nerdgraphUrl: upstream.url, retries: 2, timeoutMs: 400 });
+    const old = await fresh.app.request(`/v2/applications/${APP}/deployments.json`, { method: 'POST', headers: json_, body: JSON.stringify(at('2026-11-20T11:00:00Z')) });
     expect([old.status, await old.json()]).toEqual([422, { error: { title: 'Invalid deployment: timestamp can not be more than 24 hours in the past (New Relic change tracking)' } }]);
     expect(sent('DeploymentCreate')).toHaveLength(1);
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { V2Error, V2Titles } from '../../src/v2/errors.ts';
 import type { OperationContext, WritePlan } from '../../src/routes/mapping.ts';
+import type { RememberedDeployment } from '../../src/state/recent-writes.ts';
 import { EntityKinds, type EntityRef } from '../../src/routes/entity-ref.ts';
 import { deploymentEventsQuery } from '../../src/upstream/nrql.ts';
 import { entityQuery } from '../../src/upstream/entity-query.ts';
@@ -172,20 +173,26 @@ export async function readDeployments(ctx: OperationContext, appId: number, guid
     const markerId = parsed.data?.changeTrackingId ?? parsed.data?.deploymentId;
     return parsed.success && markerId ? [{ ...parsed.data, markerId }] : [];
   });
+  const listed = rows.map((row) => ({
+    id: deploymentV2Id(row.markerId),
+    revision: row.version === null || row.version === undefined ? '' : String(row.version),
+    changelog: row.changelog ?? null,
+    description: row.description ?? null,
+    user: row.user ?? null,
+    timestamp: row.timestamp,
+  }));
+  // Read-your-writes: deployments written here that NRQL does not show yet (ingest lag) are
+  // listed too; those it shows are forgotten (src/state/recent-writes.ts).
+  const shown = new Set(listed.map((deployment) => deployment.id));
+  const remembered = await ctx.recent.deployments(ctx.accountId, appId);
+  await ctx.recent.forgetDeployments(ctx.accountId, remembered.filter((deployment) => shown.has(deployment.id)).map((deployment) => deployment.id));
+  const merged = [...listed, ...remembered.filter((deployment) => !shown.has(deployment.id))];
   // NRQL lists raw events newest first already; sorting again keeps that true whatever it did.
-  rows.sort((a, b) => b.timestamp - a.timestamp);
+  merged.sort((a, b) => b.timestamp - a.timestamp);
   return {
     guid,
-    latestTimestamp: rows[0]?.timestamp,
-    deployments: rows.map((row) =>
-      v2Deployment(appId, deploymentV2Id(row.markerId), {
-        revision: row.version === null || row.version === undefined ? '' : String(row.version),
-        changelog: row.changelog ?? null,
-        description: row.description ?? null,
-        user: row.user ?? null,
-        timestamp: row.timestamp,
-      }),
-    ),
+    latestTimestamp: merged[0]?.timestamp,
+    deployments: merged.map(({ id, ...fields }) => v2Deployment(appId, id, fields)),
   };
 }
 
@@ -229,6 +236,20 @@ export function createdDeployment(payload: unknown, appId: number, fields: Deplo
   });
 }
 
+/** The created deployment (as createdDeployment shapes it) as the recent writes keep it. */
+function rememberedOf(appId: number, created: V2Body): RememberedDeployment {
+  const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+  return {
+    appId,
+    id: Number(created.id),
+    revision: text(created.revision) ?? '',
+    changelog: text(created.changelog),
+    description: text(created.description),
+    user: text(created.user),
+    timestamp: Date.parse(String(created.timestamp)),
+  };
+}
+
 /** Refuse over-long text rather than let change tracking cut it silently. */
 export const DEPLOYMENT_RULES = { validationFlags: ['FAIL_ON_FIELD_LENGTH'] } as const;
 
@@ -248,6 +269,11 @@ export async function planDeploymentCreate(
   checkAgainstHistory(fields, latestTimestamp, ctx.now);
   return {
     variables: { event: deploymentEvent(app.guid, fields), rules: DEPLOYMENT_RULES },
-    answer: (payload) => shape(createdDeployment(payload, app.id, fields)),
+    answer: async (payload) => {
+      const created = createdDeployment(payload, app.id, fields);
+      // Listed by every replica until NRQL shows it, and seen by the next "later than the latest" check.
+      await ctx.recent.rememberDeployment(ctx.accountId, rememberedOf(app.id, created));
+      return shape(created);
+    },
   };
 }

@@ -27,6 +27,10 @@ export const LABEL_GAPS: readonly KnownGap[] = [
       'Tags New Relic sets itself (account, accountId, trustedAccountId, guid, language, agentVersion, host, hostname, ... and nr.* / newrelic.* keys, matched case-sensitively) are not labels; any other tag key on an APM application is one, including tags set in New Relic One rather than through v2.',
   },
   { description: 'Only APM applications are read (at most 10,000): tags on browser, mobile or other entities are not labels here.' },
+  {
+    description:
+      'Entity search shows a tag write only once indexed (seconds, by New Relic\'s design). A label change made through the gateway (any replica) is applied to what entity search answers until it shows it, for at most 10 minutes (src/state/recent-writes.ts); a change made elsewhere (New Relic One, NerdGraph, an agent) shows only once indexed, as v2 never had to wait.',
+  },
 ];
 
 export const LABEL_ASSUMPTIONS: readonly string[] = [

@@ -7,7 +7,8 @@ import { UpstreamError } from '../../src/upstream/errors.ts';
 import { redactKeys } from '../../src/caller/redact.ts';
 import { V2Error, writeRefused } from '../../src/v2/errors.ts';
 import type { V2Body } from '../../src/v2/format.ts';
-import { LabelTitles, UpstreamTags, healthBucket, type LabelBodyKind, type LabelledApplication } from '../../src/v2/labels.ts';
+import { LabelTitles, UpstreamTags, carries, healthBucket, type LabelBodyKind, type LabelledApplication } from '../../src/v2/labels.ts';
+import type { LabelChange, RememberedLabelChange } from '../../src/state/recent-writes.ts';
 import type { RequestBodyKind } from '../../src/v2/request-body.ts';
 
 /**
@@ -67,7 +68,44 @@ export async function readTaggedApplications(ctx: CallerScope): Promise<Map<numb
   };
   const walked = await walkCursors(ctx, TAGGED_ENTITIES_OPERATION, { query }, pageOf, { enough: Number.POSITIVE_INFINITY, maxPages: MAX_SEARCH_PAGES });
   if (walked.truncated) throw new UpstreamError('upstream_failure', `${TAGGED_ENTITIES_OPERATION}: more than ${MAX_SEARCH_PAGES} pages of applications`);
-  return new Map(walked.items.map((app) => [app.id, app]));
+  const apps = new Map(walked.items.map((app) => [app.id, app]));
+  await withRecentChanges(ctx, apps);
+  return apps;
+}
+
+/**
+ * Read-your-writes: label changes written here that entity search does not show yet (its
+ * index lags behind tagging) are applied to the applications read; those it shows are
+ * forgotten (src/state/recent-writes.ts). An application the search no longer lists gets none.
+ */
+async function withRecentChanges(ctx: CallerScope, apps: Map<number, TaggedApplication>): Promise<void> {
+  const shown: RememberedLabelChange[] = [];
+  for (const change of await ctx.recent.labelChanges(ctx.accountId)) {
+    const app = apps.get(change.appId);
+    if (!app) continue;
+    const label = { category: change.category, name: change.name };
+    if (carries(app, label) === (change.op === 'add')) {
+      if (!change.untilBound) shown.push(change);
+      continue;
+    }
+    apps.set(app.id, { ...app, tags: changedTags(app.tags, change) });
+  }
+  await ctx.recent.forgetLabels(ctx.accountId, shown);
+}
+
+/** The tags with one value added or removed (a key goes with its last value). */
+function changedTags(tags: TaggedApplication['tags'], change: LabelChange): TaggedApplication['tags'] {
+  if (change.op === 'add') {
+    const has = tags.some((tag) => tag.key === change.category);
+    return has
+      ? tags.map((tag) => (tag.key === change.category ? { key: tag.key, values: [...tag.values, change.name] } : tag))
+      : [...tags, { key: change.category, values: [change.name] }];
+  }
+  return tags.flatMap((tag) => {
+    if (tag.key !== change.category) return [tag];
+    const values = tag.values.filter((value) => value !== change.name);
+    return values.length > 0 ? [{ key: tag.key, values }] : [];
+  });
 }
 
 /** The named applications, in the order given; 422 for the first id the account does not have. */
@@ -107,8 +145,9 @@ export function confirmTagging(payload: unknown, field: string, operation: strin
  * confirmed. No applications: nothing is written and the answer comes at once.
  */
 export function chainPerApplication(
+  ctx: CallerScope,
   apps: readonly TaggedApplication[],
-  step: { operation: string; field: string; variablesOf(app: TaggedApplication): Record<string, unknown> },
+  step: { operation: string; field: string; variablesOf(app: TaggedApplication): Record<string, unknown>; change(app: TaggedApplication): LabelChange },
   answer: () => V2Body,
 ): WritePlan {
   const from = (index: number): WritePlan => {
@@ -117,8 +156,10 @@ export function chainPerApplication(
     return {
       operation: step.operation,
       variables: step.variablesOf(app),
-      next: (payload) => {
+      next: async (payload) => {
         confirmTagging(payload, step.field, step.operation);
+        // Confirmed: every replica's next list shows it, until entity search does.
+        await ctx.recent.rememberLabel(ctx.accountId, step.change(app));
         return from(index + 1);
       },
     };

@@ -10,7 +10,7 @@ import { currentHosts } from '../hosts.ts';
 import type { SandboxAccount, SandboxApp } from '../model.ts';
 import { nerdgraphApp } from '../divergence.ts';
 import { nerdgraphFactsOf } from '../unconfirmed-facts.ts';
-import { userTagsOf } from '../tagging.ts';
+import { indexedUserTagsOf } from '../ingest.ts';
 import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields, searchFieldsOf } from './kind.ts';
 
 export interface ApmSummarySource {
@@ -66,8 +66,8 @@ export interface ApmEntitySource extends ApmEntityOutlineSource {
 }
 
 export function apmSearchFields(app: SandboxApp): EntitySearchFields {
-  // User tags (labels, tagging.ts) beside the agent's language.
-  return searchFieldsOf('APM', 'APPLICATION', app, { language: [app.language], ...userTagsOf(app) } as Record<string, string[]>);
+  // User tags (labels, tagging.ts) beside the agent's language, as indexed (the ingest lag, ingest.ts).
+  return searchFieldsOf('APM', 'APPLICATION', app, { language: [app.language], ...indexedUserTagsOf(app) } as Record<string, string[]>);
 }
 
 /** The shape entitySearch returns (no per-instance data, like the real outline). */

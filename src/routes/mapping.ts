@@ -1,3 +1,4 @@
+import type { RecentWrites } from '../state/recent-writes.ts';
 import type { Condition } from '../upstream/entity-query.ts';
 import type { EntityKind, EntityRef } from './entity-ref.ts';
 import type { V2Status } from '../v2/errors.ts';
@@ -55,6 +56,11 @@ export interface CallerScope {
   requireEntity<T>(entity: T | null | undefined, ref: Pick<EntityRef, 'guid'>, notFoundTitle: string): T;
   /** The one account check for an entity an answer carries; counted (under `operation`, default the route's) when it fails. */
   inAccount(entity: unknown, operation?: string): boolean;
+  /**
+   * Deployments and label changes this gateway (any replica) wrote that NerdGraph may not show
+   * yet (its ingest lag): the lists merge them (src/state/recent-writes.ts).
+   */
+  recent: RecentWrites;
 }
 
 export interface PageReadContext extends CallerScope {

@@ -3,6 +3,7 @@ import type { GatewayContext } from './context.ts';
 import type { Caller } from '../caller/identity.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph } from '../upstream/client.ts';
+import type { RecentWrites } from '../state/recent-writes.ts';
 import type { V2Format } from '../v2/format.ts';
 import type { V2Params } from '../v2/params.ts';
 import { entityRef, inAccount, requireEntity } from './entity-ref.ts';
@@ -19,6 +20,8 @@ export interface RouteDeps {
   metricNamesLookbackMs: number;
   /** The operations write mappings send: the only ones a read must never send. */
   mutations: ReadonlySet<string>;
+  /** Deployments and label changes written here, until NerdGraph shows them (read-your-writes). */
+  recentWrites: RecentWrites;
 }
 
 /**
@@ -45,6 +48,7 @@ export function callerScope(deps: RouteDeps, req: ScopedRequest, operation: stri
     entityRef: (kind, rawId, notFoundTitle) => entityRef(kind, rawId, req.accountId, notFoundTitle),
     requireEntity: (entity, ref, notFoundTitle) => requireEntity(entity, ref, scope, notFoundTitle),
     inAccount: (entity, label = operation) => inAccount(entity, req.accountId, label, deps.metrics),
+    recent: deps.recentWrites,
   };
 }
 

@@ -220,6 +220,10 @@ export class DegradingState implements SharedState, StatusReporting {
     return this.both('hash_set', (s) => s.hashSet(key, fields, ttlMs));
   }
 
+  hashDelete(key: string, fields: readonly string[]): Promise<void> {
+    return this.both('hash_delete', (s) => s.hashDelete(key, fields));
+  }
+
   async acquireLease(key: string, limit: number, ttlMs: number): Promise<Lease | undefined> {
     const acquire = (s: SharedState): Promise<Lease | undefined> => s.acquireLease(key, limit, ttlMs);
     // An acquire given up on here may still run in Redis: its lease is given back when it arrives.

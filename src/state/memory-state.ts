@@ -80,6 +80,11 @@ export class MemoryState implements SharedState {
     this.hashes.set(key, new Map(Object.entries(fields)), { ttl: ttlMs });
   }
 
+  async hashDelete(key: string, fields: readonly string[]): Promise<void> {
+    const known = this.hashes.get(key);
+    for (const field of fields) known?.delete(field);
+  }
+
   private liveLeases(key: string): Map<string, number> {
     const held = this.leases.get(key) ?? new Map<string, number>();
     const now = this.now();

@@ -185,6 +185,11 @@ export class RedisState implements SharedState {
     await this.client.eval(HASH_SET, 1, key, Math.max(1, Math.round(ttlMs)), ...args);
   }
 
+  async hashDelete(key: string, fields: readonly string[]): Promise<void> {
+    if (fields.length === 0) return;
+    await this.client.hdel(key, ...fields);
+  }
+
   async acquireLease(key: string, limit: number, ttlMs: number): Promise<Lease | undefined> {
     const id = randomUUID();
     let got: unknown;

@@ -48,6 +48,8 @@ export interface SharedState {
   /** A small map under one key; its TTL starts when the key is created and is not renewed by later writes. */
   hashGetAll(key: string): Promise<Record<string, string>>;
   hashSet(key: string, fields: Record<string, string>, ttlMs: number): Promise<void>;
+  /** Removes fields of a hash (absent ones are no error); its TTL stays as it was. */
+  hashDelete(key: string, fields: readonly string[]): Promise<void>;
 
   /**
    * One of `limit` slots under `key`, held for at most `ttlMs` (a replica that dies never
@@ -89,7 +91,8 @@ export type StatePurpose =
   | 'concurrency'
   | 'nrql-account'
   | 'identical'
-  | 'parity';
+  | 'parity'
+  | 'recent-writes';
 
 export type StateKeyer = (purpose: StatePurpose, ...parts: readonly (string | number)[]) => string;
 

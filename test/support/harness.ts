@@ -8,6 +8,7 @@ import { createSandbox } from '../../sandbox/server.ts';
 import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
 import { loadDocuments } from '../../src/upstream/documents.ts';
+import type { OpenedState } from '../../src/state/open.ts';
 
 /** Shared wiring for tests: a gateway app in-process, pointed at any NerdGraph URL. */
 export const FIXED_NOW = Date.UTC(2026, 10, 22, 12, 0, 30);
@@ -41,6 +42,8 @@ export async function createTestGateway(options: {
   now?: () => number;
   /** MICRO_CACHE_MS; 0 (default here) so tests that change the sandbox between reads see the change. */
   microCacheMs?: number;
+  /** State shared with other gateways (replicas); default: this app's own memory. */
+  shared?: OpenedState;
 }): Promise<TestGateway> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -74,6 +77,7 @@ export async function createTestGateway(options: {
     metrics,
     logger: createLogger('debug', sink),
     now: options.now ?? (() => FIXED_NOW),
+    ...(options.shared ? { shared: options.shared } : {}),
   });
   return {
     app,

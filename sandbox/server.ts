@@ -34,6 +34,10 @@ export interface SandboxOptions {
   legacyJitter?: boolean;
   /** Documented New Relic behaviours to switch off or tune (behaviours.ts); all on by default. */
   behave?: Partial<SandboxBehaviours>;
+  /** API key -> the id of its user (several keys may share one); data.ts defaultKeyUsers() when omitted. */
+  keyUsers?: Map<string, number>;
+  /** Every NerdGraph answer is held this long, still in flight (a test knob: concurrency builds up). */
+  nerdgraphLatencyMs?: number;
 }
 
 export interface RunningSandbox {
@@ -63,8 +67,9 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
     now: (opts.now ?? Date.now)(),
     ...(opts.diverge && { diverge: opts.diverge }),
     ...(opts.behave && { behave: opts.behave }),
+    ...(opts.keyUsers && { keyUsers: opts.keyUsers }),
   });
-  const graphql = createGraphqlHandler(data, opts.now ?? Date.now);
+  const graphql = createGraphqlHandler(data, opts.now ?? Date.now, { latencyMs: opts.nerdgraphLatencyMs ?? 0 });
 
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));

@@ -9,7 +9,7 @@ import { createSandbox, type Sandbox } from '../sandbox/server.ts';
  * Each answer is held (nerdgraphLatencyMs) so the requests of a burst are all in flight at once.
  */
 const QUERY = JSON.stringify({ query: '{ actor { user { id email name } } }' });
-const post = (sandbox: Sandbox, apiKey: string): Promise<Response> =>
+const post = async (sandbox: Sandbox, apiKey: string): Promise<Response> =>
   sandbox.app.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': apiKey }, body: QUERY });
 
 const ALICE_1 = 'NRAK-ALICE-ONE';

@@ -188,10 +188,11 @@ export const TOO_MANY_CONCURRENT_BODY = {
 
 export interface GraphqlHandlerOptions {
   /**
-   * Every answer is held this long after it is worked out, still counted in flight (a test knob,
-   * not a New Relic behaviour): a real NerdGraph call takes time, so concurrency builds up.
+   * Every answer, once worked out, waits for this before it leaves, still counted in flight (a
+   * test knob, not a New Relic behaviour): a real NerdGraph call takes time, so concurrency
+   * builds up; a test can hold answers until it has seen what it waits for.
    */
-  latencyMs?: number;
+  hold?: () => Promise<void>;
 }
 
 /** `now` is the sandbox clock NRQL queries run against (their default window, which rows exist). */
@@ -201,11 +202,9 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
   const documents = new DocumentCache(schema, DOCUMENT_CACHE_SIZE);
   /** Requests in flight per user id (users.ts keyUserOf), whatever key each was sent with. */
   const inFlight = new Map<number, number>();
-  const latencyMs = options.latencyMs ?? 0;
-
   const answer = async (request: Request, apiKey: string, accountIds: number[]): Promise<Response> => {
     const response = await execution(request, apiKey, accountIds);
-    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+    await options.hold?.();
     return response;
   };
 

@@ -36,8 +36,8 @@ export interface SandboxOptions {
   behave?: Partial<SandboxBehaviours>;
   /** API key -> the id of its user (several keys may share one); data.ts defaultKeyUsers() when omitted. */
   keyUsers?: Map<string, number>;
-  /** Every NerdGraph answer is held this long, still in flight (a test knob: concurrency builds up). */
-  nerdgraphLatencyMs?: number;
+  /** Every NerdGraph answer waits for this, still in flight (a test knob: concurrency builds up; graphql.ts). */
+  nerdgraphHold?: () => Promise<void>;
 }
 
 export interface RunningSandbox {
@@ -69,7 +69,7 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
     ...(opts.behave && { behave: opts.behave }),
     ...(opts.keyUsers && { keyUsers: opts.keyUsers }),
   });
-  const graphql = createGraphqlHandler(data, opts.now ?? Date.now, { latencyMs: opts.nerdgraphLatencyMs ?? 0 });
+  const graphql = createGraphqlHandler(data, opts.now ?? Date.now, opts.nerdgraphHold ? { hold: opts.nerdgraphHold } : {});
 
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));

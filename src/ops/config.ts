@@ -128,7 +128,7 @@ const ConfigSchema = z
     NERDGRAPH_CONCURRENCY_PER_KEY: positiveInt.max(1_000).default(25),
     /** NRQL queries one account may be sent per minute across all replicas (NerdGraph allows 3,000). */
     NRQL_PER_ACCOUNT_PER_MINUTE: positiveInt.max(1_000_000).default(3_000),
-    /** Sends of one identical query per key per minute across all replicas (NerdGraph allows 120). */
+    /** Sends of one identical query per user (all its keys, once known) per minute across all replicas (NerdGraph allows 120). */
     IDENTICAL_QUERY_PER_MINUTE: positiveInt.max(1_000_000).default(120),
   })
   .refine((env) => env.REDIS_URL === undefined || env.STATE_SECRET !== undefined, {

@@ -32,10 +32,10 @@ interface AccessibleAccounts {
 }
 
 /**
- * What a replica stored for a key: its account ids, and when the entry expires (epoch ms), so
- * a replica that reads it keeps it no longer than the replica that looked it up.
+ * What a replica stored for a key: its account ids, its user, and when the entry expires (epoch
+ * ms), so a replica that reads it keeps it no longer than the replica that looked it up. `user`
+ * is required: an entry stored without it (before users were read) is looked up again.
  */
-// `user` is required: an entry stored without it (before users were read) is looked up again.
 const StoredAccounts = z.object({
   ids: z.array(z.number().int().positive()).max(100_000),
   user: z.string().regex(/^\d{1,20}$/).nullable(),

@@ -12,7 +12,7 @@ import { NrqlError, runNrql, type NrqlMetadata } from './nrql-engine.ts';
 import { NrqlSyntaxError } from './nrql-parser.ts';
 import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortEntities, type SortArguments } from './search-paging.ts';
 // Issue 11, users (helper A).
-import { organizationOf } from './users.ts';
+import { keyUserOf, organizationOf } from './users.ts';
 // alerts_channels: aiNotifications, aiWorkflows, alerts.policy (notifications.ts).
 import { notificationAccountFields } from './notifications.ts';
 
@@ -271,16 +271,9 @@ export class ActorResolver {
     return organizationOf(this.index.data, this.context.accountIds[0]);
   }
 
-  /** A stable pretend user per key; NerdGraph's `user` is whoever owns the key. */
+  /** NerdGraph's `user` is whoever owns the key; several keys may share one (users.ts keyUserOf). */
   user(): { id: number; name: string; email: string; createdAt: number; timeZoneName: string } {
-    const id = 1_000 + (parseInt(hashText(this.context.apiKey), 16) % 9_000_000);
-    return {
-      id,
-      name: 'Sandbox User',
-      email: `sandbox-user-${id}@example.com`,
-      createdAt: 1_600_000_000,
-      timeZoneName: 'Etc/UTC',
-    };
+    return { ...keyUserOf(this.index.data, this.context.apiKey), createdAt: 1_600_000_000, timeZoneName: 'Etc/UTC' };
   }
 
   private visibleAccount(id: number): SandboxAccount {

@@ -29,6 +29,11 @@ export interface GenerateOptions {
   apmApps: number;
   /** API key -> visible account ids; DEFAULT_API_KEYS when omitted. */
   apiKeys?: Map<string, number[]>;
+  /**
+   * API key -> the id of the user who owns it (NerdGraph `actor.user.id`); several keys may name
+   * one user. A key not listed is a user of its own (users.ts keyUserOf). Default: defaultKeyUsers().
+   */
+  keyUsers?: Map<string, number>;
   /** Epoch ms; places lastReportingChangeAt values and metric lifetimes in the recent past. */
   now: number;
   /** How the NerdGraph face differs from the legacy one (divergence.ts); none when omitted. */
@@ -46,6 +51,23 @@ export function defaultApiKeys(): Map<string, number[]> {
     ['NRAK-SANDBOX-DEMO', [PRIMARY_ACCOUNT.id]],
     ['NRAK-SANDBOX-MULTI', [PRIMARY_ACCOUNT.id, SECONDARY_ACCOUNT.id]],
     ['NRAK-SANDBOX-SECONDARY', [SECONDARY_ACCOUNT.id]],
+    // Issue 20, point 8: a second key of the DEMO key's user (defaultKeyUsers), e.g. a CI job's.
+    ['NRAK-SANDBOX-DEMO-CI', [PRIMARY_ACCOUNT.id]],
+  ]);
+}
+
+/** The user who owns both default primary-account keys (NRAK-SANDBOX-DEMO and NRAK-SANDBOX-DEMO-CI). */
+export const SANDBOX_DEMO_USER_ID = 1_000_042;
+
+/**
+ * Which user owns which key in the default world: NerdGraph limits concurrency per user, not
+ * per key (issue 20, point 8), so two keys of one user share one limit. The other default keys
+ * are each a user of their own.
+ */
+export function defaultKeyUsers(): Map<string, number> {
+  return new Map([
+    ['NRAK-SANDBOX-DEMO', SANDBOX_DEMO_USER_ID],
+    ['NRAK-SANDBOX-DEMO-CI', SANDBOX_DEMO_USER_ID],
   ]);
 }
 
@@ -129,6 +151,7 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
     apps,
     ...others,
     keys,
+    keyUsers: opts.keyUsers ?? defaultKeyUsers(),
     generatedAt: opts.now,
     writes: { version: 0, deployments: new Map(), createdApps: [], sequence: 0, executed: createWriteCounter() },
     alerts,

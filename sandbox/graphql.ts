@@ -24,6 +24,7 @@ import type { SandboxData } from './model.ts';
 import { MutationResolver, mutationRoot } from './mutations.ts';
 import { notificationMutationRoot } from './notifications.ts';
 import { loadSandboxSchema } from './schema.ts';
+import { keyUserOf } from './users.ts';
 import { countWrite } from './write-counts.ts';
 
 export type GraphqlHandler = (request: Request) => Promise<Response>;
@@ -173,11 +174,39 @@ function countedMutations(data: SandboxData, root: Record<string, (args: never) 
   );
 }
 
+/**
+ * NerdGraph's answer to a request beyond its user's concurrency limit: HTTP 429 ("NerdGraph
+ * usage limits": "If requests are limited, they'll be rejected with HTTP status code 429"). The
+ * page shows no body; this one is GraphQL's error shape with the errorClass newrelic-client-go
+ * retries on (nerdgraph.md §9: TOO_MANY_REQUESTS). Body and message UNCONFIRMED; no Retry-After
+ * (none documented: "as your in-flight requests complete ... new requests will automatically
+ * begin to succeed again").
+ */
+export const TOO_MANY_CONCURRENT_BODY = {
+  errors: [{ message: 'Too many concurrent requests for this user; retry when some have completed', extensions: { errorClass: 'TOO_MANY_REQUESTS' } }],
+} as const;
+
+export interface GraphqlHandlerOptions {
+  /**
+   * Every answer, once worked out, waits for this before it leaves, still counted in flight (a
+   * test knob, not a New Relic behaviour): a real NerdGraph call takes time, so concurrency
+   * builds up; a test can hold answers until it has seen what it waits for.
+   */
+  hold?: () => Promise<void>;
+}
+
 /** `now` is the sandbox clock NRQL queries run against (their default window, which rows exist). */
-export function createGraphqlHandler(data: SandboxData, now: () => number = Date.now): GraphqlHandler {
+export function createGraphqlHandler(data: SandboxData, now: () => number = Date.now, options: GraphqlHandlerOptions = {}): GraphqlHandler {
   const schema = loadSandboxSchema();
   const index = indexSandboxData(data);
   const documents = new DocumentCache(schema, DOCUMENT_CACHE_SIZE);
+  /** Requests in flight per user id (users.ts keyUserOf), whatever key each was sent with. */
+  const inFlight = new Map<number, number>();
+  const answer = async (request: Request, apiKey: string, accountIds: number[]): Promise<Response> => {
+    const response = await execution(request, apiKey, accountIds);
+    await options.hold?.();
+    return response;
+  };
 
   return async (request) => {
     // Headers.get is case-insensitive; New Relic clients send either spelling.
@@ -185,6 +214,26 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
     const accountIds = data.keys.get(apiKey);
     if (!accountIds) return json(BAD_API_KEY_BODY, 401);
 
+    // Issue 20, point 8: at most `concurrentRequestsPerUser` in flight per user, counted from
+    // arrival to answer; 0 turns the limit off. Source: "NerdGraph usage limits" (25 per user,
+    // "tracked and enforced per user, not per user key"). New Relic "may allow more"; the
+    // sandbox never does, so a client that stays within 25 is all it can count on.
+    const limit = data.behaviours.concurrentRequestsPerUser;
+    if (limit <= 0) return answer(request, apiKey, accountIds);
+    const user = keyUserOf(data, apiKey).id;
+    const current = inFlight.get(user) ?? 0;
+    if (current >= limit) return json(TOO_MANY_CONCURRENT_BODY, 429);
+    inFlight.set(user, current + 1);
+    try {
+      return await answer(request, apiKey, accountIds);
+    } finally {
+      const left = (inFlight.get(user) ?? 1) - 1;
+      if (left > 0) inFlight.set(user, left);
+      else inFlight.delete(user);
+    }
+  };
+
+  async function execution(request: Request, apiKey: string, accountIds: number[]): Promise<Response> {
     if (Number(request.headers.get('content-length') ?? 0) > LIMITS.bodyBytes) return json({ errors: [{ message: 'Request body too large' }] }, 413);
     const text = await request.text();
     if (text.length > LIMITS.bodyBytes) return json({ errors: [{ message: 'Request body too large' }] }, 413);
@@ -216,5 +265,5 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
       // client's request, answered as one that cannot be executed, never a 500.
       return badRequest('Request could not be executed');
     }
-  };
+  }
 }

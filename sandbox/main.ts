@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { parseApiKeys } from './data.ts';
 import { parseDivergences } from './divergence.ts';
 import { createSandbox } from './server.ts';
+import { keyUserOf } from './users.ts';
 
 const integerText = (min: number, max: number) =>
   z
@@ -77,7 +78,8 @@ async function main(): Promise<void> {
   const running = await sandbox.listen(env.SANDBOX_PORT, env.SANDBOX_HOST).catch((error: Error) => fail(error.message));
 
   const [firstKey] = sandbox.data.keys.keys();
-  const keyLines = [...sandbox.data.keys].map(([key, accounts]) => `  ${key} -> accounts ${accounts.join(', ')}`);
+  // The key's user: NerdGraph limits concurrent requests per user, whichever key (users.ts keyUserOf).
+  const keyLines = [...sandbox.data.keys].map(([key, accounts]) => `  ${key} -> accounts ${accounts.join(', ')}, user ${keyUserOf(sandbox.data, key).id}`);
   const exampleBody = JSON.stringify({ query: '{ actor { accounts { id name } } }' });
   process.stdout.write(
     [

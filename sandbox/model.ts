@@ -166,6 +166,8 @@ export interface SandboxData {
   browserApps: SandboxBrowserApp[];
   /** API key -> ids of the accounts it can see (first one is its home account). */
   keys: Map<string, number[]>;
+  /** API key -> the id of its user, as declared (data.ts defaultKeyUsers); others: users.ts keyUserOf. */
+  keyUsers: ReadonlyMap<string, number>;
   /** Epoch ms the world was generated at: metric lifetimes (timeslices.ts) are placed from it. */
   generatedAt: number;
   /** What writes (writes.ts) changed or added; both faces read and write it. */

@@ -36,6 +36,10 @@ export interface SandboxOptions {
   behave?: Partial<SandboxBehaviours>;
   /** The clock the ingest lag (`behave.ingestLagMs`, ingest.ts) runs on; default real time, whatever `now` is. */
   ingestClock?: () => number;
+  /** API key -> the id of its user (several keys may share one); data.ts defaultKeyUsers() when omitted. */
+  keyUsers?: Map<string, number>;
+  /** Every NerdGraph answer waits for this, still in flight (a test knob: concurrency builds up; graphql.ts). */
+  nerdgraphHold?: () => Promise<void>;
 }
 
 export interface RunningSandbox {
@@ -65,9 +69,10 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
     now: (opts.now ?? Date.now)(),
     ...(opts.diverge && { diverge: opts.diverge }),
     ...(opts.behave && { behave: opts.behave }),
+    ...(opts.keyUsers && { keyUsers: opts.keyUsers }),
   });
   if (opts.ingestClock) data.ingestClock = opts.ingestClock;
-  const graphql = createGraphqlHandler(data, opts.now ?? Date.now);
+  const graphql = createGraphqlHandler(data, opts.now ?? Date.now, opts.nerdgraphHold ? { hold: opts.nerdgraphHold } : {});
 
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));

@@ -12,6 +12,7 @@
 import { GraphQLError } from 'graphql';
 import type { SandboxData } from './model.ts';
 import { createRandom } from './data.ts';
+import { hashText } from './search-paging.ts';
 
 export type SandboxRole = 'owner' | 'admin' | 'user' | 'restricted';
 
@@ -192,4 +193,26 @@ export function organizationOf(data: SandboxData, accountId: number | undefined)
       },
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 20, point 8: the user who owns an API key (NerdGraph's `actor.user`)
+
+/** NerdGraph's `User` (id is an Int in the schema), as `actor { user { id email name } }` answers it. */
+export interface SandboxKeyUser {
+  id: number;
+  name: string;
+  email: string;
+}
+
+/**
+ * The user who owns `apiKey`: the one declared for it (createSandbox `keyUsers`, default
+ * data.ts defaultKeyUsers), else a user of its own, with an id derived from the key (stable
+ * across runs). NerdGraph counts concurrent requests per user, not per key ("NerdGraph usage
+ * limits": "Requests made by the same user using multiple user keys will all contribute to that
+ * user's total concurrent requests"), so graphql.ts limits by this id.
+ */
+export function keyUserOf(data: SandboxData, apiKey: string): SandboxKeyUser {
+  const id = data.keyUsers.get(apiKey) ?? 1_000 + (parseInt(hashText(apiKey), 16) % 9_000_000);
+  return { id, name: 'Sandbox User', email: `sandbox-user-${id}@example.com` };
 }

@@ -211,6 +211,8 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     ttlMs: deps.config.accountsCacheTtlMs,
     keyGuard,
     ...(replicated ? { shared: replicated } : {}),
+    // The key's user, for the budgets (per user, as NerdGraph counts): the same one when gateway.ts built them from this state.
+    keyUsers: shared.keyUsers,
   });
   registerExplainRoute(app, {
     mappings: deps.mappings,

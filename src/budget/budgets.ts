@@ -1,4 +1,5 @@
 import type { IdentityOf } from '../caller/identity.ts';
+import type { KeyUsers } from '../caller/key-users.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { Lease, SharedState, StateKeyer, WindowSpend } from '../state/shared-state.ts';
 import type { NerdGraphBudget, UpstreamCall } from '../upstream/client.ts';
@@ -11,20 +12,28 @@ import { pause } from '../upstream/pause.ts';
 /**
  * NerdGraph's limits, applied before NerdGraph would, across every replica sharing the state
  * (Redis; without it this process's memory, so one replica alone keeps them too):
- * - concurrency: at most `concurrencyPerKey` calls in flight per caller (a lease each, by the
- *   key's HMAC identity; a dead replica's leases expire after the longest call could last);
+ * - concurrency: at most `concurrencyPerKey` calls in flight per caller (a lease each; a dead
+ *   replica's leases expire after the longest call could last);
  * - NRQL per account per minute: each call spends the number of `nrql` fields it runs, shared
  *   fairly between the account's callers (below);
  * - identical query per minute: per caller and identical NRQL text. That is what NerdGraph
  *   counts ("the same query repeated by the same user"): entity reads have no such limit, and
  *   an NRQL text shared by two operations (or two routes) is still one query to NerdGraph.
  *
+ * The caller is the key's NerdGraph user once known (`user:<id>`, src/caller/key-users.ts), else
+ * the key's HMAC identity: NerdGraph tracks and enforces concurrency "per user, not per user key"
+ * ("NerdGraph usage limits"), so every key of one user shares one set of budgets, on every
+ * replica (the user comes with the key's accounts, in shared state too). Known limit: a key's
+ * first accounts look-up runs before its user is known, under the key's own lease, so while one
+ * key of a user is being verified the user may have one call more in flight than the limit (per
+ * key being verified, at most once per key a day: src/caller/key-users.ts keeps users a day).
+ *
  * Each attempt actually sent is admitted (a retry too; a micro-cache hit never asks). A call
  * over a budget is queued: it polls for a lease (a release in this process wakes one waiter
  * per freed slot at once; the others keep polling), or sleeps until the spent window resets;
  * then it is refused, not sent: v2's 429 with Retry-After (OverBudget).
  *
- * Fair share of an account's NRQL budget B (callers are API keys, by identity): the last
+ * Fair share of an account's NRQL budget B (callers as above: users, or keys not known yet): the last
  * FAIR_SHARE_RESERVE of it (10%, rounded down: none under 10 queries) is a reserve. Any caller
  * spends while the account has more than the reserve left. The reserve goes only to a caller
  * whose own spend, this call included, stays within its fair share: B divided by the account's
@@ -81,6 +90,12 @@ export interface BudgetOptions {
   state: SharedState;
   keyOf: StateKeyer;
   identityOf: IdentityOf;
+  /**
+   * Which user owns which key (src/caller/key-users.ts): every budget counts a call against the
+   * key's user once the accounts look-up has told it, so keys of one user share their budgets, as
+   * NerdGraph counts them. Absent, or the user not known yet: the key's own identity.
+   */
+  keyUsers?: KeyUsers;
   limits: BudgetLimits;
   metrics: GatewayMetrics;
   /**
@@ -266,7 +281,8 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
       const leaveAt = Math.min(started + options.callBoundMs, requestDue() ?? Number.POSITIVE_INFINITY) - LEAVE_MARGIN_MS;
       // ...and admit only while the call can still be sent and answered before then.
       const sendBy = leaveAt - minimumSendMs(document.kind, leaveAt - started);
-      const identity = identityOf(call.apiKey);
+      // The caller every budget counts: the key's user once known (keys of one user share), else the key.
+      const identity = options.keyUsers?.callerOf(identityOf(call.apiKey)) ?? identityOf(call.apiKey);
       const profile = profileOf(document);
       const account = accountOf(call.variables);
       const cost = account === undefined ? 0 : profile.queries;

@@ -7,6 +7,7 @@ import type { NerdGraph } from '../upstream/client.ts';
 import { parseAnswer } from '../upstream/answer.ts';
 import { UpstreamError, toV2Error } from '../upstream/errors.ts';
 import { REFUSING_CLASSES, type KeyGuard } from './key-guard.ts';
+import type { KeyUsers } from './key-users.ts';
 import { ID_PATTERN } from '../v2/params.ts';
 import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 
@@ -19,25 +20,34 @@ import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 const AccountsAnswer = z.object({
   actor: z.object({
     accounts: z.array(z.object({ id: z.number().int() }).nullable()).nullable(),
+    // The key's user (issue 20, point 8): NerdGraph's limits count per user, whatever key it sends.
+    user: z.object({ id: z.number().int().positive().nullable() }).nullable().optional(),
   }),
 });
 
 interface AccessibleAccounts {
   ids: ReadonlySet<number>;
+  /** The NerdGraph user who owns the key (`actor.user.id`), null when NerdGraph named none. */
+  user: string | null;
 }
 
 /**
- * What a replica stored for a key: its account ids, and when the entry expires (epoch ms), so
- * a replica that reads it keeps it no longer than the replica that looked it up.
+ * What a replica stored for a key: its account ids, its user, and when the entry expires (epoch
+ * ms), so a replica that reads it keeps it no longer than the replica that looked it up. `user`
+ * is required: an entry stored without it (before users were read) is looked up again.
  */
-const StoredAccounts = z.object({ ids: z.array(z.number().int().positive()).max(100_000), expiresAt: z.number().int().positive() });
+const StoredAccounts = z.object({
+  ids: z.array(z.number().int().positive()).max(100_000),
+  user: z.string().regex(/^\d{1,20}$/).nullable(),
+  expiresAt: z.number().int().positive(),
+});
 
-function storedAccounts(text: string | undefined, now: number): { ids: ReadonlySet<number>; ttlMs: number } | undefined {
+function storedAccounts(text: string | undefined, now: number): { value: AccessibleAccounts; ttlMs: number } | undefined {
   if (text === undefined) return undefined;
   try {
     const parsed = StoredAccounts.safeParse(JSON.parse(text));
     if (!parsed.success || parsed.data.expiresAt <= now) return undefined;
-    return { ids: new Set(parsed.data.ids), ttlMs: parsed.data.expiresAt - now };
+    return { value: { ids: new Set(parsed.data.ids), user: parsed.data.user }, ttlMs: parsed.data.expiresAt - now };
   } catch {
     return undefined;
   }
@@ -60,6 +70,8 @@ export function createAccountResolver(deps: {
    * `ttlMs`), so a key another replica verified costs this one no lookup. Absent: this process only.
    */
   shared?: { state: SharedState; keyOf: StateKeyer };
+  /** Where the key's user is remembered for the budgets (src/caller/key-users.ts); absent: not remembered. */
+  keyUsers?: KeyUsers;
 }): AccountResolver {
   // Warm for recorded runs: explain verifies the key before its run, which need not look it up again.
   const cache = new CoalescingCache<AccessibleAccounts>('accounts', deps.metrics, { max: 10_000, ttlMs: deps.ttlMs, warmForRecordedRuns: true });
@@ -86,7 +98,7 @@ export function createAccountResolver(deps: {
         const known = sharedKey === undefined ? undefined : storedAccounts(await deps.shared?.state.get(sharedKey).catch(() => undefined), Date.now());
         if (known !== undefined) {
           guard.accept(caller.identity);
-          return { value: { ids: known.ids }, ttlMs: known.ttlMs };
+          return known;
         }
         // Only a key neither known good nor refused reaches here: the per-address limit applies.
         // (A caller joining this flight shares its outcome, a 429 included.)
@@ -99,17 +111,18 @@ export function createAccountResolver(deps: {
           });
         }
         const data = await deps.nerdgraph.call({ operation: 'AccessibleAccounts', variables: {}, apiKey: caller.apiKey, signal: shared });
-        const accounts = parseAnswer(AccountsAnswer, data, 'AccessibleAccounts').actor.accounts;
+        const { accounts, user: owner } = parseAnswer(AccountsAnswer, data, 'AccessibleAccounts').actor;
         const ids = new Set((accounts ?? []).flatMap((a) => (a ? [a.id] : [])));
+        const user = owner?.id === undefined || owner.id === null ? null : String(owner.id);
         guard.accept(caller.identity);
         // A refusal recorded while this lookup ran is contradicted by it: gone before the accounts are stored.
         await guard.forgetRefusal(caller.identity);
         // Stored before the answer: a request the client sends next, to any replica, finds it.
         if (sharedKey !== undefined) {
-          const stored = JSON.stringify({ ids: [...ids], expiresAt: Date.now() + deps.ttlMs });
+          const stored = JSON.stringify({ ids: [...ids], user, expiresAt: Date.now() + deps.ttlMs });
           await deps.shared?.state.set(sharedKey, stored, deps.ttlMs).catch(() => undefined);
         }
-        return { value: { ids } };
+        return { value: { ids, user } };
       },
       signal,
     ).catch(async (error: unknown) => {
@@ -118,6 +131,8 @@ export function createAccountResolver(deps: {
       if (error instanceof UpstreamError && REFUSING_CLASSES.has(error.errorClass)) await guard.refuseEverywhere(caller.identity, error.errorClass);
       throw error;
     });
+    // The budgets count the key's calls against its user from now on (each read keeps it fresh).
+    if (entry.user !== null) deps.keyUsers?.remember(caller.identity, entry.user);
     return entry.ids;
   }
 

@@ -124,11 +124,11 @@ const ConfigSchema = z
     STATE_PROBE_MS: positiveInt.max(60_000).default(1_000),
     /** This replica's name, sent as X-V2Bridge-Replica on every answer (unset: no header). */
     REPLICA_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, ".", "_" and "-" only, at most 64').optional(),
-    /** NerdGraph calls one user key may have in flight across all replicas (NerdGraph allows 25 per user). */
+    /** NerdGraph calls one user (all its keys together, once known) may have in flight across all replicas (NerdGraph allows 25 per user). */
     NERDGRAPH_CONCURRENCY_PER_KEY: positiveInt.max(1_000).default(25),
     /** NRQL queries one account may be sent per minute across all replicas (NerdGraph allows 3,000). */
     NRQL_PER_ACCOUNT_PER_MINUTE: positiveInt.max(1_000_000).default(3_000),
-    /** Sends of one identical query per key per minute across all replicas (NerdGraph allows 120). */
+    /** Sends of one identical query per user (all its keys, once known) per minute across all replicas (NerdGraph allows 120). */
     IDENTICAL_QUERY_PER_MINUTE: positiveInt.max(1_000_000).default(120),
     /** Where `npm run probe` writes its report and /bridge/ reads the last one (src/probe/). */
     PROBE_REPORT_PATH: z.string().min(1).default('probe-report.json'),

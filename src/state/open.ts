@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createIdentityHasher, type IdentityOf } from '../caller/identity.ts';
+import { KeyUsers } from '../caller/key-users.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { DegradingState, LocalState, type StatusReporting } from './degrading-state.ts';
 import { RedisState } from './redis-state.ts';
@@ -22,6 +23,8 @@ export interface OpenedState {
   state: SharedState & StatusReporting;
   keyOf: StateKeyer;
   identityOf: IdentityOf;
+  /** Which user owns which key (by identity): the accounts look-up writes it, the budgets key by it. */
+  keyUsers: KeyUsers;
 }
 
 /** One secret per use, so an identity is never also a Redis key name. */
@@ -33,9 +36,10 @@ export function openSharedState(settings: SharedStateSettings, metrics: GatewayM
   const secret = settings.secret ?? randomBytes(32);
   const keyOf = createStateKeyer(derive(secret, 'state keys'));
   const identityOf = createIdentityHasher(derive(secret, 'caller identity'));
-  if (settings.redisUrl === undefined) return { state: new LocalState(now), keyOf, identityOf };
+  const keyUsers = new KeyUsers();
+  if (settings.redisUrl === undefined) return { state: new LocalState(now), keyOf, identityOf, keyUsers };
   const redis = new RedisState({ url: settings.redisUrl, commandTimeoutMs: settings.timeoutMs });
-  return { state: new DegradingState(redis, metrics, { probeMs: settings.probeMs, timeoutMs: settings.timeoutMs, ...(now ? { now } : {}) }), keyOf, identityOf };
+  return { state: new DegradingState(redis, metrics, { probeMs: settings.probeMs, timeoutMs: settings.timeoutMs, ...(now ? { now } : {}) }), keyOf, identityOf, keyUsers };
 }
 
 /** What an app gets when nothing is given (tests, embedding): this process's memory. */
@@ -45,5 +49,6 @@ export function localState(): OpenedState {
     state: new LocalState(),
     keyOf: createStateKeyer(derive(secret, 'state keys')),
     identityOf: createIdentityHasher(derive(secret, 'caller identity')),
+    keyUsers: new KeyUsers(),
   };
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { SandboxBehaviours } from '../sandbox/behaviours.ts';
 import type { SandboxApp } from '../sandbox/model.ts';
 import { answerWidth, effectiveTimeoutSeconds, nrqlCostSeconds, NRQL_TIMEOUT_MESSAGE } from '../sandbox/nrql-cost.ts';
 import { createSandbox } from '../sandbox/server.ts';
+import { metricsOf } from '../sandbox/timeslices.ts';
 
 /**
  * Issue 20, point 2, the sandbox's side: an NRQL query costs simulated time that grows with its
@@ -12,7 +14,7 @@ const FIXED = Date.UTC(2026, 10, 22, 12, 0, 30);
 const DEMO = 'NRAK-SANDBOX-DEMO';
 const PRIMARY = 1000001;
 
-function sandboxWith(behave: Parameters<typeof createSandbox>[0]['behave']) {
+function sandboxWith(behave: Partial<SandboxBehaviours>) {
   return createSandbox({ seed: 7, apmApps: 20, now: () => FIXED, behave: { nrqlClockScale: 1, ...behave } });
 }
 
@@ -42,6 +44,11 @@ async function post(sandbox: ReturnType<typeof createSandbox>, variables: Record
   return (await response.json()) as Answer;
 }
 
+/** A reporting app of the primary account with a few dozen metric names (not the bulk one). */
+function appOf(sandbox: ReturnType<typeof createSandbox>): SandboxApp {
+  return sandbox.data.apps.find((candidate) => candidate.accountId === PRIMARY && candidate.reporting && metricsOf(candidate, sandbox.data).length < 100) as SandboxApp;
+}
+
 function queriesFor(app: SandboxApp, lookbackDays: number) {
   const until = Math.floor(FIXED / 60_000) * 60_000;
   return {
@@ -65,9 +72,9 @@ describe('sandbox: NRQL query cost and timeout', () => {
 
   it('a query past its timeout fails that nrql field only, with NerdGraph TIMEOUT error; the rest of the answer stands', async () => {
     const sandbox = sandboxWith({});
-    const app = sandbox.data.apps.find((candidate) => candidate.accountId === PRIMARY && candidate.reporting) as SandboxApp;
-    // 60 days cost 6 s simulated: past the default 5 s.
-    const answer = await post(sandbox, { accountId: PRIMARY, guid: app.guid, ...queriesFor(app, 60) });
+    const app = appOf(sandbox);
+    // 600 days cost 6 s simulated: past the default 5 s.
+    const answer = await post(sandbox, { accountId: PRIMARY, guid: app.guid, ...queriesFor(app, 600) });
     expect(answer.data?.actor.entity?.guid).toBe(app.guid);
     expect(answer.data?.actor.account.fast?.results).toHaveLength(1);
     expect(answer.data?.actor.account.slow).toBeNull();
@@ -78,16 +85,16 @@ describe('sandbox: NRQL query cost and timeout', () => {
 
   it('a timeout long enough lets the same query finish', async () => {
     const sandbox = sandboxWith({});
-    const app = sandbox.data.apps.find((candidate) => candidate.accountId === PRIMARY && candidate.reporting) as SandboxApp;
-    const answer = await post(sandbox, { accountId: PRIMARY, guid: app.guid, ...queriesFor(app, 60), timeout: 30 });
+    const app = appOf(sandbox);
+    const answer = await post(sandbox, { accountId: PRIMARY, guid: app.guid, ...queriesFor(app, 600), timeout: 30 });
     expect(answer.errors).toBeUndefined();
     expect((answer.data?.actor.account.slow?.results[0] as { names: unknown[] }).names.length).toBeGreaterThan(0);
   });
 
   it('with nrqlTimeouts off, every query answers at once whatever its window', async () => {
     const sandbox = sandboxWith({ nrqlTimeouts: false });
-    const app = sandbox.data.apps.find((candidate) => candidate.accountId === PRIMARY && candidate.reporting) as SandboxApp;
-    const answer = await post(sandbox, { accountId: PRIMARY, guid: app.guid, ...queriesFor(app, 60) });
+    const app = appOf(sandbox);
+    const answer = await post(sandbox, { accountId: PRIMARY, guid: app.guid, ...queriesFor(app, 600) });
     expect(answer.errors).toBeUndefined();
     expect(answer.data?.actor.account.slow).not.toBeNull();
   });

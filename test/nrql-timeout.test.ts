@@ -3,7 +3,12 @@ import type { SandboxApp } from '../sandbox/model.ts';
 import { createSandbox } from '../sandbox/server.ts';
 import { metricsOf } from '../sandbox/timeslices.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway } from './support/harness.ts';
-import { startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';
+import { json, startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';
+import { createMetrics } from '../src/ops/metrics.ts';
+import { createNerdGraphClient } from '../src/upstream/client.ts';
+import type { OperationDocuments } from '../src/upstream/documents.ts';
+import { UpstreamError } from '../src/upstream/errors.ts';
+import { nrqlTimeoutFor } from '../src/upstream/nrql-timeout.ts';
 
 /**
  * Issue 20, point 2, the gateway's side, against the sandbox's NRQL cost and TIMEOUT (on by
@@ -90,5 +95,57 @@ describe('NRQL timeout: gateway against the sandbox', () => {
     const sent = upstream.received.filter((r) => r.operationName === 'ApplicationMetricNames');
     expect(sent).toHaveLength(1);
     expect(sent[0]?.variables.timeout).toBeLessThanOrEqual(7);
+  });
+});
+
+describe('NRQL timeout: the client against a scripted NerdGraph', () => {
+  const documents: OperationDocuments = new Map([
+    [
+      'TwoQueries',
+      {
+        name: 'TwoQueries',
+        kind: 'query',
+        text: 'query TwoQueries($a: Nrql!, $b: Nrql!, $timeout: Seconds) { actor { account(id: 1) { data: nrql(query: $a, timeout: $timeout) { results } known: nrql(query: $b, timeout: $timeout) { results } } } }',
+      },
+    ],
+  ]);
+  const timedOut = (path: string[]) => ({ message: 'NRDB query duration exceeded the set timeout', path, extensions: { errorClass: 'TIMEOUT' } });
+
+  async function clientOn(answer: () => unknown, status = 200) {
+    const upstream = await startFakeUpstream((_request, res) => json(res, status, answer()));
+    closers.push(upstream.close);
+    return { upstream, client: createNerdGraphClient({ url: upstream.url, documents, metrics: createMetrics(), timeoutMs: 3_000, retries: 2 }) };
+  }
+
+  it('an error in an optional field leaves it null and is handed over, classified; an error elsewhere still fails the call', async () => {
+    const partial = { data: { actor: { account: { data: { results: [{ count: 1 }] }, known: null } } }, errors: [timedOut(['actor', 'account', 'known'])] };
+    const { client, upstream } = await clientOn(() => partial);
+    const seen: string[] = [];
+    const data = await client.call({ operation: 'TwoQueries', variables: { a: 'x', b: 'y' }, apiKey: 'NRAK-TEST', optionalFields: ['actor.account.known'], onOptionalFieldError: (field, error) => seen.push(`${field} ${error.errorClass}`) });
+    expect(data).toEqual(partial.data);
+    expect(seen).toEqual(['actor.account.known timeout']);
+    expect(upstream.received).toHaveLength(1);
+    // Not optional: the same answer fails the call as before (and a query timeout is not retried).
+    const failure = await client.call({ operation: 'TwoQueries', variables: { a: 'x', b: 'y' }, apiKey: 'NRAK-TEST', optionalFields: ['actor.account.data'] }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect((failure as UpstreamError).errorClass).toBe('timeout');
+    expect(upstream.received).toHaveLength(2);
+  });
+
+  it('without a request deadline, the call gets its own bound as timeout; an HTTP 504 with time left is still retried', async () => {
+    const { client, upstream } = await clientOn(() => ({ errors: [{ message: 'gateway timeout' }] }), 504);
+    const failure = await client.call({ operation: 'TwoQueries', variables: { a: 'x', b: 'y' }, apiKey: 'NRAK-TEST' }).catch((e: unknown) => e);
+    expect((failure as UpstreamError).errorClass).toBe('timeout');
+    expect(upstream.received).toHaveLength(3);
+    // 3 s bound, less the margin: NerdGraph's least, 5 s.
+    expect(upstream.received.map((r) => r.variables.timeout)).toEqual([5, 5, 5]);
+  });
+
+  it('nrqlTimeoutFor keeps within NerdGraph bounds', () => {
+    expect(nrqlTimeoutFor(2_000)).toBe(5);
+    expect(nrqlTimeoutFor(10_000)).toBe(9);
+    expect(nrqlTimeoutFor(60_000)).toBe(59);
+    expect(nrqlTimeoutFor(600_000)).toBe(120);
+    expect(nrqlTimeoutFor(Number.POSITIVE_INFINITY)).toBe(120);
   });
 });

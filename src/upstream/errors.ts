@@ -135,7 +135,9 @@ export function classifyAnswer(
     const chosen = order.find((c) => classes.includes(c)) ?? 'upstream_failure';
     if (chosen !== 'upstream_failure' || status < 400) {
       const serverSide = chosen === 'upstream_failure' && errors.some((e) => SERVER_ERROR_CODES.has(codeOf(e)));
-      return new UpstreamError(chosen, detail, { retryAfterSeconds, ...(serverSide ? { retryable: true } : {}), ...(chosen === 'timeout' ? { queryTimeout: true } : {}) });
+      // NRDB's own timeout, in a GraphQL answer (not a proxy's 504): the query used up its `timeout`.
+      const queryTimeout = chosen === 'timeout' && status < 400 && errors.some((e) => codeOf(e) === 'TIMEOUT' || /NRDB query duration exceeded/i.test(String(e.message ?? '')));
+      return new UpstreamError(chosen, detail, { retryAfterSeconds, ...(serverSide ? { retryable: true } : {}), ...(queryTimeout ? { queryTimeout: true } : {}) });
     }
   }
   const text = detail || `HTTP ${status}`;

@@ -185,8 +185,9 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
         probe: answer.actor.entity,
         slices: slicesOf(account.data.results ?? [], window, mapping.operation),
         known: new Set(metricNamesIn(account.known?.results ?? [])),
-        // A byte-identical answer is not parsed again (no callback then): null still says it failed.
-        ...(account.known === null ? { knownFailure: knownFailure ?? 'upstream_failure' } : {}),
+        // Null says it failed even when no callback told why (a byte-identical answer is not
+        // parsed again; a read shared through the micro-cache tells its first caller only).
+        ...(account.known === null ? { knownFailure: knownFailure ?? 'no result' } : {}),
       };
       if (data !== null && typeof data === 'object') {
         // One answer object is only ever asked for with a few windows; keep the map small anyway.

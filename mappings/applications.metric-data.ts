@@ -41,7 +41,7 @@ export default defineMetricDataMapping({
   }),
   fields: [
     { field: 'metric_data.from / to', fidelity: 'exact', source: 'the requested range after defaults, whole seconds, UTC' },
-    { field: 'metric_data.metrics_found / metrics_not_found', fidelity: 'approximate', source: 'found: a facet in the data query, or a name reported in the look-back window (second NRQL query in the same request)' },
+    { field: 'metric_data.metrics_found / metrics_not_found', fidelity: 'approximate', source: 'found: a facet in the data query, or a name reported in the look-back window (second NRQL query in the same request, optional: its failure never fails the data)' },
     { field: 'metric_data.metrics[].timeslices[].from / to', fidelity: 'approximate', source: 'bucket bounds computed by the v2 granularity table, sent as SINCE/UNTIL/TIMESERIES so NRQL buckets coincide' },
     {
       field: 'metric_data.metrics[].timeslices[].values',
@@ -51,6 +51,7 @@ export default defineMetricDataMapping({
   ],
   knownGaps: [
     { description: 'A name last reported before the look-back window (METRIC_NAMES_LOOKBACK_DAYS, default 7) and without data in the range is listed as not found; v2 answered zeros for every name it ever knew.' },
+    { description: 'When the look-back name query fails (its NRQL timeout, a wide window or many names; or an error), the data still answers, but only names with data in the range are found (the others are listed as not found); the request\'s log line records it (degraded). Issue 20, point 2.' },
     { description: "Timeslices are aligned to the period from the Unix epoch; v2's few-minute ingest-lag shift of the first slice is not reproduced." },
     { description: 'More than 366 timeslices per metric (NRQL TIMESERIES limit) answers 422 asking for a larger period; v2 returned them.' },
     { description: 'EndUser error_percentage (a ratio of two other metrics) is not offered.' },

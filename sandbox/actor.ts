@@ -10,6 +10,8 @@ import { ENTITY_KINDS, type EntityKind, type EntityOutlineSource, type EntitySea
 import type { SandboxAccount, SandboxApp, SandboxData } from './model.ts';
 import { NrqlError, runNrql, type NrqlMetadata } from './nrql-engine.ts';
 import { NrqlSyntaxError } from './nrql-parser.ts';
+// Issue 20, point 2: query cost and NerdGraph's TIMEOUT (nrql-cost.ts).
+import { afterQueryCost, answerWidth } from './nrql-cost.ts';
 import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortEntities, type SortArguments } from './search-paging.ts';
 // Issue 11, users (helper A).
 import { keyUserOf, organizationOf } from './users.ts';
@@ -135,8 +137,9 @@ interface EntitySearchSource {
 }
 
 /**
- * Arguments of Account.nrql and Actor.nrql. async, timeout and options are accepted and
- * ignored: the sandbox answers every query synchronously, so there is no queryProgress.
+ * Arguments of Account.nrql and Actor.nrql. async and options are accepted and ignored: the
+ * sandbox never answers queryProgress. `timeout` bounds the query's simulated cost when the
+ * `nrqlTimeouts` behaviour is on (nrql-cost.ts).
  */
 interface NrqlArguments {
   query: string;
@@ -154,7 +157,7 @@ interface NrdbResultContainerSource {
 
 /** An Account: its outline plus the NRQL it can run (graphql-js calls `nrql` with the field's args). */
 interface AccountSource extends SandboxAccount {
-  nrql(args: NrqlArguments): NrdbResultContainerSource;
+  nrql(args: NrqlArguments): NrdbResultContainerSource | Promise<NrdbResultContainerSource>;
   aiIssues(): ReturnType<typeof aiIssuesFields>;
   alerts(): ReturnType<typeof alertsFields>;
 }
@@ -188,7 +191,7 @@ export class ActorResolver {
     return {
       id: account.id,
       name: account.name,
-      nrql: ({ query }) => this.nrqlOver(query, [account.id]),
+      nrql: ({ query, timeout }) => this.nrqlOver(query, [account.id], timeout),
       // alerts_channels (notifications.ts)
       ...notificationAccountFields(this.index.data, account.id),
       // Alert issues and incidents, policies and NRQL conditions (ai-issues.ts).
@@ -198,13 +201,13 @@ export class ActorResolver {
   }
 
   /** Cross-account NRQL: every account must be visible to the key, as for account(). */
-  nrql({ accounts, query }: NrqlArguments & { accounts: readonly number[] }): NrdbResultContainerSource {
+  nrql({ accounts, query, timeout }: NrqlArguments & { accounts: readonly number[] }): NrdbResultContainerSource | Promise<NrdbResultContainerSource> {
     const ids = [...new Set(accounts)];
     if (ids.length === 0 || ids.length > MAX_NRQL_ACCOUNTS) {
       throw invalidInput(`accounts must list 1 to ${MAX_NRQL_ACCOUNTS} accounts, got ${ids.length}`);
     }
     for (const id of ids) this.visibleAccount(id);
-    return this.nrqlOver(query, ids);
+    return this.nrqlOver(query, ids, timeout);
   }
 
   accounts(): SandboxAccount[] {
@@ -283,11 +286,19 @@ export class ActorResolver {
     return account;
   }
 
-  /** Runs NRQL over the given accounts' data; a bad query is the nrql field's INVALID_INPUT error. */
-  private nrqlOver(query: string, accountIds: number[]): NrdbResultContainerSource {
+  /**
+   * Runs NRQL over the given accounts' data; a bad query is the nrql field's INVALID_INPUT error.
+   * With `nrqlTimeouts` on, the answer comes after the query's simulated cost, or the field fails
+   * with NerdGraph's TIMEOUT error past `timeout` (nrql-cost.ts); only this field fails.
+   */
+  private nrqlOver(query: string, accountIds: number[], timeout?: number | null): NrdbResultContainerSource | Promise<NrdbResultContainerSource> {
     try {
       const outcome = runNrql(query, { data: this.index.data, accountIds, now: this.now() });
-      return { results: outcome.results, metadata: outcome.metadata, nrql: query };
+      const answer = { results: outcome.results, metadata: outcome.metadata, nrql: query };
+      const behaviours = this.index.data.behaviours;
+      if (!behaviours.nrqlTimeouts) return answer;
+      const { begin, end } = outcome.metadata.timeWindow;
+      return afterQueryCost(answer, { windowMs: end - begin, width: answerWidth(outcome.results) }, { timeout, clockScale: behaviours.nrqlClockScale });
     } catch (error) {
       if (error instanceof NrqlSyntaxError || error instanceof NrqlError) throw invalidInput(error.message);
       throw error;

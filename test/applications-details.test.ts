@@ -161,7 +161,8 @@ describe('filter[host]', () => {
     proxy.received.length = 0;
     await list(gateway, '?filter[host]=worker-14');
     const index = proxy.received.find((r) => r.operationName === 'ApplicationHostIndex')!;
-    expect(index.variables).toEqual({ accountId: PRIMARY_ACCOUNT, hosts: hostIndexQuery({ since: Date.UTC(2026, 10, 22, 11, 50), until: Date.UTC(2026, 10, 22, 12, 0) }) });
+    // timeout: the NRQL timeout from the request's deadline (5 s here: NerdGraph's least; src/upstream/nrql-timeout.ts).
+    expect(index.variables).toEqual({ accountId: PRIMARY_ACCOUNT, hosts: hostIndexQuery({ since: Date.UTC(2026, 10, 22, 11, 50), until: Date.UTC(2026, 10, 22, 12, 0) }), timeout: 5 });
     const search = proxy.received.find((r) => r.operationName === 'ApplicationsSearch')!;
     const ids = appsWithHost('worker-14').map((a) => a.id).sort((a, b) => a - b);
     expect(search.variables.query).toBe(`domain = 'APM' AND type = 'APPLICATION' AND accountId = ${PRIMARY_ACCOUNT} AND domainId IN (${ids.map((id) => `'${id}'`).join(', ')})`);

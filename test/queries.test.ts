@@ -60,6 +60,20 @@ describe('queries/*.graphql', () => {
     expect(missing).toEqual([]);
   });
 
+  // Issue 20, point 2: NerdGraph gives a query 5 s unless told otherwise; the client sets
+  // $timeout from the request's remaining deadline (src/upstream/client.ts).
+  it.each(documents.map((d) => [d.name, d] as const))('%s gives every nrql field the $timeout variable', (_name, document) => {
+    const without: string[] = [];
+    visit(parse(document.text), {
+      Field(node) {
+        if (node.name.value !== 'nrql') return;
+        const timeout = node.arguments?.find((argument) => argument.name.value === 'timeout');
+        if (timeout?.value.kind !== Kind.VARIABLE || timeout.value.name.value !== 'timeout') without.push(node.alias?.value ?? node.name.value);
+      },
+    });
+    expect(without).toEqual([]);
+  });
+
   it('every fragment is used by some document, and fragments are sent only where used', () => {
     const fragments = loadFragments();
     for (const name of fragments.keys()) {

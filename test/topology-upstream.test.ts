@@ -136,7 +136,8 @@ describe('against a scripted NerdGraph', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.application_hosts).toEqual([]);
     const [call] = topologyCalls();
-    expect(call?.variables).toEqual({ accountId: PRIMARY_ACCOUNT, guid: GUID, summary: topologySummaryQuery('hosts', APP, FIXED_NOW) });
+    // timeout: the NRQL timeout from the request's deadline (5 s here: NerdGraph's least; src/upstream/nrql-timeout.ts).
+    expect(call?.variables).toEqual({ accountId: PRIMARY_ACCOUNT, guid: GUID, summary: topologySummaryQuery('hosts', APP, FIXED_NOW), timeout: 5 });
     expect(JSON.stringify(upstream.received)).not.toContain('OR appId');
   });
 

@@ -57,6 +57,8 @@ export interface RequestLog {
   upstreamClass?: string;
   /** Sanitised upstream detail (UpstreamError.detail). */
   upstreamDetail?: string;
+  /** What the answer did without, and how (e.g. a failed metric name look-up: found = names with data). */
+  degraded?: string;
   /** An unhandled error: its name and stack frames only (a message can quote request data). */
   err?: { name: string; frames: string };
 }

@@ -11,6 +11,7 @@ import { resolveMetricWindow, type MetricWindow } from '../v2/metric-window.ts';
 import { isoSeconds } from '../v2/time.ts';
 import { EntityProbe, createTargetResolver, isQueryableName, lookbackWindow, metricNamesIn, requireTarget, type TargetResolver } from './timeslice-target.ts';
 import { callUpstream } from './request-signal.ts';
+import type { RequestLog } from '../ops/logger.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
@@ -18,6 +19,11 @@ import type { RouteDeps, RouteRequest } from './types.ts';
  * timeslices, one NRQL query faceted by metric name computes every value of every metric with
  * the formula table, and a second NRQL query in the same GraphQL request tells which names
  * the app reported lately (found with zeros) from names it never had (not found).
+ *
+ * That look-up (a 7-day uniques(metricTimesliceName)) reads a much longer window than the data
+ * and can run past its NRQL timeout where the data query does not (issue 20, point 2). It can
+ * never fail the data: an error in it leaves `known` null (the client's optionalFields), and
+ * the answer degrades to "found = the names with data", noted on the request's log line.
  */
 /**
  * The window NerdGraph actually computed the data query over (`metadata { timeWindow }`,
@@ -36,7 +42,7 @@ const MetricDataAnswer = z.object({
     entity: EntityProbe,
     // Only the containers are checked: slicesOf and numberOf read each row defensively (a
     // per-row zod record cost a third of a request's CPU).
-    account: z.object({ data: z.object({ results: z.array(z.unknown()).nullable(), metadata: UsedWindow }).nullable(), known: NrqlResults }).nullable(),
+    account: z.object({ data: z.object({ results: z.array(z.unknown()).nullable(), metadata: UsedWindow }).nullable(), known: NrqlResults.nullable() }).nullable(),
   }),
 });
 
@@ -61,6 +67,9 @@ interface BuiltQuery {
   /** Characters held, for the cache's size bound. */
   size: number;
 }
+
+/** The name look-up's field in the metric-data documents: it may fail without failing the data. */
+const KNOWN_FIELD = 'actor.account.known';
 
 /** Process-wide, so two runners sharing one NerdGraph client never name different variables alike. */
 let nextPlanId = 0;
@@ -105,6 +114,8 @@ interface MetricAnswer {
   known: Set<string>;
   /** Milliseconds of the window NerdGraph reports it used for the data query; null when it does not say. */
   usedWindowMs: number | null;
+  /** Why the name look-up gave nothing (its error's class): found is then the names with data. */
+  knownFailure?: string;
 }
 
 /** A value as v2 showed it: always a number; NRQL's null (no data, 0/0) reads 0. */
@@ -188,6 +199,7 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     const read = async (signal: AbortSignal): Promise<MetricAnswer> => {
       // A byte-identical answer comes back as the same object (nothing mutates it here): its
       // filing and, through `renderings`, its body and ETag are then reused, not redone.
+      let knownFailure: string | undefined;
       const data = await callUpstream(deps.nerdgraph, {
         operation: mapping.operation,
         variables,
@@ -195,6 +207,10 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
         apiKey: req.caller.apiKey,
         signal,
         reuseIdenticalAnswer: true,
+        optionalFields: [KNOWN_FIELD],
+        onOptionalFieldError: (_field, error) => {
+          knownFailure = error.errorClass;
+        },
       });
       const windowKey = `${mapping.operation}|${window.start}|${window.widthMs}|${window.count}|${window.summarize}`;
       const known = data !== null && typeof data === 'object' ? derived.get(data) : undefined;
@@ -202,13 +218,16 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
       if (reused !== undefined) return reused;
       const answer = parseAnswer(MetricDataAnswer, data, mapping.operation);
       const account = answer.actor.account;
-      if (!account?.data || !account.known) throw new UpstreamError('upstream_failure', `${mapping.operation}: no NRQL results`);
+      if (!account?.data) throw new UpstreamError('upstream_failure', `${mapping.operation}: no NRQL results`);
       const used = account.data.metadata?.timeWindow;
       const filed: MetricAnswer = {
         probe: answer.actor.entity,
         slices: slicesOf(account.data.results ?? [], window, mapping.operation),
-        known: new Set(metricNamesIn(account.known.results ?? [])),
+        known: new Set(metricNamesIn(account.known?.results ?? [])),
         usedWindowMs: used && used.end > used.begin ? used.end - used.begin : null,
+        // Null says it failed even when no callback told why (a byte-identical answer is not
+        // parsed again; a read shared through the micro-cache tells its first caller only).
+        ...(account.known === null ? { knownFailure: knownFailure ?? 'no result' } : {}),
       };
       if (data !== null && typeof data === 'object') {
         // One answer object is only ever asked for with a few windows; keep the map small anyway.
@@ -318,6 +337,13 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     const epoch = readWindow === undefined ? (deps.nerdgraph.freshReadWindow ? `untrusted:${startedAt}` : '') : `${readWindow.generation}:${Math.floor(startedAt / readWindow.ttlMs)}`;
     const answer = await fetchAnswer(mapping, req, built, window, epoch);
     requireTarget(answer.probe, target, mapping, req.accountId, deps);
+    if (answer.knownFailure !== undefined) {
+      const entry = req.c.get('logEntry') as RequestLog | undefined;
+      if (entry !== undefined) {
+        entry.level = 'warn';
+        entry.degraded = `metric name look-up failed (${answer.knownFailure}): metrics_found lists the names with data in the range`;
+      }
+    }
 
     const byKey = renderings.get(answer) ?? new Map<string, Rendered>();
     renderings.set(answer, byKey);
@@ -329,8 +355,9 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
       if (byKey.size >= 16) byKey.clear();
       byKey.set(key, rendered);
     }
-    // Kept only if no write happened while it was computed (the generation read before it).
-    if (readWindow !== undefined && responseKey !== undefined && deps.nerdgraph.readWindow?.()?.generation === readWindow.generation) {
+    // Kept only if no write happened while it was computed (the generation read before it), and
+    // not degraded (the next request asks the look-up again).
+    if (answer.knownFailure === undefined && readWindow !== undefined && responseKey !== undefined && deps.nerdgraph.readWindow?.()?.generation === readWindow.generation) {
       responses.set(responseKey, { rendered, generation: readWindow.generation, at: startedAt }, { ttl: readWindow.ttlMs });
     }
     return respondRendered(req.c, req.format, rendered);

@@ -8,6 +8,7 @@ import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 import type { StatusReporting } from '../state/degrading-state.ts';
 import { requestDue } from '../budget/request-due.ts';
 import { OverBudget, UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
+import { nrqlTimeoutFor, timeoutRetryCanFinish } from './nrql-timeout.ts';
 
 /**
  * The NerdGraph client: one POST of pre-serialised GraphQL JSON per attempt with undici's
@@ -40,6 +41,14 @@ export interface UpstreamCall {
    * micro-cache keys the read by it instead of serialising the variables again.
    */
   variablesKey?: string;
+  /**
+   * Answer paths (dot-joined response keys, aliases as the document names them, e.g.
+   * `actor.account.known`) of fields the caller can do without: a GraphQL error at or below one
+   * of them (an NRQL TIMEOUT, say) leaves that field null in the data returned instead of
+   * failing the call, and is handed to `onOptionalFieldError`, classified (issue 20, point 2).
+   */
+  optionalFields?: readonly string[];
+  onOptionalFieldError?: (path: string, error: UpstreamError) => void;
 }
 
 export interface NerdGraph {
@@ -98,6 +107,14 @@ const REQUEST_HEADERS = {
 /** The caller's key, whatever its shape, and key-shaped text of any other key an upstream may echo. */
 function redactor(apiKey: string): (text: string) => string {
   return (text) => redactKeys(text.split(apiKey).join('[redacted]'));
+}
+
+/** The optional field (UpstreamCall.optionalFields) an error's path lies in, if any. */
+function optionalFieldOf(error: GraphQLErrorLike, optional: readonly string[] | undefined): string | undefined {
+  const path = (error as { path?: unknown }).path;
+  if (optional === undefined || optional.length === 0 || !Array.isArray(path)) return undefined;
+  const joined = path.map(String).join('.');
+  return optional.find((field) => joined === field || joined.startsWith(`${field}.`));
 }
 
 /** Does an answer's data hold at least one non-null top-level field? */
@@ -196,7 +213,16 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
       if (status < 200 || status >= 300) throw classifyAnswer(status, result?.errors, { retryAfter, redact });
       // A 2xx that is no GraphQL result: the answer was mangled on the way; worth another read.
       if (result === undefined) throw new UpstreamError('upstream_failure', 'NerdGraph answered with a body that is not a GraphQL result', { retryable: true });
-      const errors = (result.errors ?? []).filter((e) => !isDeprecationWarning(e));
+      let errors = (result.errors ?? []).filter((e) => !isDeprecationWarning(e));
+      // Errors in fields the caller can do without leave those fields null (the caller's to tell).
+      if (call.optionalFields !== undefined && errors.length > 0 && hasResult(result.data)) {
+        errors = errors.filter((e) => {
+          const field = optionalFieldOf(e, call.optionalFields);
+          if (field === undefined) return true;
+          call.onOptionalFieldError?.(field, classifyAnswer(status, [e], { redact }));
+          return false;
+        });
+      }
       if (errors.length > 0 || result.data === undefined || result.data === null) {
         const classified = classifyAnswer(status, errors.length > 0 ? errors : [{ message: 'empty answer' }], { redact });
         // Errors beside a non-null result: for a mutation, the write may well have happened.
@@ -222,12 +248,21 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
     if (call.signal?.aborted) throw firedError(call.signal, false);
     const own = call.signal ? undefined : ownDeadline(options.timeoutMs);
     const deadline = call.signal ?? (own as { signal: AbortSignal }).signal;
-    const body = requestBody(document, call.variables);
+    // When the answer is due: the inbound request's due time, within this call's own bound.
+    const due = Math.min(performance.now() + options.timeoutMs, requestDue() ?? Number.POSITIVE_INFINITY);
+    // Documents whose nrql fields take $timeout get, per attempt, the seconds left (nrql-timeout.ts).
+    let sentTimeoutS: number | undefined;
+    const bodyNow = (): string => {
+      if (!document.takesNrqlTimeout) return requestBody(document, call.variables);
+      sentTimeoutS = nrqlTimeoutFor(due - performance.now());
+      return requestBody(document, { ...call.variables, timeout: sentTimeoutS });
+    };
     // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
     const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;
     // The failure that asked for a retry: what the caller learns when the retry is never sent.
     let earlier: UpstreamError | undefined;
     let heldBack = false;
+    let attemptStarted = performance.now();
     try {
       for (let attemptNo = 1; ; attemptNo++) {
         try {
@@ -244,7 +279,8 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
           try {
             // Fired while queued: this attempt never goes (an earlier one did, if any).
             if (deadline.aborted) throw firedError(deadline, attemptNo > 1);
-            return await attempt<T>(call, body, deadline);
+            attemptStarted = performance.now();
+            return await attempt<T>(call, bodyNow(), deadline);
           } finally {
             release?.();
           }
@@ -253,7 +289,11 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
           earlier = error;
           const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
           if (askedMs > MAX_BACKOFF_MS) throw error;
-          await pause(askedMs || 50 * 2 ** attemptNo, deadline);
+          const backoffMs = askedMs || 50 * 2 ** attemptNo;
+          // A timeout is retried only if the retry can finish in time (nrql-timeout.ts).
+          const ran = { elapsedMs: performance.now() - attemptStarted, sentTimeoutS, remainingMs: due - performance.now() - backoffMs };
+          if (!timeoutRetryCanFinish(error, ran)) throw error;
+          await pause(backoffMs, deadline);
           // The earlier attempt was sent; this one never will be.
           if (deadline.aborted) throw firedError(deadline, true);
         }

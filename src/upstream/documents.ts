@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kind, parse, visit, type DocumentNode } from 'graphql';
+import { takesNrqlTimeout } from './nrql-timeout.ts';
 
 /**
  * The static GraphQL documents in queries/: one operation per file, the file named for the
@@ -30,6 +31,8 @@ export interface PreparedDocument extends OperationDocument {
   jsonPrefix: string;
   /** SHA-256 of `text` (hex): names the exact document sent, e.g. in logs or persisted queries. */
   hash: string;
+  /** Its nrql fields read `$timeout`, which the client sets per attempt (nrql-timeout.ts). */
+  takesNrqlTimeout: boolean;
 }
 
 /** The body and hash of a document, computed once, so a call only serialises its variables. */
@@ -38,6 +41,7 @@ export function prepareDocument(document: OperationDocument): PreparedDocument {
     ...document,
     jsonPrefix: `{"query":${JSON.stringify(document.text)},"operationName":${JSON.stringify(document.name)},"variables":`,
     hash: createHash('sha256').update(document.text).digest('hex'),
+    takesNrqlTimeout: takesNrqlTimeout(document.text),
   };
 }
 

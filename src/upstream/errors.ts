@@ -22,7 +22,7 @@ export class UpstreamError extends Error {
     readonly errorClass: UpstreamErrorClass,
     /** Sanitised detail for logs: upstream messages only, never request headers. */
     readonly detail: string,
-    readonly options: { retryAfterSeconds?: number; retryable?: boolean; sent?: boolean; partial?: boolean } = {},
+    readonly options: { retryAfterSeconds?: number; retryable?: boolean; sent?: boolean; partial?: boolean; queryTimeout?: boolean } = {},
   ) {
     super(`${errorClass}: ${detail}`);
     this.name = 'UpstreamError';
@@ -48,6 +48,14 @@ export class UpstreamError extends Error {
   /** The same error, marked as having come with a (partial) result. */
   asPartial(): UpstreamError {
     return new UpstreamError(this.errorClass, this.detail, { ...this.options, partial: true });
+  }
+
+  /**
+   * A timeout NerdGraph reported in GraphQL errors (`errorClass: TIMEOUT`, "NRDB query duration
+   * exceeded the set timeout"): the query ran its whole `timeout` (src/upstream/nrql-timeout.ts).
+   */
+  get queryTimeout(): boolean {
+    return this.options.queryTimeout ?? false;
   }
 
   /** Worth another attempt for a read: transient by class, or a server-side failure. */
@@ -127,7 +135,9 @@ export function classifyAnswer(
     const chosen = order.find((c) => classes.includes(c)) ?? 'upstream_failure';
     if (chosen !== 'upstream_failure' || status < 400) {
       const serverSide = chosen === 'upstream_failure' && errors.some((e) => SERVER_ERROR_CODES.has(codeOf(e)));
-      return new UpstreamError(chosen, detail, { retryAfterSeconds, ...(serverSide ? { retryable: true } : {}) });
+      // NRDB's own timeout, in a GraphQL answer (not a proxy's 504): the query used up its `timeout`.
+      const queryTimeout = chosen === 'timeout' && status < 400 && errors.some((e) => codeOf(e) === 'TIMEOUT' || /NRDB query duration exceeded/i.test(String(e.message ?? '')));
+      return new UpstreamError(chosen, detail, { retryAfterSeconds, ...(serverSide ? { retryable: true } : {}), ...(queryTimeout ? { queryTimeout: true } : {}) });
     }
   }
   const text = detail || `HTTP ${status}`;

@@ -44,6 +44,14 @@ export interface SandboxBehaviours {
    * Source: NRQL docs, "Set time range on dashboards and charts" / query time ranges.
    */
   rollupSnapping: boolean;
+  /**
+   * The attribute that names a mobile app's entity on its Metric timeslice rows: `entityGuid`
+   * (what New Relic's own public code that reads mobile timeslices filters on, e.g.
+   * `... FROM Metric WHERE (entityGuid = '<mobile guid>') AND (metricTimesliceName = 'Session/Start')`
+   * in an nr1 mobile nerdpack's overview), `entity.guid` (the APM timeslice attribute table of
+   * "Query APM metric timeslice data with NRQL"), or both. Default: `entityGuid`, the evidence.
+   */
+  mobileGuidAttribute: 'entityGuid' | 'entity.guid' | 'both';
 }
 
 export const DEFAULT_BEHAVIOURS: Readonly<SandboxBehaviours> = Object.freeze({
@@ -56,6 +64,7 @@ export const DEFAULT_BEHAVIOURS: Readonly<SandboxBehaviours> = Object.freeze({
   ingestLagMs: 3_000,
   concurrentRequestsPerUser: 25,
   rollupSnapping: true,
+  mobileGuidAttribute: 'entityGuid',
 });
 
 export function resolveBehaviours(overrides: Partial<SandboxBehaviours> = {}): SandboxBehaviours {

@@ -78,10 +78,10 @@ describe('Account.nrql', () => {
   });
 
   it('reports a bad query as an INVALID_INPUT error on that field only', async () => {
-    const body = await post<DataAndKnown>(DATA_AND_KNOWN, { accountId: PRIMARY, guid: app.guid, data: 'SELECT count(x) FROM Metric', known: knownQuery });
+    const body = await post<DataAndKnown>(DATA_AND_KNOWN, { accountId: PRIMARY, guid: app.guid, data: 'SELECT count(#) FROM Metric', known: knownQuery });
     expect(body.errors).toEqual([
       {
-        message: "NRQL Syntax Error: Error at line 1 position 13, unexpected 'x'",
+        message: "NRQL Syntax Error: Error at line 1 position 13, unexpected '#'",
         locations: [expect.any(Object)],
         path: ['actor', 'account', 'data'],
         extensions: { errorClass: 'INVALID_INPUT' },

@@ -125,6 +125,18 @@ describe('Account.nrql', () => {
     });
   });
 
+  it('reports the window a long Metric query snapped to (rollupSnapping), and answers account-wide queries', async () => {
+    const until = Date.UTC(2026, 10, 22, 0, 3);
+    const nrql = `SELECT count(*) FROM Metric WHERE appId = ${app.id} AND metricTimesliceName = 'Apdex' SINCE ${until - 47 * HOUR_MS - 59 * 60_000} UNTIL ${until}`;
+    const query = `query Q($id: Int!, $q: Nrql!) { actor { account(id: $id) { nrql(query: $q) { results metadata { timeWindow { begin end } } } } } }`;
+    const body = await post<{ actor: { account: { nrql: NrqlContainer & { metadata: unknown } } } }>(query, { id: PRIMARY, q: nrql });
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.actor.account.nrql.metadata).toEqual({ timeWindow: { begin: Date.UTC(2026, 10, 20, 0, 0), end: Date.UTC(2026, 10, 22, 0, 0) } });
+    const wide = await post<{ actor: { account: { nrql: NrqlContainer } } }>(query, { id: PRIMARY, q: `SELECT uniques(appId) AS ids FROM Metric WHERE metricTimesliceName = 'Apdex' SINCE 10 minutes ago` });
+    expect(wide.errors).toBeUndefined();
+    expect(wide.data?.actor.account.nrql.results[0]?.ids).toEqual(expect.arrayContaining([app.id]));
+  });
+
   it('only reads the account it is asked on', async () => {
     const nrql = `SELECT count(${V}) AS c FROM Metric WHERE appId = ${foreign.id} SINCE ${S} UNTIL ${U}`;
     const query = `query Q($id: Int!, $q: Nrql!) { actor { account(id: $id) { nrql(query: $q) { results } } } }`;

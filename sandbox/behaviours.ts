@@ -25,7 +25,11 @@ export interface SandboxBehaviours {
    * application instances").
    */
   instancePageSize: number;
-  /** NRQL compares values by their documented attribute type: a number never equals a string literal. */
+  /**
+   * NRQL compares values by their attribute type: a number never equals a string literal nor a
+   * string a number. Types per attribute, with their source or "undocumented": the sandbox
+   * README, "NRQL attribute types" (nrql-engine.ts ATTRIBUTE_TYPES).
+   */
   strictAttributeTypes: boolean;
   /**
    * Browser monitoring is a loader setting (LITE, NONE, PRO, SPA) held by the app, independent of
@@ -40,8 +44,10 @@ export interface SandboxBehaviours {
    */
   concurrentRequestsPerUser: number;
   /**
-   * Long windows snap to rollup boundaries (a 47h59m query resolves on 5-minute aggregations).
-   * Source: NRQL docs, "Set time range on dashboards and charts" / query time ranges.
+   * Long windows snap to rollup boundaries (a 47h59m query resolves on 5-minute aggregations),
+   * reported in metadata.timeWindow. Source: "Set a query's time range", metric query snapping
+   * (docs.newrelic.com/docs/nrql/using-nrql/query-time-range); widths beyond that example are
+   * the sandbox's choice (nrql-engine.ts ROLLUP_SNAPS).
    */
   rollupSnapping: boolean;
   /**

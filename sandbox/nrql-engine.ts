@@ -1,7 +1,10 @@
 /**
  * Runs parsed NRQL (nrql-parser.ts) over the sandbox's metric timeslices (timeslices.ts), the
  * way NRDB answers `FROM Metric` queries on APM timeslice data, and over the apps' deployment
- * markers (`FROM Deployment, ChangeTrackingEvent` with raw columns: see "deployment events").
+ * markers (`FROM Deployment, ChangeTrackingEvent`, raw columns or aggregates: see "deployment
+ * events"). Entry point: runNrql (or executeNrql on a parsed query); the sandbox README's
+ * "NRQL" section lists the subset and its sources. Behaviours (behaviours.ts) read here:
+ * strictAttributeTypes, mobileGuidAttribute, rollupSnapping.
  *
  * A row of `FROM Metric` is one timeslice of one metric of one app. Every attribute a query
  * can test (appId, appName, entity.guid, accountId, metricTimesliceName) is the same for all
@@ -14,8 +17,8 @@
  * one (app, instance, metric) instead, and its rows are the app's rows split by
  * instance-split.ts (an app without instances keeps one series, its instance attributes null). Otherwise
  * nothing changes: app-level answers and their cost are those of the unsplit rows.
- * `realAgentId` is the REST instance id, stored as a number; `realAgentId = 5` and
- * `realAgentId = '5'` both match it (the stored type is UNCONFIRMED: rest-v2.md §7 item 1).
+ * `realAgentId` is the REST instance id, stored as a string (its type is undocumented; see
+ * ATTRIBUTE_TYPES): with strictAttributeTypes only `realAgentId = '5'` matches it.
  *
  * Key transactions: `entity.guid = '<KT guid>'` (or IN) selects the KT's series: its parent
  * app's rows of the KT's `metricName` and `Apdex/<metricName without its first segment>`
@@ -24,14 +27,14 @@
  * UNCONFIRMED assumption (rest-v2.md §2.5 shows the query, not its rows). A KT series is never
  * split by instance (its instance attributes are null).
  *
- * Mobile apps: their series are selected by `entity.guid = '<mobile guid>'` only. Whether mobile
- * timeslices carry appId is UNCONFIRMED (routes-next.md §3), and mobile ids share no id space
- * with APM ids, so `appId` never names a mobile app here.
+ * Mobile apps: their rows carry the GUID as `entityGuid`, `entity.guid` or both
+ * (mobileGuidAttribute), and accountId. Whether mobile timeslices carry appId is UNCONFIRMED
+ * (routes-next.md §3), and mobile ids share no id space with APM ids, so `appId` never names a
+ * mobile app here.
  *
- * Evaluation: the WHERE's top-level AND chain picks the apps (it must name them, or test
- * host/realAgentId/instanceName with =, IN or LIKE and name the metrics: then every visible
- * APM app is a candidate, as for v2's `filter[host]`) and, when it names metrics, the metrics
- * to read; the full WHERE then keeps or drops each series. Rows are summed into cells, one per
+ * Evaluation: the WHERE's top-level AND chain picks the apps (candidateApps: those it names, or
+ * every visible app when it names none) and, when it names metrics, the metrics to read; the
+ * full WHERE then keeps or drops each series. Rows are summed into cells, one per
  * (facet value, filter context, time bucket), in a single pass, and every select item is
  * computed from those sums.
  */

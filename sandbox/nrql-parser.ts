@@ -4,7 +4,8 @@
  * Sources: NRQL syntax, clauses and functions (docs.newrelic.com/docs/nrql/nrql-syntax-clauses-functions),
  * "Set a query's time range" (docs.newrelic.com/docs/nrql/using-nrql/query-time-range).
  *
- *   query     := SELECT items FROM name ("," name)* clause*        (each clause at most once)
+ *   query     := (SELECT items FROM names | FROM names SELECT items) clause*   (each clause at most once)
+ *   names     := name ("," name)*
  *   items     := item ("," item)* | column ("," column)* | "*"
  *   clause    := WHERE cond | FACET attr | SINCE time | UNTIL time
  *              | TIMESERIES int unit | LIMIT (int | MAX)
@@ -268,6 +269,8 @@ class Parser {
   }
 
   query(): NrqlQuery {
+    // `FROM names SELECT items` is the same query as `SELECT items FROM names`.
+    const fromFirst = this.acceptKeyword('FROM') !== null ? this.names() : null;
     this.keyword('SELECT');
     const items = [this.selectItem()];
     while (this.acceptSymbol(',')) items.push(this.selectItem());
@@ -278,9 +281,11 @@ class Parser {
       if (item.expression.type === 'wildcard' && position > 0) throw this.unexpected(token);
       if (position === 1 && items[0]?.item.expression.type === 'wildcard') throw this.unexpected(token);
     });
-    this.keyword('FROM');
-    const from = [this.name()];
-    while (this.acceptSymbol(',')) from.push(this.name());
+    let from = fromFirst;
+    if (from === null) {
+      this.keyword('FROM');
+      from = this.names();
+    }
     if (raw && from.includes('Metric')) throw this.unexpected((items[0] as { token: Token }).token);
     const select = items.map(({ item }) => item);
     const query: NrqlQuery = { select, from, where: null, facet: null, since: null, until: null, timeseries: null, limit: null };
@@ -571,9 +576,11 @@ class Parser {
     throw this.unexpected(token);
   }
 
-  /** The event type after FROM. */
-  private name(): string {
-    return this.attribute();
+  /** The event types after FROM. */
+  private names(): string[] {
+    const names = [this.attribute()];
+    while (this.acceptSymbol(',')) names.push(this.attribute());
+    return names;
   }
 
   private integer(min: number, max: number): number {

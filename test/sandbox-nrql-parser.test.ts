@@ -350,3 +350,12 @@ function printCondition(condition: NrqlCondition): string {
       return `${printAttribute(condition.attribute)} ${condition.negated ? 'NOT LIKE' : 'LIKE'} ${quoteLiteral(condition.pattern)}`;
   }
 }
+
+describe('parseNrql: FROM first', () => {
+  it('reads FROM … SELECT … as SELECT … FROM …', () => {
+    expect(parseNrql(`FROM Metric, Deployment SELECT count(*) WHERE appId = 1 SINCE 2 days ago`)).toEqual(
+      parseNrql(`SELECT count(*) FROM Metric, Deployment WHERE appId = 1 SINCE 2 days ago`),
+    );
+    expect(() => parseNrql('FROM Metric WHERE appId = 1')).toThrowError("NRQL Syntax Error: Error at line 1 position 12, unexpected 'WHERE'");
+  });
+});

@@ -213,7 +213,7 @@ interface TimeWindow {
   buckets: number;
 }
 
-interface TimeRange {
+export interface TimeRange {
   since: number;
   until: number;
 }
@@ -223,8 +223,12 @@ function resolveTime(time: NrqlTime | null, now: number, fallback: number): numb
   return typeof time === 'number' ? time : now - time.agoMs;
 }
 
-/** SINCE and UNTIL as epoch ms (default: the last hour up to now). */
-function rangeOf(query: NrqlQuery, now: number): TimeRange {
+/**
+ * SINCE and UNTIL as epoch ms (default: the last hour up to now), as asked (before any rollup
+ * snapping); throws NrqlError when SINCE is not before UNTIL. Exported for whatever prices a
+ * query by its window (SINCE and UNTIL may be relative: `n units AGO`, NOW).
+ */
+export function rangeOf(query: NrqlQuery, now: number): TimeRange {
   const until = resolveTime(query.until, now, now);
   const since = resolveTime(query.since, now, now - HOUR_MS);
   if (since >= until) throw new NrqlError(NRQL_MESSAGES.startAfterEnd);

@@ -3,6 +3,7 @@
  * aggregates of plain attributes, percentile, latest, relative SINCE/UNTIL, aggregates over
  * deployment events and several event types in FROM; strictAttributeTypes and rollupSnapping.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateSandboxData } from '../sandbox/data.ts';
 import type { SandboxApp, SandboxData } from '../sandbox/model.ts';
@@ -185,5 +186,26 @@ describe('rollupSnapping', () => {
     expect(long.metadata.timeWindow).toMatchObject({ begin: Date.UTC(2026, 10, 12, 12, 0), end: Date.UTC(2026, 10, 22, 12, 0) });
     const events = run(`SELECT count(*) FROM Deployment SINCE ${since} UNTIL ${until}`);
     expect(events.metadata.timeWindow).toMatchObject({ begin: since, end: until });
+  });
+});
+
+describe('account-wide answers agree with per-app answers (property)', () => {
+  const names = ['HttpDispatcher', 'Apdex', 'Errors/all', 'External/all', 'Memory/Physical'];
+  it('count(*) over the account equals the sum of its FACET appId rows plus the rows without appId, for any names and window', () => {
+    fc.assert(
+      fc.property(fc.subarray(names, { minLength: 1 }), fc.integer({ min: 1, max: 90 }), fc.integer({ min: 0, max: 600 }), (picked, minutes, endAgo) => {
+        const window = `SINCE ${endAgo + minutes} minutes ago UNTIL ${endAgo} minutes ago`;
+        const where = `WHERE metricTimesliceName IN (${picked.map((name) => `'${name}'`).join(', ')})`;
+        const total = only(`SELECT count(*) AS c FROM Metric ${where} ${window}`).c as number;
+        const perApp = run(`SELECT count(*) AS c FROM Metric ${where} FACET appId LIMIT MAX ${window}`).results;
+        // Mobile rows (External/all) carry no appId: they belong to no appId facet.
+        const mobileRows = only(`SELECT count(*) AS c FROM Metric ${where} AND appId IS NULL ${window}`).c as number;
+        expect(perApp.reduce((sum, row) => sum + (row.c as number), 0) + mobileRows).toBe(total);
+        // A string literal never names a numeric appId.
+        const someId = perApp[0]?.appId;
+        if (someId !== undefined) expect(only(`SELECT count(*) AS c FROM Metric ${where} AND appId = '${String(someId)}' ${window}`).c).toBe(0);
+      }),
+      { numRuns: 25 },
+    );
   });
 });

@@ -166,7 +166,7 @@ function execute(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
   const range = rangeOf(query, scope.now);
   if (isRawSelect(query)) return executeEventQuery(query, scope, range);
   const metric = query.from.includes('Metric');
-  const snapped = metric && rules.rollupSnapping ? snapToRollup(range, scope.now) : range;
+  const snapped = metric && rules.rollupSnapping ? snapToRollup(range) : range;
   const window = timeWindowOf(query, snapped);
   const plan = planOf(query);
   const budget = { rows: scope.maxRows ?? MAX_ROWS };
@@ -248,7 +248,7 @@ export const ROLLUP_SNAPS: ReadonlyArray<{ longerThanMs: number; snapMs: number 
   { longerThanMs: 24 * HOUR_MS, snapMs: 5 * MINUTE_MS },
 ];
 
-export function snapToRollup(range: TimeRange, _now: number): TimeRange {
+export function snapToRollup(range: TimeRange): TimeRange {
   const snapMs = ROLLUP_SNAPS.find(({ longerThanMs }) => range.until - range.since > longerThanMs)?.snapMs;
   if (snapMs === undefined) return range;
   const floor = (ms: number): number => Math.floor(ms / snapMs) * snapMs;

@@ -52,9 +52,9 @@ export interface SandboxBehaviours {
   rollupSnapping: boolean;
   /**
    * The attribute that names a mobile app's entity on its Metric timeslice rows: `entityGuid`
-   * (what New Relic's own public code that reads mobile timeslices filters on, e.g.
+   * (what the public nr1 nerdpack code that reads mobile timeslices filters on, e.g.
    * `... FROM Metric WHERE (entityGuid = '<mobile guid>') AND (metricTimesliceName = 'Session/Start')`
-   * in an nr1 mobile nerdpack's overview), `entity.guid` (the APM timeslice attribute table of
+   * in khpeet/nr1-mobile-lite, nerdlets/home/overview.js), `entity.guid` (the APM timeslice attribute table of
    * "Query APM metric timeslice data with NRQL"), or both. Default: `entityGuid`, the evidence.
    */
   mobileGuidAttribute: 'entityGuid' | 'entity.guid' | 'both';

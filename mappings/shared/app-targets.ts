@@ -110,7 +110,7 @@ export function appInstanceTarget(ctx: TimesliceTargetContext): TimesliceTarget 
     scope: [
       { attribute: 'appId', value: app.id },
       // realAgentId's stored type is undocumented (rest-v2.md §7 item 1): New Relic's migration
-      // page quotes it, its own nr1 code does not, and NRQL never equals a number and a string.
+      // page quotes it, public nr1 nerdpack code does not, and NRQL never equals a number and a string.
       { attribute: 'realAgentId', value: [instanceId, String(instanceId)] },
     ],
     key: `${app.id}/instance/${instanceId}`,

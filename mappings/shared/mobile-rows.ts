@@ -4,8 +4,8 @@ import type { NrqlEquality } from '../../src/upstream/nrql.ts';
  * How the mobile metric routes select a mobile app's timeslice rows: by its GUID under both
  * spellings, `(entityGuid = '<guid>' OR entity.guid = '<guid>')` (issue 20, point 6).
  *
- * Evidence: New Relic's own public code that reads mobile timeslices filters on `entityGuid`
- * (an nr1 mobile nerdpack's overview: `... FROM Metric WHERE (entityGuid = '${entity.guid}') AND
+ * Evidence: the public nr1 nerdpack code that reads mobile timeslices filters on `entityGuid`
+ * (khpeet/nr1-mobile-lite, nerdlets/home/overview.js: `... FROM Metric WHERE (entityGuid = '${entity.guid}') AND
  * (metricTimesliceName = 'Session/Start') ...`, and the same for Mobile/FailedCallRate and
  * External/{requestDomain}/all); the APM timeslice attribute table ("Query APM metric timeslice
  * data with NRQL") lists `entity.guid`, and no document lists the mobile rows' attributes. Both
@@ -18,4 +18,4 @@ export function mobileRowsScope(_id: number, guid: string): NrqlEquality[] {
 }
 
 export const MOBILE_ROWS_ASSUMPTION =
-  "Mobile timeslices are selected by the mobile GUID as entityGuid OR entity.guid: New Relic's public nr1 code that reads mobile timeslices filters on entityGuid, the APM attribute table names entity.guid (UNCONFIRMED which mobile rows carry; whether they carry appId is UNCONFIRMED too, routes-next.md §3).";
+  "Mobile timeslices are selected by the mobile GUID as entityGuid OR entity.guid: public nr1 nerdpack code that reads mobile timeslices (khpeet/nr1-mobile-lite, nerdlets/home/overview.js) filters on entityGuid, the APM attribute table names entity.guid (UNCONFIRMED which mobile rows carry; whether they carry appId is UNCONFIRMED too, routes-next.md §3).";

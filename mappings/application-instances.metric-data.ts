@@ -5,7 +5,7 @@ import { acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /**
  * GET and POST /v2/applications/{id}/instances/{instance_id}/metrics/data.{json,xml}: the
- * application route's rules, scoped to one agent instance: `appId = N AND realAgentId = <id>`.
+ * application route's rules, scoped to one agent instance: `appId = N AND realAgentId IN (<id>, '<id>')`.
  */
 export default defineMetricDataMapping({
   ...applicationMetricData,
@@ -22,7 +22,7 @@ export default defineMetricDataMapping({
   ],
   assumptions: [
     ...applicationMetricData.assumptions.filter((text) => !text.startsWith('An unknown id')),
-    'The v2 instance id is the agent instance id (applicationInstancesV2 details.id), and timeslices carry it as realAgentId, compared as a number (rest-v2.md §7 item 1, UNCONFIRMED).',
+    "The v2 instance id is the agent instance id (applicationInstancesV2 details.id), and timeslices carry it as realAgentId (rest-v2.md §7 item 1, UNCONFIRMED). Its stored type is undocumented (New Relic's migration page quotes it, `realAgentId = '$AGENT_ID'`; public nr1 nerdpack code, khpeet/nr1-mobile-lite, nerdlets/home/overview.js, does not) and NRQL compares by type, so the scope is `realAgentId IN (<id>, '<id>')`, which matches either.",
     'An unknown, foreign or malformed app id answers 404 "No Application found with the given ID"; an unknown or malformed instance id of a known app, "No application instance found with the given ID" (a malformed one still probes the app, to choose between them).',
   ],
 });

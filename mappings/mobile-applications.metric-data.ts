@@ -5,11 +5,12 @@ import { V2Titles } from '../src/v2/errors.ts';
 import { defineParams, param } from '../src/v2/param-schema.ts';
 import applicationMetricData from './applications.metric-data.ts';
 import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from './shared/metric-values.ts';
+import { MOBILE_ROWS_ASSUMPTION, mobileRowsScope } from './shared/mobile-rows.ts';
 
 
 /**
  * GET and POST /v2/mobile_applications/{id}/metrics/data.{json,xml}: the application route's
- * rules over the mobile app's timeslices, selected by `entity.guid = '<mobile GUID>'` (the GUID
+ * rules over the mobile app's timeslices, selected by `(entityGuid = '<mobile GUID>' OR entity.guid = '<mobile GUID>')` (the GUID
  * is computed from account and id). MOBILE-REST sends a single `name`: accepted as a name.
  */
 export default defineMetricDataMapping({
@@ -17,8 +18,8 @@ export default defineMetricDataMapping({
   id: 'mobile-applications.metric-data',
   route: '/v2/mobile_applications/{id}/metrics/data.{format}',
   operation: 'MobileApplicationMetricData',
-  summary: 'Mobile metric timeslice data: one NRQL query (WHERE entity.guid, FACET metricTimesliceName) plus the name check and the entity, in one request',
-  resolveTarget: entityTarget(EntityKinds.mobileApplication, V2Titles.mobileApplicationNotFound, (_id, guid) => [{ attribute: 'entity.guid', value: guid }]),
+  summary: 'Mobile metric timeslice data: one NRQL query (WHERE entityGuid OR entity.guid, FACET metricTimesliceName) plus the name check and the entity, in one request',
+  resolveTarget: entityTarget(EntityKinds.mobileApplication, V2Titles.mobileApplicationNotFound, mobileRowsScope),
   formulasOf: (name) => mobileFamilyOf(name).formulas,
   acceptedFormulasOf: mobileAcceptedFormulasOf,
   parameters: defineParams({
@@ -51,7 +52,7 @@ export default defineMetricDataMapping({
   ],
   assumptions: [
     ...applicationMetricData.assumptions.filter((text) => !text.startsWith('An unknown id') && !text.startsWith('appId')),
-    'Mobile timeslices are selected by entity.guid (whether they carry appId is UNCONFIRMED, routes-next.md §3).',
+    MOBILE_ROWS_ASSUMPTION,
     'Session/Start and Mobile/Crash/All are count metrics (values call_count, calls_per_minute); other mobile names, External/all included, are call metrics.',
     '`name` on the data route is an alias of names[] (routes-next.md §3, INFER); both together are all read, names[] first.',
     'An unknown id, an id of another account or a malformed id answers 404 "No Mobile Application found with the given ID".',

@@ -4,6 +4,7 @@ import { entityTarget } from '../src/routes/timeslice-target.ts';
 import { V2Titles } from '../src/v2/errors.ts';
 import applicationMetricNames from './applications.metric-names.ts';
 import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from './shared/metric-values.ts';
+import { MOBILE_ROWS_ASSUMPTION, mobileRowsScope } from './shared/mobile-rows.ts';
 
 /** GET /v2/mobile_applications/{id}/metrics.{json,xml}: the mobile app's metric names with their value names. */
 export default defineMetricNamesMapping({
@@ -11,12 +12,12 @@ export default defineMetricNamesMapping({
   id: 'mobile-applications.metric-names',
   route: '/v2/mobile_applications/{id}/metrics.{format}',
   operation: 'MobileApplicationMetricNames',
-  summary: 'List mobile metric names: NRQL uniques(metricTimesliceName) WHERE entity.guid over a look-back window, filtered, sorted and paged locally',
-  resolveTarget: entityTarget(EntityKinds.mobileApplication, V2Titles.mobileApplicationNotFound, (_id, guid) => [{ attribute: 'entity.guid', value: guid }]),
+  summary: 'List mobile metric names: NRQL uniques(metricTimesliceName) WHERE entityGuid OR entity.guid over a look-back window, filtered, sorted and paged locally',
+  resolveTarget: entityTarget(EntityKinds.mobileApplication, V2Titles.mobileApplicationNotFound, mobileRowsScope),
   formulasOf: (name) => mobileFamilyOf(name).formulas,
   acceptedFormulasOf: mobileAcceptedFormulasOf,
   fields: [
-    { field: 'metrics[].name', fidelity: 'approximate', source: 'uniques(metricTimesliceName) WHERE entity.guid = the mobile GUID, over the look-back window' },
+    { field: 'metrics[].name', fidelity: 'approximate', source: 'uniques(metricTimesliceName) WHERE entityGuid OR entity.guid = the mobile GUID, over the look-back window' },
     {
       field: 'metrics[].values',
       fidelity: 'approximate',
@@ -29,7 +30,7 @@ export default defineMetricNamesMapping({
   ],
   assumptions: [
     ...applicationMetricNames.assumptions.filter((text) => !text.startsWith('An unknown id') && !text.startsWith('appId')),
-    'Mobile timeslices are selected by entity.guid (whether they carry appId is UNCONFIRMED, routes-next.md §3).',
+    MOBILE_ROWS_ASSUMPTION,
     'An unknown id, an id of another account or a malformed id answers 404 "No Mobile Application found with the given ID".',
   ],
 });

@@ -27,7 +27,11 @@ export interface SandboxBehaviours {
    * application instances").
    */
   instancePageSize: number;
-  /** NRQL compares values by their documented attribute type: a number never equals a string literal. */
+  /**
+   * NRQL compares values by their attribute type: a number never equals a string literal nor a
+   * string a number. Types per attribute, with their source or "undocumented": the sandbox
+   * README, "NRQL attribute types" (nrql-engine.ts ATTRIBUTE_TYPES).
+   */
   strictAttributeTypes: boolean;
   /**
    * Browser monitoring is a loader setting (LITE, NONE, PRO, SPA) held by the app, independent of
@@ -48,8 +52,10 @@ export interface SandboxBehaviours {
    */
   concurrentRequestsPerUser: number;
   /**
-   * Long windows snap to rollup boundaries (a 47h59m query resolves on 5-minute aggregations).
-   * Source: NRQL docs, "Set time range on dashboards and charts" / query time ranges.
+   * Long windows snap to rollup boundaries (a 47h59m query resolves on 5-minute aggregations),
+   * reported in metadata.timeWindow. Source: "Set a query's time range", metric query snapping
+   * (docs.newrelic.com/docs/nrql/using-nrql/query-time-range); widths beyond that example are
+   * the sandbox's choice (nrql-engine.ts ROLLUP_SNAPS).
    */
   rollupSnapping: boolean;
   // ---- Facts the gateway's mappings take as UNCONFIRMED; `npm run probe` checks each one on a
@@ -90,9 +96,12 @@ export interface SandboxBehaviours {
    */
   metricHostIsInstanceHost: boolean;
   /**
-   * Which attribute names a mobile app's GUID on its Metric rows. Source: New Relic's public code
-   * that reads mobile timeslices filters on `entityGuid` (issue 20, item 6); the gateway has used
-   * `entity.guid`. Probe: mobile-rows-carry-entity-guid-attribute.
+   * The attribute that names a mobile app's entity on its Metric timeslice rows: `entityGuid`
+   * (what the public nr1 nerdpack code that reads mobile timeslices filters on, e.g.
+   * `... FROM Metric WHERE (entityGuid = '<mobile guid>') AND (metricTimesliceName = 'Session/Start')`
+   * in khpeet/nr1-mobile-lite, nerdlets/home/overview.js), `entity.guid` (the APM timeslice attribute table of
+   * "Query APM metric timeslice data with NRQL"), or both. Default: `entityGuid`, the evidence.
+   * Probes: mobile-rows-carry-entityGuid, mobile-rows-carry-entity-guid.
    */
   mobileGuidAttribute: 'entityGuid' | 'entity.guid' | 'both';
 }
@@ -112,7 +121,7 @@ export const DEFAULT_BEHAVIOURS: Readonly<SandboxBehaviours> = Object.freeze({
   instanceIdIsRealAgentId: true,
   browserAppCarriesApmAppId: true,
   metricHostIsInstanceHost: true,
-  mobileGuidAttribute: 'both',
+  mobileGuidAttribute: 'entityGuid',
 });
 
 export function resolveBehaviours(overrides: Partial<SandboxBehaviours> = {}): SandboxBehaviours {

@@ -1,7 +1,10 @@
 /**
  * Runs parsed NRQL (nrql-parser.ts) over the sandbox's metric timeslices (timeslices.ts), the
  * way NRDB answers `FROM Metric` queries on APM timeslice data, and over the apps' deployment
- * markers (`FROM Deployment, ChangeTrackingEvent` with raw columns: see "deployment events").
+ * markers (`FROM Deployment, ChangeTrackingEvent`, raw columns or aggregates: see "deployment
+ * events"). Entry point: runNrql (or executeNrql on a parsed query); the sandbox README's
+ * "NRQL" section lists the subset and its sources. Behaviours (behaviours.ts) read here:
+ * strictAttributeTypes, mobileGuidAttribute, rollupSnapping.
  *
  * A row of `FROM Metric` is one timeslice of one metric of one app. Every attribute a query
  * can test (appId, appName, entity.guid, accountId, metricTimesliceName) is the same for all
@@ -14,8 +17,8 @@
  * one (app, instance, metric) instead, and its rows are the app's rows split by
  * instance-split.ts (an app without instances keeps one series, its instance attributes null). Otherwise
  * nothing changes: app-level answers and their cost are those of the unsplit rows.
- * `realAgentId` is the REST instance id, stored as a number; `realAgentId = 5` and
- * `realAgentId = '5'` both match it (the stored type is UNCONFIRMED: rest-v2.md §7 item 1).
+ * `realAgentId` is the REST instance id, stored as a string (its type is undocumented; see
+ * ATTRIBUTE_TYPES): with strictAttributeTypes only `realAgentId = '5'` matches it.
  *
  * Key transactions: `entity.guid = '<KT guid>'` (or IN) selects the KT's series: its parent
  * app's rows of the KT's `metricName` and `Apdex/<metricName without its first segment>`
@@ -25,10 +28,10 @@
  * behaviours.keyTransactionRowsCarryEntityGuid off, a KT GUID selects nothing). A KT series is never
  * split by instance (its instance attributes are null).
  *
- * Mobile apps: their series are selected by their GUID only, as `entity.guid`, `entityGuid` or
- * both (behaviours.mobileGuidAttribute says which attribute the rows carry). Whether mobile
- * timeslices carry appId is UNCONFIRMED (routes-next.md §3), and mobile ids share no id space
- * with APM ids, so `appId` never names a mobile app here.
+ * Mobile apps: their rows carry the GUID as `entityGuid`, `entity.guid` or both
+ * (mobileGuidAttribute), and accountId. Whether mobile timeslices carry appId is UNCONFIRMED
+ * (routes-next.md §3), and mobile ids share no id space with APM ids, so `appId` never names a
+ * mobile app here.
  *
  * Scoped rows (behaviour `scopedTimeslices`, timeslices.ts scopesOf): a segment metric
  * (`Datastore/statement/...`, `External/<host>/<library>/...`, `Custom/...`, Ruby
@@ -39,16 +42,15 @@
  * example); the Ruby agent's record_scoped_and_unscoped. With the behaviour off there are no
  * scoped series.
  *
- * Evaluation: the WHERE's top-level AND chain picks the apps (it must name them, or test
- * host/realAgentId/instanceName with =, IN or LIKE and name the metrics: then every visible
- * APM app is a candidate, as for v2's `filter[host]`) and, when it names metrics, the metrics
- * to read; the full WHERE then keeps or drops each series. Rows are summed into cells, one per
+ * Evaluation: the WHERE's top-level AND chain picks the apps (candidateApps: those it names, or
+ * every visible app when it names none) and, when it names metrics, the metrics to read; the
+ * full WHERE then keeps or drops each series. Rows are summed into cells, one per
  * (facet value, filter context, time bucket), in a single pass, and every select item is
  * computed from those sums.
  */
+import { DEFAULT_BEHAVIOURS, type SandboxBehaviours } from './behaviours.ts';
 import { instanceRow, instanceSharesOf, splitRow, type InstanceShare } from './instance-split.ts';
 import { nerdgraphDeploymentUser } from './divergence.ts';
-import type { SandboxBehaviours } from './behaviours.ts';
 import type { SandboxApp, SandboxData, SandboxDeployment, SandboxKeyTransaction } from './model.ts';
 import {
   TIMESLICE_FIELDS,
@@ -56,15 +58,18 @@ import {
   isRawSelect,
   parseNrql,
   type AggregateFunction,
+  type AttributeFunction,
   type NrqlCondition,
   type NrqlExpression,
   type NrqlLiteral,
   type NrqlQuery,
   type NrqlSelectItem,
+  type NrqlTime,
   type TimesliceField,
 } from './nrql-parser.ts';
 import {
   HOUR_MS,
+  MINUTE_MS,
   hasRows,
   isMobileOwner,
   keyTransactionApdexName,
@@ -127,8 +132,11 @@ export interface NrqlOutcome {
   metadata: NrqlMetadata;
 }
 
-/** What one select item evaluates to: a number, null (no data, or undefined arithmetic), or uniques' list. */
-type Value = number | null | Array<string | number>;
+/**
+ * What one select item evaluates to: a number, null (no data, or undefined arithmetic), uniques'
+ * list, latest()'s value (a string too), or percentile()'s `{ "<percentile>": value }`.
+ */
+type Value = number | string | null | Array<string | number> | Record<string, number | null>;
 
 interface Series {
   app: MetricOwner;
@@ -139,8 +147,6 @@ interface Series {
   keyTransaction?: SandboxKeyTransaction;
   /** The transaction these rows are scoped to (their `scope`); absent for unscoped rows. */
   scope?: TimesliceScope;
-  /** A mobile app's rows: which attribute(s) carry its GUID (behaviours.mobileGuidAttribute). */
-  mobileGuidAttribute?: SandboxBehaviours['mobileGuidAttribute'];
 }
 
 /** Attributes of one agent instance's rows; mentioning one splits series by instance. */
@@ -152,16 +158,48 @@ export function runNrql(text: string, scope: NrqlScope): NrqlOutcome {
   return executeNrql(parseNrql(text), scope);
 }
 
+/**
+ * The behaviours (behaviours.ts) one execution follows. Set for the duration of one synchronous
+ * executeNrql (nothing in it awaits, so no other query can interleave), rather than threaded
+ * through every attribute read and comparison.
+ */
+let rules: Pick<SandboxBehaviours, 'strictAttributeTypes' | 'mobileGuidAttribute' | 'rollupSnapping'> = DEFAULT_BEHAVIOURS;
+
 export function executeNrql(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
-  if (isRawSelect(query)) return executeEventQuery(query, scope);
-  const window = timeWindowOf(query, scope.now);
+  const previous = rules;
+  // Data built before a behaviour existed (or by hand in a test) follows the defaults.
+  rules = { ...DEFAULT_BEHAVIOURS, ...scope.data.behaviours };
+  try {
+    return execute(query, scope);
+  } finally {
+    rules = previous;
+  }
+}
+
+function execute(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
+  const range = rangeOf(query, scope.now);
+  if (isRawSelect(query)) return executeEventQuery(query, scope, range);
+  const metric = query.from.includes('Metric');
+  const snapped = metric && rules.rollupSnapping ? snapToRollup(range) : range;
+  const window = timeWindowOf(query, snapped);
   const plan = planOf(query);
   const budget = { rows: scope.maxRows ?? MAX_ROWS };
-  const groups = accumulate(selectSeries(query, plan, scope), query, plan, window, scope.now, budget);
+  const groups = new Map<string | number | null, Group>();
+  // Without FACET there is exactly one group, even with no rows at all.
+  if (query.facet === null) groups.set(null, new Group(null, plan, window.buckets));
+  if (metric) accumulate(selectSeries(query, plan, scope), groups, query, plan, window, scope.now, budget);
+  if (query.from.some((type) => (DEPLOYMENT_EVENT_TYPES as readonly string[]).includes(type))) {
+    accumulateEvents(deploymentEvents(query, scope, window.begin, window.until), groups, query, plan, window);
+  }
   return {
-    results: resultRows(query, plan, window, groups),
+    results: resultRows(query, plan, window, [...groups.values()]),
     metadata: metadataOf(query, window.begin, window.until),
   };
+}
+
+function timeText(time: NrqlTime | null, fallback: string): string {
+  if (time === null) return fallback;
+  return typeof time === 'number' ? String(time) : time.text;
 }
 
 function metadataOf(query: NrqlQuery, begin: number, end: number): NrqlMetadata {
@@ -172,8 +210,8 @@ function metadataOf(query: NrqlQuery, begin: number, end: number): NrqlMetadata 
     timeWindow: {
       begin,
       end,
-      since: query.since === null ? DEFAULT_SINCE_TEXT : String(query.since),
-      until: query.until === null ? DEFAULT_UNTIL_TEXT : String(query.until),
+      since: timeText(query.since, DEFAULT_SINCE_TEXT),
+      until: timeText(query.until, DEFAULT_UNTIL_TEXT),
       compareWith: null,
     },
   };
@@ -189,9 +227,50 @@ interface TimeWindow {
   buckets: number;
 }
 
-function timeWindowOf(query: NrqlQuery, now: number): TimeWindow {
-  const until = query.until ?? now;
-  const since = query.since ?? now - HOUR_MS;
+export interface TimeRange {
+  since: number;
+  until: number;
+}
+
+function resolveTime(time: NrqlTime | null, now: number, fallback: number): number {
+  if (time === null) return fallback;
+  return typeof time === 'number' ? time : now - time.agoMs;
+}
+
+/**
+ * SINCE and UNTIL as epoch ms (default: the last hour up to now), as asked (before any rollup
+ * snapping); throws NrqlError when SINCE is not before UNTIL. Exported for whatever prices a
+ * query by its window (SINCE and UNTIL may be relative: `n units AGO`, NOW).
+ */
+export function rangeOf(query: NrqlQuery, now: number): TimeRange {
+  const until = resolveTime(query.until, now, now);
+  const since = resolveTime(query.since, now, now - HOUR_MS);
+  if (since >= until) throw new NrqlError(NRQL_MESSAGES.startAfterEnd);
+  return { since, until };
+}
+
+/**
+ * Metric queries snap their window to the rollup they read ("Set a query's time range", metric
+ * query snapping: a 47-hour-and-59-minute window "resolves to 5-minute metric time aggregations,
+ * so the actual time range snaps to nearby aggregation boundaries", both ends moving back to a
+ * boundary). The docs give that one example; which widths pick which rollup is the sandbox's
+ * choice (UNCONFIRMED): up to 24 hours the 1-minute rows are read as asked (no snapping), past
+ * 24 hours 5-minute boundaries, past ROLLUP_AGE (8 days, where only hourly rows exist) hours.
+ */
+export const ROLLUP_SNAPS: ReadonlyArray<{ longerThanMs: number; snapMs: number }> = [
+  { longerThanMs: 8 * 24 * HOUR_MS, snapMs: HOUR_MS },
+  { longerThanMs: 24 * HOUR_MS, snapMs: 5 * MINUTE_MS },
+];
+
+export function snapToRollup(range: TimeRange): TimeRange {
+  const snapMs = ROLLUP_SNAPS.find(({ longerThanMs }) => range.until - range.since > longerThanMs)?.snapMs;
+  if (snapMs === undefined) return range;
+  const floor = (ms: number): number => Math.floor(ms / snapMs) * snapMs;
+  return { since: floor(range.since), until: floor(range.until) };
+}
+
+function timeWindowOf(query: NrqlQuery, range: TimeRange): TimeWindow {
+  const { since, until } = range;
   if (since >= until) throw new NrqlError(NRQL_MESSAGES.startAfterEnd);
   if (query.timeseries === null) return { until, begin: since, bucketMs: until - since, buckets: 1 };
   const bucketMs = query.timeseries.milliseconds;
@@ -216,6 +295,10 @@ interface Plan {
   needsFields: boolean;
   /** Some item is uniques(), so cells remember which series they saw. */
   needsSeries: boolean;
+  /** Aggregates of plain attributes (count(*), latest(x), percentile(x, 95), …): each cell keeps one accumulator per entry. */
+  attributeAggregates: Array<Extract<NrqlExpression, { type: 'attributeAggregate' }>>;
+  /** Some item or condition reads newrelic.timeslice.value: the query is about APM timeslices. */
+  readsTimeslices: boolean;
   /** The WHERE, a filter(), the FACET or a uniques() reads an instance attribute: series are per instance. */
   byInstance: boolean;
 }
@@ -233,6 +316,19 @@ function mentionsInstance(condition: NrqlCondition | null): boolean {
   }
 }
 
+function mentionsAttribute(condition: NrqlCondition | null, attribute: string): boolean {
+  if (condition === null) return false;
+  switch (condition.type) {
+    case 'and':
+    case 'or':
+      return mentionsAttribute(condition.left, attribute) || mentionsAttribute(condition.right, attribute);
+    case 'not':
+      return mentionsAttribute(condition.operand, attribute);
+    default:
+      return condition.attribute === attribute;
+  }
+}
+
 function planOf(query: NrqlQuery): Plan {
   const plan: Plan = {
     contexts: [[]],
@@ -240,13 +336,20 @@ function planOf(query: NrqlQuery): Plan {
     needsRows: false,
     needsFields: false,
     needsSeries: false,
+    attributeAggregates: [],
+    readsTimeslices: mentionsAttribute(query.where, TIMESLICE_VALUE),
     byInstance: mentionsInstance(query.where) || (query.facet !== null && INSTANCE_ATTRIBUTE_SET.has(query.facet)),
   };
   const visit = (expression: NrqlExpression, conditions: NrqlCondition[]): void => {
     switch (expression.type) {
       case 'aggregate':
         plan.needsRows = true;
+        plan.readsTimeslices = true;
         if (expression.field !== null) plan.needsFields = true;
+        return;
+      case 'attributeAggregate':
+        if (!plan.attributeAggregates.includes(expression)) plan.attributeAggregates.push(expression);
+        if (expression.attribute !== null && INSTANCE_ATTRIBUTE_SET.has(expression.attribute)) plan.byInstance = true;
         return;
       case 'uniques':
         plan.needsSeries = true;
@@ -256,6 +359,7 @@ function planOf(query: NrqlQuery): Plan {
       case 'filter': {
         const inner = [...conditions, expression.where];
         if (mentionsInstance(expression.where)) plan.byInstance = true;
+        if (mentionsAttribute(expression.where, TIMESLICE_VALUE)) plan.readsTimeslices = true;
         plan.contextOf.set(expression, plan.contexts.push(inner) - 1);
         visit(expression.of, inner);
         return;
@@ -320,8 +424,9 @@ function metricIndexOf(app: MetricOwner, data: SandboxData): Map<string, Sandbox
   return index;
 }
 
-// `entityGuid`: a mobile app's rows may name its GUID so (behaviours.mobileGuidAttribute).
+/** Attributes that name an app (`entityGuid`: mobile rows, see behaviours.ts mobileGuidAttribute). */
 const APP_ATTRIBUTES = ['appId', 'appName', 'entity.guid', 'entityGuid'] as const;
+type AppAttribute = (typeof APP_ATTRIBUTES)[number];
 
 function selectSeries(query: NrqlQuery, plan: Plan, scope: NrqlScope): Series[] {
   // Aggregates read Metric rows only; any other event type is simply empty for them.
@@ -331,17 +436,16 @@ function selectSeries(query: NrqlQuery, plan: Plan, scope: NrqlScope): Series[] 
   const keep = (candidate: Series): void => {
     if (query.where === null || holds(query.where, candidate, attributeOf)) series.push(candidate);
   };
-  for (const app of candidateApps(conjuncts, scope, true)) {
+  for (const app of candidateApps(conjuncts, scope, true, plan.readsTimeslices)) {
     // An app without instances keeps its whole rows (instance attributes null) even when split.
     const shares = plan.byInstance && !isMobileOwner(app) ? instanceSharesOf(app) : [];
-    const mobile = isMobileOwner(app) ? { mobileGuidAttribute: scope.data.behaviours.mobileGuidAttribute } : {};
     for (const metric of candidateMetrics(app, conjuncts, scope.data)) {
       // The unscoped series, then one per transaction the metric is scoped to (if any).
       const scopes: Array<TimesliceScope | undefined> = [undefined];
       if (scope.data.behaviours.scopedTimeslices) scopes.push(...scopesOf(app, metric, scope.data));
       for (const timesliceScope of scopes) {
         const scoped = timesliceScope === undefined ? {} : { scope: timesliceScope };
-        if (shares.length === 0) keep({ app, metric, share: null, ...scoped, ...mobile });
+        if (shares.length === 0) keep({ app, metric, share: null, ...scoped });
         else for (const share of shares) keep({ app, metric, share, ...scoped });
       }
     }
@@ -388,26 +492,43 @@ function equalityValues(condition: NrqlCondition, attribute: string): NrqlLitera
 }
 
 /**
- * Apps the top-level conjuncts name, among the visible accounts. Never a scan of all apps,
- * except (with `metricScoped`, for Metric) when a top-level conjunct tests an instance
- * attribute and one names the metrics: v2's `filter[host]` asks which apps run on a host.
+ * Apps the top-level conjuncts name, among the visible accounts: a conjunct names apps by
+ * `attr = x` or `attr IN (…)` on an app attribute, or an OR of such tests (`entityGuid = 'g' OR
+ * entity.guid = 'g'`). Without one, a query is account-wide (every visible app; for Metric, the
+ * mobile apps too), except a Metric query that reads newrelic.timeslice.value: that one fails
+ * with "No application was matched" (a documented NRQL error, rest-v2.md §4 CHART-ERR) unless a
+ * top-level conjunct tests an instance attribute and one names the metrics (v2's `filter[host]`).
  */
-function candidateApps(conjuncts: NrqlCondition[], scope: NrqlScope, metricScoped = false): MetricOwner[] {
+function candidateApps(conjuncts: NrqlCondition[], scope: NrqlScope, metricScoped = false, readsTimeslices = false): MetricOwner[] {
   const lookups = lookupsOf(scope.data);
-  const constraints = conjuncts.flatMap((conjunct) =>
-    APP_ATTRIBUTES.flatMap((attribute) => {
-      const values = equalityValues(conjunct, attribute);
-      return values === null ? [] : [new Set(values.flatMap((value) => appsMatching(attribute, value, lookups, metricScoped)))];
-    }),
-  );
+  const constraints = conjuncts.flatMap((conjunct) => {
+    const named = appsNamed(conjunct, lookups, metricScoped);
+    return named === null ? [] : [named];
+  });
   const visible = new Set(scope.accountIds);
   if (constraints.length === 0) {
-    if (!metricScoped || !scopedByInstanceAndMetric(conjuncts)) throw new NrqlError(NRQL_MESSAGES.noApplication);
-    // MAX_ROWS still bounds the rows read; only the named metrics of matching instances are read.
-    return scope.data.apps.filter((app) => visible.has(app.accountId));
+    if (metricScoped && readsTimeslices && !scopedByInstanceAndMetric(conjuncts)) throw new NrqlError(NRQL_MESSAGES.noApplication);
+    // MAX_ROWS still bounds the rows read.
+    const owners: MetricOwner[] = scope.data.apps.filter((app) => visible.has(app.accountId));
+    if (metricScoped) owners.push(...scope.data.mobileApps.filter((app) => visible.has(app.accountId)));
+    return owners;
   }
   const [first, ...others] = constraints as [Set<MetricOwner>, ...Array<Set<MetricOwner>>];
   return [...first].filter((app) => visible.has(app.accountId) && others.every((matches) => matches.has(app)));
+}
+
+/** The apps one conjunct names (see candidateApps), or null when it names none. */
+function appsNamed(conjunct: NrqlCondition, lookups: Lookups, withMobile: boolean): Set<MetricOwner> | null {
+  if (conjunct.type === 'or') {
+    const left = appsNamed(conjunct.left, lookups, withMobile);
+    const right = left === null ? null : appsNamed(conjunct.right, lookups, withMobile);
+    return left === null || right === null ? null : new Set([...left, ...right]);
+  }
+  for (const attribute of APP_ATTRIBUTES) {
+    const values = equalityValues(conjunct, attribute);
+    if (values !== null) return new Set(values.flatMap((value) => appsMatching(attribute, value, lookups, withMobile)));
+  }
+  return null;
 }
 
 /** A top-level instance-attribute test (=, IN or LIKE) and a top-level metric name list. */
@@ -419,12 +540,13 @@ function scopedByInstanceAndMetric(conjuncts: NrqlCondition[]): boolean {
   return instanceTest && conjuncts.some((conjunct) => equalityValues(conjunct, 'metricTimesliceName') !== null);
 }
 
-function appsMatching(attribute: (typeof APP_ATTRIBUTES)[number], value: NrqlLiteral, lookups: Lookups, withMobile: boolean): MetricOwner[] {
+function appsMatching(attribute: AppAttribute, value: NrqlLiteral, lookups: Lookups, withMobile: boolean): MetricOwner[] {
+  const mobile = withMobile ? lookups.mobileByGuid.get(String(value)) : undefined;
   const app =
     attribute === 'appId' ? lookups.byId.get(Number(value))
     : attribute === 'appName' ? lookups.byName.get(String(value))
-    : attribute === 'entityGuid' ? (withMobile ? lookups.mobileByGuid.get(String(value)) : undefined)
-    : (lookups.byGuid.get(String(value)) ?? (withMobile ? lookups.mobileByGuid.get(String(value)) : undefined));
+    : attribute === 'entityGuid' ? mobile
+    : (lookups.byGuid.get(String(value)) ?? mobile);
   // The lookup key is normalised; the comparison the WHERE will make decides.
   return app && sameValue(appAttribute(app, attribute), value) ? [app] : [];
 }
@@ -446,9 +568,13 @@ function candidateMetrics(app: MetricOwner, conjuncts: NrqlCondition[], data: Sa
 const TIMESLICE_VALUE_PRESENT = Symbol('newrelic.timeslice.value');
 
 function appAttribute(app: MetricOwner, attribute: string): unknown {
-  // Mobile rows: entity.guid and accountId only (see the header on appId).
-  if (isMobileOwner(app) && attribute !== 'entity.guid' && attribute !== 'entityGuid' && attribute !== 'accountId') return null;
-  if (attribute === 'entityGuid') return isMobileOwner(app) ? app.guid : null;
+  if (isMobileOwner(app)) {
+    // Mobile rows: their GUID attribute(s) (behaviours.ts mobileGuidAttribute) and accountId only (see the header on appId).
+    const spelling = rules.mobileGuidAttribute;
+    if (attribute === 'entityGuid') return spelling === 'entity.guid' ? null : app.guid;
+    if (attribute === 'entity.guid') return spelling === 'entityGuid' ? null : app.guid;
+    return attribute === 'accountId' ? app.accountId : null;
+  }
   switch (attribute) {
     case 'appId':
       return app.id;
@@ -469,10 +595,6 @@ function attributeOf(series: Series, attribute: string): unknown {
   if (attribute === TIMESLICE_VALUE) return TIMESLICE_VALUE_PRESENT;
   if (INSTANCE_ATTRIBUTE_SET.has(attribute)) return instanceAttribute(series.share, attribute);
   if (attribute === 'entity.guid' && series.keyTransaction) return series.keyTransaction.guid;
-  if (series.mobileGuidAttribute !== undefined && (attribute === 'entity.guid' || attribute === 'entityGuid')) {
-    const carried = series.mobileGuidAttribute === 'both' || series.mobileGuidAttribute === attribute;
-    return carried ? series.app.guid : null;
-  }
   return appAttribute(series.app, attribute);
 }
 
@@ -482,7 +604,8 @@ function instanceAttribute(share: InstanceShare | null, attribute: string): unkn
     case 'host':
       return share.host.name;
     case 'realAgentId':
-      return share.instance.id;
+      // A string: the only New Relic document that filters on it quotes it (see ATTRIBUTE_TYPES).
+      return String(share.instance.id);
     case 'instanceName':
       return share.instance.instanceName;
     default:
@@ -512,11 +635,33 @@ function isScalar(value: unknown): value is string | number {
   return typeof value === 'string' || typeof value === 'number';
 }
 
-/** `appId = '5'` matches like `appId = 5`: a number and a string compare as text. */
+/**
+ * Equality as NRQL compares attribute values: by type (behaviours.ts strictAttributeTypes), so a
+ * numeric attribute never equals a string literal nor a string attribute a number. With the
+ * behaviour off, the sandbox's old loose rule: a number and a string compare as text.
+ */
 function sameValue(actual: unknown, literal: NrqlLiteral): boolean {
   if (!isScalar(actual)) return false;
-  return typeof actual === typeof literal ? actual === literal : String(actual) === String(literal);
+  if (typeof actual === typeof literal) return actual === literal;
+  return !rules.strictAttributeTypes && String(actual) === String(literal);
 }
+
+/**
+ * The type of each attribute the sandbox's rows carry, as comparisons see it (sandbox README,
+ * "NRQL attribute types"). Source per attribute, or "undocumented".
+ */
+export const ATTRIBUTE_TYPES: Readonly<Record<string, { type: 'number' | 'string'; source: string }>> = {
+  appId: { type: 'number', source: 'MIG-NRQL data query and MIG-NG write it bare (`appId = $APP_ID`); the listing query quotes it (rest-v2.md §1.1)' },
+  appName: { type: 'string', source: 'TS-NRQL attribute table' },
+  'entity.guid': { type: 'string', source: 'TS-NRQL attribute table' },
+  entityGuid: { type: 'string', source: 'mobile rows (behaviours.ts mobileGuidAttribute)' },
+  accountId: { type: 'number', source: 'undocumented for Metric; an account id is an Int in NerdGraph' },
+  metricTimesliceName: { type: 'string', source: 'TS-NRQL attribute table' },
+  host: { type: 'string', source: 'TS-NRQL attribute table' },
+  instanceName: { type: 'string', source: 'TS-NRQL attribute table (Java `host:port`)' },
+  realAgentId: { type: 'string', source: "undocumented (not in TS-NRQL's table); MIG-NRQL quotes it (`realAgentId = '$AGENT_ID'`)" },
+  timestamp: { type: 'number', source: 'epoch ms on every event (NRQL docs)' },
+};
 
 /**
  * Two-valued: a test on a missing attribute is false, except IS NULL. `subject` is a series
@@ -564,6 +709,8 @@ class Stats {
   sumOfSquares = 0;
   min = Infinity;
   max = -Infinity;
+  /** The newest row (latest()). */
+  latest: TimesliceRow | null = null;
   /** Per field, at 4·i: Σf, Σf², min f, max f. Only kept when the query reads fields. */
   readonly fields: Float64Array | null;
 
@@ -579,6 +726,7 @@ class Stats {
     this.sumOfSquares += row.sumOfSquares;
     if (row.min < this.min) this.min = row.min;
     if (row.max > this.max) this.max = row.max;
+    if (this.latest === null || row.start >= this.latest.start) this.latest = row;
     const fields = this.fields;
     if (!fields) return;
     for (let i = 0; i < TIMESLICE_FIELDS.length; i++) {
@@ -597,6 +745,7 @@ class Stats {
     this.sumOfSquares += other.sumOfSquares;
     this.min = Math.min(this.min, other.min);
     this.max = Math.max(this.max, other.max);
+    if (other.latest !== null && (this.latest === null || other.latest.start >= this.latest.start)) this.latest = other.latest;
     if (!this.fields || !other.fields) return;
     for (let i = 0; i < TIMESLICE_FIELDS.length; i++) {
       const at = 4 * i;
@@ -608,28 +757,92 @@ class Stats {
   }
 }
 
+/** One attribute aggregate's running values over rows: counts, sums, the newest value, and (percentile) every number. */
+class Accumulator {
+  /** Rows with a value (all rows, for count(*)). */
+  count = 0;
+  numeric = 0;
+  sum = 0;
+  squares = 0;
+  min = Infinity;
+  max = -Infinity;
+  latestAt = -Infinity;
+  latest: string | number | null = null;
+  readonly values: number[] | null;
+
+  constructor(keepValues: boolean) {
+    this.values = keepValues ? [] : null;
+  }
+
+  add(value: unknown, at: number): void {
+    if (value === null || value === undefined) return;
+    this.count++;
+    if (isScalar(value) && at >= this.latestAt) {
+      this.latestAt = at;
+      this.latest = value;
+    }
+    if (typeof value !== 'number') return;
+    this.numeric++;
+    this.sum += value;
+    this.squares += value * value;
+    if (value < this.min) this.min = value;
+    if (value > this.max) this.max = value;
+    this.values?.push(value);
+  }
+
+  merge(other: Accumulator): void {
+    this.count += other.count;
+    this.numeric += other.numeric;
+    this.sum += other.sum;
+    this.squares += other.squares;
+    this.min = Math.min(this.min, other.min);
+    this.max = Math.max(this.max, other.max);
+    if (other.latestAt >= this.latestAt && other.latest !== null) {
+      this.latestAt = other.latestAt;
+      this.latest = other.latest;
+    }
+    if (this.values && other.values) this.values.push(...other.values);
+  }
+}
+
+/** What rows come from: a timeslice series (Metric) or one deployment event. */
+type Subject = Series | DeploymentEvent;
+
+function readAttribute(subject: Subject, attribute: string): unknown {
+  return 'metric' in subject ? attributeOf(subject, attribute) : eventAttribute(subject, attribute);
+}
+
 /** The rows of one facet value, filter context and bucket. */
 class Cell {
   readonly stats: Stats;
   /** Some row falls here (known even on the presence-only path, where stats stay empty). */
   present = false;
-  /** Series with rows here, each once; only kept for uniques(). */
-  readonly series: Series[] = [];
+  /** Series (or events) with rows here, each once; only kept for uniques(). */
+  readonly series: Subject[] = [];
+  /** One per plan.attributeAggregates entry. */
+  readonly attributes: Accumulator[];
 
   constructor(private readonly plan: Plan) {
     this.stats = new Stats(plan.needsFields);
+    this.attributes = plan.attributeAggregates.map((item) => new Accumulator(item.function === 'percentile'));
   }
 
-  mark(series: Series): void {
+  mark(series: Subject): void {
     this.present = true;
     // Rows arrive series by series, so a repeat is always the last one pushed.
     if (this.plan.needsSeries && this.series[this.series.length - 1] !== series) this.series.push(series);
+  }
+
+  /** Adds one row's values of the attribute aggregates (`values[i]` for plan.attributeAggregates[i]). */
+  addAttributes(values: readonly unknown[], at: number): void {
+    for (let i = 0; i < values.length; i++) (this.attributes[i] as Accumulator).add(values[i], at);
   }
 
   merge(other: Cell): void {
     this.present ||= other.present;
     this.stats.merge(other.stats);
     if (this.plan.needsSeries) this.series.push(...other.series);
+    this.attributes.forEach((accumulator, i) => accumulator.merge(other.attributes[i] as Accumulator));
   }
 }
 
@@ -673,35 +886,67 @@ class Group {
   }
 }
 
-function accumulate(series: Series[], query: NrqlQuery, plan: Plan, window: TimeWindow, now: number, budget: { rows: number }): Group[] {
-  const groups = new Map<string | number | null, Group>();
-  // Without FACET there is exactly one group, even with no rows at all.
-  if (query.facet === null) groups.set(null, new Group(null, plan, window.buckets));
+type Groups = Map<string | number | null, Group>;
+
+/** The group of a subject's facet value; null when the subject lacks the faceted attribute (it belongs to no facet). */
+function groupOf(subject: Subject, groups: Groups, query: NrqlQuery, plan: Plan, window: TimeWindow): Group | null {
+  const facetValue = query.facet === null ? null : readAttribute(subject, query.facet);
+  if (query.facet !== null && !isScalar(facetValue)) return null;
+  const key = facetValue as string | number | null;
+  let group = groups.get(key);
+  if (!group) groups.set(key, (group = new Group(key, plan, window.buckets)));
+  return group;
+}
+
+function contextsOf(subject: Subject, plan: Plan): number[] {
+  return plan.contexts.flatMap((conditions, index) => (conditions.every((c) => holds(c, subject, readAttribute)) ? [index] : []));
+}
+
+function accumulate(series: Series[], groups: Groups, query: NrqlQuery, plan: Plan, window: TimeWindow, now: number, budget: { rows: number }): void {
   for (const one of series) {
-    const facetValue = query.facet === null ? null : attributeOf(one, query.facet);
-    // Rows without the faceted attribute belong to no facet.
-    if (query.facet !== null && !isScalar(facetValue)) continue;
-    const key = facetValue as string | number | null;
-    let group = groups.get(key);
-    if (!group) groups.set(key, (group = new Group(key, plan, window.buckets)));
-    const contexts = plan.contexts.flatMap((conditions, index) => (conditions.every((c) => holds(c, one, attributeOf)) ? [index] : []));
-    if (plan.needsRows) addRows(one, group, contexts, window, now, budget);
+    const group = groupOf(one, groups, query, plan, window);
+    if (group === null) continue;
+    const contexts = contextsOf(one, plan);
+    if (plan.needsRows || plan.attributeAggregates.length > 0) addRows(one, group, contexts, plan, window, now, budget);
     else addPresence(one, group, contexts, window, now);
   }
-  return [...groups.values()];
 }
 
 /** One pass over the series' rows, each summed into its bucket of every context it meets. */
-function addRows(series: Series, group: Group, contexts: number[], window: TimeWindow, now: number, budget: { rows: number }): void {
+function addRows(series: Series, group: Group, contexts: number[], plan: Plan, window: TimeWindow, now: number, budget: { rows: number }): void {
+  // A series' attributes are the same on all its rows, but for each row's timestamp (its start).
+  const values = plan.attributeAggregates.map((item) => (item.attribute === null ? true : attributeOf(series, item.attribute)));
+  const timestamps = plan.attributeAggregates.flatMap((item, index) => (item.attribute === 'timestamp' ? [index] : []));
   for (const [start, durationMs] of rowStarts(series.metric, window.begin, window.until, now)) {
     if (--budget.rows < 0) throw new NrqlError(NRQL_MESSAGES.tooManyRows);
-    const unscoped = series.share === null ? rowAt(series.app, series.metric, start, durationMs) : instanceRow(series.share, series.metric, start, durationMs);
-    const row = series.scope === undefined ? unscoped : splitRow(unscoped, series.scope.weight);
+    const unscoped = !plan.needsRows ? null
+      : series.share === null ? rowAt(series.app, series.metric, start, durationMs)
+      : instanceRow(series.share, series.metric, start, durationMs);
+    const row = unscoped === null || series.scope === undefined ? unscoped : splitRow(unscoped, series.scope.weight);
+    for (const index of timestamps) values[index] = start;
     const bucket = Math.floor((start - window.begin) / window.bucketMs);
     for (const context of contexts) {
       const cell = group.cellFor(context, bucket);
-      cell.stats.add(row);
+      if (row !== null) cell.stats.add(row);
+      if (values.length > 0) cell.addAttributes(values, start);
       cell.mark(series);
+    }
+  }
+}
+
+/** Each deployment event is one row at its timestamp (the WHERE was applied when they were read). */
+function accumulateEvents(events: DeploymentEvent[], groups: Groups, query: NrqlQuery, plan: Plan, window: TimeWindow): void {
+  for (const event of events) {
+    const at = event.attributes.timestamp as number;
+    const bucket = Math.floor((at - window.begin) / window.bucketMs);
+    if (bucket < 0 || bucket >= window.buckets) continue;
+    const group = groupOf(event, groups, query, plan, window);
+    if (group === null) continue;
+    const values = plan.attributeAggregates.map((item) => (item.attribute === null ? true : eventAttribute(event, item.attribute)));
+    for (const context of contextsOf(event, plan)) {
+      const cell = group.cellFor(context, bucket);
+      if (values.length > 0) cell.addAttributes(values, at);
+      cell.mark(event);
     }
   }
 }
@@ -749,8 +994,10 @@ function chooseFacets(query: NrqlQuery, plan: Plan, window: TimeWindow, groups: 
 }
 
 function rankOf(value: Value): number {
-  if (value === null) return -Infinity;
-  return Array.isArray(value) ? value.length : value;
+  if (value === null || typeof value === 'string') return -Infinity;
+  if (Array.isArray(value)) return value.length;
+  if (typeof value === 'object') return Object.values(value)[0] ?? -Infinity;
+  return value;
 }
 
 /** Numbers before strings; numbers by value, strings by UTF-16 code units. */
@@ -795,6 +1042,10 @@ function evaluate(expression: NrqlExpression, frame: Frame): Value {
       return arithmetic(expression.operator, evaluate(expression.left, frame), evaluate(expression.right, frame));
     case 'aggregate':
       return aggregate(frame.group.read(frame.context, frame.bucket).stats, expression.function, expression.field);
+    case 'attributeAggregate': {
+      const cell = frame.group.read(frame.context, frame.bucket);
+      return attributeAggregate(cell.attributes[frame.plan.attributeAggregates.indexOf(expression)] as Accumulator, expression.function, expression.percentiles);
+    }
     case 'rate': {
       const value = evaluate(expression.of, frame);
       return typeof value === 'number' ? finite((value * expression.per.milliseconds) / frame.spanMs) : null;
@@ -858,8 +1109,12 @@ function aggregate(stats: Stats, fn: AggregateFunction, field: TimesliceField | 
         return stats.rows === 0 ? null : stats.max;
       case 'stddev':
         return deviation(stats.total, stats.sumOfSquares, stats.count);
+      case 'latest':
+        // The newest timeslice's value as a whole: its average (total / count). UNCONFIRMED.
+        return stats.latest === null ? null : ratio(stats.latest.total, stats.latest.count);
     }
   }
+  if (fn === 'latest') return stats.latest === null ? null : stats.latest[field];
   const fields = stats.fields as Float64Array;
   const at = 4 * FIELD_INDEX[field];
   const sum = fields[at] as number;
@@ -879,11 +1134,42 @@ function aggregate(stats: Stats, fn: AggregateFunction, field: TimesliceField | 
   }
 }
 
-/** Sorted distinct values of the attribute over the series that had rows, at most `limit`. */
-function uniques(series: Series[], attribute: string, limit: number): Array<string | number> {
+/**
+ * An aggregate of an attribute's values: count (rows with a value; count(*) all rows), sum (0
+ * without numbers), average, min, max and stddev over the numeric values (null without any),
+ * latest (the value of the newest row), percentile (nearest rank over the numeric values: a
+ * sandbox choice; NRDB computes percentiles approximately).
+ */
+function attributeAggregate(accumulator: Accumulator, fn: AttributeFunction, percentiles: readonly number[]): Value {
+  const { numeric } = accumulator;
+  switch (fn) {
+    case 'count':
+      return accumulator.count;
+    case 'sum':
+      return finite(accumulator.sum);
+    case 'average':
+      return numeric === 0 ? null : finite(accumulator.sum / numeric);
+    case 'min':
+      return numeric === 0 ? null : accumulator.min;
+    case 'max':
+      return numeric === 0 ? null : accumulator.max;
+    case 'stddev':
+      return deviation(accumulator.sum, accumulator.squares, numeric);
+    case 'latest':
+      return accumulator.latest;
+    case 'percentile': {
+      const sorted = [...(accumulator.values ?? [])].sort((a, b) => a - b);
+      const at = (p: number): number | null => (sorted.length === 0 ? null : (sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number));
+      return Object.fromEntries(percentiles.map((p) => [String(p), at(p)]));
+    }
+  }
+}
+
+/** Sorted distinct values of the attribute over the series (or events) that had rows, at most `limit`. */
+function uniques(series: Subject[], attribute: string, limit: number): Array<string | number> {
   const values = new Set<string | number>();
   for (const one of series) {
-    const value = attributeOf(one, attribute);
+    const value = readAttribute(one, attribute);
     if (isScalar(value)) values.add(value);
   }
   return [...values].sort(compareValues).slice(0, limit);
@@ -903,6 +1189,9 @@ function defaultName(expression: NrqlExpression): string {
     }
     case 'aggregate':
       return `${expression.function}.${TIMESLICE_VALUE}${expression.field === null ? '' : `.${expression.field}`}`;
+    case 'attributeAggregate':
+      // count(*) is `count`; the others `<function>.<attribute>`, as NerdGraph names them.
+      return expression.attribute === null ? 'count' : `${expression.function}.${expression.attribute}`;
     case 'rate':
       return `rate.${defaultName(expression.of)}`;
     case 'filter':
@@ -998,25 +1287,18 @@ function eventAttribute(event: DeploymentEvent, attribute: string): unknown {
   return null;
 }
 
-function executeEventQuery(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
-  const until = query.until ?? scope.now;
-  const since = query.since ?? scope.now - HOUR_MS;
-  if (since >= until) throw new NrqlError(NRQL_MESSAGES.startAfterEnd);
-  const metadata = metadataOf(query, since, until);
+/**
+ * The deployment events of the FROM's event types in [since, until) that meet the WHERE, newest
+ * first: for the apps the top-level WHERE names by appId, appName or entity.guid, or else every
+ * app of the visible accounts (as NRDB reads an account's events: alerts_events lists the
+ * account's deployments). Mobile apps have none.
+ */
+function deploymentEvents(query: NrqlQuery, scope: NrqlScope, since: number, until: number): DeploymentEvent[] {
   const types = new Set<string>(query.from.filter((type) => (DEPLOYMENT_EVENT_TYPES as readonly string[]).includes(type)));
-  // Other event types have no events in the sandbox.
-  if (types.size === 0) return { results: [], metadata };
-
+  if (types.size === 0) return [];
   const events: DeploymentEvent[] = [];
-  // Without metricScoped only APM apps come back (mobile apps are found by Metric queries only).
-  // Without a test of appId, appName or entity.guid: every app of the visible accounts, as NRDB
-  // reads an account's events (alerts_events lists the account's deployments).
-  const conjuncts = conjunctsOf(query.where);
-  const scoped = conjuncts.some((conjunct) => APP_ATTRIBUTES.some((attribute) => equalityValues(conjunct, attribute) !== null));
   const visible = new Set(scope.accountIds);
-  const apps = (scoped ? candidateApps(conjuncts, scope) : scope.data.apps.filter((app) => visible.has(app.accountId))).filter(
-    (owner): owner is SandboxApp => !isMobileOwner(owner),
-  );
+  const apps = candidateApps(conjunctsOf(query.where), scope).filter((owner): owner is SandboxApp => !isMobileOwner(owner) && visible.has(owner.accountId));
   for (const app of apps) {
     // Only what the ingest lag has let through (ingest.ts).
     for (const deployment of ingestedDeploymentsOf(scope.data, app)) {
@@ -1027,6 +1309,13 @@ function executeEventQuery(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
   }
   // Newest first; each app's list is already newest first, and sort is stable.
   events.sort((a, b) => (b.attributes.timestamp as number) - (a.attributes.timestamp as number));
+  return events;
+}
+
+function executeEventQuery(query: NrqlQuery, scope: NrqlScope, range: TimeRange): NrqlOutcome {
+  const metadata = metadataOf(query, range.since, range.until);
+  // Other event types have no events in the sandbox.
+  const events = deploymentEvents(query, scope, range.since, range.until);
   const results = events.slice(0, query.limit ?? DEFAULT_EVENT_LIMIT).map((event) => eventRow(query, event));
   return { results, metadata };
 }

@@ -1,19 +1,26 @@
 /**
- * The subset of NRQL the sandbox's NerdGraph face understands: what the gateway emits for
- * metric timeslice data and for deployment events, and nothing more (anything else is a
- * syntax error).
+ * The subset of NRQL the sandbox's NerdGraph face understands (issue 20: "a general NRQL
+ * subset as NerdGraph answers it"); anything else is a syntax error, as NerdGraph reports it.
+ * Sources: NRQL syntax, clauses and functions (docs.newrelic.com/docs/nrql/nrql-syntax-clauses-functions),
+ * "Set a query's time range" (docs.newrelic.com/docs/nrql/using-nrql/query-time-range).
  *
- *   query     := SELECT items FROM name ("," name)* clause*        (each clause at most once)
+ *   query     := (SELECT items FROM names | FROM names SELECT items) clause*   (each clause at most once)
+ *   names     := name ("," name)*
  *   items     := item ("," item)* | column ("," column)* | "*"
- *   clause    := WHERE cond | FACET attr | SINCE int | UNTIL int
+ *   clause    := WHERE cond | FACET attr | SINCE time | UNTIL time
  *              | TIMESERIES int unit | LIMIT (int | MAX)
+ *   time      := int (epoch ms) | int tunit AGO | NOW
+ *   tunit     := millisecond | second | minute | hour | day | week | month (30 days)
+ *              | quarter (91 days) | year (365 days), each optionally plural
  *   item      := (expr | uniques) [AS alias]
  *   column    := attr [AS alias]                 (an attribute not followed by "(")
  *   alias     := identifier | `name` | 'string'
  *   expr      := term (("+" | "-") term)*
  *   term      := unary (("*" | "/") unary)*
  *   unary     := "-" unary | number | "(" expr ")" | aggregate | rate | filter
- *   aggregate := (count|sum|average|min|max|stddev) "(" value ")"
+ *   aggregate := (count|sum|average|min|max|stddev|latest) "(" value ")"     timeslice semantics
+ *              | (count|sum|average|min|max|stddev|latest) "(" attr ")"      plain attribute values
+ *              | count "(" "*" ")" | percentile "(" attr ("," number)+ ")"
  *   value     := newrelic.timeslice.value ["[" 'field' "]"]
  *   rate      := rate "(" (aggregate | filter) "," int unit ")"
  *   filter    := filter "(" expr "," WHERE cond ")"
@@ -31,14 +38,18 @@
  * Keywords and function names are case-insensitive; attribute names are not. Inside a
  * string a backslash makes the next character literal (`\'` is a quote, `\\` a backslash),
  * which makes this parser the exact inverse of quoteLiteral (src/upstream/query-literal.ts).
- * SINCE and UNTIL take epoch milliseconds only.
+ * SINCE and UNTIL take epoch milliseconds, `n units AGO` or NOW ("Set a query's time range":
+ * months are 30 days, quarters 91, years 365); DateTime strings and `today`/`this hour` are
+ * outside the subset. percentile() takes no timeslice value (a timeslice keeps no distribution).
  *
  * LIKE patterns use `%` for any run of characters; every other character matches itself.
  * Case: the docs corpus searched for this work did not say whether NRQL LIKE is
  * case-sensitive; the engine compares case-sensitively, as it does for `=` (UNCONFIRMED).
  */
 
-export type AggregateFunction = 'count' | 'sum' | 'average' | 'min' | 'max' | 'stddev';
+export type AggregateFunction = 'count' | 'sum' | 'average' | 'min' | 'max' | 'stddev' | 'latest';
+/** Functions over a plain attribute (not the timeslice value); count with attribute null is count(*). */
+export type AttributeFunction = AggregateFunction | 'percentile';
 export type TimesliceField = 'count' | 'total' | 'totalExclusive' | 'min' | 'max' | 'sumOfSquares';
 export type DurationUnit = 'second' | 'minute' | 'hour' | 'day' | 'week';
 
@@ -49,6 +60,9 @@ export interface NrqlDuration {
 }
 
 export type NrqlLiteral = string | number;
+
+/** SINCE/UNTIL: epoch ms (a number), or relative to the query's clock (`n units AGO`, NOW). */
+export type NrqlTime = number | { agoMs: number; text: string };
 
 export type NrqlCondition =
   | { type: 'compare'; attribute: string; operator: '=' | '!='; value: NrqlLiteral }
@@ -65,6 +79,8 @@ export type NrqlExpression =
   | { type: 'arithmetic'; operator: '+' | '-' | '*' | '/'; left: NrqlExpression; right: NrqlExpression }
   /** field null: the timeslice value as a whole (count = Σcount, average = Σtotal/Σcount, …). */
   | { type: 'aggregate'; function: AggregateFunction; field: TimesliceField | null }
+  /** An aggregate of a plain attribute's values (null: `count(*)`); `percentiles` only for percentile(). */
+  | { type: 'attributeAggregate'; function: AttributeFunction; attribute: string | null; percentiles: number[] }
   | { type: 'rate'; of: NrqlExpression; per: NrqlDuration }
   | { type: 'filter'; of: NrqlExpression; where: NrqlCondition }
   | { type: 'uniques'; attribute: string; limit: number }
@@ -84,9 +100,9 @@ export interface NrqlQuery {
   from: string[];
   where: NrqlCondition | null;
   facet: string | null;
-  /** Epoch ms, or null for the default. */
-  since: number | null;
-  until: number | null;
+  /** Epoch ms or relative time, or null for the default. */
+  since: NrqlTime | null;
+  until: NrqlTime | null;
   timeseries: NrqlDuration | null;
   /** Facet limit (aggregates) or event limit (raw columns), or null for the default. */
   limit: number | null;
@@ -114,8 +130,16 @@ export const MAX_UNIQUES_LIMIT = 10_000;
  */
 const MAX_DEPTH = 256;
 
-const AGGREGATES = new Set<string>(['count', 'sum', 'average', 'min', 'max', 'stddev']);
+const AGGREGATES = new Set<string>(['count', 'sum', 'average', 'min', 'max', 'stddev', 'latest', 'percentile']);
 const UNIT_MS: Record<DurationUnit, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 };
+/** Units of `n units AGO` ("Set a query's time range"). */
+const AGO_UNIT_MS: Record<string, number> = {
+  millisecond: 1,
+  ...UNIT_MS,
+  month: 30 * 86_400_000,
+  quarter: 91 * 86_400_000,
+  year: 365 * 86_400_000,
+};
 /** Words that cannot be bare attribute names or aliases (backquote them instead). */
 const RESERVED = new Set(['SELECT', 'FROM', 'WHERE', 'FACET', 'SINCE', 'UNTIL', 'TIMESERIES', 'LIMIT', 'AS', 'AND', 'OR', 'NOT', 'IN', 'IS', 'NULL', 'LIKE']);
 const CLAUSES = ['WHERE', 'FACET', 'SINCE', 'UNTIL', 'TIMESERIES', 'LIMIT'] as const;
@@ -245,6 +269,8 @@ class Parser {
   }
 
   query(): NrqlQuery {
+    // `FROM names SELECT items` is the same query as `SELECT items FROM names`.
+    const fromFirst = this.acceptKeyword('FROM') !== null ? this.names() : null;
     this.keyword('SELECT');
     const items = [this.selectItem()];
     while (this.acceptSymbol(',')) items.push(this.selectItem());
@@ -255,9 +281,11 @@ class Parser {
       if (item.expression.type === 'wildcard' && position > 0) throw this.unexpected(token);
       if (position === 1 && items[0]?.item.expression.type === 'wildcard') throw this.unexpected(token);
     });
-    this.keyword('FROM');
-    const from = [this.name()];
-    while (this.acceptSymbol(',')) from.push(this.name());
+    let from = fromFirst;
+    if (from === null) {
+      this.keyword('FROM');
+      from = this.names();
+    }
     if (raw && from.includes('Metric')) throw this.unexpected((items[0] as { token: Token }).token);
     const select = items.map(({ item }) => item);
     const query: NrqlQuery = { select, from, where: null, facet: null, since: null, until: null, timeseries: null, limit: null };
@@ -283,10 +311,10 @@ class Parser {
         query.facet = this.attribute();
         return;
       case 'SINCE':
-        query.since = this.integer(0, Number.MAX_SAFE_INTEGER);
+        query.since = this.time();
         return;
       case 'UNTIL':
-        query.until = this.integer(0, Number.MAX_SAFE_INTEGER);
+        query.until = this.time();
         return;
       case 'TIMESERIES':
         query.timeseries = this.duration();
@@ -369,10 +397,26 @@ class Parser {
   }
 
   private aggregate(): NrqlExpression {
-    const name = this.next().value.toLowerCase() as AggregateFunction;
+    const nameToken = this.next();
+    const name = nameToken.value.toLowerCase() as AttributeFunction;
     this.symbol('(');
-    const start = this.peek();
-    if (this.attribute() !== TIMESLICE_VALUE) throw this.unexpected(start);
+    if (name === 'count' && this.acceptSymbol('*')) {
+      this.symbol(')');
+      return { type: 'attributeAggregate', function: 'count', attribute: null, percentiles: [] };
+    }
+    const attribute = this.attribute();
+    if (attribute !== TIMESLICE_VALUE) {
+      const percentiles: number[] = [];
+      if (name === 'percentile') {
+        this.symbol(',');
+        do percentiles.push(this.percentileArgument());
+        while (this.acceptSymbol(','));
+      }
+      this.symbol(')');
+      return { type: 'attributeAggregate', function: name, attribute, percentiles };
+    }
+    // A timeslice keeps sums, not a distribution: no percentile of it.
+    if (name === 'percentile') throw this.unexpected(nameToken);
     let field: TimesliceField | null = null;
     if (this.acceptSymbol('[')) {
       const token = this.peek();
@@ -383,6 +427,30 @@ class Parser {
     }
     this.symbol(')');
     return { type: 'aggregate', function: name, field };
+  }
+
+  private percentileArgument(): number {
+    const token = this.peek();
+    const value = Number(token.value);
+    if (token.kind !== 'number' || value > 100) throw this.unexpected(token);
+    this.index++;
+    return value;
+  }
+
+  /** SINCE/UNTIL: epoch ms, `n units AGO`, or NOW. */
+  private time(): NrqlTime {
+    if (this.acceptKeyword('NOW')) return { agoMs: 0, text: 'NOW' };
+    const token = this.peek();
+    const amount = this.integer(0, Number.MAX_SAFE_INTEGER);
+    const unitToken = this.peek();
+    const unit = unitToken.kind === 'word' ? unitToken.value.toLowerCase().replace(/s$/, '') : '';
+    // Anything else after the number (the next clause, or a stray word) is not this clause's.
+    if (!Object.hasOwn(AGO_UNIT_MS, unit)) return amount;
+    this.index++;
+    this.keyword('AGO');
+    const agoMs = amount * (AGO_UNIT_MS[unit] as number);
+    if (!Number.isSafeInteger(agoMs)) throw this.unexpected(token);
+    return { agoMs, text: `${amount} ${unit.toUpperCase()}${amount === 1 ? '' : 'S'} AGO` };
   }
 
   private rate(): NrqlExpression {
@@ -508,9 +576,11 @@ class Parser {
     throw this.unexpected(token);
   }
 
-  /** The event type after FROM. */
-  private name(): string {
-    return this.attribute();
+  /** The event types after FROM. */
+  private names(): string[] {
+    const names = [this.attribute()];
+    while (this.acceptSymbol(',')) names.push(this.attribute());
+    return names;
   }
 
   private integer(min: number, max: number): number {

@@ -78,10 +78,10 @@ describe('Account.nrql', () => {
   });
 
   it('reports a bad query as an INVALID_INPUT error on that field only', async () => {
-    const body = await post<DataAndKnown>(DATA_AND_KNOWN, { accountId: PRIMARY, guid: app.guid, data: 'SELECT count(x) FROM Metric', known: knownQuery });
+    const body = await post<DataAndKnown>(DATA_AND_KNOWN, { accountId: PRIMARY, guid: app.guid, data: 'SELECT count(#) FROM Metric', known: knownQuery });
     expect(body.errors).toEqual([
       {
-        message: "NRQL Syntax Error: Error at line 1 position 13, unexpected 'x'",
+        message: "NRQL Syntax Error: Error at line 1 position 13, unexpected '#'",
         locations: [expect.any(Object)],
         path: ['actor', 'account', 'data'],
         extensions: { errorClass: 'INVALID_INPUT' },
@@ -123,6 +123,18 @@ describe('Account.nrql', () => {
         timeWindow: { begin: FIXED - HOUR_MS, end: FIXED, since: '60 MINUTES AGO', until: 'NOW', compareWith: null },
       },
     });
+  });
+
+  it('reports the window a long Metric query snapped to (rollupSnapping), and answers account-wide queries', async () => {
+    const until = Date.UTC(2026, 10, 22, 0, 3);
+    const nrql = `SELECT count(*) FROM Metric WHERE appId = ${app.id} AND metricTimesliceName = 'Apdex' SINCE ${until - 47 * HOUR_MS - 59 * 60_000} UNTIL ${until}`;
+    const query = `query Q($id: Int!, $q: Nrql!) { actor { account(id: $id) { nrql(query: $q) { results metadata { timeWindow { begin end } } } } } }`;
+    const body = await post<{ actor: { account: { nrql: NrqlContainer & { metadata: unknown } } } }>(query, { id: PRIMARY, q: nrql });
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.actor.account.nrql.metadata).toEqual({ timeWindow: { begin: Date.UTC(2026, 10, 20, 0, 0), end: Date.UTC(2026, 10, 22, 0, 0) } });
+    const wide = await post<{ actor: { account: { nrql: NrqlContainer } } }>(query, { id: PRIMARY, q: `SELECT uniques(appId) AS ids FROM Metric WHERE metricTimesliceName = 'Apdex' SINCE 10 minutes ago` });
+    expect(wide.errors).toBeUndefined();
+    expect(wide.data?.actor.account.nrql.results[0]?.ids).toEqual(expect.arrayContaining([app.id]));
   });
 
   it('only reads the account it is asked on', async () => {

@@ -94,9 +94,9 @@ describe('mobile timeslices', () => {
     );
   });
 
-  it('are selected by entity.guid, and give a crash rate below 100 %', () => {
+  it('are selected by entityGuid (the default mobileGuidAttribute), and give a crash rate below 100 %', () => {
     const row = run(
-      `SELECT filter(count(${V}), WHERE metricTimesliceName = 'Mobile/Crash/All') / filter(count(${V}), WHERE metricTimesliceName = 'Session/Start') * 100 AS rate, filter(count(${V}), WHERE metricTimesliceName = 'Session/Start') AS launches FROM Metric WHERE entity.guid = '${live.guid}' ${TEN}`,
+      `SELECT filter(count(${V}), WHERE metricTimesliceName = 'Mobile/Crash/All') / filter(count(${V}), WHERE metricTimesliceName = 'Session/Start') * 100 AS rate, filter(count(${V}), WHERE metricTimesliceName = 'Session/Start') AS launches FROM Metric WHERE entityGuid = '${live.guid}' ${TEN}`,
     ).results[0] as Record<string, number>;
     const window = [FIXED - 10 * MINUTE_MS, FIXED] as const;
     const launches = rowsOf(live, sessions, ...window, FIXED).reduce((total, one) => total + one.count, 0);
@@ -105,6 +105,25 @@ describe('mobile timeslices', () => {
     expect(row.launches).toBe(launches);
     expect(row.rate).toBeCloseTo((100 * crashCount) / launches, 12);
     expect(row.rate).toBeLessThan(100);
+  });
+
+  it('carry the GUID attribute(s) mobileGuidAttribute names, and only those', () => {
+    const count = (attribute: string, spelling: 'entityGuid' | 'entity.guid' | 'both'): unknown => {
+      const behaviours = data.behaviours;
+      data.behaviours = { ...behaviours, mobileGuidAttribute: spelling };
+      try {
+        return run(`SELECT count(${V}) AS c FROM Metric WHERE ${attribute} = '${live.guid}' AND metricTimesliceName = 'Session/Start' ${TEN}`).results[0]?.c;
+      } finally {
+        data.behaviours = behaviours;
+      }
+    };
+    const launches = rowsOf(live, sessions, FIXED - 10 * MINUTE_MS, FIXED, FIXED).reduce((total, one) => total + one.count, 0);
+    expect([count('entityGuid', 'entityGuid'), count('entity.guid', 'entityGuid')]).toEqual([launches, 0]);
+    expect([count('entityGuid', 'entity.guid'), count('entity.guid', 'entity.guid')]).toEqual([0, launches]);
+    expect([count('entityGuid', 'both'), count('entity.guid', 'both')]).toEqual([launches, launches]);
+    // Both spellings with OR find the rows whichever one they carry.
+    const either = `SELECT count(${V}) AS c FROM Metric WHERE (entityGuid = '${live.guid}' OR entity.guid = '${live.guid}') AND metricTimesliceName = 'Session/Start' ${TEN}`;
+    expect(run(either).results).toEqual([{ c: launches }]);
   });
 
   it('are not found by appId (UNCONFIRMED whether mobile timeslices carry it)', () => {
@@ -118,12 +137,12 @@ describe('mobile timeslices', () => {
     expect(metric.until).toBeLessThanOrEqual(stoppedAt);
     expect(rowsOf(stopped, metric, stoppedAt, FIXED, FIXED)).toEqual([]);
     expect(rowsOf(stopped, metric, stoppedAt - 2 * HOUR_MS, stoppedAt, FIXED).length).toBeGreaterThan(0);
-    const after = run(`SELECT count(${V}) AS c FROM Metric WHERE entity.guid = '${stopped.guid}' SINCE ${stoppedAt} UNTIL ${FIXED}`).results[0];
+    const after = run(`SELECT count(${V}) AS c FROM Metric WHERE entityGuid = '${stopped.guid}' SINCE ${stoppedAt} UNTIL ${FIXED}`).results[0];
     expect(after).toEqual({ c: 0 });
   });
 
   it('stay invisible to other accounts', () => {
-    const other = runNrql(`SELECT count(${V}) AS c FROM Metric WHERE entity.guid = '${live.guid}' ${TEN}`, { data, accountIds: [1000002], now: FIXED });
+    const other = runNrql(`SELECT count(${V}) AS c FROM Metric WHERE entityGuid = '${live.guid}' ${TEN}`, { data, accountIds: [1000002], now: FIXED });
     expect(other.results).toEqual([{ c: 0 }]);
   });
 });

@@ -152,10 +152,13 @@ describe('parseNrql: syntax errors', () => {
     [`SELECT count(${V}) FROM Metric WHERE appId = 1 AND`, null],
     [`SELECT count(${V}) FROM Metric WHERE appId = 'abc`, null],
     [`SELECT count(${V}) FROM Metric SINCE 1 SINCE 2`, 'SINCE'],
-    [`SELECT count(${V}) FROM Metric SINCE 1 hour ago`, 'hour'],
+    [`SELECT count(${V}) FROM Metric SINCE 1 hour`, null],
+    [`SELECT count(${V}) FROM Metric SINCE 1 fortnight ago`, 'fortnight'],
+    [`SELECT count(${V}) FROM Metric SINCE yesterday`, 'yesterday'],
     [`SELECT count(${V}) FROM Metric SINCE 1.5`, '1.5'],
-    ['SELECT count(duration) FROM Metric', 'duration'],
-    ['SELECT count(*) FROM Metric', '*'],
+    ['SELECT sum(*) FROM Metric', '*'],
+    ['SELECT percentile(duration) FROM Metric', ')'],
+    ['SELECT percentile(duration, 101) FROM Metric', '101'],
     [`SELECT count(${V}['bogus']) FROM Metric`, "'bogus'"],
     [`SELECT percentile(${V}, 95) FROM Metric`, 'percentile'],
     ['SELECT appName FROM Metric', 'appName'],
@@ -235,5 +238,124 @@ describe('parseNrql inverts quoteLiteral', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('parseNrql: the general subset', () => {
+  it('reads count(*), aggregates of plain attributes, latest and percentile', () => {
+    expect(parseNrql(`SELECT count(*), average(duration) AS d, latest(appName), percentile(duration, 50, 99.9), latest(${V}['count']) FROM Transaction, TransactionError`)).toEqual(
+      query({
+        select: [
+          { expression: { type: 'attributeAggregate', function: 'count', attribute: null, percentiles: [] }, alias: null },
+          { expression: { type: 'attributeAggregate', function: 'average', attribute: 'duration', percentiles: [] }, alias: 'd' },
+          { expression: { type: 'attributeAggregate', function: 'latest', attribute: 'appName', percentiles: [] }, alias: null },
+          { expression: { type: 'attributeAggregate', function: 'percentile', attribute: 'duration', percentiles: [50, 99.9] }, alias: null },
+          { expression: { type: 'aggregate', function: 'latest', field: 'count' }, alias: null },
+        ],
+        from: ['Transaction', 'TransactionError'],
+      }),
+    );
+  });
+
+  it.each([
+    ['SINCE 1 hour ago', { agoMs: 3_600_000, text: '1 HOUR AGO' }, null],
+    ['SINCE 7 DAYS AGO UNTIL 1 day ago', { agoMs: 7 * 86_400_000, text: '7 DAYS AGO' }, { agoMs: 86_400_000, text: '1 DAY AGO' }],
+    ['SINCE 30 minutes ago UNTIL NOW', { agoMs: 1_800_000, text: '30 MINUTES AGO' }, { agoMs: 0, text: 'NOW' }],
+    ['SINCE 2 months ago', { agoMs: 60 * 86_400_000, text: '2 MONTHS AGO' }, null],
+    ['SINCE 1 quarter ago', { agoMs: 91 * 86_400_000, text: '1 QUARTER AGO' }, null],
+    ['SINCE 1 year ago', { agoMs: 365 * 86_400_000, text: '1 YEAR AGO' }, null],
+    ['SINCE 500 milliseconds ago UNTIL 1702902896789', { agoMs: 500, text: '500 MILLISECONDS AGO' }, 1702902896789],
+  ])('reads %s', (clause, since, until) => {
+    const parsed = parseNrql(`SELECT count(*) FROM Metric ${clause}`);
+    expect([parsed.since, parsed.until]).toEqual([since, until]);
+  });
+
+  // A random query of the subset, printed; its AST printed again parses to the same AST.
+  const attribute = fc.constantFrom('appName', 'appId', 'host', 'entity.guid', 'metricTimesliceName', 'duration', '`odd name`');
+  // eslint-disable-next-line no-control-regex
+  const safe = (text: string): boolean => !/[\u0000-\u001f\u007f]/.test(text);
+  const literal = fc.oneof(fc.integer({ min: -1000, max: 1000 }).map(String), fc.string({ maxLength: 6 }).filter(safe).map(quoteLiteral));
+  const { condition } = fc.letrec((tie) => ({
+    condition: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.tuple(attribute, fc.constantFrom('=', '!='), literal).map(([a, op, l]) => `${a} ${op} ${l}`),
+      fc.tuple(attribute, fc.boolean(), fc.array(literal, { minLength: 1, maxLength: 3 })).map(([a, not, ls]) => `${a} ${not ? 'NOT IN' : 'IN'} (${ls.join(', ')})`),
+      fc.tuple(attribute, fc.boolean()).map(([a, not]) => `${a} IS ${not ? 'NOT NULL' : 'NULL'}`),
+      fc.tuple(attribute, fc.boolean(), fc.string({ maxLength: 5 }).filter(safe)).map(([a, not, p]) => `${a} ${not ? 'NOT LIKE' : 'LIKE'} ${quoteLiteral(`%${p}`)}`),
+      fc.tuple(tie('condition'), fc.constantFrom('AND', 'OR'), tie('condition')).map(([l, op, r]) => `(${String(l)} ${op} ${String(r)})`),
+      tie('condition').map((c) => `NOT ${String(c)}`),
+    ),
+  }));
+  const item = fc.oneof(
+    fc.constant('count(*)'),
+    fc.tuple(fc.constantFrom('sum', 'average', 'min', 'max', 'latest', 'stddev', 'count'), attribute).map(([f, a]) => `${f}(${a})`),
+    fc.tuple(attribute, fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 1, maxLength: 3 })).map(([a, ps]) => `percentile(${a}, ${ps.join(', ')})`),
+    attribute.map((a) => `uniques(${a})`),
+    fc.constantFrom(`count(${V})`, `average(${V}['total'])`, `latest(${V})`),
+  );
+  const time = fc.oneof(
+    fc.integer({ min: 0, max: 2_000_000_000_000 }).map(String),
+    fc.tuple(fc.integer({ min: 1, max: 500 }), fc.constantFrom('minute', 'minutes', 'HOURS', 'day', 'weeks', 'month', 'year')).map(([n, u]) => `${n} ${u} ago`),
+  );
+  const text = fc
+    .record({
+      items: fc.array(item, { minLength: 1, maxLength: 3 }),
+      from: fc.subarray(['Metric', 'Deployment', 'ChangeTrackingEvent', 'Transaction'], { minLength: 1 }),
+      where: fc.option(condition, { nil: undefined }),
+      facet: fc.option(attribute, { nil: undefined }),
+      since: fc.option(time, { nil: undefined }),
+      limit: fc.option(fc.integer({ min: 1, max: 5000 }), { nil: undefined }),
+    })
+    .map(({ items, from, where, facet, since, limit }) =>
+      [`SELECT ${items.join(', ')} FROM ${from.join(', ')}`, where && `WHERE ${String(where)}`, facet && `FACET ${facet}`, since && `SINCE ${since}`, limit && `LIMIT ${limit}`]
+        .filter(Boolean)
+        .join(' '),
+    );
+
+  it('parses every query of the subset, and its WHERE printed back parses to the same AST', () => {
+    fc.assert(
+      fc.property(text, (nrql) => {
+        const parsed = parseNrql(nrql);
+        if (parsed.where !== null) {
+          expect(parseNrql(`SELECT count(*) FROM Metric WHERE ${printCondition(parsed.where)}`).where).toEqual(parsed.where);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+function printLiteral(value: string | number): string {
+  return typeof value === 'number' ? String(value) : quoteLiteral(value);
+}
+
+function printAttribute(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name) ? name : `\`${name}\``;
+}
+
+function printCondition(condition: NrqlCondition): string {
+  switch (condition.type) {
+    case 'and':
+    case 'or':
+      return `(${printCondition(condition.left)} ${condition.type.toUpperCase()} ${printCondition(condition.right)})`;
+    case 'not':
+      return `NOT ${printCondition(condition.operand)}`;
+    case 'compare':
+      return `${printAttribute(condition.attribute)} ${condition.operator} ${printLiteral(condition.value)}`;
+    case 'in':
+      return `${printAttribute(condition.attribute)} ${condition.negated ? 'NOT IN' : 'IN'} (${condition.values.map(printLiteral).join(', ')})`;
+    case 'isNull':
+      return `${printAttribute(condition.attribute)} IS ${condition.negated ? 'NOT NULL' : 'NULL'}`;
+    case 'like':
+      return `${printAttribute(condition.attribute)} ${condition.negated ? 'NOT LIKE' : 'LIKE'} ${quoteLiteral(condition.pattern)}`;
+  }
+}
+
+describe('parseNrql: FROM first', () => {
+  it('reads FROM … SELECT … as SELECT … FROM …', () => {
+    expect(parseNrql(`FROM Metric, Deployment SELECT count(*) WHERE appId = 1 SINCE 2 days ago`)).toEqual(
+      parseNrql(`SELECT count(*) FROM Metric, Deployment WHERE appId = 1 SINCE 2 days ago`),
+    );
+    expect(() => parseNrql('FROM Metric WHERE appId = 1')).toThrowError("NRQL Syntax Error: Error at line 1 position 12, unexpected 'WHERE'");
   });
 });

@@ -155,9 +155,9 @@ describe('host, instance and mobile metric routes: what they send (scripted Nerd
     expect(sent.variables.known).toContain(`WHERE appId = ${APP} AND host = ${quoteLiteral(HOSTILE_HOST)} AND`);
   });
 
-  it('an instance is scoped by realAgentId as a number', async () => {
+  it('an instance is scoped by realAgentId as a number or a string (its type is undocumented)', async () => {
     expect((await gateway.app.request(`/v2/applications/${APP}/instances/18/metrics.json`, { headers })).status).toBe(200);
-    expect(lastOf(HOST_NAMES).variables.names).toContain(`WHERE appId = ${APP} AND realAgentId = 18 AND`);
+    expect(lastOf(HOST_NAMES).variables.names).toContain(`WHERE appId = ${APP} AND realAgentId IN (18, '18') AND`);
   });
 
   it('a mobile app is scoped by its computed GUID, and a single `name` is read as a name', async () => {
@@ -168,7 +168,7 @@ describe('host, instance and mobile metric routes: what they send (scripted Nerd
     expect(body.metric_data.metrics_not_found).toEqual(['Mobile/Crash/All']);
     const sent = lastOf(MOBILE_DATA);
     expect(sent.variables.guid).toBe(mobileGuid);
-    expect(sent.variables.data).toContain(`WHERE entity.guid = '${mobileGuid}' AND metricTimesliceName IN ('Mobile/Crash/All')`);
+    expect(sent.variables.data).toContain(`WHERE (entityGuid = '${mobileGuid}' OR entity.guid = '${mobileGuid}') AND metricTimesliceName IN ('Mobile/Crash/All')`);
   });
 
   it('a host that appears after the directory was read is found once the directory is older than the miss window', async () => {

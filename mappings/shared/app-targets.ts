@@ -11,7 +11,7 @@ import { ApplicationInstance, appHosts, appInstances, type AppInstance } from '.
 /**
  * Timeslice targets inside an APM app: one of its hosts or instances. The metric request probes
  * the app with its current instances (applicationInstancesV2), so an unknown host or instance
- * id is a 404 from the same request. An instance's scope is computed (`realAgentId = id`); a
+ * id is a 404 from the same request. An instance's scope is computed (`realAgentId IN (id, 'id')`); a
  * host's needs its name, which NerdGraph has and REST ids do not: a small host directory
  * (id -> name, from the app's instances) is read once and remembered per caller, account and
  * app, so a cold host request costs 2 upstream requests and a warm one 1.
@@ -109,7 +109,9 @@ export function appInstanceTarget(ctx: TimesliceTargetContext): TimesliceTarget 
     notFoundTitle: V2Titles.applicationNotFound,
     scope: [
       { attribute: 'appId', value: app.id },
-      { attribute: 'realAgentId', value: instanceId },
+      // realAgentId's stored type is undocumented (rest-v2.md §7 item 1): New Relic's migration
+      // page quotes it, public nr1 nerdpack code does not, and NRQL never equals a number and a string.
+      { attribute: 'realAgentId', value: [instanceId, String(instanceId)] },
     ],
     key: `${app.id}/instance/${instanceId}`,
     inside: {

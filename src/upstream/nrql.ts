@@ -12,10 +12,16 @@ export const MAX_UNIQUES = 10_000;
 
 export type NrqlValue = string | number;
 
-/** `attribute = value`: how a route scopes its rows (e.g. `appId = 123`). */
+/**
+ * `attribute = value`: how a route scopes its rows (e.g. `appId = 123`). Where New Relic's
+ * spelling or stored type is not settled, a scope names every candidate: several attributes
+ * match when any one holds the value (`(entityGuid = 'g' OR entity.guid = 'g')`), several values
+ * when the attribute equals any (`realAgentId IN (5, '5')`: NRQL compares by type, so a number
+ * never equals a string literal).
+ */
 export interface NrqlEquality {
-  attribute: string;
-  value: NrqlValue;
+  attribute: string | readonly string[];
+  value: NrqlValue | readonly NrqlValue[];
 }
 
 export interface SelectItem {
@@ -55,8 +61,17 @@ function literal(value: NrqlValue): string {
  */
 export const UNSCOPED_ROWS = 'scope IS NULL';
 
+function equality(c: NrqlEquality): string {
+  const attributes = typeof c.attribute === 'string' ? [c.attribute] : c.attribute;
+  const values: readonly NrqlValue[] = typeof c.value === 'string' || typeof c.value === 'number' ? [c.value] : c.value;
+  if (attributes.length === 0 || values.length === 0) throw new Error('an NRQL equality needs an attribute and a value');
+  const test = (name: string): string =>
+    values.length === 1 ? `${attribute(name)} = ${literal(values[0] as NrqlValue)}` : `${attribute(name)} IN (${values.map(literal).join(', ')})`;
+  return attributes.length === 1 ? test(attributes[0] as string) : `(${attributes.map(test).join(' OR ')})`;
+}
+
 function where(scope: readonly NrqlEquality[], names: readonly string[] | undefined): string {
-  const conditions = scope.map((c) => `${attribute(c.attribute)} = ${literal(c.value)}`);
+  const conditions = scope.map(equality);
   if (names !== undefined) conditions.push(`metricTimesliceName IN (${names.map(literal).join(', ')})`);
   conditions.push(UNSCOPED_ROWS);
   return conditions.join(' AND ');

@@ -14,6 +14,8 @@ export function appLevelData(): SandboxData {
   const data = generateSandboxData({ seed: 11, apmApps: 12, now: APP_LEVEL_NOW });
   // Key transactions add metrics to their apps' catalogs, which is not what these answers pin.
   data.keyTransactions.length = 0;
+  // The recorded answers predate rollup snapping (the 10-day query would snap to hours).
+  data.behaviours = { ...data.behaviours, rollupSnapping: false };
   return data;
 }
 

@@ -16,6 +16,7 @@ import {
   applicationFields,
   applicationGaps,
   browserApdexOf,
+  realUserMonitoringOf,
   reshapeApplication,
 } from './shared/application.ts';
 
@@ -138,6 +139,7 @@ export default defineListMapping({
     return reshapeApplication(app, ctx, {
       links: details?.links === null || details === undefined ? null : (details.links.get(app.applicationId) ?? { instances: [], hosts: [] }),
       browserApdexTarget: browserApdexOf(app.applicationId, browser),
+      realUserMonitoring: realUserMonitoringOf(app.applicationId, browser),
     });
   },
   keepItem(params, item) {

@@ -36,8 +36,8 @@ export function readsOf(deps: RouteDeps, caller: Caller, signal: AbortSignal) {
 
 type ScopedRequest = Pick<RouteRequest, 'caller' | 'accountId' | 'signal'>;
 
-/** Bound of CallerScope.shared entries per gateway (each small: e.g. one app's instance list). */
-const MAX_SHARED_ENTRIES = 5_000;
+/** Bound of CallerScope.shared entries per gateway: one per large app (only apps whose instances span pages are kept), each at most MAX_INSTANCES instances. */
+const MAX_SHARED_ENTRIES = 1_000;
 /** CallerScope.shared's cache, one per gateway (its RouteDeps), made on first use. */
 const sharedCaches = new WeakMap<RouteDeps, CoalescingCache<object>>();
 

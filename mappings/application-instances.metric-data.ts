@@ -18,7 +18,8 @@ export default defineMetricDataMapping({
   acceptedFormulasOf,
   knownGaps: [
     ...applicationMetricData.knownGaps,
-    { description: 'Only current instances (reporting in the last 10 minutes, first page of applicationInstancesV2) are found; v2 also answered for instances that had stopped reporting.' },
+    { description: 'Only current instances (reporting in the last 10 minutes, every page of applicationInstancesV2) are found; v2 also answered for instances that had stopped reporting.' },
+    { description: 'Later pages of applicationInstancesV2 are read once per app and kept 30 seconds per caller and account; past 20 pages or 10,000 instances the route answers 503 naming the bound.' },
   ],
   assumptions: [
     ...applicationMetricData.assumptions.filter((text) => !text.startsWith('An unknown id')),

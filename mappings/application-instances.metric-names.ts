@@ -15,7 +15,8 @@ export default defineMetricNamesMapping({
   acceptedFormulasOf,
   knownGaps: [
     ...applicationMetricNames.knownGaps,
-    { description: 'Only current instances (reporting in the last 10 minutes, first page of applicationInstancesV2) are found.' },
+    { description: 'Only current instances (reporting in the last 10 minutes, every page of applicationInstancesV2) are found.' },
+    { description: 'Later pages of applicationInstancesV2 are read once per app and kept 30 seconds per caller and account; past 20 pages or 10,000 instances the route answers 503 naming the bound.' },
   ],
   assumptions: [
     ...applicationMetricNames.assumptions.filter((text) => !text.startsWith('An unknown id')),

@@ -16,6 +16,7 @@ import {
   applicationFields,
   applicationGaps,
   browserApdexOf,
+  realUserMonitoringOf,
   reshapeApplication,
 } from './shared/application.ts';
 
@@ -97,6 +98,7 @@ export default defineListMapping({
     'A filter[host] host index is reused for 60 s per caller and account: a host that starts reporting may take up to a minute to be matched.',
     'A page costs two NerdGraph requests: the search, then one request for the page\'s links (NRQL) and browser apdex targets (entity search); with exclude_links=true the second request still reads the browser apdex targets (settings.end_user_apdex_threshold is always sent).',
     'The browser app of an APM app has the APM app\'s id (UNCONFIRMED); without one, settings.end_user_apdex_threshold is 7, v2\'s documented default.',
+    "settings.enable_real_user_monitoring is true when a browser app serves the APM app: the search outline has no loader (browserSettings is on the full entity only), and New Relic is taken to keep an APM app's browser side only while its loader is not NONE (UNCONFIRMED). The show reads the loader itself.",
     `The \`domainId IN (...)\` of filter[host] may hold up to ${HOST_INDEX_FACETS} ids; NerdGraph's limit on entity-search query length is UNCONFIRMED.`,
   ],
   async searchConditions(params, accountId, ctx) {
@@ -138,6 +140,7 @@ export default defineListMapping({
     return reshapeApplication(app, ctx, {
       links: details?.links === null || details === undefined ? null : (details.links.get(app.applicationId) ?? { instances: [], hosts: [] }),
       browserApdexTarget: browserApdexOf(app.applicationId, browser),
+      realUserMonitoring: realUserMonitoringOf(app.applicationId, browser),
     });
   },
   keepItem(params, item) {

@@ -7,7 +7,7 @@ import { parseAnswer } from '../src/upstream/answer.ts';
 import { isBodyObject, type BodyObject, type BodyValue } from '../src/v2/request-body.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { applicationGuid } from './shared/deployment.ts';
-import { APPLICATION_ASSUMPTIONS, readApplication } from './shared/application.ts';
+import { APPLICATION_ASSUMPTIONS, browserLoaderOf, readApplication } from './shared/application.ts';
 
 /**
  * PUT /v2/applications/{id}.{json,xml}: name (the display alias), apdex thresholds and real
@@ -67,12 +67,33 @@ function parseChanges(body: BodyObject): Changes {
   return changes;
 }
 
-function settingsInput(changes: Changes): Record<string, unknown> | null {
+/**
+ * The loader NONE -> true picks: SPA, NerdGraph's own default for a browser app it creates or
+ * attaches to an APM app (agentApplicationCreateBrowser, agentApplicationEnableApmBrowser:
+ * nerdgraph.md §7), and New Relic's recommended "Pro + SPA" agent. v2 had one boolean, so any
+ * loader is "on" to a v2 client.
+ */
+export const LOADER_WHEN_TURNED_ON = 'SPA';
+
+/**
+ * The loader change enable_real_user_monitoring asks for, given the configured loader
+ * (browserLoaderOf: null when a browser side serves the app but its loader is unknown, which
+ * counts as on). Only a real change: `true` keeps PRO, LITE or SPA (the Go client sends the flag
+ * with every update, no omitempty, so an unchanged GET-then-PUT must change nothing), `false`
+ * on an app already NONE sends nothing; NONE -> true picks LOADER_WHEN_TURNED_ON.
+ */
+export function loaderChange(wanted: boolean, current: string | null): string | undefined {
+  const on = current === null || current !== 'NONE';
+  if (wanted === on) return undefined;
+  return wanted ? LOADER_WHEN_TURNED_ON : 'NONE';
+}
+
+function settingsInput(changes: Changes, loader: string | undefined): Record<string, unknown> | null {
   const input: Record<string, unknown> = {};
   if (changes.alias !== undefined) input.alias = changes.alias;
   if (changes.apdexTarget !== undefined) input.apmConfig = { apdexTarget: changes.apdexTarget };
   if (changes.endUserApdexTarget !== undefined) input.browserConfig = { apdexTarget: changes.endUserApdexTarget };
-  if (changes.browserMonitoring !== undefined) input.browserMonitoring = { loader: changes.browserMonitoring ? 'SPA' : 'NONE' };
+  if (loader !== undefined) input.browserMonitoring = { loader };
   return Object.keys(input).length > 0 ? input : null;
 }
 
@@ -110,7 +131,10 @@ export default defineWriteMapping({
       fidelity: 'approximate',
       note: 'browserConfig.apdexTarget; only takes effect while browser monitoring is on.',
     }),
-    realUserMonitoring: param.bodyField('application.settings.enable_real_user_monitoring', { fidelity: 'approximate', note: 'browserMonitoring.loader SPA (on) or NONE (off).' }),
+    realUserMonitoring: param.bodyField('application.settings.enable_real_user_monitoring', {
+      fidelity: 'approximate',
+      note: 'Compared with the configured loader (read first): true keeps PRO, LITE or SPA and turns NONE into SPA; false sends NONE; the same value as configured sends no loader change.',
+    }),
     serverSideConfig: param.bodyField('application.settings.use_server_side_config', { fidelity: 'exact', note: 'Read-only in v2: ignored.' }),
   }),
   fields: [{ field: 'application', fidelity: 'approximate', source: 'ApplicationByGuid after the update, as GET /v2/applications/{id} shows it' }],
@@ -119,17 +143,33 @@ export default defineWriteMapping({
       description:
         'settings.end_user_apdex_threshold is ignored while browser monitoring is off (docs/write-rules.md §2): the answer then shows the default 7, not the value sent.',
     },
-    { description: 'Turning real user monitoring on picks the SPA loader; v2 chose the loader itself.' },
+    { description: 'Turning real user monitoring on from NONE picks the SPA loader (NerdGraph\'s default for a new browser app); v2 chose the loader itself. An app already on keeps its loader (PRO, LITE or SPA).' },
+    {
+      description:
+        'enable_real_user_monitoring is compared with the loader read just before the update (one more request when the flag is sent): a loader changed by someone else in between is not seen.',
+    },
     { description: 'The answer is read back after the update; a read that lags NerdGraph\'s write can show the previous values.' },
   ],
-  assumptions: [XML_ASSUMPTION, ...APPLICATION_ASSUMPTIONS, 'Validation failures list every field problem under error.messages.'],
+  assumptions: [
+    XML_ASSUMPTION,
+    ...APPLICATION_ASSUMPTIONS,
+    'Validation failures list every field problem under error.messages.',
+    "The configured loader is the browser app's browserSettings.browserMonitoring.loader (the browser app with the APM app's id, UNCONFIRMED); no browser app is NONE.",
+  ],
   async plan(ctx) {
     const { guid } = applicationGuid(ctx, ctx.pathParams.id);
     const changes = parseChanges(ctx.body);
-    const settings = settingsInput(changes);
+    // The flag is compared with the configured loader, so it needs the app read first (which
+    // also answers a request that changes nothing, and proves the app exists: v2's 404).
+    const before = changes.browserMonitoring === undefined ? undefined : await readApplication(ctx, guid);
+    const loader =
+      changes.browserMonitoring === undefined || before === undefined
+        ? undefined
+        : loaderChange(changes.browserMonitoring, browserLoaderOf(before.entity.applicationId, before.browser));
+    const settings = settingsInput(changes, loader);
     // Nothing to change still proves the app exists before answering (v2 answered 404 or the app).
     if (settings === null) {
-      const { body } = await readApplication(ctx, guid);
+      const { body } = before ?? (await readApplication(ctx, guid));
       return { variables: null, answer: () => body };
     }
     return {

@@ -318,6 +318,7 @@ export class ActorResolver {
         const app = this.index.appsById.get(id);
         return app && this.visible.has(app.accountId) ? app : undefined;
       },
+      instancePageSize: this.index.data.behaviours.instancePageSize,
     };
   }
 }

@@ -36,6 +36,7 @@ export interface SandboxBehaviours {
   /**
    * Browser monitoring is a loader setting (LITE, NONE, PRO, SPA) held by the app, independent of
    * whether browser traffic arrived lately. Source: the schema's AgentApplicationBrowserLoader.
+   * Off: the loader follows traffic (SPA with page views, NONE without), as before (browser-loader.ts).
    */
   browserLoaderConfig: boolean;
   /**

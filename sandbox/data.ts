@@ -22,6 +22,7 @@ import type { DivergenceName } from './divergence.ts';
 import { createWriteCounter } from './write-counts.ts';
 import { seededUserTags } from './tagging.ts';
 import { apmAttachedBrowserApp, browserAppFields, mobileApplicationToken } from './writes.ts';
+import { browserConfigured, seededBrowserLoader } from './browser-loader.ts';
 
 export interface GenerateOptions {
   seed: number;
@@ -140,6 +141,9 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
   addFleetHosts(opts.seed, apps);
   // Labels (tagging.ts): user tags, a pure function of each app's id.
   for (const app of apps) app.userTags = seededUserTags(app);
+  const behaviours = resolveBehaviours(opts.behave);
+  // Browser loaders (browser-loader.ts): a pure function of each app's id and traffic.
+  for (const app of apps) app.browserLoader = seededBrowserLoader(app, behaviours.browserLoaderConfig);
   const others = generateOtherEntities(opts, apps);
   const alerts = generateAlerts(
     opts.seed,
@@ -156,7 +160,7 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
     writes: { version: 0, deployments: new Map(), createdApps: [], sequence: 0, executed: createWriteCounter() },
     alerts,
     divergences: new Set(opts.diverge ?? []),
-    behaviours: resolveBehaviours(opts.behave),
+    behaviours,
   };
 }
 
@@ -242,7 +246,8 @@ function generateOtherEntities(
       mobileApps.push(generateMobileApp(random, account.id, ids.mobile, otherEntityName(random, index, sequence.mobile, 'Mobile'), opts.now));
     }
     for (const app of accountApps) {
-      if (app.browser !== null) browserApps.push(attachedBrowserApp(app, resolveBehaviours(opts.behave).browserAppCarriesApmAppId));
+      // Every app configured for browser monitoring has its browser side, traffic or not.
+      if (browserConfigured(app)) browserApps.push(attachedBrowserApp(app, resolveBehaviours(opts.behave).browserAppCarriesApmAppId));
     }
     for (let index = 0; index < count; index++) {
       ids.browser += intBetween(random, 1, 97);

@@ -68,8 +68,13 @@ export interface SandboxApp {
   serverSideConfig: boolean;
   /** null when the app is not reporting. */
   summary: SandboxApmSummary | null;
-  /** null when browser monitoring is off; otherwise present even while not reporting. */
+  /**
+   * Recent browser traffic: null when no page views arrived lately (browser monitoring off, or
+   * configured without visits); otherwise present even while not reporting.
+   */
   browser: SandboxBrowserSummary | null;
+  /** The configured browser loader (browser-loader.ts); absent: it follows `browser` (SPA or NONE). */
+  browserLoader?: 'LITE' | 'NONE' | 'PRO' | 'SPA';
   hosts: SandboxHost[];
   /** null when no alert policy is attached. */
   alertPolicyId: number | null;

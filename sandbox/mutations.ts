@@ -16,6 +16,7 @@ import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { mobileApplicationKind, type EntityOutlineSource } from './entities/index.ts';
 import { apmSearchFields, toEntityOutline, type ApmEntityOutlineSource } from './entities/apm-application.ts';
 import type { SandboxAccount, SandboxApp } from './model.ts';
+import { browserLoaderOf } from './browser-loader.ts';
 import { nerdgraphApp } from './divergence.ts';
 import { recordChangeTrackingDetails } from './nrql-engine.ts';
 import { TaggingResolver, taggingMutationRoot } from './tagging.ts';
@@ -64,7 +65,7 @@ interface SettingsUpdateResult {
   apmSettings: { alias: string; apmConfig: { apdexTarget: number; useServerSideConfig: boolean } } | null;
   browserSettings: {
     browserConfig: { apdexTarget: number | null };
-    browserMonitoring: { loader: 'NONE' | 'SPA' };
+    browserMonitoring: { loader: Loader };
   } | null;
   errors: SettingsUpdateError[];
 }
@@ -184,7 +185,8 @@ export class MutationResolver {
       ...(alias !== undefined && { name: alias }),
       ...(apdexTarget !== undefined && { apdexTarget }),
       ...(browserApdexTarget !== undefined && { endUserApdexTarget: browserApdexTarget }),
-      ...(loader !== undefined && { browserMonitoring: loader !== 'NONE' }),
+      // The loader as given (browser-loader.ts): PRO stays PRO, the same loader again changes nothing.
+      ...(loader !== undefined && { browserLoader: loader }),
       ...(settings.apmConfig?.useServerSideConfig != null && { serverSideConfig: settings.apmConfig.useServerSideConfig }),
     };
     if (Object.keys(changes).length > 0) updateApplication(this.index.data, app, changes);
@@ -194,7 +196,7 @@ export class MutationResolver {
       apmSettings: { alias: app.name, apmConfig: { apdexTarget: app.apdexTarget, useServerSideConfig: app.serverSideConfig } },
       browserSettings: {
         browserConfig: { apdexTarget: app.browser?.apdexTarget ?? null },
-        browserMonitoring: { loader: app.browser === null ? 'NONE' : 'SPA' },
+        browserMonitoring: { loader: browserLoaderOf(app) },
       },
       errors: [],
     };

@@ -7,6 +7,7 @@
 import { deploymentV2Id, entityGuid, fnv1a32 } from '../src/v2/ids.ts';
 import type { SandboxApp, SandboxBrowserApp, SandboxCreatedApp, SandboxData, SandboxDeployment, SandboxMobileApp } from './model.ts';
 import { ingestedAtFor, isIngested } from './ingest.ts';
+import { LEGACY_DEFAULT_LOADER, browserConfigured, type BrowserLoader } from './browser-loader.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Change tracking keeps events for 13 months; seeded deployments fall inside that. */
@@ -121,6 +122,12 @@ export interface ApplicationChanges {
   apdexTarget?: number;
   /** Applied only while browser monitoring is on. */
   endUserApdexTarget?: number;
+  /** The browser loader (browser-loader.ts): NONE turns browser monitoring off. */
+  browserLoader?: BrowserLoader;
+  /**
+   * v2's enable_real_user_monitoring (the legacy face): true keeps a configured loader and gives
+   * an app without one LEGACY_DEFAULT_LOADER; false is NONE. Ignored beside `browserLoader`.
+   */
   browserMonitoring?: boolean;
   /** NerdGraph can set it; REST v2 could not (read-only there). */
   serverSideConfig?: boolean;
@@ -130,8 +137,14 @@ export function updateApplication(data: SandboxData, app: SandboxApp, changes: A
   if (changes.name !== undefined) app.name = changes.name;
   if (changes.apdexTarget !== undefined) app.apdexTarget = changes.apdexTarget;
   if (changes.serverSideConfig !== undefined) app.serverSideConfig = changes.serverSideConfig;
-  if (changes.browserMonitoring === false) app.browser = null;
-  if (changes.browserMonitoring === true && app.browser === null) {
+  const wasConfigured = browserConfigured(app);
+  const fromFlag = changes.browserMonitoring === undefined ? undefined : changes.browserMonitoring ? (wasConfigured ? undefined : LEGACY_DEFAULT_LOADER) : 'NONE';
+  const loader = changes.browserLoader ?? fromFlag;
+  if (loader !== undefined) app.browserLoader = loader;
+  // Off: no loader, so no page views either.
+  if (loader === 'NONE') app.browser = null;
+  // Turned on (not merely another loader, nor the same one again): no page views measured yet.
+  if (loader !== undefined && loader !== 'NONE' && !wasConfigured && app.browser === null) {
     // Freshly enabled: no page views measured yet.
     app.browser = {
       pageLoadTimeSeconds: 0,
@@ -154,14 +167,15 @@ export function updateApplication(data: SandboxData, app: SandboxApp, changes: A
  */
 function syncBrowserSide(data: SandboxData, app: SandboxApp): void {
   const index = data.browserApps.findIndex((browserApp) => browserApp.servingApmApplicationId === app.id);
-  if (app.browser === null) {
+  // The browser side lives while browser monitoring is configured, traffic or not (browser-loader.ts).
+  if (!browserConfigured(app)) {
     if (index !== -1) data.browserApps.splice(index, 1);
   } else if (index === -1) {
     data.browserApps.push(apmAttachedBrowserApp(app));
   } else {
     const browserApp = data.browserApps[index] as SandboxBrowserApp;
     browserApp.name = app.name;
-    browserApp.apdexTarget = app.browser.apdexTarget;
+    browserApp.apdexTarget = app.browser?.apdexTarget ?? 7;
   }
   for (const keyTransaction of data.keyTransactions) {
     if (keyTransaction.appId === app.id) keyTransaction.browserApdexTarget = app.browser?.apdexTarget ?? null;

@@ -35,8 +35,9 @@ describe('generating key transactions, mobile and browser apps', () => {
     for (const [key, expected] of Object.entries(APPS_HASHES_BEFORE)) {
       const [seed, apmApps] = key.split('/').map(Number) as [number, number];
       // The fleet app's extra hosts (data.ts addFleetHosts) came later, from a stream of their own;
-      // so did the labels (userTags, tagging.ts: a pure function of the app id).
-      const apps = generateSandboxData({ seed, apmApps, now: 1_700_000_000_000 }).apps.map(({ userTags: _labels, ...app }) => ({ ...app, hosts: app.hosts.filter((host) => !host.name.startsWith('fleet-')) }));
+      // so did the labels (userTags, tagging.ts: a pure function of the app id) and the browser
+      // loaders (browserLoader, browser-loader.ts: a pure function of the app id and its traffic).
+      const apps = generateSandboxData({ seed, apmApps, now: 1_700_000_000_000 }).apps.map(({ userTags: _labels, browserLoader: _loader, ...app }) => ({ ...app, hosts: app.hosts.filter((host) => !host.name.startsWith('fleet-')) }));
       expect(createHash('sha256').update(JSON.stringify(apps)).digest('hex'), key).toBe(expected);
     }
   });
@@ -121,12 +122,17 @@ describe('generating key transactions, mobile and browser apps', () => {
     }
   });
 
-  it('attaches one browser app to every APM app with browser monitoring', () => {
+  it('attaches one browser app to every APM app with browser monitoring configured, traffic or not', () => {
     const attached = data.browserApps.filter((app) => app.servingApmApplicationId !== null);
-    expect(attached.map((app) => app.id)).toEqual(data.apps.filter((app) => app.browser !== null).map((app) => app.id));
+    expect(attached.map((app) => app.id)).toEqual(data.apps.filter((app) => app.browserLoader !== 'NONE').map((app) => app.id));
+    // Browser monitoring is a loader setting (browser-loader.ts): every app with traffic has one,
+    // and some apps are configured without recent traffic.
+    expect(data.apps.filter((app) => app.browser !== null).every((app) => app.browserLoader !== 'NONE')).toBe(true);
+    expect(data.apps.some((app) => app.browser === null && app.browserLoader !== 'NONE')).toBe(true);
+    for (const loader of ['PRO', 'LITE', 'SPA'] as const) expect(data.apps.some((app) => app.browser !== null && app.browserLoader === loader)).toBe(true);
     for (const browserApp of attached) {
       const app = data.apps.find((candidate) => candidate.id === browserApp.id) as SandboxApp;
-      expect(browserApp).toMatchObject({ name: app.name, reporting: app.reporting, apdexTarget: app.browser?.apdexTarget, accountId: app.accountId });
+      expect(browserApp).toMatchObject({ name: app.name, reporting: app.reporting, apdexTarget: app.browser?.apdexTarget ?? 7, accountId: app.accountId });
     }
     for (const browserApp of data.browserApps) {
       expect(browserApp.loaderScript).toContain(`licenseKey:"${browserApp.browserMonitoringKey}"`);
@@ -138,7 +144,7 @@ describe('generating key transactions, mobile and browser apps', () => {
 describe('APM app writes keep the browser side and key transactions in step', () => {
   it('adds, renames, re-targets and removes the attached browser app; updates and removes key transactions', () => {
     const data = generateSandboxData({ seed: 9, apmApps: 60, now: NOW });
-    const app = data.apps.find((candidate) => candidate.browser === null && data.keyTransactions.some((kt) => kt.appId === candidate.id)) as SandboxApp;
+    const app = data.apps.find((candidate) => candidate.browserLoader === 'NONE' && data.keyTransactions.some((kt) => kt.appId === candidate.id)) as SandboxApp;
     const attached = (): SandboxData['browserApps'] => data.browserApps.filter((browserApp) => browserApp.servingApmApplicationId === app.id);
     const keyTransactions = (): SandboxData['keyTransactions'] => data.keyTransactions.filter((kt) => kt.appId === app.id);
     expect(attached()).toEqual([]);

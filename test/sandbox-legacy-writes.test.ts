@@ -61,7 +61,8 @@ const pick = (sandbox: Sandbox, test: (app: SandboxApp) => boolean): SandboxApp 
 const reportingApp = (s: Sandbox): SandboxApp => pick(s, (app) => app.reporting);
 const idleApp = (s: Sandbox): SandboxApp => pick(s, (app) => !app.reporting);
 const browserApp = (s: Sandbox): SandboxApp => pick(s, (app) => app.browser !== null);
-const noBrowserApp = (s: Sandbox): SandboxApp => pick(s, (app) => app.browser === null);
+// Browser monitoring not configured (browser-loader.ts): no loader, so no traffic either.
+const noBrowserApp = (s: Sandbox): SandboxApp => pick(s, (app) => app.browser === null && app.browserLoader === 'NONE');
 const withDeployments = (s: Sandbox): SandboxApp => pick(s, (app) => deploymentsOf(s.data, app).length >= 2);
 const foreignApp = (s: Sandbox): SandboxApp => s.data.apps.find((app) => app.accountId === SECONDARY) as SandboxApp;
 

@@ -208,7 +208,7 @@ describe.skipIf(!hasRealSchema)('the documents these tests send', () => {
 
 describe('agentApplicationSettingsUpdate', () => {
   it('applies alias, apdex targets, server-side config and browser monitoring, and answers the new settings', async () => {
-    const app = firstApp((candidate) => candidate.accountId === PRIMARY_ID && candidate.browser === null);
+    const app = firstApp((candidate) => candidate.accountId === PRIMARY_ID && candidate.browserLoader === 'NONE');
     const before = sandbox.data.writes.version;
     const result = await ok('settingsUpdate', {
       guid: app.guid,
@@ -223,8 +223,8 @@ describe('agentApplicationSettingsUpdate', () => {
       guid: app.guid,
       alias: 'Renamed Checkout',
       apmSettings: { alias: 'Renamed Checkout', apmConfig: { apdexTarget: 0.25, useServerSideConfig: true } },
-      // Any loader but NONE turns browser monitoring on; the sandbox reports it as SPA.
-      browserSettings: { browserConfig: { apdexTarget: 3.5 }, browserMonitoring: { loader: 'SPA' } },
+      // Any loader but NONE turns browser monitoring on; the app keeps the loader given.
+      browserSettings: { browserConfig: { apdexTarget: 3.5 }, browserMonitoring: { loader: 'PRO' } },
       errors: [],
     });
     expect(sandbox.data.writes.version).toBeGreaterThan(before);
@@ -301,7 +301,8 @@ describe('agentApplicationSettingsUpdate', () => {
   });
 
   it('renames what every read shows: entity, entities, entitySearch by name, in name order', async () => {
-    const app = idle();
+    // Without a browser side (browser-loader.ts), so a name search finds the app alone.
+    const app = firstApp((candidate) => candidate.accountId === PRIMARY_ID && !candidate.reporting && candidate.browserLoader === 'NONE');
     const oldName = app.name;
     await ok('settingsUpdate', { guid: app.guid, settings: { alias: 'AAA First By Name' } });
     expect(await entityName(app.guid)).toBe('AAA First By Name');

@@ -196,10 +196,11 @@ describe('PUT and DELETE an application', () => {
 
   it('sends one settings update and answers the application read back', async () => {
     script = { ApplicationSettingsUpdate: ok({ agentApplicationSettingsUpdate: { guid: GUID, errors: [] } }), ApplicationByGuid: entity({ name: 'Renamed' }) };
-    const response = await put({ application: { name: ' Renamed ', settings: { app_apdex_threshold: '0.7', enable_real_user_monitoring: false, use_server_side_config: true } } });
+    // The app has no browser side (loader NONE), so turning browser monitoring on picks SPA.
+    const response = await put({ application: { name: ' Renamed ', settings: { app_apdex_threshold: '0.7', enable_real_user_monitoring: true, use_server_side_config: true } } });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { application: { name: string } }).application.name).toBe('Renamed');
-    expect(sent('ApplicationSettingsUpdate')[0]?.variables).toEqual({ guid: GUID, settings: { alias: 'Renamed', apmConfig: { apdexTarget: 0.7 }, browserMonitoring: { loader: 'NONE' } } });
+    expect(sent('ApplicationSettingsUpdate')[0]?.variables).toEqual({ guid: GUID, settings: { alias: 'Renamed', apmConfig: { apdexTarget: 0.7 }, browserMonitoring: { loader: 'SPA' } } });
   });
 
   it('a confirmed update whose read-back fails is an unknown outcome, not a 404', async () => {

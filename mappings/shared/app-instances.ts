@@ -1,6 +1,11 @@
 import { ID_PATTERN } from '../../src/v2/params.ts';
 import { z } from 'zod';
 import { syntheticHostId } from '../../src/v2/ids.ts';
+import type { CallerScope } from '../../src/routes/mapping.ts';
+import { repeatedCursor } from '../../src/routes/cursor-walk.ts';
+import { parseAnswer } from '../../src/upstream/answer.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+import { V2Error, V2Titles, notFound } from '../../src/v2/errors.ts';
 
 /**
  * An APM application's agent instances as NerdGraph lists them
@@ -19,6 +24,89 @@ export const ApplicationInstance = z.object({
   }),
 });
 export type ApplicationInstance = z.infer<typeof ApplicationInstance>;
+
+/** One page of `applicationInstancesV2` as every document selects it (instances and nextCursor). */
+export const InstancesPage = z.object({
+  applicationInstances: z.array(ApplicationInstance).nullable().optional(),
+  nextCursor: z.string().nullable().optional(),
+});
+export type InstancesPage = z.infer<typeof InstancesPage>;
+
+// ---------------------------------------------------------------------------------------------
+// Every page of applicationInstancesV2 (issue 20, point 3)
+
+/** The document that reads one later page (the first comes with each route's own document). */
+export const INSTANCES_PAGE_OPERATION = 'ApplicationInstancesPage';
+/** At most this many pages of one app's instances are read (the first included)... */
+export const MAX_INSTANCE_PAGES = 20;
+/** ...and at most this many instances kept, whatever NerdGraph's page size. */
+export const MAX_INSTANCES = 10_000;
+/** How long a walked list is kept, per caller, account and app (hosts come and go within minutes). */
+export const INSTANCE_LIST_TTL_MS = 30_000;
+
+export const INSTANCES_BOUND_TITLE =
+  `This application has more agent instances than the gateway reads (more than ${MAX_INSTANCE_PAGES} pages or ${MAX_INSTANCES} instances of NerdGraph's applicationInstancesV2); ` +
+  'its hosts and instances cannot be listed whole, so none are shown';
+
+/** The bound's answer: never a cut list, whose missing hosts would read as gone (and 404). */
+export const instancesOverBound = (): V2Error => new V2Error(503, INSTANCES_BOUND_TITLE, { kind: 'instances_over_bound' });
+
+const PageAnswer = z.object({
+  actor: z.object({
+    entity: z.looseObject({ guid: z.string(), accountId: z.number(), applicationInstancesV2: InstancesPage.nullable().optional() }).nullable(),
+  }),
+});
+
+/** A walked list, or the bound's mark (kept too, so a too-large app is not walked on every call). */
+type Walk = { instances: ApplicationInstance[]; overBound: boolean };
+
+/** Pages 2.. of the app's instances, from the first page's cursor; bounded, refusing a repeated cursor. */
+async function walkLaterPages(read: CallerScope['read'], app: { guid: string; accountId: number }, first: ApplicationInstance[], cursor: string): Promise<Walk> {
+  const instances = [...first];
+  const seen = new Set<string>([cursor]);
+  let next: string | null | undefined = cursor;
+  for (let pages = 1; next; pages++) {
+    if (pages >= MAX_INSTANCE_PAGES || instances.length >= MAX_INSTANCES) return { instances: [], overBound: true };
+    const answer: z.infer<typeof PageAnswer> = parseAnswer(PageAnswer, await read(INSTANCES_PAGE_OPERATION, { guid: app.guid, cursor: next }), INSTANCES_PAGE_OPERATION);
+    const entity = answer.actor.entity;
+    // Deleted between two pages: the app is gone (its 404; a failed load is not kept).
+    if (entity === null) throw notFound(V2Titles.applicationNotFound);
+    if (entity.guid !== app.guid || entity.accountId !== app.accountId) throw new UpstreamError('upstream_failure', `${INSTANCES_PAGE_OPERATION}: another entity answered`);
+    instances.push(...(entity.applicationInstancesV2?.applicationInstances ?? []));
+    next = entity.applicationInstancesV2?.nextCursor;
+    if (next) {
+      if (seen.has(next)) throw repeatedCursor(INSTANCES_PAGE_OPERATION);
+      seen.add(next);
+    }
+  }
+  if (instances.length > MAX_INSTANCES) return { instances: [], overBound: true };
+  return { instances, overBound: false };
+}
+
+/**
+ * Every agent instance of an app, given the first page of `applicationInstancesV2` its route's
+ * own document read. One page (no nextCursor) is the whole list, at no cost. Otherwise the
+ * later pages are read through ApplicationInstancesPage, at most MAX_INSTANCE_PAGES pages and
+ * MAX_INSTANCES instances (past either: instancesOverBound, never a cut list), and the whole
+ * list is kept INSTANCE_LIST_TTL_MS per caller, account and app (ctx.shared), so the hosts and
+ * instances routes, the application show and the host and instance metric routes of one app
+ * walk the pages once between them, not on every call. The kept list is one snapshot: a request
+ * within its life sees it whole rather than its own first page joined to an older rest.
+ */
+export async function allInstancesOf(
+  ctx: Pick<CallerScope, 'shared' | 'accountId'>,
+  app: { id: number; guid: string },
+  first: InstancesPage | null | undefined,
+): Promise<ApplicationInstance[]> {
+  const firstItems = first?.applicationInstances ?? [];
+  const cursor = first?.nextCursor;
+  if (!cursor) return firstItems;
+  const walked = await ctx.shared<Walk>(`app-instances/${app.id}`, INSTANCE_LIST_TTL_MS, (read) =>
+    walkLaterPages(read, { guid: app.guid, accountId: ctx.accountId }, firstItems, cursor),
+  );
+  if (walked.overBound) throw instancesOverBound();
+  return walked.instances;
+}
 
 export interface AppInstance {
   /** The v2 instance id. */

@@ -6,7 +6,8 @@ import { UpstreamError } from '../../src/upstream/errors.ts';
 import { hasControlCharacters } from '../../src/upstream/query-literal.ts';
 import { V2Titles, notFound } from '../../src/v2/errors.ts';
 import { ID_PATTERN } from '../../src/v2/params.ts';
-import { ApplicationInstance, appHosts, appInstances, type AppInstance } from './app-instances.ts';
+import { syntheticHostId } from '../../src/v2/ids.ts';
+import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppInstance } from './app-instances.ts';
 
 /**
  * Timeslice targets inside an APM app: one of its hosts or instances. The metric request probes
@@ -21,15 +22,29 @@ export const HOST_DIRECTORY_OPERATION = 'ApplicationHostDirectory';
 export const HOST_DIRECTORY_TTL_MS = 60_000;
 export const HOST_MISS_TTL_MS = 5_000;
 
-const AppWithInstances = z.object({
-  applicationInstancesV2: z.object({ applicationInstances: z.array(ApplicationInstance).nullable().optional() }).nullable().optional(),
-});
+const AppWithInstances = z.object({ applicationInstancesV2: InstancesPage.nullable().optional() });
 
-/** The current instances of a probed app entity (already account-checked). */
-function instancesOf(entity: unknown): AppInstance[] {
+/** The first page of instances of a probed app entity (already account-checked). */
+function firstPageOf(entity: unknown): InstancesPage | null | undefined {
   const parsed = AppWithInstances.safeParse(entity);
   if (!parsed.success) throw new UpstreamError('upstream_failure', 'application instances: unexpected shape');
-  return appInstances(parsed.data.applicationInstancesV2?.applicationInstances ?? []);
+  return parsed.data.applicationInstancesV2;
+}
+
+/**
+ * The current instances of a probed app entity: every page of applicationInstancesV2 (the
+ * first from the entity, later ones read once per app and kept briefly: app-instances.ts).
+ */
+async function instancesOf(ctx: TimesliceTargetContext, app: EntityRef, entity: unknown): Promise<AppInstance[]> {
+  return appInstances(await allInstancesOf(ctx, app, firstPageOf(entity)));
+}
+
+/** Whether the probed entity holds an instance: its first page decides at no cost when it lists it or is the only page. */
+async function holdsInstance(ctx: TimesliceTargetContext, app: EntityRef, entity: unknown, matches: (instance: AppInstance) => boolean): Promise<boolean> {
+  const first = firstPageOf(entity);
+  if (appInstances(first?.applicationInstances ?? []).some(matches)) return true;
+  if (!first?.nextCursor) return false;
+  return (await instancesOf(ctx, app, entity)).some(matches);
 }
 
 const DirectoryAnswer = z.object({ actor: z.object({ entity: z.looseObject({ guid: z.string(), accountId: z.number() }).nullable() }) });
@@ -49,7 +64,7 @@ async function readDirectory(ctx: TimesliceTargetContext, app: EntityRef): Promi
   // A foreign or mismatched entity is a 404 (counted), never remembered.
   ctx.requireEntity(entity, app, V2Titles.applicationNotFound);
   // A host name no NRQL literal can carry (control characters) cannot be scoped to: its id 404s.
-  const queryable = appHosts(app.id, instancesOf(entity)).filter((host) => !hasControlCharacters(host.name));
+  const queryable = appHosts(app.id, await instancesOf(ctx, app, entity)).filter((host) => !hasControlCharacters(host.name));
   return { appExists: true, hosts: new Map(queryable.map((host) => [host.id, host.name])), readAt: ctx.now };
 }
 
@@ -92,7 +107,8 @@ export async function appHostTarget(ctx: TimesliceTargetContext): Promise<Timesl
     key: `${app.id}/host/${host.id}`,
     inside: {
       notFoundTitle: V2Titles.applicationHostNotFound,
-      holds: (entity) => appHosts(app.id, instancesOf(entity)).some((candidate) => candidate.id === host.id && candidate.name === host.name),
+      // The host's instances may be on any page: one on the first page settles it at no cost.
+      holds: (entity) => holdsInstance(ctx, app, entity, (instance) => instance.host === host.name && syntheticHostId(app.id, instance.host) === host.id),
     },
   };
 }
@@ -116,7 +132,7 @@ export function appInstanceTarget(ctx: TimesliceTargetContext): TimesliceTarget 
     key: `${app.id}/instance/${instanceId}`,
     inside: {
       notFoundTitle: V2Titles.applicationInstanceNotFound,
-      holds: (entity) => instanceId !== 0 && instancesOf(entity).some((instance) => instance.id === instanceId),
+      holds: async (entity) => instanceId !== 0 && holdsInstance(ctx, app, entity, (instance) => instance.id === instanceId),
     },
   };
 }

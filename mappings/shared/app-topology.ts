@@ -10,7 +10,7 @@ import type { V2Body } from '../../src/v2/format.ts';
 import { syntheticHostId } from '../../src/v2/ids.ts';
 import { defineParams, param } from '../../src/v2/param-schema.ts';
 import { ID_PATTERN } from '../../src/v2/params.ts';
-import { ApplicationInstance, appHosts, appInstances, type AppHost, type AppInstance } from './app-instances.ts';
+import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppHost, type AppInstance } from './app-instances.ts';
 import { healthStatus } from './application.ts';
 import { UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf } from './metric-values.ts';
 
@@ -91,7 +91,7 @@ const TopologyEntity = z.object({
   alertSeverity: z.string().nullable().optional(),
   applicationId: z.number().int(),
   language: z.string().nullable().optional(),
-  applicationInstancesV2: z.object({ applicationInstances: z.array(ApplicationInstance).nullable().optional() }).nullable().optional(),
+  applicationInstancesV2: InstancesPage.nullable().optional(),
 });
 
 const TopologyAnswer = z.object({
@@ -139,7 +139,9 @@ export async function readTopology(ctx: OperationContext, kind: TopologyKind): P
     const row = SummaryRow.safeParse(result);
     if (row.success && row.data.facet !== null) rows.set(String(row.data.facet), row.data);
   }
-  const instances = appInstances(entity.applicationInstancesV2?.applicationInstances ?? []);
+  // Every page of applicationInstancesV2: the first came with this request, later ones are
+  // read once per app and kept briefly (app-instances.ts).
+  const instances = appInstances(await allInstancesOf(ctx, ref, entity.applicationInstancesV2));
   return {
     appId: entity.applicationId,
     appName: entity.name,
@@ -275,7 +277,10 @@ export const TOPOLOGY_ASSUMPTIONS: readonly string[] = [
 export function topologyGaps(prefix: string): KnownGap[] {
   return [
     { description: 'Host ids are synthetic (stable per application and host name, in every process and replica); ids stored from the real v2 API will not match.' },
-    { description: 'Only the first page of applicationInstancesV2 is read (NerdGraph pages instances with a cursor).' },
+    {
+      description:
+        'Every page of applicationInstancesV2 is read: the first with the request, later ones once per app and kept 30 seconds (per caller and account), so a host or instance that appeared on a later page meanwhile shows within 30 seconds. Past 20 pages or 10,000 instances the route answers 503 naming the bound, never a cut list.',
+    },
     { path: `${prefix}.links.server`, description: 'links.server (legacy Servers API) has no NerdGraph source and is omitted (v2 omitted it too when no server was linked).' },
     { description: 'v2 listed hosts and instances that reported in about the last hour; NerdGraph lists the instances of the last minutes.' },
   ];

@@ -7,7 +7,7 @@ import type { V2Body } from '../../src/v2/format.ts';
 import { isoSeconds } from '../../src/v2/time.ts';
 import { EntityKinds } from '../../src/routes/entity-ref.ts';
 import { decodeEntityGuid, entityGuid } from '../../src/v2/ids.ts';
-import { ApplicationInstance, linkIdsFromInstances, type AppLinkIds } from './app-instances.ts';
+import { InstancesPage, allInstancesOf, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from './app-instances.ts';
 
 /**
  * An APM application entity (outline or full) reshaped into the v2 application object
@@ -36,10 +36,7 @@ export const ApmEntity = z.object({
     .nullable()
     .optional(),
   apmBrowserSummary: z.object({ pageLoadTimeAverage: num, pageLoadThroughput: num }).nullable().optional(),
-  applicationInstancesV2: z
-    .object({ applicationInstances: z.array(ApplicationInstance).nullable().optional() })
-    .nullable()
-    .optional(),
+  applicationInstancesV2: InstancesPage.nullable().optional(),
 });
 
 export type ApmEntity = z.infer<typeof ApmEntity>;
@@ -54,8 +51,40 @@ export const BrowserApdexEntity = z.object({
   applicationId: z.number().int().optional(),
   servingApmApplicationId: z.number().int().nullable().optional(),
   settings: z.object({ apdexTarget: num }).nullable().optional(),
+  /** The configured loader (show only: entity(guid) has it, the search outline does not). */
+  browserSettings: z
+    .object({ browserMonitoring: z.object({ loader: z.string().nullable().optional() }).nullable().optional() })
+    .nullable()
+    .optional(),
 });
 export type BrowserApdexEntity = z.infer<typeof BrowserApdexEntity>;
+
+/** Whether `browser` is the browser side of APM app `appId` (New Relic gives it the app's id; UNCONFIRMED). */
+function servesApp(appId: number, browser: BrowserApdexEntity | null): browser is BrowserApdexEntity {
+  return browser !== null && browser.servingApmApplicationId === appId;
+}
+
+/**
+ * The browser loader configured for APM app `appId`, from its browser side's
+ * `browserSettings.browserMonitoring.loader` (issue 20, point 4): NONE when the app has no
+ * browser side; null when one serves it but NerdGraph did not say its loader (the search
+ * outline never does).
+ */
+export function browserLoaderOf(appId: number, browser: BrowserApdexEntity | null): string | null {
+  if (!servesApp(appId, browser)) return 'NONE';
+  return browser.browserSettings?.browserMonitoring?.loader ?? null;
+}
+
+/**
+ * v2's settings.enable_real_user_monitoring: browser monitoring is configured (the loader is not
+ * NONE), whether or not browser traffic arrived lately. A browser side whose loader is unknown
+ * (the list's search outline) counts as configured: New Relic keeps an APM app's browser side
+ * only while browser monitoring is on (UNCONFIRMED: the probe settles it).
+ */
+export function realUserMonitoringOf(appId: number, browser: BrowserApdexEntity | null): boolean {
+  const loader = browserLoaderOf(appId, browser);
+  return loader === null || loader !== 'NONE';
+}
 
 /** v2's end_user_apdex_threshold when the app has no browser app (rest-v2-shapes.md §1). */
 export const DEFAULT_END_USER_APDEX = 7;
@@ -119,6 +148,8 @@ export interface ReshapeOptions {
   links: AppLinkIds | null;
   /** The serving browser app's apdex target; null when there is none. */
   browserApdexTarget: number | null;
+  /** settings.enable_real_user_monitoring: the configured loader is not NONE (realUserMonitoringOf). */
+  realUserMonitoring: boolean;
 }
 
 export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, options: ReshapeOptions): V2Body {
@@ -161,7 +192,9 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
     ...present({ app_apdex_threshold: entity.settings?.apdexTarget }),
     // v2 always sent it (clients read it before every update); 7 without a browser app.
     end_user_apdex_threshold: options.browserApdexTarget ?? DEFAULT_END_USER_APDEX,
-    enable_real_user_monitoring: browserMonitored,
+    // The configured loader, not recent traffic: an app configured for browser monitoring that
+    // saw no page view lately still has it on (and a PUT that echoes the flag keeps it so).
+    enable_real_user_monitoring: options.realUserMonitoring,
     use_server_side_config: entity.settings?.serverSideConfig ?? false,
   };
   if (options.links !== null) {
@@ -213,7 +246,7 @@ export function applicationFields(prefix: string): FieldNote[] {
     f('end_user_summary.apdex_score', 'unsupported', 'no browser apdex on the APM entity; omitted'),
     f('settings.app_apdex_threshold', 'exact', 'settings.apdexTarget'),
     f('settings.end_user_apdex_threshold', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED); 7, v2\'s default, without one'),
-    f('settings.enable_real_user_monitoring', 'approximate', 'true when apmBrowserSummary holds a value'),
+    f('settings.enable_real_user_monitoring', 'approximate', "the configured loader is not NONE: the browser side's browserSettings.browserMonitoring.loader (show), a browser side serving the app (list); not recent traffic"),
     f('settings.use_server_side_config', 'exact', 'settings.serverSideConfig'),
   ];
 }
@@ -227,7 +260,7 @@ export function applicationGaps(prefix: string): KnownGap[] {
 }
 
 /** The application as `GET /v2/applications/{id}` shows it, for the write routes (404 when absent). */
-export async function readApplication(ctx: OperationContext, guid: string): Promise<{ entity: ApmEntity; body: V2Body }> {
+export async function readApplication(ctx: OperationContext, guid: string): Promise<{ entity: ApmEntity; browser: BrowserApdexEntity | null; body: V2Body }> {
   const appId = decodeEntityGuid(guid)?.domainId;
   if (appId === undefined) throw new UpstreamError('upstream_failure', 'readApplication needs a computed application GUID');
   const browserGuid = browserGuidOf(ctx.accountId, appId);
@@ -238,15 +271,18 @@ export async function readApplication(ctx: OperationContext, guid: string): Prom
   const parsed = ApmEntity.safeParse(entity);
   if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected entity shape in ApplicationByGuid');
   const app = parsed.data;
-  const body = reshapeShownApplication(app, browser, { accountId: ctx.accountId, now: ctx.now });
-  return { entity: app, body: { application: body, links: APPLICATION_TOP_LINKS } };
+  const browserEntity = browser === null ? null : BrowserApdexEntity.parse(browser);
+  // Every page of instances for the links (the first came with this read: app-instances.ts).
+  const instances = await allInstancesOf(ctx, { id: app.applicationId, guid }, app.applicationInstancesV2);
+  const body = reshapeShownApplication(app, browserEntity, { accountId: ctx.accountId, now: ctx.now }, instances);
+  return { entity: app, browser: browserEntity, body: { application: body, links: APPLICATION_TOP_LINKS } };
 }
 
-/** The application as the show route and the writes show it: links from applicationInstancesV2. */
-export function reshapeShownApplication(app: ApmEntity, browser: unknown, ctx: ReshapeContext): V2Body {
-  const browserEntity = browser === null || browser === undefined ? null : BrowserApdexEntity.parse(browser);
+/** The application as the show route and the writes show it: links from every page of applicationInstancesV2. */
+export function reshapeShownApplication(app: ApmEntity, browser: BrowserApdexEntity | null, ctx: ReshapeContext, instances: readonly ApplicationInstance[]): V2Body {
   return reshapeApplication(app, ctx, {
-    links: linkIdsFromInstances(app.applicationId, app.applicationInstancesV2?.applicationInstances ?? []),
-    browserApdexTarget: browserApdexOf(app.applicationId, browserEntity),
+    links: linkIdsFromInstances(app.applicationId, instances),
+    browserApdexTarget: browserApdexOf(app.applicationId, browser),
+    realUserMonitoring: realUserMonitoringOf(app.applicationId, browser),
   });
 }

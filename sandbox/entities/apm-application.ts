@@ -5,8 +5,8 @@
  * calls them with the field arguments). `__typename` picks the concrete type behind the
  * EntityOutline / Entity interfaces (graphql-js's default type resolver reads it).
  */
-import { GraphQLError } from 'graphql';
 import { currentHosts } from '../hosts.ts';
+import { decodeCursor, hashText, pageOf } from '../search-paging.ts';
 import type { SandboxAccount, SandboxApp } from '../model.ts';
 import { nerdgraphApp } from '../divergence.ts';
 import { nerdgraphFactsOf } from '../unconfirmed-facts.ts';
@@ -61,7 +61,7 @@ export interface ApmEntitySource extends ApmEntityOutlineSource {
   applicationInstances(args: { host?: string | null }): ApplicationInstanceSource[];
   applicationInstancesV2(args: { cursor?: string | null }): {
     applicationInstances: ApplicationInstanceSource[];
-    nextCursor: null;
+    nextCursor: string | null;
   };
 }
 
@@ -90,20 +90,27 @@ export function toEntityOutline(app: SandboxApp, account: SandboxAccount): ApmEn
   };
 }
 
-/** The shape entity/entities return: the outline plus the instance listings. */
-export function toEntity(app: SandboxApp, account: SandboxAccount): ApmEntitySource {
+/**
+ * The shape entity/entities return: the outline plus the instance listings.
+ *
+ * `applicationInstancesV2(cursor)` is paged: the schema calls it a "Paginated list of APM
+ * application instances" and gives it a `cursor` argument and a `nextCursor` (behaviour
+ * `instancePageSize`, behaviours.ts). A page holds `instancePageSize` instances (0: all on one
+ * page); a cursor is bound to its app, so one presented to another app, or tampered with, is
+ * `Invalid cursor` (INVALID_INPUT), as entity search cursors are (search-paging.ts).
+ */
+export function toEntity(app: SandboxApp, account: SandboxAccount, instancePageSize = 0): ApmEntitySource {
   const instances = applicationInstancesOf(app);
+  const cursorHash = hashText(`applicationInstancesV2|${app.guid}`);
   return {
     ...toEntityOutline(app, account),
     __typename: 'ApmApplicationEntity',
     applicationInstances: ({ host }) =>
       host === undefined || host === null ? instances : instances.filter((instance) => instance.details.host === host),
     applicationInstancesV2: ({ cursor }) => {
-      // All instances fit one page, so the sandbox never hands out an instance cursor.
-      if (cursor !== undefined && cursor !== null && cursor !== '') {
-        throw new GraphQLError('Invalid cursor', { extensions: { errorClass: 'INVALID_INPUT' } });
-      }
-      return { applicationInstances: instances, nextCursor: null };
+      const pageSize = instancePageSize > 0 ? instancePageSize : Math.max(instances.length, 1);
+      const page = pageOf(instances, decodeCursor(cursor, cursorHash, instances.length), pageSize, cursorHash);
+      return { applicationInstances: page.items, nextCursor: page.nextCursor };
     },
   };
 }
@@ -183,5 +190,5 @@ export const apmApplicationKind: EntityKind<SandboxApp> = {
   },
   searchFields: apmSearchFields,
   outline: (app, { account }) => toEntityOutline(app, account),
-  entity: (app, { account }) => toEntity(app, account),
+  entity: (app, { account, instancePageSize }) => toEntity(app, account, instancePageSize),
 };

@@ -1,5 +1,6 @@
 /** Browser applications (`BROWSER` / `APPLICATION`): standalone or the browser side of an APM app. */
 import type { SandboxBrowserApp } from '../model.ts';
+import { browserLoaderOf, type BrowserLoader } from '../browser-loader.ts';
 import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields, type EntityViewContext, searchFieldsOf } from './kind.ts';
 
 export interface BrowserSummarySource {
@@ -23,6 +24,7 @@ export interface BrowserApplicationSource extends EntityOutlineSource {
 export interface BrowserApplicationEntitySource extends BrowserApplicationSource {
   __typename: 'BrowserApplicationEntity';
   browserProperties: { jsConfig: Record<string, string>; jsConfigScript: string; jsLoaderScript: string };
+  browserSettings: { browserConfig: { apdexTarget: number }; browserMonitoring: { loader: BrowserLoader } };
 }
 
 function searchFields(app: SandboxBrowserApp): EntitySearchFields {
@@ -73,6 +75,11 @@ function jsConfig(app: SandboxBrowserApp): Record<string, string> {
   return { accountID: String(app.accountId), agentID: String(app.id), applicationID: String(app.id), licenseKey: app.browserMonitoringKey };
 }
 
+function loaderOfBrowserApp(app: SandboxBrowserApp, context: EntityViewContext): BrowserLoader {
+  const apmApp = app.servingApmApplicationId === null ? undefined : context.visibleApp(app.servingApmApplicationId);
+  return apmApp ? browserLoaderOf(apmApp) : 'LITE';
+}
+
 export const browserApplicationKind: EntityKind<SandboxBrowserApp> = {
   domain: 'BROWSER',
   type: 'APPLICATION',
@@ -92,6 +99,9 @@ export const browserApplicationKind: EntityKind<SandboxBrowserApp> = {
         // returned the Lite one; the sandbox returns the model's Lite script so both faces agree.
         jsLoaderScript: app.loaderScript,
       },
+      // The configured loader: an APM app's browser side shows its app's (browser-loader.ts,
+      // traffic or not); a standalone app is the Lite one the sandbox serves.
+      browserSettings: { browserConfig: { apdexTarget: app.apdexTarget }, browserMonitoring: { loader: loaderOfBrowserApp(app, context) } },
     };
   },
 };

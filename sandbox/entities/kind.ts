@@ -53,6 +53,8 @@ export interface EntityViewContext {
   account: SandboxAccount;
   /** An APM app of a visible account, or undefined (deleted, unknown or foreign alike). */
   visibleApp(id: number): SandboxApp | undefined;
+  /** Instances per page of `applicationInstancesV2` (behaviour `instancePageSize`); 0 or absent: one page. */
+  instancePageSize?: number;
 }
 
 export interface EntityTagSource {

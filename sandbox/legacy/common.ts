@@ -7,6 +7,7 @@ import { V2Error, V2Titles, notFound } from '../../src/v2/errors.ts';
 import { serialise, CONTENT_TYPES, type V2Body, type V2Format } from '../../src/v2/format.ts';
 import { isoSeconds } from '../../src/v2/time.ts';
 import { currentHosts } from '../hosts.ts';
+import { browserConfigured } from '../browser-loader.ts';
 import type { SandboxApp, SandboxData } from '../model.ts';
 
 /** Request parameters as ordered [key, value] pairs: query string first, then a form body. */
@@ -88,7 +89,8 @@ export function legacyApplication(app: SandboxApp, now: number, withLinks: boole
   body.settings = {
     app_apdex_threshold: app.apdexTarget,
     end_user_apdex_threshold: app.browser?.apdexTarget ?? 7,
-    enable_real_user_monitoring: app.browser !== null,
+    // A setting: the configured loader, traffic or not (browser-loader.ts).
+    enable_real_user_monitoring: browserConfigured(app),
     use_server_side_config: app.serverSideConfig,
   };
   if (withLinks) {

@@ -61,6 +61,13 @@ export interface CallerScope {
    * yet (its ingest lag): the lists merge them (src/state/recent-writes.ts).
    */
   recent: RecentWrites;
+  /**
+   * A value shared by this caller's requests on this account, whatever the route (e.g. an app's
+   * agent instances read over several NerdGraph pages): `load` runs once per key until `ttlMs`
+   * passes on the injected clock (concurrent misses share it; a failed load is not kept), and
+   * reads through the `read` it is given, which follows the shared load, not one request.
+   */
+  shared<V extends object>(key: string, ttlMs: number, load: (read: CallerScope['read']) => Promise<V>): Promise<V>;
 }
 
 export interface PageReadContext extends CallerScope {
@@ -176,7 +183,7 @@ export interface TimesliceTarget {
    * For a target inside the probed entity (a host or instance of an app): the 404 title when
    * the entity as returned (zod-parsed by `holds`) does not hold it any more.
    */
-  inside?: { notFoundTitle: string; holds(entity: unknown): boolean };
+  inside?: { notFoundTitle: string; holds(entity: unknown): boolean | Promise<boolean> };
 }
 
 /** What resolveTarget may use: the path, and cached reads through the caller's key. */

@@ -336,7 +336,7 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     // A call begun before a write, or in an earlier window, is never joined (nor its answer kept); nor, across replicas without a trusted window (degraded), one begun before this request.
     const epoch = readWindow === undefined ? (deps.nerdgraph.freshReadWindow ? `untrusted:${startedAt}` : '') : `${readWindow.generation}:${Math.floor(startedAt / readWindow.ttlMs)}`;
     const answer = await fetchAnswer(mapping, req, built, window, epoch);
-    requireTarget(answer.probe, target, mapping, req.accountId, deps);
+    await requireTarget(answer.probe, target, mapping, req.accountId, deps);
     if (answer.knownFailure !== undefined) {
       const entry = req.c.get('logEntry') as RequestLog | undefined;
       if (entry !== undefined) {

@@ -59,7 +59,7 @@ export function createMetricNamesRunner(deps: RouteDeps, resolveTarget: TargetRe
     const target = await resolveTarget(mapping, req);
     const { page, name: filter } = mapping.parameters.parse(req.params);
     const listing = await load(mapping, req, target);
-    requireTarget(listing.probe, target, mapping, req.accountId, deps);
+    await requireTarget(listing.probe, target, mapping, req.accountId, deps);
 
     const matching = filter === undefined ? listing.names : listing.names.filter((name) => name.includes(filter));
     const items = matching

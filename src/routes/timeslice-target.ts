@@ -57,9 +57,10 @@ export function createTargetResolver(deps: RouteDeps) {
 export type TargetResolver = ReturnType<typeof createTargetResolver>;
 
 /** 404 unless NerdGraph returned exactly the probed entity, in the caller's account, still holding the target. */
-export function requireTarget(probe: z.infer<typeof EntityProbe>, target: TimesliceTarget, mapping: TimesliceMapping, accountId: number, deps: Pick<RouteDeps, 'metrics'>): void {
+export async function requireTarget(probe: z.infer<typeof EntityProbe>, target: TimesliceTarget, mapping: TimesliceMapping, accountId: number, deps: Pick<RouteDeps, 'metrics'>): Promise<void> {
   const entity = requireExactEntity(probe, target.entity, { accountId, operation: mapping.operation, metrics: deps.metrics }, target.notFoundTitle);
-  if (target.inside && !target.inside.holds(entity)) throw notFound(target.inside.notFoundTitle);
+  // `holds` may read (an app's later pages of instances), so it is awaited.
+  if (target.inside && !(await target.inside.holds(entity))) throw notFound(target.inside.notFoundTitle);
 }
 
 const MAX_NAME_LENGTH = 1024;

@@ -1,3 +1,4 @@
+import { CoalescingCache } from '../cache/coalescing-cache.ts';
 import type { CursorCache } from '../cache/cursor-cache.ts';
 import type { GatewayContext } from './context.ts';
 import type { Caller } from '../caller/identity.ts';
@@ -38,6 +39,20 @@ export function readsOf(deps: RouteDeps, caller: Caller, signal: AbortSignal) {
 
 type ScopedRequest = Pick<RouteRequest, 'caller' | 'accountId' | 'signal'>;
 
+/** Bound of CallerScope.shared entries per gateway: one per large app (only apps whose instances span pages are kept), each at most MAX_INSTANCES instances. */
+const MAX_SHARED_ENTRIES = 1_000;
+/** CallerScope.shared's cache, one per gateway (its RouteDeps), made on first use. */
+const sharedCaches = new WeakMap<RouteDeps, CoalescingCache<object>>();
+
+function sharedCacheOf(deps: RouteDeps): CoalescingCache<object> {
+  let cache = sharedCaches.get(deps);
+  if (!cache) {
+    cache = new CoalescingCache<object>('caller-shared', deps.metrics, { max: MAX_SHARED_ENTRIES, ttlMs: 60_000, now: deps.now });
+    sharedCaches.set(deps, cache);
+  }
+  return cache;
+}
+
 /** The caller's scope every mapping hook starts from; `operation` labels the scope-violation counts. */
 export function callerScope(deps: RouteDeps, req: ScopedRequest, operation: string): CallerScope {
   const scope = { accountId: req.accountId, operation, metrics: deps.metrics };
@@ -49,6 +64,13 @@ export function callerScope(deps: RouteDeps, req: ScopedRequest, operation: stri
     requireEntity: (entity, ref, notFoundTitle) => requireEntity(entity, ref, scope, notFoundTitle),
     inAccount: (entity, label = operation) => inAccount(entity, req.accountId, label, deps.metrics),
     recent: deps.recentWrites,
+    shared: <V extends object>(key: string, ttlMs: number, load: (read: CallerScope['read']) => Promise<V>) =>
+      // The cast is safe: a key is only ever loaded by the one shared() call site that names it.
+      sharedCacheOf(deps).get(
+        JSON.stringify([req.caller.identity, req.accountId, key]),
+        async (signal) => ({ value: await load(readsOf(deps, req.caller, signal)), ttlMs }),
+        req.signal,
+      ) as Promise<V>,
   };
 }
 

@@ -52,6 +52,7 @@ export default defineMetricDataMapping({
   knownGaps: [
     { description: 'A name last reported before the look-back window (METRIC_NAMES_LOOKBACK_DAYS, default 7) and without data in the range is listed as not found; v2 answered zeros for every name it ever knew.' },
     { description: 'When the look-back name query fails (its NRQL timeout, a wide window or many names; or an error), the data still answers, but only names with data in the range are found (the others are listed as not found); the request\'s log line records it (degraded). Issue 20, point 2.' },
+    { description: "A long window (past 24 h) whose ends are not on NerdGraph's rollup boundaries is summed over the snapped window (both ends moved back by up to the rollup: 5 minutes past 24 h), so counts and totals cover up to that much other time than v2's; per-minute and percent values are divided by the snapped window, so rates stay v2's where data is even. Where the rows are coarser than the snap (hourly beyond 8 days) the sums are v2's and those rates differ by at most the ends' shift over the width (under 0.1% for 4 days). Issue 20, point 9." },
     { description: "Timeslices are aligned to the period from the Unix epoch; v2's few-minute ingest-lag shift of the first slice is not reproduced." },
     { description: 'More than 366 timeslices per metric (NRQL TIMESERIES limit) answers 422 asking for a larger period; v2 returned them.' },
     { description: 'EndUser error_percentage (a ratio of two other metrics) is not offered.' },

@@ -50,6 +50,7 @@ export default defineReadPlanMapping({
     { description: 'Violation ids are derived from NerdGraph incident UUIDs, not v2 ids.' },
     { description: 'Only issues of the last 30 days are listed, 90 with only_open (v2 listed the whole history; NerdGraph documents no retention for aiIssues).' },
     {
+      path: '(link).last',
       description:
         'The walk stops once it holds the requested page and one more item: rel="last" is sent only when it reached the end of the list, else rel="next" alone. At most 50 NerdGraph pages are reachable; the list ends at the last reachable page and a page beyond it is a 422 saying so (narrow with only_open).',
     },

@@ -1,7 +1,9 @@
 /**
  * Browser monitoring as New Relic holds it: a loader setting of the APM app (behaviour
  * `browserLoaderConfig`, behaviours.ts), one of the schema's AgentApplicationBrowserLoader /
- * AgentApplicationSettingsBrowserLoaderInput values LITE, NONE, PRO and SPA (schema.json), read
+ * AgentApplicationSettingsBrowserLoaderInput values LITE, NONE, PRO and SPA (schema.json; the
+ * settings' output enum AgentApplicationSettingsBrowserLoader also has XHR, "specified for
+ * backwards-compatibility", which the sandbox never holds and the gateway reads as on), read
  * on the app's browser side as `browserSettings.browserMonitoring.loader` and written with
  * `agentApplicationSettingsUpdate(settings: { browserMonitoring: { loader } })`. It is a
  * setting, not traffic: an app configured for browser monitoring whose pages saw no visit lately

@@ -112,6 +112,8 @@ describe('gateway: metric data of segment metrics equals v2 (unscoped rows only)
     await compare(`/v2/applications/${app.id}/instances/${instance.id}/metrics/data.json?${query(`from=${iso(FIXED_NOW - HOUR_MS)}&to=${iso(FIXED_NOW)}&summarize=true`)}`);
   });
 
+  // Not a witness of the unscoped filter (uniques() keeps one name however many rows carry it):
+  // it pins what a client sees, one name per segment metric.
   it('lists each segment metric once among the names', async () => {
     const response = await gateway.app.request(`/v2/applications/${app.id}/metrics.json?name=${encodeURIComponent('Datastore/statement/')}`, { headers: { 'X-Api-Key': DEMO_KEY } });
     expect(response.status).toBe(200);

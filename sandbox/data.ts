@@ -3,7 +3,8 @@
  * world (down to every decimal), so tests and golden fixtures can rely on it.
  */
 import { resolveBehaviours, type SandboxBehaviours } from './behaviours.ts';
-import { entityGuid, syntheticHostId } from '../src/v2/ids.ts';
+import { entityGuid } from './ids.ts';
+import { syntheticHostId } from '../src/v2/ids.ts';
 import type {
   AlertSeverity,
   SandboxAccount,

@@ -15,7 +15,7 @@
  */
 import { createRandom } from './data.ts';
 import type { SandboxData } from './model.ts';
-import { fnv1a32 } from '../src/v2/ids.ts';
+import { fnv1a32 } from './ids.ts';
 import { POLICY_PREDICATE, policyWorkflowName, type PropertyInput } from '../src/v2/channel-config.ts';
 import { forbidden, invalidInput, type SandboxRequestContext } from './actor.ts';
 

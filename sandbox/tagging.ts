@@ -15,7 +15,7 @@
  *   counted as a write (graphql.ts counts a payload without errors).
  * - Only APM applications carry user tags in the sandbox: other GUIDs answer NOT_FOUND.
  */
-import { decodeEntityGuid, fnv1a32 } from '../src/v2/ids.ts';
+import { guidParts, fnv1a32 } from './ids.ts';
 import { MAX_CATEGORY_LENGTH, MAX_NAME_LENGTH, isLabelTagKey } from '../src/v2/labels.ts';
 import type { SandboxApp, SandboxData } from './model.ts';
 import type { SandboxIndex } from './actor.ts';
@@ -137,7 +137,7 @@ export class TaggingResolver {
 
   /** The APM app with this GUID, or the payload error NerdGraph answers instead. */
   private target(guid: string): SandboxApp | TaggingMutationResult {
-    const decoded = decodeEntityGuid(String(guid));
+    const decoded = guidParts(String(guid));
     if (!decoded) return refused('INVALID_ENTITY_GUID', `Invalid entity guid: ${String(guid).slice(0, 100)}`);
     if (!this.visible.has(decoded.accountId)) return refused('NOT_PERMITTED', `You do not have access to entities of account ${decoded.accountId}`);
     const app = this.index.appsByGuid.get(guid);

@@ -4,7 +4,8 @@
  * either face is seen by every later read on both. Each write bumps `writes.version`, which
  * derived indexes (actor.ts) compare to know when to rebuild.
  */
-import { deploymentV2Id, entityGuid, fnv1a32 } from '../src/v2/ids.ts';
+import { entityGuid, fnv1a32 } from './ids.ts';
+import { deploymentV2Id } from '../src/v2/ids.ts';
 import type { SandboxApp, SandboxBrowserApp, SandboxCreatedApp, SandboxData, SandboxDeployment, SandboxMobileApp } from './model.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -28,7 +28,7 @@ import {
   type LabelKey,
   type LabelledApplication,
 } from '../../src/v2/labels.ts';
-import { V2Error, notFound } from '../../src/v2/errors.ts';
+import { V2Error, notFound } from './wire.ts';
 import { pageOf, send, type LegacyRequest, type LegacyRoute } from './common.ts';
 import { bodyParams } from './writes.ts';
 
@@ -55,7 +55,7 @@ function namedApps(req: LegacyRequest, ids: readonly number[]): Array<LabelledAp
   const apps = labelledApps(req);
   return ids.map((id) => {
     const found = apps.find((app) => app.id === id);
-    if (!found) throw new V2Error(422, LabelTitles.unknownApplication(id), { kind: 'invalid_label' });
+    if (!found) throw new V2Error(422, LabelTitles.unknownApplication(id));
     return found;
   });
 }

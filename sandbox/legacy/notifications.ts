@@ -14,8 +14,7 @@
  * policy (422). Choices: 50 channels per page (as the sandbox's other alert lists), ordered by
  * id; 201 for a create; unlinking a channel that is not linked answers it unchanged.
  */
-import { notFound } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
+import { notFound, type V2Body } from './wire.ts';
 import { channelV2Id } from '../../src/v2/ids.ts';
 import {
   CHANNEL_TOP_LINKS,

@@ -3,7 +3,7 @@
  * (template, methods, handler), dispatched by face.ts through src/v2/route-table.ts. A template
  * with several entries (GET, PUT and DELETE on one application) answers 405 with all of them.
  */
-import type { V2Body } from '../../src/v2/format.ts';
+import type { V2Body } from './wire.ts';
 import { currentHosts } from '../hosts.ts';
 import type { SandboxData } from '../model.ts';
 import {

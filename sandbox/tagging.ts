@@ -16,7 +16,7 @@
  * - Only APM applications carry user tags in the sandbox: other GUIDs answer NOT_FOUND.
  */
 import { guidParts, fnv1a32 } from './ids.ts';
-import { MAX_CATEGORY_LENGTH, MAX_NAME_LENGTH, isLabelTagKey } from '../src/v2/labels.ts';
+import { MAX_TAG_KEY_LENGTH as MAX_CATEGORY_LENGTH, MAX_TAG_VALUE_LENGTH as MAX_NAME_LENGTH, isUserTagKey as isLabelTagKey } from './tag-rules.ts';
 import type { SandboxApp, SandboxData } from './model.ts';
 import type { SandboxIndex } from './actor.ts';
 

@@ -2,6 +2,7 @@ import type { KnownGap } from '../../src/routes/mapping.ts';
 import { httpSend } from './http.ts';
 import type { JsonValue } from '../../src/v2/xml.ts';
 import { decodeRailsXml } from './rails-xml.ts';
+import { normaliseIds, resolveTokens, type IdPath, type SideIds } from './derived-ids.ts';
 
 /**
  * Comparison of two v2 answers, as the differential tests need it: the body decoded from JSON
@@ -84,6 +85,8 @@ export interface FaceRequest {
   gaps: readonly KnownGap[];
   /** A documented Link gap: when the gateway sends no rel="last", the legacy one is not compared. */
   lastMayBeMissing?: boolean;
+  /** Ids each side makes up (derived-ids.ts): tokens in the path and form resolved per side, ids at `paths` normalised in both answers. */
+  derived?: { gateway: SideIds; legacy: SideIds; paths: readonly IdPath[] };
 }
 
 /** The semantic Link without its `last` entry (see lastMayBeMissing). */
@@ -103,11 +106,19 @@ export interface FaceComparison {
 
 /** Sends one request to the gateway and to the legacy face, over real HTTP, and compares the answers. */
 export async function compareFaces(gatewayUrl: string, legacyUrl: string, request: FaceRequest, detail = 600): Promise<FaceComparison> {
-  const init = { headers: request.headers, method: request.method ?? 'GET', ...(request.form === undefined ? {} : { body: request.form }) };
-  const [gatewayResponse, legacyResponse] = [await httpSend(`${gatewayUrl}${request.path}`, init), await httpSend(`${legacyUrl}${request.path}`, init)];
+  const { derived } = request;
+  const sent = (text: string, side: SideIds | undefined): string => (side ? resolveTokens(text, side) : text);
+  const init = (side: SideIds | undefined) => ({
+    headers: request.headers,
+    method: request.method ?? 'GET',
+    ...(request.form === undefined ? {} : { body: sent(request.form, side) }),
+  });
+  const gatewayResponse = await httpSend(`${gatewayUrl}${sent(request.path, derived?.gateway)}`, init(derived?.gateway));
+  const legacyResponse = await httpSend(`${legacyUrl}${sent(request.path, derived?.legacy)}`, init(derived?.legacy));
   const allow = [gatewayResponse.headers.get('allow'), legacyResponse.headers.get('allow')];
-  const viaGateway = await readAnswer(gatewayResponse, gatewayUrl);
-  const answered = await readAnswer(legacyResponse, legacyUrl);
+  const normalised = (answer: Answer, side: SideIds | undefined): Answer => (derived && side ? { ...answer, body: normaliseIds(answer.body, derived.paths, side) } : answer);
+  const viaGateway = normalised(await readAnswer(gatewayResponse, gatewayUrl), derived?.gateway);
+  const answered = normalised(await readAnswer(legacyResponse, legacyUrl), derived?.legacy);
   const gatewayHasLast = (viaGateway.link ?? '').split(' | ').some((entry) => entry.startsWith('last '));
   const viaLegacy = request.lastMayBeMissing && !gatewayHasLast ? { ...answered, link: withoutLastEntry(answered.link) } : answered;
   const left = JSON.stringify({ ...viaGateway, allow: allow[0], body: canonical(withoutGaps(viaGateway.body, request.gaps)) });

@@ -4,6 +4,7 @@
  * has none. Written for the sandbox alone (the gateway has its own, and the two must not agree
  * by construction: test/sandbox-boundary.test.ts).
  */
+import { createHash } from 'node:crypto';
 
 /**
  * An entity GUID: `accountId|DOMAIN|TYPE|domainId`, base64 without padding (New Relic's
@@ -72,4 +73,13 @@ export class RowIds {
   keyOf(id: number): string | undefined {
     return this.keys.get(id);
   }
+}
+
+/**
+ * The row id of a record the sandbox makes up lazily (seeded deployments, alert issues and
+ * incidents drawn from the clock), where a sequence would depend on which request saw it
+ * first: 48 bits of the SHA-256 of its table and NerdGraph id, the same whatever the order.
+ */
+export function hashedRowId(table: string, key: string): number {
+  return parseInt(createHash('sha256').update(`${table}\n${key}`).digest('hex').slice(0, 12), 16) || 1;
 }

@@ -4,8 +4,10 @@
  * either face is seen by every later read on both. Each write bumps `writes.version`, which
  * derived indexes (actor.ts) compare to know when to rebuild.
  */
-import { entityGuid, fnv1a32 } from './ids.ts';
-import { deploymentV2Id } from '../src/v2/ids.ts';
+import { entityGuid, fnv1a32, hashedRowId } from './ids.ts';
+
+/** A deployment's v2 id on the legacy face: its own row id (ids.ts), not the gateway's derivation. */
+const deploymentV2Id = (changeTrackingId: string): number => hashedRowId('deployment', changeTrackingId);
 import type { SandboxApp, SandboxBrowserApp, SandboxCreatedApp, SandboxData, SandboxDeployment, SandboxMobileApp } from './model.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

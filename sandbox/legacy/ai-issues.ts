@@ -7,12 +7,16 @@
  * page, newest first; violations' Link header never has rel="last" (rest-v2.md §3.9);
  * `start_date`/`end_date` (and `filter[start_time]`/`filter[end_time]`) bound opened_at;
  * priority `Critical` for CRITICAL and `Warning` for the others; acknowledge or close of a
- * closed incident is 422 "Incident already closed"; ids are alertV2Id of the NerdGraph ids.
+ * closed incident is 422 "Incident already closed"; ids are the face's own row ids of the NerdGraph ids
+ * (not the ids the gateway derives: the differential tests compare records, not ids).
  */
 import { AlertIncidentTitles } from './titles.ts';
 import { V2Error, invalidParameter, notFound, type V2Body } from './wire.ts';
-import { guidParts } from '../ids.ts';
-import { alertV2Id } from '../../src/v2/ids.ts';
+import { guidParts, hashedRowId } from '../ids.ts';
+
+/** The legacy face's id of an issue (v2 incident), incident (v2 violation) or event: its own row id (../ids.ts). */
+export const legacyAlertId = (key: string): number => hashedRowId('alert', key);
+const alertV2Id = legacyAlertId;
 import { deploymentsOf } from '../writes.ts';
 import { parseTime } from './metrics.ts';
 import { allIssuesOf, closeIssue, acknowledgeIssue, incidentsOf, policyOf, type SandboxIncident, type SandboxIssue } from '../ai-issues.ts';

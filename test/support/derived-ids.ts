@@ -1,5 +1,9 @@
 import type { JsonValue } from '../../src/v2/xml.ts';
-
+import { allIssuesOf } from '../../sandbox/ai-issues.ts';
+import { legacyAlertId } from '../../sandbox/legacy/ai-issues.ts';
+import type { SandboxData } from '../../sandbox/model.ts';
+import { deploymentsOf } from '../../sandbox/writes.ts';
+import { alertV2Id, deploymentV2Id, syntheticHostId } from '../../src/v2/ids.ts';
 /**
  * Ids that each side makes up on its own (issue 20): the gateway derives v2 ids from
  * NerdGraph's (src/v2/ids.ts: host, deployment, channel and alert ids), the sandbox's legacy
@@ -26,6 +30,17 @@ const TOKEN = /\{\{(host|deployment|channel|alert):([^}]*)\}\}/g;
 /** A path (or body) with every token replaced by this side's id; a record the side does not know gets an id no record has. */
 export function resolveTokens(text: string, side: SideIds): string {
   return text.replace(TOKEN, (_all, kind: IdKind, key: string) => String(side.idOf(kind, decodeURIComponent(key)) ?? 999_999_999_999));
+}
+
+/** Text (a Link header) with the ids this side gave the request's tokens put back to the tokens. */
+export function unresolveTokens(text: string | null, request: string, side: SideIds): string | null {
+  if (text === null) return null;
+  let out = text;
+  for (const [token, kind, key] of request.matchAll(TOKEN)) {
+    const id = side.idOf(kind as IdKind, decodeURIComponent(key as string));
+    if (id !== undefined) out = out.replace(new RegExp(`\\b${id}\\b`, 'g'), token);
+  }
+  return out;
 }
 
 /** Where ids stand in an answer: `channels[].id`, `policy.channel_ids[]`, `links.application_hosts[]`. */
@@ -70,12 +85,81 @@ export function rememberingSide(lookup: { [K in IdKind]?: () => Iterable<readonl
   };
   return {
     idOf(kind, key) {
-      refresh(kind);
+      if (!byKey.has(`${kind}|${key}`)) refresh(kind);
       return byKey.get(`${kind}|${key}`);
     },
     keyOf(kind, id) {
       if (!byId.has(`${kind}|${id}`)) refresh(kind);
       return byId.get(`${kind}|${id}`);
     },
+  };
+}
+
+// ---- The sandbox's worlds: each side's ids of hosts, deployments and alerts.
+
+
+/** The key of a host both sides share: its app and name. */
+export const hostKey = (appId: number, hostName: string): string => `${appId}|${hostName}`;
+
+/** Where host, deployment and alert ids stand in v2 answers. */
+export const TOPOLOGY_ID_PATHS: readonly IdPath[] = [
+  { path: 'applications[].links.application_hosts[]', kind: 'host' },
+  { path: 'application.links.application_hosts[]', kind: 'host' },
+  { path: 'application_hosts[].id', kind: 'host' },
+  { path: 'application_host.id', kind: 'host' },
+  { path: 'application_instances[].links.application_host', kind: 'host' },
+  { path: 'application_instance.links.application_host', kind: 'host' },
+  { path: 'deployments[].id', kind: 'deployment' },
+  { path: 'deployment.id', kind: 'deployment' },
+  { path: 'incidents[].id', kind: 'alert' },
+  { path: 'incidents[].links.violations[]', kind: 'alert' },
+  { path: 'incident.id', kind: 'alert' },
+  { path: 'incident.links.violations[]', kind: 'alert' },
+  { path: 'violations[].id', kind: 'alert' },
+  { path: 'recent_events[].id', kind: 'alert' },
+  { path: 'recent_events[].incident_id', kind: 'alert' },
+];
+
+/** Every alert key of a world at `now` (issues, incidents, their open and close events) and every deployment's. */
+function alertKeys(data: SandboxData, now: number): Array<[string, (id: (key: string) => number) => number]> {
+  const keys: Array<[string, (id: (key: string) => number) => number]> = [];
+  for (const account of data.accounts) {
+    for (const issue of allIssuesOf(data, account.id, now)) {
+      keys.push([issue.issueId, (id) => id(issue.issueId)]);
+      for (const incident of issue.incidents) {
+        for (const key of [incident.incidentId, `${incident.incidentId}|open`, `${incident.incidentId}|close`]) keys.push([key, (id) => id(key)]);
+      }
+    }
+  }
+  return keys;
+}
+
+/**
+ * Each side's ids over the sandbox's worlds: the gateway's as it derives them (src/v2/ids.ts),
+ * the legacy face's its own (the model's host and deployment ids, its alert row ids). `now`
+ * bounds the alert history enumerated.
+ */
+export function worldSides(gatewayData: SandboxData, legacyData: SandboxData, now: () => number): { gateway: SideIds; legacy: SideIds } {
+  const hosts = (data: SandboxData, idOf: (appId: number, host: { id: number; name: string }) => number) => () =>
+    data.apps.flatMap((app) => app.hosts.map((host) => [hostKey(app.id, host.name), idOf(app.id, host)] as const));
+  const deployments = (data: SandboxData, idOf: (d: { id: number; changeTrackingId: string }) => number) => () =>
+    data.apps.flatMap((app) => deploymentsOf(data, app).map((d) => [d.changeTrackingId, idOf(d)] as const));
+  const alerts = (data: SandboxData, alertId: (key: string) => number, deploymentId: (d: { id: number; changeTrackingId: string }) => number) => () => [
+    ...alertKeys(data, now()).map(([key, id]) => [key, id(alertId)] as const),
+    ...deployments(data, deploymentId)().map(([key, id]) => [`deployment|${key}`, id] as const),
+  ];
+  const gatewayDeployment = (d: { changeTrackingId: string }) => deploymentV2Id(d.changeTrackingId);
+  const legacyDeployment = (d: { id: number }) => d.id;
+  return {
+    gateway: rememberingSide({
+      host: hosts(gatewayData, (appId, host) => syntheticHostId(appId, host.name)),
+      deployment: deployments(gatewayData, gatewayDeployment),
+      alert: alerts(gatewayData, alertV2Id, gatewayDeployment),
+    }),
+    legacy: rememberingSide({
+      host: hosts(legacyData, (_appId, host) => host.id),
+      deployment: deployments(legacyData, legacyDeployment),
+      alert: alerts(legacyData, legacyAlertId, legacyDeployment),
+    }),
   };
 }

@@ -7,7 +7,7 @@
  *   else in the world changes): Environment, Team, Region (sometimes two values), Tier and
  *   Project, about 55 distinct labels over a few hundred apps, i.e. 3+ pages of 20.
  * - System tags (`account`, `language`, ...) are not stored here: the entity views add them,
- *   and the one rule of src/v2/labels.ts keeps them out of labels. NerdGraph refuses to write
+ *   and the one rule of tag-rules.ts keeps them out of labels. NerdGraph refuses to write
  *   them (INVALID_KEY), as New Relic does for its reserved keys (`nr.*`, `newrelic.*` too).
  * - Removing a value an entity does not carry is no error (idempotent, as in NerdGraph).
  * - Mutations answer problems in the payload's `errors` (TaggingMutationResult), never as

@@ -38,7 +38,7 @@ export interface LegacyRequest {
 
 /** One row of the legacy route table: adding a route is one of these and its handler. */
 export interface LegacyRoute {
-  /** A v2 path template (src/v2/route-table.ts), e.g. `/v2/applications/{id}/metrics.{format}`. */
+  /** A v2 path template (matched by face.ts), e.g. `/v2/applications/{id}/metrics.{format}`. */
   template: string;
   /** The methods it answers; HEAD rides along with GET. */
   methods: readonly string[];

@@ -9,6 +9,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY sandbox ./sandbox
+COPY facts ./facts
 COPY mappings ./mappings
 RUN npm run build
 

@@ -29,6 +29,10 @@ export default defineReadPlanMapping({
   knownGaps: [
     ...channelGaps('channels[]'),
     { description: `At most ${MAX_DIRECTORY_PAGES} NerdGraph pages of channels, destinations and workflows are read; an account with more shows the first ones only.` },
+    {
+      description:
+        "Order: v2 listed channels by its own ids, which grew as channels were made; the gateway lists by the ids it derives from NerdGraph's, so which channels land on which page differs from v2's (every channel is on some page; found by the independent sandbox, issue 20).",
+    },
   ],
   assumptions: [...CHANNEL_ASSUMPTIONS],
   async load(ctx) {

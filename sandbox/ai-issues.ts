@@ -22,7 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GraphQLError } from 'graphql';
-import { fnv1a32 } from '../src/v2/ids.ts';
+import { fnv1a32 } from './ids.ts';
 import type { AlertCondition, AlertPolicy } from './alerts.ts';
 import { createRandom } from './data.ts';
 import type { SandboxData } from './model.ts';

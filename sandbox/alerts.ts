@@ -9,7 +9,7 @@
  * validated, a read renders it back. Generation draws from its own random stream after every
  * other entity exists, so adding the store changed no other value of the world.
  */
-import type { JsonValue } from '../src/v2/xml.ts';
+import type { JsonValue } from './legacy/wire.ts';
 import { createRandom } from './data.ts';
 
 export type IncidentPreference = 'PER_POLICY' | 'PER_CONDITION' | 'PER_CONDITION_AND_TARGET';

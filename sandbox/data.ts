@@ -3,7 +3,7 @@
  * world (down to every decimal), so tests and golden fixtures can rely on it.
  */
 import { resolveBehaviours, type SandboxBehaviours } from './behaviours.ts';
-import { entityGuid, syntheticHostId } from '../src/v2/ids.ts';
+import { entityGuid } from './ids.ts';
 import type {
   AlertSeverity,
   SandboxAccount,
@@ -125,7 +125,9 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
   checkKeysReferToAccounts(keys, accounts);
 
   const random = createRandom(opts.seed);
-  const counters = { appId: 200_000_000, instanceId: 300_000_000, nameSequence: 0 };
+  // Host ids are row ids, one sequence per world in the order hosts are made (as New Relic's
+  // database gave them), not the ids the gateway derives from names.
+  const counters = { appId: 200_000_000, instanceId: 300_000_000, hostId: 4_000_000, nameSequence: 0 };
   const apps: SandboxApp[] = [];
   for (const [account, count] of [
     [PRIMARY_ACCOUNT, opts.apmApps],
@@ -190,11 +192,13 @@ function addFleetHosts(seed: number, apps: readonly SandboxApp[]): void {
   if (!app) return;
   const random = createRandom((seed ^ FLEET_STREAM) >>> 0);
   let instanceId = FIRST_FLEET_INSTANCE_ID;
+  // Made after every other host: the world's host sequence goes on from its last id.
+  let hostId = Math.max(...apps.flatMap((other) => other.hosts.map((host) => host.id)));
   for (let index = 1; index <= FLEET_EXTRA_HOSTS; index++) {
     const name = `fleet-${String(index).padStart(3, '0')}.example.internal`;
     const port = pick(random, PORTS);
     instanceId += intBetween(random, 1, 50);
-    app.hosts.push({ id: syntheticHostId(app.id, name), name, instances: [{ id: instanceId, port, instanceName: port > 0 ? `${name}:${port}` : name }] });
+    app.hosts.push({ id: ++hostId, name, instances: [{ id: instanceId, port, instanceName: port > 0 ? `${name}:${port}` : name }] });
   }
 }
 
@@ -408,7 +412,7 @@ function generateApp(
   accountId: number,
   id: number,
   name: string,
-  counters: { instanceId: number },
+  counters: { instanceId: number; hostId: number },
   now: number,
 ): SandboxApp {
   const language = pick(random, LANGUAGES);
@@ -464,7 +468,7 @@ function generateBrowser(random: Random): SandboxBrowserSummary {
   };
 }
 
-function generateHosts(random: Random, appId: number, counters: { instanceId: number }): SandboxHost[] {
+function generateHosts(random: Random, appId: number, counters: { instanceId: number; hostId: number }): SandboxHost[] {
   const hostCount = intBetween(random, 1, 4);
   const names = new Set<string>();
   while (names.size < hostCount) names.add(hostName(random));
@@ -472,7 +476,7 @@ function generateHosts(random: Random, appId: number, counters: { instanceId: nu
     // Distinct ports per host keep "<host>:<port>" instance names unique within the app.
     const ports = shuffled(random, PORTS).slice(0, intBetween(random, 1, 3));
     return {
-      id: syntheticHostId(appId, name),
+      id: ++counters.hostId,
       name,
       instances: ports.map((port) => {
         counters.instanceId += intBetween(random, 1, 50);

@@ -11,7 +11,7 @@
  *
  * The NRQL engine and the legacy face both split rows through instanceRow, so they agree.
  */
-import { fnv1a32 } from '../src/v2/ids.ts';
+import { fnv1a32 } from './ids.ts';
 import type { SandboxApp, SandboxHost, SandboxInstance } from './model.ts';
 import { rowAt, rowStarts, type SandboxMetric, type TimesliceRow } from './timeslices.ts';
 

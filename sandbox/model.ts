@@ -23,7 +23,7 @@ export interface SandboxInstance {
 }
 
 export interface SandboxHost {
-  /** REST v2 host id, assigned with syntheticHostId(appId, name) (see src/v2/ids.ts). */
+  /** REST v2 host id: a row id, one sequence per world (data.ts), as New Relic's database gave them. */
   id: number;
   name: string;
   instances: SandboxInstance[];

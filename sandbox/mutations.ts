@@ -10,7 +10,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { issueAction } from './ai-issues.ts';
-import { decodeEntityGuid } from '../src/v2/ids.ts';
+import { guidParts } from './ids.ts';
 import { forbidden, invalidInput, type SandboxIndex, type SandboxRequestContext } from './actor.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { mobileApplicationKind, type EntityOutlineSource } from './entities/index.ts';
@@ -159,7 +159,7 @@ export class MutationResolver {
     const refused = (error: SettingsUpdateError): SettingsUpdateResult => ({ guid, alias: null, apmSettings: null, browserSettings: null, errors: [error] });
     // The account is read from the GUID first, so a foreign GUID is ACCESS_DENIED whether or
     // not the entity exists (a key cannot probe other accounts' entities).
-    const decoded = decodeEntityGuid(guid);
+    const decoded = guidParts(guid);
     if (decoded && !this.visible.has(decoded.accountId)) {
       return refused({ errorClass: 'ACCESS_DENIED', field: 'guid', description: `You do not have access to entities of account ${decoded.accountId}` });
     }

@@ -15,8 +15,8 @@
  */
 import { createRandom } from './data.ts';
 import type { SandboxData } from './model.ts';
-import { fnv1a32 } from '../src/v2/ids.ts';
-import { POLICY_PREDICATE, policyWorkflowName, type PropertyInput } from '../src/v2/channel-config.ts';
+import { fnv1a32 } from './ids.ts';
+import { POLICY_PREDICATE, workflowNameForPolicy as policyWorkflowName, type PropertyInput } from './policy-workflows.ts';
 import { forbidden, invalidInput, type SandboxRequestContext } from './actor.ts';
 
 export interface SandboxDestination {

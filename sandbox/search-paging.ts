@@ -8,7 +8,7 @@
  */
 import { GraphQLError } from 'graphql';
 import type { EntitySearchFields } from './entities/kind.ts';
-import { fnv1a32 } from '../src/v2/ids.ts';
+import { fnv1a32 } from './ids.ts';
 
 export const MAX_PAGE_SIZE = 200;
 

@@ -5,9 +5,9 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { serve } from '@hono/node-server';
-import { answerClientErrors } from '../src/v2/client-error.ts';
-import { CONTENT_TYPES, errorBody, serialise } from '../src/v2/format.ts';
+import { CONTENT_TYPES, errorBody, serialise } from './legacy/wire.ts';
 import { Hono } from 'hono';
 import { createRandom, generateSandboxData } from './data.ts';
 import type { SandboxBehaviours } from './behaviours.ts';
@@ -92,11 +92,25 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
   };
 }
 
+/**
+ * Bytes Node's HTTP parser cannot read get a v2 error body (rest-v2.md §3.10) rather than
+ * Node's bare 400, and the connection is closed: what follows on it is not trusted.
+ */
+function answerUnreadableRequests(server: Server): void {
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const [status, reason, title] =
+      error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'Request headers too large'] : [400, 'Bad Request', 'Malformed HTTP request'];
+    const body = serialise(errorBody(title), 'json');
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: ${CONTENT_TYPES.json}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+}
+
 function listenOn(app: Hono, port: number, host: string): Promise<RunningSandbox> {
   return new Promise((resolve, reject) => {
     // Plain HTTP options, so serve() creates a node:http Server.
     const server = serve({ fetch: app.fetch, port, hostname: host }) as Server;
-    answerClientErrors(server);
+    answerUnreadableRequests(server);
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);

@@ -7,7 +7,7 @@
  *   else in the world changes): Environment, Team, Region (sometimes two values), Tier and
  *   Project, about 55 distinct labels over a few hundred apps, i.e. 3+ pages of 20.
  * - System tags (`account`, `language`, ...) are not stored here: the entity views add them,
- *   and the one rule of src/v2/labels.ts keeps them out of labels. NerdGraph refuses to write
+ *   and the one rule of tag-rules.ts keeps them out of labels. NerdGraph refuses to write
  *   them (INVALID_KEY), as New Relic does for its reserved keys (`nr.*`, `newrelic.*` too).
  * - Removing a value an entity does not carry is no error (idempotent, as in NerdGraph).
  * - Mutations answer problems in the payload's `errors` (TaggingMutationResult), never as
@@ -17,8 +17,8 @@
  * - Ingest lag (ingest.ts): every write is noted, and entity search shows it only once indexed;
  *   the mutations' own checks and the legacy face read the tags as written.
  */
-import { decodeEntityGuid, fnv1a32 } from '../src/v2/ids.ts';
-import { MAX_CATEGORY_LENGTH, MAX_NAME_LENGTH, isLabelTagKey } from '../src/v2/labels.ts';
+import { guidParts, fnv1a32 } from './ids.ts';
+import { MAX_TAG_KEY_LENGTH as MAX_CATEGORY_LENGTH, MAX_TAG_VALUE_LENGTH as MAX_NAME_LENGTH, isUserTagKey as isLabelTagKey } from './tag-rules.ts';
 import type { SandboxApp, SandboxData } from './model.ts';
 import type { SandboxIndex } from './actor.ts';
 import { noteTagWrite } from './ingest.ts';
@@ -146,7 +146,7 @@ export class TaggingResolver {
 
   /** The APM app with this GUID, or the payload error NerdGraph answers instead. */
   private target(guid: string): SandboxApp | TaggingMutationResult {
-    const decoded = decodeEntityGuid(String(guid));
+    const decoded = guidParts(String(guid));
     if (!decoded) return refused('INVALID_ENTITY_GUID', `Invalid entity guid: ${String(guid).slice(0, 100)}`);
     if (!this.visible.has(decoded.accountId)) return refused('NOT_PERMITTED', `You do not have access to entities of account ${decoded.accountId}`);
     const app = this.index.appsByGuid.get(guid);

@@ -11,7 +11,7 @@
  * Resolution follows NRDB's retention: rows younger than ROLLUP_AGE_MS are per minute; older
  * data exists only as hourly rollups (start on the hour, counts and totals of the whole hour).
  */
-import { fnv1a32 } from '../src/v2/ids.ts';
+import { fnv1a32 } from './ids.ts';
 import type { SandboxApp, SandboxData, SandboxMobileApp } from './model.ts';
 
 /**

@@ -4,7 +4,10 @@
  * either face is seen by every later read on both. Each write bumps `writes.version`, which
  * derived indexes (actor.ts) compare to know when to rebuild.
  */
-import { deploymentV2Id, entityGuid, fnv1a32 } from '../src/v2/ids.ts';
+import { entityGuid, fnv1a32, hashedRowId } from './ids.ts';
+
+/** A deployment's v2 id on the legacy face: its own row id (ids.ts), not the gateway's derivation. */
+const deploymentV2Id = (changeTrackingId: string): number => hashedRowId('deployment', changeTrackingId);
 import type { SandboxApp, SandboxBrowserApp, SandboxCreatedApp, SandboxData, SandboxDeployment, SandboxMobileApp } from './model.ts';
 import { ingestedAtFor, isIngested } from './ingest.ts';
 import { LEGACY_DEFAULT_LOADER, browserConfigured, type BrowserLoader } from './browser-loader.ts';

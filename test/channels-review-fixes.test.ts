@@ -124,7 +124,7 @@ describe("unlinking a policy's last channel", () => {
 
 describe("a workflow's destination settings", () => {
   it('survive linking another channel (notificationTriggers and updateOriginalMessage sent back unchanged)', async () => {
-    const workflow = store().workflows.find((w) => w.accountId === PRIMARY_ACCOUNT && w.settings && Object.keys(w.settings).length > 0 && w.name.startsWith('REST v2 policy'));
+    const workflow = store().workflows.find((w) => w.accountId === PRIMARY_ACCOUNT && w.settings && Object.keys(w.settings).length > 0 && w.predicates.length === 1 && w.predicates[0]?.attribute === 'labels.policyIds');
     if (!workflow) throw new Error('the sandbox seeds no workflow with settings');
     const policyId = Number(workflow.predicates[0]?.values[0]);
     const before = structuredClone(workflow.settings);

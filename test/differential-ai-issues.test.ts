@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnownGap, Mapping } from '../src/routes/mapping.ts';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
 import { compareFaces } from './support/compare.ts';
+import { TOPOLOGY_ID_PATHS, idToken, worldSides, type SideIds } from './support/derived-ids.ts';
 import { serveOnLoopback } from './support/http.ts';
 import { DEMO_KEY, FIXED_NOW, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
@@ -76,7 +77,7 @@ function readCases(gapsOf: (id: string) => readonly KnownGap[]): Case[] {
   return cases;
 }
 
-function writeCases(action: 'acknowledge' | 'close', openIds: number[], closedIds: number[], gaps: readonly KnownGap[]): Case[] {
+function writeCases(action: 'acknowledge' | 'close', openIds: Array<number | string>, closedIds: Array<number | string>, gaps: readonly KnownGap[]): Case[] {
   const cases: Case[] = [];
   const route = `alerts-incidents.${action}`;
   const add = (name: string, id: string | number, format = 'json', headers: Record<string, string> = demo, method = 'PUT') =>
@@ -112,6 +113,7 @@ describe('differential: alerts_violations and alerts_incidents, gateway == legac
     gateway = await createTestGateway({ nerdgraphUrl: viaNerdGraph.graphqlUrl });
     served = await serveOnLoopback(gateway.app.fetch);
     mappings = new Map((await loadMappings()).map((mapping) => [mapping.id, mapping] as const));
+    sides = worldSides(viaNerdGraph.sandbox.data, legacy.sandbox.data, () => FIXED_NOW);
   });
   afterAll(async () => {
     await served.close();
@@ -119,11 +121,16 @@ describe('differential: alerts_violations and alerts_incidents, gateway == legac
     await legacy.close();
   });
 
+  // Incident, violation, event and deployment ids are each side's own (support/derived-ids.ts).
+  let sides: { gateway: SideIds; legacy: SideIds };
+  /** The token of an id the legacy face showed. */
+  const token = (legacyId: unknown): string => idToken('alert', sides.legacy.keyOf('alert', Number(legacyId)) ?? `unknown ${String(legacyId)}`);
+
   async function run(cases: Case[]): Promise<Set<number>> {
     const mismatches: string[] = [];
     const statuses = new Set<number>();
     for (const testCase of cases) {
-      const { status, mismatch } = await compareFaces(served.url, legacy.url, testCase, 900);
+      const { status, mismatch } = await compareFaces(served.url, legacy.url, { ...testCase, derived: { ...sides, paths: TOPOLOGY_ID_PATHS } }, 900);
       statuses.add(status);
       if (mismatch) mismatches.push(mismatch);
     }
@@ -163,8 +170,8 @@ describe('differential: alerts_violations and alerts_incidents, gateway == legac
       add('entity_type Application, deployments', '?filter[entity_type]=Application&filter[event_type]=DEPLOYMENT', demo, format);
       add('entity_id of a violation', `?filter[entity_id]=${violation.entity_id}`, demo, format);
       add('entity_group_id of a deployment', `?filter[entity_group_id]=${deployment.entity_group_id}`, demo, format);
-      add('incident_id', `?filter[incident_id]=${violation.incident_id}`, demo, format);
-      add('incident_id and DEPLOYMENT: none', `?filter[incident_id]=${violation.incident_id}&filter[event_type]=DEPLOYMENT`, demo, format);
+      add('incident_id', `?filter[incident_id]=${token(violation.incident_id)}`, demo, format);
+      add('incident_id and DEPLOYMENT: none', `?filter[incident_id]=${token(violation.incident_id)}&filter[event_type]=DEPLOYMENT`, demo, format);
       add('secondary', '', secondaryKey, format);
       add('bad product', '?filter[product]=NOPE', demo, format);
       add('bad entity_type', '?filter[entity_type]=Host', demo, format);
@@ -182,8 +189,8 @@ describe('differential: alerts_violations and alerts_incidents, gateway == legac
   it.each(['acknowledge', 'close'] as const)('%s: at least 30 requests, each write once per side, answers alike', async (action) => {
     const list = async (query: string) =>
       ((await (await fetch(`${legacy.url}/v2/alerts_incidents.json${query}`, { headers: demo })).json()) as { incidents: Array<{ id: number; closed_at?: number }> }).incidents;
-    const open = (await list('?only_open=true')).map((incident) => incident.id);
-    const closed = (await list('?page=2')).filter((incident) => incident.closed_at !== undefined).map((incident) => incident.id);
+    const open = (await list('?only_open=true')).map((incident) => token(incident.id));
+    const closed = (await list('?page=2')).filter((incident) => incident.closed_at !== undefined).map((incident) => token(incident.id));
     expect(open.length).toBeGreaterThanOrEqual(10);
     const ids = action === 'acknowledge' ? open.slice(0, 8) : open.slice(8, 16);
     const cases = writeCases(action, ids, closed, gapsOf(`alerts-incidents.${action}`));

@@ -109,7 +109,10 @@ function steps(data: SandboxData): Step[] {
   add({ name: 'PUT: applications as one JSON number', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'x', name: 'y', links: { applications: a.id } }), contentType: json });
   add({ name: 'PUT: form with applications= and applications[]=', method: 'PUT', path: '/v2/labels.json', body: `label[category]=F&label[name]=I&label[links][applications]=${a.id}&label[links][applications][]=${b.id}`, contentType: form });
   add({ name: 'PUT: XML list of one (Rails rule)', method: 'PUT', path: '/v2/labels.xml', body: `<label><category>Owner</category><name>One</name><links><applications type="array"><application>${d.id}</application></applications></links></label>`, contentType: xml });
-  add({ name: 'PUT: 26 applications (over the bound)', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'x', name: 'y', links: { applications: primary.slice(0, 26).map((app) => app.id) } }), contentType: json });
+  // The gateway's bound (25 applications per request, a documented gap): v2 had none, so the
+  // legacy face applies it; taking it off again on the legacy side leaves the worlds equal.
+  add({ name: 'PUT: 26 applications (over the bound)', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'Bulk', name: 'TwentySix', links: { applications: primary.slice(0, 26).map((app) => app.id) } }), contentType: json, statusGap: [422, 200] });
+  add({ name: 'DELETE the 26-application label (only the legacy side has it)', method: 'DELETE', path: '/v2/labels/Bulk:TwentySix.json', statusGap: [404, 200] });
   add({ name: 'PUT: no applications (documented gap)', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'Empty', name: 'Label' }), contentType: json, statusGap: [422, 200] });
   add({ name: 'PUT a new label on three apps', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'Squad', name: 'Blue', links: { applications: [e.id, f.id, g.id] } }), contentType: json });
   add({ name: 'PUT a second value of that category', method: 'PUT', path: '/v2/labels.json', body: put({ category: 'Squad', name: 'Green', links: { applications: [g.id, h.id] } }), contentType: json });
@@ -203,7 +206,6 @@ describe('differential labels: gateway == legacy face, answer for answer and sta
       'PUT: applications as one JSON number: 422',
       'PUT: form with applications= and applications[]=: 400',
       'PUT: XML list of one (Rails rule): 200',
-      'PUT: 26 applications (over the bound): 422',
     ]) {
       expect(statuses).toContain(line);
     }

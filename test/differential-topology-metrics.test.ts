@@ -11,6 +11,7 @@ import { currentHosts } from '../sandbox/hosts.ts';
 import type { SandboxApp, SandboxData, SandboxMobileApp } from '../sandbox/model.ts';
 import { DAY_MS, HOUR_MS, hasRows, metricsOf, type MetricOwner } from '../sandbox/timeslices.ts';
 import { answerDifference, canonical, readAnswer, withoutGaps } from './support/compare.ts';
+import { hostKey, idToken, resolveTokens, unresolveTokens, worldSides } from './support/derived-ids.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
 import {
   DEMO_KEY,
@@ -87,7 +88,7 @@ function buildCorpus(data: SandboxData): Case[] {
   const mobiles = data.mobileApps.filter((app) => app.accountId === PRIMARY_ACCOUNT && app.reporting).slice(0, 3);
   const secondaryMobile = data.mobileApps.find((app) => app.accountId === SECONDARY_ACCOUNT) as SandboxMobileApp;
 
-  const hostTargets: Target[] = apps.flatMap((app) => currentHosts(app).map((host) => ({ base: `/v2/applications/${app.id}/hosts/${host.id}`, owner: app, key: DEMO_KEY })));
+  const hostTargets: Target[] = apps.flatMap((app) => currentHosts(app).map((host) => ({ base: `/v2/applications/${app.id}/hosts/${idToken('host', hostKey(app.id, host.name))}`, owner: app, key: DEMO_KEY })));
   const instanceTargets: Target[] = apps.flatMap((app) =>
     currentHosts(app).flatMap((host) => host.instances.map((instance) => ({ base: `/v2/applications/${app.id}/instances/${instance.id}`, owner: app, key: DEMO_KEY }))),
   );
@@ -143,7 +144,7 @@ function buildCorpus(data: SandboxData): Case[] {
   };
 
   const viaMulti = (base: string, owner: MetricOwner): Target => ({ base, owner, key: MULTI_KEY, account: SECONDARY_ACCOUNT });
-  const otherHost = viaMulti(`/v2/applications/${secondary.id}/hosts/${secondaryHost.id}`, secondary);
+  const otherHost = viaMulti(`/v2/applications/${secondary.id}/hosts/${idToken('host', hostKey(secondary.id, secondaryHost.name))}`, secondary);
   const otherInstance = viaMulti(`/v2/applications/${secondary.id}/instances/${secondaryInstance.id}`, secondary);
   const otherMobile: Target = { base: `/v2/mobile_applications/${secondaryMobile.id}`, owner: secondaryMobile, key: SECONDARY_KEY };
 
@@ -157,14 +158,16 @@ function buildCorpus(data: SandboxData): Case[] {
   // 404s: unknown, foreign (another account's, or another app's) and malformed ids, for every route.
   const app = apps[0] as SandboxApp;
   const otherApp = apps[1] as SandboxApp;
-  const foreignHostId = currentHosts(otherApp)[0]?.id ?? 1;
+  // Host ids are each side's own: named by app and host name (support/derived-ids.ts).
+  const hostToken = (owner: SandboxApp, host: { name: string } | undefined): string => (host ? idToken('host', hostKey(owner.id, host.name)) : '1');
+  const foreignHostId = hostToken(otherApp, currentHosts(otherApp)[0]);
   const foreignInstanceId = currentHosts(otherApp)[0]?.instances[0]?.id ?? 1;
-  const ownHost = currentHosts(app)[0]?.id ?? 1;
+  const ownHost = hostToken(app, currentHosts(app)[0]);
   const ownInstance = currentHosts(app)[0]?.instances[0]?.id ?? 1;
   const notReporting = data.apps.find((candidate) => candidate.accountId === PRIMARY_ACCOUNT && !candidate.reporting && candidate.hosts.length > 0) as SandboxApp;
   const missing: Array<[Mapping, Mapping, string]> = [
     ...[`${app.id}/hosts/${foreignHostId}`, `${app.id}/hosts/123`, `${app.id}/hosts/abc`, `${app.id}/hosts/0`, `${app.id}/hosts/99999999999999999999`,
-      `${secondary.id}/hosts/${secondaryHost.id}`, `123/hosts/${ownHost}`, `abc/hosts/${ownHost}`, `123/hosts/abc`, `${notReporting.id}/hosts/${notReporting.hosts[0]?.id ?? 1}`]
+      `${secondary.id}/hosts/${hostToken(secondary, secondaryHost)}`, `123/hosts/${ownHost}`, `abc/hosts/${ownHost}`, `123/hosts/abc`, `${notReporting.id}/hosts/${hostToken(notReporting, notReporting.hosts[0])}`]
       .map((path): [Mapping, Mapping, string] => [hostData, hostNames, `/v2/applications/${path}`]),
     ...[`${app.id}/instances/${foreignInstanceId}`, `${app.id}/instances/123`, `${app.id}/instances/abc`, `${app.id}/instances/0`, `${app.id}/instances/99999999999999999999`,
       `${secondary.id}/instances/${secondaryInstance.id}`, `123/instances/${ownInstance}`, `abc/instances/${ownInstance}`, `123/instances/abc`, `${notReporting.id}/instances/${notReporting.hosts[0]?.instances[0]?.id ?? 1}`]
@@ -217,10 +220,16 @@ describe('differential: host, instance and mobile metric names and data, gateway
   it('answers every request of the corpus as v2 would', async () => {
     const mismatches: string[] = [];
     const statuses = new Map<string, number>();
+    const sides = worldSides(sandbox.sandbox.data, sandbox.sandbox.data, () => FIXED_NOW);
     for (const testCase of corpus) {
       const request = { method: testCase.method, headers: testCase.headers, ...(testCase.form === undefined ? {} : { body: testCase.form }) };
-      const viaGateway = await readAnswer(await httpSend(`${served.url}${testCase.path}`, request), served.url);
-      const viaLegacy = await readAnswer(await httpSend(`${sandbox.url}${testCase.path}`, request), sandbox.url);
+      // Host ids in paths and Link headers are each side's own: tokens out, tokens back.
+      const answered = async (url: string, side: typeof sides.gateway) => {
+        const answer = await readAnswer(await httpSend(`${url}${resolveTokens(testCase.path, side)}`, request), url);
+        return { ...answer, link: unresolveTokens(answer.link, testCase.path, side) };
+      };
+      const viaGateway = await answered(served.url, sides.gateway);
+      const viaLegacy = await answered(sandbox.url, sides.legacy);
       const statusKey = `${testCase.route.id} ${viaLegacy.status}`;
       statuses.set(statusKey, (statuses.get(statusKey) ?? 0) + 1);
       const found = answerDifference(viaGateway, viaLegacy, RELATIVE_TOLERANCE, (body) => canonical(withoutGaps(body, testCase.route.knownGaps)));

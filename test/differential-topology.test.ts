@@ -7,10 +7,12 @@ import type { KnownGap, Mapping } from '../src/routes/mapping.ts';
 import { currentHosts } from '../sandbox/hosts.ts';
 import { fleetApp } from '../sandbox/data.ts';
 import type { SandboxApp, SandboxData } from '../sandbox/model.ts';
-import { compareFaces } from './support/compare.ts';
+import { compareFaces, compareListing } from './support/compare.ts';
+import { TOPOLOGY_ID_PATHS, hostKey, idToken, worldSides } from './support/derived-ids.ts';
 import { serveOnLoopback } from './support/http.ts';
 import {
   DEMO_KEY,
+  FIXED_NOW,
   MULTI_KEY,
   PRIMARY_ACCOUNT,
   SECONDARY_ACCOUNT,
@@ -32,6 +34,8 @@ interface Case {
   name: string;
   path: string;
   headers: Record<string, string>;
+  /** Pages of one listing, compared together (each side orders hosts by its own ids). */
+  listing?: string;
 }
 
 const DEMO = { 'X-Api-Key': DEMO_KEY };
@@ -71,14 +75,15 @@ function buildCorpus(data: SandboxData): Case[] {
   const other = primary[1] as SandboxApp;
 
   const families = [
-    { segment: 'hosts', list: hostsList, show: hostsShow, idsOf: (app: SandboxApp) => app.hosts.map((host) => host.id) },
-    { segment: 'instances', list: instancesList, show: instancesShow, idsOf: (app: SandboxApp) => instancesOf(app).map((instance) => instance.id) },
+    // Host ids are each side's own: a host is named by its app and name (support/derived-ids.ts).
+    { segment: 'hosts', list: hostsList, show: hostsShow, idsOf: (app: SandboxApp) => app.hosts.map((host) => idToken('host', hostKey(app.id, host.name))) },
+    { segment: 'instances', list: instancesList, show: instancesShow, idsOf: (app: SandboxApp) => instancesOf(app).map((instance) => String(instance.id)) },
   ] as const;
 
   for (const format of ['json', 'xml']) {
     for (const { segment, list, show, idsOf } of families) {
-      const add = (mapping: Mapping, name: string, path: string, headers: Record<string, string> = DEMO) =>
-        cases.push({ mapping, name: `${segment} ${format} ${name}`, path, headers });
+      const add = (mapping: Mapping, name: string, path: string, headers: Record<string, string> = DEMO, listing?: string) =>
+        cases.push({ mapping, name: `${segment} ${format} ${name}`, path, headers, ...(listing === undefined ? {} : { listing: `${segment} ${format} ${listing}` }) });
       const listPath = (app: SandboxApp | number | string, query = '') => `/v2/applications/${typeof app === 'object' ? app.id : app}/${segment}.${format}${query}`;
       const showPath = (app: SandboxApp | number | string, id: number | string) =>
         `/v2/applications/${typeof app === 'object' ? app.id : app}/${segment}/${id}.${format}`;
@@ -94,10 +99,11 @@ function buildCorpus(data: SandboxData): Case[] {
       // The fleet app: hundreds of hosts and instances, so Link paging is real.
       const fleet = fleetApp(data.apps);
       if (!fleet) throw new Error('the sandbox has no fleet app');
-      for (const page of ['', '?page=2', '?page=3', '?page=4']) add(list, `fleet list ${page}`, listPath(fleet, page));
-      add(list, 'fleet filtered page 2', listPath(fleet, '?filter[hostname]=fleet-1&page=2'));
-      add(list, 'fleet ids across pages', listPath(fleet, `?filter[ids]=${idsOf(fleet).filter((_, i) => i % 2 === 0).join(',')}&page=2`));
-      add(show, 'fleet show', showPath(fleet, idsOf(fleet).at(-1) as number));
+      for (const page of ['', '?page=2', '?page=3', '?page=4']) add(list, `fleet list ${page}`, listPath(fleet, page), DEMO, 'fleet');
+      for (const page of ['', '?page=2']) add(list, `fleet filtered ${page}`, listPath(fleet, `?filter[hostname]=fleet-1${page.replace('?', '&')}`), DEMO, 'fleet filtered');
+      const everyOther = idsOf(fleet).filter((_, i) => i % 2 === 0).join(',');
+      for (const page of ['', '&page=2']) add(list, `fleet ids across pages ${page}`, listPath(fleet, `?filter[ids]=${everyOther}${page}`), DEMO, 'fleet ids');
+      add(show, 'fleet show', showPath(fleet, idsOf(fleet).at(-1) as string));
       const hostName = first.hosts[0]?.name ?? 'host';
       add(list, 'hostname substring', listPath(first, `?filter[hostname]=${encodeURIComponent(hostName.slice(1, 5))}`));
       add(list, 'hostname upper case', listPath(first, `?filter[hostname]=${encodeURIComponent(hostName.toUpperCase())}`));
@@ -124,18 +130,18 @@ function buildCorpus(data: SandboxData): Case[] {
       // Shows: every host/instance of some apps, then each kind of wrong id.
       for (const app of primary.slice(0, 4)) for (const id of idsOf(app)) add(show, `show ${app.id}/${id}`, showPath(app, id));
       for (const app of secondary) for (const id of idsOf(app).slice(0, 2)) add(show, `show secondary ${app.id}/${id}`, showPath(app, id), SECONDARY);
-      add(show, 'show pinned to secondary', showPath(foreign, idsOf(foreign)[0] as number), PINNED_SECONDARY);
+      add(show, 'show pinned to secondary', showPath(foreign, idsOf(foreign)[0] as string), PINNED_SECONDARY);
       add(show, 'unknown id', showPath(first, 123));
-      add(show, 'id of another app', showPath(first, idsOf(other)[0] as number));
-      add(show, 'id of the foreign app under its app', showPath(foreign, idsOf(foreign)[0] as number));
+      add(show, 'id of another app', showPath(first, idsOf(other)[0] as string));
+      add(show, 'id of the foreign app under its app', showPath(foreign, idsOf(foreign)[0] as string));
       add(show, 'malformed id', showPath(first, 'abc'));
       add(show, 'zero id', showPath(first, '0'));
-      add(show, 'malformed app id', showPath('abc', ids[0] as number));
-      add(show, 'unknown app', showPath(123, ids[0] as number));
+      add(show, 'malformed app id', showPath('abc', ids[0] as string));
+      add(show, 'unknown app', showPath(123, ids[0] as string));
       add(show, 'unknown app, malformed id', showPath(123, 'abc'));
-      add(show, 'id of a non-reporting app', showPath(silent, idsOf(silent)[0] as number));
-      add(show, 'bad key', showPath(first, ids[0] as number), { 'X-Api-Key': 'nope' });
-      add(show, 'account the key may not use', showPath(foreign, idsOf(foreign)[0] as number), { ...DEMO, 'X-Account-Id': String(SECONDARY_ACCOUNT) });
+      add(show, 'id of a non-reporting app', showPath(silent, idsOf(silent)[0] as string));
+      add(show, 'bad key', showPath(first, ids[0] as string), { 'X-Api-Key': 'nope' });
+      add(show, 'account the key may not use', showPath(foreign, idsOf(foreign)[0] as string), { ...DEMO, 'X-Account-Id': String(SECONDARY_ACCOUNT) });
     }
   }
   return cases;
@@ -172,9 +178,19 @@ describe('differential: application hosts and instances, gateway via NerdGraph =
     let withSummary = 0;
     let withEndUser = 0;
     let nonEmptyLists = 0;
+    const sides = worldSides(sandbox.sandbox.data, sandbox.sandbox.data, () => FIXED_NOW);
+    const listings = new Map<string, Case[]>();
+    for (const testCase of corpus) if (testCase.listing) listings.set(testCase.listing, [...(listings.get(testCase.listing) ?? []), testCase]);
+    const compared = new Set<string>();
     for (const testCase of corpus) {
       const gaps: readonly KnownGap[] = testCase.mapping.knownGaps;
-      const { status, legacyText: text, mismatch } = await compareFaces(served.url, sandbox.url, { ...testCase, gaps }, 900);
+      const derived = { ...sides, paths: TOPOLOGY_ID_PATHS };
+      if (testCase.listing && compared.has(testCase.listing)) continue;
+      const pages = testCase.listing ? (listings.get(testCase.listing) ?? []) : [];
+      if (testCase.listing) compared.add(testCase.listing);
+      const { status, legacyText: text, mismatch } = testCase.listing
+        ? await compareListing(served.url, sandbox.url, pages.map((page) => ({ ...page, gaps, derived })), testCase.path.includes('/hosts') ? 'application_hosts' : 'application_instances')
+        : await compareFaces(served.url, sandbox.url, { ...testCase, gaps, derived }, 900);
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
       if (text.includes('application_summary')) withSummary++;
       if (text.includes('end_user_summary')) withEndUser++;

@@ -6,6 +6,7 @@ import type { SandboxApp, SandboxData } from '../sandbox/model.ts';
 import { createSandbox } from '../sandbox/server.ts';
 import { deploymentsOf } from '../sandbox/writes.ts';
 import { canonical, readAnswer, withoutGaps } from './support/compare.ts';
+import { TOPOLOGY_ID_PATHS, normaliseIds, worldSides, type SideIds } from './support/derived-ids.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from './support/harness.ts';
 
@@ -108,6 +109,10 @@ describe('differential writes: gateway == legacy face, answer for answer and sta
   it('answers every step alike', async () => {
     const mismatches: string[] = [];
     const statuses: string[] = [];
+    // Deployment (and host) ids are each side's own (support/derived-ids.ts).
+    const sides = worldSides(viaGateway.data, viaLegacy.data, () => clock);
+    const v0Ids = (text: string, side: SideIds): string =>
+      text.replace(/<id type="integer">(\d+)<\/id>/g, (_all, id: string) => `<id>deployment:${side.keyOf('deployment', Number(id)) ?? `unknown ${id}`}</id>`);
     for (const step of steps(viaLegacy.data)) {
       clock += 1_000; // each request a second later, on both sides
       const request = {
@@ -118,15 +123,15 @@ describe('differential writes: gateway == legacy face, answer for answer and sta
       const [left, right] = await Promise.all([httpSend(`${gatewayServer.url}${step.path}`, request), httpSend(`${legacy.url}${step.path}`, request)]);
       statuses.push(`${step.name}: ${right.status}`);
       if (step.path.startsWith('/deployments.') && left.status < 300) {
-        const [l, r] = [compactXml(await left.text()), compactXml(await right.text())];
+        const [l, r] = [v0Ids(compactXml(await left.text()), sides.gateway), v0Ids(compactXml(await right.text()), sides.legacy)];
         if (left.status !== right.status || l !== r) mismatches.push(`${step.name}\n  gateway: ${left.status} ${l}\n  legacy:  ${right.status} ${r}`);
         continue;
       }
       const a = await readAnswer(left, gatewayServer.url);
       const b = await readAnswer(right, legacy.url);
       const gaps = step.gaps ?? [];
-      const l = JSON.stringify({ ...a, body: canonical(withoutGaps(a.body, gaps)) });
-      const r = JSON.stringify({ ...b, body: canonical(withoutGaps(b.body, gaps)) });
+      const l = JSON.stringify({ ...a, body: canonical(withoutGaps(normaliseIds(a.body, TOPOLOGY_ID_PATHS, sides.gateway), gaps)) });
+      const r = JSON.stringify({ ...b, body: canonical(withoutGaps(normaliseIds(b.body, TOPOLOGY_ID_PATHS, sides.legacy), gaps)) });
       if (l !== r) mismatches.push(`${step.name} ${step.method} ${step.path}\n  gateway: ${l.slice(0, 700)}\n  legacy:  ${r.slice(0, 700)}`);
     }
     expect(mismatches).toEqual([]);

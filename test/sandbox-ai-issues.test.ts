@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AI_ISSUES_PAGE_SIZE, allIssuesOf, incidentsOf } from '../sandbox/ai-issues.ts';
 import { createSandbox } from '../sandbox/server.ts';
-import { alertV2Id } from '../src/v2/ids.ts';
+import { legacyAlertId as alertV2Id } from '../sandbox/legacy/ai-issues.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT } from './support/harness.ts';
 
 /**
@@ -33,7 +33,7 @@ describe('sandbox alert issues and incidents', () => {
     expect(a.some((issue) => issue.closedAt === null)).toBe(true);
     expect(a.some((issue) => issue.closedAt !== null)).toBe(true);
     expect(allIssuesOf(world().data, SECONDARY_ACCOUNT, FIXED_NOW).length).toBeGreaterThan(0);
-    // Derived v2 ids do not collide.
+    // The legacy face's v2 ids do not collide.
     expect(new Set(a.map((issue) => alertV2Id(issue.issueId))).size).toBe(a.length);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FLEET_EXTRA_HOSTS, defaultApiKeys, fleetApp, generateSandboxData, parseApiKeys } from '../sandbox/data.ts';
-import { decodeEntityGuid, syntheticHostId } from '../src/v2/ids.ts';
+import { decodeEntityGuid } from '../src/v2/ids.ts';
 
 const NOW = 1_750_000_000_000;
 const data = generateSandboxData({ seed: 42, apmApps: 1000, now: NOW });
@@ -26,10 +26,13 @@ describe('generateSandboxData', () => {
     expect(data.keys).toEqual(defaultApiKeys());
   });
 
-  it('keeps ids, names and instance ids unique and guids/host ids derived', () => {
+  it('keeps ids, names, host and instance ids unique and guids derived', () => {
     expect(new Set(data.apps.map((app) => app.id)).size).toBe(data.apps.length);
     expect(new Set(data.apps.map((app) => app.name)).size).toBe(data.apps.length);
     const instanceIds = data.apps.flatMap((app) => app.hosts.flatMap((host) => host.instances.map((instance) => instance.id)));
+    // Host ids are the world's own row ids (one sequence), not derived from names.
+    const hostIds = data.apps.flatMap((app) => app.hosts.map((host) => host.id));
+    expect(new Set(hostIds).size).toBe(hostIds.length);
     expect(new Set(instanceIds).size).toBe(instanceIds.length);
     for (const app of data.apps) {
       expect(decodeEntityGuid(app.guid)).toEqual({ accountId: app.accountId, domain: 'APM', type: 'APPLICATION', domainId: String(app.id) });
@@ -38,7 +41,7 @@ describe('generateSandboxData', () => {
       expect(app.hosts.length).toBeLessThanOrEqual(app === fleetApp(data.apps) ? 4 + FLEET_EXTRA_HOSTS : 4);
       expect(new Set(app.hosts.map((host) => host.name)).size).toBe(app.hosts.length);
       for (const host of app.hosts) {
-        expect(host.id).toBe(syntheticHostId(app.id, host.name));
+        expect(Number.isSafeInteger(host.id) && host.id > 0).toBe(true);
         expect(host.instances.length).toBeGreaterThanOrEqual(1);
         expect(host.instances.length).toBeLessThanOrEqual(3);
         for (const instance of host.instances) expect([0, 80, 8080, 3000]).toContain(instance.port);

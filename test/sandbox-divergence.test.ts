@@ -10,10 +10,12 @@ import type { KnownGap } from '../src/routes/mapping.ts';
 import { DIVERGENCE_NAMES, SANDBOX_DIVERGENCES, parseDivergences, renamedInNerdgraph, type DivergenceName } from '../sandbox/divergence.ts';
 import type { SandboxApp, SandboxData } from '../sandbox/model.ts';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../sandbox/server.ts';
+import { fleetApp } from '../sandbox/data.ts';
 import { currentHosts } from '../sandbox/hosts.ts';
 import { deploymentsOf } from '../sandbox/writes.ts';
 import type { JsonValue } from '../src/v2/xml.ts';
 import { semanticLink, withoutGaps } from './support/compare.ts';
+import { TOPOLOGY_ID_PATHS, hostKey, idToken, normaliseIds, resolveTokens, unresolveTokens, worldSides } from './support/derived-ids.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from './support/harness.ts';
 
 /**
@@ -79,11 +81,13 @@ function probes(data: SandboxData): Probe[] {
   for (const app of chosen) {
     const base = `/v2/applications/${app.id}`;
     list.push({ path: `${base}.json`, route: '/v2/applications/{id}.{format}', gaps: applicationsShow.knownGaps });
-    list.push({ path: `${base}/hosts.json`, route: '/v2/applications/{id}/hosts.{format}', gaps: hostsList.knownGaps });
+    // The fleet app's hosts fill several pages, and each side pages them in the order of its own
+    // host ids (support/derived-ids.ts): its first page is not the same hosts on both sides.
+    if (app !== fleetApp(data.apps)) list.push({ path: `${base}/hosts.json`, route: '/v2/applications/{id}/hosts.{format}', gaps: hostsList.knownGaps });
     list.push({ path: `${base}/instances.json`, route: '/v2/applications/{id}/instances.{format}', gaps: instancesList.knownGaps });
     const host = currentHosts(app)[0];
     if (host) {
-      list.push({ path: `${base}/hosts/${host.id}.json`, route: '/v2/applications/{id}/hosts/{host_id}.{format}', gaps: hostsShow.knownGaps });
+      list.push({ path: `${base}/hosts/${idToken('host', hostKey(app.id, host.name))}.json`, route: '/v2/applications/{id}/hosts/{host_id}.{format}', gaps: hostsShow.knownGaps });
       list.push({
         path: `${base}/instances/${host.instances[0]?.id}.json`,
         route: '/v2/applications/{id}/instances/{instance_id}.{format}',
@@ -111,17 +115,39 @@ async function world(diverge: readonly DivergenceName[]): Promise<World> {
   return { sandbox, running, gateway };
 }
 
+/**
+ * Each side lists hosts in the order of its own host ids: once the ids are put back to their
+ * hosts (support/derived-ids.ts), host id lists and host lists are sorted by host.
+ */
+function hostsInOrder(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) {
+    const items = value.map(hostsInOrder);
+    const hostOf = (item: JsonValue): string | undefined =>
+      typeof item === 'string' && item.startsWith('host:') ? item : item !== null && typeof item === 'object' && !Array.isArray(item) && typeof item.id === 'string' && item.id.startsWith('host:') ? item.id : undefined;
+    if (items.length > 0 && items.every((item) => hostOf(item) !== undefined)) return [...items].sort((x, y) => ((hostOf(x) as string) < (hostOf(y) as string) ? -1 : 1));
+    return items;
+  }
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, hostsInOrder(child)]));
+  return value;
+}
+
 /** Every differing pattern, by route, over all probes. */
 async function differences({ sandbox, gateway }: World): Promise<Map<string, Set<string>>> {
   const byRoute = new Map<string, Set<string>>();
+  // Host and deployment ids are each side's own (support/derived-ids.ts).
+  const sides = worldSides(sandbox.data, sandbox.data, () => FIXED_NOW);
   for (const probe of probes(sandbox.data)) {
     const init = { headers: { 'X-Api-Key': DEMO_KEY } };
-    const [legacy, translated] = [await sandbox.app.request(probe.path, init), await gateway.app.request(probe.path, init)];
+    const [legacy, translated] = [await sandbox.app.request(resolveTokens(probe.path, sides.legacy), init), await gateway.app.request(resolveTokens(probe.path, sides.gateway), init)];
     const found = byRoute.get(probe.route) ?? new Set<string>();
     byRoute.set(probe.route, found);
     if (legacy.status !== translated.status) found.add(`(status) ${probe.path}`);
-    if (semanticLink(legacy.headers.get('link'), 'http://localhost') !== semanticLink(translated.headers.get('link'), 'http://localhost')) found.add('(link)');
-    const [left, right] = [(await legacy.json()) as JsonValue, (await translated.json()) as JsonValue];
+    const link = (response: Response, side: typeof sides.legacy) => unresolveTokens(semanticLink(response.headers.get('link'), 'http://localhost'), probe.path, side);
+    if (link(legacy, sides.legacy) !== link(translated, sides.gateway)) found.add('(link)');
+    const [left, right] = [
+      hostsInOrder(normaliseIds((await legacy.json()) as JsonValue, TOPOLOGY_ID_PATHS, sides.legacy)),
+      hostsInOrder(normaliseIds((await translated.json()) as JsonValue, TOPOLOGY_ID_PATHS, sides.gateway)),
+    ];
     differingPatterns(withoutGaps(left, probe.gaps), withoutGaps(right, probe.gaps), '', found);
   }
   return byRoute;

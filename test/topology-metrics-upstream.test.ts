@@ -44,7 +44,8 @@ describe('host, instance and mobile metric routes: upstream requests against the
     const gateway = await fresh();
     const app = apps[0] as SandboxApp;
     const [host, other] = currentHosts(app);
-    const base = `/v2/applications/${app.id}/hosts/${host?.id}`;
+    // The gateway's host ids (the sandbox's legacy face has its own).
+    const base = `/v2/applications/${app.id}/hosts/${syntheticHostId(app.id, host?.name ?? '')}`;
     expect((await gateway.app.request(`${base}/metrics/data.json?${manyNames}`, { headers })).status).toBe(200);
     expect(await reads(gateway)).toBe(2);
     expect(await gateway.upstreamCount(HOST_DIRECTORY_OPERATION)).toBe(1);
@@ -54,7 +55,7 @@ describe('host, instance and mobile metric routes: upstream requests against the
     expect((await gateway.app.request(`${base}/metrics.json`, { headers })).status).toBe(200);
     expect(await reads(gateway)).toBe(4);
     // Another host of the same app: the directory is warm too.
-    expect((await gateway.app.request(`/v2/applications/${app.id}/hosts/${other?.id}/metrics/data.json?names[]=Apdex`, { headers })).status).toBe(200);
+    expect((await gateway.app.request(`/v2/applications/${app.id}/hosts/${syntheticHostId(app.id, other?.name ?? '')}/metrics/data.json?names[]=Apdex`, { headers })).status).toBe(200);
     expect(await reads(gateway)).toBe(5);
     expect(await gateway.upstreamCount(HOST_DIRECTORY_OPERATION)).toBe(1);
     expect(await gateway.upstreamCount(HOST_DATA)).toBe(3);
@@ -84,7 +85,7 @@ describe('host, instance and mobile metric routes: upstream requests against the
     const app = apps[2] as SandboxApp;
     const hosts = currentHosts(app);
     const answers = await Promise.all(
-      [...hosts, ...hosts].map((host) => gateway.app.request(`/v2/applications/${app.id}/hosts/${host.id}/metrics/data.json?names[]=HttpDispatcher`, { headers })),
+      [...hosts, ...hosts].map((host) => gateway.app.request(`/v2/applications/${app.id}/hosts/${syntheticHostId(app.id, host.name)}/metrics/data.json?names[]=HttpDispatcher`, { headers })),
     );
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
     expect(await gateway.upstreamCount(HOST_DIRECTORY_OPERATION)).toBe(1);
@@ -114,7 +115,7 @@ describe('host, instance and mobile metric routes: upstream requests against the
       return body.metric_data.metrics[0]?.timeslices[0]?.values.call_count ?? Number.NaN;
     };
     const total = await countOf(`/v2/applications/${app.id}`);
-    const perHost = await Promise.all(currentHosts(app).map((host) => countOf(`/v2/applications/${app.id}/hosts/${host.id}`)));
+    const perHost = await Promise.all(currentHosts(app).map((host) => countOf(`/v2/applications/${app.id}/hosts/${syntheticHostId(app.id, host.name)}`)));
     expect(new Set(perHost).size).toBeGreaterThan(1);
     expect(perHost.every((count) => count < total)).toBe(true);
     expect(perHost.reduce((a, b) => a + b, 0)).toBeCloseTo(total, 6);

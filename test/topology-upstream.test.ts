@@ -54,7 +54,7 @@ describe('upstream requests against the sandbox', () => {
     await get(`/v2/applications/${app.id}/hosts.json`); // warms the caller's account cache
     const reads: Array<[string, string, number]> = [
       [`/v2/applications/${app.id}/hosts.json?filter[hostname]=a&page=2`, 'ApplicationTopology', 200],
-      [`/v2/applications/${app.id}/hosts/${host.id}.xml`, 'ApplicationTopology', 200],
+      [`/v2/applications/${app.id}/hosts/${syntheticHostId(app.id, host.name)}.xml`, 'ApplicationTopology', 200],
       [`/v2/applications/${app.id}/instances.xml`, 'ApplicationTopology', 200],
       [`/v2/applications/${app.id}/instances/${instance.id}.json`, 'ApplicationTopology', 200],
       [`/v2/applications/123/hosts.json`, 'ApplicationTopology', 404],

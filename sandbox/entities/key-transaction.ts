@@ -1,5 +1,5 @@
 /** Key transactions (`APM` / `KEY_TRANSACTION`): one transaction of an APM app, watched on its own. */
-import { entityGuid } from '../../src/v2/ids.ts';
+import { entityGuid } from '../ids.ts';
 import type { SandboxKeyTransaction } from '../model.ts';
 import { toEntityOutline, type ApmEntityOutlineSource } from './apm-application.ts';
 import { commonOutline, type EntityKind, type EntityOutlineSource, type EntitySearchFields, searchFieldsOf } from './kind.ts';

@@ -7,13 +7,18 @@
  * page, newest first; violations' Link header never has rel="last" (rest-v2.md §3.9);
  * `start_date`/`end_date` (and `filter[start_time]`/`filter[end_time]`) bound opened_at;
  * priority `Critical` for CRITICAL and `Warning` for the others; acknowledge or close of a
- * closed incident is 422 "Incident already closed"; ids are alertV2Id of the NerdGraph ids.
+ * closed incident is 422 "Incident already closed"; ids are the face's own row ids of the NerdGraph ids
+ * (not the ids the gateway derives: the differential tests compare records, not ids).
  */
-import { AlertIncidentTitles, V2Error, invalidParameter, notFound } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { alertV2Id, decodeEntityGuid } from '../../src/v2/ids.ts';
+import { AlertIncidentTitles } from './titles.ts';
+import { V2Error, invalidParameter, notFound, type V2Body } from './wire.ts';
+import { guidParts, hashedRowId } from '../ids.ts';
+
+/** The legacy face's id of an issue (v2 incident), incident (v2 violation) or event: its own row id (../ids.ts). */
+export const legacyAlertId = (key: string): number => hashedRowId('alert', key);
+const alertV2Id = legacyAlertId;
 import { deploymentsOf } from '../writes.ts';
-import { parseV2Time } from '../../src/v2/timestamps.ts';
+import { parseTime } from './metrics.ts';
 import { allIssuesOf, closeIssue, acknowledgeIssue, incidentsOf, policyOf, type SandboxIncident, type SandboxIssue } from '../ai-issues.ts';
 import type { SandboxData } from '../model.ts';
 import { pageOf, send, valuesOf, type LegacyRequest, type LegacyRoute, type Pairs } from './common.ts';
@@ -39,13 +44,14 @@ function flag(pairs: Pairs, key: string): boolean {
 function time(pairs: Pairs, key: string): number | undefined {
   const value = valuesOf(pairs, key).at(-1);
   if (value === undefined || value.trim() === '') return undefined;
-  const at = parseV2Time(value);
-  if (at === undefined) throw invalidParameter(AlertIncidentTitles.badTime(key));
-  return at;
+  // The times v2 clients send (client-behaviour.md §4), read as metric data reads them.
+  const seconds = parseTime(value.trim());
+  if (seconds === undefined) throw invalidParameter(AlertIncidentTitles.badTime(key));
+  return seconds * 1000;
 }
 
 function violationBody(data: SandboxData, incident: SandboxIncident, now: number): V2Body {
-  const decoded = decodeEntityGuid(incident.target.guid);
+  const decoded = guidParts(incident.target.guid);
   const kind = ENTITY_KINDS[`${decoded?.domain}|${decoded?.type}`];
   const entityId = decoded ? Number(decoded.domainId) : null;
   const policy = policyOf(data, incident.accountId, incident.policyId);

@@ -12,9 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { V2Error, notFound } from '../../src/v2/errors.ts';
-import { CONTENT_TYPES, serialise, type V2Body } from '../../src/v2/format.ts';
-import type { JsonValue } from '../../src/v2/xml.ts';
+import { V2Error, notFound, CONTENT_TYPES, serialise, type V2Body, type JsonValue } from './wire.ts';
 import {
   ALERT_FAMILIES,
   INCIDENT_PREFERENCES,
@@ -258,7 +256,7 @@ function alertRoute(template: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE',
         return response;
       } catch (error) {
         if (!(error instanceof V2Error)) throw error;
-        throw new V2Error(error.status, error.title, { kind: error.kind, headers: { ...error.headers, ...limits }, ...(error.messages && { messages: error.messages }) });
+        throw new V2Error(error.status, error.title, { headers: { ...error.headers, ...limits }, ...(error.messages && { messages: error.messages }) });
       }
     },
   };

@@ -3,9 +3,8 @@
  * and their v2 parsing rules (text, ids, page), the Link header, the reply writer, the caller's
  * account, and the v2 application object with its link templates.
  */
-import { V2Error, V2Titles, notFound } from '../../src/v2/errors.ts';
-import { serialise, CONTENT_TYPES, type V2Body, type V2Format } from '../../src/v2/format.ts';
-import { isoSeconds } from '../../src/v2/time.ts';
+import { V2Titles } from './titles.ts';
+import { CONTENT_TYPES, V2Error, isoSeconds, notFound, serialise, type V2Body, type V2Format } from './wire.ts';
 import { currentHosts } from '../hosts.ts';
 import { browserConfigured } from '../browser-loader.ts';
 import type { SandboxApp, SandboxData } from '../model.ts';
@@ -40,7 +39,7 @@ export interface LegacyRequest {
 
 /** One row of the legacy route table: adding a route is one of these and its handler. */
 export interface LegacyRoute {
-  /** A v2 path template (src/v2/route-table.ts), e.g. `/v2/applications/{id}/metrics.{format}`. */
+  /** A v2 path template (matched by face.ts), e.g. `/v2/applications/{id}/metrics.{format}`. */
   template: string;
   /** The methods it answers; HEAD rides along with GET. */
   methods: readonly string[];

@@ -2,22 +2,74 @@
  * The sandbox's legacy REST v2 face: the answers v2 itself would give, computed straight from
  * the synthetic data by the REST v2 rules, with no NerdGraph and no gateway mapping involved.
  * It is the reference the gateway is compared against, so it implements routing, parameter
- * parsing, validation, filtering, paging and the Link header on its own; it shares with the
- * gateway only the v2 wire (src/v2/): body writers, timestamps, the route table, and the error
- * type with its titles.
+ * parsing, validation, filtering, paging, the Link header, the body writers and errors on its
+ * own (wire.ts, titles.ts); it shares with the gateway only facts equal by definition (the
+ * retired route list, facts/v2-routes.ts).
  *
  * This module is the dispatcher only: 404 for an unknown path or format, 405 with Allow, the
  * caller's account (401), parameters as pairs; the routes themselves are in routes.ts.
  */
 import { Hono, type Context } from 'hono';
-import { V2Error, notFound } from '../../src/v2/errors.ts';
-import { errorBody, type V2Format } from '../../src/v2/format.ts';
-import { readFormBody } from '../../src/v2/form-body.ts';
-import { createRouteTable } from '../../src/v2/route-table.ts';
 import type { SandboxData } from '../model.ts';
 import { APPLICATION_LINK_TEMPLATES, accountFor, legacyApplication, legacyLink, send, type LegacyRoute, type Pairs } from './common.ts';
 import { LEGACY_ROUTES } from './routes.ts';
 import { countWrite, isLegacyWrite } from '../write-counts.ts';
+import { V2Error, errorBody, notFound, readFormBody, type V2Format } from './wire.ts';
+
+interface Compiled {
+  route: LegacyRoute;
+  pattern: RegExp;
+  names: string[];
+}
+
+/**
+ * A v2 path template as a regex: the format is the path's suffix (rest-v2.md §3.1), so
+ * `/v2/applications/{id}.{format}` reads `/v2/applications/12.json` as id `12`, format `json`;
+ * a template may end in a literal extension instead (the v0 `/deployments.xml`). A `{param}`
+ * is one non-empty path segment, kept as sent (percent-encoded).
+ */
+function compile(route: LegacyRoute): Compiled {
+  const names: string[] = [];
+  const escape = (text: string): string => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  const body = route.template.endsWith('.{format}') ? route.template.slice(0, -'.{format}'.length) : route.template;
+  const source = body
+    .split(/(\{[a-z_]+\})/)
+    .map((piece) => {
+      const name = /^\{([a-z_]+)\}$/.exec(piece)?.[1];
+      if (name === undefined) return escape(piece);
+      names.push(name);
+      return '([^/]+)';
+    })
+    .join('');
+  const suffix = route.template.endsWith('.{format}') ? '\\.([^./]+)' : '()';
+  return { route, names, pattern: new RegExp(`^${source}${suffix}$`) };
+}
+
+interface Matched {
+  format: string;
+  hits: Array<{ route: LegacyRoute; params: Record<string, string> }>;
+  /** Every method of the matching templates, in table order, once each (405's Allow). */
+  allow: string[];
+}
+
+function matcher(routes: readonly LegacyRoute[]): (path: string) => Matched | undefined {
+  const compiled = routes.map(compile);
+  return (path) => {
+    const hits: Matched['hits'] = [];
+    let format = '';
+    for (const { route, pattern, names } of compiled) {
+      const match = pattern.exec(path);
+      if (!match) continue;
+      const params = Object.create(null) as Record<string, string>;
+      names.forEach((name, i) => (params[name] = match[i + 1] as string));
+      // A literal extension is the format (`/deployments.xml` answers XML).
+      format = match[names.length + 1] || route.template.slice(route.template.lastIndexOf('.') + 1);
+      hits.push({ route, params });
+    }
+    if (hits.length === 0) return undefined;
+    return { format, hits, allow: [...new Set(hits.flatMap((hit) => hit.route.methods))] };
+  };
+}
 
 /** Under @hono/node-server the raw request is there, for GET bodies. */
 type LegacyEnv = { Bindings: { incoming?: AsyncIterable<Buffer> } };
@@ -33,29 +85,29 @@ export function legacyV2Routes(
   routes: readonly LegacyRoute[] = LEGACY_ROUTES,
   options: LegacyFaceOptions = {},
 ): Hono<LegacyEnv> {
-  const table = createRouteTable(routes.map((route) => ({ template: route.template, methods: route.methods, value: route })));
+  const match = matcher(routes);
   const app = new Hono<LegacyEnv>();
   // Every path the table knows is served, whatever its prefix; other /v2 paths get v2's 404.
   const handle = async (c: Context<LegacyEnv>, next: () => Promise<void>): Promise<Response | void> => {
     const errorFormat: V2Format = c.req.path.endsWith('.xml') ? 'xml' : 'json';
     try {
-      const found = table.match(c.req.path);
+      const found = match(c.req.path);
       if (!found && !c.req.path.startsWith('/v2/')) return next();
       if (!found) throw notFound('Unknown v2 resource');
       const format = found.format;
       if (format !== 'json' && format !== 'xml') throw notFound(`Unknown format .${format}: use .json or .xml`);
       const method = c.req.method === 'HEAD' && found.allow.includes('GET') ? 'GET' : c.req.method;
-      const hit = found.entries.find((entry) => entry.methods.includes(method));
+      const hit = found.hits.find((entry) => entry.route.methods.includes(method));
       if (!hit) throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow: found.allow.join(', ') } });
       const accountId = accountFor(c.req.raw.headers, data);
       const url = new URL(c.req.url);
       const clock = now();
       // Writes read their own bodies (JSON, XML or form); reads take parameters as pairs.
       const params: Pairs =
-        hit.value.body === 'own'
+        hit.route.body === 'own'
           ? []
-          : [...new URLSearchParams(url.search), ...new URLSearchParams((await readFormBody(c.req, c.env?.incoming)) ?? '')];
-      const response = await hit.value.handler({
+          : [...new URLSearchParams(url.search), ...new URLSearchParams((await readFormBody(c.req.raw, c.env?.incoming)) ?? '')];
+      const response = await hit.route.handler({
         data,
         accountId,
         format,
@@ -70,13 +122,13 @@ export function legacyV2Routes(
         ...(options.jitter && { jitter: options.jitter }),
       });
       // An executed write (2xx) counts once, whichever face ran it (write-counts.ts).
-      if (isLegacyWrite(method, hit.value.body === 'own') && response.status >= 200 && response.status < 300) {
-        countWrite(data.writes.executed, 'legacy', `${method} ${hit.template}`);
+      if (isLegacyWrite(method, hit.route.body === 'own') && response.status >= 200 && response.status < 300) {
+        countWrite(data.writes.executed, 'legacy', `${method} ${hit.route.template}`);
       }
       return response;
     } catch (error) {
       if (!(error instanceof V2Error)) throw error;
-      return send(errorFormat, error.status, errorBody(error.title), error.headers);
+      return send(errorFormat, error.status, errorBody(error.title, error.messages), error.headers);
     }
   };
   app.use('*', handle);

@@ -3,9 +3,7 @@
  * answers computed from the model (data.keyTransactions, data.browserApps, the parent apps and
  * their timeslice rows) by the REST rules, with no NRQL.
  */
-import { notFound } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { isoSeconds } from '../../src/v2/time.ts';
+import { notFound, type V2Body, isoSeconds } from './wire.ts';
 import type { SandboxData, SandboxKeyTransaction } from '../model.ts';
 import { MINUTE_MS, findMetric, keyTransactionApdexName, rowsOf } from '../timeslices.ts';
 import { ids, pageOf, send, text, valuesOf, type LegacyRequest, type Pairs } from './common.ts';

@@ -4,7 +4,8 @@
  * or instance is known while it is current (hosts.ts#currentHosts), so a non-reporting app has
  * none. Unknown, foreign and malformed ids all answer the same 404.
  */
-import { V2Titles, notFound } from '../../src/v2/errors.ts';
+import { V2Titles } from './titles.ts';
+import { notFound } from './wire.ts';
 import { currentHosts } from '../hosts.ts';
 import { hostRowsOf, instanceRowsOf } from '../instance-split.ts';
 import { applicationOf, type LegacyRequest } from './common.ts';

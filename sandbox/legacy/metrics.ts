@@ -12,10 +12,8 @@
  * host or an instance of one (their rows split by instance-split.ts), or a mobile app.
  */
 import { createHash } from 'node:crypto';
-import { MetricTitles, V2Error } from '../../src/v2/errors.ts';
-import { CONTENT_TYPES, serialise, type V2Body, type V2Format } from '../../src/v2/format.ts';
-import { isoSeconds } from '../../src/v2/time.ts';
-import type { JsonValue } from '../../src/v2/xml.ts';
+import { MetricTitles } from './titles.ts';
+import { V2Error, CONTENT_TYPES, serialise, type V2Body, type V2Format, isoSeconds, type JsonValue } from './wire.ts';
 import type { SandboxData } from '../model.ts';
 import { metricsOf, rowsOf, type MetricKind, type MetricOwner, type SandboxMetric, type TimesliceRow } from '../timeslices.ts';
 import { CACHE_CONTROL, etagMatches } from './common.ts';

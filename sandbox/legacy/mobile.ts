@@ -5,9 +5,7 @@
  * swagger and ambitioninc use these, opsmatters `mobile_applications`); the gateway's mapping
  * makes the same choice, so the differential compares like with like.
  */
-import { notFound } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { isoSeconds } from '../../src/v2/time.ts';
+import { notFound, type V2Body, isoSeconds } from './wire.ts';
 import type { SandboxMobileApp } from '../model.ts';
 import { HEALTH_BY_SEVERITY, ids, pageOf, send, text, valuesOf, type LegacyRequest } from './common.ts';
 

@@ -4,36 +4,20 @@
  * sandbox's notification store (../notifications.ts), the same world the NerdGraph face shows
  * as destinations, channels and workflows. Shapes are rest-v2-shapes.md §9.
  *
- * What v2 showed and this face shows the same way: channel ids (derived from the NerdGraph
- * channel id, src/v2/ids.ts channelV2Id: the sandbox world has no other), `configuration` as
- * strings with every key of the type (null when unset), secrets included (v2 echoed them),
- * `links.policy_ids` from the workflows that bind a policy.
+ * What v2 showed and this face shows the same way: channel ids are row ids, handed out in the
+ * order the channels were made (../ids.ts RowIds; v2's ids grew with each channel), so a list
+ * by id is a list by age; `configuration` as strings with every key of the type (null when
+ * unset), secrets included (v2 echoed them), `links.policy_ids` from the workflows that bind a
+ * policy. The body rules are channel-rules.ts; how a policy binds channels, ../policy-workflows.ts.
  *
  * Where the sandbox world, being NerdGraph's, cannot hold what v2 could (documented in the
  * mappings too): opsgenie and victorops channels (422), and user (mobile push) channels on a
  * policy (422). Choices: 50 channels per page (as the sandbox's other alert lists), ordered by
- * id; 201 for a create; unlinking a channel that is not linked answers it unchanged.
+ * id; 201 for a create; unlinking a channel that is not linked answers it unchanged; no bound
+ * on how many policies or channels one request names (v2 documents none).
  */
-import { notFound } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { channelV2Id } from '../../src/v2/ids.ts';
-import {
-  CHANNEL_TOP_LINKS,
-  ChannelTitles,
-  MAX_CHANNEL_IDS,
-  MAX_POLICY_IDS,
-  POLICY_PREDICATE,
-  PolicyChannelTitles,
-  V2_TYPE_OF_CHANNEL,
-  channelIdList,
-  channelIdParam,
-  isOwnPolicyFilter,
-  planChannel,
-  policyIdsOfPredicates,
-  policyWorkflowName,
-  v2Configuration,
-} from '../../src/v2/channel-config.ts';
 import type { AlertPolicy } from '../alerts.ts';
+import { RowIds } from '../ids.ts';
 import {
   addChannel,
   addDestination,
@@ -46,40 +30,58 @@ import {
   type SandboxNotifications,
   type SandboxWorkflow,
 } from '../notifications.ts';
+import { POLICY_PREDICATE, isPolicyOwnFilter, policyIdsOf, workflowNameForPolicy } from '../policy-workflows.ts';
+import { ChannelTitles, V2_TYPE_OF, channelToStore, idsIn, oneIdIn, v2ConfigurationOf } from './channel-rules.ts';
 import { invalid, pageOf, send, type LegacyRequest, type LegacyRoute } from './common.ts';
+import { notFound, type V2Body } from './wire.ts';
 import { bodyParams } from './writes.ts';
+
+/** v2's top-level links beside a channel answer (rest-v2-shapes.md §0: `channel.policy_ids`). */
+const TOP_LINKS = { 'channel.policy_ids': '/v2/policies/{policy_id}' } as const;
 
 /** Channels per page of the v2 list (UNCONFIRMED; the sandbox's alert lists page by 50). */
 export const CHANNELS_PAGE_SIZE = 50;
 
+/** The first channel id the face hands out (v2's channel ids were seven-digit numbers, rest-v2-shapes.md §9). */
+const FIRST_CHANNEL_ID = 3_000_001;
+const rowIds = new WeakMap<SandboxNotifications, RowIds>();
+
+/** The channel's v2 id: every channel of the store gets its row id in the order the store made them. */
+function idOf(store: SandboxNotifications, channel: SandboxChannel): number {
+  let ids = rowIds.get(store);
+  if (!ids) rowIds.set(store, (ids = new RowIds(FIRST_CHANNEL_ID)));
+  for (const made of store.channels) ids.idOf(made.id);
+  return ids.idOf(channel.id);
+}
+
+/** The v2 id the legacy face shows for a store channel (tests follow ids with it). */
+export function legacyChannelId(data: LegacyRequest['data'], channelId: string): number | undefined {
+  const store = notificationsOf(data);
+  const channel = store.channels.find((c) => c.id === channelId);
+  return channel ? idOf(store, channel) : rowIds.get(store)?.idOf(channelId);
+}
+
 /** The account's channels v2 can show, by v2 id. */
 function visibleChannels(store: SandboxNotifications, accountId: number): SandboxChannel[] {
   return store.channels
-    .filter((channel) => channel.accountId === accountId && V2_TYPE_OF_CHANNEL[channel.type] !== undefined)
-    .sort((a, b) => channelV2Id(a.id) - channelV2Id(b.id));
+    .filter((channel) => channel.accountId === accountId && V2_TYPE_OF[channel.type] !== undefined)
+    .sort((a, b) => idOf(store, a) - idOf(store, b));
 }
 
 /** One v2 channel, secrets and all (the legacy face is what v2 answered). */
 function channelBody(store: SandboxNotifications, channel: SandboxChannel, policyIds: ReadonlyMap<string, number[]>): V2Body {
   const destination = store.destinations.find((d) => d.id === channel.destinationId);
-  const auth = destination?.auth ?? null;
   return {
-    id: channelV2Id(channel.id),
+    id: idOf(store, channel),
     name: channel.name,
-    type: V2_TYPE_OF_CHANNEL[channel.type] ?? channel.type.toLowerCase(),
-    configuration: v2Configuration({
-      channelType: channel.type,
-      channelProperties: channel.properties,
-      destinationProperties: destination?.properties ?? [],
-      authUser: auth?.type === 'BASIC' ? auth.user : null,
-      secrets: auth === null ? {} : auth.type === 'BASIC' ? { password: auth.password } : { token: auth.token },
-    }),
+    type: V2_TYPE_OF[channel.type] ?? channel.type.toLowerCase(),
+    configuration: v2ConfigurationOf(channel, destination),
     links: { policy_ids: policyIds.get(channel.id) ?? [] },
   };
 }
 
 function channelOf(store: SandboxNotifications, req: LegacyRequest, id: number): SandboxChannel {
-  const channel = visibleChannels(store, req.accountId).find((c) => channelV2Id(c.id) === id);
+  const channel = visibleChannels(store, req.accountId).find((c) => idOf(store, c) === id);
   if (!channel) throw notFound(ChannelTitles.notFound);
   return channel;
 }
@@ -94,7 +96,7 @@ const queryValues = (req: LegacyRequest, key: string): string[] => [...req.query
 
 /** The policy's enabled own workflows (one predicate binding exactly it), oldest first. */
 const ownWorkflows = (store: SandboxNotifications, accountId: number, policyId: number): SandboxWorkflow[] =>
-  store.workflows.filter((w) => w.accountId === accountId && w.enabled && isOwnPolicyFilter(w.predicates, policyId));
+  store.workflows.filter((w) => w.accountId === accountId && w.enabled && isPolicyOwnFilter(w.predicates, policyId));
 
 /** Links channels to a policy: added to its first own workflow, or a new one. */
 function link(store: SandboxNotifications, req: LegacyRequest, policyId: number, channels: readonly SandboxChannel[]): void {
@@ -111,7 +113,7 @@ function link(store: SandboxNotifications, req: LegacyRequest, policyId: number,
     store,
     {
       accountId: req.accountId,
-      name: policyWorkflowName(policyId),
+      name: workflowNameForPolicy(policyId),
       enabled: true,
       channelIds: missing,
       filterName: `policy ${policyId}`,
@@ -137,30 +139,15 @@ function listChannels(req: LegacyRequest): Response {
 async function createChannel(req: LegacyRequest): Promise<Response> {
   const store = notificationsOf(req.data);
   const params = await bodyParams(req.request);
-  const policyIds = channelIdList(queryValues(req, 'policy_ids'), 'policy_ids');
-  if (policyIds.length > MAX_POLICY_IDS) throw invalid(PolicyChannelTitles.tooManyPolicies);
-  const plan = planChannel(Object.hasOwn(params, 'channel') ? params.channel : undefined);
+  const policyIds = idsIn(queryValues(req, 'policy_ids'), 'policy_ids');
+  const plan = channelToStore(Object.hasOwn(params, 'channel') ? params.channel : undefined);
   const policies = policyIds.map((id) => policyOf(req, id));
-  if (plan.type === 'user' && policies.length > 0) throw invalid(PolicyChannelTitles.pushNotRoutable);
-  const auth = plan.destination.auth;
-  const destination = addDestination(
-    store,
-    {
-      accountId: req.accountId,
-      name: plan.destination.name,
-      type: plan.destination.type,
-      properties: plan.destination.properties,
-      auth: auth === undefined ? null : auth.type === 'TOKEN' ? { type: 'TOKEN', token: auth.token.token } : { type: 'BASIC', user: auth.basic.user, password: auth.basic.password },
-    },
-    req.now,
-  );
-  const channel = addChannel(
-    store,
-    { accountId: req.accountId, name: plan.channel.name, type: plan.channel.type, product: plan.channel.product, destinationId: destination.id, properties: plan.channel.properties },
-    req.now,
-  );
+  if (plan.v2Type === 'user' && policies.length > 0) throw invalid(ChannelTitles.pushNotRoutable);
+  const destination = addDestination(store, { accountId: req.accountId, name: plan.name, ...plan.destination }, req.now);
+  // Alert channels belong to New Relic's alerts product (IINT).
+  const channel = addChannel(store, { accountId: req.accountId, name: plan.name, ...plan.channel, product: 'IINT', destinationId: destination.id }, req.now);
   for (const policy of policies) link(store, req, policy.id, [channel]);
-  return send(req.format, 201, { channels: [channelBody(store, channel, policyIdsByChannel(store, req.accountId))], links: { ...CHANNEL_TOP_LINKS } });
+  return send(req.format, 201, { channels: [channelBody(store, channel, policyIdsByChannel(store, req.accountId))], links: { ...TOP_LINKS } });
 }
 
 function deleteChannel(req: LegacyRequest): Response {
@@ -170,43 +157,42 @@ function deleteChannel(req: LegacyRequest): Response {
   if (!channel) throw notFound(ChannelTitles.notFound);
   const body = channelBody(store, channel, policyIdsByChannel(store, req.accountId));
   removeChannel(store, channel, req.now);
-  return send(req.format, 200, { channel: body, links: { ...CHANNEL_TOP_LINKS } });
+  return send(req.format, 200, { channel: body, links: { ...TOP_LINKS } });
 }
 
 function updatePolicyChannels(req: LegacyRequest): Response {
   const store = notificationsOf(req.data);
-  const policyId = channelIdParam(queryValues(req, 'policy_id'), 'policy_id', ChannelTitles.policyIdRequired);
-  const channelIds = channelIdList(queryValues(req, 'channel_ids'), 'channel_ids');
+  const policyId = oneIdIn(queryValues(req, 'policy_id'), 'policy_id', ChannelTitles.policyIdRequired);
+  const channelIds = idsIn(queryValues(req, 'channel_ids'), 'channel_ids');
   if (channelIds.length === 0) throw invalid(ChannelTitles.channelIdsRequired);
-  if (channelIds.length > MAX_CHANNEL_IDS) throw invalid(PolicyChannelTitles.tooManyChannels);
   const policy = policyOf(req, policyId);
   const channels = channelIds.map((id) => channelOf(store, req, id));
-  if (channels.some((channel) => channel.type === 'MOBILE_PUSH')) throw invalid(PolicyChannelTitles.pushNotRoutable);
+  if (channels.some((channel) => channel.type === 'MOBILE_PUSH')) throw invalid(ChannelTitles.pushNotRoutable);
   link(store, req, policy.id, channels);
   const linked = visibleChannels(store, req.accountId)
     .filter((channel) => (policyIdsByChannel(store, req.accountId).get(channel.id) ?? []).includes(policy.id))
-    .map((channel) => channelV2Id(channel.id))
+    .map((channel) => idOf(store, channel))
     .sort((a, b) => a - b);
   return send(req.format, 200, { policy: { id: policy.id, channel_ids: linked } });
 }
 
 function unlinkPolicyChannel(req: LegacyRequest): Response {
   const store = notificationsOf(req.data);
-  const policyId = channelIdParam(queryValues(req, 'policy_id'), 'policy_id', ChannelTitles.policyIdRequired);
-  const channelId = channelIdParam(queryValues(req, 'channel_id'), 'channel_id', ChannelTitles.channelIdRequired);
+  const policyId = oneIdIn(queryValues(req, 'policy_id'), 'policy_id', ChannelTitles.policyIdRequired);
+  const channelId = oneIdIn(queryValues(req, 'channel_id'), 'channel_id', ChannelTitles.channelIdRequired);
   const policy = policyOf(req, policyId);
   const channel = channelOf(store, req, channelId);
-  const bindingPolicy = store.workflows.filter((w) => w.accountId === req.accountId && w.enabled && w.channelIds.includes(channel.id) && policyIdsOfPredicates(w.predicates).includes(policy.id));
-  if (bindingPolicy.some((w) => !isOwnPolicyFilter(w.predicates, policy.id))) throw invalid(PolicyChannelTitles.sharedWorkflow);
+  const bindingPolicy = store.workflows.filter((w) => w.accountId === req.accountId && w.enabled && w.channelIds.includes(channel.id) && policyIdsOf(w.predicates).includes(policy.id));
+  if (bindingPolicy.some((w) => !isPolicyOwnFilter(w.predicates, policy.id))) throw invalid(ChannelTitles.sharedWorkflow);
   for (const workflow of bindingPolicy) {
     workflow.channelIds = workflow.channelIds.filter((id) => id !== channel.id);
     workflow.updatedAt = req.now;
     if (workflow.channelIds.length === 0) removeWorkflow(store, workflow);
   }
-  return send(req.format, 200, { channel: channelBody(store, channel, policyIdsByChannel(store, req.accountId)), links: { ...CHANNEL_TOP_LINKS } });
+  return send(req.format, 200, { channel: channelBody(store, channel, policyIdsByChannel(store, req.accountId)), links: { ...TOP_LINKS } });
 }
 
-/** In the gateway's order (its mappings load by file name), so a 405's Allow header lists methods alike. */
+/** In this order a 405's Allow lists POST, GET for the channels and DELETE, PUT for the policy channels. */
 export const NOTIFICATION_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/alerts_channels.{format}', methods: ['POST'], body: 'own', handler: createChannel },
   { template: '/v2/alerts_channels/{channel_id}.{format}', methods: ['DELETE'], body: 'own', handler: deleteChannel },

@@ -1,9 +1,9 @@
 /**
  * The legacy face's route table: every REST v2 route the sandbox answers, as one entry each
- * (template, methods, handler), dispatched by face.ts through src/v2/route-table.ts. A template
+ * (template, methods, handler), dispatched by face.ts with its own template matcher. A template
  * with several entries (GET, PUT and DELETE on one application) answers 405 with all of them.
  */
-import type { V2Body } from '../../src/v2/format.ts';
+import type { V2Body } from './wire.ts';
 import { currentHosts } from '../hosts.ts';
 import type { SandboxData } from '../model.ts';
 import {

@@ -4,8 +4,8 @@
  * (hosts.ts), their instances, and 10-minute summaries from the split timeslice rows
  * (instance-split.ts) by the REST formulas, with no NRQL.
  */
-import { V2Titles, notFound } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
+import { V2Titles } from './titles.ts';
+import { notFound, type V2Body } from './wire.ts';
 import { currentHosts } from '../hosts.ts';
 import { hostRowsOf, instanceRowsOf } from '../instance-split.ts';
 import type { SandboxApp, SandboxHost, SandboxInstance } from '../model.ts';

@@ -5,8 +5,7 @@
  * filter[email] is a case-insensitive substring, filter[ids] a comma list; 200 per page,
  * ascending by id, with v2's Link header.
  */
-import { notFound } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
+import { notFound, type V2Body } from './wire.ts';
 import { accountUsers, type SandboxUser } from '../users.ts';
 import { ids, pageOf, send, text, type LegacyRequest, type LegacyRoute } from './common.ts';
 

@@ -9,11 +9,8 @@
  * application already found in that account.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { V2Error, V2Titles, notFound } from '../../src/v2/errors.ts';
-import { MAX_BODY_BYTES } from '../../src/v2/form-body.ts';
-import { CONTENT_TYPES, serialise, type V2Body, type V2Format } from '../../src/v2/format.ts';
-import { isoSeconds } from '../../src/v2/time.ts';
-import { escapeXmlText, type JsonValue } from '../../src/v2/xml.ts';
+import { V2Error, notFound, MAX_BODY_BYTES, CONTENT_TYPES, serialise, type V2Body, type V2Format, isoSeconds, escapeXmlText, type JsonValue } from './wire.ts';
+import { V2Titles } from './titles.ts';
 import { parseTime } from './metrics.ts';
 import type { SandboxApp, SandboxData, SandboxDeployment } from '../model.ts';
 import {
@@ -127,7 +124,7 @@ function kindOf(contentType: string | null, bytes: Uint8Array): BodyKind | undef
 
 async function readBytes(request: Request): Promise<Uint8Array> {
   const tooLarge = (): V2Error =>
-    new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { kind: 'body_too_large', headers: { connection: 'close' } });
+    new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { headers: { connection: 'close' } });
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
   if (request.body === null) return new Uint8Array(0);
@@ -147,7 +144,7 @@ async function readBytes(request: Request): Promise<Uint8Array> {
     }
   } catch (error) {
     if (error instanceof V2Error) throw error;
-    throw new V2Error(400, 'The request body could not be read', { kind: 'bad_body' });
+    throw new V2Error(400, 'The request body could not be read');
   }
   return Buffer.concat(chunks);
 }
@@ -161,7 +158,7 @@ export async function bodyParams(request: Request): Promise<Params> {
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new V2Error(400, NOT_VALID[kind], { kind: 'bad_body' });
+    throw new V2Error(400, NOT_VALID[kind]);
   }
   // A blank body carries no parameters, whatever its type says.
   if (text.trim() === '') return {};
@@ -173,7 +170,7 @@ export async function bodyParams(request: Request): Promise<Params> {
     if (kind === 'xml') return xmlParams(text);
     return formParams(formPairs(text));
   } catch {
-    throw new V2Error(400, NOT_VALID[kind], { kind: 'bad_body' });
+    throw new V2Error(400, NOT_VALID[kind]);
   }
 }
 
@@ -515,7 +512,7 @@ function queryParams(query: URLSearchParams): Params {
   try {
     return formParams([...query]);
   } catch {
-    throw new V2Error(400, 'The query string is not valid form data', { kind: 'bad_query' });
+    throw new V2Error(400, 'The query string is not valid form data');
   }
 }
 

@@ -2,6 +2,7 @@ import type { KnownGap } from '../../src/routes/mapping.ts';
 import { httpSend } from './http.ts';
 import type { JsonValue } from '../../src/v2/xml.ts';
 import { decodeRailsXml } from './rails-xml.ts';
+import { normaliseIds, resolveTokens, unresolveTokens, type IdPath, type SideIds } from './derived-ids.ts';
 
 /**
  * Comparison of two v2 answers, as the differential tests need it: the body decoded from JSON
@@ -84,6 +85,8 @@ export interface FaceRequest {
   gaps: readonly KnownGap[];
   /** A documented Link gap: when the gateway sends no rel="last", the legacy one is not compared. */
   lastMayBeMissing?: boolean;
+  /** Ids each side makes up (derived-ids.ts): tokens in the path and form resolved per side, ids at `paths` normalised in both answers. */
+  derived?: { gateway: SideIds; legacy: SideIds; paths: readonly IdPath[] };
 }
 
 /** The semantic Link without its `last` entry (see lastMayBeMissing). */
@@ -103,11 +106,20 @@ export interface FaceComparison {
 
 /** Sends one request to the gateway and to the legacy face, over real HTTP, and compares the answers. */
 export async function compareFaces(gatewayUrl: string, legacyUrl: string, request: FaceRequest, detail = 600): Promise<FaceComparison> {
-  const init = { headers: request.headers, method: request.method ?? 'GET', ...(request.form === undefined ? {} : { body: request.form }) };
-  const [gatewayResponse, legacyResponse] = [await httpSend(`${gatewayUrl}${request.path}`, init), await httpSend(`${legacyUrl}${request.path}`, init)];
+  const { derived } = request;
+  const sent = (text: string, side: SideIds | undefined): string => (side ? resolveTokens(text, side) : text);
+  const init = (side: SideIds | undefined) => ({
+    headers: request.headers,
+    method: request.method ?? 'GET',
+    ...(request.form === undefined ? {} : { body: sent(request.form, side) }),
+  });
+  const gatewayResponse = await httpSend(`${gatewayUrl}${sent(request.path, derived?.gateway)}`, init(derived?.gateway));
+  const legacyResponse = await httpSend(`${legacyUrl}${sent(request.path, derived?.legacy)}`, init(derived?.legacy));
   const allow = [gatewayResponse.headers.get('allow'), legacyResponse.headers.get('allow')];
-  const viaGateway = await readAnswer(gatewayResponse, gatewayUrl);
-  const answered = await readAnswer(legacyResponse, legacyUrl);
+  const normalised = (answer: Answer, side: SideIds | undefined): Answer =>
+    derived && side ? { ...answer, link: unresolveTokens(answer.link, request.path, side), body: normaliseIds(answer.body, derived.paths, side) } : answer;
+  const viaGateway = normalised(await readAnswer(gatewayResponse, gatewayUrl), derived?.gateway);
+  const answered = normalised(await readAnswer(legacyResponse, legacyUrl), derived?.legacy);
   const gatewayHasLast = (viaGateway.link ?? '').split(' | ').some((entry) => entry.startsWith('last '));
   const viaLegacy = request.lastMayBeMissing && !gatewayHasLast ? { ...answered, link: withoutLastEntry(answered.link) } : answered;
   const left = JSON.stringify({ ...viaGateway, allow: allow[0], body: canonical(withoutGaps(viaGateway.body, request.gaps)) });
@@ -156,4 +168,36 @@ function numericDifference(left: JsonValue, right: JsonValue, tolerance: number,
     return undefined;
   }
   return JSON.stringify(left) === JSON.stringify(right) ? undefined : `${path}: ${JSON.stringify(left)} != ${JSON.stringify(right)}`;
+}
+
+/**
+ * A listing read page by page from both faces where each side orders by ids of its own
+ * (derived-ids.ts): which record lands on which page differs, so each page is compared by
+ * status, content type, Link and size, and the records of all pages together as one set.
+ */
+export async function compareListing(gatewayUrl: string, legacyUrl: string, pages: readonly FaceRequest[], listKey: string): Promise<FaceComparison> {
+  const problems: string[] = [];
+  const records = { gateway: [] as string[], legacy: [] as string[] };
+  let status = 0;
+  for (const request of pages) {
+    const { derived } = request;
+    const read = async (url: string, side: SideIds | undefined) => {
+      const path = side ? resolveTokens(request.path, side) : request.path;
+      const answer = await readAnswer(await httpSend(`${url}${path}`, { headers: request.headers, method: request.method ?? 'GET' }), url);
+      const body = withoutGaps(derived && side ? normaliseIds(answer.body, derived.paths, side) : answer.body, request.gaps);
+      const list = body !== null && typeof body === 'object' && !Array.isArray(body) ? body[listKey] : undefined;
+      const items = Array.isArray(list) ? list.map((item) => JSON.stringify(canonical(item))) : [];
+      const link = side ? unresolveTokens(answer.link, request.path, side) : answer.link;
+      return { meta: JSON.stringify({ status: answer.status, contentType: answer.contentType, link, size: items.length, body: Array.isArray(list) ? null : canonical(body) }), items, status: answer.status };
+    };
+    const left = await read(gatewayUrl, derived?.gateway);
+    const right = await read(legacyUrl, derived?.legacy);
+    status = right.status;
+    if (left.meta !== right.meta) problems.push(`${request.name} ${request.path}: ${left.meta.slice(0, 300)} != ${right.meta.slice(0, 300)}`);
+    records.gateway.push(...left.items);
+    records.legacy.push(...right.items);
+  }
+  const [l, r] = [records.gateway.sort(), records.legacy.sort()];
+  if (JSON.stringify(l) !== JSON.stringify(r)) problems.push(`listing ${pages[0]?.name}: the ${listKey} of its ${pages.length} pages differ (${l.length} and ${r.length} records)`);
+  return { status, legacyText: JSON.stringify(r), mismatch: problems.length === 0 ? undefined : problems.join('\n') };
 }

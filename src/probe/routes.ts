@@ -86,6 +86,7 @@ export async function compareReadRoutes(options: RouteProbeOptions): Promise<Rou
     mobile: await firstId('/v2/mobile_applications.json', 'applications', (item) => item.reporting === true),
     user: await firstId('/v2/users.json', 'users'),
   };
+  const gatewayHost = app === undefined || ids.host === undefined ? undefined : await sameHostOnGateway(options, headers, app, legacy, ids.host);
   // A closed window in the past: both sides read the same finished minutes.
   const to = Math.floor(options.now / 60_000) * 60_000 - 5 * 60_000;
   const window = `from=${encodeURIComponent(iso(to - 30 * 60_000))}&to=${encodeURIComponent(iso(to))}&summarize=true`;
@@ -97,9 +98,29 @@ export async function compareReadRoutes(options: RouteProbeOptions): Promise<Rou
       routes.push({ route: mapping.route, request: '', result: 'skipped', outcome: sample.skipped, status: { legacy: null, translated: null }, differing: [] });
       continue;
     }
-    routes.push(await compareOne(mapping, sample, legacy, () => options.translate(sample, headers)));
+    // The gateway's host ids are its own (derived from app and host name; v2's were New Relic's
+    // row ids): the translated side is asked for the same host by its own id.
+    const translated = ids.host !== undefined && gatewayHost !== undefined && mapping.route.includes('{host_id}') ? sample.replace(`/hosts/${encodeURIComponent(ids.host)}`, `/hosts/${encodeURIComponent(gatewayHost)}`) : sample;
+    routes.push(await compareOne(mapping, sample, legacy, () => options.translate(translated, headers)));
   }
   return { unavailable: null, routes };
+}
+
+/** The gateway's id of the host the legacy API calls `legacyHost`, found by its name in each side's list. */
+async function sameHostOnGateway(options: RouteProbeOptions, headers: Record<string, string>, app: string, legacy: (path: string) => Promise<Response>, legacyHost: string): Promise<string | undefined> {
+  const hostsOf = async (answer: Promise<Response>): Promise<Array<Record<string, unknown>>> => {
+    try {
+      const items = ((await (await answer).json()) as Record<string, unknown>).application_hosts;
+      return Array.isArray(items) ? items.filter((item): item is Record<string, unknown> => item !== null && typeof item === 'object') : [];
+    } catch {
+      return [];
+    }
+  };
+  const path = `/v2/applications/${encodeURIComponent(app)}/hosts.json`;
+  const name = (await hostsOf(legacy(path))).find((item) => String(item.id) === legacyHost)?.host;
+  if (typeof name !== 'string') return undefined;
+  const match = (await hostsOf(options.translate(`${path}?filter[hostname]=${encodeURIComponent(name)}`, headers))).find((item) => item.host === name);
+  return match?.id === undefined ? undefined : String(match.id);
 }
 
 async function compareOne(mapping: Mapping, path: string, legacy: (path: string) => Promise<Response>, translate: () => Promise<Response>): Promise<RouteComparison> {

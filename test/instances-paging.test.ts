@@ -3,6 +3,7 @@ import { createSandbox } from '../sandbox/server.ts';
 import { fleetApp } from '../sandbox/data.ts';
 import { currentHosts } from '../sandbox/hosts.ts';
 import type { SandboxApp } from '../sandbox/model.ts';
+import { syntheticHostId } from '../src/v2/ids.ts';
 import { DEMO_KEY, FIXED_NOW, createTestGateway, type TestGateway } from './support/harness.ts';
 
 /**
@@ -47,12 +48,12 @@ describe('every page of applicationInstancesV2', () => {
     const { gateway, fleet } = env;
     const host = currentHosts(fleet).at(-1)!;
     const instance = instancesOf(fleet).at(-1)!;
-    const hosts = await get(gateway, `/v2/applications/${fleet.id}/hosts.json?filter[ids]=${host.id}`);
+    const hosts = await get(gateway, `/v2/applications/${fleet.id}/hosts.json?filter[ids]=${syntheticHostId(fleet.id, host.name)}`);
     expect(hosts.status).toBe(200);
-    expect((hosts.body.application_hosts as Array<{ id: number; host: string }>).map((h) => [h.id, h.host])).toEqual([[host.id, host.name]]);
+    expect((hosts.body.application_hosts as Array<{ id: number; host: string }>).map((h) => [h.id, h.host])).toEqual([[syntheticHostId(fleet.id, host.name), host.name]]);
     const instances = await get(gateway, `/v2/applications/${fleet.id}/instances.json?filter[ids]=${instance.id}`);
     expect((instances.body.application_instances as Array<{ id: number }>).map((i) => i.id)).toEqual([instance.id]);
-    expect((await get(gateway, `/v2/applications/${fleet.id}/hosts/${host.id}.json`)).status).toBe(200);
+    expect((await get(gateway, `/v2/applications/${fleet.id}/hosts/${syntheticHostId(fleet.id, host.name)}.json`)).status).toBe(200);
     expect((await get(gateway, `/v2/applications/${fleet.id}/instances/${instance.id}.json`)).status).toBe(200);
   });
 
@@ -60,7 +61,7 @@ describe('every page of applicationInstancesV2', () => {
     const { gateway, fleet } = env;
     const host = currentHosts(fleet).at(-1)!;
     const instance = instancesOf(fleet).at(-1)!;
-    expect((await get(gateway, `/v2/applications/${fleet.id}/hosts/${host.id}/metrics.json`)).status).toBe(200);
+    expect((await get(gateway, `/v2/applications/${fleet.id}/hosts/${syntheticHostId(fleet.id, host.name)}/metrics.json`)).status).toBe(200);
     expect((await get(gateway, `/v2/applications/${fleet.id}/instances/${instance.id}/metrics.json`)).status).toBe(200);
     const data = await get(gateway, `/v2/applications/${fleet.id}/instances/${instance.id}/metrics/data.json?names[]=HttpDispatcher&summarize=true`);
     expect(data.status).toBe(200);
@@ -74,7 +75,7 @@ describe('every page of applicationInstancesV2', () => {
     expect(shown.status).toBe(200);
     const links = (shown.body.application as { links: { application_instances: number[]; application_hosts: number[] } }).links;
     expect(links.application_instances).toEqual(instancesOf(fleet).map((i) => i.id).sort((a, b) => a - b));
-    expect(links.application_hosts).toEqual(currentHosts(fleet).map((h) => h.id).sort((a, b) => a - b));
+    expect(links.application_hosts).toEqual(currentHosts(fleet).map((h) => syntheticHostId(fleet.id, h.name)).sort((a, b) => a - b));
   });
 
   it('walks the pages once per app while the list is kept, whichever route asks', async () => {

@@ -4,6 +4,7 @@ import type { SandboxApp, SandboxData } from '../sandbox/model.ts';
 import { runNrql } from '../sandbox/nrql-engine.ts';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../sandbox/server.ts';
 import { HOUR_MS, LIFECYCLE_NAMES, SEGMENT_NAMES, findMetric, rowsOf, scopesOf } from '../sandbox/timeslices.ts';
+import { syntheticHostId } from '../src/v2/ids.ts';
 import { quoteLiteral } from '../src/upstream/query-literal.ts';
 import { answerDifference, readAnswer } from './support/compare.ts';
 import { httpSend, serveOnLoopback } from './support/http.ts';
@@ -92,9 +93,10 @@ describe('gateway: metric data of segment metrics equals v2 (unscoped rows only)
   const query = (extra: string): string =>
     [...SEGMENTS.map((name) => `names[]=${encodeURIComponent(name)}`), ...SUMS.map((value) => `values[]=${value}`), extra].join('&');
 
-  async function compare(path: string): Promise<void> {
+  /** `gatewayPath`: the same request with the gateway's own ids (its host ids are derived, the sandbox's its own). */
+  async function compare(path: string, gatewayPath = path): Promise<void> {
     const request = { method: 'GET' as const, headers: { 'X-Api-Key': DEMO_KEY } };
-    const viaGateway = await readAnswer(await httpSend(`${served.url}${path}`, request), served.url);
+    const viaGateway = await readAnswer(await httpSend(`${served.url}${gatewayPath}`, request), served.url);
     const viaLegacy = await readAnswer(await httpSend(`${running.url}${path}`, request), running.url);
     expect(viaLegacy.status).toBe(200);
     expect(answerDifference(viaGateway, viaLegacy, 1e-9, (body) => body) ?? 'equal').toBe('equal');
@@ -108,7 +110,8 @@ describe('gateway: metric data of segment metrics equals v2 (unscoped rows only)
   it('on a host and on an instance of the app', async () => {
     const host = currentHosts(app)[0]!;
     const instance = host.instances[0]!;
-    await compare(`/v2/applications/${app.id}/hosts/${host.id}/metrics/data.json?${query(`from=${iso(FIXED_NOW - HOUR_MS)}&to=${iso(FIXED_NOW)}&summarize=true`)}`);
+    const window = query(`from=${iso(FIXED_NOW - HOUR_MS)}&to=${iso(FIXED_NOW)}&summarize=true`);
+    await compare(`/v2/applications/${app.id}/hosts/${host.id}/metrics/data.json?${window}`, `/v2/applications/${app.id}/hosts/${syntheticHostId(app.id, host.name)}/metrics/data.json?${window}`);
     await compare(`/v2/applications/${app.id}/instances/${instance.id}/metrics/data.json?${query(`from=${iso(FIXED_NOW - HOUR_MS)}&to=${iso(FIXED_NOW)}&summarize=true`)}`);
   });
 

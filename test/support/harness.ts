@@ -90,8 +90,8 @@ export async function createTestGateway(options: {
   };
 }
 
-export async function startSandbox(options: { apmApps?: number; seed?: number } = {}) {
-  const sandbox = createSandbox({ seed: options.seed ?? 7, apmApps: options.apmApps ?? 450, now: () => FIXED_NOW });
+export async function startSandbox(options: { apmApps?: number; seed?: number; ingestClock?: () => number } = {}) {
+  const sandbox = createSandbox({ seed: options.seed ?? 7, apmApps: options.apmApps ?? 450, now: () => FIXED_NOW, ...(options.ingestClock && { ingestClock: options.ingestClock }) });
   const server = await sandbox.listen(0, '127.0.0.1');
   return { sandbox, url: server.url, graphqlUrl: `${server.url}/graphql`, close: server.close };
 }

@@ -89,13 +89,15 @@ describe('metric data over a scripted NerdGraph', () => {
   });
 
   it('divides per-minute and percent values by the window NerdGraph used, not the one asked (a long window snaps)', async () => {
-    // 47 h 59 min, summarized: NRDB resolves it on 5-minute aggregations and reports the 48 h it
-    // summed over in metadata.timeWindow (rest-v2.md §4). The sums cover 48 h; the query's {W}
-    // literal is the 47 h 59 min asked. Recorded the way NerdGraph computes the sent formulas.
+    // 47 h 59 min, summarized: NRDB resolves it on 5-minute aggregations, both ends snapped back
+    // to a boundary ("Set a query's time range", metric query snapping: 00:04 -> 00:00, 00:03 ->
+    // 00:00), and reports the window it summed over in metadata.timeWindow: 11:00 to 10:55, 47 h
+    // 55 min. The query's {W} literal is the 47 h 59 min asked. Recorded the way NerdGraph
+    // computes the sent formulas.
     const from = Date.UTC(2026, 10, 20, 11, 0);
     const to = Date.UTC(2026, 10, 22, 10, 59);
     const asked = (to - from) / 1000;
-    const used = asked + 60;
+    const used = asked - 4 * 60;
     const calls = 172_800;
     const callTime = 864;
     respond = () => ({

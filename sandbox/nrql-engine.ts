@@ -278,9 +278,10 @@ export function snapToRollup(range: TimeRange): TimeRange {
 
 /**
  * TIMESERIES MAX: "the maximum number of intervals allowed for a given time period" (NRQL
- * syntax, TIMESERIES; at most 366 buckets). The sandbox takes the window over 366, rounded up to
- * a whole second, or a whole minute from a minute on (one day: 4 minutes, 360 buckets; rest-v2.md
- * §5 reads "TIMESERIES MAX on one day gives 4-minute buckets"). Beyond that example UNCONFIRMED.
+ * syntax, TIMESERIES; at most 366 buckets); a day ago "creates 4-minute intervals, which is the
+ * ceiling for a daily chart". The sandbox takes the window over 366, rounded up to a whole
+ * second, or a whole minute from a minute on (one day: 4 minutes, 360 buckets). Beyond that
+ * example UNCONFIRMED.
  */
 export function maxBucketMs(widthMs: number): number {
   const least = Math.ceil(widthMs / MAX_BUCKETS);
@@ -289,7 +290,7 @@ export function maxBucketMs(widthMs: number): number {
 }
 
 /**
- * TIMESERIES AUTO (and a bare TIMESERIES): "divides your graph into a reasonable number of
+ * TIMESERIES AUTO (and a bare TIMESERIES, UNCONFIRMED): "divide your graph into a reasonable number of
  * divisions. For example, a daily chart will be divided into 30 minute intervals and a weekly
  * chart will be divided into 6 hour intervals" (NRQL syntax, TIMESERIES). Those two points are
  * documented; the rest of the ladder is the sandbox's choice (UNCONFIRMED): up to 1 hour 1

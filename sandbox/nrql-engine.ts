@@ -65,9 +65,11 @@ import {
   type NrqlQuery,
   type NrqlSelectItem,
   type NrqlTime,
+  type NrqlTimeseries,
   type TimesliceField,
 } from './nrql-parser.ts';
 import {
+  DAY_MS,
   HOUR_MS,
   MINUTE_MS,
   hasRows,
@@ -96,6 +98,7 @@ export const NRQL_MESSAGES = {
   noApplication: 'No application was matched (did you specify appId, appName or entity.guid?)',
   startAfterEnd: "Your query's start time must be before its end time",
   tooManyBuckets: 'TIMESERIES supports a maximum of 366 buckets',
+  stepTooLarge: 'TIMESERIES step size is larger than the current time window',
   tooManyRows: 'Your query reads too many timeslice rows for the sandbox: narrow the time range or the metric names',
 } as const;
 
@@ -186,7 +189,7 @@ function execute(query: NrqlQuery, scope: NrqlScope): NrqlOutcome {
   const budget = { rows: scope.maxRows ?? MAX_ROWS };
   const groups = new Map<string | number | null, Group>();
   // Without FACET there is exactly one group, even with no rows at all.
-  if (query.facet === null) groups.set(null, new Group(null, plan, window.buckets));
+  if (query.facets.length === 0) groups.set(null, new Group(null, plan, window.buckets));
   if (metric) accumulate(selectSeries(query, plan, scope), groups, query, plan, window, scope.now, budget);
   if (query.from.some((type) => (DEPLOYMENT_EVENT_TYPES as readonly string[]).includes(type))) {
     accumulateEvents(deploymentEvents(query, scope, window.begin, window.until), groups, query, plan, window);
@@ -205,7 +208,7 @@ function timeText(time: NrqlTime | null, fallback: string): string {
 function metadataOf(query: NrqlQuery, begin: number, end: number): NrqlMetadata {
   return {
     eventTypes: [...query.from],
-    facets: query.facet === null ? [] : [query.facet],
+    facets: [...query.facets],
     messages: [],
     timeWindow: {
       begin,
@@ -221,7 +224,7 @@ function metadataOf(query: NrqlQuery, begin: number, end: number): NrqlMetadata 
 
 interface TimeWindow {
   until: number;
-  /** Start of the first bucket: `since`, or earlier so that every TIMESERIES bucket is whole. */
+  /** Start of the first bucket: `since`, or later so that every TIMESERIES bucket is whole. */
   begin: number;
   bucketMs: number;
   buckets: number;
@@ -234,7 +237,11 @@ export interface TimeRange {
 
 function resolveTime(time: NrqlTime | null, now: number, fallback: number): number {
   if (time === null) return fallback;
-  return typeof time === 'number' ? time : now - time.agoMs;
+  if (typeof time === 'number') return time;
+  if ('agoMs' in time) return now - time.agoMs;
+  if ('atMs' in time) return time.atMs;
+  // today / yesterday: midnight (UTC, the default zone) of the clock's day, or the day before.
+  return Math.floor(now / DAY_MS) * DAY_MS - time.daysAgo * DAY_MS;
 }
 
 /**
@@ -269,13 +276,65 @@ export function snapToRollup(range: TimeRange): TimeRange {
   return { since: floor(range.since), until: floor(range.until) };
 }
 
+/**
+ * TIMESERIES MAX: "the maximum number of intervals allowed for a given time period" (NRQL
+ * syntax, TIMESERIES; at most 366 buckets); a day ago "creates 4-minute intervals, which is the
+ * ceiling for a daily chart". The sandbox takes the window over 366, rounded up to a whole
+ * second, or a whole minute from a minute on (one day: 4 minutes, 360 buckets). Beyond that
+ * example UNCONFIRMED.
+ */
+export function maxBucketMs(widthMs: number): number {
+  const least = Math.ceil(widthMs / MAX_BUCKETS);
+  const unit = least > MINUTE_MS ? MINUTE_MS : least > 1000 ? 1000 : 1;
+  return Math.ceil(least / unit) * unit;
+}
+
+/**
+ * TIMESERIES AUTO (and a bare TIMESERIES, UNCONFIRMED): "divide your graph into a reasonable number of
+ * divisions. For example, a daily chart will be divided into 30 minute intervals and a weekly
+ * chart will be divided into 6 hour intervals" (NRQL syntax, TIMESERIES). Those two points are
+ * documented; the rest of the ladder is the sandbox's choice (UNCONFIRMED): up to 1 hour 1
+ * minute, 3 hours 5 minutes, 6 hours 15 minutes, 1 day 30 minutes, 3 days 2 hours, 1 week
+ * 6 hours, 31 days 1 day, beyond that MAX's bucket. A bucket wider than the window (under a
+ * minute) or more than 366 buckets falls back to MAX's.
+ */
+export const AUTO_BUCKETS: ReadonlyArray<{ upToMs: number; bucketMs: number }> = [
+  { upToMs: HOUR_MS, bucketMs: MINUTE_MS },
+  { upToMs: 3 * HOUR_MS, bucketMs: 5 * MINUTE_MS },
+  { upToMs: 6 * HOUR_MS, bucketMs: 15 * MINUTE_MS },
+  { upToMs: DAY_MS, bucketMs: 30 * MINUTE_MS },
+  { upToMs: 3 * DAY_MS, bucketMs: 2 * HOUR_MS },
+  { upToMs: 7 * DAY_MS, bucketMs: 6 * HOUR_MS },
+  { upToMs: 31 * DAY_MS, bucketMs: DAY_MS },
+];
+
+export function autoBucketMs(widthMs: number): number {
+  const step = AUTO_BUCKETS.find(({ upToMs }) => widthMs <= upToMs)?.bucketMs;
+  if (step === undefined || step > widthMs || widthMs / step > MAX_BUCKETS) return maxBucketMs(widthMs);
+  return step;
+}
+
+function bucketMsOf(timeseries: NrqlTimeseries, widthMs: number): number {
+  if (timeseries === 'AUTO') return autoBucketMs(widthMs);
+  if (timeseries === 'MAX') return maxBucketMs(widthMs);
+  return timeseries.milliseconds;
+}
+
+/**
+ * The buckets of a TIMESERIES: "the time series buckets base themselves on the end of the time
+ * range, and the start time is adjusted so the first bucket in the response covers a full
+ * 5 minutes" ("Set a query's time range", TIMESERIES query snapping: `TIMESERIES 5 minutes
+ * SINCE '2023-12-20T00:04:59Z' UNTIL '2023-12-21T00:03:12Z'` begins at 00:08:12). So the start
+ * moves forward to the first whole bucket ending at UNTIL; a window shorter than one bucket
+ * fails with the chart error "TIMESERIES step size is larger than the current time window".
+ */
 function timeWindowOf(query: NrqlQuery, range: TimeRange): TimeWindow {
   const { since, until } = range;
   if (since >= until) throw new NrqlError(NRQL_MESSAGES.startAfterEnd);
   if (query.timeseries === null) return { until, begin: since, bucketMs: until - since, buckets: 1 };
-  const bucketMs = query.timeseries.milliseconds;
-  // Buckets are anchored at UNTIL, so the last one ends exactly there.
-  const buckets = Math.ceil((until - since) / bucketMs);
+  const bucketMs = bucketMsOf(query.timeseries, until - since);
+  const buckets = Math.floor((until - since) / bucketMs);
+  if (buckets < 1) throw new NrqlError(NRQL_MESSAGES.stepTooLarge);
   if (buckets > MAX_BUCKETS) throw new NrqlError(NRQL_MESSAGES.tooManyBuckets);
   return { until, begin: until - buckets * bucketMs, bucketMs, buckets };
 }
@@ -338,7 +397,7 @@ function planOf(query: NrqlQuery): Plan {
     needsSeries: false,
     attributeAggregates: [],
     readsTimeslices: mentionsAttribute(query.where, TIMESLICE_VALUE),
-    byInstance: mentionsInstance(query.where) || (query.facet !== null && INSTANCE_ATTRIBUTE_SET.has(query.facet)),
+    byInstance: mentionsInstance(query.where) || query.facets.some((facet) => INSTANCE_ATTRIBUTE_SET.has(facet)),
   };
   const visit = (expression: NrqlExpression, conditions: NrqlCondition[]): void => {
     switch (expression.type) {
@@ -853,7 +912,7 @@ class Group {
   private readonly empty: Cell;
 
   constructor(
-    readonly key: string | number | null,
+    readonly key: FacetKey,
     private readonly plan: Plan,
     private readonly buckets: number,
   ) {
@@ -886,15 +945,22 @@ class Group {
   }
 }
 
+/** A group's facet: null without FACET, the value of one attribute, or the values of several in order. */
+type FacetKey = string | number | null | Array<string | number>;
+/** Groups by their facet (several attributes' values keyed by their JSON). */
 type Groups = Map<string | number | null, Group>;
 
-/** The group of a subject's facet value; null when the subject lacks the faceted attribute (it belongs to no facet). */
+/**
+ * The group of a subject's facet values; null when the subject lacks a faceted attribute (it
+ * belongs to no facet; UNCONFIRMED for several attributes: NRQL may facet a missing one as null).
+ */
 function groupOf(subject: Subject, groups: Groups, query: NrqlQuery, plan: Plan, window: TimeWindow): Group | null {
-  const facetValue = query.facet === null ? null : readAttribute(subject, query.facet);
-  if (query.facet !== null && !isScalar(facetValue)) return null;
-  const key = facetValue as string | number | null;
-  let group = groups.get(key);
-  if (!group) groups.set(key, (group = new Group(key, plan, window.buckets)));
+  const values = query.facets.map((facet) => readAttribute(subject, facet));
+  if (!values.every(isScalar)) return null;
+  const key: FacetKey = values.length === 0 ? null : values.length === 1 ? (values[0] as string | number) : (values as Array<string | number>);
+  const mapKey = Array.isArray(key) ? JSON.stringify(key) : key;
+  let group = groups.get(mapKey);
+  if (!group) groups.set(mapKey, (group = new Group(key, plan, window.buckets)));
   return group;
 }
 
@@ -978,9 +1044,14 @@ function resultRows(query: NrqlQuery, plan: Plan, window: TimeWindow, groups: Gr
         })
       : [{ ...prefix, ...itemValues(query.select, plan, group, 0, window.bucketMs) }];
 
-  const facet = query.facet;
-  if (facet === null) return rowsOf(groups[0] as Group, {});
-  return chooseFacets(query, plan, window, groups).flatMap((group) => rowsOf(group, { facet: group.key, [facet]: group.key }));
+  const facets = query.facets;
+  if (facets.length === 0) return rowsOf(groups[0] as Group, {});
+  // One attribute: `facet` is its value; several: `facet` is the array of their values. Each
+  // attribute is also a column by name (NerdGraph's NRQL results).
+  return chooseFacets(query, plan, window, groups).flatMap((group) => {
+    const values = Array.isArray(group.key) ? group.key : [group.key];
+    return rowsOf(group, { facet: group.key, ...Object.fromEntries(facets.map((facet, index) => [facet, values[index]])) });
+  });
 }
 
 /** Facets with rows, by the first item over the whole window (descending, ties by facet), at most LIMIT. */
@@ -1000,8 +1071,15 @@ function rankOf(value: Value): number {
   return value;
 }
 
-/** Numbers before strings; numbers by value, strings by UTF-16 code units. */
+/** Numbers before strings; numbers by value, strings by UTF-16 code units; facet arrays element by element. */
 function compareValues(a: unknown, b: unknown): number {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let index = 0; index < Math.min(a.length, b.length); index++) {
+      const order = compareValues(a[index], b[index]);
+      if (order !== 0) return order;
+    }
+    return a.length - b.length;
+  }
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'number') return -1;
   if (typeof b === 'number') return 1;

@@ -61,8 +61,22 @@ export interface NrqlDuration {
 
 export type NrqlLiteral = string | number;
 
-/** SINCE/UNTIL: epoch ms (a number), or relative to the query's clock (`n units AGO`, NOW). */
-export type NrqlTime = number | { agoMs: number; text: string };
+/**
+ * SINCE/UNTIL: epoch ms (a number); relative to the query's clock (`n units AGO`, NOW:
+ * `agoMs`); a quoted DateTime string (`atMs`, absolute); or a day reference (`today`,
+ * `yesterday`: midnight UTC `daysAgo` days before the clock's day).
+ */
+export type NrqlTime =
+  | number
+  | { agoMs: number; text: string }
+  | { atMs: number; text: string }
+  | { daysAgo: number; text: string };
+
+/**
+ * TIMESERIES: a fixed bucket (`n unit`), or AUTO / MAX, whose bucket the engine picks from the
+ * window ("NRQL syntax, clauses and functions", TIMESERIES). A bare `TIMESERIES` is AUTO.
+ */
+export type NrqlTimeseries = NrqlDuration | 'AUTO' | 'MAX';
 
 export type NrqlCondition =
   | { type: 'compare'; attribute: string; operator: '=' | '!='; value: NrqlLiteral }
@@ -99,11 +113,12 @@ export interface NrqlQuery {
   /** The event types after FROM, as written (at least one). */
   from: string[];
   where: NrqlCondition | null;
-  facet: string | null;
+  /** The FACET attributes in order (`FACET appName, host`); empty without FACET. */
+  facets: string[];
   /** Epoch ms or relative time, or null for the default. */
   since: NrqlTime | null;
   until: NrqlTime | null;
-  timeseries: NrqlDuration | null;
+  timeseries: NrqlTimeseries | null;
   /** Facet limit (aggregates) or event limit (raw columns), or null for the default. */
   limit: number | null;
 }
@@ -142,6 +157,33 @@ const AGO_UNIT_MS: Record<string, number> = {
 };
 /** Words that cannot be bare attribute names or aliases (backquote them instead). */
 const RESERVED = new Set(['SELECT', 'FROM', 'WHERE', 'FACET', 'SINCE', 'UNTIL', 'TIMESERIES', 'LIMIT', 'AS', 'AND', 'OR', 'NOT', 'IN', 'IS', 'NULL', 'LIKE']);
+/** `today` / `yesterday` ("Set a query's time range", relative temporal time): days before the clock's midnight. */
+const DAY_REFERENCES: Readonly<Record<string, number>> = { TODAY: 0, YESTERDAY: 1 };
+/**
+ * The DateTime strings the sandbox reads ("Set a query's time range", Use a DateTime string):
+ * `Year-Month[-Day]`, then optionally `T` or a space and `Hour:Minute[:Second[.Fraction]]`,
+ * then optionally a zone `Z` or `(+|-)HH[:]MM` (optionally after a space); without a zone, UTC.
+ * Not read (a syntax error here): dates without dashes, times without a date, AM/PM, zone IDs.
+ */
+const DATE_TIME = /^(\d{4})-(\d{2})(?:-(\d{2}))?(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)? ?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** Epoch ms of a DateTime string, or null when the sandbox does not read it (or it names no real time). */
+export function parseDateTime(text: string): number | null {
+  const match = DATE_TIME.exec(text);
+  if (!match) return null;
+  const [, year, month, day = '01', hour = '0', minute = '00', second = '00', fraction = '0', zone = 'Z'] = match;
+  const fields = [Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second)] as const;
+  const [y, mo, d, h, mi, se] = fields;
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59) return null;
+  const local = Date.UTC(y, mo - 1, d, h, mi, se, Number(fraction.padEnd(3, '0')));
+  // Date.UTC rolls 31 February over into March: such a day does not exist.
+  if (new Date(local).getUTCDate() !== d) return null;
+  if (zone === 'Z') return local;
+  const digits = zone.replace(':', '');
+  const offsetMinutes = Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5));
+  if (Number(digits.slice(3, 5)) > 59) return null;
+  return local - (zone.startsWith('-') ? -1 : 1) * offsetMinutes * 60_000;
+}
 const CLAUSES = ['WHERE', 'FACET', 'SINCE', 'UNTIL', 'TIMESERIES', 'LIMIT'] as const;
 type Clause = (typeof CLAUSES)[number];
 
@@ -288,7 +330,7 @@ class Parser {
     }
     if (raw && from.includes('Metric')) throw this.unexpected((items[0] as { token: Token }).token);
     const select = items.map(({ item }) => item);
-    const query: NrqlQuery = { select, from, where: null, facet: null, since: null, until: null, timeseries: null, limit: null };
+    const query: NrqlQuery = { select, from, where: null, facets: [], since: null, until: null, timeseries: null, limit: null };
     const seen = new Set<Clause>();
     while (this.peek().kind !== 'end') {
       const token = this.peek();
@@ -308,7 +350,7 @@ class Parser {
         query.where = this.condition();
         return;
       case 'FACET':
-        query.facet = this.attribute();
+        query.facets = this.names();
         return;
       case 'SINCE':
         query.since = this.time();
@@ -317,7 +359,7 @@ class Parser {
         query.until = this.time();
         return;
       case 'TIMESERIES':
-        query.timeseries = this.duration();
+        query.timeseries = this.timeseries();
         return;
       case 'LIMIT':
         query.limit = this.acceptKeyword('MAX') ? MAX_LIMIT : this.integer(1, MAX_LIMIT);
@@ -437,10 +479,30 @@ class Parser {
     return value;
   }
 
-  /** SINCE/UNTIL: epoch ms, `n units AGO`, or NOW. */
+  /** TIMESERIES: `n unit`, AUTO, MAX, or nothing (AUTO). */
+  private timeseries(): NrqlTimeseries {
+    if (this.acceptKeyword('AUTO')) return 'AUTO';
+    if (this.acceptKeyword('MAX')) return 'MAX';
+    const token = this.peek();
+    const bare = token.kind === 'end' || CLAUSES.some((clause) => this.isKeyword(token, clause));
+    return bare ? 'AUTO' : this.duration();
+  }
+
+  /** SINCE/UNTIL: epoch ms, `n units AGO`, NOW, a quoted DateTime string, `today` or `yesterday`. */
   private time(): NrqlTime {
     if (this.acceptKeyword('NOW')) return { agoMs: 0, text: 'NOW' };
     const token = this.peek();
+    if (token.kind === 'string') {
+      const atMs = parseDateTime(token.value);
+      if (atMs === null) throw this.unexpected(token);
+      this.index++;
+      return { atMs, text: token.value };
+    }
+    const day = token.kind === 'word' && Object.hasOwn(DAY_REFERENCES, token.value.toUpperCase()) ? DAY_REFERENCES[token.value.toUpperCase()] : undefined;
+    if (day !== undefined) {
+      this.index++;
+      return { daysAgo: day, text: token.value.toUpperCase() };
+    }
     const amount = this.integer(0, Number.MAX_SAFE_INTEGER);
     const unitToken = this.peek();
     const unit = unitToken.kind === 'word' ? unitToken.value.toLowerCase().replace(/s$/, '') : '';

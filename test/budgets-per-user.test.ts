@@ -27,30 +27,47 @@ let gateway: BuiltGateway;
 let apps: { id: number; name: string }[] = [];
 
 /**
- * Once armed, the sandbox holds its NerdGraph answers while 25 are waiting (so every call the
- * gateway sends meanwhile is in flight with them: a 26th is the sandbox's 429), then lets all go
- * a moment later. The moment only gives a gateway without the fix time to send too many; with it,
- * the outcome does not depend on it.
+ * Once armed, the sandbox holds its NerdGraph answers, and lets them all go only once every call
+ * of the burst is accounted for: 25 held at the sandbox (in flight: a 26th is the sandbox's 429),
+ * the rest either queued in the gateway's concurrency budget (its `nerdgraphQueued` gauge) or
+ * already answered (a 429 reaches the client at once: UPSTREAM_RETRIES 0). No timer: a gateway
+ * whose budget lets more than 25 of the user's calls go has sent them (and had them refused)
+ * before the release, however slow the machine, and one that queues them is released only once
+ * they wait in its queue.
  */
 const gate = {
   armed: false,
-  waiting: 0,
+  held: 0,
+  /** Calls of the burst (each request makes one NerdGraph call at a time). */
+  expected: 0,
+  /** Requests of the burst answered so far. */
+  answered: 0,
   open: (): void => undefined,
   opened: Promise.resolve(),
-  arm(): void {
+  arm(expected: number): void {
     this.armed = true;
-    this.waiting = 0;
+    this.held = 0;
+    this.answered = 0;
+    this.expected = expected;
     this.opened = new Promise((resolve) => (this.open = resolve));
   },
   async hold(): Promise<void> {
     if (!this.armed) return;
-    if (++this.waiting === 25) {
-      setTimeout(() => {
+    this.held++;
+    return this.opened;
+  },
+  /** Polls until the held, queued and answered calls make the whole burst, then releases them. */
+  async releaseWhenAccountedFor(queued: () => Promise<number>): Promise<{ held: number; queued: number; answered: number }> {
+    for (;;) {
+      const waiting = await queued();
+      if (this.held >= 25 && this.held + waiting + this.answered >= this.expected) {
+        const seen = { held: this.held, queued: waiting, answered: this.answered };
         this.armed = false;
         this.open();
-      }, 300);
+        return seen;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    return this.opened;
   },
 };
 
@@ -93,18 +110,22 @@ describe('budgets per user', () => {
   it("keeps two keys of one user within the user's 25 concurrent NerdGraph requests: 30 at once each, no 429, right answers", async () => {
     // Each key's accounts (and user) are looked up once, before the burst.
     for (const key of [ONE, TWO]) expect((await get(key, `/v2/applications/${apps[0]?.id}.json`)).status).toBe(200);
-    gate.arm();
+    gate.arm(60);
     const burst = [ONE, TWO].flatMap((key) =>
       Array.from({ length: 30 }, async (_, i) => {
         const app = apps[i % apps.length] as { id: number; name: string };
         const answer = await get(key, `/v2/applications/${app.id}.json`);
+        gate.answered++;
         return { status: answer.status, expected: app, body: (await answer.json()) as { application?: { id: number; name: string } } };
       }),
     );
+    const queued = async (): Promise<number> => (await gateway.metrics.nerdgraphQueued.get()).values[0]?.value ?? 0;
+    // With the user's budget: exactly 25 held, the other 35 queued, none answered before the release.
+    expect(await gate.releaseWhenAccountedFor(queued)).toEqual({ held: 25, queued: 35, answered: 0 });
     const answers = await Promise.all(burst);
     expect(answers.filter((a) => a.status !== 200).map((a) => [a.status, a.body])).toEqual([]);
     for (const answer of answers) expect(answer.body.application).toMatchObject({ id: answer.expected.id, name: answer.expected.name });
-  });
+  }, 30_000);
 
   it("shares the NRQL budgets between a user's keys: an identical query sent with one key counts for the other", async () => {
     const deployments = `/v2/applications/${apps[1]?.id}/deployments.json`;

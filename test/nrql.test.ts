@@ -97,7 +97,7 @@ describe('the formula table', () => {
     const window = currentWindow(Date.UTC(2026, 10, 22, 12, 0, 30));
     expect(window).toEqual({ since: Date.UTC(2026, 10, 22, 11, 50), until: Date.UTC(2026, 10, 22, 12, 0) });
     const query = parseNrql(appInstancesQuery({ appIds, ...window }));
-    expect(query.facet).toBe('appId');
+    expect(query.facets).toEqual(['appId']);
     expect(query.limit).toBe(5000);
     expect(query.select.map((item) => item.expression)).toEqual([
       { type: 'uniques', attribute: 'host', limit: 10_000 },
@@ -117,7 +117,7 @@ describe('the formula table', () => {
     expect(query).toBe(
       "SELECT uniques(host, 10000) AS hosts FROM Metric WHERE host LIKE '%' AND metricTimesliceName IN ('HttpDispatcher', 'OtherTransaction/all') FACET appId LIMIT MAX SINCE 0 UNTIL 600000",
     );
-    expect(parseNrql(query).facet).toBe('appId');
+    expect(parseNrql(query).facets).toEqual(['appId']);
   });
 
   it('reads only unscoped rows wherever it sums or lists timeslices (scope IS NULL, a top-level conjunct)', () => {

@@ -221,14 +221,13 @@ describe('rate, arithmetic and filter', () => {
 
 describe('TIMESERIES', () => {
   it('anchors whole buckets at UNTIL, oldest first, with the rows of each bucket', () => {
-    // 25 minutes in 10-minute buckets: three buckets, the first starting 5 minutes before SINCE.
+    // 25 minutes in 10-minute buckets: two whole buckets, the start moved 5 minutes after SINCE.
     const since = U - 25 * MINUTE_MS;
     const { results, metadata } = run(`SELECT count(${V}) AS c, rate(count(${V}), 1 minute) AS cpm FROM Metric ${where(['HttpDispatcher'])} SINCE ${since} UNTIL ${U} TIMESERIES 10 minutes`);
-    const begin = U - 30 * MINUTE_MS;
+    const begin = U - 20 * MINUTE_MS;
     expect(results.map((row) => [row.beginTimeSeconds, row.endTimeSeconds])).toEqual([
       [begin / 1000, begin / 1000 + 600],
-      [begin / 1000 + 600, begin / 1000 + 1200],
-      [begin / 1000 + 1200, U / 1000],
+      [begin / 1000 + 600, U / 1000],
     ]);
     results.forEach((row, index) => {
       const bucketRows = rows('HttpDispatcher', begin + index * 10 * MINUTE_MS, begin + (index + 1) * 10 * MINUTE_MS);
@@ -262,7 +261,9 @@ describe('TIMESERIES', () => {
 
   it('allows at most 366 buckets', () => {
     expect(run(`SELECT count(${V}) FROM Metric ${where(['HttpDispatcher'])} SINCE ${U - 366 * MINUTE_MS} UNTIL ${U} TIMESERIES 1 minute`).results).toHaveLength(366);
-    const error = errorOf(`SELECT count(${V}) FROM Metric ${where(['HttpDispatcher'])} SINCE ${U - 366 * MINUTE_MS - 1} UNTIL ${U} TIMESERIES 1 minute`);
+    // A partial 367th bucket is trimmed, not counted.
+    expect(run(`SELECT count(${V}) FROM Metric ${where(['HttpDispatcher'])} SINCE ${U - 366 * MINUTE_MS - 1} UNTIL ${U} TIMESERIES 1 minute`).results).toHaveLength(366);
+    const error = errorOf(`SELECT count(${V}) FROM Metric ${where(['HttpDispatcher'])} SINCE ${U - 367 * MINUTE_MS} UNTIL ${U} TIMESERIES 1 minute`);
     expect(error).toBeInstanceOf(NrqlError);
     expect(error.message).toBe('TIMESERIES supports a maximum of 366 buckets');
   });

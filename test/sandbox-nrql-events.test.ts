@@ -81,7 +81,7 @@ describe('parseNrql: raw event columns', () => {
           right: { type: 'isNull', attribute: 'category', negated: false },
         },
       },
-      facet: null,
+      facets: [],
       since: 1,
       until: 2,
       timeseries: null,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../src/upstream/query-literal.ts';
-import { NrqlSyntaxError, parseNrql, type NrqlCondition, type NrqlExpression, type NrqlQuery } from '../sandbox/nrql-parser.ts';
+import { NrqlSyntaxError, parseDateTime, parseNrql, type NrqlCondition, type NrqlExpression, type NrqlQuery } from '../sandbox/nrql-parser.ts';
 
 const V = 'newrelic.timeslice.value';
 const count: NrqlExpression = { type: 'aggregate', function: 'count', field: null };
@@ -9,7 +9,7 @@ const appIs = (id: number): NrqlCondition => ({ type: 'compare', attribute: 'app
 
 /** A query AST with the defaults filled in, for compact expectations. */
 function query(overrides: Partial<NrqlQuery>): NrqlQuery {
-  return { select: [{ expression: count, alias: null }], from: ['Metric'], where: null, facet: null, since: null, until: null, timeseries: null, limit: null, ...overrides };
+  return { select: [{ expression: count, alias: null }], from: ['Metric'], where: null, facets: [], since: null, until: null, timeseries: null, limit: null, ...overrides };
 }
 
 function syntaxError(text: string): string {
@@ -43,7 +43,7 @@ describe('parseNrql: the gateway’s query shapes', () => {
           left: appIs(200000235),
           right: { type: 'in', attribute: 'metricTimesliceName', negated: false, values: ['HttpDispatcher', 'Apdex'] },
         },
-        facet: 'metricTimesliceName',
+        facets: ['metricTimesliceName'],
         since: 1763800000000,
         until: 1763803600000,
         timeseries: { amount: 5, unit: 'minute', milliseconds: 300_000 },
@@ -125,10 +125,10 @@ describe('parseNrql: the gateway’s query shapes', () => {
   it('takes keywords, function names and units in any case, and clauses in any order', () => {
     const lower = parseNrql(`select COUNT(${V}) from Metric limit max timeseries 2 HOURS until 20 since 10 facet appName where appId = 1`);
     expect(lower).toEqual(
-      query({ where: appIs(1), facet: 'appName', since: 10, until: 20, timeseries: { amount: 2, unit: 'hour', milliseconds: 7_200_000 }, limit: 5000 }),
+      query({ where: appIs(1), facets: ['appName'], since: 10, until: 20, timeseries: { amount: 2, unit: 'hour', milliseconds: 7_200_000 }, limit: 5000 }),
     );
     for (const unit of ['second', 'seconds', 'minute', 'minutes', 'hour', 'hours', 'day', 'days', 'week', 'weeks']) {
-      expect(parseNrql(`SELECT count(${V}) FROM Metric TIMESERIES 1 ${unit}`).timeseries?.unit).toBe(unit.replace(/s$/, ''));
+      expect(parseNrql(`SELECT count(${V}) FROM Metric TIMESERIES 1 ${unit}`).timeseries).toMatchObject({ unit: unit.replace(/s$/, '') });
     }
   });
 
@@ -154,7 +154,11 @@ describe('parseNrql: syntax errors', () => {
     [`SELECT count(${V}) FROM Metric SINCE 1 SINCE 2`, 'SINCE'],
     [`SELECT count(${V}) FROM Metric SINCE 1 hour`, null],
     [`SELECT count(${V}) FROM Metric SINCE 1 fortnight ago`, 'fortnight'],
-    [`SELECT count(${V}) FROM Metric SINCE yesterday`, 'yesterday'],
+    [`SELECT count(${V}) FROM Metric SINCE tomorrow`, 'tomorrow'],
+    [`SELECT count(${V}) FROM Metric SINCE '2023-13-01'`, "'2023-13-01'"],
+    [`SELECT count(${V}) FROM Metric SINCE '2023-02-30T00:00Z'`, "'2023-02-30T00:00Z'"],
+    [`SELECT count(${V}) FROM Metric SINCE '12:34'`, "'12:34'"],
+    [`SELECT count(${V}) FROM Metric FACET appName,`, null],
     [`SELECT count(${V}) FROM Metric SINCE 1.5`, '1.5'],
     ['SELECT sum(*) FROM Metric', '*'],
     ['SELECT percentile(duration) FROM Metric', ')'],
@@ -165,7 +169,7 @@ describe('parseNrql: syntax errors', () => {
     [`SELECT uniques(appName) + 1 FROM Metric`, '+'],
     [`SELECT count(${V}) FROM Metric TIMESERIES 0 minutes`, '0'],
     [`SELECT count(${V}) FROM Metric TIMESERIES 1 fortnight`, 'fortnight'],
-    [`SELECT count(${V}) FROM Metric TIMESERIES`, null],
+    [`SELECT count(${V}) FROM Metric TIMESERIES minutes`, 'minutes'],
     [`SELECT count(${V}) FROM Metric LIMIT 5001`, '5001'],
     [`SELECT count(${V}) FROM Metric LIMIT 0`, '0'],
     [`SELECT uniques(appName, 10001) FROM Metric`, '10001'],
@@ -265,6 +269,16 @@ describe('parseNrql: the general subset', () => {
     ['SINCE 1 quarter ago', { agoMs: 91 * 86_400_000, text: '1 QUARTER AGO' }, null],
     ['SINCE 1 year ago', { agoMs: 365 * 86_400_000, text: '1 YEAR AGO' }, null],
     ['SINCE 500 milliseconds ago UNTIL 1702902896789', { agoMs: 500, text: '500 MILLISECONDS AGO' }, 1702902896789],
+    // "Set a query's time range": DateTime strings (UTC without a zone) and day references.
+    ["SINCE '2023-12-20T00:04Z' UNTIL '2023-12-22T00:03Z'", { atMs: Date.UTC(2023, 11, 20, 0, 4), text: '2023-12-20T00:04Z' }, { atMs: Date.UTC(2023, 11, 22, 0, 3), text: '2023-12-22T00:03Z' }],
+    ["SINCE '2023-12-18 12:34:56.789'", { atMs: Date.UTC(2023, 11, 18, 12, 34, 56, 789), text: '2023-12-18 12:34:56.789' }, null],
+    ["SINCE '2023-12-18T06:34:56.789-0600'", { atMs: Date.UTC(2023, 11, 18, 12, 34, 56, 789), text: '2023-12-18T06:34:56.789-0600' }, null],
+    ["SINCE '2023-12-18T06:34 -06:00'", { atMs: Date.UTC(2023, 11, 18, 12, 34), text: '2023-12-18T06:34 -06:00' }, null],
+    ["SINCE '2023-12-18T18:04+05:30'", { atMs: Date.UTC(2023, 11, 18, 12, 34), text: '2023-12-18T18:04+05:30' }, null],
+    ["SINCE '2023-12-18'", { atMs: Date.UTC(2023, 11, 18), text: '2023-12-18' }, null],
+    ["SINCE '2023-12-18Z'", { atMs: Date.UTC(2023, 11, 18), text: '2023-12-18Z' }, null],
+    ["SINCE '2023-12-18-06:00'", { atMs: Date.UTC(2023, 11, 18, 6), text: '2023-12-18-06:00' }, null],
+    ['SINCE yesterday UNTIL today', { daysAgo: 1, text: 'YESTERDAY' }, { daysAgo: 0, text: 'TODAY' }],
   ])('reads %s', (clause, since, until) => {
     const parsed = parseNrql(`SELECT count(*) FROM Metric ${clause}`);
     expect([parsed.since, parsed.until]).toEqual([since, until]);
@@ -357,5 +371,66 @@ describe('parseNrql: FROM first', () => {
       parseNrql(`SELECT count(*) FROM Metric, Deployment WHERE appId = 1 SINCE 2 days ago`),
     );
     expect(() => parseNrql('FROM Metric WHERE appId = 1')).toThrowError("NRQL Syntax Error: Error at line 1 position 12, unexpected 'WHERE'");
+  });
+});
+
+describe('parseNrql: DateTime strings, TIMESERIES AUTO/MAX and several FACET attributes', () => {
+  const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
+  /** A real instant from 1971 to 2099 (whole ms), and how to write it. */
+  const instant = fc.integer({ min: Date.UTC(1971, 0, 1), max: Date.UTC(2099, 11, 31) });
+  const offsetMinutes = fc.integer({ min: -14 * 60, max: 14 * 60 });
+  const separator = fc.constantFrom('T', ' ');
+  const precision = fc.constantFrom('minute', 'second', 'ms');
+
+  it('reads any instant written as a DateTime string, in any zone offset, separator and precision', () => {
+    fc.assert(
+      fc.property(instant, offsetMinutes, separator, precision, fc.boolean(), fc.boolean(), (ms, offset, sep, unit, colon, spaced) => {
+        const truncated = unit === 'minute' ? Math.floor(ms / 60_000) * 60_000 : unit === 'second' ? Math.floor(ms / 1000) * 1000 : ms;
+        const local = new Date(truncated + offset * 60_000);
+        const date = `${local.getUTCFullYear()}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}`;
+        const seconds = unit === 'minute' ? '' : `:${pad(local.getUTCSeconds())}${unit === 'ms' ? `.${pad(local.getUTCMilliseconds(), 3)}` : ''}`;
+        const time = `${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}${seconds}`;
+        const sign = offset < 0 ? '-' : '+';
+        const zone = offset === 0 && !colon ? 'Z' : `${sign}${pad(Math.floor(Math.abs(offset) / 60))}${colon ? ':' : ''}${pad(Math.abs(offset) % 60)}`;
+        const text = `${date}${sep}${time}${spaced ? ' ' : ''}${zone}`;
+        expect(parseNrql(`SELECT count(*) FROM Foo SINCE '${text}'`).since).toEqual({ atMs: truncated, text });
+        expect(parseDateTime(text)).toBe(truncated);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('reads a DateTime string without a zone as UTC, and refuses days that do not exist', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1971, max: 2099 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 31 }), (year, month, day) => {
+        const text = `${year}-${pad(month)}-${pad(day)}`;
+        const real = new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+        expect(parseDateTime(text)).toBe(real ? Date.UTC(year, month - 1, day) : null);
+        expect(parseDateTime(`${text}T23:59`)).toBe(real ? Date.UTC(year, month - 1, day, 23, 59) : null);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('reads TIMESERIES AUTO, MAX, and a bare TIMESERIES (AUTO) before any clause or at the end', () => {
+    expect(parseNrql('SELECT count(*) FROM Foo TIMESERIES AUTO').timeseries).toBe('AUTO');
+    expect(parseNrql('SELECT count(*) FROM Foo timeseries max').timeseries).toBe('MAX');
+    fc.assert(
+      fc.property(fc.subarray(['WHERE appId = 1', 'FACET appName', 'SINCE 1 hour ago', 'UNTIL NOW', 'LIMIT 5'] as const), (clauses) => {
+        expect(parseNrql(`SELECT count(*) FROM Foo TIMESERIES ${clauses.join(' ')}`).timeseries).toBe('AUTO');
+        expect(parseNrql(`SELECT count(*) FROM Foo ${clauses.join(' ')} TIMESERIES`).timeseries).toBe('AUTO');
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('reads FACET of several attributes in order', () => {
+    const name = fc.stringMatching(/^[a-z][a-zA-Z0-9_]{0,12}(\.[a-z][a-zA-Z0-9_]{0,8})?$/).filter((word) => !['as', 'and', 'or', 'not', 'in', 'is', 'null', 'like', 'where', 'facet', 'since', 'until', 'timeseries', 'limit', 'select', 'from'].includes(word.toLowerCase()));
+    fc.assert(
+      fc.property(fc.array(name, { minLength: 1, maxLength: 5 }), (names) => {
+        expect(parseNrql(`SELECT count(*) FROM Foo FACET ${names.join(', ')} LIMIT 20`).facets).toEqual(names);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -369,6 +369,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
             if (!waiting) {
               waiting = true;
               count(queuedForSlot, leaseKey, 1);
+              metrics.nerdgraphQueued.inc();
             }
             if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
             const left = sendBy - performance.now();
@@ -377,7 +378,10 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
             poll = Math.min(poll * 2, MAX_POLL_MS);
           }
         } finally {
-          if (waiting) count(queuedForSlot, leaseKey, -1);
+          if (waiting) {
+            count(queuedForSlot, leaseKey, -1);
+            metrics.nerdgraphQueued.dec();
+          }
         }
       }
 

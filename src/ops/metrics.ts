@@ -25,6 +25,8 @@ export interface GatewayMetrics {
   budgetWaitSeconds: Histogram<'budget'>;
   /** NerdGraph calls this replica has in flight. */
   nerdgraphInFlight: Gauge;
+  /** NerdGraph calls this replica has queued for a concurrency slot (their caller's 25 are taken). */
+  nerdgraphQueued: Gauge;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
@@ -120,6 +122,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Gatew
     nerdgraphInFlight: new Gauge({
       name: 'v2bridge_nerdgraph_in_flight',
       help: 'NerdGraph calls this replica has in flight',
+      registers,
+    }),
+    nerdgraphQueued: new Gauge({
+      name: 'v2bridge_nerdgraph_queued',
+      help: 'NerdGraph calls this replica has queued for a concurrency slot',
       registers,
     }),
   };

@@ -14,6 +14,7 @@ export interface Scenario {
   mainOperation: string;
 }
 
+import { syntheticHostId } from '../src/v2/ids.ts';
 import { generateSandboxData } from '../sandbox/data.ts';
 
 const DEMO_KEY = 'NRAK-SANDBOX-DEMO';
@@ -24,8 +25,10 @@ const benchApps = generateSandboxData({ seed: 42, apmApps: 500, now: 0 }).apps.f
 const showId = benchApps[0]?.id;
 const metricsApp = benchApps.find((a) => a.reporting);
 const metricsAppId = metricsApp?.id;
-// A reporting app's first host: it has current instances, so its host id resolves.
-const hostId = metricsApp?.hosts[0]?.id;
+// A reporting app's first host: it has current instances, so its host id resolves. The id is the
+// gateway's (derived from app and host name), not the sandbox's own row id.
+const firstHost = metricsApp?.hosts[0];
+const hostId = metricsApp && firstHost ? syntheticHostId(metricsApp.id, firstHost.name) : undefined;
 
 // A fixed 30-minute range ending at the minute the bench starts: every request asks for the
 // same 30 timeslices, so the canned upstream's recorded rows stay on the grid for the run.

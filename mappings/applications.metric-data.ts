@@ -41,7 +41,7 @@ export default defineMetricDataMapping({
   }),
   fields: [
     { field: 'metric_data.from / to', fidelity: 'exact', source: 'the requested range after defaults, whole seconds, UTC' },
-    { field: 'metric_data.metrics_found / metrics_not_found', fidelity: 'approximate', source: 'found: a facet in the data query, or a name reported in the look-back window (second NRQL query in the same request, optional: its failure never fails the data)' },
+    { field: 'metric_data.metrics_found / metrics_not_found', fidelity: 'approximate', source: 'found: a facet in the data query, or a name reported in the look-back window (second NRQL query in the same request, optional: its own 5 s timeout, left out when it cannot finish in time or timed out lately; its failure never fails the data)' },
     { field: 'metric_data.metrics[].timeslices[].from / to', fidelity: 'approximate', source: 'bucket bounds computed by the v2 granularity table, sent as SINCE/UNTIL/TIMESERIES so NRQL buckets coincide' },
     {
       field: 'metric_data.metrics[].timeslices[].values',
@@ -51,7 +51,7 @@ export default defineMetricDataMapping({
   ],
   knownGaps: [
     { description: 'A name last reported before the look-back window (METRIC_NAMES_LOOKBACK_DAYS, default 7) and without data in the range is listed as not found; v2 answered zeros for every name it ever knew.' },
-    { description: 'When the look-back name query fails (its NRQL timeout, a wide window or many names; or an error), the data still answers, but only names with data in the range are found (the others are listed as not found); the request\'s log line records it (degraded). Issue 20, point 2.' },
+    { description: "When the look-back name query fails or is left out, the data still answers, but only names with data in the range are found (the others are listed as not found), and the request's log line records it (degraded). It has its own NRQL timeout, NerdGraph's least (5 s), so it holds the answer up to 5 s at most (a wide window or many names, or an error, fail it); it is left out when the time left is 5.5 s or less (so with REQUEST_DEADLINE_MS at 5500 or less, always), and for a minute after it timed out for the same caller, account and target (remembered per replica). Such answers are never kept in the micro-cache, nor shared across replicas. Issue 20, point 2." },
     { description: "A long window (past 24 h) whose ends are not on NerdGraph's rollup boundaries is summed over the snapped window (both ends moved back by up to the rollup: 5 minutes past 24 h), so counts and totals cover up to that much other time than v2's; per-minute and percent values are divided by the snapped window, so rates stay v2's where data is even. Where the rows are coarser than the snap (hourly beyond 8 days) the sums are v2's and those rates differ by at most the ends' shift over the width (under 0.1% for 4 days). Issue 20, point 9." },
     { description: "Timeslices are aligned to the period from the Unix epoch; v2's few-minute ingest-lag shift of the first slice is not reproduced." },
     { description: 'More than 366 timeslices per metric (NRQL TIMESERIES limit) answers 422 asking for a larger period; v2 returned them.' },

@@ -41,8 +41,10 @@ async function startFront() {
     const names = candidate.accountId === PRIMARY_ACCOUNT && candidate.reporting ? metricsOf(candidate, sandbox.data) : [];
     return names.length > 0 && names.length < 100 && names.some((metric) => metric.name === 'HttpDispatcher');
   }) as SandboxApp;
+  sandboxApps = sandbox.data.apps.filter((candidate) => candidate.accountId === PRIMARY_ACCOUNT && candidate.reporting && metricsOf(candidate, sandbox.data).some((metric) => metric.name === 'HttpDispatcher'));
   return { upstream, app };
 }
+let sandboxApps: SandboxApp[] = [];
 
 /** One sandbox for the file (read only); each test looks at the requests it caused. */
 let front: ReturnType<typeof startFront> | undefined;
@@ -83,6 +85,66 @@ describe('NRQL timeout: gateway against the sandbox', () => {
     // Logged: the request's line says what it did without.
     const line = gateway.logs.map((text) => JSON.parse(text) as { route?: string; degraded?: string; level?: number }).find((entry) => entry.degraded !== undefined);
     expect(line?.degraded).toMatch(/metric name look-up failed \(timeout\)/);
+  });
+
+  // After review: the look-up had the data query's timeout (the whole time left), so NerdGraph's
+  // answer waited for it; with 5.5 s or less left that timeout was raised to 5 s, past the deadline.
+  const dataPath = (id: number) => `/v2/applications/${id}/metrics/data.json?names[]=HttpDispatcher&names[]=Custom/NeverReported&summarize=true`;
+  const degradedLines = (gateway: Awaited<ReturnType<typeof createTestGateway>>) =>
+    gateway.logs.map((text) => JSON.parse(text) as { degraded?: string }).flatMap((entry) => (entry.degraded === undefined ? [] : [entry.degraded]));
+
+  it('gives the name look-up its own 5 s timeout, not the time left; once it timed out, leaves it out for that caller, account and target', async () => {
+    const { upstream, app } = await sandboxFront();
+    // A 1,000-day listing costs 10 s simulated: past its 5 s, while the data query is quick.
+    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url, timeoutMs: 10_000, config: { metricNamesLookbackMs: 1_000 * DAY_MS } });
+    const first = await get(gateway, dataPath(app.id));
+    const second = await get(gateway, dataPath(app.id));
+    for (const answer of [first, second]) {
+      expect(answer.status).toBe(200);
+      expect(answer.body.metric_data).toMatchObject({ metrics_found: ['HttpDispatcher'], metrics_not_found: ['Custom/NeverReported'] });
+    }
+    const sent = upstream.received.filter((r) => r.operationName === 'ApplicationMetricData').map((r) => r.variables);
+    expect(sent).toHaveLength(2);
+    // The data query keeps the time left; the look-up has NerdGraph's least, so it holds the answer 5 s at most.
+    expect(sent[0]?.timeout).toBeGreaterThanOrEqual(7);
+    expect(sent[0]).toMatchObject({ withKnown: true, knownTimeout: 5 });
+    // It timed out: the next request (not from any cache: the first answer was degraded) does without it.
+    expect(sent[1]?.withKnown).toBe(false);
+    expect(degradedLines(gateway)).toEqual([
+      expect.stringMatching(/^metric name look-up failed \(timeout\)/),
+      expect.stringMatching(/^metric name look-up left out \(timed out within the last minute\)/),
+    ]);
+    // Another target is asked as before.
+    const other = sandboxApps.find((candidate) => candidate.id !== app.id) as SandboxApp;
+    expect((await get(gateway, dataPath(other.id))).status).toBe(200);
+    expect(upstream.received.filter((r) => r.operationName === 'ApplicationMetricData').at(-1)?.variables.withKnown).toBe(true);
+  });
+
+  it('with 5.5 s or less left, leaves the look-up out (it could not finish in time): 200, found = the names with data', async () => {
+    const { upstream, app } = await sandboxFront();
+    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url, timeoutMs: 5_500, config: { metricNamesLookbackMs: 1_000 * DAY_MS } });
+    const answer = await get(gateway, dataPath(app.id));
+    expect(answer.status).toBe(200);
+    expect(answer.body.metric_data).toMatchObject({ metrics_found: ['HttpDispatcher'], metrics_not_found: ['Custom/NeverReported'] });
+    const sent = upstream.received.filter((r) => r.operationName === 'ApplicationMetricData');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.variables).toMatchObject({ withKnown: false, timeout: 5 });
+    // What NerdGraph was asked: the look-up was not in it at all.
+    expect(sent[0]?.query).toContain('@include(if: $withKnown)');
+    expect(degradedLines(gateway)).toEqual([expect.stringMatching(/^metric name look-up left out \(too little time left\)/)]);
+  });
+
+  it('never keeps an answer without the look-up in the micro-cache: the next identical request asks NerdGraph again', async () => {
+    const { upstream, app } = await sandboxFront();
+    // 5 s: the look-up is left out of every request (the same variables each time).
+    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url, timeoutMs: 5_000, microCacheMs: 30_000 });
+    for (let i = 0; i < 2; i++) expect((await get(gateway, dataPath(app.id))).status).toBe(200);
+    expect(upstream.received.filter((r) => r.operationName === 'ApplicationMetricData')).toHaveLength(2);
+    // With the look-up (a 10 s deadline, a quick 7-day listing), the second request is the micro-cache's.
+    upstream.received.length = 0;
+    const full = await createTestGateway({ nerdgraphUrl: upstream.url, timeoutMs: 10_000, microCacheMs: 30_000 });
+    for (let i = 0; i < 2; i++) expect((await get(full, dataPath(app.id))).status).toBe(200);
+    expect(upstream.received.filter((r) => r.operationName === 'ApplicationMetricData')).toHaveLength(1);
   });
 
   it('does not retry a query that used up its timeout when the deadline leaves no longer one (one request, 504)', async () => {
@@ -130,6 +192,34 @@ describe('NRQL timeout: the client against a scripted NerdGraph', () => {
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as UpstreamError).errorClass).toBe('timeout');
     expect(upstream.received).toHaveLength(2);
+  });
+
+  it('never keeps an answer whose optional field failed in the micro-cache, and tells every caller of a reused identical answer why', async () => {
+    const partial = { data: { actor: { account: { data: { results: [{ count: 1 }] }, known: null } } }, errors: [timedOut(['actor', 'account', 'known'])] };
+    const whole = { data: { actor: { account: { data: { results: [{ count: 1 }] }, known: { results: [] } } } } };
+    let answer: unknown = partial;
+    const upstream = await startFakeUpstream((_request, res) => json(res, 200, answer));
+    closers.push(upstream.close);
+    const microCache = { ttlMs: 30_000, maxBytes: 1_000_000, identityOf: (key: string) => key };
+    const cachedClient = createNerdGraphClient({ url: upstream.url, documents, metrics: createMetrics(), timeoutMs: 3_000, retries: 0, microCache });
+    const seen: string[] = [];
+    const call = { operation: 'TwoQueries', variables: { a: 'x', b: 'y' }, apiKey: 'NRAK-TEST', optionalFields: ['actor.account.known'], onOptionalFieldError: (field: string, error: UpstreamError) => seen.push(`${field} ${error.errorClass}`) };
+    await cachedClient.call(call);
+    await cachedClient.call(call);
+    expect(upstream.received).toHaveLength(2);
+    expect(seen).toEqual(['actor.account.known timeout', 'actor.account.known timeout']);
+    // Whole: the second read is the micro-cache's.
+    answer = whole;
+    await cachedClient.call({ ...call, variables: { a: 'x', b: 'z' } });
+    await cachedClient.call({ ...call, variables: { a: 'x', b: 'z' } });
+    expect(upstream.received).toHaveLength(3);
+    // Without the micro-cache, a byte-identical answer is reused unparsed: its optional error is still told.
+    answer = partial;
+    const plainClient = createNerdGraphClient({ url: upstream.url, documents, metrics: createMetrics(), timeoutMs: 3_000, retries: 0 });
+    seen.length = 0;
+    await plainClient.call({ ...call, reuseIdenticalAnswer: true });
+    await plainClient.call({ ...call, reuseIdenticalAnswer: true });
+    expect(seen).toEqual(['actor.account.known timeout', 'actor.account.known timeout']);
   });
 
   it('without a request deadline, the call gets its own bound as timeout; an HTTP 504 with time left is still retried', async () => {

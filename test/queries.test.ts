@@ -2,6 +2,7 @@ import { Kind, parse, validate, visit, type FieldNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { loadMappings } from '../src/routes/mappings-loader.ts';
 import { loadDocuments, loadFragments } from '../src/upstream/documents.ts';
+import { takesLookupTimeout } from '../src/upstream/nrql-timeout.ts';
 import { hasRealSchema, realNerdGraphSchema } from './support/schema.ts';
 
 /** Every document in queries/, discovered, as the gateway sends it (fragments included). */
@@ -61,14 +62,23 @@ describe('queries/*.graphql', () => {
   });
 
   // Issue 20, point 2: NerdGraph gives a query 5 s unless told otherwise; the client sets
-  // $timeout from the request's remaining deadline (src/upstream/client.ts).
-  it.each(documents.map((d) => [d.name, d] as const))('%s gives every nrql field the $timeout variable', (_name, document) => {
+  // $timeout from the request's remaining deadline (src/upstream/client.ts), and an optional
+  // look-up's own $knownTimeout, under @include(if: $withKnown) (src/upstream/nrql-timeout.ts).
+  it.each(documents.map((d) => [d.name, d] as const))('%s gives every nrql field a timeout variable the client sets', (_name, document) => {
     const without: string[] = [];
     visit(parse(document.text), {
       Field(node) {
         if (node.name.value !== 'nrql') return;
+        const name = node.alias?.value ?? node.name.value;
         const timeout = node.arguments?.find((argument) => argument.name.value === 'timeout');
-        if (timeout?.value.kind !== Kind.VARIABLE || timeout.value.name.value !== 'timeout') without.push(node.alias?.value ?? node.name.value);
+        const variable = timeout?.value.kind === Kind.VARIABLE ? timeout.value.name.value : undefined;
+        if (variable === 'timeout') return;
+        // The look-up's own timeout only for a field the client can leave out, in a document it recognises.
+        const included = node.directives?.find((directive) => directive.name.value === 'include');
+        const condition = included?.arguments?.find((argument) => argument.name.value === 'if')?.value;
+        const leftOutable = condition?.kind === Kind.VARIABLE && condition.name.value === 'withKnown';
+        if (variable === 'knownTimeout' && leftOutable && takesLookupTimeout(document.text)) return;
+        without.push(name);
       },
     });
     expect(without).toEqual([]);

@@ -191,7 +191,7 @@ describe('the gateway’s own metric queries run on the sandbox', () => {
     for (const timeseriesMs of [undefined, 10 * 60_000]) {
       const dataQuery = timesliceDataQuery({ scope: [{ attribute: 'appId', value: app.id }], names, items, since: S, until: U, timeseriesMs });
       const knownQuery = metricNamesQuery({ scope: [{ attribute: 'appId', value: app.id }], names, since: FIXED - 7 * 24 * HOUR_MS, until: FIXED });
-      const body = await post<DataAndKnown>(document, { accountId: PRIMARY, guid: app.guid, data: dataQuery, known: knownQuery, timeout: 30 });
+      const body = await post<DataAndKnown>(document, { accountId: PRIMARY, guid: app.guid, data: dataQuery, known: knownQuery, withKnown: true, timeout: 30, knownTimeout: 5 });
       expect(body.errors).toBeUndefined();
       const results = body.data?.actor.account?.data?.results ?? [];
       const known = metricsOf(app, data).map((metric) => metric.name).filter((name) => names.includes(name)).sort();

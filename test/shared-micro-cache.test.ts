@@ -165,6 +165,16 @@ describe.skipIf(!hasRedis)('the micro-cache across replicas (SharedReadLayer on 
     expect(outcomes.slice(1).map((o) => (o.status === 'fulfilled' ? o.value.data : undefined))).toEqual(Array(4).fill({ fine: 2 }));
   });
 
+  it('never shares an answer missing an optional field (partial): the other replica sends its own read', async () => {
+    const layers = [layerOn(one), layerOn(two)] as const;
+    const read = await readOf(layers[0]);
+    let sent = 0;
+    const send = async (): Promise<Sized<object>> => ({ data: { known: null, n: ++sent }, bytes: 20, partial: true });
+    expect((await layers[0].read(read, send, never)).data).toEqual({ known: null, n: 1 });
+    expect((await layers[1].read(read, send, never)).data).toEqual({ known: null, n: 2 });
+    expect(sent).toBe(2);
+  });
+
   it('answers a waiter in its deadline although the lock holder died without answering', async () => {
     const layer = layerOn(two);
     const read = await readOf(layer, { dueAt: performance.now() + 600 });

@@ -23,7 +23,11 @@ import type { RouteDeps, RouteRequest } from './types.ts';
  * That look-up (a 7-day uniques(metricTimesliceName)) reads a much longer window than the data
  * and can run past its NRQL timeout where the data query does not (issue 20, point 2). It can
  * never fail the data: an error in it leaves `known` null (the client's optionalFields), and
- * the answer degrades to "found = the names with data", noted on the request's log line.
+ * the answer degrades to "found = the names with data", noted on the request's log line. Nor
+ * can it hold the data back past NerdGraph's least timeout (5 s): it has its own, and the
+ * client leaves it out when the time left cannot cover that (nrql-timeout.ts); after it timed
+ * out for a caller, account and target, it is left out for them for a minute
+ * (LOOKUP_SKIP_MS), so polls do not wait on it again and again.
  */
 /**
  * The window NerdGraph actually computed the data query over (`metadata { timeWindow }`,
@@ -42,7 +46,8 @@ const MetricDataAnswer = z.object({
     entity: EntityProbe,
     // Only the containers are checked: slicesOf and numberOf read each row defensively (a
     // per-row zod record cost a third of a request's CPU).
-    account: z.object({ data: z.object({ results: z.array(z.unknown()).nullable(), metadata: UsedWindow }).nullable(), known: NrqlResults.nullable() }).nullable(),
+    // `known` absent: the look-up was left out (@include(if: $withKnown)).
+    account: z.object({ data: z.object({ results: z.array(z.unknown()).nullable(), metadata: UsedWindow }).nullable(), known: NrqlResults.optional() }).nullable(),
   }),
 });
 
@@ -70,6 +75,9 @@ interface BuiltQuery {
 
 /** The name look-up's field in the metric-data documents: it may fail without failing the data. */
 const KNOWN_FIELD = 'actor.account.known';
+
+/** How long a look-up that timed out is left out for its caller, account and target. */
+export const LOOKUP_SKIP_MS = 60_000;
 
 /** Process-wide, so two runners sharing one NerdGraph client never name different variables alike. */
 let nextPlanId = 0;
@@ -187,15 +195,20 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     return id;
   };
 
+  // Caller, account and target whose name look-up timed out lately: left out for them meanwhile
+  // (in this process; each replica learns it once).
+  const lookupTimedOut = new LRUCache<string, true>({ max: 10_000, ttl: LOOKUP_SKIP_MS });
+
   async function fetchAnswer(
     mapping: MetricDataMapping,
     req: RouteRequest,
     built: BuiltQuery,
     window: MetricWindow,
     epoch: string,
+    withKnown: boolean,
   ): Promise<MetricAnswer> {
-    const { variables } = built;
-    const key = `${epoch}|${req.caller.identity}|${req.accountId}|${mapping.operation}|${built.id}`;
+    const variables = withKnown ? built.variables : { ...built.variables, withKnown: false };
+    const key = `${epoch}|${req.caller.identity}|${req.accountId}|${mapping.operation}|${built.id}|${withKnown}`;
     const read = async (signal: AbortSignal): Promise<MetricAnswer> => {
       // A byte-identical answer comes back as the same object (nothing mutates it here): its
       // filing and, through `renderings`, its body and ETag are then reused, not redone.
@@ -203,7 +216,7 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
       const data = await callUpstream(deps.nerdgraph, {
         operation: mapping.operation,
         variables,
-        variablesKey: `metric-data-plan-${built.id}`,
+        variablesKey: `metric-data-plan-${built.id}${withKnown ? '' : '-without-known'}`,
         apiKey: req.caller.apiKey,
         signal,
         reuseIdenticalAnswer: true,
@@ -212,7 +225,7 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
           knownFailure = error.errorClass;
         },
       });
-      const windowKey = `${mapping.operation}|${window.start}|${window.widthMs}|${window.count}|${window.summarize}`;
+      const windowKey = `${mapping.operation}|${window.start}|${window.widthMs}|${window.count}|${window.summarize}|${withKnown}`;
       const known = data !== null && typeof data === 'object' ? derived.get(data) : undefined;
       const reused = known?.get(windowKey);
       if (reused !== undefined) return reused;
@@ -228,6 +241,8 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
         // Null says it failed even when no callback told why (a byte-identical answer is not
         // parsed again; a read shared through the micro-cache tells its first caller only).
         ...(account.known === null ? { knownFailure: knownFailure ?? 'no result' } : {}),
+        // Left out: by this request (it timed out lately), or by the client (no time left for it).
+        ...(account.known === undefined ? { knownFailure: withKnown ? 'left out (too little time left)' : 'left out (timed out within the last minute)' } : {}),
       };
       if (data !== null && typeof data === 'object') {
         // One answer object is only ever asked for with a few windows; keep the map small anyway.
@@ -327,6 +342,8 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
         }),
         // Whole minutes, so identical requests within a minute share one upstream call.
         known: metricNamesQuery({ scope, names: asked, ...lookback }),
+        // The client leaves the look-up out when the time left cannot cover it (nrql-timeout.ts).
+        withKnown: true,
       };
       // Ids are never reused (a plan evicted and built again gets a new one), so an id names
       // exactly one set of variables for the life of the process.
@@ -335,13 +352,16 @@ export function createMetricDataRunner(deps: RouteDeps, resolveTarget: TargetRes
     const { plan } = built;
     // A call begun before a write, or in an earlier window, is never joined (nor its answer kept); nor, across replicas without a trusted window (degraded), one begun before this request.
     const epoch = readWindow === undefined ? (deps.nerdgraph.freshReadWindow ? `untrusted:${startedAt}` : '') : `${readWindow.generation}:${Math.floor(startedAt / readWindow.ttlMs)}`;
-    const answer = await fetchAnswer(mapping, req, built, window, epoch);
+    const lookupKey = JSON.stringify([req.caller.identity, req.accountId, mapping.operation, target.entity.guid, scope]);
+    const answer = await fetchAnswer(mapping, req, built, window, epoch, !lookupTimedOut.has(lookupKey));
     await requireTarget(answer.probe, target, mapping, req.accountId, deps);
+    if (answer.knownFailure === 'timeout') lookupTimedOut.set(lookupKey, true);
     if (answer.knownFailure !== undefined) {
       const entry = req.c.get('logEntry') as RequestLog | undefined;
       if (entry !== undefined) {
         entry.level = 'warn';
-        entry.degraded = `metric name look-up failed (${answer.knownFailure}): metrics_found lists the names with data in the range`;
+        const what = answer.knownFailure.startsWith('left out') ? answer.knownFailure : `failed (${answer.knownFailure})`;
+        entry.degraded = `metric name look-up ${what}: metrics_found lists the names with data in the range`;
       }
     }
 

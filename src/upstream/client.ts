@@ -8,7 +8,7 @@ import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 import type { StatusReporting } from '../state/degrading-state.ts';
 import { requestDue } from '../budget/request-due.ts';
 import { OverBudget, UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
-import { nrqlTimeoutFor, timeoutRetryCanFinish } from './nrql-timeout.ts';
+import { LOOKUP_TIMEOUT_S, lookupFits, nrqlTimeoutFor, timeoutRetryCanFinish } from './nrql-timeout.ts';
 
 /**
  * The NerdGraph client: one POST of pre-serialised GraphQL JSON per attempt with undici's
@@ -117,6 +117,16 @@ function optionalFieldOf(error: GraphQLErrorLike, optional: readonly string[] | 
   return optional.find((field) => joined === field || joined.startsWith(`${field}.`));
 }
 
+/** Is an optional field null or absent (failed, or left out by `@include`) in an answer's data? */
+function dropsOptionalField(data: unknown, optional: readonly string[] | undefined): boolean {
+  if (optional === undefined) return false;
+  return optional.some((field) => {
+    let value: unknown = data;
+    for (const key of field.split('.')) value = isPlainObject(value) ? value[key] : undefined;
+    return value === null || value === undefined;
+  });
+}
+
 /** Does an answer's data hold at least one non-null top-level field? */
 function hasResult(data: unknown): boolean {
   return data !== null && typeof data === 'object' && Object.values(data).some((value) => value !== null && value !== undefined);
@@ -180,7 +190,8 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
   }
 
   // The last successful answer per operation, for calls that ask to reuse an identical one.
-  const lastAnswers = new Map<string, { text: string; data: unknown }>();
+  // With the optional-field errors it held, told again to the caller that gets it reused.
+  const lastAnswers = new Map<string, { text: string; data: unknown; optionalErrors: Array<[string, UpstreamError]> }>();
 
   async function attempt<T>(call: UpstreamCall, body: string, deadline: AbortSignal): Promise<Sized<T>> {
     const started = performance.now();
@@ -203,7 +214,10 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
         retryAfter = header(answer.headers, 'retry-after');
         if (call.reuseIdenticalAnswer && status >= 200 && status < 300) {
           const last = lastAnswers.get(call.operation);
-          if (last !== undefined && last.text === text) return { data: last.data as T, bytes: text.length };
+          if (last !== undefined && last.text === text) {
+            for (const [field, error] of last.optionalErrors) call.onOptionalFieldError?.(field, error);
+            return { data: last.data as T, bytes: text.length, ...(dropsOptionalField(last.data, call.optionalFields) ? { partial: true } : {}) };
+          }
         }
         result = parseResult(text, header(answer.headers, 'content-type'));
       } catch (error) {
@@ -215,11 +229,14 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
       if (result === undefined) throw new UpstreamError('upstream_failure', 'NerdGraph answered with a body that is not a GraphQL result', { retryable: true });
       let errors = (result.errors ?? []).filter((e) => !isDeprecationWarning(e));
       // Errors in fields the caller can do without leave those fields null (the caller's to tell).
+      const optionalErrors: Array<[string, UpstreamError]> = [];
       if (call.optionalFields !== undefined && errors.length > 0 && hasResult(result.data)) {
         errors = errors.filter((e) => {
           const field = optionalFieldOf(e, call.optionalFields);
           if (field === undefined) return true;
-          call.onOptionalFieldError?.(field, classifyAnswer(status, [e], { redact }));
+          const classified = classifyAnswer(status, [e], { redact });
+          optionalErrors.push([field, classified]);
+          call.onOptionalFieldError?.(field, classified);
           return false;
         });
       }
@@ -228,9 +245,10 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
         // Errors beside a non-null result: for a mutation, the write may well have happened.
         throw hasResult(result.data) ? classified.asPartial() : classified;
       }
-      if (call.reuseIdenticalAnswer) lastAnswers.set(call.operation, { text, data: result.data });
-      // The operation's document decides the shape; callers parse it with zod.
-      return { data: result.data as T, bytes: text.length };
+      if (call.reuseIdenticalAnswer) lastAnswers.set(call.operation, { text, data: result.data, optionalErrors });
+      // The operation's document decides the shape; callers parse it with zod. An answer without
+      // an optional field is marked partial: the micro-cache neither keeps nor shares it.
+      return { data: result.data as T, bytes: text.length, ...(dropsOptionalField(result.data, call.optionalFields) ? { partial: true } : {}) };
     } catch (error) {
       // A fired signal is already classified: timeout (deadline) or cancelled (a client left).
       if (error instanceof UpstreamError) outcome = error.errorClass;
@@ -250,12 +268,17 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
     const deadline = call.signal ?? (own as { signal: AbortSignal }).signal;
     // When the answer is due: the inbound request's due time, within this call's own bound.
     const due = Math.min(performance.now() + options.timeoutMs, requestDue() ?? Number.POSITIVE_INFINITY);
-    // Documents whose nrql fields take $timeout get, per attempt, the seconds left (nrql-timeout.ts).
+    // Documents whose nrql fields take $timeout get, per attempt, the seconds left; one with an
+    // optional look-up gets its own short timeout, and leaves the look-up out when the time left
+    // cannot cover it or the caller said so (`withKnown: false`) (nrql-timeout.ts).
     let sentTimeoutS: number | undefined;
     const bodyNow = (): string => {
       if (!document.takesNrqlTimeout) return requestBody(document, call.variables);
-      sentTimeoutS = nrqlTimeoutFor(due - performance.now());
-      return requestBody(document, { ...call.variables, timeout: sentTimeoutS });
+      const remainingMs = due - performance.now();
+      sentTimeoutS = nrqlTimeoutFor(remainingMs);
+      if (!document.takesLookupTimeout) return requestBody(document, { ...call.variables, timeout: sentTimeoutS });
+      const withKnown = call.variables.withKnown !== false && lookupFits(remainingMs);
+      return requestBody(document, { ...call.variables, timeout: sentTimeoutS, knownTimeout: LOOKUP_TIMEOUT_S, withKnown });
     };
     // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
     const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;

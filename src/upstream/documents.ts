@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kind, parse, visit, type DocumentNode } from 'graphql';
-import { takesNrqlTimeout } from './nrql-timeout.ts';
+import { takesLookupTimeout, takesNrqlTimeout } from './nrql-timeout.ts';
 
 /**
  * The static GraphQL documents in queries/: one operation per file, the file named for the
@@ -33,6 +33,8 @@ export interface PreparedDocument extends OperationDocument {
   hash: string;
   /** Its nrql fields read `$timeout`, which the client sets per attempt (nrql-timeout.ts). */
   takesNrqlTimeout: boolean;
+  /** It has an optional look-up (`$knownTimeout`, `$withKnown`), which the client sets per attempt (nrql-timeout.ts). */
+  takesLookupTimeout: boolean;
 }
 
 /** The body and hash of a document, computed once, so a call only serialises its variables. */
@@ -42,6 +44,7 @@ export function prepareDocument(document: OperationDocument): PreparedDocument {
     jsonPrefix: `{"query":${JSON.stringify(document.text)},"operationName":${JSON.stringify(document.name)},"variables":`,
     hash: createHash('sha256').update(document.text).digest('hex'),
     takesNrqlTimeout: takesNrqlTimeout(document.text),
+    takesLookupTimeout: takesLookupTimeout(document.text),
   };
 }
 

@@ -27,6 +27,12 @@ export interface Sized<T> {
   data: T;
   /** Size of the answer as received, for the byte bound (parsed, an answer takes about 1.5 times as much heap). */
   bytes: number;
+  /**
+   * An optional field of the answer is missing (failed, or left out: UpstreamCall.optionalFields):
+   * served to the callers that asked (and joined) but never kept nor shared, so the next read
+   * asks again (issue 20, point 2).
+   */
+  partial?: boolean;
 }
 
 function deepFreeze(value: unknown): void {
@@ -71,7 +77,7 @@ export class ReadMicroCache {
       async (shared) => {
         const answer = await load(shared);
         deepFreeze(answer.data);
-        if (generation === this.generation && answer.data !== null && typeof answer.data === 'object') {
+        if (generation === this.generation && answer.partial !== true && answer.data !== null && typeof answer.data === 'object') {
           this.entries.set(key, { data: answer.data, bytes: answer.bytes });
         }
         return answer;
@@ -114,7 +120,7 @@ export class ReadMicroCache {
  *   JSON of the data, kept for the window. The generation is in the name, so an answer read
  *   before a write is never found after it, nor can a holder of an older generation overwrite
  *   a newer entry; the document's hash too, so replicas of two versions (a rolling deploy)
- *   never serve each other answers to a different query. Failed answers are never stored.
+ *   never serve each other answers to a different query. Failed answers are never stored, nor partial ones (Sized.partial).
  * - A miss takes a short lock (`keyOf('micro-lock', ...same parts)`, set only if absent, for
  *   LOCK_TTL_MS) that its holder renews while its call runs, so a holder that dies frees it
  *   within LOCK_TTL_MS. The others poll lock and entry together (one round trip, backing off);
@@ -387,7 +393,8 @@ export class SharedReadLayer {
   private async sendAndStore<T>(read: SharedRead, entryKey: string, send: () => Promise<Sized<T>>): Promise<Sized<T>> {
     const answer = await send();
     const data: unknown = answer.data;
-    if (data !== null && typeof data === 'object' && answer.bytes <= MAX_SHARED_BYTES) {
+    // An answer without an optional field is not shared either (Sized.partial).
+    if (answer.partial !== true && data !== null && typeof data === 'object' && answer.bytes <= MAX_SHARED_BYTES) {
       const text = JSON.stringify(data);
       // No key in any Redis value: an answer quoting one (the caller's, or any key-shaped text) stays here.
       if (text.length <= MAX_SHARED_BYTES && !text.includes(read.apiKey) && !KEY_PREFIX.test(text)) {

@@ -23,6 +23,30 @@ export function takesNrqlTimeout(text: string): boolean {
   return /\$timeout\s*:\s*Seconds\b/.test(text);
 }
 
+/**
+ * A document's optional NRQL look-up (the metric-data documents' `known` field: which of the
+ * requested names reported lately) has its own, short timeout and can be left out (issue 20,
+ * point 2, after review). NerdGraph answers a document once, when its slowest field is done:
+ * a look-up given the whole time left held the data query's answer until then, and with
+ * 5.5 s or less left its timeout was raised to NerdGraph's least (5 s), past the deadline,
+ * so the look-up failed the request. Such a document declares `$knownTimeout: Seconds` (its
+ * look-up's timeout) and `$withKnown: Boolean!` (the look-up under `@include(if: $withKnown)`);
+ * the client sets both per attempt: the timeout is NerdGraph's least (a shorter one is raised
+ * to it, so 5 s is as briefly as NerdGraph lets the look-up hold the answer), and the look-up
+ * is left out when the time left cannot cover it (or the caller asked for it left out).
+ */
+export const LOOKUP_TIMEOUT_S = NRQL_TIMEOUT_MIN_S;
+
+/** Does a document declare the optional look-up's variables (`$knownTimeout`, `$withKnown`)? */
+export function takesLookupTimeout(text: string): boolean {
+  return /\$knownTimeout\s*:\s*Seconds\b/.test(text) && /\$withKnown\s*:\s*Boolean!/.test(text);
+}
+
+/** Can the look-up run its whole timeout and still be answered before `remainingMs` is up? */
+export function lookupFits(remainingMs: number): boolean {
+  return remainingMs - ROUND_TRIP_MARGIN_MS > LOOKUP_TIMEOUT_S * 1000;
+}
+
 /** The `timeout` (whole seconds) for a query sent with `remainingMs` left before its answer is due. */
 export function nrqlTimeoutFor(remainingMs: number): number {
   const seconds = Math.floor((remainingMs - ROUND_TRIP_MARGIN_MS) / 1000);

@@ -45,6 +45,6 @@ export default defineReadPlanMapping({
   async load(ctx) {
     NO_PARAMS.parse(ctx.params);
     const { guid } = applicationGuid(ctx, ctx.pathParams.id);
-    return { body: (await readApplication(ctx, guid)).body };
+    return { body: (await readApplication(ctx, guid, 'refuse')).body };
   },
 });

@@ -51,6 +51,9 @@ export const INSTANCES_BOUND_TITLE =
 /** The bound's answer: never a cut list, whose missing hosts would read as gone (and 404). */
 export const instancesOverBound = (): V2Error => new V2Error(503, INSTANCES_BOUND_TITLE, { kind: 'instances_over_bound' });
 
+/** Whether `error` is the bound's answer (instancesOverBound). */
+export const isInstancesOverBound = (error: unknown): boolean => error instanceof V2Error && error.kind === 'instances_over_bound';
+
 const PageAnswer = z.object({
   actor: z.object({
     entity: z.looseObject({ guid: z.string(), accountId: z.number(), applicationInstancesV2: InstancesPage.nullable().optional() }).nullable(),

@@ -104,8 +104,12 @@ export async function allInstancesOf(
   const firstItems = first?.applicationInstances ?? [];
   const cursor = first?.nextCursor;
   if (!cursor) return firstItems;
-  const walked = await ctx.shared<Walk>(`app-instances/${app.id}`, INSTANCE_LIST_TTL_MS, (read) =>
-    walkLaterPages(read, { guid: app.guid, accountId: ctx.accountId }, firstItems, cursor),
+  const walked = await ctx.shared<Walk>(
+    `app-instances/${app.id}`,
+    INSTANCE_LIST_TTL_MS,
+    (read) => walkLaterPages(read, { guid: app.guid, accountId: ctx.accountId }, firstItems, cursor),
+    // Weighed by its instances against the cache's total bound (src/routes/types.ts MAX_SHARED_SIZE).
+    (walk) => walk.instances.length,
   );
   if (walked.overBound) throw instancesOverBound();
   return walked.instances;

@@ -66,8 +66,10 @@ export interface CallerScope {
    * agent instances read over several NerdGraph pages): `load` runs once per key until `ttlMs`
    * passes on the injected clock (concurrent misses share it; a failed load is not kept), and
    * reads through the `read` it is given, which follows the shared load, not one request.
+   * `sizeOf`: the value's weight against the cache's total bound (src/routes/types.ts
+   * MAX_SHARED_SIZE; default 1): an instance list counts its instances.
    */
-  shared<V extends object>(key: string, ttlMs: number, load: (read: CallerScope['read']) => Promise<V>): Promise<V>;
+  shared<V extends object>(key: string, ttlMs: number, load: (read: CallerScope['read']) => Promise<V>, sizeOf?: (value: V) => number): Promise<V>;
 }
 
 export interface PageReadContext extends CallerScope {

@@ -63,4 +63,17 @@ describe('CallerScope.shared', () => {
     expect(loads.get('app-0')).toBe(2);
     expect(loads.get(`app-${fit}`)).toBe(1);
   });
+
+  it('keeps walks cut short (CallerScope.keep) under the same total bound', () => {
+    const half = MAX_SHARED_SIZE / 2;
+    scope.keep.set('walk-a', { n: 'a' }, 60_000, half);
+    scope.keep.set('walk-b', { n: 'b' }, 60_000, half);
+    expect(scope.keep.get('walk-a')).toEqual({ n: 'a' });
+    scope.keep.set('walk-c', { n: 'c' }, 60_000, half);
+    // walk-b was the least recently used (walk-a was just read).
+    expect(scope.keep.get('walk-b')).toBeUndefined();
+    expect(scope.keep.get('walk-a')).toEqual({ n: 'a' });
+    scope.keep.set('walk-a', undefined, 60_000);
+    expect(scope.keep.get('walk-a')).toBeUndefined();
+  });
 });

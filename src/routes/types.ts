@@ -1,4 +1,6 @@
+import { LRUCache } from 'lru-cache';
 import { CoalescingCache } from '../cache/coalescing-cache.ts';
+import { inRecordedRun } from '../upstream/recorded-run.ts';
 import type { CursorCache } from '../cache/cursor-cache.ts';
 import type { GatewayContext } from './context.ts';
 import type { Caller } from '../caller/identity.ts';
@@ -47,6 +49,19 @@ const MAX_SHARED_ENTRIES = 1_000;
  * than MAX_SHARED_ENTRIES lists of 10,000 (~2.8 GB): least recently used lists go first.
  */
 export const MAX_SHARED_SIZE = 200_000;
+/** CallerScope.keep's store, one per gateway, bounded like the shared cache (it holds walks cut short). */
+const keptStores = new WeakMap<RouteDeps, LRUCache<string, object>>();
+
+function keptStoreOf(deps: RouteDeps): LRUCache<string, object> {
+  let store = keptStores.get(deps);
+  if (!store) {
+    const clock = deps.now;
+    store = new LRUCache<string, object>({ max: MAX_SHARED_ENTRIES, maxSize: MAX_SHARED_SIZE, sizeCalculation: () => 1, ttl: 60_000, perf: { now: clock }, ttlResolution: 0 });
+    keptStores.set(deps, store);
+  }
+  return store;
+}
+
 /** CallerScope.shared's cache, one per gateway (its RouteDeps), made on first use. */
 const sharedCaches = new WeakMap<RouteDeps, CoalescingCache<object>>();
 
@@ -80,6 +95,17 @@ export function callerScope(deps: RouteDeps, req: ScopedRequest, operation: stri
         },
         req.signal,
       ) as Promise<V>,
+    keep: {
+      // The cast is safe as shared()'s: a key is only ever kept by the one call site that names it.
+      // A recorded run (explain, a dry run) keeps nothing and resumes nothing, as shared() is cold there.
+      get: <V extends object>(key: string) => (inRecordedRun() ? undefined : keptStoreOf(deps).get(JSON.stringify([req.caller.identity, req.accountId, key])) as V | undefined),
+      set: (key: string, value: object | undefined, ttlMs: number, size = 1) => {
+        if (inRecordedRun()) return;
+        const full = JSON.stringify([req.caller.identity, req.accountId, key]);
+        if (value === undefined) keptStoreOf(deps).delete(full);
+        else keptStoreOf(deps).set(full, value, { ttl: ttlMs, size: Math.max(1, Math.ceil(size)) });
+      },
+    },
   };
 }
 

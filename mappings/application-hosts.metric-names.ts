@@ -17,7 +17,7 @@ export default defineMetricNamesMapping({
     ...applicationMetricNames.knownGaps,
     { description: "Host ids are syntheticHostId(app id, host name) (rest-v2.md §6), not v2's own host ids." },
     { description: 'Only current hosts (instances reporting in the last 10 minutes, every page of applicationInstancesV2) are found.' },
-    { description: 'Later pages of applicationInstancesV2 are read once per app and kept 30 seconds per caller and account; past 20 pages or 10,000 instances the route answers 503 naming the bound.' },
+    { description: 'Later pages of applicationInstancesV2 are read once per app and kept 30 seconds per caller and account; past 20 pages or 10,000 instances the route answers 503 naming the bound. A walk cut short (by the request deadline or a failed page) keeps its progress 60 seconds (bounded like the lists): the next request resumes it from the page it stopped at, so such a list joins pages read up to a minute apart.' },
     { description: 'The host directory (id -> name) is kept 60 seconds per caller, account and app; an unknown id is re-checked at most every 5 seconds.' },
   ],
   assumptions: [

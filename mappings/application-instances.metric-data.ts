@@ -19,7 +19,7 @@ export default defineMetricDataMapping({
   knownGaps: [
     ...applicationMetricData.knownGaps,
     { description: 'Only current instances (reporting in the last 10 minutes, every page of applicationInstancesV2) are found; v2 also answered for instances that had stopped reporting.' },
-    { description: 'Later pages of applicationInstancesV2 are read once per app and kept 30 seconds per caller and account; past 20 pages or 10,000 instances the route answers 503 naming the bound.' },
+    { description: 'Later pages of applicationInstancesV2 are read once per app and kept 30 seconds per caller and account; past 20 pages or 10,000 instances the route answers 503 naming the bound. A walk cut short (by the request deadline or a failed page) keeps its progress 60 seconds (bounded like the lists): the next request resumes it from the page it stopped at, so such a list joins pages read up to a minute apart.' },
   ],
   assumptions: [
     ...applicationMetricData.assumptions.filter((text) => !text.startsWith('An unknown id')),

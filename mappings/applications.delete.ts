@@ -6,7 +6,7 @@ import { defineWriteMapping } from '../src/routes/mapping.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { applicationGuid } from './shared/deployment.ts';
-import { APPLICATION_ASSUMPTIONS, readApplication } from './shared/application.ts';
+import { APPLICATION_ASSUMPTIONS, readApplicationEntity, shownApplication } from './shared/application.ts';
 
 /** DELETE /v2/applications/{id}.{json,xml}: only an application that stopped reporting (v2's 409 otherwise). */
 export default defineWriteMapping({
@@ -21,12 +21,21 @@ export default defineWriteMapping({
   unconfirmedTitle: 'The application may have been deleted, but New Relic did not confirm it: read it before retrying',
   parameters: NO_PARAMS,
   fields: [{ field: 'application', fidelity: 'approximate', source: 'ApplicationByGuid read just before the delete' }],
-  knownGaps: [{ description: "The reporting check and the delete are two requests; an app that starts reporting in between is refused by NerdGraph, answered 422 with NerdGraph's reason." }],
+  knownGaps: [
+    { description: "The reporting check and the delete are two requests; an app that starts reporting in between is refused by NerdGraph, answered 422 with NerdGraph's reason." },
+    {
+      description:
+        "The answer's links list every page of applicationInstancesV2, read before the delete; past the gateway's bound (20 pages or 10,000 instances) they list the first page only, rather than refusing the delete.",
+    },
+  ],
   assumptions: [XML_ASSUMPTION, ...APPLICATION_ASSUMPTIONS, 'NerdGraph refuses deleting a reporting application (its schema description says so); the error shape is unconfirmed: success false is answered 409, a GraphQL error 422 with its message.'],
   async plan(ctx) {
     const { guid } = applicationGuid(ctx, ctx.pathParams.id);
-    const { entity, body } = await readApplication(ctx, guid);
-    if (entity.reporting === true) throw new V2Error(409, 'Cannot delete an application that is still reporting data.', { kind: 'still_reporting' });
+    // The entity first (the reporting check needs no later pages of instances), then the answer's
+    // links, read before the app is gone; past the instance bound, the first page's.
+    const read = await readApplicationEntity(ctx, guid);
+    if (read.entity.reporting === true) throw new V2Error(409, 'Cannot delete an application that is still reporting data.', { kind: 'still_reporting' });
+    const body = await shownApplication(ctx, read, 'first-page');
     return {
       variables: { guid },
       answer: (payload) => {

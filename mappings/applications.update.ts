@@ -7,7 +7,7 @@ import { parseAnswer } from '../src/upstream/answer.ts';
 import { isBodyObject, type BodyObject, type BodyValue } from '../src/v2/request-body.ts';
 import { XML_ASSUMPTION } from '../src/v2/xml.ts';
 import { applicationGuid } from './shared/deployment.ts';
-import { APPLICATION_ASSUMPTIONS, browserLoaderOf, readApplication } from './shared/application.ts';
+import { APPLICATION_ASSUMPTIONS, browserLoaderOf, readApplication, readApplicationEntity, shownApplication } from './shared/application.ts';
 
 /**
  * PUT /v2/applications/{id}.{json,xml}: name (the display alias), apdex thresholds and real
@@ -149,6 +149,10 @@ export default defineWriteMapping({
         'enable_real_user_monitoring is compared with the loader read just before the update (one more request when the flag is sent): a loader changed by someone else in between is not seen.',
     },
     { description: 'The answer is read back after the update; a read that lags NerdGraph\'s write can show the previous values.' },
+    {
+      description:
+        "The answer's links list every page of applicationInstancesV2; past the gateway's bound (20 pages or 10,000 instances) they list the first page only, where GET /v2/applications/{id} answers 503 (the write is never refused nor reported failed for it).",
+    },
   ],
   assumptions: [
     XML_ASSUMPTION,
@@ -160,8 +164,10 @@ export default defineWriteMapping({
     const { guid } = applicationGuid(ctx, ctx.pathParams.id);
     const changes = parseChanges(ctx.body);
     // The flag is compared with the configured loader, so it needs the app read first (which
-    // also answers a request that changes nothing, and proves the app exists: v2's 404).
-    const before = changes.browserMonitoring === undefined ? undefined : await readApplication(ctx, guid);
+    // also answers a request that changes nothing, and proves the app exists: v2's 404). The
+    // entity and its browser side only: no later pages of instances, so an app past their bound
+    // is still written.
+    const before = changes.browserMonitoring === undefined ? undefined : await readApplicationEntity(ctx, guid);
     const loader =
       changes.browserMonitoring === undefined || before === undefined
         ? undefined
@@ -169,7 +175,7 @@ export default defineWriteMapping({
     const settings = settingsInput(changes, loader);
     // Nothing to change still proves the app exists before answering (v2 answered 404 or the app).
     if (settings === null) {
-      const { body } = before ?? (await readApplication(ctx, guid));
+      const body = before === undefined ? (await readApplication(ctx, guid, 'first-page')).body : await shownApplication(ctx, before, 'first-page');
       return { variables: null, answer: () => body };
     }
     return {
@@ -179,7 +185,8 @@ export default defineWriteMapping({
         // No result and no errors: nothing says whether the change happened.
         if (result === null) throw new UpstreamError('upstream_failure', 'ApplicationSettingsUpdate: empty result');
         if (result.errors && result.errors.length > 0) throw refusal(result.errors);
-        return (await readApplication(ctx, guid)).body;
+        // The write happened: past the instance bound the links list the first page, never an error.
+        return (await readApplication(ctx, guid, 'first-page')).body;
       },
     };
   },

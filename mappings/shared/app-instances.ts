@@ -51,6 +51,9 @@ export const INSTANCES_BOUND_TITLE =
 /** The bound's answer: never a cut list, whose missing hosts would read as gone (and 404). */
 export const instancesOverBound = (): V2Error => new V2Error(503, INSTANCES_BOUND_TITLE, { kind: 'instances_over_bound' });
 
+/** Whether `error` is the bound's answer (instancesOverBound). */
+export const isInstancesOverBound = (error: unknown): boolean => error instanceof V2Error && error.kind === 'instances_over_bound';
+
 const PageAnswer = z.object({
   actor: z.object({
     entity: z.looseObject({ guid: z.string(), accountId: z.number(), applicationInstancesV2: InstancesPage.nullable().optional() }).nullable(),
@@ -60,25 +63,51 @@ const PageAnswer = z.object({
 /** A walked list, or the bound's mark (kept too, so a too-large app is not walked on every call). */
 type Walk = { instances: ApplicationInstance[]; overBound: boolean };
 
-/** Pages 2.. of the app's instances, from the first page's cursor; bounded, refusing a repeated cursor. */
-async function walkLaterPages(read: CallerScope['read'], app: { guid: string; accountId: number }, first: ApplicationInstance[], cursor: string): Promise<Walk> {
-  const instances = [...first];
-  const seen = new Set<string>([cursor]);
-  let next: string | null | undefined = cursor;
-  for (let pages = 1; next; pages++) {
-    if (pages >= MAX_INSTANCE_PAGES || instances.length >= MAX_INSTANCES) return { instances: [], overBound: true };
+/** How long a walk cut short (a request's deadline, a failed page) is kept for the next request to resume. */
+export const WALK_PROGRESS_TTL_MS = 60_000;
+
+/** A walk cut short: the pages read so far (the first included) and the cursor of the next. */
+type Progress = { instances: ApplicationInstance[]; cursor: string; seen: string[]; pages: number };
+
+/** Pages 2.. of the app's instances, from the first page's cursor or a kept walk's progress; bounded, refusing a repeated cursor. */
+async function walkLaterPages(
+  read: CallerScope['read'],
+  app: { guid: string; accountId: number },
+  first: ApplicationInstance[],
+  cursor: string,
+  progress: { kept: Progress | undefined; keep: (progress: Progress | undefined) => void },
+): Promise<Walk> {
+  // A kept walk resumes where it stopped: its pages (its own first one included) and cursor.
+  const start = progress.kept;
+  const instances = start ? [...start.instances] : [...first];
+  const seen = new Set<string>(start ? start.seen : [cursor]);
+  let next: string | null | undefined = start ? start.cursor : cursor;
+  for (let pages = start ? start.pages : 1; next; pages++) {
+    if (pages >= MAX_INSTANCE_PAGES || instances.length >= MAX_INSTANCES) {
+      progress.keep(undefined);
+      return { instances: [], overBound: true };
+    }
     const answer: z.infer<typeof PageAnswer> = parseAnswer(PageAnswer, await read(INSTANCES_PAGE_OPERATION, { guid: app.guid, cursor: next }), INSTANCES_PAGE_OPERATION);
     const entity = answer.actor.entity;
     // Deleted between two pages: the app is gone (its 404; a failed load is not kept).
-    if (entity === null) throw notFound(V2Titles.applicationNotFound);
+    if (entity === null) {
+      progress.keep(undefined);
+      throw notFound(V2Titles.applicationNotFound);
+    }
     if (entity.guid !== app.guid || entity.accountId !== app.accountId) throw new UpstreamError('upstream_failure', `${INSTANCES_PAGE_OPERATION}: another entity answered`);
     instances.push(...(entity.applicationInstancesV2?.applicationInstances ?? []));
     next = entity.applicationInstancesV2?.nextCursor;
     if (next) {
-      if (seen.has(next)) throw repeatedCursor(INSTANCES_PAGE_OPERATION);
+      if (seen.has(next)) {
+        progress.keep(undefined);
+        throw repeatedCursor(INSTANCES_PAGE_OPERATION);
+      }
       seen.add(next);
+      // Kept after every page, so a walk cut short by the next read resumes from here.
+      progress.keep({ instances: [...instances], cursor: next, seen: [...seen], pages: pages + 1 });
     }
   }
+  progress.keep(undefined);
   if (instances.length > MAX_INSTANCES) return { instances: [], overBound: true };
   return { instances, overBound: false };
 }
@@ -91,18 +120,30 @@ async function walkLaterPages(read: CallerScope['read'], app: { guid: string; ac
  * list is kept INSTANCE_LIST_TTL_MS per caller, account and app (ctx.shared), so the hosts and
  * instances routes, the application show and the host and instance metric routes of one app
  * walk the pages once between them, not on every call. The kept list is one snapshot: a request
- * within its life sees it whole rather than its own first page joined to an older rest.
+ * within its life sees it whole rather than its own first page joined to an older rest. A walk
+ * cut short (the request's deadline, a failed page) keeps its progress WALK_PROGRESS_TTL_MS
+ * (ctx.keep: the pages read, its first included, and the next cursor), so the next request
+ * resumes it rather than starting over; the list it ends with is then read across requests.
  */
 export async function allInstancesOf(
-  ctx: Pick<CallerScope, 'shared' | 'accountId'>,
+  ctx: Pick<CallerScope, 'shared' | 'accountId' | 'keep'>,
   app: { id: number; guid: string },
   first: InstancesPage | null | undefined,
 ): Promise<ApplicationInstance[]> {
   const firstItems = first?.applicationInstances ?? [];
   const cursor = first?.nextCursor;
   if (!cursor) return firstItems;
-  const walked = await ctx.shared<Walk>(`app-instances/${app.id}`, INSTANCE_LIST_TTL_MS, (read) =>
-    walkLaterPages(read, { guid: app.guid, accountId: ctx.accountId }, firstItems, cursor),
+  const key = `app-instances/${app.id}`;
+  const walked = await ctx.shared<Walk>(
+    key,
+    INSTANCE_LIST_TTL_MS,
+    (read) =>
+      walkLaterPages(read, { guid: app.guid, accountId: ctx.accountId }, firstItems, cursor, {
+        kept: ctx.keep.get<Progress>(`${key}/progress`),
+        keep: (progress) => ctx.keep.set(`${key}/progress`, progress, WALK_PROGRESS_TTL_MS, progress?.instances.length ?? 0),
+      }),
+    // Weighed by its instances against the cache's total bound (src/routes/types.ts MAX_SHARED_SIZE).
+    (walk) => walk.instances.length,
   );
   if (walked.overBound) throw instancesOverBound();
   return walked.instances;

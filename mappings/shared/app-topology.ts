@@ -279,7 +279,7 @@ export function topologyGaps(prefix: string): KnownGap[] {
     { description: 'Host ids are synthetic (stable per application and host name, in every process and replica); ids stored from the real v2 API will not match.' },
     {
       description:
-        'Every page of applicationInstancesV2 is read: the first with the request, later ones once per app and kept 30 seconds (per caller and account), so a host or instance that appeared on a later page meanwhile shows within 30 seconds. Past 20 pages or 10,000 instances the route answers 503 naming the bound, never a cut list.',
+        'Every page of applicationInstancesV2 is read: the first with the request, later ones once per app and kept 30 seconds (per caller and account), so a host or instance that appeared on a later page meanwhile shows within 30 seconds. Past 20 pages or 10,000 instances the route answers 503 naming the bound, never a cut list. A walk cut short (by the request deadline or a failed page) keeps its progress 60 seconds (bounded like the lists): the next request resumes it from the page it stopped at, so such a list joins pages read up to a minute apart.',
     },
     { path: `${prefix}.links.server`, description: 'links.server (legacy Servers API) has no NerdGraph source and is omitted (v2 omitted it too when no server was linked).' },
     { description: 'v2 listed hosts and instances that reported in about the last hour; NerdGraph lists the instances of the last minutes.' },

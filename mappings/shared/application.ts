@@ -7,7 +7,7 @@ import type { V2Body } from '../../src/v2/format.ts';
 import { isoSeconds } from '../../src/v2/time.ts';
 import { EntityKinds } from '../../src/routes/entity-ref.ts';
 import { decodeEntityGuid, entityGuid } from '../../src/v2/ids.ts';
-import { InstancesPage, allInstancesOf, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from './app-instances.ts';
+import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from './app-instances.ts';
 
 /**
  * An APM application entity (outline or full) reshaped into the v2 application object
@@ -259,8 +259,19 @@ export function applicationGaps(prefix: string): KnownGap[] {
   ];
 }
 
-/** The application as `GET /v2/applications/{id}` shows it, for the write routes (404 when absent). */
-export async function readApplication(ctx: OperationContext, guid: string): Promise<{ entity: ApmEntity; browser: BrowserApdexEntity | null; body: V2Body }> {
+/** The application entity and its browser side, as ApplicationByGuid reads them in one request (404 when absent). */
+export interface ReadEntity {
+  guid: string;
+  entity: ApmEntity;
+  browser: BrowserApdexEntity | null;
+}
+
+/**
+ * The application entity and its browser side only: one ApplicationByGuid, no later pages of
+ * instances. What a write needs before it writes (the configured loader, the reporting flag),
+ * so an app past the instance bound can still be updated and deleted.
+ */
+export async function readApplicationEntity(ctx: OperationContext, guid: string): Promise<ReadEntity> {
   const appId = decodeEntityGuid(guid)?.domainId;
   if (appId === undefined) throw new UpstreamError('upstream_failure', 'readApplication needs a computed application GUID');
   const browserGuid = browserGuidOf(ctx.accountId, appId);
@@ -270,12 +281,37 @@ export async function readApplication(ctx: OperationContext, guid: string): Prom
   const browser = actor.browser === null || actor.browser === undefined ? null : ctx.requireEntity(actor.browser, { guid: browserGuid }, V2Titles.applicationNotFound);
   const parsed = ApmEntity.safeParse(entity);
   if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected entity shape in ApplicationByGuid');
-  const app = parsed.data;
-  const browserEntity = browser === null ? null : BrowserApdexEntity.parse(browser);
-  // Every page of instances for the links (the first came with this read: app-instances.ts).
-  const instances = await allInstancesOf(ctx, { id: app.applicationId, guid }, app.applicationInstancesV2);
-  const body = reshapeShownApplication(app, browserEntity, { accountId: ctx.accountId, now: ctx.now }, instances);
-  return { entity: app, browser: browserEntity, body: { application: body, links: APPLICATION_TOP_LINKS } };
+  const parsedBrowser = browser === null ? null : BrowserApdexEntity.safeParse(browser);
+  if (parsedBrowser !== null && !parsedBrowser.success) throw new UpstreamError('upstream_failure', 'unexpected browser entity shape in ApplicationByGuid');
+  return { guid, entity: parsed.data, browser: parsedBrowser === null ? null : parsedBrowser.data };
+}
+
+/**
+ * What an app past the instance bound (more than MAX_INSTANCE_PAGES pages or MAX_INSTANCES
+ * instances) shows in its links: `refuse`, the show's 503 naming the bound (never short links
+ * read as whole); `first-page`, the links of the first page only (the writes' answers, which
+ * must not turn a write that happened into an error: their known gaps say so).
+ */
+export type OverBound = 'refuse' | 'first-page';
+
+/** The v2 body of a read application, links from every page of applicationInstancesV2 (app-instances.ts). */
+export async function shownApplication(ctx: OperationContext, read: ReadEntity, overBound: OverBound): Promise<V2Body> {
+  const { entity: app, browser, guid } = read;
+  let instances: readonly ApplicationInstance[];
+  try {
+    instances = await allInstancesOf(ctx, { id: app.applicationId, guid }, app.applicationInstancesV2);
+  } catch (error) {
+    if (overBound === 'refuse' || !isInstancesOverBound(error)) throw error;
+    instances = app.applicationInstancesV2?.applicationInstances ?? [];
+  }
+  const body = reshapeShownApplication(app, browser, { accountId: ctx.accountId, now: ctx.now }, instances);
+  return { application: body, links: APPLICATION_TOP_LINKS };
+}
+
+/** The application as `GET /v2/applications/{id}` shows it (404 when absent). */
+export async function readApplication(ctx: OperationContext, guid: string, overBound: OverBound): Promise<ReadEntity & { body: V2Body }> {
+  const read = await readApplicationEntity(ctx, guid);
+  return { ...read, body: await shownApplication(ctx, read, overBound) };
 }
 
 /** The application as the show route and the writes show it: links from every page of applicationInstancesV2. */

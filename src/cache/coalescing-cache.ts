@@ -15,24 +15,37 @@ import { inRecordedRun } from '../upstream/recorded-run.ts';
 export interface Loaded<V> {
   value: V;
   ttlMs?: number;
+  /** The entry's weight against the cache's `maxSize` (only when built with one); default 1. */
+  size?: number;
 }
 
 export class CoalescingCache<V extends object> {
   private readonly entries: LRUCache<string, V>;
   private readonly flights = new SingleFlight<V>();
   private readonly warmForRecordedRuns: boolean;
+  private readonly sized: boolean;
 
   constructor(
     private readonly name: string,
     private readonly metrics: GatewayMetrics,
     /** `now`: the clock TTLs run on (the gateway's injected clock); default the process clock. */
-    options: { max: number; ttlMs: number; now?: () => number; warmForRecordedRuns?: boolean },
+    /**
+     * `maxSize`: a bound on the entries' total size (each Loaded.size, default 1) beside `max`;
+     * least recently used entries go first, and an entry larger than the whole bound is not kept.
+     */
+    options: { max: number; ttlMs: number; now?: () => number; warmForRecordedRuns?: boolean; maxSize?: number },
   ) {
     this.warmForRecordedRuns = options.warmForRecordedRuns ?? false;
     const clock = options.now;
     // An injected clock is read every time: lru-cache otherwise reuses a reading for 1 ms of real
     // time, which is forever for a clock that only moves when a test moves it.
-    this.entries = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs, ...(clock ? { perf: { now: clock }, ttlResolution: 0 } : {}) });
+    this.entries = new LRUCache<string, V>({
+      max: options.max,
+      ttl: options.ttlMs,
+      ...(options.maxSize === undefined ? {} : { maxSize: options.maxSize, sizeCalculation: () => 1 }),
+      ...(clock ? { perf: { now: clock }, ttlResolution: 0 } : {}),
+    });
+    this.sized = options.maxSize !== undefined;
   }
 
   async get(key: string, load: (signal: AbortSignal) => Promise<Loaded<V>>, signal: AbortSignal): Promise<V> {
@@ -49,7 +62,10 @@ export class CoalescingCache<V extends object> {
       key,
       async (shared) => {
         const loaded = await load(shared);
-        this.entries.set(key, loaded.value, loaded.ttlMs === undefined ? undefined : { ttl: loaded.ttlMs });
+        this.entries.set(key, loaded.value, {
+          ...(loaded.ttlMs === undefined ? {} : { ttl: loaded.ttlMs }),
+          ...(this.sized && loaded.size !== undefined ? { size: Math.max(1, Math.ceil(loaded.size)) } : {}),
+        });
         return loaded.value;
       },
       signal,

@@ -66,8 +66,19 @@ export interface CallerScope {
    * agent instances read over several NerdGraph pages): `load` runs once per key until `ttlMs`
    * passes on the injected clock (concurrent misses share it; a failed load is not kept), and
    * reads through the `read` it is given, which follows the shared load, not one request.
+   * `sizeOf`: the value's weight against the cache's total bound (src/routes/types.ts
+   * MAX_SHARED_SIZE; default 1): an instance list counts its instances.
    */
-  shared<V extends object>(key: string, ttlMs: number, load: (read: CallerScope['read']) => Promise<V>): Promise<V>;
+  shared<V extends object>(key: string, ttlMs: number, load: (read: CallerScope['read']) => Promise<V>, sizeOf?: (value: V) => number): Promise<V>;
+  /**
+   * Plain values kept for this caller on this account across requests (e.g. a page walk's
+   * progress, so a walk cut short resumes): `set` with undefined forgets; `size` weighs the value
+   * against the same total bound as `shared` (default 1).
+   */
+  keep: {
+    get<V extends object>(key: string): V | undefined;
+    set(key: string, value: object | undefined, ttlMs: number, size?: number): void;
+  };
 }
 
 export interface PageReadContext extends CallerScope {

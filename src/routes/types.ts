@@ -1,4 +1,6 @@
+import { LRUCache } from 'lru-cache';
 import { CoalescingCache } from '../cache/coalescing-cache.ts';
+import { inRecordedRun } from '../upstream/recorded-run.ts';
 import type { CursorCache } from '../cache/cursor-cache.ts';
 import type { GatewayContext } from './context.ts';
 import type { Caller } from '../caller/identity.ts';
@@ -39,15 +41,34 @@ export function readsOf(deps: RouteDeps, caller: Caller, signal: AbortSignal) {
 
 type ScopedRequest = Pick<RouteRequest, 'caller' | 'accountId' | 'signal'>;
 
-/** Bound of CallerScope.shared entries per gateway: one per large app (only apps whose instances span pages are kept), each at most MAX_INSTANCES instances. */
+/** Bound of CallerScope.shared entries per gateway: one per large app (only apps whose instances span pages are kept)... */
 const MAX_SHARED_ENTRIES = 1_000;
+/**
+ * ...and of their total size (each entry's `size` given to shared(): an instance list counts its
+ * instances), so the cache holds at most this many instances (~30 MB at ~150 bytes each) rather
+ * than MAX_SHARED_ENTRIES lists of 10,000 (~2.8 GB): least recently used lists go first.
+ */
+export const MAX_SHARED_SIZE = 200_000;
+/** CallerScope.keep's store, one per gateway, bounded like the shared cache (it holds walks cut short). */
+const keptStores = new WeakMap<RouteDeps, LRUCache<string, object>>();
+
+function keptStoreOf(deps: RouteDeps): LRUCache<string, object> {
+  let store = keptStores.get(deps);
+  if (!store) {
+    const clock = deps.now;
+    store = new LRUCache<string, object>({ max: MAX_SHARED_ENTRIES, maxSize: MAX_SHARED_SIZE, sizeCalculation: () => 1, ttl: 60_000, perf: { now: clock }, ttlResolution: 0 });
+    keptStores.set(deps, store);
+  }
+  return store;
+}
+
 /** CallerScope.shared's cache, one per gateway (its RouteDeps), made on first use. */
 const sharedCaches = new WeakMap<RouteDeps, CoalescingCache<object>>();
 
 function sharedCacheOf(deps: RouteDeps): CoalescingCache<object> {
   let cache = sharedCaches.get(deps);
   if (!cache) {
-    cache = new CoalescingCache<object>('caller-shared', deps.metrics, { max: MAX_SHARED_ENTRIES, ttlMs: 60_000, now: deps.now });
+    cache = new CoalescingCache<object>('caller-shared', deps.metrics, { max: MAX_SHARED_ENTRIES, maxSize: MAX_SHARED_SIZE, ttlMs: 60_000, now: deps.now });
     sharedCaches.set(deps, cache);
   }
   return cache;
@@ -64,13 +85,27 @@ export function callerScope(deps: RouteDeps, req: ScopedRequest, operation: stri
     requireEntity: (entity, ref, notFoundTitle) => requireEntity(entity, ref, scope, notFoundTitle),
     inAccount: (entity, label = operation) => inAccount(entity, req.accountId, label, deps.metrics),
     recent: deps.recentWrites,
-    shared: <V extends object>(key: string, ttlMs: number, load: (read: CallerScope['read']) => Promise<V>) =>
+    shared: <V extends object>(key: string, ttlMs: number, load: (read: CallerScope['read']) => Promise<V>, sizeOf?: (value: V) => number) =>
       // The cast is safe: a key is only ever loaded by the one shared() call site that names it.
       sharedCacheOf(deps).get(
         JSON.stringify([req.caller.identity, req.accountId, key]),
-        async (signal) => ({ value: await load(readsOf(deps, req.caller, signal)), ttlMs }),
+        async (signal) => {
+          const value = await load(readsOf(deps, req.caller, signal));
+          return { value, ttlMs, size: sizeOf?.(value) ?? 1 };
+        },
         req.signal,
       ) as Promise<V>,
+    keep: {
+      // The cast is safe as shared()'s: a key is only ever kept by the one call site that names it.
+      // A recorded run (explain, a dry run) keeps nothing and resumes nothing, as shared() is cold there.
+      get: <V extends object>(key: string) => (inRecordedRun() ? undefined : keptStoreOf(deps).get(JSON.stringify([req.caller.identity, req.accountId, key])) as V | undefined),
+      set: (key: string, value: object | undefined, ttlMs: number, size = 1) => {
+        if (inRecordedRun()) return;
+        const full = JSON.stringify([req.caller.identity, req.accountId, key]);
+        if (value === undefined) keptStoreOf(deps).delete(full);
+        else keptStoreOf(deps).set(full, value, { ttl: ttlMs, size: Math.max(1, Math.ceil(size)) });
+      },
+    },
   };
 }
 

@@ -96,11 +96,15 @@ async function compareOutcomes(gateway: Target): Promise<Record<string, number>>
   return counts;
 }
 
-/** One request, checked for 2xx; returns the answer's size in bytes. */
-async function probe(target: Target, scenario: Scenario): Promise<number> {
+/**
+ * One request, checked for 2xx; returns the answer's size in bytes. `role` names the target in
+ * the error: several are the gateway in different modes, and a passthrough's answer is the
+ * legacy API's.
+ */
+async function probe(target: Target, role: string, scenario: Scenario): Promise<number> {
   const res = await fetch(`${target.base}${scenario.path}`, { headers: scenario.headers });
   const body = Buffer.from(await res.arrayBuffer());
-  if (!res.ok) throw new Error(`${target.name} answered ${res.status} to ${scenario.path}: ${body.toString('utf8').slice(0, 200)}`);
+  if (!res.ok) throw new Error(`${role} answered ${res.status} to ${scenario.path}: ${body.toString('utf8').slice(0, 200)}`);
   return body.length;
 }
 
@@ -363,7 +367,7 @@ async function main(): Promise<number> {
 
   // Capture: one request per scenario through (b) makes the canned upstream record the
   // sandbox's answers for every operation it needs; from then on it only replays them.
-  for (const scenario of SCENARIOS) await probe(onCanned, scenario);
+  for (const scenario of SCENARIOS) await probe(onCanned, '(b) gateway on the canned upstream, capturing', scenario);
   // The migration-mode gateways: both on the canned upstreams, so neither waits on real work.
   const modeEnv = { NERDGRAPH_URL: `${canned.base}/graphql`, LEGACY_REST_URL: cannedLegacy.base };
   const [passthrough, comparing] = await Promise.all([
@@ -371,14 +375,14 @@ async function main(): Promise<number> {
     startTarget('gateway', { ...modeEnv, ROUTE_MODES: '*=compare' }, startNodeFlags()),
   ]);
   // A passthrough caller is a legacy client: it asks in the legacy API's ids.
-  for (const scenario of SCENARIOS) await probe(passthrough, asLegacy(scenario));
+  for (const scenario of SCENARIOS) await probe(passthrough, '(f) gateway in passthrough (the canned legacy API capturing the sandbox\'s legacy face)', asLegacy(scenario));
   await cannedLegacy.ask('freeze');
   const captured = await canned.ask('freeze');
   out(`canned upstream: replays ${captured.map((c) => `${c.operation} (${c.bytes} B)`).join(', ')}, captured once from the sandbox (${settings.apmApps} APM apps)`);
 
   // The hello-world answers each scenario path with as many bytes as the gateway does.
   const sizes: Record<string, number> = {};
-  for (const scenario of SCENARIOS) sizes[scenario.path] = await probe(onSandbox, scenario);
+  for (const scenario of SCENARIOS) sizes[scenario.path] = await probe(onSandbox, '(a) gateway on the sandbox', scenario);
   const hello = await startTarget('hello', { HELLO_BODIES: JSON.stringify(sizes) });
   out(`hello-world body sizes: ${SCENARIOS.map((s) => `${s.path} ${sizes[s.path]} B`).join(', ')}`);
 

@@ -70,6 +70,8 @@ interface TargetSpec {
    * the scenario's key).
    */
   jitWarmKey?: string;
+  /** Asked in the legacy API's own ids (Scenario.legacyPath): a legacy client's target ((e), (f), (g)). */
+  legacyIds?: true;
   /** Only these scenarios (by name); all when unset. */
   scenarios?: readonly string[];
   /** A process the target leans on, sampled around the measurement ((h): Redis). */
@@ -94,12 +96,21 @@ async function compareOutcomes(gateway: Target): Promise<Record<string, number>>
   return counts;
 }
 
-/** One request, checked for 2xx; returns the answer's size in bytes. */
-async function probe(target: Target, scenario: Scenario): Promise<number> {
+/**
+ * One request, checked for 2xx; returns the answer's size in bytes. `role` names the target in
+ * the error: several are the gateway in different modes, and a passthrough's answer is the
+ * legacy API's.
+ */
+async function probe(target: Target, role: string, scenario: Scenario): Promise<number> {
   const res = await fetch(`${target.base}${scenario.path}`, { headers: scenario.headers });
   const body = Buffer.from(await res.arrayBuffer());
-  if (!res.ok) throw new Error(`${target.name} answered ${res.status} to ${scenario.path}: ${body.toString('utf8').slice(0, 200)}`);
+  if (!res.ok) throw new Error(`${role} answered ${res.status} to ${scenario.path}: ${body.toString('utf8').slice(0, 200)}`);
   return body.length;
+}
+
+/** The scenario as a legacy client asks it: in the legacy API's own ids (Scenario.legacyPath). */
+function asLegacy(scenario: Scenario): Scenario {
+  return scenario.legacyPath === undefined ? scenario : { ...scenario, path: scenario.legacyPath };
 }
 
 interface Run {
@@ -146,18 +157,20 @@ async function measure(
   settings: Settings,
   connections = settings.connections,
 ): Promise<{ row: Measured; warmupFailures: number }> {
+  // The row stays keyed by the scenario itself; only what is sent follows the target's ids.
+  const asked = spec.legacyIds ? asLegacy(scenario) : scenario;
   // As long as a warm-up and a measurement: a younger process than (b), B would otherwise be
   // measured while V8 still optimises (its compiler threads' CPU counts as B's).
   const jitWarm =
     spec.jitWarmKey === undefined
       ? undefined
-      : await cannon(spec.target, { ...scenario, headers: { ...scenario.headers, 'X-Api-Key': spec.jitWarmKey } }, connections, settings.warmupS + settings.durationS);
-  const warm = await cannon(spec.warmOn ?? spec.target, scenario, connections, settings.warmupS);
+      : await cannon(spec.target, { ...asked, headers: { ...asked.headers, 'X-Api-Key': spec.jitWarmKey } }, connections, settings.warmupS + settings.durationS);
+  const warm = await cannon(spec.warmOn ?? spec.target, asked, connections, settings.warmupS);
   // Snapshot order keeps the /metrics scrapes out of the CPU window.
   const upstreamBefore = spec.gateway ? await upstreamRequests(spec.target) : 0;
   const sideBefore = await spec.side?.();
   const cpuBefore = await spec.target.ask('cpu');
-  const { result, latencies } = await cannon(spec.target, scenario, connections, settings.durationS);
+  const { result, latencies } = await cannon(spec.target, asked, connections, settings.durationS);
   const cpuAfter = await spec.target.ask('cpu');
   const sideAfter = await spec.side?.();
   const upstreamAfter = spec.gateway ? await upstreamRequests(spec.target) : 0;
@@ -354,21 +367,22 @@ async function main(): Promise<number> {
 
   // Capture: one request per scenario through (b) makes the canned upstream record the
   // sandbox's answers for every operation it needs; from then on it only replays them.
-  for (const scenario of SCENARIOS) await probe(onCanned, scenario);
+  for (const scenario of SCENARIOS) await probe(onCanned, '(b) gateway on the canned upstream, capturing', scenario);
   // The migration-mode gateways: both on the canned upstreams, so neither waits on real work.
   const modeEnv = { NERDGRAPH_URL: `${canned.base}/graphql`, LEGACY_REST_URL: cannedLegacy.base };
   const [passthrough, comparing] = await Promise.all([
     startTarget('gateway', { ...modeEnv, ROUTE_MODES: '*=passthrough' }, startNodeFlags()),
     startTarget('gateway', { ...modeEnv, ROUTE_MODES: '*=compare' }, startNodeFlags()),
   ]);
-  for (const scenario of SCENARIOS) await probe(passthrough, scenario);
+  // A passthrough caller is a legacy client: it asks in the legacy API's ids.
+  for (const scenario of SCENARIOS) await probe(passthrough, '(f) gateway in passthrough (the canned legacy API capturing the sandbox\'s legacy face)', asLegacy(scenario));
   await cannedLegacy.ask('freeze');
   const captured = await canned.ask('freeze');
   out(`canned upstream: replays ${captured.map((c) => `${c.operation} (${c.bytes} B)`).join(', ')}, captured once from the sandbox (${settings.apmApps} APM apps)`);
 
   // The hello-world answers each scenario path with as many bytes as the gateway does.
   const sizes: Record<string, number> = {};
-  for (const scenario of SCENARIOS) sizes[scenario.path] = await probe(onSandbox, scenario);
+  for (const scenario of SCENARIOS) sizes[scenario.path] = await probe(onSandbox, '(a) gateway on the sandbox', scenario);
   const hello = await startTarget('hello', { HELLO_BODIES: JSON.stringify(sizes) });
   out(`hello-world body sizes: ${SCENARIOS.map((s) => `${s.path} ${sizes[s.path]} B`).join(', ')}`);
 
@@ -391,9 +405,9 @@ async function main(): Promise<number> {
     { key: 'b', label: 'gateway → canned upstream', target: onCanned, gateway: true },
     { key: 'c', label: 'Hono hello-world', target: hello, gateway: false },
     { key: 'd', label: 'pass-through proxy → canned upstream', target: proxy, gateway: false },
-    { key: 'e', label: 'canned legacy REST API, called directly', target: cannedLegacy, gateway: false },
-    { key: 'f', label: 'gateway, passthrough → canned legacy', target: passthrough, gateway: true },
-    { key: 'g', label: 'gateway, compare → canned legacy (+ canned upstream off the path)', target: comparing, gateway: true },
+    { key: 'e', label: 'canned legacy REST API, called directly', target: cannedLegacy, gateway: false, legacyIds: true },
+    { key: 'f', label: 'gateway, passthrough → canned legacy', target: passthrough, gateway: true, legacyIds: true },
+    { key: 'g', label: 'gateway, compare → canned legacy (+ canned upstream off the path)', target: comparing, gateway: true, legacyIds: true },
   ];
   // (h): two replicas sharing one Redis, on the same canned upstream as (b).
   let pair: ReplicaPair | undefined;

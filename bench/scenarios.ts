@@ -12,6 +12,12 @@ export interface Scenario {
    * one request of it (the gateway's own recorded body) per incoming request.
    */
   mainOperation: string;
+  /**
+   * The same request in the legacy REST API's own ids, where they differ from the gateway's
+   * (a host: v2's own host id, not the gateway's syntheticHostId): what the legacy-facing
+   * targets (e), (f) and (g) are asked, as their callers are legacy clients. Unset: `path`.
+   */
+  legacyPath?: string;
 }
 
 import { syntheticHostId } from '../src/v2/ids.ts';
@@ -25,10 +31,12 @@ const benchApps = generateSandboxData({ seed: 42, apmApps: 500, now: 0 }).apps.f
 const showId = benchApps[0]?.id;
 const metricsApp = benchApps.find((a) => a.reporting);
 const metricsAppId = metricsApp?.id;
-// A reporting app's first host: it has current instances, so its host id resolves. The id is the
-// gateway's (derived from app and host name), not the sandbox's own row id.
+// A reporting app's first host: it has current instances, so its host id resolves. Each side
+// names it its own way (issue 20): the gateway by its derived id (app and host name), the
+// sandbox's legacy face, like v2 itself, by its own row id; neither knows the other's.
 const firstHost = metricsApp?.hosts[0];
 const hostId = metricsApp && firstHost ? syntheticHostId(metricsApp.id, firstHost.name) : undefined;
+const legacyHostId = firstHost?.id;
 
 // A fixed 30-minute range ending at the minute the bench starts: every request asks for the
 // same 30 timeslices, so the canned upstream's recorded rows stay on the grid for the run.
@@ -49,5 +57,13 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: 'hosts list', path: `/v2/applications/${metricsAppId}/hosts.json`, headers: { 'X-Api-Key': DEMO_KEY }, mainOperation: 'ApplicationTopology' },
   // The same 4 metrics under one host: the host name from the host directory (cached), then
   // one NRQL-bearing call scoped by appId and host.
-  { name: 'host metric data', path: `/v2/applications/${metricsAppId}/hosts/${hostId}/metrics/data.json?${range}&${metricNames}`, headers: { 'X-Api-Key': DEMO_KEY }, mainOperation: 'ApplicationTopologyMetricData' },
+  // The legacy-facing targets ask by the legacy face's own host id; so (g)'s translation, off the
+  // caller's path, answers that id 404 (v2's host ids are not recoverable from NerdGraph).
+  {
+    name: 'host metric data',
+    path: `/v2/applications/${metricsAppId}/hosts/${hostId}/metrics/data.json?${range}&${metricNames}`,
+    legacyPath: `/v2/applications/${metricsAppId}/hosts/${legacyHostId}/metrics/data.json?${range}&${metricNames}`,
+    headers: { 'X-Api-Key': DEMO_KEY },
+    mainOperation: 'ApplicationTopologyMetricData',
+  },
 ];

@@ -28,7 +28,7 @@ export default defineReadPlanMapping({
     { field: 'deployments[].links.application', fidelity: 'exact', source: 'the app id of the path' },
   ],
   knownGaps: [
-    { description: 'Deployment ids are derived from change-tracking ids; ids stored from the real v2 API will not match.' },
+    { path: 'deployments[].id', description: 'Deployment ids are derived from change-tracking ids; ids stored from the real v2 API will not match.' },
     { description: 'Only the last 13 months (change-tracking retention) and at most 5,000 deployments are listed.' },
     { description: 'v2 showed timestamps in the account\'s offset (e.g. -08:00); the gateway shows UTC.' },
     {

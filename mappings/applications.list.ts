@@ -73,7 +73,7 @@ export default defineListMapping({
         'A page needs its details request (links NRQL and browser apdex) as well as the search: when that request fails, the page fails (502/503/504) rather than answer without links or with a browser apdex threshold a client would write back.',
     },
     ...applicationGaps('applications[]'),
-    { description: 'Host ids in links.application_hosts are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
+    { path: 'applications[].links.application_hosts', description: 'Host ids in links.application_hosts are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
     {
       description: `filter[host] reads the hosts of at most ${HOST_INDEX_FACETS} reporting applications (NRQL FACET LIMIT MAX); in larger accounts some matching applications are missed.`,
     },

@@ -28,7 +28,7 @@ export default defineReadPlanMapping({
   ],
   knownGaps: [
     ...applicationGaps('application'),
-    { description: 'Host ids are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
+    { path: 'application.links.application_hosts', description: 'Host ids are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
     {
       description:
         'Every page of applicationInstancesV2 is read for the links: later pages once per app, kept 30 seconds (per caller and account). Past 20 pages or 10,000 instances the show answers 503 naming the bound, never short links. A walk cut short (by the request deadline or a failed page) keeps its progress 60 seconds (bounded like the lists): the next request resumes it from the page it stopped at, so such a list joins pages read up to a minute apart.',

@@ -148,6 +148,25 @@ describe('diffValues', () => {
     expect(diffValues({ m: [{ name: 'a.b[c]', v: 1 }] }, { m: [{ name: 'a.b[c]', v: 2 }] })[0]?.path).toBe('m[name="a.b[c]"].v');
   });
 
+  it('pairs list items by the next field when no id is shared (ids the gateway derives never equal v2 own)', () => {
+    // Hosts: v2's row ids against the gateway's derived ids, in each side's id order: paired by host name.
+    const hosts = diffValues(
+      { application_hosts: [{ id: 4000002, host: 'web-1', throughput: 5 }, { id: 4000003, host: 'web-2', throughput: 7 }] },
+      { application_hosts: [{ id: 352554187, host: 'web-2', throughput: 7 }, { id: 91, host: 'web-1', throughput: 6 }] },
+    );
+    expect(hosts.map((d) => [d.path, d.kind])).toEqual([
+      ['application_hosts[host=web-1].id', 'value'],
+      ['application_hosts[host=web-1].throughput', 'value'],
+      ['application_hosts[host=web-2].id', 'value'],
+    ]);
+    // Deployments: nothing else to pair by, so position (both newest first); one shared id keeps id pairing.
+    expect(diffValues({ d: [{ id: 1, user: 'a' }] }, { d: [{ id: 2, user: 'b' }] }).map((d) => d.path)).toEqual(['d[0].id', 'd[0].user']);
+    expect(diffValues({ d: [{ id: 1 }, { id: 2 }] }, { d: [{ id: 2 }, { id: 3 }] }).map((d) => [d.path, d.kind])).toEqual([
+      ['d[id=1]', 'missing'],
+      ['d[id=3]', 'extra'],
+    ]);
+  });
+
   it('reports missing and extra list items and the length', () => {
     const differences = diffValues({ applications: [{ id: 1 }, { id: 2 }, { id: 3 }] }, { applications: [{ id: 3 }, { id: 1 }, { id: 4 }, { id: 5 }] });
     expect(differences.map((d) => [d.path, d.pattern, d.kind])).toEqual([

@@ -276,7 +276,11 @@ export const TOPOLOGY_ASSUMPTIONS: readonly string[] = [
 
 export function topologyGaps(prefix: string): KnownGap[] {
   return [
-    { description: 'Host ids are synthetic (stable per application and host name, in every process and replica); ids stored from the real v2 API will not match.' },
+    {
+      // The id field itself: a host's own id, or the host an instance links to.
+      path: prefix.startsWith('application_host') ? `${prefix}.id` : `${prefix}.links.application_host`,
+      description: 'Host ids are synthetic (stable per application and host name, in every process and replica); ids stored from the real v2 API will not match.',
+    },
     {
       description:
         'Every page of applicationInstancesV2 is read: the first with the request, later ones once per app and kept 30 seconds (per caller and account), so a host or instance that appeared on a later page meanwhile shows within 30 seconds. Past 20 pages or 10,000 instances the route answers 503 naming the bound, never a cut list. A walk cut short (by the request deadline or a failed page) keeps its progress 60 seconds (bounded like the lists): the next request resumes it from the page it stopped at, so such a list joins pages read up to a minute apart.',

@@ -158,7 +158,7 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-const MATCH_FIELDS = ['id', 'name', 'from'] as const;
+const MATCH_FIELDS = ['id', 'name', 'host', 'from'] as const;
 
 class Walk {
   readonly differences: Difference[] = [];
@@ -210,6 +210,9 @@ class Walk {
         if (!legacyIndex) continue;
         const translatedIndex = indexBy(translated, field);
         if (!translatedIndex) continue;
+        // Wholly disjoint keys pair nothing (ids the gateway derives never equal v2's own, a
+        // documented gap): try the next field, else pair by position.
+        if (legacyIndex.size > 0 && ![...legacyIndex.keys()].some((key) => translatedIndex.has(key))) continue;
         return this.keyed(legacyIndex, translatedIndex, at);
       }
     }

@@ -36,7 +36,7 @@ export const LEGACY_PROBES: readonly LegacyProbe[] = [
     checks: "v2's instance ids are the ids the translation gives (applicationInstancesV2 details.id)",
     settles: 'mappings/shared/app-topology.ts: instance id = details.id (UNCONFIRMED as the v2 instance id)',
     route: '/v2/applications/{id}/instances.{format}',
-    patterns: ['application_instances[]', 'application_instances'],
+    patterns: ['application_instances[]', 'application_instances', 'application_instances[].id'],
   },
   {
     name: 'v2-key-transaction-name-rule',

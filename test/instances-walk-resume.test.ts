@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../sandbox/server.ts';
 import { fleetApp } from '../sandbox/data.ts';
 import { currentHosts } from '../sandbox/hosts.ts';
+import { syntheticHostId } from '../src/v2/ids.ts';
 import type { SandboxApp } from '../sandbox/model.ts';
 import { json, startFakeUpstream } from './support/fake-upstream.ts';
 import { DEMO_KEY, FIXED_NOW, createTestGateway, type TestGateway } from './support/harness.ts';
@@ -51,7 +52,7 @@ describe('a page walk cut short', () => {
     const retried = await gateway.app.request(`/v2/applications/${fleet.id}.json`, { headers: { 'X-Api-Key': DEMO_KEY } });
     expect(retried.status).toBe(200);
     const links = ((await retried.json()) as { application: { links: { application_hosts: number[] } } }).application.links;
-    expect(links.application_hosts).toEqual(currentHosts(fleet).map((host) => host.id).sort((a, b) => a - b));
+    expect(links.application_hosts).toEqual(currentHosts(fleet).map((host) => syntheticHostId(fleet.id, host.name)).sort((a, b) => a - b));
     // Pages 2..FAIL_AT were read once: the retry read only the failed page and those after it.
     expect(pageReads - readBeforeRetry).toBe(laterPages - (FAIL_AT - 1));
   });

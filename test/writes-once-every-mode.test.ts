@@ -4,7 +4,11 @@ import type { RouteMode } from '../src/compare/types.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT } from './support/harness.ts';
 import { createModesGateway } from './support/modes.ts';
 import { notificationsOf } from '../sandbox/notifications.ts';
-import { channelV2Id } from '../src/v2/ids.ts';
+import { alertV2Id, channelV2Id } from '../src/v2/ids.ts';
+import { allIssuesOf } from '../sandbox/ai-issues.ts';
+import { legacyAlertId } from '../sandbox/legacy/ai-issues.ts';
+import { policyWorkflowName } from '../src/v2/channel-config.ts';
+import { legacyChannelId } from '../sandbox/legacy/notifications.ts';
 
 /**
  * "No write is ever executed twice", counted where it would happen: in the sandbox, whose two
@@ -148,17 +152,29 @@ describe('every write route, in every mode: executed exactly once, on one side',
     if (emails.length < 24 || bare.length < modes.length || owned.length < modes.length) throw new Error('the sandbox lacks channel fixtures');
     for (const [i, mode] of modes.entries()) {
       const workflow = owned[i];
+      const policy = Number(workflow?.predicates[0]?.values[0]);
+      // The gateway edits only the policy workflows it names itself; the sandbox names its seeded
+      // ones its own way (an independent witness), so these are named as the gateway would.
+      if (workflow) workflow.name = policyWorkflowName(policy);
+      // Each side numbers channels its own way: the legacy API's ids where the write goes there.
+      const legacySide = mode === 'passthrough' || mode === 'compare';
+      const idOf = (channelId: string): number => (legacySide ? (legacyChannelId(sandbox.data, channelId) as number) : channelV2Id(channelId));
       channelFixtures.set(mode, {
-        doomed: channelV2Id(emails[10 + i]?.id ?? ''),
+        doomed: idOf(emails[10 + i]?.id ?? ''),
         bare: bare[i]?.id as number,
-        linkable: channelV2Id(emails[20 + i]?.id ?? ''),
-        policy: Number(workflow?.predicates[0]?.values[0]),
-        linked: channelV2Id(workflow?.channelIds[0] ?? ''),
+        linkable: idOf(emails[20 + i]?.id ?? ''),
+        policy,
+        linked: idOf(workflow?.channelIds[0] ?? ''),
       });
     }
     const open = (await (await fetch(`${server.url}/v2/alerts_incidents.json?only_open=true`, { headers: JSON_HEADERS })).json()) as { incidents: Array<{ id: number }> };
+    // The list gives the legacy API's incident ids; the translation's are derived from the same
+    // NerdGraph incident (each side numbers alerts its own way).
+    const incidentKeys = new Map(allIssuesOf(sandbox.data, PRIMARY_ACCOUNT, FIXED_NOW).flatMap((issue) => [issue.issueId, ...issue.incidents.map((incident) => incident.incidentId)].map((key) => [legacyAlertId(key), key] as const)));
     for (const [i, mode] of modes.entries()) {
-      incidents.set(mode, { acknowledge: open.incidents[i]?.id as number, close: open.incidents[modes.length + i]?.id as number });
+      const legacySide = mode === 'passthrough' || mode === 'compare';
+      const idOf = (legacyId: number | undefined): number => (legacySide ? (legacyId as number) : alertV2Id(incidentKeys.get(legacyId as number) ?? ''));
+      incidents.set(mode, { acknowledge: idOf(open.incidents[i]?.id), close: idOf(open.incidents[modes.length + i]?.id) });
     }
   });
   afterAll(async () => {

@@ -43,7 +43,14 @@ describe('gateway and legacy face agree at the edges', () => {
     ['v0 deployments without a deployment, in XML', 'POST', '/deployments.xml'],
   ])('%s', async (_name, method, path) => {
     const { gateway: g, legacy: l } = await both(path, { method, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'x=1' });
-    expect(g).toEqual(l);
+    if (path === '/v2/servers.json') {
+      // A retired product: the sandbox words v2's own 410; the gateway's title also names the
+      // replacement (both are v2 error bodies). Everything but the title alike.
+      expect({ ...g, body: undefined }).toEqual({ ...l, body: undefined });
+      expect(JSON.parse(g.body as string)).toEqual({ error: { title: expect.stringMatching(/retired.*Infrastructure/) } });
+    } else {
+      expect(g).toEqual(l);
+    }
     expect(g.status).toBeGreaterThanOrEqual(400);
     expect(g.status).toBeLessThan(500);
     expect(g.type).toMatch(/^application\/(json|xml)/);

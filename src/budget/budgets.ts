@@ -23,10 +23,11 @@ import { pause } from '../upstream/pause.ts';
  * The caller is the key's NerdGraph user once known (`user:<id>`, src/caller/key-users.ts), else
  * the key's HMAC identity: NerdGraph tracks and enforces concurrency "per user, not per user key"
  * ("NerdGraph usage limits"), so every key of one user shares one set of budgets, on every
- * replica (the user comes with the key's accounts, in shared state too). Known limit: a key's
- * first accounts look-up runs before its user is known, under the key's own lease, so while one
- * key of a user is being verified the user may have one call more in flight than the limit (per
- * key being verified, at most once per key a day: src/caller/key-users.ts keeps users a day).
+ * replica (the user comes with the key's accounts, in shared state too). A key's first accounts
+ * look-up runs before its user is known, under the key's own lease; while it may still be in
+ * flight, the user's calls leave room for it (limitNow). Known limit: a look-up that starts after
+ * the user's calls filled the limit on another replica may pass it by one (per key being
+ * verified, at most once per key a day: src/caller/key-users.ts keeps users a day).
  *
  * Each attempt actually sent is admitted (a retry too; a micro-cache hit never asks). A call
  * over a budget is queued: it polls for a lease (a release in this process wakes one waiter
@@ -177,6 +178,19 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
   const windowMs = options.windowMs ?? MINUTE_MS;
   const profileOf = createNrqlProfiles();
   const leaseTtlMs = options.callBoundMs + LEASE_MARGIN_MS;
+  /**
+   * The concurrency limit a call under `identity` may fill now. A key's first accounts look-up
+   * runs under the key's own lease, before its user is known (on any replica, which learn the
+   * user about together): while a call of that look-up may still be in flight (a lease's life
+   * since this process learned the user), the user's calls leave room for it, so the user never
+   * has more than the limit in flight. A look-up started after the user's calls filled the limit
+   * elsewhere is the known limit above.
+   */
+  const limitNow = async (apiKey: string, identity: string): Promise<number> => {
+    const keyIdentity = identityOf(apiKey);
+    if (identity === keyIdentity || !options.keyUsers?.learnedWithin(keyIdentity, leaseTtlMs)) return limits.concurrencyPerKey;
+    return Math.max(0, limits.concurrencyPerKey - (await state.leaseCount(keyOf('concurrency', keyIdentity))));
+  };
   /** This process's calls waiting for a lease, by lease key: a release here wakes one at once. */
   const leaseWaiters = new Map<string, Set<() => void>>();
   /** Slots freed here and handed to a woken waiter that has not asked for them yet, by lease key. */
@@ -350,7 +364,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
               throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
             }
             woken = false;
-            const acquiring = state.acquireLease(leaseKey, limits.concurrencyPerKey, leaseTtlMs);
+            const acquiring = limitNow(call.apiKey, identity).then((limit) => state.acquireLease(leaseKey, limit, leaseTtlMs));
             const acquired = await beforeTime(acquiring, sendBy, deadline);
             if (acquired === 'late') {
               // Whatever the state answers later is given back at once, and the slot passed on.

@@ -17,7 +17,7 @@ const USER_TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_KEYS = 100_000;
 
 export class KeyUsers {
-  private readonly users = new Map<string, { user: string; expiresAt: number }>();
+  private readonly users = new Map<string, { user: string; expiresAt: number; learnedAt: number }>();
 
   constructor(
     private readonly ttlMs = USER_TTL_MS,
@@ -27,9 +27,18 @@ export class KeyUsers {
 
   /** The key (by identity) belongs to NerdGraph user `user` (its `actor.user.id`). */
   remember(identity: string, user: string): void {
+    const known = this.users.get(identity);
     this.users.delete(identity);
     if (this.users.size >= this.max) this.users.delete(this.users.keys().next().value as string);
-    this.users.set(identity, { user, expiresAt: this.now() + this.ttlMs });
+    // A refresh keeps when the user was first learned (learnedWithin).
+    const learnedAt = known !== undefined && known.user === user && known.expiresAt > this.now() ? known.learnedAt : this.now();
+    this.users.set(identity, { user, expiresAt: this.now() + this.ttlMs, learnedAt });
+  }
+
+  /** Whether this process learned the key's user less than `ms` ago (a look-up made without it may still be in flight). */
+  learnedWithin(identity: string, ms: number): boolean {
+    const known = this.users.get(identity);
+    return known !== undefined && this.now() - known.learnedAt < ms;
   }
 
   /** The user of the key, when a look-up in this process (or another replica's, read here) told it. */

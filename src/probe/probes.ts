@@ -223,52 +223,47 @@ export const keyTransactionRowsCarryEntityGuid: Probe = {
   },
 };
 
+/**
+ * What one attribute of an app's instances reads as in applicationInstancesV2 (`details`) against
+ * its Metric rows of the last 10 minutes, over the sampled reporting apps: refuted as soon as one
+ * app's two sets share nothing, confirmed when some share, unknown without both sides.
+ */
+async function instancesAgainstRows(
+  shared: SharedReads,
+  sides: { details: string; rows: string; attribute: string; unit: string; valuesOf: (agents: AppAgents) => string[]; rowsOf: (agents: AppAgents) => ReadonlySet<string> },
+): Promise<{ verdict: Verdict; evidence: string }> {
+  const apps = (await shared.entities('apmApplication')).filter((app) => app.reporting === true && app.applicationId != null).slice(0, SAMPLE);
+  if (apps.length === 0) return { verdict: 'unknown', evidence: 'no reporting APM application in the first page' };
+  const matched: string[] = [];
+  const disjoint: string[] = [];
+  for (const app of apps) {
+    const agents = await shared.agentsOf({ guid: app.guid, applicationId: app.applicationId as number });
+    const values = sides.valuesOf(agents);
+    const rows = sides.rowsOf(agents);
+    if (values.length === 0 || rows.size === 0) continue;
+    const common = values.filter((value) => rows.has(value));
+    if (common.length > 0) matched.push(`app ${app.applicationId}: ${common.length} of ${values.length} ${sides.unit}`);
+    else disjoint.push(`app ${app.applicationId}: ${sides.details} ${values.slice(0, 2).join(', ')}; ${sides.rows} ${[...rows].slice(0, 2).join(', ')}`);
+  }
+  if (disjoint.length > 0) return { verdict: 'refuted', evidence: `${disjoint.length} app(s) whose instance ${sides.unit} share none with ${sides.rows}: ${disjoint.slice(0, 2).join('; ')}` };
+  if (matched.length > 0) return { verdict: 'confirmed', evidence: `${sides.details} found among ${sides.rows}: ${matched.slice(0, 3).join('; ')}` };
+  return { verdict: 'unknown', evidence: `${apps.length} reporting apps, none with both instances and ${sides.attribute} rows in the last 10 minutes` };
+}
+
 export const instanceIdIsRealAgentId: Probe = {
   name: 'instance-id-is-real-agent-id',
   checks: 'applicationInstancesV2 details.id is the realAgentId the Metric rows of that instance carry',
   settles: 'mappings/shared/app-topology.ts TOPOLOGY_ASSUMPTIONS: instance ids are details.id = realAgentId (instance metric data filters on realAgentId)',
-  async run(_ctx, shared) {
-    const apps = (await shared.entities('apmApplication')).filter((app) => app.reporting === true && app.applicationId != null).slice(0, SAMPLE);
-    if (apps.length === 0) return { verdict: 'unknown', evidence: 'no reporting APM application in the first page' };
-    const matched: string[] = [];
-    const disjoint: string[] = [];
-    for (const app of apps) {
-      const agents = await shared.agentsOf({ guid: app.guid, applicationId: app.applicationId as number });
-      const ids = agents.details.map((detail) => detail.id);
-      const agentIds = agents.realAgentIds;
-      if (ids.length === 0 || agentIds.size === 0) continue;
-      const common = ids.filter((id) => agentIds.has(id));
-      const example = `app ${app.applicationId}: details.id ${ids.slice(0, 2).join(', ')}; realAgentId ${[...agentIds].slice(0, 2).join(', ')}`;
-      if (common.length > 0) matched.push(`app ${app.applicationId}: ${common.length} of ${ids.length} ids`);
-      else disjoint.push(example);
-    }
-    if (disjoint.length > 0) return { verdict: 'refuted', evidence: `${disjoint.length} app(s) whose instance ids share none with realAgentId: ${disjoint.slice(0, 2).join('; ')}` };
-    if (matched.length > 0) return { verdict: 'confirmed', evidence: `details.id found among realAgentId: ${matched.slice(0, 3).join('; ')}` };
-    return { verdict: 'unknown', evidence: `${apps.length} reporting apps, none with both instances and realAgentId rows in the last 10 minutes` };
-  },
+  run: (_ctx, shared) =>
+    instancesAgainstRows(shared, { details: 'details.id', rows: 'realAgentId', attribute: 'realAgentId', unit: 'ids', valuesOf: (agents) => agents.details.map((detail) => detail.id), rowsOf: (agents) => agents.realAgentIds }),
 };
 
 export const metricHostIsInstanceHost: Probe = {
   name: 'metric-host-is-instance-host',
   checks: 'the Metric attribute `host` carries the host names applicationInstancesV2 gives as details.host',
   settles: 'mappings/shared/app-topology.ts TOPOLOGY_ASSUMPTIONS: host summaries FACET host and host metric data WHERE host = details.host; host ids hash details.host',
-  async run(_ctx, shared) {
-    const apps = (await shared.entities('apmApplication')).filter((app) => app.reporting === true && app.applicationId != null).slice(0, SAMPLE);
-    if (apps.length === 0) return { verdict: 'unknown', evidence: 'no reporting APM application in the first page' };
-    const matched: string[] = [];
-    const disjoint: string[] = [];
-    for (const app of apps) {
-      const agents = await shared.agentsOf({ guid: app.guid, applicationId: app.applicationId as number });
-      const names = [...new Set(agents.details.map((detail) => detail.host))];
-      if (names.length === 0 || agents.hosts.size === 0) continue;
-      const common = names.filter((name) => agents.hosts.has(name));
-      if (common.length > 0) matched.push(`app ${app.applicationId}: ${common.length} of ${names.length} hosts`);
-      else disjoint.push(`app ${app.applicationId}: details.host ${names.slice(0, 2).join(', ')}; Metric host ${[...agents.hosts].slice(0, 2).join(', ')}`);
-    }
-    if (disjoint.length > 0) return { verdict: 'refuted', evidence: `${disjoint.length} app(s) whose instance hosts share none with Metric host: ${disjoint.slice(0, 2).join('; ')}` };
-    if (matched.length > 0) return { verdict: 'confirmed', evidence: `details.host found among Metric host: ${matched.slice(0, 3).join('; ')}` };
-    return { verdict: 'unknown', evidence: `${apps.length} reporting apps, none with both instances and host rows in the last 10 minutes` };
-  },
+  run: (_ctx, shared) =>
+    instancesAgainstRows(shared, { details: 'details.host', rows: 'Metric host', attribute: 'host', unit: 'hosts', valuesOf: (agents) => [...new Set(agents.details.map((detail) => detail.host))], rowsOf: (agents) => agents.hosts }),
 };
 
 export const browserAppCarriesApmAppId: Probe = {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserGuidOf } from '../mappings/shared/application.ts';
-import { apmEntity, json, startFakeUpstream } from './support/fake-upstream.ts';
+import { apmEntity, json, startFakeUpstream, forwardTo } from './support/fake-upstream.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
@@ -19,12 +19,7 @@ beforeAll(async () => {
     if (request.operationName === 'ApplicationByGuid') {
       return json(res, 200, { data: { actor: { entity: apmEntity(PRIMARY_ACCOUNT, APP_ID), browser } } });
     }
-    const answer = await fetch(sandbox.graphqlUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'api-key': String(request.headers['api-key'] ?? '') },
-      body: JSON.stringify({ query: request.query, variables: request.variables }),
-    });
-    json(res, answer.status, await answer.json());
+    await forwardTo(sandbox.graphqlUrl, request, res);
   });
   gateway = await createTestGateway({ nerdgraphUrl: upstream.url });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appInstancesQuery, hostIndexQuery } from '../src/upstream/nrql.ts';
 import type { SandboxApp } from '../sandbox/model.ts';
-import { json, startFakeUpstream } from './support/fake-upstream.ts';
+import { forwardTo, startFakeUpstream } from './support/fake-upstream.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
@@ -18,12 +18,7 @@ let proxy: Awaited<ReturnType<typeof startFakeUpstream>>;
 beforeAll(async () => {
   sandbox = await startSandbox({ apmApps: 450 });
   proxy = await startFakeUpstream(async (request, res) => {
-    const answer = await fetch(sandbox.graphqlUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'api-key': String(request.headers['api-key'] ?? '') },
-      body: JSON.stringify({ query: request.query, variables: request.variables }),
-    });
-    json(res, answer.status, await answer.json());
+    await forwardTo(sandbox.graphqlUrl, request, res);
   });
 });
 afterAll(async () => {

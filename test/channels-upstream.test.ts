@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { notificationsOf } from '../sandbox/notifications.ts';
 import { channelV2Id } from '../src/v2/ids.ts';
 import { ChannelTitles, PolicyChannelTitles } from '../src/v2/channel-config.ts';
-import { json, startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';
+import { json, startFakeUpstream, type FakeRequest, forwardTo } from './support/fake-upstream.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
@@ -22,12 +22,7 @@ beforeAll(async () => {
   upstream = await startFakeUpstream(async (request, res) => {
     const canned = override?.(request);
     if (canned !== undefined) return json(res, 200, canned);
-    const answer = await fetch(sandbox.graphqlUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'api-key': String(request.headers['api-key'] ?? '') },
-      body: JSON.stringify({ query: request.query, variables: request.variables }),
-    });
-    json(res, answer.status, await answer.json());
+    await forwardTo(sandbox.graphqlUrl, request, res);
   });
   gateway = await createTestGateway({ nerdgraphUrl: upstream.url });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../src/upstream/query-literal.ts';
 import { decodeEntityGuid } from '../src/v2/ids.ts';
-import { startFakeUpstream, type FakeRequest } from './support/fake-upstream.ts';
+import { startFakeUpstream, type FakeRequest, forwardTo } from './support/fake-upstream.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from './support/harness.ts';
 
 /**
@@ -14,15 +14,7 @@ let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let proxy: Awaited<ReturnType<typeof startFakeUpstream>>;
 beforeAll(async () => {
   sandbox = await startSandbox({ apmApps: 450 });
-  proxy = await startFakeUpstream(async (request, res) => {
-    const answer = await fetch(sandbox.graphqlUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'api-key': String(request.headers['api-key'] ?? '') },
-      body: JSON.stringify({ query: request.query, variables: request.variables }),
-    });
-    res.writeHead(answer.status, { 'content-type': 'application/json' });
-    res.end(await answer.text());
-  });
+  proxy = await startFakeUpstream((request, res) => forwardTo(sandbox.graphqlUrl, request, res));
 });
 afterAll(async () => {
   await proxy.close();

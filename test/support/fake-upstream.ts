@@ -75,3 +75,13 @@ export const PAGE_DETAIL_OPERATIONS: ReadonlySet<string> = new Set(['Application
 export function emptyPageDetails() {
   return { data: { actor: { account: { nrql: { results: [] } }, entitySearch: { results: { entities: [] } } } } };
 }
+
+/** Answers `request` as the NerdGraph at `graphqlUrl` does (a scripted upstream passing the rest on). */
+export async function forwardTo(graphqlUrl: string, request: FakeRequest, res: ServerResponse): Promise<void> {
+  const answer = await fetch(graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'api-key': String(request.headers['api-key'] ?? '') },
+    body: JSON.stringify({ query: request.query, variables: request.variables }),
+  });
+  json(res, answer.status, await answer.json());
+}

@@ -212,7 +212,7 @@ class Walk {
         if (!translatedIndex) continue;
         // Wholly disjoint keys pair nothing (ids the gateway derives never equal v2's own, a
         // documented gap): try the next field, else pair by position.
-        if (legacyIndex.size > 0 && ![...legacyIndex.keys()].some((key) => translatedIndex.has(key))) continue;
+        if (legacyIndex.size > 0 && !sharesAKey(legacyIndex, translatedIndex)) continue;
         return this.keyed(legacyIndex, translatedIndex, at);
       }
     }
@@ -263,6 +263,11 @@ class Walk {
 }
 
 /** Items by their selector (`id=5`), or undefined unless every item has a unique string or number there. */
+function sharesAKey(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>): boolean {
+  for (const key of a.keys()) if (b.has(key)) return true;
+  return false;
+}
+
 function indexBy(items: JsonValue[], field: string): Map<string, JsonObject> | undefined {
   const index = new Map<string, JsonObject>();
   for (const item of items as JsonObject[]) {

@@ -175,10 +175,10 @@ function firedError(signal: AbortSignal, sent: boolean): UpstreamError {
 
 
 /** The per-call deadline when the caller gave no signal: one timer for the whole call. */
-function ownDeadline(timeoutMs: number): { signal: AbortSignal; clear: () => void } {
+function ownDeadline(timeoutMs: number): { signal: AbortSignal; abort: (reason: unknown) => void; clear: () => void } {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException('NerdGraph call deadline reached', 'TimeoutError')), timeoutMs);
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  return { signal: controller.signal, abort: (reason) => controller.abort(reason), clear: () => clearTimeout(timer) };
 }
 
 export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGraph {
@@ -383,8 +383,22 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
       const waiting = call.signal ?? AbortSignal.timeout(options.timeoutMs);
       // The shared call has a deadline of its own: waiters that keep arriving must not keep a
       // hung call alive (its timeout is then counted as a timeout, not as a cancellation).
-      const load = (shared: AbortSignal): Promise<Sized<T>> => {
-        const signal = AbortSignal.any([shared, AbortSignal.timeout(options.timeoutMs)]);
+      // Not AbortSignal.any([shared, AbortSignal.timeout(ms)]): on Node 20 the timeout signal
+      // inside it can be garbage-collected before it fires (nodejs/node#57736), leaving a hung
+      // call alive; a timer that holds its controller cannot be collected.
+      const load = async (shared: AbortSignal): Promise<Sized<T>> => {
+        const own = ownDeadline(options.timeoutMs);
+        const stop = (): void => own.abort(shared.reason);
+        if (shared.aborted) stop();
+        else shared.addEventListener('abort', stop, { once: true });
+        try {
+          return await loadUnder(own.signal);
+        } finally {
+          shared.removeEventListener('abort', stop);
+          own.clear();
+        }
+      };
+      const loadUnder = (signal: AbortSignal): Promise<Sized<T>> => {
         const sendOnce = (): Promise<Sized<T>> => send<T>({ ...call, signal }, document);
         if (acrossReplicas === undefined || !acrossReplicas.shares(call.operation)) return sendOnce();
         // The variables themselves (a variablesKey names them in this process only).

@@ -2,7 +2,7 @@
  * The sandbox's own identifiers: New Relic's entity GUID encoding, a string hash for drawing
  * stable values from names, and the integer ids its legacy REST face assigns where NerdGraph
  * has none. Written for the sandbox alone (the gateway has its own, and the two must not agree
- * by construction: test/sandbox-boundary.test.ts).
+ * by construction: sandbox/test/boundary.test.ts).
  */
 import { createHash } from 'node:crypto';
 

@@ -8,7 +8,7 @@ import type { UpstreamError } from './errors.ts';
  * (../shared/reference/nerdgraph.md). A query past it fails with `errorClass: TIMEOUT`,
  * "NRDB query duration exceeded the set timeout".
  *
- * Every document whose nrql fields take `$timeout` (all of them: test/queries.test.ts) gets it
+ * Every document whose nrql fields take `$timeout` (all of them: test/upstream/queries.test.ts) gets it
  * from the client, per attempt: the seconds left before the request must be answered, less the
  * round trip, within NerdGraph's bounds. So a query may run as long as the request can wait
  * for it, and no longer than it can.

@@ -1,0 +1,128 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The sandbox is the witness the gateway is compared against, so it must share no code with
+ * the gateway (issue 20): this test reads the import graph, not folder names. Every import,
+ * re-export and import() of every sandbox file is resolved and followed, file by file; the
+ * graph may reach only sandbox/ itself, node: builtins and packages, and the neutral facts
+ * module (facts/, data equal by definition) as long as that module imports nothing. The
+ * sandbox's tests (sandbox/test/) are not part of it.
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SANDBOX = join(ROOT, 'sandbox');
+const FACTS = join(ROOT, 'facts');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    // The sandbox's own tests may use gateway code to build their inputs: they ship nothing.
+    if (entry.isDirectory()) return path === join(SANDBOX, 'test') ? [] : sources(path);
+    return /\.(ts|mts|js|mjs)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** Every module specifier in a source text: `from '...'` (imports and re-exports), bare `import '...'`, `import('...')`, `require('...')`. */
+export function specifiers(text: string): string[] {
+  // Comments hold paths too (`see src/v2/ids.ts`): they are no imports.
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  const patterns = [
+    /\b(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*[,)]/g,
+    /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  return patterns.flatMap((pattern) => [...code.matchAll(pattern)].map((m) => m[1] as string));
+}
+
+const BUILTINS = new Set(builtinModules);
+const isPackage = (spec: string): boolean => !spec.startsWith('.') && !spec.startsWith('/');
+
+/** The file a relative specifier names (with or without its extension, or a folder's index). */
+function resolveFile(from: string, spec: string): string {
+  const base = resolve(dirname(from), spec);
+  for (const candidate of [base, `${base}.ts`, join(base, 'index.ts')]) if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  return base;
+}
+
+const inside = (dir: string, file: string): boolean => file.startsWith(dir + sep);
+
+/**
+ * Follows the imports from `entries`, reading files through `read`; returns every edge that
+ * leaves the allowed ground, as `importer -> specifier (resolved)`.
+ */
+export function escapes(entries: readonly string[], read: (file: string) => string): string[] {
+  const found: string[] = [];
+  const seen = new Set<string>();
+  const queue = [...entries];
+  while (queue.length > 0) {
+    const file = queue.shift() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const facts = inside(FACTS, file);
+    for (const spec of specifiers(read(file))) {
+      const where = `${relative(ROOT, file)} -> ${spec}`;
+      if (spec.startsWith('node:') || BUILTINS.has(spec)) continue;
+      if (isPackage(spec)) {
+        // Packages are allowed to the sandbox, not to the facts, which import nothing.
+        if (facts) found.push(`${where} (the facts module imports nothing)`);
+        continue;
+      }
+      const target = resolveFile(file, spec);
+      if (facts) found.push(`${where} (the facts module imports nothing)`);
+      else if (inside(SANDBOX, target) || inside(FACTS, target)) queue.push(target);
+      else found.push(`${where} (${relative(ROOT, target)} is outside sandbox/)`);
+    }
+  }
+  return found;
+}
+
+describe('sandbox boundary (the import graph)', () => {
+  it('reaches nothing outside sandbox/ but node:, packages and the import-free facts module', () => {
+    const files = sources(SANDBOX);
+    expect(files.length).toBeGreaterThan(20);
+    expect(files).toContain(join(SANDBOX, 'server.ts'));
+    expect(files).toContain(join(SANDBOX, 'main.ts'));
+    expect(escapes(files, (file) => readFileSync(file, 'utf8'))).toEqual([]);
+  });
+
+  it('catches a direct, a re-exported, a dynamic and an indirect import of gateway code', () => {
+    const at = (path: string): string => join(ROOT, path);
+    const world: Record<string, string> = {
+      [at('sandbox/a.ts')]: [
+        "import { x } from '../src/v2/ids.ts';",
+        "import type { Y } from '../src/routes/mapping.ts';",
+        "export * from '../src/app.ts';",
+        "export { z } from '../mappings/shared/retired.ts';",
+        "const m = await import('../src/cache/x.ts');",
+        "import { ok } from './b.ts';",
+        "import { fact } from '../facts/v2-routes.ts';",
+        "import 'hono';",
+        "import { readFileSync } from 'node:fs';",
+        '// a comment naming ../src/v2/format.ts is no import',
+      ].join('\n'),
+      // An allowed-looking file inside the sandbox that reaches the gateway itself.
+      [at('sandbox/b.ts')]: "export { V2Error as ok } from '../src/v2/errors.ts';",
+      [at('facts/v2-routes.ts')]: "import { z } from 'zod';\nexport const fact = 1;",
+    };
+    const read = (file: string): string => world[file] ?? '';
+    expect(escapes([at('sandbox/a.ts')], read)).toEqual([
+      'sandbox/a.ts -> ../src/v2/ids.ts (src/v2/ids.ts is outside sandbox/)',
+      'sandbox/a.ts -> ../src/routes/mapping.ts (src/routes/mapping.ts is outside sandbox/)',
+      'sandbox/a.ts -> ../src/app.ts (src/app.ts is outside sandbox/)',
+      'sandbox/a.ts -> ../mappings/shared/retired.ts (mappings/shared/retired.ts is outside sandbox/)',
+      'sandbox/a.ts -> ../src/cache/x.ts (src/cache/x.ts is outside sandbox/)',
+      'sandbox/b.ts -> ../src/v2/errors.ts (src/v2/errors.ts is outside sandbox/)',
+      'facts/v2-routes.ts -> zod (the facts module imports nothing)',
+    ]);
+  });
+
+  it('lets the facts module in only while it imports nothing', () => {
+    const facts = join(FACTS, 'v2-routes.ts');
+    expect(escapes([facts], (file) => readFileSync(file, 'utf8'))).toEqual([]);
+    expect(specifiers(readFileSync(facts, 'utf8'))).toEqual([]);
+  });
+});

@@ -1,0 +1,119 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/ops/config.ts';
+import { modeResolverFor } from '../../src/modes/dispatch.ts';
+import { formatRouteModes, parseRouteModes, ROUTE_MODE_NAMES, RouteModesError, RULE_METHODS, type ModeRule } from '../../src/modes/route-modes.ts';
+import { loadMappings } from '../../src/routes/mappings-loader.ts';
+
+/** ROUTE_MODES: parsing (pure, total), resolution order, and the start-up errors. */
+const segment = fc.stringMatching(/^[a-z_{}0-9]{1,12}$/);
+const pattern = fc.oneof(
+  fc.constant('*'),
+  fc.array(fc.oneof(segment, fc.constant('*'), segment.map((s) => `${s}*`)), { minLength: 1, maxLength: 5 }).map((parts) => `/${parts.join('/')}`),
+);
+const rule: fc.Arbitrary<ModeRule> = fc.record(
+  { method: fc.constantFrom(...RULE_METHODS), pattern, mode: fc.constantFrom(...ROUTE_MODE_NAMES) },
+  { requiredKeys: ['pattern', 'mode'] },
+);
+
+describe('parseRouteModes', () => {
+  it('reads the issue example', () => {
+    expect(parseRouteModes('GET /v2/applications/{id}/metrics/data=compare;GET /v2/alerts_*=passthrough;*=translate')).toEqual([
+      { method: 'GET', pattern: '/v2/applications/{id}/metrics/data', mode: 'compare' },
+      { method: 'GET', pattern: '/v2/alerts_*', mode: 'passthrough' },
+      { pattern: '*', mode: 'translate' },
+    ]);
+  });
+
+  it('round-trips: parse(format(rules)) equals rules', () => {
+    fc.assert(
+      fc.property(fc.array(rule, { maxLength: 8 }), (rules) => {
+        expect(parseRouteModes(formatRouteModes(rules))).toEqual(rules);
+      }),
+    );
+  });
+
+  it('never throws anything but its own error on garbage', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.array(fc.constantFrom('GET ', '/v2/', '*', '=', ';', ' ', 'compare', 'x', '\t')).map((p) => p.join(''))), (text) => {
+        try {
+          parseRouteModes(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(RouteModesError);
+        }
+      }),
+    );
+  });
+
+  it.each([
+    ['GET /v2/x=fast', 'unknown mode'],
+    ['GET =compare', 'empty pattern'],
+    ['=compare', 'empty pattern'],
+    ['FETCH /v2/x=compare', 'unknown method'],
+    ['/v2/x', 'expected [METHOD ]PATTERN=MODE'],
+    ['GET v2/x=compare', 'path glob'],
+  ])('refuses %s (%s), naming the rule', (text, why) => {
+    expect(() => parseRouteModes(text)).toThrow(why);
+    expect(() => parseRouteModes(text)).toThrow(JSON.stringify(text.trim()));
+  });
+});
+
+describe('ROUTE_MODES in the configuration', () => {
+  it('stops start-up with a ConfigError naming the variable and the rule', () => {
+    expect(() => loadConfig({ ROUTE_MODES: 'GET /v2/applications=sometimes' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ROUTE_MODES: 'GET /v2/applications=sometimes' })).toThrow(/ROUTE_MODES: rule "GET \/v2\/applications=sometimes": unknown mode/);
+  });
+
+  it('defaults: no rules, the legacy API at the region host or the NerdGraph origin, sampling 1', () => {
+    expect(loadConfig({}).routeModes).toEqual([]);
+    expect(loadConfig({}).legacyRestUrl).toBeUndefined();
+    expect(loadConfig({ NEW_RELIC_REGION: 'us' }).legacyRestUrl).toBe('https://api.newrelic.com');
+    expect(loadConfig({ NEW_RELIC_REGION: 'eu' }).legacyRestUrl).toBe('https://api.eu.newrelic.com');
+    expect(loadConfig({ NERDGRAPH_URL: 'http://127.0.0.1:8081/graphql' }).legacyRestUrl).toBe('http://127.0.0.1:8081');
+    expect(loadConfig({ NEW_RELIC_REGION: 'us', LEGACY_REST_URL: 'https://legacy.example/' }).legacyRestUrl).toBe('https://legacy.example');
+    expect(loadConfig({}).compare).toEqual({ sampleRate: 1, concurrency: 2, queueMax: 64, thresholds: undefined, maxBodyBytes: 2 * 1024 * 1024, maxLoopUtilisation: 0.5 });
+    expect(loadConfig({ COMPARE_MAX_LOOP_UTILISATION: '1' }).compare.maxLoopUtilisation).toBe(1);
+    expect(() => loadConfig({ COMPARE_MAX_LOOP_UTILISATION: '1.2' })).toThrow(/COMPARE_MAX_LOOP_UTILISATION/);
+    expect(() => loadConfig({ LEGACY_REST_URL: 'ftp://x' })).toThrow(/LEGACY_REST_URL/);
+    expect(() => loadConfig({ COMPARE_SAMPLE_RATE: '1.5' })).toThrow(/COMPARE_SAMPLE_RATE/);
+    expect(loadConfig({ SANDBOX_DIVERGE: 'app-names, response-time', SANDBOX_LEGACY_JITTER: 'true' }).sandbox).toMatchObject({ diverge: ['app-names', 'response-time'], legacyJitter: true });
+  });
+});
+
+describe('mode resolution', () => {
+  const resolve = async (text: string) => modeResolverFor(parseRouteModes(text), await loadMappings());
+  const APP = { template: '/v2/applications/{id}.{format}', passthroughOnly: false };
+  const DATA = { template: '/v2/applications/{id}/metrics/data.{format}', passthroughOnly: false };
+  const POLICIES = { template: '/v2/alerts_policies.{format}', passthroughOnly: true };
+
+  it('specific rules, then the passthrough defaults, then the catch-all, then translate', async () => {
+    const resolver = await resolve('*=candidate;GET /v2/applications/{id}/metrics/data=compare;PUT /v2/applications/*=translate');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/5/metrics/data.json', route: DATA })).toBe('compare');
+    expect(resolver.modeOf({ method: 'POST', path: '/v2/applications/5/metrics/data.json', route: DATA })).toBe('candidate');
+    expect(resolver.modeOf({ method: 'PUT', path: '/v2/applications/5.json', route: APP })).toBe('translate');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/5.json', route: APP })).toBe('candidate');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/alerts_policies.json', route: POLICIES })).toBe('passthrough');
+    expect((await resolve('')).modeOf({ method: 'GET', path: '/v2/applications/5.json', route: APP })).toBe('translate');
+    expect((await resolve('')).modeOf({ method: 'GET', path: '/v2/alerts_policies.json', route: POLICIES })).toBe('passthrough');
+  });
+
+  it('matches the request path too (ids, not only templates)', async () => {
+    const resolver = await resolve('GET /v2/applications/42=compare');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/42.json', route: APP })).toBe('compare');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/43.json', route: APP })).toBe('translate');
+  });
+
+  it('a broad rule does not make a passthrough-only route translated', async () => {
+    const resolver = await resolve('GET /v2/*=compare');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/alerts_policies.json', route: POLICIES })).toBe('passthrough');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/1.json', route: APP })).toBe('compare');
+  });
+
+  it.each(['GET /v2/alerts_nrql_*=translate', 'GET /v2/alerts_policies=compare', 'DELETE /v2/alerts_conditions/{condition_id}=candidate'])(
+    'refuses %s at start-up: those routes have only a passthrough mapping',
+    async (text) => {
+      await expect(resolve(text)).rejects.toThrow(ConfigError);
+      await expect(resolve(text)).rejects.toThrow(`ROUTE_MODES: rule ${JSON.stringify(text)}`);
+    },
+  );
+});

@@ -1,0 +1,87 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Production runs what `npm run build` emits on plain node (no TypeScript loader): the same
+ * gateway and embedded sandbox `npm start` runs, with every mapping and query found.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+function build(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('npm', ['run', 'build'], { cwd: ROOT }, (error, _stdout, stderr) => (error ? reject(new Error(`npm run build failed:\n${stderr}`)) : resolve()));
+  });
+}
+
+describe('node dist/src/index.js (npm run build)', () => {
+  let child: ChildProcess;
+  let output = '';
+  let exited: Promise<number | null>;
+  let base = '';
+  let key = '';
+
+  beforeAll(async () => {
+    await build();
+    // Plain node, and no .ts beside the compiled code it loads.
+    child = spawn(process.execPath, ['dist/src/index.js'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: '0', LOG_LEVEL: 'warn', SANDBOX_APM_APPS: '120' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const curl = /curl -H 'X-Api-Key: ([^']+)' (http:\/\/[^\s]+)\/v2\/applications\.json/.exec(output);
+      if (curl) {
+        key = curl[1] ?? '';
+        base = curl[2] ?? '';
+        break;
+      }
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`compiled gateway did not start:\n${output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }, 120_000);
+  afterAll(() => {
+    if (child?.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('compiles every mapping to .js and nothing to run through a loader', () => {
+    const sources = readdirSync(new URL('../../mappings/', import.meta.url)).filter((f) => f.endsWith('.ts'));
+    const compiled = readdirSync(new URL('../../dist/mappings/', import.meta.url)).filter((f) => f.endsWith('.js'));
+    expect(compiled.map((f) => f.replace(/\.js$/, ''))).toEqual(sources.map((f) => f.replace(/\.ts$/, '')));
+    expect(existsSync(new URL('../../dist/sandbox/schema.graphql', import.meta.url))).toBe(true);
+  });
+
+  it('serves the routes on the embedded sandbox as npm start does', async () => {
+    expect(key).toBe('NRAK-SANDBOX-DEMO');
+    const headers = { 'X-Api-Key': key };
+    const list = await fetch(`${base}/v2/applications.json`, { headers });
+    expect(list.status).toBe(200);
+    const apps = ((await list.json()) as { applications: Array<{ id: number; name: string; reporting: boolean }> }).applications;
+    expect(apps.length).toBeGreaterThan(0);
+    const live = apps.find((a) => a.reporting) as { id: number; name: string };
+    const show = await fetch(`${base}/v2/applications/${live.id}.xml`, { headers });
+    expect(await show.text()).toContain(`<name>${live.name}</name>`);
+    const data = await fetch(`${base}/v2/applications/${live.id}/metrics/data.json?names[]=HttpDispatcher&summarize=true`, { headers });
+    expect(((await data.json()) as { metric_data: { metrics_found: string[] } }).metric_data.metrics_found).toEqual(['HttpDispatcher']);
+    const hosts = await fetch(`${base}/v2/applications/${live.id}/hosts.json`, { headers });
+    expect(hosts.status).toBe(200);
+    const deployment = await fetch(`${base}/v2/applications/${live.id}/deployments.json`, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ deployment: { revision: 'compiled-1' } }),
+    });
+    expect(deployment.status).toBe(201);
+    expect((await fetch(`${base}/v2/applications/1.json`, { headers })).status).toBe(404);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  });
+
+  it('exits 0 on SIGTERM', async () => {
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});

@@ -1,0 +1,318 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { alertV2Id } from '../../../src/v2/ids.ts';
+import { listenOnLoopback } from '../../support/http.ts';
+import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
+
+/**
+ * alerts_violations, alerts_incidents (list, acknowledge, close) and alerts_events against a
+ * deliberately hostile NerdGraph: small pages (10 items), lists longer than the 50-page walk
+ * bound, a cursor repeated, deployment rows without appId, confirmations naming another
+ * account or action. The sandbox's generous pages hide all of these. Alert operations are
+ * answered by the stub below; everything else (the key's accounts) is relayed to a sandbox.
+ */
+const DAY = 86_400_000;
+const PAGE = 10;
+const V2_PAGE = 200;
+/** 50 NerdGraph pages of PAGE items: what a walk can reach. */
+const REACHABLE = 50 * PAGE;
+
+interface Scenario {
+  /** Items in each aiIssues list. */
+  total: number;
+  /** The second page's cursor repeats the first's. */
+  repeatCursor: boolean;
+  /** Issue states and closedAt by index (default ACTIVATED, open). */
+  issueState: (index: number) => { state: string; closedAt: number | null };
+  /** The deployment rows of AlertEventDeployments. */
+  deploymentRows: Array<Record<string, unknown>>;
+  /** What the acknowledge/close mutation answers (result fields). */
+  actionResult: (issueId: string, action: string) => Record<string, unknown>;
+}
+
+const defaults = (): Scenario => ({
+  total: 0,
+  repeatCursor: false,
+  issueState: () => ({ state: 'ACTIVATED', closedAt: null }),
+  deploymentRows: [],
+  actionResult: (issueId, action) => ({ accountId: PRIMARY_ACCOUNT, action, issueId }),
+});
+
+let scenario: Scenario = defaults();
+/** The variables of every alert operation the stub answered, in order. */
+let seen: Array<{ operation: string; variables: Record<string, unknown> }> = [];
+let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+let gateway: TestGateway;
+let closeStub: () => Promise<void>;
+
+const guid = (account: number, domain: string, type: string, id: number | string): string => Buffer.from(`${account}|${domain}|${type}|${id}`).toString('base64url');
+
+function slice(variables: Record<string, unknown>): { start: number; end: number; nextCursor: string | null } {
+  const start = typeof variables.cursor === 'string' ? Number(variables.cursor.replace('c', '')) : 0;
+  const end = Math.min(start + PAGE, scenario.total);
+  const next = scenario.repeatCursor && start > 0 ? `c${start}` : `c${end}`;
+  return { start, end, nextCursor: end < scenario.total ? next : null };
+}
+
+function answer(operation: string, variables: Record<string, unknown>): unknown {
+  const range = (start: number, end: number): number[] => Array.from({ length: Math.max(0, end - start) }, (_, i) => start + i);
+  switch (operation) {
+    case 'AlertViolations': {
+      const { start, end, nextCursor } = slice(variables);
+      const incidents = range(start, end).map((i) => ({
+        incidentId: `inc-${i}`,
+        title: `violation ${i}`,
+        priority: 'CRITICAL',
+        state: 'CLOSED',
+        createdAt: FIXED_NOW - (i + 1) * 60_000,
+        closedAt: FIXED_NOW - i * 60_000,
+        entityGuids: guid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', 7),
+        entityNames: 'app',
+        entityTypes: 'APPLICATION',
+        conditionFamilyId: '5',
+        policyIds: '1',
+      }));
+      return { actor: { account: { aiIssues: { incidents: { nextCursor, incidents } } } } };
+    }
+    case 'AlertIncidents': {
+      const filter = variables.filter as { ids?: string[] } | null;
+      const { start, end, nextCursor } = filter?.ids ? { start: 0, end: scenario.total, nextCursor: null } : slice(variables);
+      const issues = range(start, end)
+        .map((i) => ({ issueId: `iss-${i}`, createdAt: FIXED_NOW - (i + 1) * 60_000, activatedAt: null, policyIds: [1], incidentIds: [`inc-${i}`], ...scenario.issueState(i) }))
+        .filter((issue) => !filter?.ids || filter.ids.includes(issue.issueId));
+      return { actor: { account: { aiIssues: { issues: { nextCursor, issues } } } } };
+    }
+    case 'AlertPolicies':
+      return { actor: { account: { alerts: { policiesSearch: { nextCursor: null, policies: [{ id: '1', name: 'P', incidentPreference: 'PER_POLICY' }] } } } } };
+    case 'AlertNrqlConditions':
+      return { actor: { account: { alerts: { nrqlConditionsSearch: { nextCursor: null, nrqlConditions: [{ id: '5', name: 'C' }] } } } } };
+    case 'AlertEventDeployments':
+      return { actor: { account: { nrql: { results: scenario.deploymentRows } } } };
+    case 'AlertIncidentAcknowledge':
+      return { aiIssuesAckIssue: { error: null, result: scenario.actionResult(String(variables.issueId), 'ACK') } };
+    case 'AlertIncidentClose':
+      return { aiIssuesResolveIssue: { error: null, result: scenario.actionResult(String(variables.issueId), 'RESOLVE') } };
+    default:
+      return undefined;
+  }
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  const parsed = JSON.parse(text) as { query: string; variables?: Record<string, unknown> };
+  const operation = /(?:query|mutation)\s+(\w+)/.exec(parsed.query)?.[1] ?? '';
+  const data = answer(operation, parsed.variables ?? {});
+  if (data !== undefined) {
+    seen.push({ operation, variables: parsed.variables ?? {} });
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+  }
+  const upstream = await fetch(sandbox.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': String(req.headers['api-key'] ?? '') }, body: text });
+  res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ apmApps: 5 });
+  const stub = await listenOnLoopback(createServer((req, res) => void handle(req, res).catch(() => req.socket.destroy())));
+  closeStub = stub.close;
+  gateway = await createTestGateway({ nerdgraphUrl: `${stub.origin}/graphql` });
+});
+afterAll(async () => {
+  await closeStub();
+  await sandbox.close();
+});
+beforeEach(() => {
+  scenario = defaults();
+  seen = [];
+});
+
+interface Got {
+  status: number;
+  body: Record<string, unknown>;
+  rels: Record<string, string>;
+}
+
+async function get(path: string): Promise<Got> {
+  const response = await gateway.app.request(path, { headers: { 'X-Api-Key': DEMO_KEY } });
+  const rels: Record<string, string> = {};
+  for (const entry of (response.headers.get('link') ?? '').split(', ').filter(Boolean)) {
+    const match = /^<([^>]*)>; rel="(\w+)"$/.exec(entry);
+    if (match) rels[match[2]!] = new URL(match[1]!).pathname + new URL(match[1]!).search;
+  }
+  return { status: response.status, body: (await response.json()) as Record<string, unknown>, rels };
+}
+
+const calls = (operation: string): number => seen.filter((call) => call.operation === operation).length;
+const ids = (got: Got, key: string): number[] => ((got.body[key] as Array<{ id: number }> | undefined) ?? []).map((item) => item.id);
+
+/** Follows rel="next" from `path`: every announced page must answer 200; returns the pages' ids. */
+async function followNext(path: string, key: string): Promise<{ pages: Got[]; ids: number[] }> {
+  const pages: Got[] = [];
+  let next: string | undefined = path;
+  while (next !== undefined && pages.length < 60) {
+    const got = await get(next);
+    expect(got.status, `${next}: ${JSON.stringify(got.body).slice(0, 200)}`).toBe(200);
+    pages.push(got);
+    next = got.rels.next;
+  }
+  return { pages, ids: pages.flatMap((page) => ids(page, key)) };
+}
+
+describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages)', () => {
+  it('violations: every rel="next" is served, the list ends at the last reachable page, a page beyond is a 422 saying so', async () => {
+    scenario.total = 600;
+    const { pages, ids: all } = await followNext('/v2/alerts_violations.json', 'violations');
+    expect(pages).toHaveLength(Math.ceil(REACHABLE / V2_PAGE));
+    expect(all).toHaveLength(REACHABLE);
+    expect(new Set(all).size).toBe(REACHABLE);
+    expect(pages.every((page) => page.rels.last === undefined)).toBe(true);
+    const beyond = await get(`/v2/alerts_violations.json?page=${pages.length + 1}`);
+    expect(beyond.status).toBe(422);
+    expect((beyond.body.error as { title: string }).title).toMatch(/50 NerdGraph pages of violations.*narrow the list with start_date and end_date/);
+  });
+
+  it('incidents: the walk stops once it holds the page and one more item; rel="last" only when it reached the end', async () => {
+    scenario.total = 450;
+    const first = await get('/v2/alerts_incidents.json');
+    expect(ids(first, 'incidents')).toHaveLength(V2_PAGE);
+    expect(calls('AlertIncidents')).toBe(Math.ceil((V2_PAGE + 1) / PAGE));
+    expect(first.rels).toEqual({ next: '/v2/alerts_incidents.json?page=2' });
+    const second = await get('/v2/alerts_incidents.json?page=2');
+    expect(Object.keys(second.rels)).toEqual(['first', 'prev', 'next']);
+    // Page 3 reaches the end: the last page is known, nothing further announced.
+    const third = await get('/v2/alerts_incidents.json?page=3');
+    expect(ids(third, 'incidents')).toHaveLength(50);
+    expect(Object.keys(third.rels)).toEqual(['first', 'prev']);
+    // A complete walk with a further page announces the exact last page.
+    scenario.total = 150;
+    seen = [];
+    const small = await get('/v2/alerts_incidents.json?page=1');
+    expect(small.rels).toEqual({});
+  });
+
+  it('incidents: past the walk bound every rel="next" is served and a page beyond is a 422', async () => {
+    scenario.total = 600;
+    const { pages, ids: all } = await followNext('/v2/alerts_incidents.json', 'incidents');
+    expect(all).toHaveLength(REACHABLE);
+    expect(new Set(all).size).toBe(REACHABLE);
+    expect(pages.every((page) => page.rels.last === undefined)).toBe(true);
+    seen = [];
+    const beyond = await get(`/v2/alerts_incidents.json?page=${pages.length + 1}`);
+    expect(beyond.status).toBe(422);
+    expect((beyond.body.error as { title: string }).title).toMatch(/50 NerdGraph pages of incidents/);
+    expect(calls('AlertIncidents')).toBe(50);
+  });
+
+  it('events: a list cut at the walk bound has no rel="last", every rel="next" is served, a page beyond is a 422', async () => {
+    scenario.total = 600;
+    const { pages, ids: all } = await followNext('/v2/alerts_events.json', 'recent_events');
+    expect(new Set(all).size).toBe(all.length);
+    // Opens and closes of the 500 incidents reached, none older than the oldest one reached.
+    expect(all).toHaveLength(2 * REACHABLE);
+    expect(pages.every((page) => page.rels.last === undefined)).toBe(true);
+    const beyond = await get(`/v2/alerts_events.json?page=${pages.length + 1}`);
+    expect(beyond.status).toBe(422);
+    expect((beyond.body.error as { title: string }).title).toMatch(/only the events since \d{4}-\d\d-\d\dT/);
+  });
+
+  it('a short list still ends with an exact rel="last" on every route that sent one', async () => {
+    scenario.total = 300;
+    const events = await get('/v2/alerts_events.json');
+    expect(events.rels).toEqual({ next: '/v2/alerts_events.json?page=2', last: '/v2/alerts_events.json?page=3' });
+    const violations = await get('/v2/alerts_violations.json?page=2');
+    expect(Object.keys(violations.rels)).toEqual(['first', 'prev']);
+  });
+
+  it.each([
+    ['/v2/alerts_violations.json', 'AlertViolations'],
+    ['/v2/alerts_incidents.json', 'AlertIncidents'],
+    ['/v2/alerts_events.json', 'AlertViolations'],
+  ])('%s: a repeated cursor is a 502 with a clear title, never duplicated rows', async (path, operation) => {
+    scenario.total = 600;
+    scenario.repeatCursor = true;
+    const got = await get(path);
+    expect(got.status).toBe(502);
+    expect((got.body.error as { title: string }).title).toContain(`repeated cursor while listing (${operation})`);
+    expect(calls(operation)).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('alerts_events deployments over a hostile NerdGraph', () => {
+  it('takes change-tracking rows by entity.guid (no appId): APM applications of the caller\'s account only', async () => {
+    scenario.deploymentRows = [
+      { timestamp: FIXED_NOW - 1000, deploymentId: 'dep-1', version: 'v1', appId: 11, 'entity.guid': guid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', 11) },
+      { timestamp: FIXED_NOW - 2000, changeTrackingId: 'ct-1', version: 'v2', appId: null, 'entity.guid': guid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', 12) },
+      { timestamp: FIXED_NOW - 3000, changeTrackingId: 'ct-2', version: 'v3', appId: null, 'entity.guid': guid(999, 'APM', 'APPLICATION', 13) },
+      { timestamp: FIXED_NOW - 4000, changeTrackingId: 'ct-3', version: 'v4', appId: null, 'entity.guid': guid(PRIMARY_ACCOUNT, 'BROWSER', 'APPLICATION', 14) },
+      { timestamp: FIXED_NOW - 5000, changeTrackingId: 'ct-4', version: 'v5', appId: null, 'entity.guid': 'not a guid' },
+      { timestamp: FIXED_NOW - 6000, changeTrackingId: 'ct-5', version: 'v6', appId: null, 'entity.guid': guid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', 'abc') },
+    ];
+    const got = await get('/v2/alerts_events.json?filter[event_type]=DEPLOYMENT');
+    expect(got.status).toBe(200);
+    const events = got.body.recent_events as Array<{ entity_id: number; description: string }>;
+    expect(events.map((event) => [event.entity_id, event.description])).toEqual([
+      [11, 'Deployment of revision v1'],
+      [12, 'Deployment of revision v2'],
+    ]);
+  });
+});
+
+describe('acknowledge and close over a hostile NerdGraph', () => {
+  it('the scan stops at the page holding the id, over 90 days ending a minute after now', async () => {
+    scenario.total = 600;
+    const id = alertV2Id('iss-25');
+    const response = await gateway.app.request(`/v2/alerts_incidents/${id}/acknowledge.json`, { method: 'PUT', headers: { 'X-Api-Key': DEMO_KEY } });
+    expect(response.status).toBe(200);
+    const scans = seen.filter((call) => call.operation === 'AlertIncidents' && !(call.variables.filter as { ids?: unknown } | null)?.ids);
+    expect(scans).toHaveLength(3);
+    expect(scans[0]!.variables.timeWindow).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
+  });
+
+  it.each([
+    ['another account', (issueId: string, action: string) => ({ accountId: PRIMARY_ACCOUNT + 1, action, issueId })],
+    ['another action', (issueId: string) => ({ accountId: PRIMARY_ACCOUNT, action: 'UNACK', issueId })],
+    ['another issue', (_: string, action: string) => ({ accountId: PRIMARY_ACCOUNT, action, issueId: 'iss-other' })],
+  ])('a confirmation naming %s is not a confirmation: outcome unknown, sent once', async (_, result) => {
+    scenario.total = 20;
+    scenario.actionResult = result;
+    for (const [action, operation, verb] of [
+      ['acknowledge', 'AlertIncidentAcknowledge', 'acknowledged'],
+      ['close', 'AlertIncidentClose', 'closed'],
+    ] as const) {
+      const response = await gateway.app.request(`/v2/alerts_incidents/${alertV2Id('iss-3')}/${action}.json`, { method: 'PUT', headers: { 'X-Api-Key': DEMO_KEY } });
+      expect(response.status).toBe(502);
+      expect(((await response.json()) as { error: { title: string } }).error.title).toContain(`may have been ${verb}`);
+      expect(calls(operation)).toBe(1);
+    }
+  });
+});
+
+describe('alerts windows over a hostile NerdGraph', () => {
+  const windowOf = (operation: string): unknown => seen.find((call) => call.operation === operation)?.variables.timeWindow;
+
+  it('a start after now lists nothing and reads nothing; a start before 1970 counts from 1970', async () => {
+    scenario.total = 30;
+    const future = await get('/v2/alerts_violations.json?start_date=2099-01-01');
+    expect(future).toMatchObject({ status: 200, body: { violations: [] } });
+    expect(calls('AlertViolations')).toBe(0);
+    const ancient = await get('/v2/alerts_violations.json?start_date=0001-01-01');
+    expect(ancient.status).toBe(200);
+    expect(windowOf('AlertViolations')).toEqual({ startTime: 0, endTime: FIXED_NOW + 60_000 });
+  });
+
+  it('only_open reaches 90 days back; an open DEACTIVATED issue is listed, a closed one never', async () => {
+    scenario.total = 6;
+    scenario.issueState = (i) => [{ state: 'CREATED', closedAt: null }, { state: 'ACTIVATED', closedAt: null }, { state: 'DEACTIVATED', closedAt: null }, { state: 'DEACTIVATED', closedAt: FIXED_NOW - 1 }, { state: 'CLOSED', closedAt: FIXED_NOW - 1 }, { state: 'ACTIVATED', closedAt: null }][i]!;
+    const open = await get('/v2/alerts_incidents.json?only_open=true');
+    expect(ids(open, 'incidents')).toEqual([0, 1, 2, 5].map((i) => alertV2Id(`iss-${i}`)));
+    expect(windowOf('AlertIncidents')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
+    expect((seen.find((call) => call.operation === 'AlertIncidents')!.variables.filter as { states: string[] }).states).toEqual(['CREATED', 'ACTIVATED', 'DEACTIVATED']);
+    seen = [];
+    await get('/v2/alerts_violations.json?only_open=true');
+    expect(windowOf('AlertViolations')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
+    seen = [];
+    await get('/v2/alerts_incidents.json');
+    expect(windowOf('AlertIncidents')).toEqual({ startTime: FIXED_NOW - 30 * DAY, endTime: FIXED_NOW + 60_000 });
+  });
+});

@@ -1,0 +1,117 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_USER_READS, UserTitles } from '../../../mappings/shared/users.ts';
+import { userV2Id } from '../../../src/v2/ids.ts';
+import { accountsAnswer, json, startFakeUpstream, type FakeRequest } from '../../support/fake-upstream.ts';
+import { DEMO_KEY, createTestGateway } from '../../support/harness.ts';
+
+/**
+ * Users over answers the sandbox never gives: no organization for the key, a surprising
+ * shape, non-numeric ids, and an organization too large to read for one v2 answer.
+ */
+const ACCOUNT = 1000001;
+const demo = { 'X-Api-Key': DEMO_KEY };
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+async function gatewayOver(users: (request: FakeRequest) => unknown) {
+  const upstream = await startFakeUpstream((request, res) => {
+    if (request.operationName === 'AccessibleAccounts') return json(res, 200, accountsAnswer([ACCOUNT]));
+    json(res, 200, { data: users(request) });
+  });
+  close = upstream.close;
+  return { gateway: await createTestGateway({ nerdgraphUrl: upstream.url }), received: upstream.received };
+}
+
+const organization = (domains: unknown[]) => ({ actor: { organization: { userManagement: { authenticationDomains: { nextCursor: null, authenticationDomains: domains } } } } });
+const user = (id: string, name: string | null) => ({ id, name, email: `${id}@example.com`, type: { id: '0', displayName: 'Basic' } });
+
+describe('users over NerdGraph user management', () => {
+  it('answers 403 with a clear title when the key cannot read its organization', async () => {
+    const { gateway } = await gatewayOver(() => ({ actor: { organization: null } }));
+    const response = await gateway.app.request('/v2/users.json', { headers: demo });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({ error: { title: UserTitles.noOrganization } });
+  });
+
+  it('answers 502 (never 500) for a surprising answer', async () => {
+    const { gateway } = await gatewayOver(() => organization([{ id: 'd', users: { nextCursor: null, users: [{ id: 5 }] } }]));
+    const response = await gateway.app.request('/v2/users.xml', { headers: demo });
+    expect(response.status).toBe(502);
+  });
+
+  it('derives ids for non-numeric user ids, and the list stays sorted by id across domains', async () => {
+    const { gateway, received } = await gatewayOver(() =>
+      organization([
+        { id: 'a', users: { nextCursor: null, users: [user('900', 'Zed Last'), user('abc-uuid', 'Mary Ann Smith')] } },
+        { id: 'b', users: { nextCursor: null, users: [user('15', null)] } },
+      ]),
+    );
+    const response = await gateway.app.request('/v2/users.json?filter[email]=example', { headers: demo });
+    expect(response.status).toBe(200);
+    const { users } = (await response.json()) as { users: Array<Record<string, unknown>> };
+    expect(users.map((u) => u.id)).toEqual([15, 900, userV2Id('abc-uuid')].sort((a, b) => a - b));
+    expect(users.find((u) => u.id === userV2Id('abc-uuid'))).toMatchObject({ first_name: 'Mary', last_name: 'Ann Smith', role: null });
+    expect(users.find((u) => u.id === 15)).toMatchObject({ first_name: null, last_name: null });
+    // The filter went to NerdGraph as a variable, never into the document.
+    const sent = received.filter((r) => r.operationName === 'Users');
+    expect(sent[0]!.variables).toMatchObject({ filter: { email: { contains: 'example' } }, domainIds: null, cursor: null });
+    expect(sent[0]!.query).not.toContain('example');
+  });
+
+  it(`stops after ${MAX_USER_READS} reads with a 422 that says how to narrow the list`, async () => {
+    let n = 0;
+    const { gateway, received } = await gatewayOver(() => organization([{ id: 'a', users: { nextCursor: `c${++n}`, users: [user(String(n), 'A B')] } }]));
+    const response = await gateway.app.request('/v2/users.json', { headers: demo });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toEqual({ error: { title: UserTitles.tooMany } });
+    expect(received.filter((r) => r.operationName === 'Users')).toHaveLength(MAX_USER_READS);
+  });
+
+  it('follows each domain with its own id and cursor', async () => {
+    const { gateway, received } = await gatewayOver((request) => {
+      const { domainIds, cursor } = request.variables as { domainIds: string[] | null; cursor: string | null };
+      if (domainIds === null) {
+        return organization([
+          { id: 'a', users: { nextCursor: 'a2', users: [user('1', 'A One')] } },
+          { id: 'b', users: { nextCursor: 'b2', users: [user('2', 'B Two')] } },
+        ]);
+      }
+      const id = domainIds[0]!;
+      return organization([{ id, users: { nextCursor: null, users: [user(id === 'a' ? '3' : '4', `${cursor} X`)] } }]);
+    });
+    const response = await gateway.app.request('/v2/users.json', { headers: demo });
+    const { users } = (await response.json()) as { users: Array<{ id: number; first_name: string }> };
+    expect(users.map((u) => [u.id, u.first_name])).toEqual([
+      [1, 'A'],
+      [2, 'B'],
+      [3, 'a2'],
+      [4, 'b2'],
+    ]);
+    expect(received.filter((r) => r.operationName === 'Users').map((r) => r.variables.domainIds)).toEqual([null, ['a'], ['b']]);
+  });
+
+  it('never answers a short list: more domains, a domain gone between pages, or a repeated cursor is a 502', async () => {
+    const cases: Array<[string, (request: FakeRequest) => unknown]> = [
+      ['a further page of domains', () => ({ actor: { organization: { userManagement: { authenticationDomains: { nextCursor: 'MORE', authenticationDomains: [{ id: 'a', users: { nextCursor: null, users: [user('1', 'A One')] } }] } } } } })],
+      ['a domain gone', (request) => ((request.variables as { domainIds: unknown }).domainIds === null ? organization([{ id: 'a', users: { nextCursor: 'a2', users: [user('1', 'A One')] } }]) : organization([]))],
+      ['a repeated cursor', () => organization([{ id: 'a', users: { nextCursor: 'same', users: [user('1', 'A One')] } }])],
+    ];
+    for (const [name, answer] of cases) {
+      const { gateway } = await gatewayOver(answer);
+      const response = await gateway.app.request('/v2/users.json', { headers: demo });
+      expect(response.status, name).toBe(502);
+      expect(await response.json(), name).toEqual({ error: { title: UserTitles.incomplete } });
+      await close?.();
+      close = undefined;
+    }
+  });
+
+  it('shows 15-digit numeric ids as they are, and derives longer ones (v2 paths take at most 15 digits)', () => {
+    expect(userV2Id('123456789012345')).toBe(123456789012345);
+    expect(userV2Id('1234567890123456')).not.toBe(1234567890123456);
+  });
+});

@@ -1,0 +1,104 @@
+import { Kind, parse, validate, visit, type FieldNode } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { loadMappings } from '../../src/routes/mappings-loader.ts';
+import { loadDocuments, loadFragments } from '../../src/upstream/documents.ts';
+import { takesLookupTimeout } from '../../src/upstream/nrql-timeout.ts';
+import { hasRealSchema, realNerdGraphSchema } from '../support/schema.ts';
+
+/** Every document in queries/, discovered, as the gateway sends it (fragments included). */
+const documents = [...loadDocuments().values()];
+
+/** Fields whose selection is an entity (or a list of them: entities(guids), entitySearch results) to scope. */
+const ENTITY_FIELDS = new Set(['entity', 'entities']);
+/** Lists under account(id) whose `entities` are not entities (aiNotifications, aiWorkflows). */
+const ACCOUNT_SCOPED_LISTS = new Set(['channels', 'destinations', 'workflows']);
+
+function selectedNames(field: FieldNode): Set<string> {
+  const names = new Set<string>();
+  for (const selection of field.selectionSet?.selections ?? []) if (selection.kind === Kind.FIELD) names.add(selection.name.value);
+  return names;
+}
+
+describe('queries/*.graphql', () => {
+  it('exist', () => {
+    expect(documents.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it.skipIf(!hasRealSchema).each(documents.map((d) => [d.name, d] as const))('%s validates against the real NerdGraph schema', (_name, document) => {
+    const errors = validate(realNerdGraphSchema(), parse(document.text));
+    expect(errors.map((e) => e.message)).toEqual([]);
+  });
+
+  it.each(documents.map((d) => [d.name, d] as const))('%s takes every input as a variable (no literal strings in arguments)', (_name, document) => {
+    const literals: string[] = [];
+    visit(parse(document.text), {
+      Argument(node) {
+        if (node.value.kind === Kind.STRING) literals.push(node.name.value);
+      },
+    });
+    expect(literals).toEqual([]);
+  });
+
+  // Reads only: a mutation's result names the entity it was sent for, compared by GUID.
+  const reads = documents.filter((d) => d.kind === 'query');
+  it.each(reads.map((d) => [d.name, d] as const))('%s selects guid and accountId on every entity it reads, so scoping can be checked', (_name, document) => {
+    const missing: string[] = [];
+    visit(parse(document.text), {
+      Field(node, _key, _parent, _path, ancestors) {
+        const isEntity = ENTITY_FIELDS.has(node.name.value);
+        if (!isEntity || node.selectionSet === undefined) return;
+        const names = selectedNames(node);
+        // alerts_channels: notification channels, destinations and workflows are read under
+        // account(id) and have no GUID (channels): their accountId is what scoping checks.
+        const parentField = [...ancestors].reverse().find((node): node is FieldNode => !Array.isArray(node) && (node as { kind?: string }).kind === Kind.FIELD);
+        if (parentField && ACCOUNT_SCOPED_LISTS.has(parentField.name.value)) {
+          if (!names.has('accountId')) missing.push(node.alias?.value ?? node.name.value);
+          return;
+        }
+        if (!names.has('guid') || !names.has('accountId')) missing.push(node.alias?.value ?? node.name.value);
+      },
+    });
+    expect(missing).toEqual([]);
+  });
+
+  // Issue 20, point 2: NerdGraph gives a query 5 s unless told otherwise; the client sets
+  // $timeout from the request's remaining deadline (src/upstream/client.ts), and an optional
+  // look-up's own $knownTimeout, under @include(if: $withKnown) (src/upstream/nrql-timeout.ts).
+  it.each(documents.map((d) => [d.name, d] as const))('%s gives every nrql field a timeout variable the client sets', (_name, document) => {
+    const without: string[] = [];
+    visit(parse(document.text), {
+      Field(node) {
+        if (node.name.value !== 'nrql') return;
+        const name = node.alias?.value ?? node.name.value;
+        const timeout = node.arguments?.find((argument) => argument.name.value === 'timeout');
+        const variable = timeout?.value.kind === Kind.VARIABLE ? timeout.value.name.value : undefined;
+        if (variable === 'timeout') return;
+        // The look-up's own timeout only for a field the client can leave out, in a document it recognises.
+        const included = node.directives?.find((directive) => directive.name.value === 'include');
+        const condition = included?.arguments?.find((argument) => argument.name.value === 'if')?.value;
+        const leftOutable = condition?.kind === Kind.VARIABLE && condition.name.value === 'withKnown';
+        if (variable === 'knownTimeout' && leftOutable && takesLookupTimeout(document.text)) return;
+        without.push(name);
+      },
+    });
+    expect(without).toEqual([]);
+  });
+
+  it('every fragment is used by some document, and fragments are sent only where used', () => {
+    const fragments = loadFragments();
+    for (const name of fragments.keys()) {
+      const users = documents.filter((d) => d.text.includes(`fragment ${name} on`));
+      expect(users.length, name).toBeGreaterThan(0);
+      for (const user of users) expect(user.text, `${user.name} carries ${name}`).toContain(`...${name}`);
+    }
+  });
+
+  it('every mapping names an operation that exists, of the right kind', async () => {
+    const byName = loadDocuments();
+    for (const mapping of await loadMappings()) {
+      // An unsupported route sends nothing; a passthrough route goes to the legacy REST API.
+      if (mapping.kind === 'unsupported' || mapping.kind === 'passthrough') continue;
+      expect(byName.get(mapping.operation)?.kind, mapping.id).toBe(mapping.method === 'GET' ? 'query' : 'mutation');
+    }
+  });
+});

@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import { defineWriteMapping, type WritePlan } from '../src/routes/mapping.ts';
-import { parseAnswer } from '../src/upstream/answer.ts';
-import { CHANNEL_TOP_LINKS, MAX_POLICY_IDS, PolicyChannelTitles, channelIdList, planChannel, type ChannelPlan } from '../src/v2/channel-config.ts';
-import { invalidParameter, writeRefused } from '../src/v2/errors.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
-import { objectAt } from '../src/v2/request-body.ts';
-import type { V2Body } from '../src/v2/format.ts';
+import { defineWriteMapping, type WritePlan, parseAnswer, CHANNEL_TOP_LINKS, MAX_POLICY_IDS, PolicyChannelTitles, channelIdList, planChannel, type ChannelPlan, invalidParameter, writeRefused, defineParams, param, objectAt, type V2Body } from '../src/mapping-api.ts';
 import {
   CHANNEL_ASSUMPTIONS,
   channelFields,

@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import { defineWriteMapping } from '../src/routes/mapping.ts';
-import { parseAnswer } from '../src/upstream/answer.ts';
-import { UpstreamError } from '../src/upstream/errors.ts';
-import { CHANNEL_TOP_LINKS, ChannelTitles } from '../src/v2/channel-config.ts';
-import { notFound, writeRefused } from '../src/v2/errors.ts';
-import { NO_PARAMS } from '../src/v2/param-schema.ts';
+import { defineWriteMapping, parseAnswer, UpstreamError, CHANNEL_TOP_LINKS, ChannelTitles, notFound, writeRefused, NO_PARAMS } from '../src/mapping-api.ts';
 import { CHANNEL_ASSUMPTIONS, channelById, channelFields, channelGaps, policyIdsByChannel, readDirectory, requireComplete, v2Channel } from './shared/notifications.ts';
 
 const OPERATION = 'ChannelDelete';

@@ -1,4 +1,4 @@
-import { definePassthroughMapping } from '../src/routes/mapping.ts';
+import { definePassthroughMapping } from '../src/mapping-api.ts';
 import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
 
 /** POST /v2/alerts_conditions/policies/{policy_id}.{json,xml}: passthrough. */

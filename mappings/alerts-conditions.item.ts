@@ -1,4 +1,4 @@
-import { definePassthroughMapping } from '../src/routes/mapping.ts';
+import { definePassthroughMapping } from '../src/mapping-api.ts';
 import { ALERTS_KEPT_ALIVE, SHOW_UNCONFIRMED } from './shared/alerts.ts';
 
 /** GET, PUT, DELETE /v2/alerts_conditions/{condition_id}.{json,xml}: passthrough. */

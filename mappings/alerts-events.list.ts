@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import { defineReadPlanMapping, fieldNotesUnder } from '../src/routes/mapping.ts';
-import { NrqlResults, parseAnswer } from '../src/upstream/answer.ts';
-import { UpstreamError } from '../src/upstream/errors.ts';
-import { accountDeploymentEventsQuery } from '../src/upstream/nrql.ts';
-import type { V2Body } from '../src/v2/format.ts';
-import { alertV2Id, decodeEntityGuid, deploymentV2Id } from '../src/v2/ids.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, accountDeploymentEventsQuery, type V2Body, alertV2Id, decodeEntityGuid, deploymentV2Id, defineParams, param, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import {
   AI_ISSUES_PAGE_SIZE,
   CLOCK_SKEW_MS,

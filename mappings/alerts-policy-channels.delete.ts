@@ -1,9 +1,4 @@
-import type { WritePlan } from '../src/routes/mapping.ts';
-import { defineWriteMapping } from '../src/routes/mapping.ts';
-import { CHANNEL_TOP_LINKS, ChannelTitles, PolicyChannelTitles, channelIdParam } from '../src/v2/channel-config.ts';
-import { invalidParameter, writeRefused } from '../src/v2/errors.ts';
-import type { V2Body } from '../src/v2/format.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
+import { type WritePlan, defineWriteMapping, CHANNEL_TOP_LINKS, ChannelTitles, PolicyChannelTitles, channelIdParam, invalidParameter, writeRefused, type V2Body, defineParams, param } from '../src/mapping-api.ts';
 import {
   CHANNEL_ASSUMPTIONS,
   channelById,

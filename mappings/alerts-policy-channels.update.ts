@@ -1,8 +1,4 @@
-import { defineWriteMapping } from '../src/routes/mapping.ts';
-import { ChannelTitles, MAX_CHANNEL_IDS, PolicyChannelTitles, channelIdList, channelIdParam } from '../src/v2/channel-config.ts';
-import { invalidParameter } from '../src/v2/errors.ts';
-import { channelV2Id } from '../src/v2/ids.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
+import { defineWriteMapping, ChannelTitles, MAX_CHANNEL_IDS, PolicyChannelTitles, channelIdList, channelIdParam, invalidParameter, channelV2Id, defineParams, param } from '../src/mapping-api.ts';
 import { CHANNEL_ASSUMPTIONS, channelById, checkWorkflowPayload, policyIdsByChannel, policyWorkflows, readDirectory, readPolicy, requireComplete, workflowCreate, workflowUpdate } from './shared/notifications.ts';
 
 const UPDATE = 'PolicyWorkflowUpdate';

@@ -1,6 +1,4 @@
-import { defineReadPlanMapping, fieldNotesUnder } from '../src/routes/mapping.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { defineReadPlanMapping, fieldNotesUnder, defineParams, param, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import {
   AI_ISSUES_PAGE_SIZE,
   MAX_UPSTREAM_PAGES,

@@ -1,4 +1,4 @@
-import { defineMetricDataMapping } from '../src/routes/mapping.ts';
+import { defineMetricDataMapping } from '../src/mapping-api.ts';
 import applicationMetricData from './applications.metric-data.ts';
 import { appHostTarget } from './shared/app-targets.ts';
 import { acceptedFormulasOf, familyOf } from './shared/metric-values.ts';

@@ -1,4 +1,4 @@
-import { defineMetricNamesMapping } from '../src/routes/mapping.ts';
+import { defineMetricNamesMapping } from '../src/mapping-api.ts';
 import applicationMetricNames from './applications.metric-names.ts';
 import { appInstanceTarget } from './shared/app-targets.ts';
 import { acceptedFormulasOf, familyOf } from './shared/metric-values.ts';

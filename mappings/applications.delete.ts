@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import { V2Error, writeRefused } from '../src/v2/errors.ts';
-import { UpstreamError } from '../src/upstream/errors.ts';
-import { NO_PARAMS } from '../src/v2/param-schema.ts';
-import { defineWriteMapping } from '../src/routes/mapping.ts';
-import { parseAnswer } from '../src/upstream/answer.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { V2Error, writeRefused, UpstreamError, NO_PARAMS, defineWriteMapping, parseAnswer, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { applicationGuid } from './shared/deployment.ts';
 import { APPLICATION_ASSUMPTIONS, readApplicationEntity, shownApplication } from './shared/application.ts';
 

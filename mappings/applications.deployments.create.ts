@@ -1,8 +1,4 @@
-import { defineParams, param } from '../src/v2/param-schema.ts';
-import { defineWriteMapping } from '../src/routes/mapping.ts';
-import { objectAt } from '../src/v2/request-body.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
-import { V2Error } from '../src/v2/errors.ts';
+import { defineParams, param, defineWriteMapping, objectAt, XML_ASSUMPTION, V2Error } from '../src/mapping-api.ts';
 import { DeploymentTitles, applicationGuid, planDeploymentCreate } from './shared/deployment.ts';
 
 /** POST /v2/applications/{id}/deployments.{json,xml}: record a deployment as a change-tracking event. */

@@ -1,5 +1,4 @@
-import { NO_PARAMS } from '../src/v2/param-schema.ts';
-import { defineUnsupportedMapping } from '../src/routes/mapping.ts';
+import { NO_PARAMS, defineUnsupportedMapping } from '../src/mapping-api.ts';
 
 /** DELETE /v2/applications/{id}/deployments/{deployment_id}.{json,xml}: change-tracking events are immutable. */
 export default defineUnsupportedMapping({

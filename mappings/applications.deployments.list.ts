@@ -1,7 +1,4 @@
-import { defineReadPlanMapping } from '../src/routes/mapping.ts';
-import { linkHeader } from '../src/v2/link.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { defineReadPlanMapping, linkHeader, defineParams, param, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { DEPLOYMENT_TOP_LINKS, applicationGuid, readDeployments } from './shared/deployment.ts';
 
 const PAGE_SIZE = 200;

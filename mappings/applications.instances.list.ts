@@ -1,5 +1,4 @@
-import { defineReadPlanMapping } from '../src/routes/mapping.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { defineReadPlanMapping, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { INSTANCE_TOP_LINKS, TOPOLOGY_ASSUMPTIONS, loadTopologyList, topologyListParams, topologyFields, topologyGaps } from './shared/app-topology.ts';
 
 /** GET /v2/applications/{id}/instances.{format}: the agent instances (applicationInstancesV2), summaries from one NRQL query faceted by realAgentId. */

@@ -1,6 +1,4 @@
-import { defineReadPlanMapping } from '../src/routes/mapping.ts';
-import { NO_PARAMS } from '../src/v2/param-schema.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { defineReadPlanMapping, NO_PARAMS, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { INSTANCE_TOP_LINKS, TOPOLOGY_ASSUMPTIONS, loadTopologyItem, topologyFields, topologyGaps } from './shared/app-topology.ts';
 
 /** GET /v2/applications/{id}/instances/{instance_id}.{format}: one agent instance of an application, with its 10-minute summary. */

@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import { defineListMapping, type PageReadContext } from '../src/routes/mapping.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
-import { MAX_PAGES_WALKED } from '../src/routes/entity-list.ts';
-import { EntityKinds } from '../src/routes/entity-ref.ts';
-import { parseAnswer } from '../src/upstream/answer.ts';
-import { entityQuery, type Condition } from '../src/upstream/entity-query.ts';
-import { appInstancesQuery, currentWindow, hostIndexQuery } from '../src/upstream/nrql.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
+import { defineListMapping, type PageReadContext, XML_ASSUMPTION, MAX_PAGES_WALKED, EntityKinds, parseAnswer, entityQuery, type Condition, appInstancesQuery, currentWindow, hostIndexQuery, defineParams, param } from '../src/mapping-api.ts';
 import { linkIdsFromNames, type AppLinkIds } from './shared/app-instances.ts';
 import {
   APPLICATION_ASSUMPTIONS,

@@ -1,9 +1,4 @@
-import { V2Titles } from '../src/v2/errors.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
-import { defineMetricDataMapping } from '../src/routes/mapping.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
-import { EntityKinds } from '../src/routes/entity-ref.ts';
-import { entityTarget } from '../src/routes/timeslice-target.ts';
+import { V2Titles, defineParams, param, defineMetricDataMapping, XML_ASSUMPTION, EntityKinds, entityTarget } from '../src/mapping-api.ts';
 import { METRIC_FAMILIES, UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /**

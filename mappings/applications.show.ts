@@ -1,6 +1,4 @@
-import { NO_PARAMS } from '../src/v2/param-schema.ts';
-import { defineReadPlanMapping } from '../src/routes/mapping.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { NO_PARAMS, defineReadPlanMapping, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { APPLICATION_ASSUMPTIONS, APPLICATION_TOP_LINKS, applicationFields, applicationGaps, readApplication } from './shared/application.ts';
 import { applicationGuid } from './shared/deployment.ts';
 

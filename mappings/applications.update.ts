@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import { V2Error, V2Titles, writeRefused } from '../src/v2/errors.ts';
-import { UpstreamError } from '../src/upstream/errors.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
-import { defineWriteMapping } from '../src/routes/mapping.ts';
-import { parseAnswer } from '../src/upstream/answer.ts';
-import { isBodyObject, type BodyObject, type BodyValue } from '../src/v2/request-body.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { V2Error, V2Titles, writeRefused, UpstreamError, defineParams, param, defineWriteMapping, parseAnswer, isBodyObject, type BodyObject, type BodyValue, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { applicationGuid } from './shared/deployment.ts';
 import { APPLICATION_ASSUMPTIONS, browserLoaderOf, readApplication, readApplicationEntity, shownApplication } from './shared/application.ts';
 

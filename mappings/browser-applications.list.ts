@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { defineListMapping } from '../src/routes/mapping.ts';
-import { EntityKinds } from '../src/routes/entity-ref.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { defineListMapping, EntityKinds, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { entitiesByGuid, guidBatchVariables, guidsOf } from './shared/guid-batches.ts';
 import { NAME_IDS_LIST_ASSUMPTIONS, NAME_IDS_LIST_GAPS, nameIdsConditions, nameIdsListParams, nameMatches } from './shared/name-ids-list.ts';
 

@@ -1,14 +1,5 @@
 import { z } from 'zod';
-import { entityQuery } from '../src/upstream/entity-query.ts';
-import { hasControlCharacters } from '../src/upstream/query-literal.ts';
-import { V2Error, notFound } from '../src/v2/errors.ts';
-import { defineWriteMapping, type OperationContext } from '../src/routes/mapping.ts';
-import { parseAnswer } from '../src/upstream/answer.ts';
-import type { V2Body, V2Format } from '../src/v2/format.ts';
-import { decodeEntityGuid } from '../src/v2/ids.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
-import { objectAt, type BodyObject } from '../src/v2/request-body.ts';
-import type { JsonValue } from '../src/v2/xml.ts';
+import { entityQuery, hasControlCharacters, V2Error, notFound, defineWriteMapping, type OperationContext, parseAnswer, type V2Body, type V2Format, decodeEntityGuid, defineParams, param, objectAt, type BodyObject, type JsonValue } from '../src/mapping-api.ts';
 import { DeploymentTitles, applicationGuid, planDeploymentCreate } from './shared/deployment.ts';
 
 /**

@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { defineListMapping } from '../src/routes/mapping.ts';
-import { EntityKinds } from '../src/routes/entity-ref.ts';
-import { parseAnswer } from '../src/upstream/answer.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { defineListMapping, EntityKinds, parseAnswer, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { entitiesByGuid, guidBatchVariables, guidsOf } from './shared/guid-batches.ts';
 import {
   KEY_TRANSACTION_ASSUMPTIONS,

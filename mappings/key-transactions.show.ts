@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import { defineReadPlanMapping } from '../src/routes/mapping.ts';
-import { EntityKinds } from '../src/routes/entity-ref.ts';
-import { parseAnswer } from '../src/upstream/answer.ts';
-import { UpstreamError } from '../src/upstream/errors.ts';
-import { NO_PARAMS } from '../src/v2/param-schema.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { defineReadPlanMapping, EntityKinds, parseAnswer, UpstreamError, NO_PARAMS, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import {
   KEY_TRANSACTION_ASSUMPTIONS,
   KEY_TRANSACTION_NOT_FOUND,

@@ -1,8 +1,4 @@
-import { defineWriteMapping } from '../src/routes/mapping.ts';
-import { LabelTitles, MAX_LABEL_APPLICATIONS, carries, isLabelTagKey, parseLabelDelete, parseLabelKey, v2Label } from '../src/v2/labels.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
-import { V2Error, notFound } from '../src/v2/errors.ts';
+import { defineWriteMapping, LabelTitles, MAX_LABEL_APPLICATIONS, carries, isLabelTagKey, parseLabelDelete, parseLabelKey, v2Label, defineParams, param, XML_ASSUMPTION, V2Error, notFound } from '../src/mapping-api.ts';
 import { LABEL_ASSUMPTIONS, LABEL_FIELDS, LABEL_GAPS, LABEL_WRITE_ASSUMPTIONS, LABEL_WRITE_GAPS } from './shared/label-notes.ts';
 import { chainPerApplication, labelBodyKind, namedApplications, readTaggedApplications } from './shared/labels.ts';
 

@@ -1,8 +1,4 @@
-import { defineReadPlanMapping } from '../src/routes/mapping.ts';
-import { pageOfList } from '../src/routes/local-paging.ts';
-import { LABELS_PAGE_SIZE, aggregateLabels } from '../src/v2/labels.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { defineReadPlanMapping, pageOfList, LABELS_PAGE_SIZE, aggregateLabels, defineParams, param, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { LABEL_ASSUMPTIONS, LABEL_FIELDS, LABEL_GAPS } from './shared/label-notes.ts';
 import { TAGGED_ENTITIES_OPERATION, readTaggedApplications } from './shared/labels.ts';
 

@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { defineParams, param } from '../src/v2/param-schema.ts';
-import { defineWriteMapping } from '../src/routes/mapping.ts';
-import { parseAnswer } from '../src/upstream/answer.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { defineParams, param, defineWriteMapping, parseAnswer, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { createdAppName, idFromGuid } from './shared/created-app.ts';
 
 const Created = z.object({ agentApplicationCreateMobile: z.object({ guid: z.string(), name: z.string() }) });

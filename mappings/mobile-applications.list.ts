@@ -1,6 +1,4 @@
-import { defineListMapping } from '../src/routes/mapping.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
-import { EntityKinds } from '../src/routes/entity-ref.ts';
+import { defineListMapping, XML_ASSUMPTION, EntityKinds } from '../src/mapping-api.ts';
 import { MOBILE_ASSUMPTIONS, MOBILE_LIST_KEY, MobileEntity, mobileFields, mobileGaps, reshapeMobileApplication } from './shared/mobile-application.ts';
 import { NAME_IDS_LIST_ASSUMPTIONS, NAME_IDS_LIST_GAPS, nameIdsConditions, nameIdsListParams, nameMatches } from './shared/name-ids-list.ts';
 

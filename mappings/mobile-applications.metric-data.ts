@@ -1,8 +1,4 @@
-import { EntityKinds } from '../src/routes/entity-ref.ts';
-import { defineMetricDataMapping } from '../src/routes/mapping.ts';
-import { entityTarget } from '../src/routes/timeslice-target.ts';
-import { V2Titles } from '../src/v2/errors.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
+import { EntityKinds, defineMetricDataMapping, entityTarget, V2Titles, defineParams, param } from '../src/mapping-api.ts';
 import applicationMetricData from './applications.metric-data.ts';
 import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from './shared/metric-values.ts';
 import { MOBILE_ROWS_ASSUMPTION, mobileRowsScope } from './shared/mobile-rows.ts';

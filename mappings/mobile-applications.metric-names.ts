@@ -1,7 +1,4 @@
-import { EntityKinds } from '../src/routes/entity-ref.ts';
-import { defineMetricNamesMapping } from '../src/routes/mapping.ts';
-import { entityTarget } from '../src/routes/timeslice-target.ts';
-import { V2Titles } from '../src/v2/errors.ts';
+import { EntityKinds, defineMetricNamesMapping, entityTarget, V2Titles } from '../src/mapping-api.ts';
 import applicationMetricNames from './applications.metric-names.ts';
 import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from './shared/metric-values.ts';
 import { MOBILE_ROWS_ASSUMPTION, mobileRowsScope } from './shared/mobile-rows.ts';

@@ -1,7 +1,4 @@
-import { NO_PARAMS } from '../src/v2/param-schema.ts';
-import { defineShowMapping } from '../src/routes/mapping.ts';
-import { EntityKinds } from '../src/routes/entity-ref.ts';
-import { XML_ASSUMPTION } from '../src/v2/xml.ts';
+import { NO_PARAMS, defineShowMapping, EntityKinds, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { MOBILE_ASSUMPTIONS, MOBILE_ITEM_KEY, MOBILE_NOT_FOUND, MobileEntity, mobileFields, mobileGaps, reshapeMobileApplication } from './shared/mobile-application.ts';
 
 /** GET /v2/mobile_applications/{id}.{json,xml}: one mobile application, entity(guid) with the GUID computed. */

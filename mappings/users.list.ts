@@ -1,6 +1,4 @@
-import { defineReadPlanMapping } from '../src/routes/mapping.ts';
-import { pageOfList } from '../src/routes/local-paging.ts';
-import { defineParams, param } from '../src/v2/param-schema.ts';
+import { defineReadPlanMapping, pageOfList, defineParams, param } from '../src/mapping-api.ts';
 import { USERS_OPERATION, USERS_PAGE_SIZE, USER_ASSUMPTIONS, readUsers, userFields, userGaps, type UserFilter } from './shared/users.ts';
 
 const parameters = defineParams({

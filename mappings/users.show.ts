@@ -1,7 +1,4 @@
-import { defineReadPlanMapping } from '../src/routes/mapping.ts';
-import { NO_PARAMS } from '../src/v2/param-schema.ts';
-import { ID_PATTERN } from '../src/v2/params.ts';
-import { V2Error } from '../src/v2/errors.ts';
+import { defineReadPlanMapping, NO_PARAMS, ID_PATTERN, V2Error } from '../src/mapping-api.ts';
 import { USERS_OPERATION, USER_ASSUMPTIONS, UserTitles, readUsers, userFields, userGaps } from './shared/users.ts';
 
 /** GET /v2/users/{id}.{json,xml}: one user of the caller's organization, by id. */

@@ -1,16 +1,5 @@
 import { z } from 'zod';
-import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping } from '../../src/routes/mapping.ts';
-import { parseAnswer } from '../../src/upstream/answer.ts';
-import { UpstreamError } from '../../src/upstream/errors.ts';
-import { AlertIncidentTitles, V2Error, invalidParameter, notFound, writeRefused } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { alertV2Id, decodeEntityGuid } from '../../src/v2/ids.ts';
-import { linkHeader } from '../../src/v2/link.ts';
-import { lastValue, parseFlag, type V2Params } from '../../src/v2/params.ts';
-import { NO_PARAMS } from '../../src/v2/param-schema.ts';
-import { parseV2Time } from '../../src/v2/timestamps.ts';
-import { XML_ASSUMPTION } from '../../src/v2/xml.ts';
-import { walkCursors, type WalkOptions, type Walked } from '../../src/routes/cursor-walk.ts';
+import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping, parseAnswer, UpstreamError, AlertIncidentTitles, V2Error, invalidParameter, notFound, writeRefused, type V2Body, alertV2Id, decodeEntityGuid, linkHeader, lastValue, parseFlag, type V2Params, NO_PARAMS, parseV2Time, XML_ASSUMPTION, walkCursors, type WalkOptions, type Walked } from '../../src/mapping-api.ts';
 
 /**
  * REST v2's retired alert namespaces over NerdGraph's AI issues (routes-next.md §5): a REST

@@ -1,11 +1,5 @@
-import { ID_PATTERN } from '../../src/v2/params.ts';
+import { ID_PATTERN, syntheticHostId, type CallerScope, repeatedCursor, parseAnswer, UpstreamError, V2Error, V2Titles, notFound } from '../../src/mapping-api.ts';
 import { z } from 'zod';
-import { syntheticHostId } from '../../src/v2/ids.ts';
-import type { CallerScope } from '../../src/routes/mapping.ts';
-import { repeatedCursor } from '../../src/routes/cursor-walk.ts';
-import { parseAnswer } from '../../src/upstream/answer.ts';
-import { UpstreamError } from '../../src/upstream/errors.ts';
-import { V2Error, V2Titles, notFound } from '../../src/v2/errors.ts';
 
 /**
  * An APM application's agent instances as NerdGraph lists them

@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import { EntityKinds, type EntityRef } from '../../src/routes/entity-ref.ts';
-import type { TimesliceTarget, TimesliceTargetContext } from '../../src/routes/mapping.ts';
-import { parseAnswer } from '../../src/upstream/answer.ts';
-import { UpstreamError } from '../../src/upstream/errors.ts';
-import { hasControlCharacters } from '../../src/upstream/query-literal.ts';
-import { V2Titles, notFound } from '../../src/v2/errors.ts';
-import { ID_PATTERN } from '../../src/v2/params.ts';
-import { syntheticHostId } from '../../src/v2/ids.ts';
+import { EntityKinds, type EntityRef, type TimesliceTarget, type TimesliceTargetContext, parseAnswer, UpstreamError, hasControlCharacters, V2Titles, notFound, ID_PATTERN, syntheticHostId } from '../../src/mapping-api.ts';
 import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppInstance } from './app-instances.ts';
 
 /**

@@ -1,15 +1,5 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, type PlannedAnswer, fieldNotesUnder } from '../../src/routes/mapping.ts';
-import { EntityKinds } from '../../src/routes/entity-ref.ts';
-import { pageOfList } from '../../src/routes/local-paging.ts';
-import { NrqlResults, parseAnswer } from '../../src/upstream/answer.ts';
-import { UpstreamError } from '../../src/upstream/errors.ts';
-import { currentWindow, facetedSummaryQuery, type FilteredItem } from '../../src/upstream/nrql.ts';
-import { notFound, V2Titles } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { syntheticHostId } from '../../src/v2/ids.ts';
-import { defineParams, param } from '../../src/v2/param-schema.ts';
-import { ID_PATTERN } from '../../src/v2/params.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type PlannedAnswer, fieldNotesUnder, EntityKinds, pageOfList, NrqlResults, parseAnswer, UpstreamError, currentWindow, facetedSummaryQuery, type FilteredItem, notFound, V2Titles, type V2Body, syntheticHostId, defineParams, param, ID_PATTERN } from '../../src/mapping-api.ts';
 import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppHost, type AppInstance } from './app-instances.ts';
 import { healthStatus } from './application.ts';
 import { UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf } from './metric-values.ts';

@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import { V2Titles } from '../../src/v2/errors.ts';
-import { type FieldNote, type KnownGap, type OperationContext, type ReshapeContext, fieldNotesUnder } from '../../src/routes/mapping.ts';
-import { parseAnswer } from '../../src/upstream/answer.ts';
-import { UpstreamError } from '../../src/upstream/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { isoSeconds } from '../../src/v2/time.ts';
-import { EntityKinds } from '../../src/routes/entity-ref.ts';
-import { decodeEntityGuid, entityGuid } from '../../src/v2/ids.ts';
+import { V2Titles, type FieldNote, type KnownGap, type OperationContext, type ReshapeContext, fieldNotesUnder, parseAnswer, UpstreamError, type V2Body, isoSeconds, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
 import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from './app-instances.ts';
 
 /**

@@ -1,8 +1,4 @@
-import { ID_PATTERN } from '../../src/v2/params.ts';
-import { V2Error } from '../../src/v2/errors.ts';
-import { UpstreamError } from '../../src/upstream/errors.ts';
-import { decodeEntityGuid } from '../../src/v2/ids.ts';
-import { objectAt, type BodyObject } from '../../src/v2/request-body.ts';
+import { ID_PATTERN, V2Error, UpstreamError, decodeEntityGuid, objectAt, type BodyObject } from '../../src/mapping-api.ts';
 
 /** Shared by the mobile and browser create routes (docs/write-rules.md §6). */
 export const NAME_BLANK = "Validation error: name can't be blank";

@@ -1,17 +1,5 @@
 import { z } from 'zod';
-import { V2Error, V2Titles } from '../../src/v2/errors.ts';
-import type { OperationContext, WritePlan } from '../../src/routes/mapping.ts';
-import type { RememberedDeployment } from '../../src/state/recent-writes.ts';
-import { EntityKinds, type EntityRef } from '../../src/routes/entity-ref.ts';
-import { deploymentEventsQuery } from '../../src/upstream/nrql.ts';
-import { entityQuery } from '../../src/upstream/entity-query.ts';
-import { NrqlResults, parseAnswer } from '../../src/upstream/answer.ts';
-import { UpstreamError } from '../../src/upstream/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { deploymentV2Id } from '../../src/v2/ids.ts';
-import type { BodyObject, BodyValue } from '../../src/v2/request-body.ts';
-import { isoSeconds } from '../../src/v2/time.ts';
-import { parseV2Time } from '../../src/v2/timestamps.ts';
+import { V2Error, V2Titles, type OperationContext, type WritePlan, type RememberedDeployment, EntityKinds, type EntityRef, deploymentEventsQuery, entityQuery, NrqlResults, parseAnswer, UpstreamError, type V2Body, deploymentV2Id, type BodyObject, type BodyValue, isoSeconds, parseV2Time } from '../../src/mapping-api.ts';
 
 /**
  * Deployments, shared by the v2 list and create routes and the v0 `deployments.xml`

@@ -1,7 +1,5 @@
-import { UpstreamError } from '../../src/upstream/errors.ts';
+import { UpstreamError, type PageReadContext, parseAnswer } from '../../src/mapping-api.ts';
 import { z } from 'zod';
-import type { PageReadContext } from '../../src/routes/mapping.ts';
-import { parseAnswer } from '../../src/upstream/answer.ts';
 
 /**
  * Details of a list page's entities in ONE upstream request: NerdGraph's `actor.entities` takes

@@ -1,10 +1,5 @@
-import { ID_PATTERN } from '../../src/v2/params.ts';
+import { ID_PATTERN, type FieldNote, type KnownGap, fieldNotesUnder, parseAnswer, CURRENT_WINDOW_MS, currentWindow, keyTransactionSumsQuery, type V2Body, decodeEntityGuid } from '../../src/mapping-api.ts';
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, fieldNotesUnder } from '../../src/routes/mapping.ts';
-import { parseAnswer } from '../../src/upstream/answer.ts';
-import { CURRENT_WINDOW_MS, currentWindow, keyTransactionSumsQuery } from '../../src/upstream/nrql.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { decodeEntityGuid } from '../../src/v2/ids.ts';
 import { healthStatus, startOfMinute } from './application.ts';
 import { idFromGuid } from './created-app.ts';
 import { UNSCOPED_ROWS_ASSUMPTION } from './metric-values.ts';

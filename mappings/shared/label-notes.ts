@@ -1,5 +1,4 @@
-import type { FieldNote, KnownGap } from '../../src/routes/mapping.ts';
-import { LABELS_PAGE_SIZE, MAX_LABEL_APPLICATIONS } from '../../src/v2/labels.ts';
+import { type FieldNote, type KnownGap, LABELS_PAGE_SIZE, MAX_LABEL_APPLICATIONS } from '../../src/mapping-api.ts';
 
 /** Field notes, gaps and assumptions every label route shares (routes-next.md §6, rest-v2-shapes.md §10). */
 export const LABEL_FIELDS = (prefix: string): FieldNote[] => [

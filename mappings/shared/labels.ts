@@ -1,15 +1,5 @@
 import { z } from 'zod';
-import type { CallerScope, WritePlan } from '../../src/routes/mapping.ts';
-import { entityQuery } from '../../src/upstream/entity-query.ts';
-import { walkCursors } from '../../src/routes/cursor-walk.ts';
-import { parseAnswer } from '../../src/upstream/answer.ts';
-import { UpstreamError } from '../../src/upstream/errors.ts';
-import { redactKeys } from '../../src/caller/redact.ts';
-import { V2Error, writeRefused } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { LabelTitles, UpstreamTags, carries, healthBucket, type LabelBodyKind, type LabelledApplication } from '../../src/v2/labels.ts';
-import type { LabelChange, RememberedLabelChange } from '../../src/state/recent-writes.ts';
-import type { RequestBodyKind } from '../../src/v2/request-body.ts';
+import { type CallerScope, type WritePlan, entityQuery, walkCursors, parseAnswer, UpstreamError, redactKeys, V2Error, writeRefused, type V2Body, LabelTitles, UpstreamTags, carries, healthBucket, type LabelBodyKind, type LabelledApplication, type LabelChange, type RememberedLabelChange, type RequestBodyKind } from '../../src/mapping-api.ts';
 
 /**
  * Labels over NerdGraph tagging (routes-next.md §6), shared by the list, PUT and DELETE

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type ReshapeContext, fieldNotesUnder } from '../../src/routes/mapping.ts';
-import type { V2Body } from '../../src/v2/format.ts';
+import { type FieldNote, type KnownGap, type ReshapeContext, fieldNotesUnder, type V2Body } from '../../src/mapping-api.ts';
 import { healthStatus, startOfMinute } from './application.ts';
 
 /**

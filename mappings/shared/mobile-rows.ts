@@ -1,4 +1,4 @@
-import type { NrqlEquality } from '../../src/upstream/nrql.ts';
+import { type NrqlEquality } from '../../src/mapping-api.ts';
 
 /**
  * How the mobile metric routes select a mobile app's timeslice rows: by its GUID under both

@@ -1,8 +1,4 @@
-import type { Condition } from '../../src/upstream/entity-query.ts';
-import type { KnownGap } from '../../src/routes/mapping.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { MAX_PAGES_WALKED } from '../../src/routes/entity-list.ts';
-import { defineParams, param } from '../../src/v2/param-schema.ts';
+import { type Condition, type KnownGap, type V2Body, MAX_PAGES_WALKED, defineParams, param } from '../../src/mapping-api.ts';
 
 /**
  * The `filter[name]`, `filter[ids]`, `page` lists (key transactions, mobile and browser applications):

@@ -6,22 +6,7 @@
  * routes-next.md §5.5).
  */
 import { z } from 'zod';
-import type { FieldNote, KnownGap, OperationContext } from '../../src/routes/mapping.ts';
-import { parseAnswer } from '../../src/upstream/answer.ts';
-import { UpstreamError } from '../../src/upstream/errors.ts';
-import { V2Error, notFound, writeRefused } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { channelV2Id } from '../../src/v2/ids.ts';
-import { XML_ASSUMPTION } from '../../src/v2/xml.ts';
-import {
-  ChannelTitles,
-  POLICY_PREDICATE,
-  V2_TYPE_OF_CHANNEL,
-  isOwnPolicyFilter,
-  policyIdsOfPredicates,
-  policyWorkflowName,
-  v2Configuration,
-} from '../../src/v2/channel-config.ts';
+import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, UpstreamError, V2Error, notFound, writeRefused, type V2Body, channelV2Id, XML_ASSUMPTION, ChannelTitles, POLICY_PREDICATE, V2_TYPE_OF_CHANNEL, isOwnPolicyFilter, policyIdsOfPredicates, policyWorkflowName, v2Configuration } from '../../src/mapping-api.ts';
 
 export const DIRECTORY = 'NotificationDirectory';
 /** v2 list page size (UNCONFIRMED, routes-next.md §0 assumes 200; the sandbox's alert lists page by 50, as here). */

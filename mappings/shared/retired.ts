@@ -1,6 +1,4 @@
-import { defineUnsupportedMapping, type UnsupportedMapping } from '../../src/routes/mapping.ts';
-import { NO_PARAMS } from '../../src/v2/param-schema.ts';
-import { RETIRED, RETIRED_ROUTES, type RetiredFamily, type RetiredFamilyName } from '../../src/v2/retired.ts';
+import { defineUnsupportedMapping, type UnsupportedMapping, NO_PARAMS, RETIRED, RETIRED_ROUTES, type RetiredFamily, type RetiredFamilyName } from '../../src/mapping-api.ts';
 
 /**
  * Retired products and routes NerdGraph cannot serve (routes-next.md §8), as unsupported

@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import type { FieldNote, KnownGap, OperationContext } from '../../src/routes/mapping.ts';
-import { parseAnswer } from '../../src/upstream/answer.ts';
-import { V2Error } from '../../src/v2/errors.ts';
-import type { V2Body } from '../../src/v2/format.ts';
-import { userV2Id } from '../../src/v2/ids.ts';
-import { XML_ASSUMPTION } from '../../src/v2/xml.ts';
+import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, V2Error, type V2Body, userV2Id, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 
 /**
  * Users (routes-next.md §7) over NerdGraph user management: the caller's organization's

@@ -1,0 +1,31 @@
+/**
+ * The mapping API: everything a module in mappings/ may use from the gateway, in one place.
+ * Mappings import this module (and helpers in mappings/), never src/ files one by one, so the
+ * machinery behind it can move without touching a route (issue 21; test/architecture).
+ */
+export { redactKeys } from './caller/redact.ts';
+export { repeatedCursor, walkCursors, type Walked, type WalkOptions } from './routes/cursor-walk.ts';
+export { MAX_PAGES_WALKED } from './routes/entity-list.ts';
+export { EntityKinds, type EntityRef } from './routes/entity-ref.ts';
+export { pageOfList } from './routes/local-paging.ts';
+export { type CallerScope, defineListMapping, defineMetricDataMapping, defineMetricNamesMapping, definePassthroughMapping, defineReadPlanMapping, defineShowMapping, defineUnsupportedMapping, defineWriteMapping, type FieldNote, fieldNotesUnder, type KnownGap, type OperationContext, type PageReadContext, type PlannedAnswer, type ReshapeContext, type TimesliceTarget, type TimesliceTargetContext, type UnsupportedMapping, type WriteMapping, type WritePlan } from './routes/mapping.ts';
+export { entityTarget } from './routes/timeslice-target.ts';
+export { type LabelChange, type RememberedDeployment, type RememberedLabelChange } from './state/recent-writes.ts';
+export { NrqlResults, parseAnswer } from './upstream/answer.ts';
+export { type Condition, entityQuery } from './upstream/entity-query.ts';
+export { UpstreamError } from './upstream/errors.ts';
+export { accountDeploymentEventsQuery, appInstancesQuery, CURRENT_WINDOW_MS, currentWindow, deploymentEventsQuery, facetedSummaryQuery, type FilteredItem, hostIndexQuery, keyTransactionSumsQuery, type NrqlEquality } from './upstream/nrql.ts';
+export { hasControlCharacters } from './upstream/query-literal.ts';
+export { CHANNEL_TOP_LINKS, channelIdList, channelIdParam, type ChannelPlan, ChannelTitles, isOwnPolicyFilter, MAX_CHANNEL_IDS, MAX_POLICY_IDS, planChannel, POLICY_PREDICATE, PolicyChannelTitles, policyIdsOfPredicates, policyWorkflowName, V2_TYPE_OF_CHANNEL, v2Configuration } from './v2/channel-config.ts';
+export { AlertIncidentTitles, invalidParameter, notFound, V2Error, V2Titles, writeRefused } from './v2/errors.ts';
+export { type V2Body, type V2Format } from './v2/format.ts';
+export { alertV2Id, channelV2Id, decodeEntityGuid, deploymentV2Id, entityGuid, syntheticHostId, userV2Id } from './v2/ids.ts';
+export { aggregateLabels, carries, healthBucket, isLabelTagKey, type LabelBodyKind, type LabelledApplication, LABELS_PAGE_SIZE, LabelTitles, MAX_LABEL_APPLICATIONS, parseLabelCreate, parseLabelDelete, parseLabelKey, UpstreamTags, v2Label } from './v2/labels.ts';
+export { linkHeader } from './v2/link.ts';
+export { defineParams, NO_PARAMS, param } from './v2/param-schema.ts';
+export { ID_PATTERN, lastValue, parseFlag, type V2Params } from './v2/params.ts';
+export { type BodyObject, type BodyValue, isBodyObject, objectAt, type RequestBodyKind } from './v2/request-body.ts';
+export { RETIRED, RETIRED_ROUTES, type RetiredFamily, type RetiredFamilyName } from './v2/retired.ts';
+export { isoSeconds } from './v2/time.ts';
+export { parseV2Time } from './v2/timestamps.ts';
+export { type JsonValue, XML_ASSUMPTION } from './v2/xml.ts';

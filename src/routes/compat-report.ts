@@ -6,7 +6,7 @@ import { loadInventory, unmappedRoutes, type Inventory } from './inventory.ts';
 /**
  * `npm run compat`: the compatibility report, generated from the mapping declarations (the
  * single source of truth for fidelity and known gaps). `--table` prints only the route
- * table that README.md embeds.
+ * table that docs/compatibility.md embeds.
  */
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
 

@@ -37,5 +37,5 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz',{signal:AbortSignal.timeout(2500)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM drains requests in flight for up to SHUTDOWN_DRAIN_MS (default 8 s, inside docker stop's 10 s).
 STOPSIGNAL SIGTERM
-# The same V8 heap bound as npm start (README: Load).
+# The same V8 heap bound as npm start (docs/performance.md: Load).
 CMD ["node", "--max-old-space-size=256", "dist/src/index.js"]

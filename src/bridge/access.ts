@@ -15,7 +15,7 @@ import { V2Error } from '../v2/errors.ts';
  * - not be `Sec-Fetch-Site: cross-site` (a browser sent it for another site's page);
  * - carry no header a proxy adds: a reverse proxy or sidecar on the same host connects from
  *   127.0.0.1 and would otherwise open the pages to everyone it serves. A proxy that adds none
- *   of them cannot be told from a local client: it needs BRIDGE_TOKEN (README).
+ *   of them cannot be told from a local client: it needs BRIDGE_TOKEN (docs/security.md).
  */
 const PROXY_HEADERS: ReadonlySet<string> = new Set(['forwarded', 'x-real-ip', 'via', 'cf-connecting-ip', 'true-client-ip', 'x-client-ip']);
 /** X-Forwarded-For, -Host, -Proto, -Port, -Server...: any of the family. */

@@ -4,7 +4,7 @@ import { resolvingConnector, type HostResolver } from './redis-connector.ts';
 import type { Lease, SharedState, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
 
 /**
- * SharedState in Redis, through ioredis (README: why ioredis). Commands fail fast instead of
+ * SharedState in Redis, through ioredis (docs/scale-out.md: why ioredis). Commands fail fast instead of
  * queueing while the connection is down (`enableOfflineQueue: false`); degrading-state.ts times
  * them out after STATE_TIMEOUT_MS, so a slow or lost Redis costs a request at most that long,
  * once, and then serves from memory until Redis answers again. ioredis reconnects

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { inside, isPackage, resolveFile, sourceFiles, specifiers } from '../../test/support/import-graph.ts';
 
 /**
  * The sandbox is the witness the gateway is compared against, so it must share no code with
@@ -16,39 +17,10 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SANDBOX = join(ROOT, 'sandbox');
 const FACTS = join(ROOT, 'facts');
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    // The sandbox's own tests may use gateway code to build their inputs: they ship nothing.
-    if (entry.isDirectory()) return path === join(SANDBOX, 'test') ? [] : sources(path);
-    return /\.(ts|mts|js|mjs)$/.test(entry.name) ? [path] : [];
-  });
-}
-
-/** Every module specifier in a source text: `from '...'` (imports and re-exports), bare `import '...'`, `import('...')`, `require('...')`. */
-export function specifiers(text: string): string[] {
-  // Comments hold paths too (`see src/v2/ids.ts`): they are no imports.
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-  const patterns = [
-    /\b(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
-    /\bimport\s*['"]([^'"]+)['"]/g,
-    /\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*[,)]/g,
-    /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
-  ];
-  return patterns.flatMap((pattern) => [...code.matchAll(pattern)].map((m) => m[1] as string));
-}
+// The sandbox's own tests may use gateway code to build their inputs: they ship nothing.
+const sources = (dir: string): string[] => sourceFiles(dir, [join(SANDBOX, 'test')]);
 
 const BUILTINS = new Set(builtinModules);
-const isPackage = (spec: string): boolean => !spec.startsWith('.') && !spec.startsWith('/');
-
-/** The file a relative specifier names (with or without its extension, or a folder's index). */
-function resolveFile(from: string, spec: string): string {
-  const base = resolve(dirname(from), spec);
-  for (const candidate of [base, `${base}.ts`, join(base, 'index.ts')]) if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
-  return base;
-}
-
-const inside = (dir: string, file: string): boolean => file.startsWith(dir + sep);
 
 /**
  * Follows the imports from `entries`, reading files through `read`; returns every edge that

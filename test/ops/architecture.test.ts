@@ -1,0 +1,264 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  againstAllowList,
+  cycles,
+  importGraph,
+  overImporting,
+  oversized,
+  projectPath,
+  sourceFiles,
+  stripComments,
+  upwardEdges,
+  type ImportGraph,
+} from '../support/import-graph.ts';
+
+/**
+ * The import rules of issue 21, read from the source text (test/support/import-graph.ts):
+ * 1. no production file over 400 lines;
+ * 2. no runtime import cycle;
+ * 3. a mapping reaches the gateway through at most two src/ modules (the mapping API);
+ * 4. the stages of src/ import downward only, in the order of LAYERS.
+ * Where today's code breaks a rule, the offenders are named in an allow-list below; a listed
+ * offender that stops offending fails the test too, so each list can only shrink.
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * Production is what `npm run build` compiles and ships (tsconfig.build.json): the gateway
+ * (src/, mappings/), the embedded sandbox and the facts it shares. scripts/, bench/ and load/
+ * are operator and measuring tools run from the checkout, and sandbox/test/ is tests: none ships.
+ */
+const PRODUCTION = ['src', 'mappings', 'sandbox', 'facts'];
+const NOT_SHIPPED = ['sandbox/test'];
+const MAX_LINES = 400;
+
+/**
+ * Files over 400 lines today (issue 21 "Named stages" splits them). Strike a file when its split
+ * lands; never add one.
+ */
+const OVERSIZED_TODAY = [
+  'sandbox/nrql-engine.ts',
+  'sandbox/nrql-parser.ts',
+  'src/compare/parity-store.ts',
+  'sandbox/notifications.ts',
+  'sandbox/legacy/writes.ts',
+  'sandbox/data.ts',
+  'src/modes/dispatch.ts',
+  'src/compare/shared-parity.ts',
+  'mappings/shared/ai-issues.ts',
+  'src/budget/budgets.ts',
+  'src/compare/diff.ts',
+  'sandbox/legacy/alerts.ts',
+  'src/bridge/explain.ts',
+  'sandbox/legacy/metrics.ts',
+  'src/routes/mapping.ts',
+  'sandbox/timeslices.ts',
+  'sandbox/ai-issues.ts',
+  'src/upstream/client.ts',
+  'src/routes/metric-data.ts',
+  'src/upstream/micro-cache.ts',
+  'sandbox/mutations.ts',
+];
+
+/** Runtime cycles today, all inside the sandbox. Strike one when it is broken; never add one. */
+const CYCLES_TODAY = [
+  // notifications.ts takes actor.ts's error helpers (forbidden, invalidInput) while actor.ts
+  // takes its account fields: the helpers could live in a module of their own.
+  'sandbox/actor.ts -> sandbox/notifications.ts -> sandbox/actor.ts',
+  // alerts.ts takes data.ts's createRandom while data.ts generates the alerts with it: the
+  // seeded random could live in a module of its own.
+  'sandbox/alerts.ts -> sandbox/data.ts -> sandbox/alerts.ts',
+];
+
+/**
+ * The stages of src/ from the bottom up, derived from the runtime import graph: a folder (or a
+ * root file) may import the ones before it, never the ones after. This order leaves 7 upward edges,
+ * the fewest any order can: src/ has five pairs of folders that import each other. mappings/ sits
+ * right above the mapping API it imports; sandbox/ and facts/ are outside the order (the sandbox
+ * boundary test keeps them apart). A new src/ folder or root file must be placed here.
+ */
+const LAYERS = [
+  'src/v2', // the v2 wire: parameters, formats, errors, ids, the route table
+  'src/ops', // configuration, logger, metrics
+  'src/cache', // cursors, coalesced misses, single-flight, purge timers
+  'src/caller', // key, identity, accounts, redaction
+  'src/upstream', // the NerdGraph client, documents, NRQL and literals
+  'src/state', // shared state (memory or Redis) behind the caches and budgets
+  'src/budget', // NerdGraph's budgets, injected into the client
+  'src/routes', // the mapping contract, router, runners
+  'src/mapping-api.ts', // the one module mappings import
+  'mappings', // one module per v2 route
+  'src/compare', // answers judged field by field, parity
+  'src/modes', // translate, passthrough, shadow, compare
+  'src/probe', // probing a real account
+  'src/bridge', // /bridge/: explain, parity pages
+  'src/app.ts',
+  'src/gateway.ts',
+  'src/index.ts',
+];
+
+/** A file's stage: its folder under src/, the root file itself, or mappings; undefined elsewhere. */
+function layerOf(path: string): string | undefined {
+  if (path.startsWith('mappings/')) return 'mappings';
+  const parts = path.split('/');
+  if (parts[0] !== 'src') return undefined;
+  return parts.length === 2 ? path : `src/${parts[1]}`;
+}
+
+/**
+ * Imports that go up today, one group per pair of folders that import each other (the order keeps
+ * the direction that reads as the design). Strike an edge when its import moves; never add one.
+ */
+const UPWARD_TODAY = [
+  // The wire's text parameters reject control characters with the literal module's check
+  // (hasControlCharacters), while upstream/errors.ts builds on v2/errors.ts.
+  'src/v2/params.ts -> src/upstream/query-literal.ts',
+  // The configuration parses V2_ROUTE_MODES (parseRouteModes), while modes/mode-resolver.ts
+  // reads the configuration: the rule parser could move down.
+  'src/ops/config.ts -> src/modes/route-modes.ts',
+  // The caches stay cold in a recorded run (inRecordedRun), while upstream/micro-cache.ts
+  // builds on cache/single-flight.ts and purge-timer.ts: the run's marker could move down.
+  'src/cache/coalescing-cache.ts -> src/upstream/recorded-run.ts',
+  'src/cache/cursor-cache.ts -> src/upstream/recorded-run.ts',
+  // A key's accounts are looked up over NerdGraph, while the client redacts keys with
+  // caller/redact.ts: the account resolver is a NerdGraph caller living in caller/.
+  'src/caller/accounts.ts -> src/upstream/answer.ts',
+  'src/caller/accounts.ts -> src/upstream/errors.ts',
+  // The client reads the request's due time (an AsyncLocalStorage kept in budget/), while the
+  // budgets implement the client's NerdGraphBudget with upstream's errors.
+  'src/upstream/client.ts -> src/budget/request-due.ts',
+];
+
+const productionFiles = (): string[] =>
+  PRODUCTION.flatMap((folder) => sourceFiles(join(ROOT, folder), NOT_SHIPPED.map((skip) => join(ROOT, skip))));
+const read = (file: string): string => readFileSync(file, 'utf8');
+const runtimeGraph = (): ImportGraph => importGraph(ROOT, productionFiles(), read);
+
+/** An in-memory project for the self-tests: root-relative paths to source texts. */
+function world(files: Record<string, string>, options: { typeOnly?: boolean } = {}): ImportGraph {
+  const at = (path: string): string => join(ROOT, path);
+  const texts = new Map(Object.entries(files).map(([path, text]) => [at(path), text]));
+  return importGraph(ROOT, [...texts.keys()], (file) => texts.get(file) ?? '', { ...options, isFile: (file) => texts.has(file) });
+}
+
+describe('architecture: import rules (issue 21)', () => {
+  it('counts as production exactly what the build ships', () => {
+    const build = JSON.parse(stripComments(read(join(ROOT, 'tsconfig.build.json')))) as { include: string[]; exclude: string[] };
+    expect([...build.include].sort()).toEqual([...PRODUCTION].sort());
+    expect(build.exclude).toEqual(NOT_SHIPPED);
+  });
+
+  it(`has no production file over ${MAX_LINES} lines beyond the allow-list`, () => {
+    const files = productionFiles();
+    expect(files.length).toBeGreaterThan(200);
+    const long = oversized(new Map(files.map((file) => [projectPath(ROOT, file), read(file)])), MAX_LINES);
+    const { unexpected, stale } = againstAllowList(
+      long.map((file) => file.path),
+      OVERSIZED_TODAY,
+    );
+    const lines = new Map(long.map((file) => [file.path, file.lines]));
+    expect(unexpected.map((path) => `${path} (${lines.get(path)} lines)`), 'over 400 lines: split it').toEqual([]);
+    expect(stale, 'now at most 400 lines: strike from OVERSIZED_TODAY').toEqual([]);
+  });
+
+  it('has no runtime import cycle among src/, mappings/, sandbox/ and facts/ beyond the allow-list', () => {
+    const { unexpected, stale } = againstAllowList(cycles(runtimeGraph()), CYCLES_TODAY);
+    expect(unexpected, 'a runtime import cycle').toEqual([]);
+    expect(stale, 'broken since: strike from CYCLES_TODAY').toEqual([]);
+  });
+
+  it('lets every mapping import at most two src/ modules, type-only imports included', () => {
+    const graph = importGraph(ROOT, productionFiles(), read, { typeOnly: true });
+    const mappings = [...graph.keys()].filter((path) => path.startsWith('mappings/'));
+    expect(mappings.length).toBeGreaterThan(50);
+    expect(overImporting(graph, 'mappings/', 'src/', 2)).toEqual([]);
+  });
+
+  it('places every src/ file in a stage, and imports downward only beyond the allow-list', () => {
+    const graph = runtimeGraph();
+    const unplaced = [...graph.keys()].filter((path) => path.startsWith('src/') && !LAYERS.includes(layerOf(path) as string));
+    expect(unplaced, 'a src/ folder or root file missing from LAYERS').toEqual([]);
+    const { unexpected, stale } = againstAllowList(upwardEdges(graph, LAYERS, layerOf), UPWARD_TODAY);
+    expect(unexpected, 'imports a later stage of LAYERS').toEqual([]);
+    expect(stale, 'no longer upward: strike from UPWARD_TODAY').toEqual([]);
+  });
+});
+
+describe('architecture rules catch what they forbid (in-memory graphs)', () => {
+  it('catches a file over the limit, not one at it', () => {
+    const texts = new Map([
+      ['src/long.ts', 'x;\n'.repeat(401)],
+      ['src/full.ts', 'x;\n'.repeat(400)],
+      ['src/short.ts', 'x;\n'],
+    ]);
+    expect(oversized(texts, 400)).toEqual([{ path: 'src/long.ts', lines: 401 }]);
+  });
+
+  it('catches runtime cycles through imports, re-exports and import(), not through types', () => {
+    const graph = world({
+      // a <-> b by a plain import and a re-export.
+      'src/a.ts': "import { b } from './b.ts';",
+      'src/b.ts': "export * from './a.ts';",
+      // c -> d -> e -> c, the last by a dynamic import, through a folder's index.
+      'src/c.ts': "import { d } from './d';",
+      'src/d.ts': "export { e } from './e/index.ts';",
+      'src/e/index.ts': "const c = await import('../c.ts');",
+      // f <-> g only by types: erased at runtime, no cycle.
+      'src/f.ts': "import type { G } from './g.ts';\nimport { type H, type I } from './g.ts';",
+      'src/g.ts': "export type { F } from './f.ts';\n// import { f } from './f.ts' in a comment is no import",
+      // h <-> i: one name of the braces is a value, so the import stays.
+      'src/h.ts': "import { type I, i } from './i.ts';",
+      'src/i.ts': "import { h } from './h.ts';",
+    });
+    expect(cycles(graph)).toEqual([
+      'src/a.ts -> src/b.ts -> src/a.ts',
+      'src/c.ts -> src/d.ts -> src/e/index.ts -> src/c.ts',
+      'src/h.ts -> src/i.ts -> src/h.ts',
+    ]);
+  });
+
+  it('catches a mapping that imports three src/ modules, counting type-only imports', () => {
+    const graph = world(
+      {
+        'mappings/good.ts': "import { defineListMapping } from '../src/mapping-api.ts';\nimport { x } from './shared/x.ts';",
+        'mappings/shared/x.ts': "import type { Mapping } from '../../src/mapping-api.ts';",
+        'mappings/bad.ts': [
+          "import { defineListMapping } from '../src/mapping-api.ts';",
+          "import type { Mapping } from '../src/routes/mapping.ts';",
+          "import { notFound } from '../src/v2/errors.ts';",
+        ].join('\n'),
+        'src/mapping-api.ts': '',
+        'src/routes/mapping.ts': '',
+        'src/v2/errors.ts': '',
+      },
+      { typeOnly: true },
+    );
+    expect(overImporting(graph, 'mappings/', 'src/', 2)).toEqual([
+      'mappings/bad.ts imports 3: src/mapping-api.ts, src/routes/mapping.ts, src/v2/errors.ts',
+    ]);
+  });
+
+  it('catches an import from a lower stage to a higher one, not types, not within a stage', () => {
+    const graph = world({
+      'src/v2/errors.ts': "import { call } from '../upstream/client.ts';\nimport type { Env } from '../routes/context.ts';",
+      'src/upstream/client.ts': "import { V2Error } from '../v2/errors.ts';\nimport { quote } from './literal.ts';",
+      'src/upstream/literal.ts': '',
+      'src/routes/context.ts': "import { call } from '../upstream/client.ts';",
+      'src/app.ts': "import { Env } from './routes/context.ts';",
+    });
+    const order = ['src/v2', 'src/upstream', 'src/routes', 'src/app.ts'];
+    expect(upwardEdges(graph, order, layerOf)).toEqual(['src/v2/errors.ts -> src/upstream/client.ts']);
+    expect(upwardEdges(graph, [...order].reverse(), layerOf)).toEqual([
+      'src/app.ts -> src/routes/context.ts',
+      'src/routes/context.ts -> src/upstream/client.ts',
+      'src/upstream/client.ts -> src/v2/errors.ts',
+    ]);
+  });
+
+  it('tells new offenders from struck ones against an allow-list', () => {
+    expect(againstAllowList(['a', 'b'], ['b', 'c'])).toEqual({ unexpected: ['a'], stale: ['c'] });
+  });
+});

@@ -86,13 +86,13 @@ async function countingGateway(routeModes: string) {
     },
   });
   /** Sends one request, reads its answer, waits for its shadow work; the paths matched meanwhile. */
-  async function matchesOf(path: string, init: RequestInit = {}, records = 0): Promise<string[]> {
+  async function matchesOf(path: string, init: RequestInit = {}, records = 0): Promise<{ status: number; matched: string[] }> {
     matched.length = 0;
     const before = sink.records.length;
     const response = await app.request(path, { ...init, headers });
     await response.arrayBuffer();
     if (records > 0) await sink.waitForRecords(before + records);
-    return [...matched];
+    return { status: response.status, matched: [...matched] };
   }
   return { matchesOf, sink };
 }
@@ -102,35 +102,35 @@ const deploy = (revision: string): RequestInit => ({ method: 'POST', body: JSON.
 describe('a request is matched once, whatever its mode', () => {
   it('translate: a read, a write, and the router’s own 404 and 405 answers', async () => {
     const { matchesOf } = await countingGateway('*=translate');
-    expect(await matchesOf(`/v2/applications/${appId}.json`)).toEqual([`/v2/applications/${appId}.json`]);
-    expect(await matchesOf(`/v2/applications/${appId}/deployments.json`, deploy('translate-1'))).toEqual([`/v2/applications/${appId}/deployments.json`]);
-    expect(await matchesOf(`/v2/applications/${appId}.csv`)).toEqual([`/v2/applications/${appId}.csv`]);
-    expect(await matchesOf(`/v2/applications.json`, { method: 'PATCH' })).toEqual(['/v2/applications.json']);
-    expect(await matchesOf('/v2/nothing_here.json')).toEqual(['/v2/nothing_here.json']);
+    expect(await matchesOf(`/v2/applications/${appId}.json`)).toEqual({ status: 200, matched: [`/v2/applications/${appId}.json`] });
+    expect(await matchesOf(`/v2/applications/${appId}/deployments.json`, deploy('translate-1'))).toEqual({ status: 201, matched: [`/v2/applications/${appId}/deployments.json`] });
+    expect(await matchesOf(`/v2/applications/${appId}.csv`)).toEqual({ status: 404, matched: [`/v2/applications/${appId}.csv`] });
+    expect(await matchesOf(`/v2/applications.json`, { method: 'PATCH' })).toEqual({ status: 405, matched: ['/v2/applications.json'] });
+    expect(await matchesOf('/v2/nothing_here.json')).toEqual({ status: 404, matched: ['/v2/nothing_here.json'] });
   });
 
   it('passthrough: forwarded without a second match', async () => {
     const { matchesOf, sink } = await countingGateway('');
-    expect(await matchesOf('/v2/alerts_conditions.json?policy_id=1')).toEqual(['/v2/alerts_conditions.json']);
+    expect((await matchesOf('/v2/alerts_conditions.json?policy_id=1')).matched).toEqual(['/v2/alerts_conditions.json']);
     expect(sink.usage.at(-1)).toEqual({ route: '/v2/alerts_conditions.{format}', method: 'GET', mode: 'passthrough' });
   });
 
   it('compare: a read (its translation side included), a write (its dry run included), and a HEAD served as passthrough', async () => {
     const { matchesOf, sink } = await countingGateway('*=compare');
-    expect(await matchesOf('/v2/applications.json', {}, 1)).toEqual(['/v2/applications.json']);
+    expect(await matchesOf('/v2/applications.json', {}, 1)).toEqual({ status: 200, matched: ['/v2/applications.json'] });
     expect(sink.records.at(-1)).toMatchObject({ mode: 'compare', status: { legacy: 200, translated: 200 } });
-    expect(await matchesOf(`/v2/applications/${appId}/deployments.json`, deploy('compare-1'), 1)).toEqual([`/v2/applications/${appId}/deployments.json`]);
+    expect(await matchesOf(`/v2/applications/${appId}/deployments.json`, deploy('compare-1'), 1)).toEqual({ status: 201, matched: [`/v2/applications/${appId}/deployments.json`] });
     expect(sink.records.at(-1)).toMatchObject({ mode: 'compare', outcome: 'dry_run' });
-    expect(await matchesOf('/v2/applications.json', { method: 'HEAD' })).toEqual(['/v2/applications.json']);
+    expect(await matchesOf('/v2/applications.json', { method: 'HEAD' })).toEqual({ status: 200, matched: ['/v2/applications.json'] });
   });
 
   it('candidate: a read, a write (the legacy side recorded), and a 405 answered by the router', async () => {
     const { matchesOf, sink } = await countingGateway('*=candidate');
-    expect(await matchesOf(`/v2/applications/${appId}.json`, {}, 1)).toEqual([`/v2/applications/${appId}.json`]);
+    expect(await matchesOf(`/v2/applications/${appId}.json`, {}, 1)).toEqual({ status: 200, matched: [`/v2/applications/${appId}.json`] });
     expect(sink.records.at(-1)).toMatchObject({ mode: 'candidate', status: { legacy: 200, translated: 200 } });
-    expect(await matchesOf(`/v2/applications/${appId}/deployments.json`, deploy('candidate-1'), 1)).toEqual([`/v2/applications/${appId}/deployments.json`]);
+    expect(await matchesOf(`/v2/applications/${appId}/deployments.json`, deploy('candidate-1'), 1)).toEqual({ status: 201, matched: [`/v2/applications/${appId}/deployments.json`] });
     expect(sink.records.at(-1)).toMatchObject({ mode: 'candidate', outcome: 'dry_run' });
-    expect(await matchesOf('/v2/applications.json', { method: 'PATCH' })).toEqual(['/v2/applications.json']);
+    expect(await matchesOf('/v2/applications.json', { method: 'PATCH' })).toEqual({ status: 405, matched: ['/v2/applications.json'] });
   });
 
   it('explain: the explained request is matched once, and its run through the app does not match it again', async () => {
@@ -138,8 +138,8 @@ describe('a request is matched once, whatever its mode', () => {
     // The explain request's own path goes through the routing step (it is no v2 route); the
     // explained one is matched by explain and carried into the recorded run.
     const read = new URLSearchParams({ request: '/v2/applications.json?filter[name]=a' });
-    expect(await matchesOf(`/bridge/explain?${read.toString()}`)).toEqual(['/bridge/explain', '/v2/applications.json']);
+    expect(await matchesOf(`/bridge/explain?${read.toString()}`)).toEqual({ status: 200, matched: ['/bridge/explain', '/v2/applications.json'] });
     const write = new URLSearchParams({ request: `/v2/applications/${appId}/deployments.json`, method: 'POST', body: '{"deployment":{"revision":"v9"}}' });
-    expect(await matchesOf(`/bridge/explain?${write.toString()}`)).toEqual(['/bridge/explain', `/v2/applications/${appId}/deployments.json`]);
+    expect(await matchesOf(`/bridge/explain?${write.toString()}`)).toEqual({ status: 200, matched: ['/bridge/explain', `/v2/applications/${appId}/deployments.json`] });
   });
 });

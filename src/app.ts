@@ -5,6 +5,7 @@ import { registerBridgeRoutes } from './bridge/parity.ts';
 import type { ParityStore } from './compare/parity-store.ts';
 import type { Logger } from 'pino';
 import { createAccountResolver } from './caller/accounts.ts';
+import type { IdentityOf } from './caller/identity.ts';
 import { KeyGuard } from './caller/key-guard.ts';
 import { CursorCache } from './cache/cursor-cache.ts';
 import { KEY_GUARD_DEFAULTS, type GatewayConfig } from './ops/config.ts';
@@ -27,9 +28,12 @@ import type { Dispatcher } from 'undici';
 import type { OperationDocuments } from './upstream/documents.ts';
 import { createRecordingClient } from './upstream/recording-client.ts';
 import { recordableClient, runRecorded } from './upstream/recorded-run.ts';
-import { createModeDispatch, type ModesOptions } from './modes/dispatch.ts';
-import { isInternal } from './modes/internal.ts';
+import type { ModesOptions } from './modes/mode-context.ts';
+import { carriedRoute, isInternal } from './modes/internal.ts';
 import { createLegacyApi } from './modes/passthrough.ts';
+import { createModeStrategies, type ModeStrategies } from './modes/strategies.ts';
+import { mappingTable, matchRoute, type MappingTable } from './routing/resolved-route.ts';
+import { createRoutingStep } from './routing/routing-step.ts';
 
 /**
  * Builds the gateway app from its dependencies, so tests can inject a NerdGraph client, a
@@ -45,6 +49,8 @@ export interface GatewayDeps {
   /** The NerdGraph endpoint `nerdgraph` posts to, shown by /bridge/explain (default: the US region's). */
   nerdgraphUrl?: string;
   mappings: readonly Mapping[];
+  /** The mappings' route table (default: built from them); a test wraps it to count its matches. */
+  routeTable?: MappingTable;
   metrics: GatewayMetrics;
   logger: Logger;
   now?: () => number;
@@ -62,7 +68,7 @@ export interface GatewayDeps {
   replicaName?: string;
 }
 
-/** The modes' options (src/modes/dispatch.ts), with the legacy API named by URL; plus what dry runs need. */
+/** The modes' options (src/modes/mode-context.ts), with the legacy API named by URL; plus what dry runs need. */
 export interface ModesDeps extends Omit<ModesOptions, 'legacy'> {
   /** LEGACY_REST_URL: the legacy REST API that passthrough and comparisons call. */
   legacyUrl: string;
@@ -101,6 +107,9 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     if (isInternal(c.req.raw)) {
       // Noted here, before any middleware (bodyLimit) can replace c.req.raw with a copy.
       c.set('internal', true);
+      // The route of the request it serves, resolved once already (src/routing/routing-step.ts).
+      const route = carriedRoute(c.req.raw);
+      if (route !== undefined) c.set('route', route);
       c.set('requestId', requestIdFor(c.req.raw.headers));
       c.set('logEntry', { requestId: c.get('requestId'), method: c.req.method, route: 'unmatched', path: '', status: 0, ms: 0, level: 'info' });
       c.set('routeLabel', 'unmatched');
@@ -148,38 +157,9 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   });
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
 
-  if (deps.modes) {
-    const modes = deps.modes;
-    app.use(
-      createModeDispatch({
-        modes: {
-          rules: modes.rules,
-          legacy: createLegacyApi({ baseUrl: modes.legacyUrl, ...(modes.dispatcher ? { dispatcher: modes.dispatcher } : {}) }),
-          comparer: modes.comparer,
-          sink: modes.sink,
-          sampleRate: modes.sampleRate,
-          concurrency: modes.concurrency,
-          queueMax: modes.queueMax,
-          maxBodyBytes: modes.maxBodyBytes,
-          ...(modes.maxLoopUtilisation === undefined ? {} : { maxLoopUtilisation: modes.maxLoopUtilisation }),
-          ...(modes.loopUtilisation ? { loopUtilisation: modes.loopUtilisation } : {}),
-        },
-        mappings: deps.mappings,
-        publicBaseUrl: deps.config.publicBaseUrl,
-        requestDeadlineMs: deps.config.requestDeadlineMs,
-        identityOf: shared.identityOf,
-        now,
-        ...(deps.draining ? { draining: deps.draining } : {}),
-        translate: async (request) => app.fetch(request),
-        // This app, as a recorded run: its recorder holds this one request's calls and nothing else.
-        dryRun: async (request) => {
-          const recorder = createRecordingClient(deps.nerdgraph, modes.documents);
-          const response = await runRecorded({ recorder }, async () => app.fetch(request));
-          return { response, calls: recorder.calls };
-        },
-      }),
-    );
-  }
+  // The one match of a request's route, and its mode's strategy (src/routing/routing-step.ts).
+  const table = deps.routeTable ?? mappingTable(deps.mappings);
+  app.use(createRoutingStep(table, deps.modes ? modeStrategiesOf(deps, deps.modes, { app, identityOf: shared.identityOf, now }) : undefined));
 
   app.get('/healthz', (c) => {
     c.set('routeLabel', '/healthz');
@@ -215,7 +195,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     keyUsers: shared.keyUsers,
   });
   registerExplainRoute(app, {
-    mappings: deps.mappings,
+    resolveRoute: (path, method) => matchRoute(table, path, method),
     nerdgraph: deps.nerdgraph,
     nerdgraphUrl: deps.nerdgraphUrl,
     accounts,
@@ -268,4 +248,38 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   });
 
   return app;
+}
+
+/** The migration modes' strategies for this app: its own fetch is their translation and, as a recorded run, their dry run. */
+function modeStrategiesOf(deps: GatewayDeps, modes: ModesDeps, own: { app: Hono<GatewayEnv>; identityOf: IdentityOf; now: () => number }): ModeStrategies {
+  const { app } = own;
+  return createModeStrategies(
+    {
+      options: {
+        rules: modes.rules,
+        legacy: createLegacyApi({ baseUrl: modes.legacyUrl, ...(modes.dispatcher ? { dispatcher: modes.dispatcher } : {}) }),
+        comparer: modes.comparer,
+        sink: modes.sink,
+        sampleRate: modes.sampleRate,
+        concurrency: modes.concurrency,
+        queueMax: modes.queueMax,
+        maxBodyBytes: modes.maxBodyBytes,
+        ...(modes.maxLoopUtilisation === undefined ? {} : { maxLoopUtilisation: modes.maxLoopUtilisation }),
+        ...(modes.loopUtilisation ? { loopUtilisation: modes.loopUtilisation } : {}),
+      },
+      publicBaseUrl: deps.config.publicBaseUrl,
+      requestDeadlineMs: deps.config.requestDeadlineMs,
+      identityOf: own.identityOf,
+      now: own.now,
+      ...(deps.draining ? { draining: deps.draining } : {}),
+      translate: async (request) => app.fetch(request),
+      // This app, as a recorded run: its recorder holds this one request's calls and nothing else.
+      dryRun: async (request) => {
+        const recorder = createRecordingClient(deps.nerdgraph, modes.documents);
+        const response = await runRecorded({ recorder }, async () => app.fetch(request));
+        return { response, calls: recorder.calls };
+      },
+    },
+    deps.mappings,
+  );
 }

@@ -1,19 +1,19 @@
 import type { Hono } from 'hono';
-import { Kind, parse, type TypeNode } from 'graphql';
 import { z } from 'zod';
-import { isLoopbackHost } from './access.ts';
 import type { AccountResolver } from '../caller/accounts.ts';
 import { callerFrom, type Caller, type IdentityOf } from '../caller/identity.ts';
 import { redactKeys } from '../caller/redact.ts';
 import { markInternal } from '../modes/internal.ts';
 import type { GatewayEnv } from '../routes/context.ts';
-import { methodsOf, type FieldNote, type KnownGap, type Mapping, type ParameterNote } from '../routes/mapping.ts';
+import type { Mapping } from '../routes/mapping.ts';
+import { isServedFormat, type ResolvedRoute } from '../routing/resolved-route.ts';
 import type { NerdGraph } from '../upstream/client.ts';
 import { loadDocuments, type OperationDocuments } from '../upstream/documents.ts';
 import { runRecorded } from '../upstream/recorded-run.ts';
 import { createRecordingClient, type RecordedCall } from '../upstream/recording-client.ts';
 import { V2Error, notFound } from '../v2/errors.ts';
-import { createRouteTable, type RouteTable } from '../v2/route-table.ts';
+import { parseExplainQuery, V2_TARGET, type ExplainInput } from './explain-input.ts';
+import { ACCOUNTS_OPERATION, explainCall, LOCAL_GRAPHQL_NOTE, shownGraphqlUrl, type ExplainedCall, type Explanation } from './explanation.ts';
 
 /**
  * `GET /bridge/explain?request=<v2 path and query>`: what NerdGraph calls one legacy call
@@ -26,206 +26,10 @@ import { createRouteTable, type RouteTable } from '../v2/route-table.ts';
  * a cold gateway makes shows. The answer holds each call's exact document, variables and NRQL,
  * a body that can be POSTed to /graphql as it is, a curl command without the key, and the
  * mapping's notes.
+ *
+ * The explained request is matched once, here (by the app's route resolver); the run through the
+ * app carries that route, so the app does not match it again.
  */
-
-/** Shown when the deps do not say which NerdGraph the gateway posts to. */
-export const DEFAULT_GRAPHQL_URL = 'https://api.newrelic.com/graphql';
-/** The note an explanation carries when its calls go to a NerdGraph on this host. */
-export const LOCAL_GRAPHQL_NOTE =
-  'graphqlUrl is on this host: the local sandbox (or a proxy here) the gateway calls, not New Relic. Its curl commands run only here; for your account, POST the same bodies to https://api.newrelic.com/graphql (or https://api.eu.newrelic.com/graphql).';
-
-/**
- * The NerdGraph URL as an answer may show it: without user:password, query or fragment (where
- * a proxy's credentials would sit). A loopback one (the embedded sandbox) is kept, flagged
- * `local`: it is the only URL its calls run on. One that does not parse is not shown at all.
- */
-export function shownGraphqlUrl(configured: string | undefined): { url: string; local: boolean } {
-  let url: URL;
-  try {
-    url = new URL(configured ?? DEFAULT_GRAPHQL_URL);
-  } catch {
-    return { url: DEFAULT_GRAPHQL_URL, local: false };
-  }
-  url.username = '';
-  url.password = '';
-  url.search = '';
-  url.hash = '';
-  return { url: url.href, local: isLoopbackHost(url.host) };
-}
-
-/** Long enough for a metric-data request naming 100 metrics; a URL is bounded below that anyway. */
-export const MAX_REQUEST_CHARS = 8192;
-export const MAX_BODY_CHARS = 16_384;
-
-const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
-type ExplainMethod = (typeof METHODS)[number];
-
-/** One NerdGraph call the translation made (a query) or would have made (a mutation). */
-export interface ExplainedCall {
-  operation: string;
-  kind: 'query' | 'mutation';
-  /** The exact GraphQL document, fragments included. */
-  query: string;
-  variables: Record<string, unknown>;
-  /** The NRQL the variables carry (the document's `Nrql` variables), in variable order. */
-  nrql: string[];
-  /** False for a mutation: recorded, never sent. */
-  sent: boolean;
-  /** The JSON body to POST to /graphql as it is. */
-  graphqlRequest: { query: string; operationName: string; variables: Record<string, unknown> };
-  /** A runnable command; the key comes from $NEW_RELIC_API_KEY. */
-  curl: string;
-  /** Why the gateway makes this call, when it is not part of the route's translation itself. */
-  note?: string;
-}
-
-export interface Explanation {
-  /** Path and query as asked (key-shaped text masked). */
-  request: string;
-  method: ExplainMethod;
-  /** The v2 route template, e.g. `/v2/applications/{id}.{format}`. */
-  route: string;
-  /** The mapping's id, e.g. `applications.show`. */
-  mapping: string;
-  /** The mapping's kind; `passthrough` routes make no NerdGraph call. */
-  kind: string;
-  fidelity: string;
-  summary: string;
-  /** Where the calls go: the gateway's configured NerdGraph endpoint, without credentials or query (shownGraphqlUrl). */
-  graphqlUrl: string;
-  calls: ExplainedCall[];
-  /** How each v2 field is built (the mapping's field notes). */
-  reshape: readonly FieldNote[];
-  knownGaps: readonly KnownGap[];
-  assumptions: readonly string[];
-  parameters: readonly ParameterNote[];
-  /** The status the translation answered (null when nothing ran: passthrough). */
-  status: number | null;
-  /** The error title the translation answered with, when it answered one. */
-  error?: string;
-  /** What the reader should know about this run (dry-run writes, passthrough, unsupported). */
-  notes: string[];
-}
-
-// ---- input ---------------------------------------------------------------------------------
-
-/** Control characters and a fragment have no place in a request line. */
-const isRequestText = (text: string): boolean => ![...text].some((ch) => ch === '#' || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
-const V2_TARGET = /^(?:\/v2\/|\/deployments\.(?:json|xml)(?:\?|$))/;
-
-const ExplainQuery = z.object({
-  request: z
-    .string({ error: 'Invalid parameter request: give a v2 path and query, e.g. request=/v2/applications.json' })
-    .min(1, 'Invalid parameter request: give a v2 path and query, e.g. request=/v2/applications.json')
-    .max(MAX_REQUEST_CHARS, `Invalid parameter request: at most ${MAX_REQUEST_CHARS} characters`)
-    .refine(isRequestText, 'Invalid parameter request: control characters and # are not accepted')
-    .regex(V2_TARGET, 'Invalid parameter request: must start with /v2/ (or be /deployments.json or /deployments.xml)'),
-  method: z
-    .string()
-    .transform((m) => m.trim().toUpperCase())
-    .pipe(z.enum(METHODS, { error: 'Invalid parameter method: expected GET, POST, PUT or DELETE' }))
-    .default('GET'),
-  body: z.string().max(MAX_BODY_CHARS, `Invalid parameter body: at most ${MAX_BODY_CHARS} characters`).optional(),
-});
-
-export type ExplainInput = z.output<typeof ExplainQuery>;
-
-function single(values: string[] | undefined, name: string): string | undefined {
-  if (values === undefined || values.length === 0) return undefined;
-  if (values.length > 1) throw new V2Error(422, `Invalid parameter ${name}: give it once`, { kind: 'invalid_parameter' });
-  return values[0];
-}
-
-/** The explain parameters, validated; V2Error 422/400 on bad input. */
-export function parseExplainQuery(query: Record<string, string[]>): ExplainInput {
-  const result = ExplainQuery.safeParse({
-    request: single(query.request, 'request'),
-    method: single(query.method, 'method'),
-    body: single(query.body, 'body'),
-  });
-  if (!result.success) {
-    throw new V2Error(422, result.error.issues[0]?.message ?? 'Invalid parameters', { kind: 'invalid_parameter' });
-  }
-  const input = result.data;
-  if (input.body !== undefined) {
-    if (input.method !== 'POST' && input.method !== 'PUT') {
-      throw new V2Error(422, 'Invalid parameter body: only a POST or PUT request has a body', { kind: 'invalid_parameter' });
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(input.body);
-    } catch {
-      throw new V2Error(400, 'Invalid parameter body: expected JSON text', { kind: 'invalid_parameter' });
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw new V2Error(422, 'Invalid parameter body: expected a JSON object such as {"deployment":{"revision":"v1"}}', { kind: 'invalid_parameter' });
-    }
-  }
-  return input;
-}
-
-// ---- calls ---------------------------------------------------------------------------------
-
-const namedType = (type: TypeNode): string => (type.kind === Kind.NAMED_TYPE ? type.name.value : namedType(type.type));
-
-/** Per document: the names of its variables of type Nrql (or lists of it), in declaration order. */
-const nrqlVariableCache = new Map<string, string[]>();
-function nrqlVariablesOf(document: string): string[] {
-  let names = nrqlVariableCache.get(document);
-  if (names === undefined) {
-    names = parse(document).definitions.flatMap((definition) =>
-      definition.kind === Kind.OPERATION_DEFINITION
-        ? (definition.variableDefinitions ?? []).filter((v) => namedType(v.type) === 'Nrql').map((v) => v.variable.name.value)
-        : [],
-    );
-    nrqlVariableCache.set(document, names);
-  }
-  return names;
-}
-
-function nrqlOf(call: RecordedCall): string[] {
-  return nrqlVariablesOf(call.query).flatMap((name) => {
-    const value = call.variables[name];
-    return [value].flat().filter((v): v is string => typeof v === 'string');
-  });
-}
-
-/** POSIX shell single quotes: only `'` itself needs care. */
-const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
-
-export function curlFor(graphqlUrl: string, body: string): string {
-  return [
-    `curl -sS -X POST ${shellQuote(graphqlUrl)}`,
-    `-H 'Content-Type: application/json'`,
-    `-H "API-Key: $NEW_RELIC_API_KEY"`,
-    `--data-binary ${shellQuote(body)}`,
-  ].join(' ');
-}
-
-const ACCOUNTS_OPERATION = 'AccessibleAccounts';
-
-const CALL_NOTES: Readonly<Record<string, string>> = {
-  [ACCOUNTS_OPERATION]:
-    'How the gateway finds the account to use (v2 inferred it from the key; NerdGraph does not): a migrated script can use its account id directly.',
-};
-
-function explainCall(call: RecordedCall, graphqlUrl: string): ExplainedCall {
-  const graphqlRequest = { query: call.query, operationName: call.operation, variables: call.variables };
-  const note = CALL_NOTES[call.operation];
-  return {
-    operation: call.operation,
-    kind: call.kind,
-    query: call.query,
-    variables: call.variables,
-    nrql: nrqlOf(call),
-    sent: call.sent,
-    graphqlRequest,
-    curl: curlFor(graphqlUrl, JSON.stringify(graphqlRequest)),
-    ...(note ? { note } : {}),
-  };
-}
-
-// ---- the translation run -------------------------------------------------------------------
 
 const ErrorBody = z.object({ error: z.object({ title: z.string() }) });
 const XML_TITLE = /<title>([^<]*)<\/title>/;
@@ -255,7 +59,8 @@ function forwardedHeaders(headers: Headers, hasBody: boolean): Headers {
 
 /** What explain needs from the app it is mounted on (src/app.ts). */
 export interface ExplainDeps {
-  mappings: readonly Mapping[];
+  /** The app's route resolver: the one match of the explained request (src/routing/resolved-route.ts). */
+  resolveRoute(path: string, method: string): ResolvedRoute | undefined;
   /** The real NerdGraph client: a run's recorder sends its queries there. */
   nerdgraph: NerdGraph;
   /** The NerdGraph endpoint `nerdgraph` posts to, as shown (default: the US region's). */
@@ -268,7 +73,6 @@ export interface ExplainDeps {
 }
 
 interface ExplainContext extends ExplainDeps {
-  table: RouteTable<Mapping>;
   documents: () => OperationDocuments;
 }
 
@@ -297,16 +101,15 @@ async function explain(deps: ExplainContext, input: ExplainInput, request: Expla
   if (target.origin !== request.origin || !V2_TARGET.test(target.pathname)) {
     throw new V2Error(422, 'Invalid parameter request: must start with /v2/ (or be /deployments.json or /deployments.xml)', { kind: 'invalid_parameter' });
   }
-  const matched = deps.table.match(target.pathname);
-  if (matched === undefined) throw notFound('Unknown v2 resource');
-  if (matched.format !== 'json' && matched.format !== 'xml') throw notFound(`Unknown format .${matched.format}: use .json or .xml`);
-  const hit = matched.entries.find((entry) => entry.methods.includes(input.method));
-  if (!hit) {
-    throw new V2Error(422, `Invalid parameter method: ${matched.entries[0]?.template ?? 'this route'} is served for ${matched.allow.join(', ')}`, {
+  const route = deps.resolveRoute(target.pathname, input.method);
+  if (route?.template === undefined) throw notFound('Unknown v2 resource');
+  if (!isServedFormat(route.format)) throw notFound(`Unknown format .${route.format}: use .json or .xml`);
+  const mapping = route.mapping;
+  if (mapping === undefined) {
+    throw new V2Error(422, `Invalid parameter method: ${route.template} is served for ${route.allow.join(', ')}`, {
       kind: 'invalid_parameter',
     });
   }
-  const mapping = hit.value;
   const caller = callerFrom(request.headers, deps.identityOf, request.address);
   const shown = shownGraphqlUrl(deps.nerdgraphUrl);
   const graphqlUrl = shown.url;
@@ -364,6 +167,7 @@ async function explain(deps: ExplainContext, input: ExplainInput, request: Expla
       headers: forwardedHeaders(request.headers, hasBody),
       ...(hasBody ? { body: input.body } : {}),
     }),
+    route,
   );
   const translated = await runRecorded({ recorder, parent: request.signal }, () => deps.translate(inner));
   const text = await translated.text();
@@ -398,7 +202,6 @@ export function registerExplainRoute(app: Hono<GatewayEnv>, deps: ExplainDeps): 
   let documents: OperationDocuments | undefined;
   const context: ExplainContext = {
     ...deps,
-    table: createRouteTable(deps.mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping }))),
     // Loaded on the first explain, not for every app built (tests build many).
     documents: () => (documents ??= loadDocuments()),
   };
@@ -415,47 +218,4 @@ export function registerExplainRoute(app: Hono<GatewayEnv>, deps: ExplainDeps): 
     });
     return c.body(withoutKey(explanation, caller.apiKey), 200, { 'content-type': 'application/json; charset=utf-8' });
   });
-}
-
-// ---- the readable form (npm run explain) ---------------------------------------------------
-
-const indent = (text: string, by = '    '): string =>
-  text
-    .trimEnd()
-    .split('\n')
-    .map((line) => (line === '' ? line : `${by}${line}`))
-    .join('\n');
-
-/** An explanation as text for a terminal: documents, variables, NRQL, curl, then the notes. */
-export function renderExplanation(e: Explanation): string {
-  const out: string[] = [];
-  out.push(`${e.method} ${e.request}`);
-  out.push(`  route     ${e.method} ${e.route}  (mapping ${e.mapping}, ${e.kind}, fidelity ${e.fidelity})`);
-  out.push(`  summary   ${e.summary}`);
-  out.push(`  status    ${e.status === null ? 'none (nothing ran)' : `${e.status} as the translation answered`}${e.error ? `: ${e.error}` : ''}`);
-  for (const note of e.notes) out.push(`  note      ${note}`);
-  out.push('');
-  if (e.calls.length === 0) {
-    out.push('No NerdGraph call.');
-  } else {
-    out.push(`NerdGraph calls (${e.calls.length}), each runnable as it is: POST to ${e.graphqlUrl} with your key in the API-Key header.`);
-    e.calls.forEach((call, i) => {
-      out.push('');
-      out.push(`[${i + 1}] ${call.kind} ${call.operation}${call.sent ? '' : '  (recorded, NOT sent: dry run)'}`);
-      if (call.note) out.push(`  note: ${call.note}`);
-      out.push('  document:', indent(call.query));
-      out.push('  variables:', indent(JSON.stringify(call.variables, null, 2)));
-      if (call.nrql.length > 0) out.push('  NRQL:', ...call.nrql.map((nrql) => indent(nrql)));
-      out.push('  curl:', indent(call.curl));
-    });
-  }
-  const section = (title: string, lines: string[]): void => {
-    if (lines.length === 0) return;
-    out.push('', `${title}:`, ...lines.map((line) => `  - ${line}`));
-  };
-  section('Reshape (how each v2 field is built)', e.reshape.map((f) => `${f.field} [${f.fidelity}]: ${f.source}`));
-  section('Known gaps', e.knownGaps.map((g) => (g.path ? `${g.path}: ${g.description}` : g.description)));
-  section('Assumptions', [...e.assumptions]);
-  section('Parameters', e.parameters.map((p) => `${p.name} [${p.fidelity}]: ${p.note}`));
-  return `${out.join('\n')}\n`;
 }

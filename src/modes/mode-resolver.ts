@@ -1,5 +1,6 @@
 import type { RouteMode } from '../compare/types.ts';
 import { ConfigError } from '../ops/config.ts';
+import { methodsOf, type Mapping } from '../routes/mapping.ts';
 import { formatRouteModes, globMatcher, isCatchAll, stemOf, type ModeRule } from './route-modes.ts';
 
 /**
@@ -74,4 +75,14 @@ export function createModeResolver(rules: readonly ModeRule[], routes: readonly 
       return 'translate';
     },
   };
+}
+
+/** Every route as the resolver sees it: a method of a template, and whether only passthrough serves it. */
+export function routeInfos(mappings: readonly Mapping[]): RouteInfo[] {
+  return mappings.flatMap((mapping) => methodsOf(mapping).map((method) => ({ template: mapping.route, method, passthroughOnly: mapping.kind === 'passthrough' })));
+}
+
+/** Builds the resolver for these mappings; throws ConfigError for rules they make impossible. */
+export function modeResolverFor(rules: readonly ModeRule[], mappings: readonly Mapping[]): ModeResolver {
+  return createModeResolver(rules, routeInfos(mappings));
 }

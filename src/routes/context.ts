@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import type { RequestLog } from '../ops/logger.ts';
+import type { ResolvedRoute } from '../routing/resolved-route.ts';
 import type { V2Format } from '../v2/format.ts';
 
 /** Per-request values set by the gateway's middleware, typed for every handler. */
@@ -16,6 +17,11 @@ export interface GatewayVariables {
   signal: AbortSignal;
   /** Fires at the request's deadline only: what a write's one mutation is sent under. */
   deadline: AbortSignal;
+  /**
+   * The request's route, matched once by the routing step (src/routing/routing-step.ts);
+   * undefined before it and for a request that is no v2 request at all (/healthz, /bridge/...).
+   */
+  route?: ResolvedRoute;
   /** The gateway's own request (a comparison's translation, a dry run): always translated, never counted. */
   internal?: boolean;
 }

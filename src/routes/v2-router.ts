@@ -1,11 +1,11 @@
 import type { Hono } from 'hono';
 import type { AccountResolver } from '../caller/accounts.ts';
-import type { GatewayEnv } from './context.ts';
+import type { GatewayContext, GatewayEnv } from './context.ts';
 import { V2Error, notFound } from '../v2/errors.ts';
 import { callerFrom, type IdentityOf } from '../caller/identity.ts';
-import { methodsOf, type Mapping } from './mapping.ts';
+import type { Mapping } from './mapping.ts';
+import { isServedFormat, type ResolvedRoute } from '../routing/resolved-route.ts';
 import type { V2Format } from '../v2/format.ts';
-import { createRouteTable } from '../v2/route-table.ts';
 import { readFormBody } from '../v2/form-body.ts';
 import { parseV2Params } from '../v2/params.ts';
 import { createListRunner } from './entity-list.ts';
@@ -17,15 +17,30 @@ import { createOperationRunners } from './operations.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
- * Builds the /v2 routes from the mapping declarations: one compiled route table (src/v2/
- * route-table.ts, shared with the sandbox's legacy face), so a request is dispatched by
- * walking the table, not by trying every pattern. v2 puts the format in a suffix, which Hono's
- * path syntax cannot express; 404 and 405 answers stay v2-shaped.
+ * The translation: serves a /v2 request by its mapping's kind, from the route the routing step
+ * resolved (src/routing/routing-step.ts; one compiled route table, src/v2/route-table.ts, so a
+ * request is matched once by walking the table, not by trying every pattern). v2 puts the
+ * format in a suffix, which Hono's path syntax cannot express; 404 and 405 answers stay v2-shaped.
  */
-const FORMATS: ReadonlySet<string> = new Set(['json', 'xml']);
 
 const passthroughUnavailable = (): V2Error =>
   new V2Error(404, 'This v2 route is served only by passthrough to the legacy REST API, which is not configured', { kind: 'passthrough_unavailable' });
+
+/**
+ * The mapping that serves the route, or the v2 error that answers it: the format first, then
+ * the method (the order the sandbox's legacy face follows too). Sets the route's label and format.
+ */
+function mappingToServe(c: GatewayContext, route: ResolvedRoute): { mapping: Mapping; format: V2Format } {
+  if (route.template === undefined) throw notFound('Unknown v2 resource');
+  if (!isServedFormat(route.format)) throw notFound(`Unknown format .${route.format}: use .json or .xml`);
+  if (route.mapping === undefined) {
+    c.set('routeLabel', route.template);
+    throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow: route.allow.join(', ') }, kind: 'method' });
+  }
+  c.set('routeLabel', route.mapping.route);
+  c.set('format', route.format);
+  return { mapping: route.mapping, format: route.format };
+}
 
 export function registerV2Routes(
   app: Hono<GatewayEnv>,
@@ -33,7 +48,6 @@ export function registerV2Routes(
   shared: Omit<RouteDeps, 'mutations'> & { accounts: AccountResolver; identityOf: IdentityOf; publicBaseUrl: string | undefined },
 ): void {
   const deps: RouteDeps & typeof shared = { ...shared, mutations: new Set(mappings.flatMap((m) => (m.kind === 'write' ? [m.operation, ...(m.stepOperations ?? [])] : []))) };
-  const table = createRouteTable(mappings.map((mapping) => ({ template: mapping.route, methods: methodsOf(mapping), value: mapping })));
   const runList = createListRunner(deps);
   const runShow = createShowRunner(deps);
   // One resolver, so the names and data routes of a host share its host directory.
@@ -42,24 +56,11 @@ export function registerV2Routes(
   const runMetricData = createMetricDataRunner(deps, resolveTarget);
   const operations = createOperationRunners(deps);
 
-  // Every v2 route is under /v2/, except the Deployments v0 API (`POST /deployments.xml`).
+  // The route was resolved once, by the routing step (src/routing/routing-step.ts).
   app.all('*', async (c, next) => {
-    const path = c.req.path;
-    const matched = table.match(path);
-    if (matched === undefined && !path.startsWith('/v2/')) return next();
-    if (matched === undefined) throw notFound('Unknown v2 resource');
-    // The format first, then the method: the order the sandbox's legacy face follows too.
-    const format = matched.format;
-    if (!FORMATS.has(format)) throw notFound(`Unknown format .${format}: use .json or .xml`);
-    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
-    const match = matched.entries.find((entry) => entry.methods.includes(method));
-    if (!match) {
-      c.set('routeLabel', matched.entries[0]?.template ?? 'unmatched');
-      throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow: matched.allow.join(', ') }, kind: 'method' });
-    }
-    const mapping = match.value;
-    c.set('routeLabel', mapping.route);
-    c.set('format', format as V2Format);
+    const route = c.get('route');
+    if (route === undefined) return next();
+    const { mapping, format } = mappingToServe(c, route);
     // Only reached when no migration modes are configured (createApp without `modes`): a
     // passthrough route has no translation to fall back on, whoever calls.
     if (mapping.kind === 'passthrough') throw passthroughUnavailable();
@@ -78,8 +79,8 @@ export function registerV2Routes(
       caller,
       accountId,
       params: parseV2Params(query, form),
-      format: format as V2Format,
-      pathParams: match.params,
+      format,
+      pathParams: route.pathParams,
       publicUrl: `${deps.publicBaseUrl ?? url.origin}${url.pathname}${allParams ? `?${allParams}` : ''}`,
       signal,
     };

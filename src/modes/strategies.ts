@@ -1,0 +1,66 @@
+import type { RouteMode } from '../compare/types.ts';
+import type { GatewayContext } from '../routes/context.ts';
+import type { Mapping } from '../routes/mapping.ts';
+import { isServedFormat, labelOf, type ResolvedRoute } from '../routing/resolved-route.ts';
+import { hasReadBody } from './caller-request.ts';
+import { createModeContext, type ModeDeps } from './mode-context.ts';
+import { modeResolverFor } from './mode-resolver.ts';
+import { serveCandidate } from './serve-candidate.ts';
+import { serveCompare } from './serve-compare.ts';
+import { servePassthrough } from './serve-passthrough.ts';
+
+/**
+ * The migration modes as per-route strategies (ROUTE_MODES): `translate` (the router, as
+ * before), `passthrough` (forwarded to the legacy REST API), `compare` (the legacy API answers;
+ * the translation is compared off the path) or `candidate` (the translation answers; the legacy
+ * API is compared off the path). The routing step (src/routing/routing-step.ts) resolves the
+ * route once, asks modeOf, and hands every mode but `translate` to serve.
+ */
+export interface ModeStrategies {
+  /** The caller's request's mode by the rules, counted in the usage (the parity page's). */
+  modeOf(route: ResolvedRoute, path: string, method: string): RouteMode;
+  /** Serves a request in its route's mode; `translate` runs the translation (the router) in this context. */
+  serve(c: GatewayContext, route: ResolvedRoute, translate: () => Promise<void>): Promise<Response | void>;
+}
+
+/** Builds the strategies for these mappings; throws ConfigError for rules they make impossible. */
+export function createModeStrategies(deps: ModeDeps, mappings: readonly Mapping[]): ModeStrategies {
+  const resolver = modeResolverFor(deps.options.rules, mappings);
+  const modes = createModeContext(deps);
+  return {
+    modeOf(route, path, method) {
+      // HEAD is GET without the body, for the rules as for the router.
+      const known = route.template === undefined ? undefined : { template: route.template, passthroughOnly: route.passthroughOnly };
+      const mode = resolver.modeOf({ method: route.method, path, route: known });
+      deps.options.sink.noteUsage(labelOf(route), method, mode);
+      return mode;
+    },
+    async serve(c, route, translate) {
+      const label = labelOf(route);
+      if (route.mode === 'translate') return translate();
+      if (route.mode === 'passthrough') {
+        c.set('routeLabel', label);
+        return servePassthrough(modes, c);
+      }
+      // Comparing needs a translation: without one (an unknown route, method or format) compare
+      // answers from the legacy API as it promises, and candidate with the router's v2 error.
+      // HEAD (no body to compare) and a GET carrying a body (the shadow calls could not replay it)
+      // are served the same way, not compared.
+      const mapping = comparableMapping(c, route);
+      if (mapping === undefined) {
+        if (route.mode === 'candidate') return translate();
+        c.set('routeLabel', label);
+        return servePassthrough(modes, c);
+      }
+      c.set('routeLabel', label);
+      return route.mode === 'compare' ? serveCompare(modes, c, route, mapping, label) : serveCandidate(modes, c, mapping, label, translate);
+    },
+  };
+}
+
+/** The mapping to compare against, when the request can be compared at all. */
+function comparableMapping(c: GatewayContext, route: ResolvedRoute): Mapping | undefined {
+  if (route.mapping === undefined || !isServedFormat(route.format)) return undefined;
+  if (c.req.method === 'HEAD' || hasReadBody(c)) return undefined;
+  return route.mapping;
+}

@@ -1,0 +1,34 @@
+import type { MiddlewareHandler } from 'hono';
+import type { ModeStrategies } from '../modes/strategies.ts';
+import type { GatewayEnv } from '../routes/context.ts';
+import { matchRoute, type MappingTable } from './resolved-route.ts';
+
+/**
+ * The routing step: the one place a request's path is matched against the route table. It puts
+ * the resolved route (mapping, template, format, path params, method, mode) on the context and
+ * serves the request by its mode's strategy (src/modes/strategies.ts); `translate` is the
+ * router after it (src/routes/v2-router.ts), which reads the route from the context.
+ *
+ * The gateway's own requests (a comparison's translation, a dry run, an explained request)
+ * arrive with the route of the request they serve already on the context (src/app.ts reads it
+ * off the request, src/modes/internal.ts), and are always translated.
+ */
+export function createRoutingStep(table: MappingTable, strategies: ModeStrategies | undefined): MiddlewareHandler<GatewayEnv> {
+  return async (c, next) => {
+    // Read from the context: bodyLimit may have replaced c.req.raw (a POST without a length).
+    if (c.get('internal') === true) {
+      if (c.get('route') === undefined) {
+        const route = matchRoute(table, c.req.path, c.req.method);
+        if (route !== undefined) c.set('route', route);
+      }
+      return next();
+    }
+    const route = matchRoute(table, c.req.path, c.req.method);
+    // No v2 request (/healthz, /bridge/...): the app's own routes serve it.
+    if (route === undefined) return next();
+    if (strategies !== undefined) route.mode = strategies.modeOf(route, c.req.path, c.req.method);
+    c.set('route', route);
+    if (route.mode === 'translate' || strategies === undefined) return next();
+    return strategies.serve(c, route, next);
+  };
+}

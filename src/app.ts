@@ -32,7 +32,7 @@ import type { ModesOptions } from './modes/mode-context.ts';
 import { carriedRoute, isInternal } from './modes/internal.ts';
 import { createLegacyApi } from './modes/passthrough.ts';
 import { createModeStrategies, type ModeStrategies } from './modes/strategies.ts';
-import { mappingTable, matchRoute, type MappingTable } from './routing/resolved-route.ts';
+import { mappingTable, matchRoute, type MappingTable } from './routes/resolved-route.ts';
 import { createRoutingStep } from './routing/routing-step.ts';
 
 /**

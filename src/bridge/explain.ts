@@ -6,7 +6,7 @@ import { redactKeys } from '../caller/redact.ts';
 import { markInternal } from '../modes/internal.ts';
 import type { GatewayEnv } from '../routes/context.ts';
 import type { Mapping } from '../routes/mapping.ts';
-import { isServedFormat, type ResolvedRoute } from '../routing/resolved-route.ts';
+import { isServedFormat, type ResolvedRoute } from '../routes/resolved-route.ts';
 import type { NerdGraph } from '../upstream/client.ts';
 import { loadDocuments, type OperationDocuments } from '../upstream/documents.ts';
 import { runRecorded } from '../upstream/recorded-run.ts';
@@ -59,7 +59,7 @@ function forwardedHeaders(headers: Headers, hasBody: boolean): Headers {
 
 /** What explain needs from the app it is mounted on (src/app.ts). */
 export interface ExplainDeps {
-  /** The app's route resolver: the one match of the explained request (src/routing/resolved-route.ts). */
+  /** The app's route resolver: the one match of the explained request (src/routes/resolved-route.ts). */
   resolveRoute(path: string, method: string): ResolvedRoute | undefined;
   /** The real NerdGraph client: a run's recorder sends its queries there. */
   nerdgraph: NerdGraph;

@@ -1,6 +1,6 @@
 import { KEY_HEADERS } from '../caller/identity.ts';
 import type { GatewayContext } from '../routes/context.ts';
-import type { ResolvedRoute } from '../routing/resolved-route.ts';
+import type { ResolvedRoute } from '../routes/resolved-route.ts';
 import { markInternal } from './internal.ts';
 import type { LegacyBody } from './passthrough.ts';
 

@@ -1,4 +1,4 @@
-import type { ResolvedRoute } from '../routing/resolved-route.ts';
+import type { ResolvedRoute } from '../routes/resolved-route.ts';
 
 /**
  * The gateway's own requests to itself (the translation side of a comparison, a dry run, an

@@ -2,7 +2,7 @@ import { maskSecrets } from '../compare/secrets.ts';
 import type { AnswerSnapshot, DryRunCall } from '../compare/types.ts';
 import type { GatewayContext } from '../routes/context.ts';
 import type { Mapping } from '../routes/mapping.ts';
-import type { ResolvedRoute } from '../routing/resolved-route.ts';
+import type { ResolvedRoute } from '../routes/resolved-route.ts';
 import type { CapturedBody } from './capture.ts';
 import { bufferedBody, internalRequest } from './caller-request.ts';
 import type { ModeContext } from './mode-context.ts';

@@ -1,7 +1,7 @@
 import type { RouteMode } from '../compare/types.ts';
 import type { GatewayContext } from '../routes/context.ts';
 import type { Mapping } from '../routes/mapping.ts';
-import { isServedFormat, labelOf, type ResolvedRoute } from '../routing/resolved-route.ts';
+import { isServedFormat, labelOf, type ResolvedRoute } from '../routes/resolved-route.ts';
 import { hasReadBody } from './caller-request.ts';
 import { createModeContext, type ModeDeps } from './mode-context.ts';
 import { modeResolverFor } from './mode-resolver.ts';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import type { RequestLog } from '../ops/logger.ts';
-import type { ResolvedRoute } from '../routing/resolved-route.ts';
+import type { ResolvedRoute } from './resolved-route.ts';
 import type { V2Format } from '../v2/format.ts';
 
 /** Per-request values set by the gateway's middleware, typed for every handler. */

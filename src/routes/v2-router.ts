@@ -4,7 +4,7 @@ import type { GatewayContext, GatewayEnv } from './context.ts';
 import { V2Error, notFound } from '../v2/errors.ts';
 import { callerFrom, type IdentityOf } from '../caller/identity.ts';
 import type { Mapping } from './mapping.ts';
-import { isServedFormat, type ResolvedRoute } from '../routing/resolved-route.ts';
+import { isServedFormat, type ResolvedRoute } from './resolved-route.ts';
 import type { V2Format } from '../v2/format.ts';
 import { readFormBody } from '../v2/form-body.ts';
 import { parseV2Params } from '../v2/params.ts';

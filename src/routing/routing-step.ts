@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ModeStrategies } from '../modes/strategies.ts';
 import type { GatewayEnv } from '../routes/context.ts';
-import { matchRoute, type MappingTable } from './resolved-route.ts';
+import { matchRoute, type MappingTable } from '../routes/resolved-route.ts';
 
 /**
  * The routing step: the one place a request's path is matched against the route table. It puts

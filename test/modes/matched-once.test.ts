@@ -7,7 +7,7 @@ import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import { parseRouteModes } from '../../src/modes/route-modes.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
-import { mappingTable, type MappingTable } from '../../src/routing/resolved-route.ts';
+import { mappingTable, type MappingTable } from '../../src/routes/resolved-route.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
 import { loadDocuments } from '../../src/upstream/documents.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT } from '../support/harness.ts';

@@ -46,13 +46,11 @@ const OVERSIZED_TODAY = [
   'sandbox/notifications.ts',
   'sandbox/legacy/writes.ts',
   'sandbox/data.ts',
-  'src/modes/dispatch.ts',
   'src/compare/shared-parity.ts',
   'mappings/shared/ai-issues.ts',
   'src/budget/budgets.ts',
   'src/compare/diff.ts',
   'sandbox/legacy/alerts.ts',
-  'src/bridge/explain.ts',
   'sandbox/legacy/metrics.ts',
   'src/routes/mapping.ts',
   'sandbox/timeslices.ts',
@@ -93,6 +91,7 @@ const LAYERS = [
   'mappings', // one module per v2 route
   'src/compare', // answers judged field by field, parity
   'src/modes', // translate, passthrough, shadow, compare
+  'src/routing', // the one match per request, and the mode strategy it chooses
   'src/probe', // probing a real account
   'src/bridge', // /bridge/: explain, parity pages
   'src/app.ts',

@@ -1,5 +1,5 @@
 import type { RouteMode } from '../compare/types.ts';
-import { methodsOf, type Mapping } from '../routes/mapping.ts';
+import { methodsOf, type Mapping } from './mapping.ts';
 import { createRouteTable, type RouteTable } from '../v2/route-table.ts';
 
 /**

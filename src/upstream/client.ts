@@ -109,6 +109,72 @@ function ownDeadline(timeoutMs: number): { signal: AbortSignal; abort: (reason: 
   return { signal: controller.signal, abort: (reason) => controller.abort(reason), clear: () => clearTimeout(timer) };
 }
 
+/** One call, retries included, under one deadline: each attempt admitted by the budgets, then sent to `target`. */
+async function sendCall<T>(options: NerdGraphClientOptions, target: AttemptTarget, call: UpstreamCall, document: PreparedDocument): Promise<Sized<T>> {
+  // Never sent at all: nothing reached NerdGraph, so even a write certainly changed nothing.
+  if (call.signal?.aborted) throw firedError(call.signal, false);
+  const own = call.signal ? undefined : ownDeadline(options.timeoutMs);
+  const deadline = call.signal ?? (own as { signal: AbortSignal }).signal;
+  // When the answer is due: the inbound request's due time, within this call's own bound.
+  const due = Math.min(performance.now() + options.timeoutMs, requestDue() ?? Number.POSITIVE_INFINITY);
+  // Documents whose nrql fields take $timeout get, per attempt, the seconds left; one with an
+  // optional look-up gets its own short timeout, and leaves the look-up out when the time left
+  // cannot cover it or the caller said so (`withKnown: false`) (nrql-timeout.ts).
+  let sentTimeoutS: number | undefined;
+  const bodyNow = (): string => {
+    if (!document.takesNrqlTimeout) return requestBody(document, call.variables);
+    const remainingMs = due - performance.now();
+    sentTimeoutS = nrqlTimeoutFor(remainingMs);
+    if (!document.takesLookupTimeout) return requestBody(document, { ...call.variables, timeout: sentTimeoutS });
+    const withKnown = call.variables.withKnown !== false && lookupFits(remainingMs);
+    return requestBody(document, { ...call.variables, timeout: sentTimeoutS, knownTimeout: LOOKUP_TIMEOUT_S, withKnown });
+  };
+  // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
+  const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;
+  // The failure that asked for a retry: what the caller learns when the retry is never sent.
+  let earlier: UpstreamError | undefined;
+  let heldBack = false;
+  let attemptStarted = performance.now();
+  try {
+    for (let attemptNo = 1; ; attemptNo++) {
+      try {
+        // Each attempt sent is admitted by the budgets first (a refused one is never sent).
+        let release: (() => void) | undefined;
+        try {
+          release = await options.budget?.admit(call, document, deadline);
+        } catch (refused) {
+          // Held back (no slot, or no time left to send it): no more attempts. For a retry,
+          // the call failed as the earlier attempt did (what a client can act on).
+          heldBack = true;
+          throw refused instanceof OverBudget && earlier !== undefined ? earlier : refused;
+        }
+        try {
+          // Fired while queued: this attempt never goes (an earlier one did, if any).
+          if (deadline.aborted) throw firedError(deadline, attemptNo > 1);
+          attemptStarted = performance.now();
+          return await sendAttempt<T>(target, call, bodyNow(), deadline);
+        } finally {
+          release?.();
+        }
+      } catch (error) {
+        if (heldBack || !(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
+        earlier = error;
+        const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
+        if (askedMs > MAX_BACKOFF_MS) throw error;
+        const backoffMs = askedMs || 50 * 2 ** attemptNo;
+        // A timeout is retried only if the retry can finish in time (nrql-timeout.ts).
+        const ran = { elapsedMs: performance.now() - attemptStarted, sentTimeoutS, remainingMs: due - performance.now() - backoffMs };
+        if (!timeoutRetryCanFinish(error, ran)) throw error;
+        await pause(backoffMs, deadline);
+        // The earlier attempt was sent; this one never will be.
+        if (deadline.aborted) throw firedError(deadline, true);
+      }
+    }
+  } finally {
+    own?.clear();
+  }
+}
+
 export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGraph {
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   // Documents are prepared once here (those from loadDocuments already are).
@@ -119,71 +185,7 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
 
   const target: AttemptTarget = { url: options.url, dispatcher, metrics: options.metrics, lastAnswers: new Map() };
 
-  /** One call, retries included, under one deadline. */
-  async function send<T>(call: UpstreamCall, document: PreparedDocument): Promise<Sized<T>> {
-    // Never sent at all: nothing reached NerdGraph, so even a write certainly changed nothing.
-    if (call.signal?.aborted) throw firedError(call.signal, false);
-    const own = call.signal ? undefined : ownDeadline(options.timeoutMs);
-    const deadline = call.signal ?? (own as { signal: AbortSignal }).signal;
-    // When the answer is due: the inbound request's due time, within this call's own bound.
-    const due = Math.min(performance.now() + options.timeoutMs, requestDue() ?? Number.POSITIVE_INFINITY);
-    // Documents whose nrql fields take $timeout get, per attempt, the seconds left; one with an
-    // optional look-up gets its own short timeout, and leaves the look-up out when the time left
-    // cannot cover it or the caller said so (`withKnown: false`) (nrql-timeout.ts).
-    let sentTimeoutS: number | undefined;
-    const bodyNow = (): string => {
-      if (!document.takesNrqlTimeout) return requestBody(document, call.variables);
-      const remainingMs = due - performance.now();
-      sentTimeoutS = nrqlTimeoutFor(remainingMs);
-      if (!document.takesLookupTimeout) return requestBody(document, { ...call.variables, timeout: sentTimeoutS });
-      const withKnown = call.variables.withKnown !== false && lookupFits(remainingMs);
-      return requestBody(document, { ...call.variables, timeout: sentTimeoutS, knownTimeout: LOOKUP_TIMEOUT_S, withKnown });
-    };
-    // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
-    const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;
-    // The failure that asked for a retry: what the caller learns when the retry is never sent.
-    let earlier: UpstreamError | undefined;
-    let heldBack = false;
-    let attemptStarted = performance.now();
-    try {
-      for (let attemptNo = 1; ; attemptNo++) {
-        try {
-          // Each attempt sent is admitted by the budgets first (a refused one is never sent).
-          let release: (() => void) | undefined;
-          try {
-            release = await options.budget?.admit(call, document, deadline);
-          } catch (refused) {
-            // Held back (no slot, or no time left to send it): no more attempts. For a retry,
-            // the call failed as the earlier attempt did (what a client can act on).
-            heldBack = true;
-            throw refused instanceof OverBudget && earlier !== undefined ? earlier : refused;
-          }
-          try {
-            // Fired while queued: this attempt never goes (an earlier one did, if any).
-            if (deadline.aborted) throw firedError(deadline, attemptNo > 1);
-            attemptStarted = performance.now();
-            return await sendAttempt<T>(target, call, bodyNow(), deadline);
-          } finally {
-            release?.();
-          }
-        } catch (error) {
-          if (heldBack || !(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
-          earlier = error;
-          const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
-          if (askedMs > MAX_BACKOFF_MS) throw error;
-          const backoffMs = askedMs || 50 * 2 ** attemptNo;
-          // A timeout is retried only if the retry can finish in time (nrql-timeout.ts).
-          const ran = { elapsedMs: performance.now() - attemptStarted, sentTimeoutS, remainingMs: due - performance.now() - backoffMs };
-          if (!timeoutRetryCanFinish(error, ran)) throw error;
-          await pause(backoffMs, deadline);
-          // The earlier attempt was sent; this one never will be.
-          if (deadline.aborted) throw firedError(deadline, true);
-        }
-      }
-    } finally {
-      own?.clear();
-    }
-  }
+  const send = <T>(call: UpstreamCall, document: PreparedDocument): Promise<Sized<T>> => sendCall<T>(options, target, call, document);
 
   const micro =
     options.microCache && options.microCache.ttlMs > 0

@@ -14,11 +14,11 @@ import { WriteGeneration } from './write-generation.ts';
  * and window at most (its own misses), never per request.
  *
  * - Generation (write-generation.ts): a token in shared state that every write replaces
- *   before it is answered, and announces on a channel every replica listens to (to empty its in-process cache at once).
- *   The announcement alone could arrive after the writer's client, answered, asks another
- *   replica: so every read first learns the current generation from a shared read sent after
- *   it began (freshGeneration; concurrent reads share one), and a change empties the
- *   in-process cache before it is consulted.
+ *   before it is answered, and announces on a channel every replica listens to (to empty its
+ *   in-process cache at once). The announcement alone could arrive after the writer's client,
+ *   answered, asks another replica: so every read first learns the current generation from a
+ *   shared read sent after it began (freshGeneration; concurrent reads share one), and a
+ *   change empties the in-process cache before it is consulted.
  * - Entries: `keyOf('micro', generation, document hash, identity, operation, variables)` = the
  *   JSON of the data, kept for the window. The generation is in the name, so an answer read
  *   before a write is never found after it, nor can a holder of an older generation overwrite

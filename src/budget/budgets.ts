@@ -1,12 +1,15 @@
 import type { IdentityOf } from '../caller/identity.ts';
 import type { KeyUsers } from '../caller/key-users.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
-import type { Lease, SharedState, StateKeyer, WindowSpend } from '../state/shared-state.ts';
+import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 import type { NerdGraphBudget, UpstreamCall } from '../upstream/client.ts';
 import type { OperationDocument } from '../upstream/documents.ts';
-import { OverBudget, UpstreamError } from '../upstream/errors.ts';
+import { OverBudget } from '../upstream/errors.ts';
+import { CONCURRENCY_RETRY_AFTER_S, leaseInTime, planWindows, spendWindows, type Admission, type BudgetName, type BudgetsContext, type WindowRefusal } from './admission.ts';
+import { AccountPresence, reserveOf } from './fair-share.ts';
 import { accountOf, createNrqlProfiles, nrqlTextsOf } from './nrql-cost.ts';
 import { requestDue } from './request-due.ts';
+import { SlotWaiters, stopped } from './slot-waiters.ts';
 import { pause } from '../upstream/pause.ts';
 
 /**
@@ -80,6 +83,10 @@ import { pause } from '../upstream/pause.ts';
  * refused. Decisions are counted as immediate, queued or refused; a call whose client left
  * while it was queued is not a decision (it is the request's cancellation, counted there). A
  * client whose hang-up the gateway has not read yet is still there for it: its call may go.
+ *
+ * Its parts: admission.ts (the steps of one call's admission: its windows, its lease, its
+ * spends), slot-waiters.ts (the queue for a slot in this process, and the timing helpers),
+ * fair-share.ts (the reserve, a caller's share, and presence).
  */
 export interface BudgetLimits {
   concurrencyPerKey: number;
@@ -108,14 +115,6 @@ export interface BudgetOptions {
   windowMs?: number;
 }
 
-type BudgetName = 'concurrency' | 'nrql_account' | 'nrql_fair_share' | 'identical_query';
-type BudgetWindow = WindowSpend & { budget: Exclude<BudgetName, 'concurrency'> };
-/** A spend refused: by which budget, and when it may be tried again. */
-interface WindowRefusal {
-  budget: BudgetWindow['budget'];
-  retryAfterMs: number;
-}
-
 const MINUTE_MS = 60_000;
 /** A lease outlives its call's bound by this much: a slow release is not a second slot. */
 const LEASE_MARGIN_MS = 5_000;
@@ -126,52 +125,6 @@ const MIN_SEND = {
   query: { floorMs: 250, share: 0.05 },
   mutation: { floorMs: 1_000, share: 0.2 },
 } as const;
-/** Lease polling: starts fast (a slot frees within one NerdGraph call), backs off to this. */
-const FIRST_POLL_MS = 5;
-const MAX_POLL_MS = 100;
-/** Retry-After when a lease is what was missing (a slot frees within one call), or time was. */
-const CONCURRENCY_RETRY_AFTER_S = 1;
-/** The share of an account's NRQL budget kept for callers within their fair share (see above). */
-const FAIR_SHARE_RESERVE = 0.1;
-/** A caller's own window while the account has more than the reserve left: it only counts. */
-const UNLIMITED = Number.MAX_SAFE_INTEGER;
-/** (account, caller) pairs whose presence this process wrote this window; beyond, it starts afresh. */
-const MAX_PRESENCE_MEMO = 10_000;
-
-/**
- * The shared state's answer, or 'late' when `by` (performance.now() time) or the deadline
- * comes first: a stalled Redis must not hold a call past the time it could still be sent.
- */
-async function beforeTime<T>(work: Promise<T>, by: number, signal: AbortSignal): Promise<{ answer: T } | 'late'> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), Math.max(0, by - performance.now()));
-    onAbort = () => resolve('late');
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([work.then((answer) => ({ answer })), late]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal.removeEventListener('abort', onAbort);
-  }
-}
-
-/**
- * Resolves once the event loop has handled the I/O it has already received (setImmediate runs
- * after the poll phase): a client's hang-up that arrived in the same turn as a freed slot is
- * known before the slot is taken.
- */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** Why a queued call stops: its deadline (429: it could not be admitted in time) or its caller left. */
-function stopped(signal: AbortSignal, refusal: () => OverBudget): UpstreamError {
-  const reason: unknown = signal.reason;
-  const name = reason !== null && typeof reason === 'object' ? (reason as { name?: unknown }).name : undefined;
-  if (name === 'TimeoutError') return refusal();
-  return new UpstreamError('cancelled', 'the request was cancelled while queued for a NerdGraph budget', { sent: false });
-}
 
 export function createBudgets(options: BudgetOptions): NerdGraphBudget {
   const { state, keyOf, identityOf, limits, metrics } = options;
@@ -191,20 +144,6 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     if (identity === keyIdentity || !options.keyUsers?.learnedWithin(keyIdentity, leaseTtlMs)) return limits.concurrencyPerKey;
     return Math.max(0, limits.concurrencyPerKey - (await state.leaseCount(keyOf('concurrency', keyIdentity))));
   };
-  /** This process's calls waiting for a lease, by lease key: a release here wakes one at once. */
-  const leaseWaiters = new Map<string, Set<() => void>>();
-  /** Slots freed here and handed to a woken waiter that has not asked for them yet, by lease key. */
-  const handovers = new Map<string, number>();
-  /** Calls queued here for a slot, by lease key, between their polls too. */
-  const queuedForSlot = new Map<string, number>();
-  /** One more or one fewer under `key`; a key at zero is dropped (so `has` says "any"). */
-  const count = (counts: Map<string, number>, key: string, change: 1 | -1): void => {
-    const left = (counts.get(key) ?? 0) + change;
-    if (left > 0) counts.set(key, left);
-    else counts.delete(key);
-  };
-  /** Calls of this key wait here already: a newcomer goes behind them (a turn later), not ahead. */
-  const othersWaiting = (key: string): boolean => handovers.has(key) || queuedForSlot.has(key);
 
   const titles: Record<BudgetName, (account?: number) => string> = {
     concurrency: () => `NerdGraph's limit of ${limits.concurrencyPerKey} concurrent requests for this API key is in use; nothing was sent, retry later`,
@@ -220,67 +159,17 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
 
   // Fair share: the account's last queries are kept for callers within their share (see above).
   const accountBudget = limits.nrqlPerAccountPerMinute;
-  // None under 10 queries a minute: a budget that small is a test's or a trickle, not shared.
-  const reserve = Math.floor(accountBudget * FAIR_SHARE_RESERVE);
-  /** Windows of presence: a caller counts for an account in the one it was seen in, and the next. */
-  const presenceWindowOf = (now: number): number => Math.floor(now / windowMs);
-  const presenceKey = (account: number, window: number): string => keyOf('nrql-account', account, 'callers', window);
-  /** `account\ncaller` -> the presence window this process last wrote it in (one write per window). */
-  const presenceWritten = new Map<string, number>();
-
-  /** This caller uses the account's NRQL: written once per window, never waited for (it only informs shares). */
-  function notePresence(account: number, identity: string): void {
-    const window = presenceWindowOf(Date.now());
-    const memo = `${account}\n${identity}`;
-    if (presenceWritten.get(memo) === window) return;
-    if (presenceWritten.size >= MAX_PRESENCE_MEMO) presenceWritten.clear();
-    presenceWritten.set(memo, window);
-    // Kept two windows from its creation: read as "the previous window" throughout the next one.
-    void state.hashSet(presenceKey(account, window), { [identity]: '1' }, 2 * windowMs).catch(() => presenceWritten.delete(memo));
-  }
-
-  function waitersOf(key: string): Set<() => void> {
-    let waiters = leaseWaiters.get(key);
-    if (waiters === undefined) {
-      waiters = new Set();
-      leaseWaiters.set(key, waiters);
-    }
-    return waiters;
-  }
-
-  /**
-   * One slot freed: one waiter tries for it at once (the others keep polling, as other
-   * replicas' do). A woken waiter that will not take the slot (its client left) wakes the next.
-   */
-  function wakeOne(key: string): void {
-    const waiters = leaseWaiters.get(key);
-    const first = waiters?.values().next().value;
-    if (first !== undefined) {
-      waiters?.delete(first);
-      count(handovers, key, 1);
-      first();
-    }
-    if (waiters !== undefined && waiters.size === 0) leaseWaiters.delete(key);
-  }
-
-  /** Waits up to `ms` for a slot under `key`; true when a slot freed in this process woke it. */
-  async function waitForSlot(key: string, ms: number, deadline: AbortSignal): Promise<boolean> {
-    const waiters = waitersOf(key);
-    let woken = false;
-    const ends = new Set<() => void>();
-    const wake = (): void => {
-      woken = true;
-      for (const end of ends) end();
-    };
-    waiters.add(wake);
-    try {
-      await pause(ms, deadline, ends);
-    } finally {
-      waiters.delete(wake);
-      if (waiters.size === 0 && leaseWaiters.get(key) === waiters) leaseWaiters.delete(key);
-    }
-    return woken;
-  }
+  const budgets: BudgetsContext = {
+    state,
+    metrics,
+    slots: new SlotWaiters(),
+    presence: new AccountPresence(state, keyOf, windowMs),
+    leaseTtlMs,
+    accountBudget,
+    reserve: reserveOf(accountBudget),
+    limitNow,
+  };
+  const { slots } = budgets;
 
   /** The minimum time to send (see above), for a call that had `availableMs` when it asked. */
   function minimumSendMs(kind: OperationDocument['kind'], availableMs: number): number {
@@ -301,159 +190,48 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
       const account = accountOf(call.variables);
       const cost = account === undefined ? 0 : profile.queries;
       const texts = nrqlTextsOf(profile, call.variables);
-      // Every window the call spends, with the budget it belongs to (repeated texts spend their count).
-      const repeats = new Map<string, number>();
-      for (const text of texts) repeats.set(text, (repeats.get(text) ?? 0) + 1);
-      const identical: BudgetWindow[] = [...repeats].map(([text, times]) => ({
-        budget: 'identical_query',
-        key: keyOf('identical', identity, text),
-        cost: times,
-        limit: limits.identicalQueryPerMinute,
-        windowMs,
-      }));
-      // The account whose NRQL window (and this caller's own part of it, for its fair share) the call spends.
-      const nrqlAccount = cost > 0 ? account : undefined;
-      if (nrqlAccount !== undefined) notePresence(nrqlAccount, identity);
-      /**
-       * The call's windows, with the account's total up to `accountLimit` and the caller's part up
-       * to `callerLimit`. A caller's part ends when the account's window does, so they reset
-       * together: a part that reset on its own would let a heavy caller back into the reserve in
-       * the middle of the account's window.
-       */
-      const windowsUpTo = (account: number, accountLimit: number, callerLimit: number): BudgetWindow[] => [
-        ...identical,
-        { budget: 'nrql_account', key: keyOf('nrql-account', account), cost, limit: accountLimit, windowMs },
-        // Created ending when the account's window ends (expiresWith: the window just before it).
-        { budget: 'nrql_fair_share', key: keyOf('nrql-account', account, identity), cost, limit: callerLimit, windowMs, expiresWith: identical.length },
-      ];
-      const applies: BudgetName[] = ['concurrency', ...(nrqlAccount !== undefined ? (['nrql_account'] as const) : []), ...(texts.length > 0 ? (['identical_query'] as const) : [])];
-      // Set once the call asks for the account's reserve: its fair share decided it.
-      let askedReserve = false;
+      const plan = planWindows({ keyOf, identity, account, cost, texts, identicalLimit: limits.identicalQueryPerMinute, windowMs });
+      if (plan.nrqlAccount !== undefined) budgets.presence.note(plan.nrqlAccount, identity);
       const waitedMs: Record<BudgetName, number> = { concurrency: 0, nrql_account: 0, nrql_fair_share: 0, identical_query: 0 };
-      const queued = new Set<BudgetName>();
-      const leaseKey = keyOf('concurrency', identity);
-
       const refuse = (budget: BudgetName, retryAfterMs: number, title = titles[budget](account)): OverBudget => {
         metrics.budgetDecisions.inc({ budget, result: 'refused' });
         metrics.budgetWaitSeconds.observe({ budget }, waitedMs[budget] / 1000);
         return new OverBudget(title, retryAfterMs / 1000);
       };
-      const noTime = (budget: BudgetName): OverBudget => refuse(budget, CONCURRENCY_RETRY_AFTER_S * 1000, NO_TIME_TITLE);
-      const timed = async <T>(budget: BudgetName, wait: Promise<T>): Promise<T> => {
-        const from = performance.now();
-        const outcome = await wait;
-        waitedMs[budget] += performance.now() - from;
-        return outcome;
+      const admission: Admission = {
+        call,
+        identity,
+        leaseKey: keyOf('concurrency', identity),
+        sendBy,
+        deadline,
+        queued: new Set(),
+        askedReserve: false,
+        refuse: (budget, retryAfterMs) => refuse(budget, retryAfterMs),
+        noTime: (budget) => refuse(budget, CONCURRENCY_RETRY_AFTER_S * 1000, NO_TIME_TITLE),
+        async timed(budget, wait) {
+          const from = performance.now();
+          const outcome = await wait;
+          waitedMs[budget] += performance.now() - from;
+          return outcome;
+        },
       };
-
-      async function leaseInTime(): Promise<Lease> {
-        let poll = FIRST_POLL_MS;
-        // A slot freed in this process was handed to this call (it must use it or pass it on).
-        let woken = false;
-        // Counted in queuedForSlot while it waits.
-        let waiting = false;
-        try {
-          for (;;) {
-            // A call that waited takes its slot only once the I/O already received has been
-            // handled: clients that hung up together are all known to have left before then. A
-            // newcomer while others wait does too, so a slot handed to a woken waiter stays its.
-            if (queued.size > 0 || othersWaiting(leaseKey)) await nextTurn();
-            if (woken) count(handovers, leaseKey, -1);
-            if (deadline.aborted) {
-              if (woken) wakeOne(leaseKey);
-              throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
-            }
-            woken = false;
-            const acquiring = limitNow(call.apiKey, identity).then((limit) => state.acquireLease(leaseKey, limit, leaseTtlMs));
-            const acquired = await beforeTime(acquiring, sendBy, deadline);
-            if (acquired === 'late') {
-              // Whatever the state answers later is given back at once, and the slot passed on.
-              void acquiring
-                .then(async (lease) => {
-                  if (lease === undefined) return;
-                  await lease.release().catch(() => undefined);
-                  wakeOne(leaseKey);
-                })
-                .catch(() => undefined);
-              if (deadline.aborted) throw stopped(deadline, () => noTime('concurrency'));
-              throw queued.has('concurrency') ? refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000) : noTime('concurrency');
-            }
-            if (acquired.answer !== undefined) return acquired.answer;
-            queued.add('concurrency');
-            if (!waiting) {
-              waiting = true;
-              count(queuedForSlot, leaseKey, 1);
-              metrics.nerdgraphQueued.inc();
-            }
-            if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
-            const left = sendBy - performance.now();
-            if (left <= 0) throw refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000);
-            woken = await timed('concurrency', waitForSlot(leaseKey, Math.min(poll, left), deadline));
-            poll = Math.min(poll * 2, MAX_POLL_MS);
-          }
-        } finally {
-          if (waiting) {
-            count(queuedForSlot, leaseKey, -1);
-            metrics.nerdgraphQueued.dec();
-          }
-        }
-      }
-
-      /** Spends every window at once, in time; the refusal, or undefined once spent. */
-      async function spendInTime(spending: readonly BudgetWindow[]): Promise<WindowRefusal | undefined> {
-        const first = (spending[0] as BudgetWindow).budget;
-        // A call that will not go spends nothing.
-        if (deadline.aborted) throw stopped(deadline, () => noTime(first));
-        const spent = await beforeTime(state.spendAll(spending), sendBy, deadline);
-        if (spent === 'late' || performance.now() > sendBy) {
-          if (deadline.aborted) throw stopped(deadline, () => noTime(first));
-          throw noTime(first);
-        }
-        if (spent.answer.spent) return undefined;
-        return { budget: spending[spent.answer.refused]?.budget ?? first, retryAfterMs: spent.answer.retryAfterMs };
-      }
-
-      /** Callers of the account seen in this presence window or the last, this one included. */
-      async function callersInTime(account: number): Promise<number> {
-        const window = presenceWindowOf(Date.now());
-        const reading = Promise.all([state.hashGetAll(presenceKey(account, window)), state.hashGetAll(presenceKey(account, window - 1))]);
-        const seen = await beforeTime(reading, sendBy, deadline);
-        if (seen === 'late') {
-          if (deadline.aborted) throw stopped(deadline, () => noTime('nrql_fair_share'));
-          throw noTime('nrql_fair_share');
-        }
-        return new Set([identity, ...seen.answer.flatMap((callers) => Object.keys(callers))]).size;
-      }
-
-      /** The call's windows: the account's last reserve only for a caller within its fair share (see above). */
-      async function spendWindows(): Promise<WindowRefusal | undefined> {
-        if (nrqlAccount === undefined) return identical.length > 0 ? spendInTime(identical) : undefined;
-        const open = await spendInTime(windowsUpTo(nrqlAccount, accountBudget - reserve, UNLIMITED));
-        // No reserve (a budget under 10): the account's refusal is the whole story.
-        if (open?.budget !== 'nrql_account' || reserve === 0) return open;
-        askedReserve = true;
-        // At least two: the reserve stays for a caller this account has not seen yet.
-        const share = Math.floor(accountBudget / Math.max(2, await callersInTime(nrqlAccount)));
-        const reserved = await spendInTime(windowsUpTo(nrqlAccount, accountBudget, share));
-        // Over its share: it may spend again once the account's window resets, or its own does.
-        return reserved?.budget === 'nrql_fair_share' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, reserved.retryAfterMs) } : reserved;
-      }
+      const { leaseKey, queued } = admission;
 
       for (;;) {
-        const lease = await leaseInTime();
+        const lease = await leaseInTime(budgets, admission);
         let refusal: WindowRefusal | undefined;
         try {
           // Fired, or no time left to send, while the lease was taken: spend no window for a call that will not go.
           if (deadline.aborted) throw stopped(deadline, () => refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000));
-          if (performance.now() > sendBy) throw queued.has('concurrency') ? refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000) : noTime('concurrency');
-          refusal = await spendWindows();
+          if (performance.now() > sendBy) throw queued.has('concurrency') ? refuse('concurrency', CONCURRENCY_RETRY_AFTER_S * 1000) : admission.noTime('concurrency');
+          refusal = await spendWindows(budgets, admission, plan);
         } catch (error) {
           await lease.release().catch(() => undefined);
-          wakeOne(leaseKey);
+          slots.wakeOne(leaseKey);
           throw error;
         }
         if (refusal === undefined) {
-          for (const budget of askedReserve ? [...applies, 'nrql_fair_share' as const] : applies) {
+          for (const budget of admission.askedReserve ? [...plan.applies, 'nrql_fair_share' as const] : plan.applies) {
             metrics.budgetDecisions.inc({ budget, result: queued.has(budget) ? 'queued' : 'immediate' });
             metrics.budgetWaitSeconds.observe({ budget }, waitedMs[budget] / 1000);
           }
@@ -466,17 +244,17 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
             void lease
               .release()
               .catch(() => undefined)
-              .finally(() => wakeOne(leaseKey));
+              .finally(() => slots.wakeOne(leaseKey));
           };
         }
         // A spent window: give the slot back while waiting for the window to reset.
         await lease.release().catch(() => undefined);
-        wakeOne(leaseKey);
+        slots.wakeOne(leaseKey);
         const { budget } = refusal;
         queued.add(budget);
         if (performance.now() + refusal.retryAfterMs > sendBy) throw refuse(budget, refusal.retryAfterMs);
         const resetAt = performance.now() + refusal.retryAfterMs;
-        await timed(budget, pause(refusal.retryAfterMs, deadline));
+        await admission.timed(budget, pause(refusal.retryAfterMs, deadline));
         if (deadline.aborted) throw stopped(deadline, () => refuse(budget, resetAt - performance.now()));
       }
     },

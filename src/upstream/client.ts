@@ -1,13 +1,14 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { pause } from './pause.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
-import { redactKeys } from '../caller/redact.ts';
 import { prepareDocument, requestBody, type OperationDocument, type OperationDocuments, type PreparedDocument } from './documents.ts';
-import { ReadMicroCache, SharedReadLayer, type Sized } from './micro-cache.ts';
+import { ReadMicroCache, type Sized } from './micro-cache.ts';
+import { SharedReadLayer } from './shared-read-layer.ts';
 import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 import type { StatusReporting } from '../state/degrading-state.ts';
 import { requestDue } from '../budget/request-due.ts';
-import { OverBudget, UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
+import { OverBudget, UpstreamError } from './errors.ts';
+import { firedError, sendAttempt, type AttemptTarget } from './attempt.ts';
 import { LOOKUP_TIMEOUT_S, lookupFits, nrqlTimeoutFor, timeoutRetryCanFinish } from './nrql-timeout.ts';
 
 /**
@@ -19,6 +20,10 @@ import { LOOKUP_TIMEOUT_S, lookupFits, nrqlTimeoutFor, timeoutRetryCanFinish } f
  * mutations are sent at most once; nothing is sent once the signal has fired. The API key is
  * passed per call and only ever placed in the `Api-Key` request header: it is in no error
  * detail, log field or metric this module produces.
+ *
+ * This module holds the call: its deadline, retries, budgets and the micro-cache in front of it
+ * (micro-cache.ts, shared-read-layer.ts). One attempt (the POST, parsing, classifying) is
+ * attempt.ts.
  */
 export interface UpstreamCall {
   operation: string;
@@ -97,88 +102,77 @@ export interface NerdGraphClientOptions {
 /** Longest wait before a retry; a server asking for more gets its 429/503 passed on instead. */
 const MAX_BACKOFF_MS = 2000;
 
-// graphql-request's Accept header, kept so NerdGraph sees the same request as before.
-const REQUEST_HEADERS = {
-  accept: 'application/graphql-response+json, application/json',
-  'content-type': 'application/json',
-  'newrelic-requesting-services': 'v2-bridge',
-} as const;
-
-/** The caller's key, whatever its shape, and key-shaped text of any other key an upstream may echo. */
-function redactor(apiKey: string): (text: string) => string {
-  return (text) => redactKeys(text.split(apiKey).join('[redacted]'));
-}
-
-/** The optional field (UpstreamCall.optionalFields) an error's path lies in, if any. */
-function optionalFieldOf(error: GraphQLErrorLike, optional: readonly string[] | undefined): string | undefined {
-  const path = (error as { path?: unknown }).path;
-  if (optional === undefined || optional.length === 0 || !Array.isArray(path)) return undefined;
-  const joined = path.map(String).join('.');
-  return optional.find((field) => joined === field || joined.startsWith(`${field}.`));
-}
-
-/** Is an optional field null or absent (failed, or left out by `@include`) in an answer's data? */
-function dropsOptionalField(data: unknown, optional: readonly string[] | undefined): boolean {
-  if (optional === undefined) return false;
-  return optional.some((field) => {
-    let value: unknown = data;
-    for (const key of field.split('.')) value = isPlainObject(value) ? value[key] : undefined;
-    return value === null || value === undefined;
-  });
-}
-
-/** Does an answer's data hold at least one non-null top-level field? */
-function hasResult(data: unknown): boolean {
-  return data !== null && typeof data === 'object' && Object.values(data).some((value) => value !== null && value !== undefined);
-}
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
-interface GraphQLResult {
-  data?: unknown;
-  errors?: GraphQLErrorLike[];
-}
-
-/**
- * A GraphQL result, or undefined when the body is not one (not JSON, not an object, or
- * `data`/`errors` of the wrong type): the same acceptance rules graphql-request applied.
- */
-function parseResult(text: string, contentType: string | undefined): GraphQLResult | undefined {
-  const type = (contentType ?? '').toLowerCase();
-  if (!type.includes('application/json') && !type.includes('application/graphql-response+json')) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isPlainObject(parsed)) return undefined;
-  const { data, errors } = parsed;
-  if (errors !== undefined && !Array.isArray(errors) && !isPlainObject(errors)) return undefined;
-  if (data !== undefined && data !== null && !isPlainObject(data)) return undefined;
-  return { data, errors: errors === undefined ? undefined : (Array.isArray(errors) ? errors : [errors]) as GraphQLErrorLike[] };
-}
-
-const header = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-
-/** Why a call stops when its signal has fired: the request's deadline, or a caller who left. */
-function firedError(signal: AbortSignal, sent: boolean): UpstreamError {
-  const reason: unknown = signal.reason;
-  const name = reason !== null && typeof reason === 'object' ? (reason as { name?: unknown }).name : undefined;
-  if (name === 'TimeoutError') return new UpstreamError('timeout', 'deadline reached before NerdGraph answered', { sent });
-  return new UpstreamError('cancelled', 'the request was cancelled before NerdGraph answered', { sent });
-}
-
-
 /** The per-call deadline when the caller gave no signal: one timer for the whole call. */
 function ownDeadline(timeoutMs: number): { signal: AbortSignal; abort: (reason: unknown) => void; clear: () => void } {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException('NerdGraph call deadline reached', 'TimeoutError')), timeoutMs);
   return { signal: controller.signal, abort: (reason) => controller.abort(reason), clear: () => clearTimeout(timer) };
+}
+
+/** One call, retries included, under one deadline: each attempt admitted by the budgets, then sent to `target`. */
+async function sendCall<T>(options: NerdGraphClientOptions, target: AttemptTarget, call: UpstreamCall, document: PreparedDocument): Promise<Sized<T>> {
+  // Never sent at all: nothing reached NerdGraph, so even a write certainly changed nothing.
+  if (call.signal?.aborted) throw firedError(call.signal, false);
+  const own = call.signal ? undefined : ownDeadline(options.timeoutMs);
+  const deadline = call.signal ?? (own as { signal: AbortSignal }).signal;
+  // When the answer is due: the inbound request's due time, within this call's own bound.
+  const due = Math.min(performance.now() + options.timeoutMs, requestDue() ?? Number.POSITIVE_INFINITY);
+  // Documents whose nrql fields take $timeout get, per attempt, the seconds left; one with an
+  // optional look-up gets its own short timeout, and leaves the look-up out when the time left
+  // cannot cover it or the caller said so (`withKnown: false`) (nrql-timeout.ts).
+  let sentTimeoutS: number | undefined;
+  const bodyNow = (): string => {
+    if (!document.takesNrqlTimeout) return requestBody(document, call.variables);
+    const remainingMs = due - performance.now();
+    sentTimeoutS = nrqlTimeoutFor(remainingMs);
+    if (!document.takesLookupTimeout) return requestBody(document, { ...call.variables, timeout: sentTimeoutS });
+    const withKnown = call.variables.withKnown !== false && lookupFits(remainingMs);
+    return requestBody(document, { ...call.variables, timeout: sentTimeoutS, knownTimeout: LOOKUP_TIMEOUT_S, withKnown });
+  };
+  // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
+  const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;
+  // The failure that asked for a retry: what the caller learns when the retry is never sent.
+  let earlier: UpstreamError | undefined;
+  let heldBack = false;
+  let attemptStarted = performance.now();
+  try {
+    for (let attemptNo = 1; ; attemptNo++) {
+      try {
+        // Each attempt sent is admitted by the budgets first (a refused one is never sent).
+        let release: (() => void) | undefined;
+        try {
+          release = await options.budget?.admit(call, document, deadline);
+        } catch (refused) {
+          // Held back (no slot, or no time left to send it): no more attempts. For a retry,
+          // the call failed as the earlier attempt did (what a client can act on).
+          heldBack = true;
+          throw refused instanceof OverBudget && earlier !== undefined ? earlier : refused;
+        }
+        try {
+          // Fired while queued: this attempt never goes (an earlier one did, if any).
+          if (deadline.aborted) throw firedError(deadline, attemptNo > 1);
+          attemptStarted = performance.now();
+          return await sendAttempt<T>(target, call, bodyNow(), deadline);
+        } finally {
+          release?.();
+        }
+      } catch (error) {
+        if (heldBack || !(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
+        earlier = error;
+        const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
+        if (askedMs > MAX_BACKOFF_MS) throw error;
+        const backoffMs = askedMs || 50 * 2 ** attemptNo;
+        // A timeout is retried only if the retry can finish in time (nrql-timeout.ts).
+        const ran = { elapsedMs: performance.now() - attemptStarted, sentTimeoutS, remainingMs: due - performance.now() - backoffMs };
+        if (!timeoutRetryCanFinish(error, ran)) throw error;
+        await pause(backoffMs, deadline);
+        // The earlier attempt was sent; this one never will be.
+        if (deadline.aborted) throw firedError(deadline, true);
+      }
+    }
+  } finally {
+    own?.clear();
+  }
 }
 
 export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGraph {
@@ -189,142 +183,9 @@ export function createNerdGraphClient(options: NerdGraphClientOptions): NerdGrap
     documents.set(name, 'jsonPrefix' in document ? (document as PreparedDocument) : prepareDocument(document));
   }
 
-  // The last successful answer per operation, for calls that ask to reuse an identical one.
-  // With the optional-field errors it held, told again to the caller that gets it reused.
-  const lastAnswers = new Map<string, { text: string; data: unknown; optionalErrors: Array<[string, UpstreamError]> }>();
+  const target: AttemptTarget = { url: options.url, dispatcher, metrics: options.metrics, lastAnswers: new Map() };
 
-  async function attempt<T>(call: UpstreamCall, body: string, deadline: AbortSignal): Promise<Sized<T>> {
-    const started = performance.now();
-    let outcome = 'ok';
-    try {
-      let status: number;
-      let result: GraphQLResult | undefined;
-      let retryAfter: string | undefined;
-      let text: string;
-      try {
-        const answer = await request(options.url, {
-          method: 'POST',
-          headers: { ...REQUEST_HEADERS, 'api-key': call.apiKey },
-          body,
-          signal: deadline,
-          dispatcher,
-        });
-        text = await answer.body.text();
-        status = answer.statusCode;
-        retryAfter = header(answer.headers, 'retry-after');
-        if (call.reuseIdenticalAnswer && status >= 200 && status < 300) {
-          const last = lastAnswers.get(call.operation);
-          if (last !== undefined && last.text === text) {
-            for (const [field, error] of last.optionalErrors) call.onOptionalFieldError?.(field, error);
-            return { data: last.data as T, bytes: text.length, ...(dropsOptionalField(last.data, call.optionalFields) ? { partial: true } : {}) };
-          }
-        }
-        result = parseResult(text, header(answer.headers, 'content-type'));
-      } catch (error) {
-        throw deadline.aborted ? firedError(deadline, true) : classifyTransportError(error, false);
-      }
-      const redact = redactor(call.apiKey);
-      if (status < 200 || status >= 300) throw classifyAnswer(status, result?.errors, { retryAfter, redact });
-      // A 2xx that is no GraphQL result: the answer was mangled on the way; worth another read.
-      if (result === undefined) throw new UpstreamError('upstream_failure', 'NerdGraph answered with a body that is not a GraphQL result', { retryable: true });
-      let errors = (result.errors ?? []).filter((e) => !isDeprecationWarning(e));
-      // Errors in fields the caller can do without leave those fields null (the caller's to tell).
-      const optionalErrors: Array<[string, UpstreamError]> = [];
-      if (call.optionalFields !== undefined && errors.length > 0 && hasResult(result.data)) {
-        errors = errors.filter((e) => {
-          const field = optionalFieldOf(e, call.optionalFields);
-          if (field === undefined) return true;
-          const classified = classifyAnswer(status, [e], { redact });
-          optionalErrors.push([field, classified]);
-          call.onOptionalFieldError?.(field, classified);
-          return false;
-        });
-      }
-      if (errors.length > 0 || result.data === undefined || result.data === null) {
-        const classified = classifyAnswer(status, errors.length > 0 ? errors : [{ message: 'empty answer' }], { redact });
-        // Errors beside a non-null result: for a mutation, the write may well have happened.
-        throw hasResult(result.data) ? classified.asPartial() : classified;
-      }
-      if (call.reuseIdenticalAnswer) lastAnswers.set(call.operation, { text, data: result.data, optionalErrors });
-      // The operation's document decides the shape; callers parse it with zod. An answer without
-      // an optional field is marked partial: the micro-cache neither keeps nor shares it.
-      return { data: result.data as T, bytes: text.length, ...(dropsOptionalField(result.data, call.optionalFields) ? { partial: true } : {}) };
-    } catch (error) {
-      // A fired signal is already classified: timeout (deadline) or cancelled (a client left).
-      if (error instanceof UpstreamError) outcome = error.errorClass;
-      throw error;
-    } finally {
-      // observe() rather than startTimer(): no closure per call (prom-client hashes the labels either way).
-      options.metrics.upstreamDuration.observe({ operation: call.operation }, (performance.now() - started) / 1000);
-      options.metrics.upstreamRequests.inc({ operation: call.operation, outcome });
-    }
-  }
-
-  /** One call, retries included, under one deadline. */
-  async function send<T>(call: UpstreamCall, document: PreparedDocument): Promise<Sized<T>> {
-    // Never sent at all: nothing reached NerdGraph, so even a write certainly changed nothing.
-    if (call.signal?.aborted) throw firedError(call.signal, false);
-    const own = call.signal ? undefined : ownDeadline(options.timeoutMs);
-    const deadline = call.signal ?? (own as { signal: AbortSignal }).signal;
-    // When the answer is due: the inbound request's due time, within this call's own bound.
-    const due = Math.min(performance.now() + options.timeoutMs, requestDue() ?? Number.POSITIVE_INFINITY);
-    // Documents whose nrql fields take $timeout get, per attempt, the seconds left; one with an
-    // optional look-up gets its own short timeout, and leaves the look-up out when the time left
-    // cannot cover it or the caller said so (`withKnown: false`) (nrql-timeout.ts).
-    let sentTimeoutS: number | undefined;
-    const bodyNow = (): string => {
-      if (!document.takesNrqlTimeout) return requestBody(document, call.variables);
-      const remainingMs = due - performance.now();
-      sentTimeoutS = nrqlTimeoutFor(remainingMs);
-      if (!document.takesLookupTimeout) return requestBody(document, { ...call.variables, timeout: sentTimeoutS });
-      const withKnown = call.variables.withKnown !== false && lookupFits(remainingMs);
-      return requestBody(document, { ...call.variables, timeout: sentTimeoutS, knownTimeout: LOOKUP_TIMEOUT_S, withKnown });
-    };
-    // A mutation may have reached NerdGraph even when the answer was lost: never resend it.
-    const maxAttempts = document.kind === 'mutation' ? 1 : 1 + options.retries;
-    // The failure that asked for a retry: what the caller learns when the retry is never sent.
-    let earlier: UpstreamError | undefined;
-    let heldBack = false;
-    let attemptStarted = performance.now();
-    try {
-      for (let attemptNo = 1; ; attemptNo++) {
-        try {
-          // Each attempt sent is admitted by the budgets first (a refused one is never sent).
-          let release: (() => void) | undefined;
-          try {
-            release = await options.budget?.admit(call, document, deadline);
-          } catch (refused) {
-            // Held back (no slot, or no time left to send it): no more attempts. For a retry,
-            // the call failed as the earlier attempt did (what a client can act on).
-            heldBack = true;
-            throw refused instanceof OverBudget && earlier !== undefined ? earlier : refused;
-          }
-          try {
-            // Fired while queued: this attempt never goes (an earlier one did, if any).
-            if (deadline.aborted) throw firedError(deadline, attemptNo > 1);
-            attemptStarted = performance.now();
-            return await attempt<T>(call, bodyNow(), deadline);
-          } finally {
-            release?.();
-          }
-        } catch (error) {
-          if (heldBack || !(error instanceof UpstreamError) || !error.retryable || attemptNo >= maxAttempts || deadline.aborted) throw error;
-          earlier = error;
-          const askedMs = (error.retryAfterSeconds ?? 0) * 1000;
-          if (askedMs > MAX_BACKOFF_MS) throw error;
-          const backoffMs = askedMs || 50 * 2 ** attemptNo;
-          // A timeout is retried only if the retry can finish in time (nrql-timeout.ts).
-          const ran = { elapsedMs: performance.now() - attemptStarted, sentTimeoutS, remainingMs: due - performance.now() - backoffMs };
-          if (!timeoutRetryCanFinish(error, ran)) throw error;
-          await pause(backoffMs, deadline);
-          // The earlier attempt was sent; this one never will be.
-          if (deadline.aborted) throw firedError(deadline, true);
-        }
-      }
-    } finally {
-      own?.clear();
-    }
-  }
+  const send = <T>(call: UpstreamCall, document: PreparedDocument): Promise<Sized<T>> => sendCall<T>(options, target, call, document);
 
   const micro =
     options.microCache && options.microCache.ttlMs > 0

@@ -1,0 +1,63 @@
+import type { SharedState, StateKeyer } from '../state/shared-state.ts';
+
+/**
+ * The fair share of an account's NRQL budget (the rule is in budgets.ts's comment): the reserve
+ * kept of it, a caller's share of it, and the presence the share is counted from. Presence is a
+ * hash per account and presence window (windows of the budget's length, on the clock), written
+ * once a window per replica and caller, never waited for, and read only when a call asks for
+ * the reserve: a caller counts for an account in the window it was seen in, and the next.
+ */
+
+/** The share of an account's NRQL budget kept for callers within their fair share. */
+const FAIR_SHARE_RESERVE = 0.1;
+/** A caller's own window while the account has more than the reserve left: it only counts. */
+export const UNLIMITED = Number.MAX_SAFE_INTEGER;
+/** (account, caller) pairs whose presence this process wrote this window; beyond, it starts afresh. */
+const MAX_PRESENCE_MEMO = 10_000;
+
+/** The reserve kept of an account's budget: none under 10 queries a minute (a budget that small is a test's or a trickle, not shared). */
+export function reserveOf(accountBudget: number): number {
+  return Math.floor(accountBudget * FAIR_SHARE_RESERVE);
+}
+
+/** A caller's share of the budget: divided by the callers seen, and never by fewer than two (the reserve stays for a caller this account has not seen yet). */
+export function fairShareOf(accountBudget: number, callers: number): number {
+  return Math.floor(accountBudget / Math.max(2, callers));
+}
+
+/** Which callers use which account's NRQL, per presence window, across replicas. */
+export class AccountPresence {
+  /** `account\ncaller` -> the presence window this process last wrote it in (one write per window). */
+  private readonly written = new Map<string, number>();
+
+  constructor(
+    private readonly state: SharedState,
+    private readonly keyOf: StateKeyer,
+    private readonly windowMs: number,
+  ) {}
+
+  private windowOf(now: number): number {
+    return Math.floor(now / this.windowMs);
+  }
+
+  private keyFor(account: number, window: number): string {
+    return this.keyOf('nrql-account', account, 'callers', window);
+  }
+
+  /** This caller uses the account's NRQL: written once per window, never waited for (it only informs shares). */
+  note(account: number, identity: string): void {
+    const window = this.windowOf(Date.now());
+    const memo = `${account}\n${identity}`;
+    if (this.written.get(memo) === window) return;
+    if (this.written.size >= MAX_PRESENCE_MEMO) this.written.clear();
+    this.written.set(memo, window);
+    // Kept two windows from its creation: read as "the previous window" throughout the next one.
+    void this.state.hashSet(this.keyFor(account, window), { [identity]: '1' }, 2 * this.windowMs).catch(() => this.written.delete(memo));
+  }
+
+  /** The account's callers seen in this presence window and the last, as the shared state holds them. */
+  seen(account: number): Promise<Array<Record<string, string>>> {
+    const window = this.windowOf(Date.now());
+    return Promise.all([this.state.hashGetAll(this.keyFor(account, window)), this.state.hashGetAll(this.keyFor(account, window - 1))]);
+  }
+}

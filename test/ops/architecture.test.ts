@@ -42,22 +42,16 @@ const MAX_LINES = 400;
 const OVERSIZED_TODAY = [
   'sandbox/nrql-engine.ts',
   'sandbox/nrql-parser.ts',
-  'src/compare/parity-store.ts',
   'sandbox/notifications.ts',
   'sandbox/legacy/writes.ts',
   'sandbox/data.ts',
-  'src/compare/shared-parity.ts',
   'mappings/shared/ai-issues.ts',
-  'src/budget/budgets.ts',
-  'src/compare/diff.ts',
   'sandbox/legacy/alerts.ts',
   'sandbox/legacy/metrics.ts',
   'src/routes/mapping.ts',
   'sandbox/timeslices.ts',
   'sandbox/ai-issues.ts',
-  'src/upstream/client.ts',
   'src/routes/metric-data.ts',
-  'src/upstream/micro-cache.ts',
   'sandbox/mutations.ts',
 ];
 

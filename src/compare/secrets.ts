@@ -5,7 +5,7 @@ import { SECRET_CONFIGURATION_KEYS } from '../v2/channel-config.ts';
  * Secrets callers send in v2 write bodies (alert channels' `configuration`) and the legacy API
  * echoes back, kept out of everything the comparing modes record: parity records, the report,
  * its pages. Applied to both decoded answers before they are diffed (src/compare/diff.ts), to
- * a candidate write's recorded request body and to dry-run variables (src/modes/dispatch.ts),
+ * a candidate write's recorded request body and to dry-run variables (src/modes/serve-candidate.ts, serve-compare.ts),
  * and again by the parity store's record cleaner.
  *
  * A secret becomes `[secret <tag>]`, the tag a keyed hash (a key drawn per process, never kept

@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KnownGap, Mapping } from '../../src/routes/mapping.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
-import { compareFaces } from '../support/compare.ts';
-import { TOPOLOGY_ID_PATHS, idToken, worldSides, type SideIds } from '../support/derived-ids.ts';
-import { serveOnLoopback } from '../support/http.ts';
-import { DEMO_KEY, FIXED_NOW, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from '../support/harness.ts';
+import { expect, it } from 'vitest';
+import { TOPOLOGY_ID_PATHS } from '../support/derived-ids.ts';
+import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
+import { DEMO_KEY, FIXED_NOW, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 
 /**
  * alerts_violations, alerts_incidents (list, acknowledge, close): the gateway through one
@@ -12,28 +9,18 @@ import { DEMO_KEY, FIXED_NOW, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SEC
  * request for request: status, content type, Link, body, with only the mappings' gap paths
  * removed. Two worlds, so each write runs once on each side and both stay alike.
  */
-interface Case {
-  route: string;
-  name: string;
-  path: string;
-  headers: Record<string, string>;
-  gaps: readonly KnownGap[];
-  method?: string;
-  lastMayBeMissing?: boolean;
-}
-
 const demo = { 'X-Api-Key': DEMO_KEY };
 const secondaryKey = { 'X-Api-Key': SECONDARY_KEY };
 const iso = (ms: number): string => new Date(ms).toISOString().replace('.000', '');
 const HOUR = 3_600_000;
 
-function readCases(gapsOf: (id: string) => readonly KnownGap[]): Case[] {
-  const cases: Case[] = [];
+function readCases(): DifferentialCase[] {
+  const cases: DifferentialCase[] = [];
   const violations = (name: string, query: string, headers: Record<string, string> = demo, format = 'json') =>
-    cases.push({ route: 'alerts-violations.list', name, path: `/v2/alerts_violations.${format}${query}`, headers, gaps: gapsOf('alerts-violations.list') });
+    cases.push({ route: 'alerts-violations.list', name, path: `/v2/alerts_violations.${format}${query}`, headers });
   const incidents = (name: string, query: string, headers: Record<string, string> = demo, format = 'json') =>
     // The walk stops once it holds the page asked for: rel="last" only when it reached the end (a documented gap).
-    cases.push({ route: 'alerts-incidents.list', name, path: `/v2/alerts_incidents.${format}${query}`, headers, gaps: gapsOf('alerts-incidents.list'), lastMayBeMissing: true });
+    cases.push({ route: 'alerts-incidents.list', name, path: `/v2/alerts_incidents.${format}${query}`, headers, lastMayBeMissing: true });
   for (const format of ['json', 'xml']) {
     for (const page of ['', '?page=1', '?page=2', '?page=3', '?page=5', '?page=7', '?page=40']) violations(`page ${page}`, page, demo, format);
     violations('only_open', '?only_open=true', demo, format);
@@ -58,7 +45,7 @@ function readCases(gapsOf: (id: string) => readonly KnownGap[]): Case[] {
     violations('missing key', '', {}, format);
     violations('bad key', '', { 'X-Api-Key': 'NRAK-NOT-A-KEY' }, format);
     violations('account not allowed', '', { 'X-Api-Key': DEMO_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) }, format);
-    cases.push({ route: 'alerts-violations.list', name: 'POST is 405', path: `/v2/alerts_violations.${format}`, headers: demo, gaps: gapsOf('alerts-violations.list'), method: 'DELETE' });
+    cases.push({ route: 'alerts-violations.list', name: 'POST is 405', path: `/v2/alerts_violations.${format}`, headers: demo, method: 'DELETE' });
 
     for (const page of ['', '?page=1', '?page=2', '?page=3', '?page=4', '?page=9']) incidents(`page ${page}`, page, demo, format);
     incidents('only_open', '?only_open=true', demo, format);
@@ -77,11 +64,11 @@ function readCases(gapsOf: (id: string) => readonly KnownGap[]): Case[] {
   return cases;
 }
 
-function writeCases(action: 'acknowledge' | 'close', openIds: Array<number | string>, closedIds: Array<number | string>, gaps: readonly KnownGap[]): Case[] {
-  const cases: Case[] = [];
+function writeCases(action: 'acknowledge' | 'close', openIds: Array<number | string>, closedIds: Array<number | string>): DifferentialCase[] {
+  const cases: DifferentialCase[] = [];
   const route = `alerts-incidents.${action}`;
   const add = (name: string, id: string | number, format = 'json', headers: Record<string, string> = demo, method = 'PUT') =>
-    cases.push({ route, name, path: `/v2/alerts_incidents/${id}/${action}.${format}`, headers, gaps, method });
+    cases.push({ route, name, path: `/v2/alerts_incidents/${id}/${action}.${format}`, headers, method });
   openIds.forEach((id, i) => add(`open ${id}`, id, i % 2 === 0 ? 'json' : 'xml'));
   // Again: acknowledging twice is fine, closing twice is 422.
   openIds.slice(0, 4).forEach((id) => add(`again ${id}`, id));
@@ -99,63 +86,30 @@ function writeCases(action: 'acknowledge' | 'close', openIds: Array<number | str
   return cases;
 }
 
-describe('differential: alerts_violations and alerts_incidents, gateway == legacy /v2', () => {
-  let viaNerdGraph: Awaited<ReturnType<typeof startSandbox>>;
-  let legacy: Awaited<ReturnType<typeof startSandbox>>;
-  let gateway: TestGateway;
-  let served: Awaited<ReturnType<typeof serveOnLoopback>>;
-  let mappings: Map<string, Mapping>;
-  const gapsOf = (id: string): readonly KnownGap[] => mappings.get(id)!.knownGaps;
-
-  beforeAll(async () => {
-    viaNerdGraph = await startSandbox({ apmApps: 300 });
-    legacy = await startSandbox({ apmApps: 300 });
-    gateway = await createTestGateway({ nerdgraphUrl: viaNerdGraph.graphqlUrl });
-    served = await serveOnLoopback(gateway.app.fetch);
-    mappings = new Map((await loadMappings()).map((mapping) => [mapping.id, mapping] as const));
-    sides = worldSides(viaNerdGraph.sandbox.data, legacy.sandbox.data, () => FIXED_NOW);
-  });
-  afterAll(async () => {
-    await served.close();
-    await viaNerdGraph.close();
-    await legacy.close();
-  });
-
-  // Incident, violation, event and deployment ids are each side's own (support/derived-ids.ts).
-  let sides: { gateway: SideIds; legacy: SideIds };
+// Two worlds (same seed, same clock): each write runs once on each side. Incident, violation,
+// event and deployment ids are each side's own (support/derived-ids.ts).
+describeDifferential('differential: alerts_violations and alerts_incidents, gateway == legacy /v2', { apmApps: 300, twin: true, ids: TOPOLOGY_ID_PATHS }, (faces) => {
   /** The token of an id the legacy face showed. */
-  const token = (legacyId: unknown): string => idToken('alert', sides.legacy.keyOf('alert', Number(legacyId)) ?? `unknown ${String(legacyId)}`);
-
-  async function run(cases: Case[]): Promise<Set<number>> {
-    const mismatches: string[] = [];
-    const statuses = new Set<number>();
-    for (const testCase of cases) {
-      const { status, mismatch } = await compareFaces(served.url, legacy.url, { ...testCase, derived: { ...sides, paths: TOPOLOGY_ID_PATHS } }, 900);
-      statuses.add(status);
-      if (mismatch) mismatches.push(mismatch);
-    }
-    expect(mismatches).toEqual([]);
-    return statuses;
-  }
+  const token = (legacyId: unknown): string => faces.legacyToken('alert', legacyId);
+  const run = async (cases: DifferentialCase[]): Promise<number[]> => (await faces.expectAlike(cases)).statuses();
 
   it('reads: at least 30 requests per list route, several pages, every answer as v2 gave it', async () => {
-    const cases = readCases(gapsOf);
+    const cases = readCases();
     for (const route of ['alerts-violations.list', 'alerts-incidents.list']) expect(cases.filter((c) => c.route === route).length, route).toBeGreaterThanOrEqual(30);
-    const first = await (await fetch(`${legacy.url}/v2/alerts_incidents.json?page=3`, { headers: demo })).json();
+    const first = await (await fetch(`${faces.legacyUrl}/v2/alerts_incidents.json?page=3`, { headers: demo })).json();
     expect((first as { incidents: unknown[] }).incidents.length).toBeGreaterThan(0);
     const statuses = await run(cases);
-    expect([...statuses].sort()).toEqual([200, 401, 403, 405, 422]);
+    expect(statuses).toEqual([200, 401, 403, 405, 422]);
   }, 180_000);
 
   it('alerts_events: at least 30 requests, filters and pages, every answer as v2 gave it', async () => {
-    const gaps = gapsOf('alerts-events.list');
-    const all = ((await (await fetch(`${legacy.url}/v2/alerts_events.json`, { headers: demo })).json()) as { recent_events: Array<Record<string, unknown>> }).recent_events;
+    const all = ((await (await fetch(`${faces.legacyUrl}/v2/alerts_events.json`, { headers: demo })).json()) as { recent_events: Array<Record<string, unknown>> }).recent_events;
     const violation = all.find((event) => event.event_type === 'VIOLATION_CLOSE')!;
-    const deployments = await (await fetch(`${legacy.url}/v2/alerts_events.json?filter[event_type]=DEPLOYMENT`, { headers: demo })).json();
+    const deployments = await (await fetch(`${faces.legacyUrl}/v2/alerts_events.json?filter[event_type]=DEPLOYMENT`, { headers: demo })).json();
     const deployment = (deployments as { recent_events: Array<Record<string, unknown>> }).recent_events[0]!;
-    const cases: Case[] = [];
+    const cases: DifferentialCase[] = [];
     const add = (name: string, query: string, headers: Record<string, string> = demo, format = 'json') =>
-      cases.push({ route: 'alerts-events.list', name, path: `/v2/alerts_events.${format}${query}`, headers, gaps });
+      cases.push({ route: 'alerts-events.list', name, path: `/v2/alerts_events.${format}${query}`, headers });
     for (const format of ['json', 'xml']) {
       for (const page of ['', '?page=2', '?page=5', '?page=13', '?page=99']) add(`page ${page}`, page, demo, format);
       add('deployments', '?filter[event_type]=DEPLOYMENT', demo, format);
@@ -183,26 +137,26 @@ describe('differential: alerts_violations and alerts_incidents, gateway == legac
     }
     expect(cases.length).toBeGreaterThanOrEqual(30);
     const statuses = await run(cases);
-    expect([...statuses].sort()).toEqual([200, 401, 422]);
+    expect(statuses).toEqual([200, 401, 422]);
   }, 180_000);
 
   it.each(['acknowledge', 'close'] as const)('%s: at least 30 requests, each write once per side, answers alike', async (action) => {
     const list = async (query: string) =>
-      ((await (await fetch(`${legacy.url}/v2/alerts_incidents.json${query}`, { headers: demo })).json()) as { incidents: Array<{ id: number; closed_at?: number }> }).incidents;
+      ((await (await fetch(`${faces.legacyUrl}/v2/alerts_incidents.json${query}`, { headers: demo })).json()) as { incidents: Array<{ id: number; closed_at?: number }> }).incidents;
     const open = (await list('?only_open=true')).map((incident) => token(incident.id));
     const closed = (await list('?page=2')).filter((incident) => incident.closed_at !== undefined).map((incident) => token(incident.id));
     expect(open.length).toBeGreaterThanOrEqual(10);
     const ids = action === 'acknowledge' ? open.slice(0, 8) : open.slice(8, 16);
-    const cases = writeCases(action, ids, closed, gapsOf(`alerts-incidents.${action}`));
+    const cases = writeCases(action, ids, closed);
     expect(cases.length).toBeGreaterThanOrEqual(30);
-    const writesBefore = viaNerdGraph.sandbox.writes().total;
+    const writesBefore = faces.upstream.writes().total;
     const statuses = await run(cases);
-    expect([...statuses].sort()).toEqual(expect.arrayContaining([200, 401, 404, 405, 422]));
+    expect(statuses).toEqual(expect.arrayContaining([200, 401, 404, 405, 422]));
     // Each id once; acknowledging again writes again (a fresh 200), closing again is refused.
     const expected = action === 'acknowledge' ? ids.length + 4 : ids.length;
-    expect(viaNerdGraph.sandbox.writes().total - writesBefore).toBe(expected);
-    expect(viaNerdGraph.sandbox.writes().nerdgraph).toEqual(expect.objectContaining({ [action === 'acknowledge' ? 'aiIssuesAckIssue' : 'aiIssuesResolveIssue']: expected }));
+    expect(faces.upstream.writes().total - writesBefore).toBe(expected);
+    expect(faces.upstream.writes().nerdgraph).toEqual(expect.objectContaining({ [action === 'acknowledge' ? 'aiIssuesAckIssue' : 'aiIssuesResolveIssue']: expected }));
     // The two worlds agree after the writes too.
-    await run(readCases(gapsOf).filter((c) => c.route === 'alerts-incidents.list').slice(0, 8));
+    await run(readCases().filter((c) => c.route === 'alerts-incidents.list').slice(0, 8));
   }, 180_000);
 });

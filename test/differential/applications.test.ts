@@ -1,39 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import listMapping from '../../mappings/applications.list.ts';
-import showMapping from '../../mappings/applications.show.ts';
-import type { KnownGap } from '../../src/routes/mapping.ts';
+import { expect, it } from 'vitest';
 import type { SandboxData } from '../../sandbox/model.ts';
-import { compareFaces } from '../support/compare.ts';
-import { TOPOLOGY_ID_PATHS, worldSides } from '../support/derived-ids.ts';
-import { serveOnLoopback } from '../support/http.ts';
-import {
-  DEMO_KEY,
-  FIXED_NOW,
-  MULTI_KEY,
-  PRIMARY_ACCOUNT,
-  SECONDARY_ACCOUNT,
-  SECONDARY_KEY,
-  createTestGateway,
-  startSandbox,
-  type TestGateway,
-} from '../support/harness.ts';
+import { TOPOLOGY_ID_PATHS } from '../support/derived-ids.ts';
+import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
+import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 
 /**
  * The gateway's answer through the sandbox's NerdGraph face must equal the sandbox's own
  * legacy /v2 answer (the REST v2 rules applied to the same data), request for request:
  * status, content type, Link header and body, lists compared without regard to order, with
- * only the fields the mapping declares as known gaps left out.
+ * only the fields the mapping declares as known gaps left out. Host ids in the application
+ * links are each side's own (support/derived-ids.ts).
  */
-interface Case {
-  name: string;
-  path: string;
-  headers: Record<string, string>;
-  gaps: readonly KnownGap[];
-  /** A form body sent with the GET, as curl -X GET -d does. */
-  form?: string;
-}
 
-function buildCorpus(data: SandboxData): Case[] {
+function buildCorpus(data: SandboxData): DifferentialCase[] {
   const primary = data.apps.filter((a) => a.accountId === PRIMARY_ACCOUNT);
   const secondary = data.apps.filter((a) => a.accountId === SECONDARY_ACCOUNT);
   const keys: Array<[string, Record<string, string>]> = [
@@ -42,10 +21,10 @@ function buildCorpus(data: SandboxData): Case[] {
     ['secondary', { 'X-Api-Key': SECONDARY_KEY }],
     ['multi pinned to secondary', { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) }],
   ];
-  const cases: Case[] = [];
-  const add = (name: string, path: string, headers: Record<string, string>, gaps: readonly KnownGap[] = listMapping.knownGaps, form?: string) =>
-    cases.push({ name, path, headers, gaps, ...(form === undefined ? {} : { form }) });
-  const formHeaders = (headers: Record<string, string>) => ({ ...headers, 'Content-Type': 'application/x-www-form-urlencoded' });
+  const cases: DifferentialCase[] = [];
+  const add = (name: string, path: string, headers: Record<string, string>, route = 'applications.list') => cases.push({ name, path, headers, route });
+  const addForm = (name: string, path: string, body: string) =>
+    cases.push({ name, path, headers: { 'X-Api-Key': DEMO_KEY, 'Content-Type': 'application/x-www-form-urlencoded' }, route: 'applications.list', body });
 
   const sample = (list: typeof primary, n: number) => list.filter((_, i) => i % Math.max(1, Math.floor(list.length / n)) === 0).slice(0, n);
   const languages = [...new Set(data.apps.map((a) => a.language))];
@@ -101,14 +80,14 @@ function buildCorpus(data: SandboxData): Case[] {
     add('ids unknown', `/v2/applications.${format}?filter[ids]=1,2,3`, demo);
     add('ids empty', `/v2/applications.${format}?filter[ids]=`, demo);
     add('ids only commas', `/v2/applications.${format}?filter[ids]=,,&filter[name]=a`, demo);
-    add('encoded non-ASCII form body', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, 'note=%E2%82%AC&x=100%25&filter[name]=%20');
-    add('raw non-ASCII form body, stray %', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, 'note=€é&x=100%&filter[name]=+');
+    addForm('encoded non-ASCII form body', `/v2/applications.${format}`, 'note=%E2%82%AC&x=100%25&filter[name]=%20');
+    addForm('raw non-ASCII form body, stray %', `/v2/applications.${format}`, 'note=€é&x=100%&filter[name]=+');
     add('ids with name', `/v2/applications.${format}?filter[ids]=${ids.join(',')}&filter[name]=${encodeURIComponent(primary[0]!.name.slice(0, 3))}`, demo);
     add('ids and language', `/v2/applications.${format}?filter[ids]=${ids.join(',')}&filter[language]=${languages[0]}`, demo);
-    add('form body name', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, 'filter%5Bname%5D=%20');
-    add('form body page 2', `/v2/applications.${format}?page=2`, formHeaders(demo), listMapping.knownGaps, 'filter[name]=+&exclude_links=true');
-    add('form body ids', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, `filter[ids]=${ids.join('%2C')}`);
-    add('form body bad ids', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, 'filter[ids]=x');
+    addForm('form body name', `/v2/applications.${format}`, 'filter%5Bname%5D=%20');
+    addForm('form body page 2', `/v2/applications.${format}?page=2`, 'filter[name]=+&exclude_links=true');
+    addForm('form body ids', `/v2/applications.${format}`, `filter[ids]=${ids.join('%2C')}`);
+    addForm('form body bad ids', `/v2/applications.${format}`, 'filter[ids]=x');
     add('name with ; and ,', `/v2/applications.${format}?filter[name]=${encodeURIComponent(' ')};x,y&page=1`, demo);
     add('api_key parameter never echoed', `/v2/applications.${format}?api_key=${DEMO_KEY}`, demo);
     add('bad ids', `/v2/applications.${format}?filter[ids]=1,abc`, demo);
@@ -129,7 +108,7 @@ function buildCorpus(data: SandboxData): Case[] {
     add('host control character', `/v2/applications.${format}?filter[host]=a%01b`, demo);
     add('host too long', `/v2/applications.${format}?filter[host]=${'h'.repeat(256)}`, demo);
     add('host empty', `/v2/applications.${format}?filter[host]=`, demo);
-    add('host form body', `/v2/applications.${format}`, formHeaders(demo), listMapping.knownGaps, 'filter%5Bhost%5D=WORKER&page=1');
+    addForm('host form body', `/v2/applications.${format}`, 'filter%5Bhost%5D=WORKER&page=1');
     for (const value of ['true', '1', 'false', 'maybe']) {
       add(`exclude_links=${value}`, `/v2/applications.${format}?exclude_links=${value}`, demo);
       add(`exclude_links=${value} page 3`, `/v2/applications.${format}?exclude_links=${value}&page=3`, demo);
@@ -147,53 +126,29 @@ function buildCorpus(data: SandboxData): Case[] {
     ];
     for (const app of showApps) {
       const headers = app.accountId === PRIMARY_ACCOUNT ? demo : { 'X-Api-Key': SECONDARY_KEY };
-      add(`show ${app.id}`, `/v2/applications/${app.id}.${format}`, headers, showMapping.knownGaps);
+      add(`show ${app.id}`, `/v2/applications/${app.id}.${format}`, headers, 'applications.show');
     }
-    add('show of another account', `/v2/applications/${secondary[0]!.id}.${format}`, demo, showMapping.knownGaps);
-    add('show unknown', `/v2/applications/123.${format}`, demo, showMapping.knownGaps);
-    add('show non-numeric', `/v2/applications/abc.${format}`, demo, showMapping.knownGaps);
-    add('show huge', `/v2/applications/99999999999999999999.${format}`, demo, showMapping.knownGaps);
-    add('show bad key', `/v2/applications/${primary[0]!.id}.${format}`, { 'X-Api-Key': 'nope' }, showMapping.knownGaps);
+    add('show of another account', `/v2/applications/${secondary[0]!.id}.${format}`, demo, 'applications.show');
+    add('show unknown', `/v2/applications/123.${format}`, demo, 'applications.show');
+    add('show non-numeric', `/v2/applications/abc.${format}`, demo, 'applications.show');
+    add('show huge', `/v2/applications/99999999999999999999.${format}`, demo, 'applications.show');
+    add('show bad key', `/v2/applications/${primary[0]!.id}.${format}`, { 'X-Api-Key': 'nope' }, 'applications.show');
   }
   return cases;
 }
 
-describe('differential: gateway via NerdGraph == sandbox legacy /v2', () => {
-  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-  let gateway: TestGateway;
-  let served: Awaited<ReturnType<typeof serveOnLoopback>>;
-  let corpus: Case[] = [];
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ apmApps: 450 });
-    gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
-    // Both sides over real HTTP, so GET form bodies reach them as clients send them.
-    served = await serveOnLoopback(gateway.app.fetch);
-    corpus = buildCorpus(sandbox.sandbox.data);
-  });
-  afterAll(async () => {
-    await served.close();
-    await sandbox.close();
-  });
-
+// Both sides over real HTTP, so GET form bodies reach them as clients send them.
+describeDifferential('differential: gateway via NerdGraph == sandbox legacy /v2', { apmApps: 450, ids: TOPOLOGY_ID_PATHS }, (faces) => {
   it('has a corpus of at least 100 application requests', () => {
+    const corpus = buildCorpus(faces.legacy.data);
     expect(corpus.length).toBeGreaterThanOrEqual(100);
     console.info(`differential corpus: ${corpus.length} requests`);
   });
 
   it('answers every request of the corpus exactly as v2 would', async () => {
-    const mismatches: string[] = [];
-    const statuses = new Map<number, number>();
-    // Host ids in the application links are each side's own (support/derived-ids.ts).
-    const sides = worldSides(sandbox.sandbox.data, sandbox.sandbox.data, () => FIXED_NOW);
-    for (const testCase of corpus) {
-      const { status, mismatch } = await compareFaces(served.url, sandbox.url, { ...testCase, derived: { ...sides, paths: TOPOLOGY_ID_PATHS } });
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      if (mismatch) mismatches.push(mismatch);
-    }
-    expect(mismatches).toEqual([]);
+    const report = await faces.expectAlike(buildCorpus(faces.legacy.data));
     // The corpus really covers successes, client errors and auth failures.
-    expect([...statuses.keys()].sort()).toEqual(expect.arrayContaining([200, 401, 403, 404, 422]));
+    expect(report.statuses()).toEqual(expect.arrayContaining([200, 401, 403, 404, 422]));
     // Not a timed assertion: a bound for ~270 sequential requests on both faces on a busy machine.
   }, 120_000);
 });

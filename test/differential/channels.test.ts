@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KnownGap, Mapping } from '../../src/routes/mapping.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
+import { expect, it } from 'vitest';
 import { policyWorkflowName } from '../../src/v2/channel-config.ts';
 import { channelV2Id } from '../../src/v2/ids.ts';
-import { createSandbox } from '../../sandbox/server.ts';
+import type { SandboxData } from '../../sandbox/model.ts';
 import { notificationsOf } from '../../sandbox/notifications.ts';
 import { legacyChannelId } from '../../sandbox/legacy/notifications.ts';
-import { canonical, compareFaces, readAnswer, withoutGaps } from '../support/compare.ts';
-import { idToken, normaliseIds, rememberingSide, resolveTokens, type IdPath } from '../support/derived-ids.ts';
-import { httpSend } from '../support/http.ts';
-import { serveOnLoopback } from '../support/http.ts';
-import { DEMO_KEY, FIXED_NOW, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, type TestGateway } from '../support/harness.ts';
+import { idToken, rememberingSide, type IdPath } from '../support/derived-ids.ts';
+import { describeDifferential, type DifferentialOptions, type Worlds } from '../support/differential.ts';
+import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 
 /**
  * alerts_channels (list, create, delete) and alerts_policy_channels (PUT, DELETE),
@@ -39,16 +35,6 @@ interface Step {
   listing?: string;
 }
 
-let clock = FIXED_NOW;
-const options = { seed: 11, apmApps: 40, now: () => clock };
-const viaGateway = createSandbox(options);
-const viaLegacy = createSandbox(options);
-let upstream: Awaited<ReturnType<(typeof viaGateway)['listen']>>;
-let legacy: Awaited<ReturnType<(typeof viaLegacy)['listen']>>;
-let gateway: TestGateway;
-let served: Awaited<ReturnType<typeof serveOnLoopback>>;
-let mappings: Map<string, Mapping>;
-
 const LIST = 'alerts-channels.list';
 const CREATE = 'alerts-channels.create';
 const DELETE = 'alerts-channels.delete';
@@ -62,42 +48,37 @@ const xml = { ...demo, 'content-type': 'application/xml' };
 const form = { ...demo, 'content-type': 'application/x-www-form-urlencoded' };
 const secondary = { 'X-Api-Key': SECONDARY_KEY, 'content-type': 'application/json' };
 
-beforeAll(async () => {
-  // The scenario: the policies' own workflows were made through the gateway, so they carry the
-  // gateway's name for them and it may edit them (it leaves workflows it did not make alone);
-  // the sandbox names the workflows it seeds its own way.
-  for (const world of [viaGateway, viaLegacy]) {
-    for (const workflow of notificationsOf(world.data).workflows) {
-      const [only] = workflow.predicates;
-      if (workflow.predicates.length === 1 && only?.attribute === 'labels.policyIds' && only.values.length === 1) workflow.name = policyWorkflowName(Number(only.values[0]));
-    }
-  }
-  upstream = await viaGateway.listen(0, '127.0.0.1');
-  legacy = await viaLegacy.listen(0, '127.0.0.1');
-  gateway = await createTestGateway({ nerdgraphUrl: `${upstream.url}/graphql`, now: () => clock });
-  served = await serveOnLoopback(gateway.app.fetch);
-  mappings = new Map((await loadMappings()).map((mapping) => [mapping.id, mapping] as const));
-});
-afterAll(async () => {
-  await served?.close();
-  await upstream?.close();
-  await legacy?.close();
-});
-
 const CHANNEL_IDS: readonly IdPath[] = [
   { path: 'channels[].id', kind: 'channel' },
   { path: 'channel.id', kind: 'channel' },
   { path: 'policy.channel_ids[]', kind: 'channel' },
 ];
 
-/** Each side's channel ids by NerdGraph channel id: the gateway's derived ones, the legacy face's own. */
-const sides = {
-  gateway: rememberingSide({ channel: () => notificationsOf(viaGateway.data).channels.map((c) => [c.id, channelV2Id(c.id)] as const) }),
-  legacy: rememberingSide({ channel: () => notificationsOf(viaLegacy.data).channels.map((c) => [c.id, legacyChannelId(viaLegacy.data, c.id) as number] as const) }),
+const options: DifferentialOptions = {
+  seed: 11,
+  apmApps: 40,
+  twin: true,
+  tickMs: 1_000,
+  ids: CHANNEL_IDS,
+  prepare(worlds: Worlds) {
+    // The scenario: the policies' own workflows were made through the gateway, so they carry the
+    // gateway's name for them and it may edit them (it leaves workflows it did not make alone);
+    // the sandbox names the workflows it seeds its own way.
+    for (const world of [worlds.upstream, worlds.legacy]) {
+      for (const workflow of notificationsOf(world.data).workflows) {
+        const [only] = workflow.predicates;
+        if (workflow.predicates.length === 1 && only?.attribute === 'labels.policyIds' && only.values.length === 1) workflow.name = policyWorkflowName(Number(only.values[0]));
+      }
+    }
+  },
+  /** Each side's channel ids by NerdGraph channel id: the gateway's derived ones, the legacy face's own. */
+  sides: ({ upstream, legacy }) => ({
+    gateway: rememberingSide({ channel: () => notificationsOf(upstream.data).channels.map((c) => [c.id, channelV2Id(c.id)] as const) }),
+    legacy: rememberingSide({ channel: () => notificationsOf(legacy.data).channels.map((c) => [c.id, legacyChannelId(legacy.data, c.id) as number] as const) }),
+  }),
 };
 
-function corpus(): Step[] {
-  const data = viaLegacy.data;
+function corpus(data: SandboxData): Step[] {
   const store = notificationsOf(data);
   const v2Types = new Set(['EMAIL', 'SLACK_LEGACY', 'WEBHOOK', 'PAGERDUTY_SERVICE_INTEGRATION', 'MOBILE_PUSH']);
   const mine = (accountId: number) => store.channels.filter((c) => c.accountId === accountId && v2Types.has(c.type));
@@ -273,84 +254,33 @@ function corpus(): Step[] {
   return steps;
 }
 
-describe('differential: alerts_channels and alerts_policy_channels, gateway == legacy /v2, answer for answer and state for state', () => {
+describeDifferential('differential: alerts_channels and alerts_policy_channels, gateway == legacy /v2, answer for answer and state for state', options, (faces) => {
   it('answers every step alike, with at least 30 requests per route', async () => {
-    const steps = corpus();
-    const mismatches: string[] = [];
-    const statuses = new Map<string, Set<number>>();
-    const listings = new Map<string, { gateway: string[]; legacy: string[] }>();
-    for (const step of steps) {
-      clock += 1_000;
-      const gaps: readonly KnownGap[] = mappings.get(step.route)?.knownGaps ?? [];
-      let status: number;
-      if (step.statusGap || step.route === LIST) {
-        const init = (side: typeof sides.gateway) => ({ method: step.method, headers: step.headers, ...(step.body === undefined ? {} : { body: resolveTokens(step.body, side) }) });
-        const left = await readAnswer(await httpSend(`${served.url}${resolveTokens(step.path, sides.gateway)}`, init(sides.gateway)), served.url);
-        const right = await readAnswer(await httpSend(`${legacy.url}${resolveTokens(step.path, sides.legacy)}`, init(sides.legacy)), legacy.url);
-        status = right.status;
-        if (step.statusGap) {
-          if (`${left.status} ${right.status}` !== step.statusGap.join(' ')) mismatches.push(`${step.name}: statuses ${left.status} ${right.status}, expected ${step.statusGap.join(' ')}`);
-        } else {
-          const items = (answer: typeof left, side: typeof sides.gateway): string[] => {
-            const body = normaliseIds(withoutGaps(answer.body, gaps), CHANNEL_IDS, side) as { channels?: unknown[] };
-            return (body.channels ?? []).map((item) => JSON.stringify(canonical(item as never)));
-          };
-          const [l, r] = [items(left, sides.gateway), items(right, sides.legacy)];
-          const page = (answer: typeof left, count: number) => JSON.stringify({ status: answer.status, contentType: answer.contentType, link: answer.link, count });
-          if (page(left, l.length) !== page(right, r.length)) mismatches.push(`${step.name}: page ${page(left, l.length)} != ${page(right, r.length)}`);
-          // Refusals carry no channels: their whole bodies compare.
-          if (right.status !== 200 && JSON.stringify(canonical(left.body)) !== JSON.stringify(canonical(right.body))) mismatches.push(`${step.name}: ${JSON.stringify(left.body)} != ${JSON.stringify(right.body)}`);
-          // A listing of several pages is compared whole; a lone page, whole when it is the only one.
-          const listing = step.listing ?? (right.link === null ? `single page: ${step.name}` : undefined);
-          if (listing !== undefined) {
-            const bag = listings.get(listing) ?? { gateway: [], legacy: [] };
-            bag.gateway.push(...l);
-            bag.legacy.push(...r);
-            listings.set(listing, bag);
-          }
-        }
-      } else {
-        const compared = await compareFaces(served.url, legacy.url, {
-          name: `${step.route}: ${step.name}`,
-          path: step.path,
-          method: step.method,
-          headers: step.headers,
-          gaps,
-          derived: { ...sides, paths: CHANNEL_IDS },
-          ...(step.body === undefined ? {} : { form: step.body }),
-        }, 900);
-        status = compared.status;
-        if (compared.mismatch) mismatches.push(compared.mismatch);
-      }
-      let seen = statuses.get(step.route);
-      if (!seen) statuses.set(step.route, (seen = new Set()));
-      seen.add(status);
-    }
-    for (const [listing, bag] of listings) {
-      if (JSON.stringify(bag.gateway.sort()) !== JSON.stringify(bag.legacy.sort())) mismatches.push(`listing ${listing}: the channels of all its pages differ`);
-    }
-    expect(mismatches).toEqual([]);
+    const steps = corpus(faces.legacy.data);
+    // Each side lists by its own ids: list pages are compared by shape, their channels as one set per listing.
+    const report = await faces.expectAlike(steps.map((step) => ({ ...step, ...(step.route === LIST && { listKey: 'channels' }) })));
     for (const route of ROUTES) {
       const count = steps.filter((step) => step.route === route).length;
-      console.info(`differential corpus ${route}: ${count} requests, statuses ${[...(statuses.get(route) ?? [])].sort().join(',')}`);
+      console.info(`differential corpus ${route}: ${count} requests, statuses ${report.statuses(route).join(',')}`);
       expect(count, route).toBeGreaterThanOrEqual(30);
     }
-    expect([...(statuses.get(CREATE) ?? [])]).toEqual(expect.arrayContaining([201, 400, 401, 404, 422]));
-    expect([...(statuses.get(LINK) ?? [])]).toEqual(expect.arrayContaining([200, 401, 404, 422]));
-    expect([...(statuses.get(UNLINK) ?? [])]).toEqual(expect.arrayContaining([200, 401, 404, 422]));
-    expect([...(statuses.get(DELETE) ?? [])]).toEqual(expect.arrayContaining([200, 401, 403, 404]));
+    expect(report.statuses(CREATE)).toEqual(expect.arrayContaining([201, 400, 401, 404, 422]));
+    expect(report.statuses(LINK)).toEqual(expect.arrayContaining([200, 401, 404, 422]));
+    expect(report.statuses(UNLINK)).toEqual(expect.arrayContaining([200, 401, 404, 422]));
+    expect(report.statuses(DELETE)).toEqual(expect.arrayContaining([200, 401, 403, 404]));
     // Both worlds hold the same workflows' channel links and the same channels.
-    const links = (data: typeof viaGateway.data) =>
+    const links = (data: SandboxData) =>
       notificationsOf(data)
         // Workflow names are each side's own choice for the workflows it makes.
         .workflows.map((w) => `${w.accountId} ${w.predicates.map((p) => p.values.join('|')).join(';')} ${[...w.channelIds].sort().join(',')}`)
         .sort();
-    expect(links(viaGateway.data)).toEqual(links(viaLegacy.data));
-    expect(notificationsOf(viaGateway.data).channels.map((c) => c.id).sort()).toEqual(notificationsOf(viaLegacy.data).channels.map((c) => c.id).sort());
+    expect(links(faces.upstream.data)).toEqual(links(faces.legacy.data));
+    const channelIds = (data: SandboxData) => notificationsOf(data).channels.map((c) => c.id).sort();
+    expect(channelIds(faces.upstream.data)).toEqual(channelIds(faces.legacy.data));
   }, 240_000);
 
   it('never logs a secret sent in a configuration', () => {
-    const logs = gateway.logs.join('\n');
+    const logs = faces.gateway.logs.join('\n');
     for (const secret of ['pd-key-created', 'hook-password-created']) expect(logs).not.toContain(secret);
   });
 });

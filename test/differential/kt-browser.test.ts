@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KnownGap, Mapping } from '../../src/routes/mapping.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
+import { expect, it } from 'vitest';
 import type { SandboxData } from '../../sandbox/model.ts';
-import { compareFaces } from '../support/compare.ts';
-import { serveOnLoopback } from '../support/http.ts';
-import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from '../support/harness.ts';
+import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
+import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 
 /**
  * Key transactions (list, show) and the browser applications list: the gateway through the
  * sandbox's NerdGraph face equals the sandbox's legacy /v2 face, request for request (status,
  * content type, Link, body; lists without regard to order; only the mapping's gap paths removed).
  */
-interface Case {
-  route: string;
-  name: string;
-  path: string;
-  headers: Record<string, string>;
-  gaps: readonly KnownGap[];
-  /** GET unless set (other methods check the 405 and its Allow header). */
-  method?: string;
-}
 
 const demo = { 'X-Api-Key': DEMO_KEY };
 const secondaryKey = { 'X-Api-Key': SECONDARY_KEY };
@@ -37,9 +25,9 @@ interface Named {
 }
 
 /** The filter/page/auth cases every `filter[name]`, `filter[ids]`, `page` list gets. */
-function listCases(route: string, base: string, items: readonly Named[], gaps: readonly KnownGap[]): Case[] {
-  const cases: Case[] = [];
-  const add = (name: string, path: string, headers: Record<string, string> = demo) => cases.push({ route, name, path, headers, gaps });
+function listCases(route: string, base: string, items: readonly Named[]): DifferentialCase[] {
+  const cases: DifferentialCase[] = [];
+  const add = (name: string, path: string, headers: Record<string, string> = demo, method?: string) => cases.push({ route, name, path, headers, ...(method && { method }) });
   const primary = items.filter((item) => item.accountId === PRIMARY_ACCOUNT);
   const secondary = items.filter((item) => item.accountId === SECONDARY_ACCOUNT);
   const sample = primary.filter((_, i) => i % Math.max(1, Math.floor(primary.length / 5)) === 0).slice(0, 5);
@@ -69,14 +57,14 @@ function listCases(route: string, base: string, items: readonly Named[], gaps: r
     add('bad key', path, { 'X-Api-Key': 'NRAK-NOT-A-KEY' });
     add('account not allowed', path, { 'X-Api-Key': DEMO_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) });
     add('multi pinned to primary', `${path}?page=2`, { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(PRIMARY_ACCOUNT) });
-    cases.push({ route, name: 'PUT is 405 with Allow', path, headers: demo, gaps, method: 'PUT' });
+    add('PUT is 405 with Allow', path, demo, 'PUT');
   }
   return cases;
 }
 
-function showCases(route: string, items: readonly Named[], gaps: readonly KnownGap[]): Case[] {
-  const cases: Case[] = [];
-  const add = (name: string, path: string, headers: Record<string, string> = demo) => cases.push({ route, name, path, headers, gaps });
+function showCases(route: string, items: readonly Named[]): DifferentialCase[] {
+  const cases: DifferentialCase[] = [];
+  const add = (name: string, path: string, headers: Record<string, string> = demo, method?: string) => cases.push({ route, name, path, headers, ...(method && { method }) });
   const primary = items.filter((item) => item.accountId === PRIMARY_ACCOUNT);
   const secondary = items.filter((item) => item.accountId === SECONDARY_ACCOUNT);
   const sample = primary.filter((_, i) => i % Math.max(1, Math.floor(primary.length / 10)) === 0).slice(0, 10);
@@ -90,60 +78,36 @@ function showCases(route: string, items: readonly Named[], gaps: readonly KnownG
     add('show huge', `/v2/key_transactions/99999999999999999999.${format}`);
     add('show bad key', `/v2/key_transactions/${sample[0]!.id}.${format}`, { 'X-Api-Key': 'nope' });
     add('show an app id', `/v2/key_transactions/${primary[0]!.id + 1}.${format}`);
-    cases.push({ route, name: 'DELETE is 405 with Allow', path: `/v2/key_transactions/${sample[0]!.id}.${format}`, headers: demo, gaps, method: 'DELETE' });
+    add('DELETE is 405 with Allow', `/v2/key_transactions/${sample[0]!.id}.${format}`, demo, 'DELETE');
   }
   return cases;
 }
 
-function buildCorpus(data: SandboxData, mappings: ReadonlyMap<string, Mapping>): Case[] {
-  const gapsOf = (id: string): readonly KnownGap[] => mappings.get(id)!.knownGaps;
-  return [
-    ...listCases('browser-applications.list', '/v2/browser_applications', data.browserApps, gapsOf('browser-applications.list')),
-    ...listCases('key-transactions.list', '/v2/key_transactions', data.keyTransactions, gapsOf('key-transactions.list')),
-    ...showCases('key-transactions.show', data.keyTransactions, gapsOf('key-transactions.show')),
-  ];
-}
+const ROUTES = ['browser-applications.list', 'key-transactions.list', 'key-transactions.show'];
 
-describe('differential: key transactions and browser applications, gateway == legacy /v2', () => {
-  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-  let gateway: TestGateway;
-  let served: Awaited<ReturnType<typeof serveOnLoopback>>;
-  let corpus: Case[] = [];
+const buildCorpus = (data: SandboxData): DifferentialCase[] => [
+  ...listCases('browser-applications.list', '/v2/browser_applications', data.browserApps),
+  ...listCases('key-transactions.list', '/v2/key_transactions', data.keyTransactions),
+  ...showCases('key-transactions.show', data.keyTransactions),
+];
 
-  beforeAll(async () => {
-    sandbox = await startSandbox({ apmApps: 450 });
-    gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
-    served = await serveOnLoopback(gateway.app.fetch);
-    const mappings = new Map((await loadMappings()).map((mapping) => [mapping.id, mapping] as const));
-    corpus = buildCorpus(sandbox.sandbox.data, mappings);
-  });
-  afterAll(async () => {
-    await served.close();
-    await sandbox.close();
-  });
-
+describeDifferential('differential: key transactions and browser applications, gateway == legacy /v2', { apmApps: 450 }, (faces) => {
   it('has at least 30 requests per route, with pages beyond the first', () => {
-    for (const route of ['browser-applications.list', 'key-transactions.list', 'key-transactions.show']) {
+    const corpus = buildCorpus(faces.legacy.data);
+    for (const route of ROUTES) {
       const count = corpus.filter((c) => c.route === route).length;
       expect(count, route).toBeGreaterThanOrEqual(30);
       console.info(`differential corpus ${route}: ${count} requests`);
     }
-    const data = sandbox.sandbox.data;
+    const data = faces.legacy.data;
     expect(data.keyTransactions.filter((kt) => kt.accountId === PRIMARY_ACCOUNT).length).toBeGreaterThan(400);
     expect(data.browserApps.filter((app) => app.accountId === PRIMARY_ACCOUNT).length).toBeGreaterThan(400);
     expect(data.browserApps.some((app) => app.servingApmApplicationId !== null)).toBe(true);
   });
 
-  it.each(['browser-applications.list', 'key-transactions.list', 'key-transactions.show'])('%s answers every request of the corpus exactly as v2 would', async (route) => {
-    const mismatches: string[] = [];
-    const statuses = new Set<number>();
-    for (const testCase of corpus.filter((c) => c.route === route)) {
-      const { status, mismatch } = await compareFaces(served.url, sandbox.url, testCase, 700);
-      statuses.add(status);
-      if (mismatch) mismatches.push(mismatch);
-    }
-    expect(mismatches).toEqual([]);
-    expect([...statuses].sort()).toEqual(expect.arrayContaining(route.endsWith('show') ? [200, 401, 404, 405] : [200, 401, 403, 405, 422]));
+  it.each(ROUTES)('%s answers every request of the corpus exactly as v2 would', async (route) => {
+    const report = await faces.expectAlike(buildCorpus(faces.legacy.data).filter((c) => c.route === route));
+    expect(report.statuses()).toEqual(expect.arrayContaining(route.endsWith('show') ? [200, 401, 404, 405] : [200, 401, 403, 405, 422]));
     // ~90 requests, each of a 200-item page through both faces: more than the default budget on a busy machine.
   }, 120_000);
 });

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import createMapping from '../../mappings/labels.create.ts';
-import deleteMapping from '../../mappings/labels.delete.ts';
-import listMapping from '../../mappings/labels.list.ts';
-import type { KnownGap } from '../../src/routes/mapping.ts';
+import { expect, it } from 'vitest';
 import type { SandboxApp, SandboxData } from '../../sandbox/model.ts';
-import { createSandbox } from '../../sandbox/server.ts';
 import { LabelTitles } from '../../src/v2/labels.ts';
-import { canonical, readAnswer, withoutGaps } from '../support/compare.ts';
-import { httpSend, serveOnLoopback } from '../support/http.ts';
-import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, type TestGateway } from '../support/harness.ts';
+import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
+import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 
 /**
  * Labels, differentially: two identical sandboxes on one clock. The same sequence of label
@@ -26,27 +20,6 @@ interface Step {
   /** A documented difference of status (a known gap of the mapping): [gateway, legacy]. */
   statusGap?: readonly [number, number];
 }
-
-let clock = FIXED_NOW;
-const options = { seed: 7, apmApps: 450, now: () => clock };
-const viaGateway = createSandbox(options);
-const viaLegacy = createSandbox(options);
-let gatewayServer: Awaited<ReturnType<typeof serveOnLoopback>>;
-let upstream: Awaited<ReturnType<(typeof viaGateway)['listen']>>;
-let legacy: Awaited<ReturnType<(typeof viaLegacy)['listen']>>;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  upstream = await viaGateway.listen(0, '127.0.0.1');
-  legacy = await viaLegacy.listen(0, '127.0.0.1');
-  gateway = await createTestGateway({ nerdgraphUrl: `${upstream.url}/graphql`, now: () => clock });
-  gatewayServer = await serveOnLoopback(gateway.app.fetch);
-});
-afterAll(async () => {
-  await gatewayServer.close();
-  await upstream.close();
-  await legacy.close();
-});
 
 const json = 'application/json';
 const xml = 'application/xml';
@@ -160,43 +133,26 @@ function steps(data: SandboxData): Step[] {
   return list;
 }
 
-const GAPS: readonly KnownGap[] = [...listMapping.knownGaps, ...createMapping.knownGaps, ...deleteMapping.knownGaps];
-
-describe('differential labels: gateway == legacy face, answer for answer and state for state', () => {
+// Each request a second later on both sides.
+describeDifferential('differential labels: gateway == legacy face, answer for answer and state for state', { apmApps: 450, twin: true, tickMs: 1_000 }, (faces) => {
   it('answers every step alike (30+ requests)', async () => {
-    const mismatches: string[] = [];
-    const statuses: string[] = [];
-    const all = steps(viaLegacy.data);
+    const all = steps(faces.legacy.data);
     // Issue 11's bar: 30 or more requests for each translated route (list, PUT, DELETE).
     for (const method of ['GET', 'PUT', 'DELETE'] as const) expect(all.filter((step) => step.method === method).length, method).toBeGreaterThanOrEqual(30);
-    for (const step of all) {
-      clock += 1_000;
-      const request = {
-        method: step.method,
-        headers: { 'X-Api-Key': step.key ?? DEMO_KEY, ...(step.contentType ? { 'content-type': step.contentType } : {}) },
-        ...(step.body === undefined ? {} : { body: step.body }),
-      };
-      const [left, right] = await Promise.all([httpSend(`${gatewayServer.url}${step.path}`, request), httpSend(`${legacy.url}${step.path}`, request)]);
-      statuses.push(`${step.name}: ${right.status}`);
-      const l = await readAnswer(left, gatewayServer.url);
-      const r = await readAnswer(right, legacy.url);
-      if (step.statusGap) {
-        expect([l.status, r.status], step.name).toEqual(step.statusGap);
-        continue;
-      }
-      const lt = JSON.stringify({ ...l, body: canonical(withoutGaps(l.body, GAPS)) });
-      const rt = JSON.stringify({ ...r, body: canonical(withoutGaps(r.body, GAPS)) });
-      if (lt !== rt) mismatches.push(`${step.name} ${step.method} ${step.path}\n  gateway: ${lt.slice(0, 900)}\n  legacy:  ${rt.slice(0, 900)}`);
-    }
-    expect(mismatches).toEqual([]);
-    const seen = new Set(statuses.map((line) => Number(line.slice(line.lastIndexOf(' ') + 1))));
-    expect([...seen].sort()).toEqual([200, 400, 401, 404, 405, 422]);
-    expect(statuses).toContain('PUT (JSON, two apps): 200');
-    expect(statuses).toContain('DELETE the whole label: 200');
-    expect(statuses).toContain('PUT (XML, Rails list): 200');
-    expect(statuses).toContain('PUT (form): 200');
-    expect(statuses).toContain('DELETE it again: 404');
+    const gaps = ['labels.list', 'labels.create', 'labels.delete'].flatMap((route) => faces.gapsOf(route));
+    const cases = all.map(({ key, contentType, ...step }): DifferentialCase => ({
+      ...step,
+      headers: { 'X-Api-Key': key ?? DEMO_KEY, ...(contentType ? { 'content-type': contentType } : {}) },
+      gaps,
+    }));
+    const report = await faces.expectAlike(cases);
+    expect(report.statuses()).toEqual([200, 400, 401, 404, 405, 422]);
     for (const line of [
+      'PUT (JSON, two apps): 200',
+      'DELETE the whole label: 200',
+      'PUT (XML, Rails list): 200',
+      'PUT (form): 200',
+      'DELETE it again: 404',
       'DELETE: a system tag (language:java): 404',
       'DELETE: a system tag from named apps: 404',
       'DELETE: an account tag: 404',
@@ -207,20 +163,20 @@ describe('differential labels: gateway == legacy face, answer for answer and sta
       'PUT: form with applications= and applications[]=: 400',
       'PUT: XML list of one (Rails rule): 200',
     ]) {
-      expect(statuses).toContain(line);
+      expect(report.lines).toContain(line);
     }
   });
 
   it('leaves both worlds with the same labels', () => {
     const labels = (data: SandboxData) => data.apps.map((app) => ({ id: app.id, tags: app.userTags ?? {} }));
-    expect(labels(viaGateway.data)).toEqual(labels(viaLegacy.data));
-    const [a] = viaGateway.data.apps.filter((app) => app.accountId === PRIMARY_ACCOUNT) as [SandboxApp];
+    expect(labels(faces.upstream.data)).toEqual(labels(faces.legacy.data));
+    const [a] = faces.upstream.data.apps.filter((app) => app.accountId === PRIMARY_ACCOUNT) as [SandboxApp];
     // Jane Doe came and went; the Rails-style XML PUT stayed.
     expect(a.userTags?.Owner).toEqual(['Rails']);
   });
 
   it('pages the seeded labels over 3+ pages with v2 Link headers', async () => {
-    const response = await gateway.app.request('/v2/labels.json', { headers: { 'X-Api-Key': DEMO_KEY } });
+    const response = await faces.gateway.app.request('/v2/labels.json', { headers: { 'X-Api-Key': DEMO_KEY } });
     expect(response.headers.get('link')).toMatch(/page=3>; rel="last"/);
     const body = (await response.json()) as { labels: Array<{ key: string; category: string; name: string; links: { applications: number[]; servers: number[] } }> };
     expect(body.labels).toHaveLength(20);
@@ -234,7 +190,7 @@ describe('differential labels: gateway == legacy face, answer for answer and sta
   });
 
   it('says why a label without applications is refused', async () => {
-    const response = await gateway.app.request('/v2/labels.json', {
+    const response = await faces.gateway.app.request('/v2/labels.json', {
       method: 'PUT',
       headers: { 'X-Api-Key': DEMO_KEY, 'content-type': json },
       body: put({ category: 'Empty', name: 'Label', links: { applications: [] } }),

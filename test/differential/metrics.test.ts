@@ -1,12 +1,11 @@
 import { snapToRollup } from '../../sandbox/nrql-engine.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import dataMapping from '../../mappings/applications.metric-data.ts';
 import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, bulkMetricsApp, hasRows, metricsOf } from '../../sandbox/timeslices.ts';
 import { createRandom } from '../../sandbox/data.ts';
 import type { SandboxApp, SandboxData } from '../../sandbox/model.ts';
-import { answerDifference, readAnswer } from '../support/compare.ts';
-import { httpSend, serveOnLoopback } from '../support/http.ts';
-import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from '../support/harness.ts';
+import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
+import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 
 /**
  * Metric names and data: the gateway's answer through NRQL on the sandbox's NerdGraph face
@@ -19,21 +18,14 @@ import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY,
 const LOOKBACK_MS = 7 * DAY_MS;
 const RELATIVE_TOLERANCE = 1e-9;
 
-interface Case {
-  name: string;
-  method: 'GET' | 'POST';
-  path: string;
-  headers: Record<string, string>;
-  form?: string;
-  /**
-   * Relative tolerance of this case's numbers. NerdGraph snaps a long window's ends to rollup
-   * boundaries (behaviour rollupSnapping) and the gateway divides per-minute values by the window
-   * it used, while v2 divided by its own slice span: where the rollup rows are coarser than the
-   * snap (hourly beyond 8 days) the sums agree and the rates differ by at most the ends' shift
-   * over the width (the metric-data mapping's known gap).
-   */
-  tolerance?: number;
-}
+/**
+ * Numbers within a tolerance, arrays and keys in order. A case's tolerance: NerdGraph snaps a
+ * long window's ends to rollup boundaries (behaviour rollupSnapping) and the gateway divides
+ * per-minute values by the window it used, while v2 divided by its own slice span: where the
+ * rollup rows are coarser than the snap (hourly beyond 8 days) the sums agree and the rates
+ * differ by at most the ends' shift over the width (the metric-data mapping's known gap).
+ */
+type Case = DifferentialCase & { method: 'GET' | 'POST' };
 
 /** How far NerdGraph's snapping moves the window's ends (plus the minute v2 rounds to), over its width. */
 function snapTolerance(from: number, to: number): number {
@@ -166,9 +158,9 @@ function buildCorpus(data: SandboxData): Case[] {
     const tolerance = snapTolerance(FIXED_NOW + (range.from ?? -30 * 60_000), FIXED_NOW + (range.to ?? 0));
     const query = params.join('&');
     if (transport === 5) {
-      cases.push({ name: `${label} (GET form body)`, method: 'GET', path, headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' }, form: query, tolerance });
+      cases.push({ name: `${label} (GET form body)`, method: 'GET', path, headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' }, body: query, tolerance });
     } else if (transport === 6) {
-      cases.push({ name: `${label} (POST form body)`, method: 'POST', path, headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' }, form: query, tolerance });
+      cases.push({ name: `${label} (POST form body)`, method: 'POST', path, headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' }, body: query, tolerance });
     } else {
       cases.push({ name: label, method: 'GET', path: `${path}?${query}`, headers, tolerance });
     }
@@ -209,67 +201,39 @@ function buildCorpus(data: SandboxData): Case[] {
     }
   }
   cases.push({ name: 'names bad page', method: 'GET', path: `/v2/applications/${app.id}/metrics.json?name=Apdex&page=0`, headers: { 'X-Api-Key': DEMO_KEY } });
-  return cases;
+  return cases.map((testCase) => ({ ...testCase, tolerance: testCase.tolerance ?? RELATIVE_TOLERANCE, ordered: true }));
 }
 
-describe('differential: metric names and data, gateway via NRQL == sandbox legacy /v2', () => {
-  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-  let gateway: TestGateway;
-  let served: Awaited<ReturnType<typeof serveOnLoopback>>;
-  let corpus: Case[] = [];
+// The production deadline (10 s): with 5.5 s or less, the name look-up is left out (nrql-timeout.ts).
+const options = { apmApps: 60, gateway: { timeoutMs: 10_000, config: { metricNamesLookbackMs: LOOKBACK_MS } } };
 
-  beforeAll(async () => {
-    sandbox = await startSandbox({ apmApps: 60 });
-    // The production deadline (10 s): with 5.5 s or less, the name look-up is left out (nrql-timeout.ts).
-    gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl, timeoutMs: 10_000, config: { metricNamesLookbackMs: LOOKBACK_MS } });
-    served = await serveOnLoopback(gateway.app.fetch);
-    corpus = buildCorpus(sandbox.sandbox.data);
-  });
-  afterAll(async () => {
-    await served.close();
-    await sandbox.close();
-  });
-
+describeDifferential('differential: metric names and data, gateway via NRQL == sandbox legacy /v2', options, (faces) => {
   it('has a corpus of at least 500 metric-data requests', () => {
+    const corpus = buildCorpus(faces.legacy.data);
     expect(corpus.filter((c) => c.path.includes('/metrics/data.')).length).toBeGreaterThanOrEqual(500);
     console.info(`metric differential corpus: ${corpus.length} requests`);
   });
 
   it('answers every request of the corpus as v2 would', async () => {
-    const mismatches: string[] = [];
-    const statuses = new Map<number, number>();
-    let timeslices = 0;
-    for (const testCase of corpus) {
-      const request = { method: testCase.method, headers: testCase.headers, ...(testCase.form === undefined ? {} : { body: testCase.form }) };
-      const viaGateway = await readAnswer(await httpSend(`${served.url}${testCase.path}`, request), served.url);
-      const viaLegacy = await readAnswer(await httpSend(`${sandbox.url}${testCase.path}`, request), sandbox.url);
-      statuses.set(viaLegacy.status, (statuses.get(viaLegacy.status) ?? 0) + 1);
-      timeslices += JSON.stringify(viaLegacy.body).split('"values"').length - 1;
-      const found = answerDifference(viaGateway, viaLegacy, testCase.tolerance ?? RELATIVE_TOLERANCE);
-      if (found) {
-        mismatches.push(`${testCase.name} ${testCase.method} ${testCase.path.slice(0, 200)}${testCase.form ? ` form ${testCase.form.slice(0, 120)}` : ''}\n  ${found}\n  gateway: ${JSON.stringify(viaGateway.body).slice(0, 300)}\n  legacy:  ${JSON.stringify(viaLegacy.body).slice(0, 300)}`);
-      }
-    }
-    expect(mismatches.slice(0, 5)).toEqual([]);
-    expect(mismatches.length).toBe(0);
-    expect([...statuses.keys()].sort()).toEqual(expect.arrayContaining([200, 401, 404, 422]));
-    expect(statuses.get(200)).toBeGreaterThan(400);
-    console.info(`metric differential: ${timeslices} timeslices compared, statuses ${JSON.stringify([...statuses])}`);
-  });
+    const report = await faces.expectAlike(buildCorpus(faces.legacy.data));
+    expect(report.statuses()).toEqual(expect.arrayContaining([200, 401, 404, 422]));
+    expect(report.count(200)).toBeGreaterThan(400);
+    const timeslices = report.outcomes.reduce((n, outcome) => n + outcome.legacyText.split('"values"').length - 1, 0);
+    console.info(`metric differential: ${timeslices} timeslices compared, statuses ${JSON.stringify(report.statuses())}`);
+  }, 240_000);
 
   it('lists a name that reported before the look-back window only on the legacy face (the documented gap)', async () => {
-    const { data } = sandbox.sandbox;
+    const { data } = faces.legacy;
     const app = data.apps.find((a) => a.accountId === PRIMARY_ACCOUNT && a.reporting && a !== bulkMetricsApp(data)) as SandboxApp;
     const path = `/v2/applications/${app.id}/metrics/data.json?names[]=${encodeURIComponent(LIFECYCLE_NAMES.archived)}&names[]=${encodeURIComponent(LIFECYCLE_NAMES.retired)}`;
-    const gatewayBody = (await (await httpSend(`${served.url}${path}`, { headers: { 'X-Api-Key': DEMO_KEY } })).json()) as { metric_data: Record<string, string[]> };
-    const legacyBody = (await (await httpSend(`${sandbox.url}${path}`, { headers: { 'X-Api-Key': DEMO_KEY } })).json()) as { metric_data: Record<string, string[]> };
-    expect(legacyBody.metric_data.metrics_found).toEqual([LIFECYCLE_NAMES.archived, LIFECYCLE_NAMES.retired]);
-    expect(gatewayBody.metric_data.metrics_found).toEqual([LIFECYCLE_NAMES.retired]);
-    expect(gatewayBody.metric_data.metrics_not_found).toEqual([LIFECYCLE_NAMES.archived]);
+    const answers = await faces.send({ name: 'lifecycle', path });
+    const [gatewayBody, legacyBody] = [answers.gateway.body, answers.legacy.body] as unknown as Array<{ metric_data: Record<string, string[]> }>;
+    expect(legacyBody?.metric_data.metrics_found).toEqual([LIFECYCLE_NAMES.archived, LIFECYCLE_NAMES.retired]);
+    expect(gatewayBody?.metric_data.metrics_found).toEqual([LIFECYCLE_NAMES.retired]);
+    expect(gatewayBody?.metric_data.metrics_not_found).toEqual([LIFECYCLE_NAMES.archived]);
 
-    const names = async (base: string) =>
-      ((await (await httpSend(`${base}/v2/applications/${app.id}/metrics.json`, { headers: { 'X-Api-Key': DEMO_KEY } })).json()) as { metrics: Array<{ name: string }> }).metrics.map((m) => m.name);
-    const legacyNames = await names(sandbox.url);
-    expect(await names(served.url)).toEqual(legacyNames.filter((name) => name !== LIFECYCLE_NAMES.archived));
+    const { gateway, legacy } = await faces.send({ name: 'names', path: `/v2/applications/${app.id}/metrics.json` });
+    const names = (answer: { body: unknown }) => (answer.body as { metrics: Array<{ name: string }> }).metrics.map((m) => m.name);
+    expect(names(gateway)).toEqual(names(legacy).filter((name) => name !== LIFECYCLE_NAMES.archived));
   });
 });

@@ -1,31 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import listMapping from '../../mappings/mobile-applications.list.ts';
-import showMapping from '../../mappings/mobile-applications.show.ts';
-import type { KnownGap } from '../../src/routes/mapping.ts';
+import { expect, it } from 'vitest';
 import type { SandboxData, SandboxMobileApp } from '../../sandbox/model.ts';
-import { canonical, compareFaces, readAnswer, withoutGaps, type Answer } from '../support/compare.ts';
-import { httpSend, serveOnLoopback } from '../support/http.ts';
-import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from '../support/harness.ts';
+import { canonical, withoutGaps } from '../support/compare.ts';
+import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
+import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
+import { httpSend } from '../support/http.ts';
 
 /**
  * GET /v2/mobile_applications and /v2/mobile_applications/{id}: the gateway (through the
  * sandbox's NerdGraph face) answers as the sandbox's legacy face does, request for request,
  * with only the mappings' documented gap paths removed.
  */
-interface Case {
-  name: string;
-  path: string;
-  headers: Record<string, string>;
-  gaps: readonly KnownGap[];
-}
 
 const demo = { 'X-Api-Key': DEMO_KEY };
 
-function listCorpus(data: SandboxData): Case[] {
+function listCorpus(data: SandboxData): DifferentialCase[] {
   const primary = data.mobileApps.filter((a) => a.accountId === PRIMARY_ACCOUNT);
   const secondary = data.mobileApps.filter((a) => a.accountId === SECONDARY_ACCOUNT);
-  const cases: Case[] = [];
-  const add = (name: string, path: string, headers: Record<string, string> = demo) => cases.push({ name, path, headers, gaps: listMapping.knownGaps });
+  const cases: DifferentialCase[] = [];
+  const add = (name: string, path: string, headers: Record<string, string> = demo) => cases.push({ name, path, headers, route: 'mobile-applications.list' });
   const keys: Array<[string, Record<string, string>]> = [
     ['demo', demo],
     ['secondary', { 'X-Api-Key': SECONDARY_KEY }],
@@ -58,11 +50,11 @@ function listCorpus(data: SandboxData): Case[] {
   return cases;
 }
 
-function showCorpus(data: SandboxData): Case[] {
+function showCorpus(data: SandboxData): DifferentialCase[] {
   const primary = data.mobileApps.filter((a) => a.accountId === PRIMARY_ACCOUNT);
   const secondary = data.mobileApps.filter((a) => a.accountId === SECONDARY_ACCOUNT);
-  const cases: Case[] = [];
-  const add = (name: string, path: string, headers: Record<string, string> = demo) => cases.push({ name, path, headers, gaps: showMapping.knownGaps });
+  const cases: DifferentialCase[] = [];
+  const add = (name: string, path: string, headers: Record<string, string> = demo) => cases.push({ name, path, headers, route: 'mobile-applications.show' });
   const reporting = primary.filter((a) => a.reporting).slice(0, 6);
   const stopped = primary.filter((a) => !a.reporting).slice(0, 3);
   for (const format of ['json', 'xml']) {
@@ -80,58 +72,26 @@ function showCorpus(data: SandboxData): Case[] {
   return cases;
 }
 
-describe('differential: mobile applications, gateway via NerdGraph == sandbox legacy /v2', () => {
-  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-  let gateway: TestGateway;
-  let served: Awaited<ReturnType<typeof serveOnLoopback>>;
-
-  beforeAll(async () => {
-    // 450 APM apps give 585 mobile apps in the primary account: three pages of 200.
-    sandbox = await startSandbox({ apmApps: 450 });
-    gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
-    served = await serveOnLoopback(gateway.app.fetch);
-  });
-  afterAll(async () => {
-    await served.close();
-    await sandbox.close();
-  });
-
-  const both = async (path: string, init: { method?: string; headers: Record<string, string>; body?: string }): Promise<[Answer, Answer]> => [
-    await readAnswer(await httpSend(`${served.url}${path}`, init), served.url),
-    await readAnswer(await httpSend(`${sandbox.url}${path}`, init), sandbox.url),
-  ];
-
-  async function mismatchesOf(corpus: Case[]): Promise<{ mismatches: string[]; statuses: Set<number> }> {
-    const mismatches: string[] = [];
-    const statuses = new Set<number>();
-    for (const testCase of corpus) {
-      const { status, mismatch } = await compareFaces(served.url, sandbox.url, testCase);
-      statuses.add(status);
-      if (mismatch) mismatches.push(mismatch);
-    }
-    return { mismatches, statuses };
-  }
-
+// 450 APM apps give 585 mobile apps in the primary account: three pages of 200.
+describeDifferential('differential: mobile applications, gateway via NerdGraph == sandbox legacy /v2', { apmApps: 450 }, (faces) => {
   it('the list answers every request of its corpus as v2 would', async () => {
-    const corpus = listCorpus(sandbox.sandbox.data);
+    const corpus = listCorpus(faces.legacy.data);
     expect(corpus.length).toBeGreaterThanOrEqual(30);
     console.info(`mobile list differential corpus: ${corpus.length} requests`);
-    const { mismatches, statuses } = await mismatchesOf(corpus);
-    expect(mismatches).toEqual([]);
-    expect([...statuses].sort()).toEqual(expect.arrayContaining([200, 401, 403, 422]));
-  });
+    const report = await faces.expectAlike(corpus);
+    expect(report.statuses()).toEqual(expect.arrayContaining([200, 401, 403, 422]));
+  }, 120_000);
 
   it('the show answers every request of its corpus as v2 would', async () => {
-    const corpus = showCorpus(sandbox.sandbox.data);
+    const corpus = showCorpus(faces.legacy.data);
     expect(corpus.length).toBeGreaterThanOrEqual(30);
     console.info(`mobile show differential corpus: ${corpus.length} requests`);
-    const { mismatches, statuses } = await mismatchesOf(corpus);
-    expect(mismatches).toEqual([]);
-    expect([...statuses].sort()).toEqual(expect.arrayContaining([200, 401, 404]));
-  });
+    const report = await faces.expectAlike(corpus);
+    expect(report.statuses()).toEqual(expect.arrayContaining([200, 401, 404]));
+  }, 120_000);
 
   it('the corpus really pages and really holds summaries, so the comparison is not vacuous', async () => {
-    const [first] = await both('/v2/mobile_applications.json?page=2', { headers: demo });
+    const { gateway: first } = await faces.send({ name: 'page 2', path: '/v2/mobile_applications.json?page=2' });
     const body = first.body as { applications: Array<Record<string, unknown>> };
     expect(body.applications).toHaveLength(200);
     expect(first.link).toMatch(/^first .* \| prev .* \| next .* \| last /);
@@ -141,9 +101,9 @@ describe('differential: mobile applications, gateway via NerdGraph == sandbox le
 
   it('mobile apps created through either face appear in later lists and shows of both faces', async () => {
     const json = { ...demo, 'Content-Type': 'application/json' };
-    const viaGateway = await httpSend(`${served.url}/v2/mobile_applications.json`, { method: 'POST', headers: json, body: JSON.stringify({ mobile_application: { name: 'Created Via Gateway' } }) });
+    const viaGateway = await httpSend(`${faces.gatewayUrl}/v2/mobile_applications.json`, { method: 'POST', headers: json, body: JSON.stringify({ mobile_application: { name: 'Created Via Gateway' } }) });
     expect(viaGateway.status).toBe(201);
-    const viaLegacy = await httpSend(`${sandbox.url}/v2/mobile_applications.json`, { method: 'POST', headers: json, body: JSON.stringify({ mobile_application: { name: 'Created Via Legacy' } }) });
+    const viaLegacy = await httpSend(`${faces.legacyUrl}/v2/mobile_applications.json`, { method: 'POST', headers: json, body: JSON.stringify({ mobile_application: { name: 'Created Via Legacy' } }) });
     expect(viaLegacy.status).toBe(201);
     const createdIds = [
       ((await viaGateway.json()) as { application: { id: number } }).application.id,
@@ -155,12 +115,12 @@ describe('differential: mobile applications, gateway via NerdGraph == sandbox le
       '/v2/mobile_applications.xml?filter[name]=created%20via',
     ];
     for (const path of paths) {
-      const gaps = path.includes('filter') ? listMapping.knownGaps : showMapping.knownGaps;
-      const [gatewayAnswer, legacyAnswer] = await both(path, { headers: demo });
+      const gaps = faces.gapsOf(path.includes('filter') ? 'mobile-applications.list' : 'mobile-applications.show');
+      const { gateway: gatewayAnswer, legacy: legacyAnswer } = await faces.send({ name: path, path });
       expect(gatewayAnswer.status, path).toBe(200);
       expect(canonical(withoutGaps(gatewayAnswer.body, gaps)), path).toEqual(canonical(withoutGaps(legacyAnswer.body, gaps)));
     }
-    const [listed] = await both(`/v2/mobile_applications.json?filter[ids]=${createdIds.join(',')}`, { headers: demo });
+    const { gateway: listed } = await faces.send({ name: 'created', path: `/v2/mobile_applications.json?filter[ids]=${createdIds.join(',')}` });
     expect(listed.body).toEqual({
       applications: expect.arrayContaining([
         { id: createdIds[0], name: 'Created Via Gateway', health_status: 'gray', reporting: false },

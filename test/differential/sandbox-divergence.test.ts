@@ -1,22 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import applicationsList from '../../mappings/applications.list.ts';
-import applicationsShow from '../../mappings/applications.show.ts';
-import deploymentsList from '../../mappings/applications.deployments.list.ts';
-import hostsList from '../../mappings/applications.hosts.list.ts';
-import hostsShow from '../../mappings/applications.hosts.show.ts';
-import instancesList from '../../mappings/applications.instances.list.ts';
-import instancesShow from '../../mappings/applications.instances.show.ts';
-import type { KnownGap } from '../../src/routes/mapping.ts';
 import { DIVERGENCE_NAMES, SANDBOX_DIVERGENCES, parseDivergences, renamedInNerdgraph, type DivergenceName } from '../../sandbox/divergence.ts';
 import type { SandboxApp, SandboxData } from '../../sandbox/model.ts';
-import { createSandbox, type RunningSandbox, type Sandbox } from '../../sandbox/server.ts';
+import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
 import { fleetApp } from '../../sandbox/data.ts';
 import { currentHosts } from '../../sandbox/hosts.ts';
 import { deploymentsOf } from '../../sandbox/writes.ts';
 import type { JsonValue } from '../../src/v2/xml.ts';
-import { semanticLink, withoutGaps } from '../support/compare.ts';
-import { TOPOLOGY_ID_PATHS, hostKey, idToken, normaliseIds, resolveTokens, unresolveTokens, worldSides } from '../support/derived-ids.ts';
-import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../support/harness.ts';
+import { withoutGaps } from '../support/compare.ts';
+import { TOPOLOGY_ID_PATHS, hostKey, idToken } from '../support/derived-ids.ts';
+import { openFaces, type Faces } from '../support/differential.ts';
+import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT } from '../support/harness.ts';
 
 /**
  * The sandbox's known divergences: with one switched on, the gateway's translation (over the
@@ -27,8 +20,10 @@ import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGatew
 
 interface Probe {
   path: string;
+  /** The v2 route, as the divergences name it. */
   route: string;
-  gaps: readonly KnownGap[];
+  /** Its mapping: the known gaps left out. */
+  mapping: string;
 }
 
 /** Field patterns where two v2 bodies differ; arrays of objects with `id` are matched by id. */
@@ -75,44 +70,31 @@ function probes(data: SandboxData): Probe[] {
   const withoutUser = primary.find((app) => deploymentsOf(data, app).length > 0 && deploymentsOf(data, app).every((d) => d.user === null));
   expect(chosen.every(Boolean) && withUser !== undefined).toBe(true);
   const list: Probe[] = [
-    { path: '/v2/applications.json', route: '/v2/applications.{format}', gaps: applicationsList.knownGaps },
-    { path: '/v2/applications.json?filter[language]=java', route: '/v2/applications.{format}', gaps: applicationsList.knownGaps },
+    { path: '/v2/applications.json', route: '/v2/applications.{format}', mapping: 'applications.list' },
+    { path: '/v2/applications.json?filter[language]=java', route: '/v2/applications.{format}', mapping: 'applications.list' },
   ];
   for (const app of chosen) {
     const base = `/v2/applications/${app.id}`;
-    list.push({ path: `${base}.json`, route: '/v2/applications/{id}.{format}', gaps: applicationsShow.knownGaps });
+    list.push({ path: `${base}.json`, route: '/v2/applications/{id}.{format}', mapping: 'applications.show' });
     // The fleet app's hosts fill several pages, and each side pages them in the order of its own
     // host ids (support/derived-ids.ts): its first page is not the same hosts on both sides.
-    if (app !== fleetApp(data.apps)) list.push({ path: `${base}/hosts.json`, route: '/v2/applications/{id}/hosts.{format}', gaps: hostsList.knownGaps });
-    list.push({ path: `${base}/instances.json`, route: '/v2/applications/{id}/instances.{format}', gaps: instancesList.knownGaps });
+    if (app !== fleetApp(data.apps)) list.push({ path: `${base}/hosts.json`, route: '/v2/applications/{id}/hosts.{format}', mapping: 'applications.hosts.list' });
+    list.push({ path: `${base}/instances.json`, route: '/v2/applications/{id}/instances.{format}', mapping: 'applications.instances.list' });
     const host = currentHosts(app)[0];
     if (host) {
-      list.push({ path: `${base}/hosts/${idToken('host', hostKey(app.id, host.name))}.json`, route: '/v2/applications/{id}/hosts/{host_id}.{format}', gaps: hostsShow.knownGaps });
+      list.push({ path: `${base}/hosts/${idToken('host', hostKey(app.id, host.name))}.json`, route: '/v2/applications/{id}/hosts/{host_id}.{format}', mapping: 'applications.hosts.show' });
       list.push({
         path: `${base}/instances/${host.instances[0]?.id}.json`,
         route: '/v2/applications/{id}/instances/{instance_id}.{format}',
-        gaps: instancesShow.knownGaps,
+        mapping: 'applications.instances.show',
       });
     }
-    list.push({ path: `${base}/deployments.json`, route: '/v2/applications/{id}/deployments.{format}', gaps: deploymentsList.knownGaps });
+    list.push({ path: `${base}/deployments.json`, route: '/v2/applications/{id}/deployments.{format}', mapping: 'applications.deployments.list' });
   }
   for (const app of [withUser, withoutUser]) {
-    if (app) list.push({ path: `/v2/applications/${app.id}/deployments.json`, route: '/v2/applications/{id}/deployments.{format}', gaps: deploymentsList.knownGaps });
+    if (app) list.push({ path: `/v2/applications/${app.id}/deployments.json`, route: '/v2/applications/{id}/deployments.{format}', mapping: 'applications.deployments.list' });
   }
   return list;
-}
-
-interface World {
-  sandbox: Sandbox;
-  running: RunningSandbox;
-  gateway: TestGateway;
-}
-
-async function world(diverge: readonly DivergenceName[]): Promise<World> {
-  const sandbox = createSandbox({ seed: 7, apmApps: 60, now: () => FIXED_NOW, diverge });
-  const running = await sandbox.listen(0, '127.0.0.1');
-  const gateway = await createTestGateway({ nerdgraphUrl: `${running.url}/graphql` });
-  return { sandbox, running, gateway };
 }
 
 /**
@@ -132,23 +114,17 @@ function hostsInOrder(value: JsonValue): JsonValue {
 }
 
 /** Every differing pattern, by route, over all probes. */
-async function differences({ sandbox, gateway }: World): Promise<Map<string, Set<string>>> {
+async function differences(faces: Faces): Promise<Map<string, Set<string>>> {
   const byRoute = new Map<string, Set<string>>();
-  // Host and deployment ids are each side's own (support/derived-ids.ts).
-  const sides = worldSides(sandbox.data, sandbox.data, () => FIXED_NOW);
-  for (const probe of probes(sandbox.data)) {
-    const init = { headers: { 'X-Api-Key': DEMO_KEY } };
-    const [legacy, translated] = [await sandbox.app.request(resolveTokens(probe.path, sides.legacy), init), await gateway.app.request(resolveTokens(probe.path, sides.gateway), init)];
+  for (const probe of probes(faces.legacy.data)) {
+    // Host and deployment ids are each side's own, put back to tokens (support/derived-ids.ts).
+    const { gateway: translated, legacy } = await faces.send({ name: probe.route, path: probe.path, gaps: [] });
     const found = byRoute.get(probe.route) ?? new Set<string>();
     byRoute.set(probe.route, found);
     if (legacy.status !== translated.status) found.add(`(status) ${probe.path}`);
-    const link = (response: Response, side: typeof sides.legacy) => unresolveTokens(semanticLink(response.headers.get('link'), 'http://localhost'), probe.path, side);
-    if (link(legacy, sides.legacy) !== link(translated, sides.gateway)) found.add('(link)');
-    const [left, right] = [
-      hostsInOrder(normaliseIds((await legacy.json()) as JsonValue, TOPOLOGY_ID_PATHS, sides.legacy)),
-      hostsInOrder(normaliseIds((await translated.json()) as JsonValue, TOPOLOGY_ID_PATHS, sides.gateway)),
-    ];
-    differingPatterns(withoutGaps(left, probe.gaps), withoutGaps(right, probe.gaps), '', found);
+    if (legacy.link !== translated.link) found.add('(link)');
+    const gaps = faces.gapsOf(probe.mapping);
+    differingPatterns(withoutGaps(hostsInOrder(legacy.body), gaps), withoutGaps(hostsInOrder(translated.body), gaps), '', found);
   }
   return byRoute;
 }
@@ -157,16 +133,19 @@ const allPatterns = (byRoute: Map<string, Set<string>>): string[] => [...new Set
 const routesWith = (byRoute: Map<string, Set<string>>): string[] => [...byRoute].filter(([, set]) => set.size > 0).map(([route]) => route).sort();
 
 describe('sandbox divergences', () => {
-  const worlds = new Map<string, World>();
+  /** One world per divergence (the gateway over its NerdGraph face, its own legacy face), one with none, one with all. */
+  const worlds = new Map<string, Faces>();
+  const world = (name: string): Faces => worlds.get(name) as Faces;
 
   beforeAll(async () => {
-    worlds.set('none', await world([]));
-    for (const name of DIVERGENCE_NAMES) worlds.set(name, await world([name]));
-    worlds.set('all', await world(DIVERGENCE_NAMES));
-  });
+    const open = (diverge: readonly DivergenceName[]) => openFaces({ apmApps: 60, diverge, ids: TOPOLOGY_ID_PATHS });
+    worlds.set('none', await open([]));
+    for (const name of DIVERGENCE_NAMES) worlds.set(name, await open([name]));
+    worlds.set('all', await open(DIVERGENCE_NAMES));
+  }, 120_000);
 
   afterAll(async () => {
-    for (const { running } of worlds.values()) await running.close();
+    for (const faces of worlds.values()) await faces.close();
   });
 
   it('declares at least three, each with a description, patterns and routes', () => {
@@ -179,11 +158,11 @@ describe('sandbox divergences', () => {
   });
 
   it('shows no difference without a divergence (the control)', async () => {
-    expect(allPatterns(await differences(worlds.get('none') as World))).toEqual([]);
+    expect(allPatterns(await differences(world('none')))).toEqual([]);
   });
 
   it.each(DIVERGENCE_NAMES)('%s: the translation differs at exactly the declared patterns, on declared routes only', async (name) => {
-    const found = await differences(worlds.get(name) as World);
+    const found = await differences(world(name));
     const spec = SANDBOX_DIVERGENCES[name];
     // Every pattern reached by the probes is declared, and every declared one is reached.
     expect(allPatterns(found)).toEqual([...spec.patterns].sort());
@@ -191,12 +170,12 @@ describe('sandbox divergences', () => {
   });
 
   it('all at once: the union of the declared patterns and nothing else', async () => {
-    const found = await differences(worlds.get('all') as World);
+    const found = await differences(world('all'));
     expect(allPatterns(found)).toEqual([...new Set(DIVERGENCE_NAMES.flatMap((name) => SANDBOX_DIVERGENCES[name].patterns))].sort());
   });
 
   it('leaves the legacy face alone: both faces still share one world for writes', async () => {
-    const { sandbox } = worlds.get('all') as World;
+    const sandbox = world('all').legacy;
     const app = sandbox.data.apps.find((candidate) => renamedInNerdgraph(candidate) && candidate.accountId === PRIMARY_ACCOUNT) as SandboxApp;
     const shown = (await (await sandbox.app.request(`/v2/applications/${app.id}.json`, { headers: { 'X-Api-Key': DEMO_KEY } })).json()) as {
       application: { name: string };

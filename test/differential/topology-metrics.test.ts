@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import hostData from '../../mappings/application-hosts.metric-data.ts';
 import hostNames from '../../mappings/application-hosts.metric-names.ts';
 import instanceData from '../../mappings/application-instances.metric-data.ts';
@@ -10,20 +10,9 @@ import { createRandom } from '../../sandbox/data.ts';
 import { currentHosts } from '../../sandbox/hosts.ts';
 import type { SandboxApp, SandboxData, SandboxMobileApp } from '../../sandbox/model.ts';
 import { DAY_MS, HOUR_MS, hasRows, metricsOf, type MetricOwner } from '../../sandbox/timeslices.ts';
-import { answerDifference, canonical, readAnswer, withoutGaps } from '../support/compare.ts';
-import { hostKey, idToken, resolveTokens, unresolveTokens, worldSides } from '../support/derived-ids.ts';
-import { httpSend, serveOnLoopback } from '../support/http.ts';
-import {
-  DEMO_KEY,
-  FIXED_NOW,
-  MULTI_KEY,
-  PRIMARY_ACCOUNT,
-  SECONDARY_ACCOUNT,
-  SECONDARY_KEY,
-  createTestGateway,
-  startSandbox,
-  type TestGateway,
-} from '../support/harness.ts';
+import { hostKey, idToken } from '../support/derived-ids.ts';
+import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
+import { DEMO_KEY, FIXED_NOW, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 
 /**
  * Metric names and data of hosts, instances and mobile apps: the gateway's answer (NRQL scoped
@@ -37,15 +26,6 @@ import {
 const LOOKBACK_MS = 7 * DAY_MS;
 const RELATIVE_TOLERANCE = 1e-9;
 const PER_ROUTE_MINIMUM = 30;
-
-interface Case {
-  route: Mapping;
-  name: string;
-  method: 'GET' | 'POST';
-  path: string;
-  headers: Record<string, string>;
-  form?: string;
-}
 
 const RANGES: ReadonlyArray<{ label: string; from?: number; to?: number }> = [
   { label: 'default 30 minutes' },
@@ -78,7 +58,7 @@ interface Target {
   account?: number;
 }
 
-function buildCorpus(data: SandboxData): Case[] {
+function buildCorpus(data: SandboxData): DifferentialCase[] {
   const random = createRandom(20261123);
   const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const primary = data.apps.filter((app) => app.accountId === PRIMARY_ACCOUNT && app.reporting && currentHosts(app).length > 0);
@@ -97,7 +77,10 @@ function buildCorpus(data: SandboxData): Case[] {
   const secondaryInstance = secondaryHost?.instances[0];
   if (!secondaryHost || !secondaryInstance || hostTargets.length < 3 || mobileTargets.length < 2) throw new Error('sandbox world lacks the targets this corpus needs');
 
-  const cases: Case[] = [];
+  const cases: DifferentialCase[] = [];
+  // Numbers within 1e-9 relative, lists without regard to order, the route's gaps removed.
+  const add = (route: Mapping, name: string, method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): void =>
+    void cases.push({ route: route.id, name, method, path, headers, tolerance: RELATIVE_TOLERANCE, ...(body !== undefined && { body }) });
   const dataCases = (route: Mapping, targets: Target[], other: Target, count: number, nameAlias: boolean): void => {
     for (let i = 0; i < count; i++) {
       const target = i % 10 === 9 ? other : pick(targets);
@@ -123,9 +106,9 @@ function buildCorpus(data: SandboxData): Case[] {
       const headers: Record<string, string> = target.account === undefined ? { 'X-Api-Key': target.key } : { 'X-Api-Key': target.key, 'X-Account-Id': String(target.account) };
       const label = `${route.id} #${i} ${range.label}${summarize ? ' summarized' : ''} ${format}`;
       if (i % 7 === 6) {
-        cases.push({ route, name: `${label} (POST form)`, method: 'POST', path, headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' }, form: params.join('&') });
+        add(route, `${label} (POST form)`, 'POST', path, { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' }, params.join('&'));
       } else {
-        cases.push({ route, name: label, method: 'GET', path: `${path}?${params.join('&')}`, headers });
+        add(route, label, 'GET', `${path}?${params.join('&')}`, headers);
       }
     }
   };
@@ -136,11 +119,11 @@ function buildCorpus(data: SandboxData): Case[] {
         const format = index % 2 === 0 ? 'json' : 'xml';
         const query = filter === '' ? '' : `?name=${encodeURIComponent(filter)}`;
         const headers: Record<string, string> = target.account === undefined ? { 'X-Api-Key': target.key } : { 'X-Api-Key': target.key, 'X-Account-Id': String(target.account) };
-        cases.push({ route, name: `${route.id} ${target.base} name=${filter}`, method: 'GET', path: `${target.base}/metrics.${format}${query}`, headers });
+        add(route, `${route.id} ${target.base} name=${filter}`, 'GET', `${target.base}/metrics.${format}${query}`, headers);
       }
     }
     const first = targets[0] as Target;
-    for (const page of ['1', '2', '0', 'x']) cases.push({ route, name: `${route.id} page ${page}`, method: 'GET', path: `${first.base}/metrics.json?name=Web&page=${page}`, headers: { 'X-Api-Key': DEMO_KEY } });
+    for (const page of ['1', '2', '0', 'x']) add(route, `${route.id} page ${page}`, 'GET', `${first.base}/metrics.json?name=Web&page=${page}`, { 'X-Api-Key': DEMO_KEY });
   };
 
   const viaMulti = (base: string, owner: MetricOwner): Target => ({ base, owner, key: MULTI_KEY, account: SECONDARY_ACCOUNT });
@@ -175,9 +158,9 @@ function buildCorpus(data: SandboxData): Case[] {
     ...[String(secondaryMobile.id), '123', 'abc', '0', '99999999999999999999', String(app.id)].map((id): [Mapping, Mapping, string] => [mobileData, mobileNames, `/v2/mobile_applications/${id}`]),
   ];
   for (const [dataRoute, namesRoute, base] of missing) {
-    cases.push({ route: dataRoute, name: `missing ${base} data`, method: 'GET', path: `${base}/metrics/data.json?names[]=Apdex`, headers: { 'X-Api-Key': DEMO_KEY } });
-    cases.push({ route: dataRoute, name: `missing ${base} data xml`, method: 'GET', path: `${base}/metrics/data.xml?names[]=Apdex`, headers: { 'X-Api-Key': DEMO_KEY } });
-    cases.push({ route: namesRoute, name: `missing ${base} names`, method: 'GET', path: `${base}/metrics.json`, headers: { 'X-Api-Key': DEMO_KEY } });
+    add(dataRoute, `missing ${base} data`, 'GET', `${base}/metrics/data.json?names[]=Apdex`, { 'X-Api-Key': DEMO_KEY });
+    add(dataRoute, `missing ${base} data xml`, 'GET', `${base}/metrics/data.xml?names[]=Apdex`, { 'X-Api-Key': DEMO_KEY });
+    add(namesRoute, `missing ${base} names`, 'GET', `${base}/metrics.json`, { 'X-Api-Key': DEMO_KEY });
   }
   // 422s on a known target.
   const hostTarget = hostTargets[0] as Target;
@@ -185,65 +168,33 @@ function buildCorpus(data: SandboxData): Case[] {
   const mobileTarget = mobileTargets[0] as Target;
   for (const [route, target] of [[hostData, hostTarget], [instanceData, instanceTarget], [mobileData, mobileTarget]] as const) {
     for (const query of ['values[]=call_count', 'names[]=', 'names[]=Apdex&from=yesterday', 'names[]=Apdex&summarize=maybe', 'names[]=Apdex&from=2026-11-22T10:00:00Z&to=2026-11-22T10:00:30Z']) {
-      cases.push({ route, name: `error ${route.id} ${query}`, method: 'GET', path: `${target.base}/metrics/data.json?${query}`, headers: { 'X-Api-Key': DEMO_KEY } });
+      add(route, `error ${route.id} ${query}`, 'GET', `${target.base}/metrics/data.json?${query}`, { 'X-Api-Key': DEMO_KEY });
     }
-    cases.push({ route, name: `bad key ${route.id}`, method: 'GET', path: `${target.base}/metrics/data.json?names[]=Apdex`, headers: { 'X-Api-Key': 'nope' } });
-    cases.push({ route, name: `account not allowed ${route.id}`, method: 'GET', path: `${target.base}/metrics/data.json?names[]=Apdex`, headers: { 'X-Api-Key': DEMO_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) } });
+    add(route, `bad key ${route.id}`, 'GET', `${target.base}/metrics/data.json?names[]=Apdex`, { 'X-Api-Key': 'nope' });
+    add(route, `account not allowed ${route.id}`, 'GET', `${target.base}/metrics/data.json?names[]=Apdex`, { 'X-Api-Key': DEMO_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) });
   }
   return cases;
 }
 
-describe('differential: host, instance and mobile metric names and data, gateway via NRQL == sandbox legacy /v2', () => {
-  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-  let gateway: TestGateway;
-  let served: Awaited<ReturnType<typeof serveOnLoopback>>;
-  let corpus: Case[] = [];
+const ROUTES = [hostData, hostNames, instanceData, instanceNames, mobileData, mobileNames];
 
-  beforeAll(async () => {
-    sandbox = await startSandbox({ apmApps: 60 });
-    // The production deadline (10 s): with 5.5 s or less, the name look-up is left out (nrql-timeout.ts).
-    gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl, timeoutMs: 10_000, config: { metricNamesLookbackMs: LOOKBACK_MS } });
-    served = await serveOnLoopback(gateway.app.fetch);
-    corpus = buildCorpus(sandbox.sandbox.data);
-  });
-  afterAll(async () => {
-    await served.close();
-    await sandbox.close();
-  });
+// The production deadline (10 s): with 5.5 s or less, the name look-up is left out (nrql-timeout.ts).
+const options = { apmApps: 60, gateway: { timeoutMs: 10_000, config: { metricNamesLookbackMs: LOOKBACK_MS } } };
 
+describeDifferential('differential: host, instance and mobile metric names and data, gateway via NRQL == sandbox legacy /v2', options, (faces) => {
   it(`has at least ${PER_ROUTE_MINIMUM} requests per route`, () => {
-    for (const route of [hostData, hostNames, instanceData, instanceNames, mobileData, mobileNames]) {
-      expect(corpus.filter((c) => c.route === route).length, route.id).toBeGreaterThanOrEqual(PER_ROUTE_MINIMUM);
-    }
+    const corpus = buildCorpus(faces.legacy.data);
+    for (const route of ROUTES) expect(corpus.filter((c) => c.route === route.id).length, route.id).toBeGreaterThanOrEqual(PER_ROUTE_MINIMUM);
     console.info(`topology metric differential corpus: ${corpus.length} requests`);
   });
 
   it('answers every request of the corpus as v2 would', async () => {
-    const mismatches: string[] = [];
-    const statuses = new Map<string, number>();
-    const sides = worldSides(sandbox.sandbox.data, sandbox.sandbox.data, () => FIXED_NOW);
-    for (const testCase of corpus) {
-      const request = { method: testCase.method, headers: testCase.headers, ...(testCase.form === undefined ? {} : { body: testCase.form }) };
-      // Host ids in paths and Link headers are each side's own: tokens out, tokens back.
-      const answered = async (url: string, side: typeof sides.gateway) => {
-        const answer = await readAnswer(await httpSend(`${url}${resolveTokens(testCase.path, side)}`, request), url);
-        return { ...answer, link: unresolveTokens(answer.link, testCase.path, side) };
-      };
-      const viaGateway = await answered(served.url, sides.gateway);
-      const viaLegacy = await answered(sandbox.url, sides.legacy);
-      const statusKey = `${testCase.route.id} ${viaLegacy.status}`;
-      statuses.set(statusKey, (statuses.get(statusKey) ?? 0) + 1);
-      const found = answerDifference(viaGateway, viaLegacy, RELATIVE_TOLERANCE, (body) => canonical(withoutGaps(body, testCase.route.knownGaps)));
-      if (found) {
-        mismatches.push(`${testCase.name} ${testCase.method} ${testCase.path.slice(0, 200)}${testCase.form ? ` form ${testCase.form.slice(0, 120)}` : ''}\n  ${found}\n  gateway: ${JSON.stringify(viaGateway.body).slice(0, 300)}\n  legacy:  ${JSON.stringify(viaLegacy.body).slice(0, 300)}`);
-      }
+    // Host ids in paths and Link headers are each side's own: tokens out, tokens back.
+    const report = await faces.expectAlike(buildCorpus(faces.legacy.data));
+    for (const route of ROUTES) {
+      expect(report.count(200, route.id), route.id).toBeGreaterThanOrEqual(20);
+      expect(report.count(404, route.id), route.id).toBeGreaterThanOrEqual(6);
     }
-    expect(mismatches.slice(0, 5)).toEqual([]);
-    expect(mismatches.length).toBe(0);
-    for (const route of [hostData, hostNames, instanceData, instanceNames, mobileData, mobileNames]) {
-      expect(statuses.get(`${route.id} 200`) ?? 0, route.id).toBeGreaterThanOrEqual(20);
-      expect(statuses.get(`${route.id} 404`) ?? 0, route.id).toBeGreaterThanOrEqual(6);
-    }
-    console.info(`topology metric differential statuses ${JSON.stringify([...statuses])}`);
-  });
+    console.info(`topology metric differential statuses ${JSON.stringify(ROUTES.map((route) => [route.id, report.statuses(route.id)]))}`);
+  }, 240_000);
 });

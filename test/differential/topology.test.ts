@@ -1,26 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import hostsList from '../../mappings/applications.hosts.list.ts';
-import hostsShow from '../../mappings/applications.hosts.show.ts';
-import instancesList from '../../mappings/applications.instances.list.ts';
-import instancesShow from '../../mappings/applications.instances.show.ts';
-import type { KnownGap, Mapping } from '../../src/routes/mapping.ts';
+import { expect, it } from 'vitest';
 import { currentHosts } from '../../sandbox/hosts.ts';
 import { fleetApp } from '../../sandbox/data.ts';
 import type { SandboxApp, SandboxData } from '../../sandbox/model.ts';
-import { compareFaces, compareListing } from '../support/compare.ts';
-import { TOPOLOGY_ID_PATHS, hostKey, idToken, worldSides } from '../support/derived-ids.ts';
-import { serveOnLoopback } from '../support/http.ts';
-import {
-  DEMO_KEY,
-  FIXED_NOW,
-  MULTI_KEY,
-  PRIMARY_ACCOUNT,
-  SECONDARY_ACCOUNT,
-  SECONDARY_KEY,
-  createTestGateway,
-  startSandbox,
-  type TestGateway,
-} from '../support/harness.ts';
+import { TOPOLOGY_ID_PATHS, hostKey, idToken } from '../support/derived-ids.ts';
+import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
+import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 
 /**
  * Application hosts and instances: the gateway (one NerdGraph request: the app entity with its
@@ -29,15 +13,6 @@ import {
  * status, content type, Link, body (lists without regard to order), only the mapping's gap
  * paths removed. Every route gets at least 30 requests.
  */
-interface Case {
-  mapping: Mapping;
-  name: string;
-  path: string;
-  headers: Record<string, string>;
-  /** Pages of one listing, compared together (each side orders hosts by its own ids). */
-  listing?: string;
-}
-
 const DEMO = { 'X-Api-Key': DEMO_KEY };
 const SECONDARY = { 'X-Api-Key': SECONDARY_KEY };
 const PINNED_SECONDARY = { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) };
@@ -67,8 +42,8 @@ function pickApps(data: SandboxData): { primary: SandboxApp[]; secondary: Sandbo
   return { primary: [...chosen], secondary, silent };
 }
 
-function buildCorpus(data: SandboxData): Case[] {
-  const cases: Case[] = [];
+function buildCorpus(data: SandboxData): DifferentialCase[] {
+  const cases: DifferentialCase[] = [];
   const { primary, secondary, silent } = pickApps(data);
   const foreign = secondary[0] as SandboxApp;
   const first = primary[0] as SandboxApp;
@@ -76,14 +51,15 @@ function buildCorpus(data: SandboxData): Case[] {
 
   const families = [
     // Host ids are each side's own: a host is named by its app and name (support/derived-ids.ts).
-    { segment: 'hosts', list: hostsList, show: hostsShow, idsOf: (app: SandboxApp) => app.hosts.map((host) => idToken('host', hostKey(app.id, host.name))) },
-    { segment: 'instances', list: instancesList, show: instancesShow, idsOf: (app: SandboxApp) => instancesOf(app).map((instance) => String(instance.id)) },
+    { segment: 'hosts', list: 'applications.hosts.list', show: 'applications.hosts.show', idsOf: (app: SandboxApp) => app.hosts.map((host) => idToken('host', hostKey(app.id, host.name))) },
+    { segment: 'instances', list: 'applications.instances.list', show: 'applications.instances.show', idsOf: (app: SandboxApp) => instancesOf(app).map((instance) => String(instance.id)) },
   ] as const;
 
   for (const format of ['json', 'xml']) {
     for (const { segment, list, show, idsOf } of families) {
-      const add = (mapping: Mapping, name: string, path: string, headers: Record<string, string> = DEMO, listing?: string) =>
-        cases.push({ mapping, name: `${segment} ${format} ${name}`, path, headers, ...(listing === undefined ? {} : { listing: `${segment} ${format} ${listing}` }) });
+      // The pages of one listing are compared together: each side orders hosts by its own ids.
+      const add = (route: string, name: string, path: string, headers: Record<string, string> = DEMO, listing?: string) =>
+        cases.push({ route, name: `${segment} ${format} ${name}`, path, headers, ...(listing && { listing: `${segment} ${format} ${listing}`, listKey: `application_${segment}` }) });
       const listPath = (app: SandboxApp | number | string, query = '') => `/v2/applications/${typeof app === 'object' ? app.id : app}/${segment}.${format}${query}`;
       const showPath = (app: SandboxApp | number | string, id: number | string) =>
         `/v2/applications/${typeof app === 'object' ? app.id : app}/${segment}/${id}.${format}`;
@@ -147,66 +123,27 @@ function buildCorpus(data: SandboxData): Case[] {
   return cases;
 }
 
-describe('differential: application hosts and instances, gateway via NerdGraph == legacy /v2', () => {
-  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-  let gateway: TestGateway;
-  let served: Awaited<ReturnType<typeof serveOnLoopback>>;
-  let corpus: Case[] = [];
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ apmApps: 120 });
-    gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
-    served = await serveOnLoopback(gateway.app.fetch);
-    corpus = buildCorpus(sandbox.sandbox.data);
-  });
-  afterAll(async () => {
-    await served.close();
-    await sandbox.close();
-  });
-
+describeDifferential('differential: application hosts and instances, gateway via NerdGraph == legacy /v2', { apmApps: 120, ids: TOPOLOGY_ID_PATHS }, (faces) => {
   it('has at least 30 requests per route', () => {
     const perRoute = new Map<string, number>();
-    for (const testCase of corpus) perRoute.set(testCase.mapping.id, (perRoute.get(testCase.mapping.id) ?? 0) + 1);
+    for (const testCase of buildCorpus(faces.legacy.data)) perRoute.set(testCase.route as string, (perRoute.get(testCase.route as string) ?? 0) + 1);
     expect([...perRoute.keys()].sort()).toEqual(['applications.hosts.list', 'applications.hosts.show', 'applications.instances.list', 'applications.instances.show']);
     for (const count of perRoute.values()) expect(count).toBeGreaterThanOrEqual(30);
     console.info(`topology corpus: ${JSON.stringify(Object.fromEntries(perRoute))}`);
   });
 
   it('answers every request exactly as v2 would', async () => {
-    const mismatches: string[] = [];
-    const statuses = new Map<number, number>();
-    let withSummary = 0;
-    let withEndUser = 0;
-    let nonEmptyLists = 0;
-    const sides = worldSides(sandbox.sandbox.data, sandbox.sandbox.data, () => FIXED_NOW);
-    const listings = new Map<string, Case[]>();
-    for (const testCase of corpus) if (testCase.listing) listings.set(testCase.listing, [...(listings.get(testCase.listing) ?? []), testCase]);
-    const compared = new Set<string>();
-    for (const testCase of corpus) {
-      const gaps: readonly KnownGap[] = testCase.mapping.knownGaps;
-      const derived = { ...sides, paths: TOPOLOGY_ID_PATHS };
-      if (testCase.listing && compared.has(testCase.listing)) continue;
-      const pages = testCase.listing ? (listings.get(testCase.listing) ?? []) : [];
-      if (testCase.listing) compared.add(testCase.listing);
-      const { status, legacyText: text, mismatch } = testCase.listing
-        ? await compareListing(served.url, sandbox.url, pages.map((page) => ({ ...page, gaps, derived })), testCase.path.includes('/hosts') ? 'application_hosts' : 'application_instances')
-        : await compareFaces(served.url, sandbox.url, { ...testCase, gaps, derived }, 900);
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      if (text.includes('application_summary')) withSummary++;
-      if (text.includes('end_user_summary')) withEndUser++;
-      if (/"application_(hosts|instances)":\[\{/.test(text)) nonEmptyLists++;
-      if (mismatch) mismatches.push(mismatch);
-    }
-    expect(mismatches).toEqual([]);
-    expect([...statuses.keys()].sort()).toEqual(expect.arrayContaining([200, 401, 403, 404, 422]));
+    const report = await faces.expectAlike(buildCorpus(faces.legacy.data));
+    expect(report.statuses()).toEqual(expect.arrayContaining([200, 401, 403, 404, 422]));
     // The corpus really compares summaries, browser summaries and non-empty lists.
-    expect(withSummary).toBeGreaterThan(40);
-    expect(withEndUser).toBeGreaterThan(10);
-    expect(nonEmptyLists).toBeGreaterThan(20);
-  });
+    const answers = report.outcomes.map((outcome) => outcome.legacyText);
+    expect(answers.filter((text) => text.includes('application_summary')).length).toBeGreaterThan(40);
+    expect(answers.filter((text) => text.includes('end_user_summary')).length).toBeGreaterThan(10);
+    expect(answers.filter((text) => /"application_(hosts|instances)":\[\{/.test(text)).length).toBeGreaterThan(20);
+  }, 240_000);
 
   it('lists no host or instance of a non-reporting app, and the fleet app fills three pages of each', () => {
-    const data = sandbox.sandbox.data;
+    const data = faces.legacy.data;
     expect(data.apps.filter((app) => !app.reporting).every((app) => currentHosts(app).length === 0)).toBe(true);
     const fleet = fleetApp(data.apps);
     expect(fleet?.hosts.length).toBeGreaterThan(400);

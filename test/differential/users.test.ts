@@ -1,34 +1,23 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KnownGap, Mapping } from '../../src/routes/mapping.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
+import { expect, it, describe } from 'vitest';
 import { accountUsers, sandboxUsers, USERS_PAGE_SIZE, type SandboxUser } from '../../sandbox/users.ts';
 import { reshapeUser, UserTitles } from '../../mappings/shared/users.ts';
 import { userV2Id } from '../../src/v2/ids.ts';
-import { compareFaces } from '../support/compare.ts';
-import { serveOnLoopback } from '../support/http.ts';
-import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from '../support/harness.ts';
+import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
+import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 
 /**
  * Users (list, show): the gateway through the sandbox's NerdGraph user management equals the
  * sandbox's legacy /v2 face, request for request (status, content type, Link, body; lists
  * without regard to order; only the mapping's gap paths removed: `role`).
  */
-interface Case {
-  route: 'users.list' | 'users.show';
-  name: string;
-  path: string;
-  headers: Record<string, string>;
-  gaps: readonly KnownGap[];
-  method?: string;
-}
 
 const demo = { 'X-Api-Key': DEMO_KEY };
 const secondaryKey = { 'X-Api-Key': SECONDARY_KEY };
 
-function listCases(primary: readonly SandboxUser[], secondary: readonly SandboxUser[], gaps: readonly KnownGap[]): Case[] {
-  const cases: Case[] = [];
-  const add = (name: string, path: string, headers: Record<string, string> = demo): void => void cases.push({ route: 'users.list', name, path, headers, gaps });
+function listCases(primary: readonly SandboxUser[], secondary: readonly SandboxUser[]): DifferentialCase[] {
+  const cases: DifferentialCase[] = [];
+  const add = (name: string, path: string, headers: Record<string, string> = demo, method?: string): void => void cases.push({ route: 'users.list', name, path, headers, ...(method && { method }) });
   const sample = primary.filter((_, i) => i % 45 === 0).slice(0, 6).map((u) => u.id);
   const mixedCase = primary.find((u) => /[A-Z]/.test(u.email));
   for (const format of ['json', 'xml']) {
@@ -63,14 +52,14 @@ function listCases(primary: readonly SandboxUser[], secondary: readonly SandboxU
     add('bad key', path, { 'X-Api-Key': 'NRAK-NOT-A-KEY' });
     add('account not allowed', path, { 'X-Api-Key': DEMO_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) });
     add('multi pinned to its home account', `${path}?page=2`, { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(PRIMARY_ACCOUNT) });
-    cases.push({ route: 'users.list', name: 'PUT is 405 with Allow', path, headers: demo, gaps, method: 'PUT' });
+    add('PUT is 405 with Allow', path, demo, 'PUT');
   }
   return cases;
 }
 
-function showCases(primary: readonly SandboxUser[], secondary: readonly SandboxUser[], gaps: readonly KnownGap[]): Case[] {
-  const cases: Case[] = [];
-  const add = (name: string, path: string, headers: Record<string, string> = demo): void => void cases.push({ route: 'users.show', name, path, headers, gaps });
+function showCases(primary: readonly SandboxUser[], secondary: readonly SandboxUser[]): DifferentialCase[] {
+  const cases: DifferentialCase[] = [];
+  const add = (name: string, path: string, headers: Record<string, string> = demo, method?: string): void => void cases.push({ route: 'users.show', name, path, headers, ...(method && { method }) });
   const sample = primary.filter((_, i) => i % 45 === 0).slice(0, 10);
   for (const format of ['json', 'xml']) {
     for (const user of sample) add(`show ${user.id}`, `/v2/users/${user.id}.${format}`);
@@ -82,40 +71,24 @@ function showCases(primary: readonly SandboxUser[], secondary: readonly SandboxU
     add('show huge', `/v2/users/99999999999999999999.${format}`);
     add('show bad key', `/v2/users/${sample[0]!.id}.${format}`, { 'X-Api-Key': 'nope' });
     add('show missing key', `/v2/users/${sample[0]!.id}.${format}`, {});
-    cases.push({ route: 'users.show', name: 'DELETE is 405 with Allow', path: `/v2/users/${sample[0]!.id}.${format}`, headers: demo, gaps, method: 'DELETE' });
+    add('DELETE is 405 with Allow', `/v2/users/${sample[0]!.id}.${format}`, demo, 'DELETE');
   }
   return cases;
 }
 
-describe('differential: users, gateway == legacy /v2', () => {
-  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-  let gateway: TestGateway;
-  let served: Awaited<ReturnType<typeof serveOnLoopback>>;
-  let mappings: Map<string, Mapping>;
-  let corpus: Case[] = [];
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ apmApps: 40 });
-    gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
-    served = await serveOnLoopback(gateway.app.fetch);
-    mappings = new Map((await loadMappings()).map((mapping) => [mapping.id, mapping] as const));
-    const data = sandbox.sandbox.data;
-    const primary = accountUsers(data, PRIMARY_ACCOUNT);
-    const secondary = accountUsers(data, SECONDARY_ACCOUNT);
-    corpus = [...listCases(primary, secondary, mappings.get('users.list')!.knownGaps), ...showCases(primary, secondary, mappings.get('users.show')!.knownGaps)];
-  });
-  afterAll(async () => {
-    await served.close();
-    await sandbox.close();
-  });
+describeDifferential('differential: users, gateway == legacy /v2', { apmApps: 40 }, (faces) => {
+  const corpus = (): DifferentialCase[] => {
+    const [primary, secondary] = [accountUsers(faces.legacy.data, PRIMARY_ACCOUNT), accountUsers(faces.legacy.data, SECONDARY_ACCOUNT)];
+    return [...listCases(primary, secondary), ...showCases(primary, secondary)];
+  };
 
   it('has at least 30 requests per route, over more than two pages of users in two authentication domains', () => {
     for (const route of ['users.list', 'users.show']) {
-      const count = corpus.filter((c) => c.route === route).length;
+      const count = corpus().filter((c) => c.route === route).length;
       expect(count, route).toBeGreaterThanOrEqual(30);
       console.info(`differential corpus ${route}: ${count} requests`);
     }
-    const data = sandbox.sandbox.data;
+    const data = faces.legacy.data;
     const primary = accountUsers(data, PRIMARY_ACCOUNT);
     expect(primary.length).toBeGreaterThan(2 * 200);
     expect(primary.length).toBeGreaterThan(2 * USERS_PAGE_SIZE);
@@ -124,47 +97,40 @@ describe('differential: users, gateway == legacy /v2', () => {
   });
 
   it.each(['users.list', 'users.show'])('%s answers every request of the corpus exactly as v2 would, but for the documented gaps', async (route) => {
-    const mismatches: string[] = [];
-    const statuses = new Set<number>();
-    for (const testCase of corpus.filter((c) => c.route === route)) {
-      const { status, mismatch } = await compareFaces(served.url, sandbox.url, testCase, 700);
-      statuses.add(status);
-      if (mismatch) mismatches.push(mismatch);
-    }
-    expect(mismatches).toEqual([]);
-    expect([...statuses].sort()).toEqual(expect.arrayContaining(route === 'users.show' ? [200, 401, 404, 405] : [200, 401, 403, 405, 422]));
+    const report = await faces.expectAlike(corpus().filter((c) => c.route === route));
+    expect(report.statuses()).toEqual(expect.arrayContaining(route === 'users.show' ? [200, 401, 404, 405] : [200, 401, 403, 405, 422]));
   }, 120_000);
 
   it('differs only at the role: the gateway sends null where v2 had the role', async () => {
-    const primary = accountUsers(sandbox.sandbox.data, PRIMARY_ACCOUNT);
+    const primary = accountUsers(faces.legacy.data, PRIMARY_ACCOUNT);
     const owner = primary[0]!;
-    const viaGateway = (await (await gateway.app.request(`/v2/users/${owner.id}.json`, { headers: demo })).json()) as { user: Record<string, unknown> };
-    const viaLegacy = (await (await fetch(`${sandbox.url}/v2/users/${owner.id}.json`, { headers: demo })).json()) as { user: Record<string, unknown> };
+    const viaGateway = (await (await faces.gateway.app.request(`/v2/users/${owner.id}.json`, { headers: demo })).json()) as { user: Record<string, unknown> };
+    const viaLegacy = (await (await fetch(`${faces.legacyUrl}/v2/users/${owner.id}.json`, { headers: demo })).json()) as { user: Record<string, unknown> };
     expect(viaLegacy.user.role).toBe('owner');
     expect(viaGateway.user).toEqual({ ...viaLegacy.user, role: null });
     expect(Object.keys(viaGateway.user)).toEqual(['id', 'first_name', 'last_name', 'email', 'role']);
   });
 
   it("lists the key's organization, not a pinned account's users (documented gap)", async () => {
-    const response = await gateway.app.request('/v2/users.json?page=3', { headers: { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) } });
+    const response = await faces.gateway.app.request('/v2/users.json?page=3', { headers: { 'X-Api-Key': MULTI_KEY, 'X-Account-Id': String(SECONDARY_ACCOUNT) } });
     expect(response.status).toBe(200);
     const { users } = (await response.json()) as { users: Array<{ id: number }> };
-    const primaryIds = new Set(accountUsers(sandbox.sandbox.data, PRIMARY_ACCOUNT).map((u) => Number(u.id)));
+    const primaryIds = new Set(accountUsers(faces.legacy.data, PRIMARY_ACCOUNT).map((u) => Number(u.id)));
     expect(users.length).toBeGreaterThan(0);
     expect(users.every((u) => primaryIds.has(u.id))).toBe(true);
-    expect(mappings.get('users.list')!.knownGaps.some((g) => g.description.includes("key's organization"))).toBe(true);
+    expect(faces.gapsOf('users.list').some((g) => g.description.includes("key's organization"))).toBe(true);
   });
 
   it('reads every authentication domain and page once per v2 answer, and none for an empty filter[ids]', async () => {
-    const before = await gateway.upstreamCount('Users');
-    await gateway.app.request('/v2/users.json?page=2', { headers: demo });
+    const before = await faces.gateway.upstreamCount('Users');
+    await faces.gateway.app.request('/v2/users.json?page=2', { headers: demo });
     // 450 users: the first read (both domains, 100 each), then 3 more pages of the default
     // domain (360 users) and 0 of the SSO one (90 users).
-    expect((await gateway.upstreamCount('Users')) - before).toBe(4);
-    const empty = await gateway.app.request('/v2/users.json?filter[ids]=', { headers: demo });
+    expect((await faces.gateway.upstreamCount('Users')) - before).toBe(4);
+    const empty = await faces.gateway.app.request('/v2/users.json?filter[ids]=', { headers: demo });
     expect(await empty.json()).toEqual({ users: [] });
-    expect((await gateway.upstreamCount('Users')) - before).toBe(4);
-    const unknown = await gateway.app.request('/v2/users/77.xml', { headers: demo });
+    expect((await faces.gateway.upstreamCount('Users')) - before).toBe(4);
+    const unknown = await faces.gateway.app.request('/v2/users/77.xml', { headers: demo });
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toContain(UserTitles.notFound);
   });

@@ -7,7 +7,7 @@ import { normaliseIds, resolveTokens, unresolveTokens, type IdPath, type SideIds
 /**
  * Comparison of two v2 answers, as the differential tests need it: the body decoded from JSON
  * or XML, the paths a mapping declares as known gaps removed from both sides, and arrays
- * compared without regard to order.
+ * compared without regard to order. The suites themselves are built with differential.ts.
  */
 export interface Answer {
   status: number;
@@ -33,11 +33,14 @@ export function semanticLink(header: string | null, origin: string): string | nu
   return entries.join(' | ');
 }
 
-export async function readAnswer(response: Response, origin: string): Promise<Answer> {
-  const text = await response.text();
+function decodeAnswer(response: Response, text: string, origin: string): Answer {
   const contentType = (response.headers.get('content-type') ?? '').split(';')[0] ?? '';
   const body = contentType === 'application/xml' ? decodeRailsXml(text).value : (JSON.parse(text) as JsonValue);
   return { status: response.status, contentType, link: semanticLink(response.headers.get('link'), origin), body };
+}
+
+export async function readAnswer(response: Response, origin: string): Promise<Answer> {
+  return decodeAnswer(response, await response.text(), origin);
 }
 
 function removePath(value: JsonValue, steps: string[]): void {
@@ -79,7 +82,7 @@ export interface FaceRequest {
   path: string;
   method?: string;
   headers: Record<string, string>;
-  /** A form body, sent with the request (GET included, as curl -X GET -d does). */
+  /** A body (a form, JSON or XML), sent with the request (GET included, as curl -X GET -d does). */
   form?: string;
   /** The route's documented gaps: the body paths left out on both sides. */
   gaps: readonly KnownGap[];
@@ -89,11 +92,66 @@ export interface FaceRequest {
   derived?: { gateway: SideIds; legacy: SideIds; paths: readonly IdPath[] };
 }
 
+/** One face's answer to a request, its ids put back to tokens (derived-ids.ts), with the raw text and Allow. */
+export interface FaceAnswer extends Answer {
+  allow: string | null;
+  /** The whole Content-Type header. */
+  type: string | null;
+  text: string;
+}
+
+/** Both faces' answers to one request. */
+export interface AnswerPair {
+  gateway: FaceAnswer;
+  legacy: FaceAnswer;
+}
+
+/** Sends one request to the gateway and to the legacy face, over real HTTP, each with its own ids, and reads both answers. */
+export async function exchange(gatewayUrl: string, legacyUrl: string, request: FaceRequest): Promise<AnswerPair> {
+  const { derived } = request;
+  const read = async (url: string, side: SideIds | undefined): Promise<FaceAnswer> => {
+    const sent = (text: string): string => (side ? resolveTokens(text, side) : text);
+    const response = await httpSend(`${url}${sent(request.path)}`, {
+      headers: request.headers,
+      method: request.method ?? 'GET',
+      ...(request.form === undefined ? {} : { body: sent(request.form) }),
+    });
+    const text = await response.text();
+    const answer = decodeAnswer(response, text, url);
+    const normalised = derived && side ? { ...answer, link: unresolveTokens(answer.link, request.path, side), body: normaliseIds(answer.body, derived.paths, side) } : answer;
+    return { ...normalised, allow: response.headers.get('allow'), type: response.headers.get('content-type'), text };
+  };
+  const gateway = await read(gatewayUrl, derived?.gateway);
+  const legacy = await read(legacyUrl, derived?.legacy);
+  return { gateway, legacy };
+}
+
 /** The semantic Link without its `last` entry (see lastMayBeMissing). */
 const withoutLastEntry = (link: string | null): string | null => {
   const kept = (link ?? '').split(' | ').filter((entry) => entry !== '' && !entry.startsWith('last '));
   return kept.length > 0 ? kept.join(' | ') : null;
 };
+
+/** How a mismatch reads: the request, where the answers first part, and both as compared. */
+export function describeMismatch(request: Pick<FaceRequest, 'name' | 'path' | 'method' | 'form'>, where: string, gateway: string, legacy: string, detail: number): string {
+  const form = request.form === undefined ? '' : ` body ${request.form.slice(0, 120)}`;
+  return `${request.name} ${request.method ?? 'GET'} ${request.path.slice(0, 200)}${form}\n  differs at ${where}\n  gateway: ${gateway.slice(0, detail)}\n  legacy:  ${legacy.slice(0, detail)}`;
+}
+
+/** What two answers are compared on, exactly: status, content type, Allow, Link and the body without gaps, arrays in any order. */
+function exactView(answer: FaceAnswer, gaps: readonly KnownGap[]): JsonValue {
+  return { status: answer.status, contentType: answer.contentType, link: answer.link, allow: answer.allow, body: canonical(withoutGaps(answer.body, gaps)) };
+}
+
+/** undefined when both answers are alike (see exactView); else a readable mismatch. */
+export function exactMismatch(pair: AnswerPair, request: FaceRequest, detail = 600): string | undefined {
+  const gatewayHasLast = (pair.gateway.link ?? '').split(' | ').some((entry) => entry.startsWith('last '));
+  const legacy = request.lastMayBeMissing && !gatewayHasLast ? { ...pair.legacy, link: withoutLastEntry(pair.legacy.link) } : pair.legacy;
+  const [left, right] = [exactView(pair.gateway, request.gaps), exactView(legacy, request.gaps)];
+  if (JSON.stringify(left) === JSON.stringify(right)) return undefined;
+  const where = numericDifference(left, right, 0) ?? '(key order)';
+  return describeMismatch(request, where, JSON.stringify(left), JSON.stringify(right), detail);
+}
 
 export interface FaceComparison {
   /** The legacy face's status (what v2 answered). */
@@ -104,31 +162,10 @@ export interface FaceComparison {
   mismatch: string | undefined;
 }
 
-/** Sends one request to the gateway and to the legacy face, over real HTTP, and compares the answers. */
+/** Sends one request to the gateway and to the legacy face, over real HTTP, and compares the answers exactly. */
 export async function compareFaces(gatewayUrl: string, legacyUrl: string, request: FaceRequest, detail = 600): Promise<FaceComparison> {
-  const { derived } = request;
-  const sent = (text: string, side: SideIds | undefined): string => (side ? resolveTokens(text, side) : text);
-  const init = (side: SideIds | undefined) => ({
-    headers: request.headers,
-    method: request.method ?? 'GET',
-    ...(request.form === undefined ? {} : { body: sent(request.form, side) }),
-  });
-  const gatewayResponse = await httpSend(`${gatewayUrl}${sent(request.path, derived?.gateway)}`, init(derived?.gateway));
-  const legacyResponse = await httpSend(`${legacyUrl}${sent(request.path, derived?.legacy)}`, init(derived?.legacy));
-  const allow = [gatewayResponse.headers.get('allow'), legacyResponse.headers.get('allow')];
-  const normalised = (answer: Answer, side: SideIds | undefined): Answer =>
-    derived && side ? { ...answer, link: unresolveTokens(answer.link, request.path, side), body: normaliseIds(answer.body, derived.paths, side) } : answer;
-  const viaGateway = normalised(await readAnswer(gatewayResponse, gatewayUrl), derived?.gateway);
-  const answered = normalised(await readAnswer(legacyResponse, legacyUrl), derived?.legacy);
-  const gatewayHasLast = (viaGateway.link ?? '').split(' | ').some((entry) => entry.startsWith('last '));
-  const viaLegacy = request.lastMayBeMissing && !gatewayHasLast ? { ...answered, link: withoutLastEntry(answered.link) } : answered;
-  const left = JSON.stringify({ ...viaGateway, allow: allow[0], body: canonical(withoutGaps(viaGateway.body, request.gaps)) });
-  const right = JSON.stringify({ ...viaLegacy, allow: allow[1], body: canonical(withoutGaps(viaLegacy.body, request.gaps)) });
-  return {
-    status: viaLegacy.status,
-    legacyText: right,
-    mismatch: left === right ? undefined : `${request.name} ${request.method ?? 'GET'} ${request.path}\n  gateway: ${left.slice(0, detail)}\n  legacy:  ${right.slice(0, detail)}`,
-  };
+  const pair = await exchange(gatewayUrl, legacyUrl, request);
+  return { status: pair.legacy.status, legacyText: JSON.stringify(exactView(pair.legacy, request.gaps)), mismatch: exactMismatch(pair, request, detail) };
 }
 
 /**
@@ -144,7 +181,8 @@ export function answerDifference(gateway: Answer, legacy: Answer, tolerance: num
   return numericDifference(bodyOf(gateway.body), bodyOf(legacy.body), tolerance);
 }
 
-function numericDifference(left: JsonValue, right: JsonValue, tolerance: number, path = ''): string | undefined {
+/** The first place two values differ (`path: left != right`), numbers within `tolerance` (relative), object keys in order. */
+export function numericDifference(left: JsonValue, right: JsonValue, tolerance: number, path = ''): string | undefined {
   if (typeof left === 'number' && typeof right === 'number') {
     const scale = Math.max(Math.abs(left), Math.abs(right), 1e-9);
     return Math.abs(left - right) / scale <= tolerance ? undefined : `${path}: ${left} != ${right}`;
@@ -162,42 +200,10 @@ function numericDifference(left: JsonValue, right: JsonValue, tolerance: number,
     const keys = (value: object): string => JSON.stringify(Object.keys(value));
     if (keys(left) !== keys(right)) return `${path}: keys ${keys(left)} != ${keys(right)}`;
     for (const key of Object.keys(left)) {
-      const found = numericDifference(left[key] as JsonValue, right[key] as JsonValue, tolerance, `${path}.${key}`);
+      const found = numericDifference(left[key] as JsonValue, right[key] as JsonValue, tolerance, path === '' ? key : `${path}.${key}`);
       if (found) return found;
     }
     return undefined;
   }
   return JSON.stringify(left) === JSON.stringify(right) ? undefined : `${path}: ${JSON.stringify(left)} != ${JSON.stringify(right)}`;
-}
-
-/**
- * A listing read page by page from both faces where each side orders by ids of its own
- * (derived-ids.ts): which record lands on which page differs, so each page is compared by
- * status, content type, Link and size, and the records of all pages together as one set.
- */
-export async function compareListing(gatewayUrl: string, legacyUrl: string, pages: readonly FaceRequest[], listKey: string): Promise<FaceComparison> {
-  const problems: string[] = [];
-  const records = { gateway: [] as string[], legacy: [] as string[] };
-  let status = 0;
-  for (const request of pages) {
-    const { derived } = request;
-    const read = async (url: string, side: SideIds | undefined) => {
-      const path = side ? resolveTokens(request.path, side) : request.path;
-      const answer = await readAnswer(await httpSend(`${url}${path}`, { headers: request.headers, method: request.method ?? 'GET' }), url);
-      const body = withoutGaps(derived && side ? normaliseIds(answer.body, derived.paths, side) : answer.body, request.gaps);
-      const list = body !== null && typeof body === 'object' && !Array.isArray(body) ? body[listKey] : undefined;
-      const items = Array.isArray(list) ? list.map((item) => JSON.stringify(canonical(item))) : [];
-      const link = side ? unresolveTokens(answer.link, request.path, side) : answer.link;
-      return { meta: JSON.stringify({ status: answer.status, contentType: answer.contentType, link, size: items.length, body: Array.isArray(list) ? null : canonical(body) }), items, status: answer.status };
-    };
-    const left = await read(gatewayUrl, derived?.gateway);
-    const right = await read(legacyUrl, derived?.legacy);
-    status = right.status;
-    if (left.meta !== right.meta) problems.push(`${request.name} ${request.path}: ${left.meta.slice(0, 300)} != ${right.meta.slice(0, 300)}`);
-    records.gateway.push(...left.items);
-    records.legacy.push(...right.items);
-  }
-  const [l, r] = [records.gateway.sort(), records.legacy.sort()];
-  if (JSON.stringify(l) !== JSON.stringify(r)) problems.push(`listing ${pages[0]?.name}: the ${listKey} of its ${pages.length} pages differ (${l.length} and ${r.length} records)`);
-  return { status, legacyText: JSON.stringify(r), mismatch: problems.length === 0 ? undefined : problems.join('\n') };
 }

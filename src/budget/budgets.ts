@@ -8,7 +8,7 @@ import { OverBudget } from '../upstream/errors.ts';
 import { CONCURRENCY_RETRY_AFTER_S, leaseInTime, planWindows, spendWindows, type Admission, type BudgetName, type BudgetsContext, type WindowRefusal } from './admission.ts';
 import { AccountPresence, reserveOf } from './fair-share.ts';
 import { accountOf, createNrqlProfiles, nrqlTextsOf } from './nrql-cost.ts';
-import { requestDue } from './request-due.ts';
+import { requestDue } from '../upstream/request-due.ts';
 import { SlotWaiters, stopped } from './slot-waiters.ts';
 import { pause } from '../upstream/pause.ts';
 

@@ -4,7 +4,7 @@ import type { RecordedCall } from '../upstream/recording-client.ts';
 import { createCallerGauge, createLoopGauge, type CallerGauge, type LoopUtilisation } from './loop-gauge.ts';
 import type { LegacyApi } from './passthrough.ts';
 import type { Comparer, ParitySink } from './ports.ts';
-import type { ModeRule } from './route-modes.ts';
+import type { ModeRule } from '../ops/route-modes.ts';
 import { createShadowQueue, sampledIn, type ShadowQueue } from './shadow.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { RouteMode } from '../compare/types.ts';
 import { ConfigError } from '../ops/config.ts';
 import { methodsOf, type Mapping } from '../routes/mapping.ts';
-import { formatRouteModes, globMatcher, isCatchAll, stemOf, type ModeRule } from './route-modes.ts';
+import { formatRouteModes, globMatcher, isCatchAll, stemOf, type ModeRule } from '../ops/route-modes.ts';
 
 /**
  * Picks the mode of a request from the ROUTE_MODES rules. First matching rule wins, in this

@@ -1,4 +1,4 @@
-import { requestDue } from '../budget/request-due.ts';
+import { requestDue } from '../upstream/request-due.ts';
 import type { AnswerSnapshot } from '../compare/types.ts';
 import type { GatewayContext } from '../routes/context.ts';
 import { captureBody } from './capture.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parseRouteModes, RouteModesError, type ModeRule } from '../modes/route-modes.ts';
+import { parseRouteModes, RouteModesError, type ModeRule } from './route-modes.ts';
 
 /**
  * Gateway configuration: environment variables, optionally merged over a JSON file named by
@@ -77,7 +77,7 @@ const ConfigSchema = z
     SANDBOX_APM_APPS: z.coerce.number().int().min(0).max(100_000).default(500),
     /** `KEY=acct[,acct];KEY2=acct` for the embedded sandbox; its defaults include a demo key. */
     SANDBOX_API_KEYS: z.string().optional(),
-    /** Migration modes per route (src/modes/route-modes.ts); unset: translate, alerts passthrough. */
+    /** Migration modes per route (src/ops/route-modes.ts); unset: translate, alerts passthrough. */
     ROUTE_MODES: routeModes.optional(),
     /** Where passthrough and comparisons call the legacy REST API (v2 paths are `/v2/...` under it). */
     LEGACY_REST_URL: z

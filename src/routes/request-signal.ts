@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { Counter } from 'prom-client';
-import { requestDue, runWithRequestDue } from '../budget/request-due.ts';
+import { requestDue, runWithRequestDue } from '../upstream/request-due.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph, UpstreamCall } from '../upstream/client.ts';
 import { recordedRun } from '../upstream/recorded-run.ts';
@@ -130,7 +130,7 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
     if (parent?.aborted) onParent();
     else parent?.addEventListener('abort', onParent, { once: true });
     try {
-      // Budget queues below read the due time to leave before it (src/budget/request-due.ts).
+      // Budget queues below read the due time to leave before it (src/upstream/request-due.ts).
       await runWithRequestDue(() => due, next);
     } finally {
       running.delete(shorten);

@@ -6,7 +6,7 @@ import { ReadMicroCache, type Sized } from './micro-cache.ts';
 import { SharedReadLayer } from './shared-read-layer.ts';
 import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 import type { StatusReporting } from '../state/degrading-state.ts';
-import { requestDue } from '../budget/request-due.ts';
+import { requestDue } from './request-due.ts';
 import { OverBudget, UpstreamError } from './errors.ts';
 import { firedError, sendAttempt, type AttemptTarget } from './attempt.ts';
 import { LOOKUP_TIMEOUT_S, lookupFits, nrqlTimeoutFor, timeoutRetryCanFinish } from './nrql-timeout.ts';

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBudgets } from '../../src/budget/budgets.ts';
 import { nrqlProfileOf } from '../../src/budget/nrql-cost.ts';
-import { runWithRequestDue } from '../../src/budget/request-due.ts';
+import { runWithRequestDue } from '../../src/upstream/request-due.ts';
 import { buildGateway, type BuiltGateway } from '../../src/gateway.ts';
 import { loadConfig } from '../../src/ops/config.ts';
 import { createLogger } from '../../src/ops/logger.ts';

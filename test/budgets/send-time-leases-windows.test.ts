@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { createBudgets, type BudgetLimits } from '../../src/budget/budgets.ts';
-import { runWithRequestDue } from '../../src/budget/request-due.ts';
+import { runWithRequestDue } from '../../src/upstream/request-due.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../../src/ops/metrics.ts';
 import { defineWriteMapping, type Mapping } from '../../src/routes/mapping.ts';

@@ -56,7 +56,7 @@ describe('compare answers from the legacy API whatever the translation lacks', (
 describe('ROUTE_MODES written as the parity page shows routes', () => {
   it('a pattern with a format suffix and a HEAD rule still match', async () => {
     const { modeResolverFor } = await import('../../src/modes/mode-resolver.ts');
-    const { parseRouteModes } = await import('../../src/modes/route-modes.ts');
+    const { parseRouteModes } = await import('../../src/ops/route-modes.ts');
     const { loadMappings } = await import('../../src/routes/mappings-loader.ts');
     const mappings = await loadMappings();
     const route = { template: '/v2/applications.{format}', passthroughOnly: false };

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/ops/config.ts';
 import { modeResolverFor } from '../../src/modes/mode-resolver.ts';
-import { formatRouteModes, parseRouteModes, ROUTE_MODE_NAMES, RouteModesError, RULE_METHODS, type ModeRule } from '../../src/modes/route-modes.ts';
+import { formatRouteModes, parseRouteModes, ROUTE_MODE_NAMES, RouteModesError, RULE_METHODS, type ModeRule } from '../../src/ops/route-modes.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 
 /** ROUTE_MODES: parsing (pure, total), resolution order, and the start-up errors. */

@@ -5,7 +5,7 @@ import { createApp } from '../../src/app.ts';
 import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
-import { parseRouteModes } from '../../src/modes/route-modes.ts';
+import { parseRouteModes } from '../../src/ops/route-modes.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { mappingTable, type MappingTable } from '../../src/routes/resolved-route.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';

@@ -109,9 +109,6 @@ const UPWARD_TODAY = [
   // The wire's text parameters reject control characters with the literal module's check
   // (hasControlCharacters), while upstream/errors.ts builds on v2/errors.ts.
   'src/v2/params.ts -> src/upstream/query-literal.ts',
-  // The configuration parses V2_ROUTE_MODES (parseRouteModes), while modes/mode-resolver.ts
-  // reads the configuration: the rule parser could move down.
-  'src/ops/config.ts -> src/modes/route-modes.ts',
   // The caches stay cold in a recorded run (inRecordedRun), while upstream/micro-cache.ts
   // builds on cache/single-flight.ts and purge-timer.ts: the run's marker could move down.
   'src/cache/coalescing-cache.ts -> src/upstream/recorded-run.ts',
@@ -120,9 +117,6 @@ const UPWARD_TODAY = [
   // caller/redact.ts: the account resolver is a NerdGraph caller living in caller/.
   'src/caller/accounts.ts -> src/upstream/answer.ts',
   'src/caller/accounts.ts -> src/upstream/errors.ts',
-  // The client reads the request's due time (an AsyncLocalStorage kept in budget/), while the
-  // budgets implement the client's NerdGraphBudget with upstream's errors.
-  'src/upstream/client.ts -> src/budget/request-due.ts',
 ];
 
 const productionFiles = (): string[] =>

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import type { Comparer, ParitySink } from '../../src/modes/ports.ts';
-import { parseRouteModes } from '../../src/modes/route-modes.ts';
+import { parseRouteModes } from '../../src/ops/route-modes.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
 import { loadDocuments } from '../../src/upstream/documents.ts';
 import { FIXED_NOW } from './harness.ts';

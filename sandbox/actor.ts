@@ -8,10 +8,10 @@ import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { settleIngest } from './ingest.ts';
 import { ENTITY_KINDS, type EntityKind, type EntityOutlineSource, type EntitySearchFields, type EntityViewContext } from './entities/index.ts';
 import type { SandboxAccount, SandboxApp, SandboxData } from './model.ts';
-import { NrqlError, runNrql, type NrqlMetadata } from './nrql-engine.ts';
-import { NrqlSyntaxError } from './nrql-parser.ts';
-// Issue 20, point 2: query cost and NerdGraph's TIMEOUT (nrql-cost.ts).
-import { afterQueryCost, answerWidth } from './nrql-cost.ts';
+import { NrqlError, runNrql, type NrqlMetadata } from './nrql/engine.ts';
+import { NrqlSyntaxError } from './nrql/parser.ts';
+// Issue 20, point 2: query cost and NerdGraph's TIMEOUT (nrql/cost.ts).
+import { afterQueryCost, answerWidth } from './nrql/cost.ts';
 import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortEntities, type SortArguments } from './search-paging.ts';
 // Issue 11, users (helper A).
 import { keyUserOf, organizationOf } from './users.ts';
@@ -139,7 +139,7 @@ interface EntitySearchSource {
 /**
  * Arguments of Account.nrql and Actor.nrql. async and options are accepted and ignored: the
  * sandbox never answers queryProgress. `timeout` bounds the query's simulated cost when the
- * `nrqlTimeouts` behaviour is on (nrql-cost.ts).
+ * `nrqlTimeouts` behaviour is on (nrql/cost.ts).
  */
 interface NrqlArguments {
   query: string;
@@ -289,7 +289,7 @@ export class ActorResolver {
   /**
    * Runs NRQL over the given accounts' data; a bad query is the nrql field's INVALID_INPUT error.
    * With `nrqlTimeouts` on, the answer comes after the query's simulated cost, or the field fails
-   * with NerdGraph's TIMEOUT error past `timeout` (nrql-cost.ts); only this field fails.
+   * with NerdGraph's TIMEOUT error past `timeout` (nrql/cost.ts); only this field fails.
    */
   private nrqlOver(query: string, accountIds: number[], timeout?: number | null): NrdbResultContainerSource | Promise<NrdbResultContainerSource> {
     try {

@@ -18,7 +18,7 @@ import { apmSearchFields, toEntityOutline, type ApmEntityOutlineSource } from '.
 import type { SandboxAccount, SandboxApp } from './model.ts';
 import { browserLoaderOf } from './browser-loader.ts';
 import { nerdgraphApp } from './divergence.ts';
-import { recordChangeTrackingDetails } from './nrql-engine.ts';
+import { recordChangeTrackingDetails } from './nrql/engine.ts';
 import { TaggingResolver, taggingMutationRoot } from './tagging.ts';
 import { createBrowserApplication, createMobileApplication, recordDeployment, removeApplication, updateApplication, type ApplicationChanges } from './writes.ts';
 

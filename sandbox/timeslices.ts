@@ -1,6 +1,6 @@
 /**
  * Synthetic metric timeslice data: the raw rows both sandbox faces compute metric answers
- * from. The NerdGraph face's NRQL engine (nrql-engine.ts) aggregates them as NRDB would; the
+ * from. The NerdGraph face's NRQL engine (nrql/engine.ts) aggregates them as NRDB would; the
  * legacy face applies the REST v2 rules to them directly.
  *
  * A row is one timeslice of one metric of one application, with the six fields New Relic

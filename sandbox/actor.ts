@@ -15,8 +15,8 @@ import { afterQueryCost, answerWidth } from './nrql/cost.ts';
 import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortEntities, type SortArguments } from './search-paging.ts';
 // Issue 11, users (helper A).
 import { keyUserOf, organizationOf } from './users.ts';
-// alerts_channels: aiNotifications, aiWorkflows, alerts.policy (notifications.ts).
-import { notificationAccountFields } from './notifications.ts';
+// alerts_channels: aiNotifications, aiWorkflows, alerts.policy (notifications/fields.ts).
+import { notificationAccountFields } from './notifications/fields.ts';
 
 /** NerdGraph's documented limit for actor.entities. */
 export const MAX_ENTITIES_GUIDS = 25;
@@ -192,7 +192,7 @@ export class ActorResolver {
       id: account.id,
       name: account.name,
       nrql: ({ query, timeout }) => this.nrqlOver(query, [account.id], timeout),
-      // alerts_channels (notifications.ts)
+      // alerts_channels (notifications/fields.ts)
       ...notificationAccountFields(this.index.data, account.id),
       // Alert issues and incidents, policies and NRQL conditions (ai-issues.ts).
       aiIssues: () => aiIssuesFields(this.index.data, account.id, this.now()),

@@ -29,7 +29,7 @@ import {
   type SandboxChannel,
   type SandboxNotifications,
   type SandboxWorkflow,
-} from '../notifications.ts';
+} from '../notifications/store.ts';
 import { POLICY_PREDICATE, isPolicyOwnFilter, policyIdsOf, workflowNameForPolicy } from '../policy-workflows.ts';
 import { ChannelTitles, V2_TYPE_OF, channelToStore, idsIn, oneIdIn, v2ConfigurationOf } from './channel-rules.ts';
 import { invalid, pageOf, send, type LegacyRequest, type LegacyRoute } from './common.ts';

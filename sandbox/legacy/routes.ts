@@ -193,7 +193,7 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   ...USER_LEGACY_ROUTES,
   // Labels as entity tags (labels.ts).
   ...LABEL_ROUTES,
-  // alerts_channels and alerts_policy_channels, over the notification store (notifications.ts).
+  // alerts_channels and alerts_policy_channels, over the notification store (notifications/store.ts).
   ...NOTIFICATION_ROUTES,
   // Retired alert namespaces the gateway translates: violations, incidents, events (ai-issues.ts).
   ...AI_ISSUES_ROUTES,

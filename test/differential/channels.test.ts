@@ -4,7 +4,7 @@ import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { policyWorkflowName } from '../../src/v2/channel-config.ts';
 import { channelV2Id } from '../../src/v2/ids.ts';
 import { createSandbox } from '../../sandbox/server.ts';
-import { notificationsOf } from '../../sandbox/notifications.ts';
+import { notificationsOf } from '../../sandbox/notifications/store.ts';
 import { legacyChannelId } from '../../sandbox/legacy/notifications.ts';
 import { canonical, compareFaces, readAnswer, withoutGaps } from '../support/compare.ts';
 import { idToken, normaliseIds, rememberingSide, resolveTokens, type IdPath } from '../support/derived-ids.ts';

@@ -28,7 +28,7 @@ import {
 } from '../alerts.ts';
 import type { SandboxData } from '../model.ts';
 import { CACHE_CONTROL, etagMatches, invalid, pageOf, text, valuesOf, type LegacyRequest, type LegacyRoute } from './common.ts';
-import { bodyParams, type Params } from './writes.ts';
+import { bodyParams, type Params } from './bodies.ts';
 
 /** v2's alerts page size is UNCONFIRMED; the sandbox pages every alert list by 50. */
 export const ALERTS_PAGE_SIZE = 50;
@@ -49,7 +49,7 @@ export const AlertTitles = {
 } as const;
 
 // ---------------------------------------------------------------------------------------------
-// Body schemas. Bodies come as JSON, XML or form data (writes.ts bodyParams), so numbers and
+// Body schemas. Bodies come as JSON, XML or form data (bodies.ts bodyParams), so numbers and
 // flags may arrive as text, and a list in XML as a hash holding its repeated element.
 
 const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;

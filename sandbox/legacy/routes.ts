@@ -33,15 +33,8 @@ import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricReques
 import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
 import { listMobileApplicationsRoute, showMobileApplicationRoute } from './mobile.ts';
 import { legacyBrowserApplications, legacyKeyTransactionShow, legacyKeyTransactions } from './kt-browser.ts';
-import {
-  legacyCreateApplication,
-  legacyCreateDeployment,
-  legacyDeleteApplication,
-  legacyDeleteDeployment,
-  legacyDeploymentV0,
-  legacyDeployments,
-  legacyUpdateApplication,
-} from './writes.ts';
+import { legacyCreateDeployment, legacyDeleteDeployment, legacyDeploymentV0, legacyDeployments } from './deployments.ts';
+import { legacyCreateApplication, legacyDeleteApplication, legacyUpdateApplication } from './writes.ts';
 
 const PAGE_SIZE = 200;
 

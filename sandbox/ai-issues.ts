@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { fnv1a32 } from './ids.ts';
 import type { AlertCondition, AlertPolicy } from './alerts.ts';
-import { createRandom } from './data.ts';
+import { createRandom } from './world/draws.ts';
 import type { SandboxData } from './model.ts';
 import { decodeCursor, hashText, pageOf } from './search-paging.ts';
 

@@ -5,7 +5,7 @@
  * (policy-workflows.ts; the attribute is UNCONFIRMED, routes-next.md §5.5). Drawn from its own
  * random stream, so adding it changed no other value of the world.
  */
-import { createRandom } from '../data.ts';
+import { createRandom } from '../world/draws.ts';
 import { fnv1a32 } from '../ids.ts';
 import type { SandboxData } from '../model.ts';
 import { POLICY_PREDICATE, workflowNameForPolicy as policyWorkflowName, type PropertyInput } from '../policy-workflows.ts';

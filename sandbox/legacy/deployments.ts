@@ -6,7 +6,7 @@
  */
 import { V2Error, notFound, CONTENT_TYPES, serialise, type V2Body, isoSeconds, escapeXmlText, type JsonValue } from './wire.ts';
 import { V2Titles } from './titles.ts';
-import { parseTime } from './metrics.ts';
+import { parseTime } from './metric-params.ts';
 import type { SandboxApp, SandboxData, SandboxDeployment } from '../model.ts';
 import { deploymentsOf, recordDeployment, removeDeployment, type DeploymentFields } from '../writes.ts';
 import { OUTSIDE_BMP, bodyParams, characters, field, given, isObject, queryParams, textOf, type Params } from './bodies.ts';

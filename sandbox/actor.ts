@@ -3,7 +3,7 @@
  * can see, the way NerdGraph scopes a user key.
  */
 import { GraphQLError } from 'graphql';
-import { aiIssuesFields, alertsFields } from './ai-issues.ts';
+import { aiIssuesFields, alertsFields } from './ai-issues-fields.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { settleIngest } from './ingest.ts';
 import { ENTITY_KINDS, type EntityKind, type EntityOutlineSource, type EntitySearchFields, type EntityViewContext } from './entities/index.ts';
@@ -194,7 +194,7 @@ export class ActorResolver {
       nrql: ({ query, timeout }) => this.nrqlOver(query, [account.id], timeout),
       // alerts_channels (notifications/fields.ts)
       ...notificationAccountFields(this.index.data, account.id),
-      // Alert issues and incidents, policies and NRQL conditions (ai-issues.ts).
+      // Alert issues and incidents, policies and NRQL conditions (ai-issues-fields.ts).
       aiIssues: () => aiIssuesFields(this.index.data, account.id, this.now()),
       alerts: () => alertsFields(this.index.data, account.id),
     };

@@ -9,7 +9,7 @@
  * - The other mutations answer problems as GraphQL errors with `extensions.errorClass`.
  */
 import { GraphQLError } from 'graphql';
-import { issueAction } from './ai-issues.ts';
+import { issueAction } from './ai-issues-fields.ts';
 import { guidParts } from './ids.ts';
 import { forbidden, invalidInput, type SandboxIndex, type SandboxRequestContext } from './actor.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
@@ -149,7 +149,7 @@ export class MutationResolver {
     this.visible = new Set(context.accountIds);
   }
 
-  /** aiIssuesAckIssue / aiIssuesResolveIssue (ai-issues.ts): a key acts only on the accounts it sees. */
+  /** aiIssuesAckIssue / aiIssuesResolveIssue (ai-issues-fields.ts): a key acts only on the accounts it sees. */
   aiIssueAction({ accountId, issueId }: { accountId: number; issueId: string }, action: 'ACK' | 'RESOLVE') {
     if (!this.visible.has(accountId)) throw forbidden(`You are not authorized to act on account ${accountId}`);
     return issueAction(this.index.data, accountId, issueId, action, this.now());

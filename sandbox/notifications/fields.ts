@@ -2,7 +2,7 @@
  * The NerdGraph face's reads of the notification store: `Account.aiNotifications { channels,
  * destinations }` and `Account.aiWorkflows { workflows }`, in NerdGraph's shapes, 100 per page
  * with opaque cursors bound to the list, account and filters, and `filters` honoured
- * (`Account.alerts.policy` is ai-issues.ts's).
+ * (`Account.alerts.policy` is ai-issues-fields.ts's).
  */
 import { invalidInput } from '../actor.ts';
 import { fnv1a32 } from '../ids.ts';
@@ -177,6 +177,6 @@ export function notificationAccountFields(data: SandboxData, accountId: number) 
         return listPage('workflows', accountId, f, matching, cursor, (w) => workflowView(store, w));
       },
     },
-    // Account.alerts (policy, policiesSearch, nrqlConditionsSearch) is served by ai-issues.ts's alertsFields.
+    // Account.alerts (policy, policiesSearch, nrqlConditionsSearch) is served by ai-issues-fields.ts's alertsFields.
   };
 }

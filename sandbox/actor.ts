@@ -3,6 +3,7 @@
  * can see, the way NerdGraph scopes a user key.
  */
 import { GraphQLError } from 'graphql';
+import { forbidden, invalidInput } from './nerdgraph-errors.ts';
 import { aiIssuesFields, alertsFields } from './ai-issues-fields.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { settleIngest } from './ingest.ts';
@@ -160,14 +161,6 @@ interface AccountSource extends SandboxAccount {
   nrql(args: NrqlArguments): NrdbResultContainerSource | Promise<NrdbResultContainerSource>;
   aiIssues(): ReturnType<typeof aiIssuesFields>;
   alerts(): ReturnType<typeof alertsFields>;
-}
-
-export function forbidden(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { errorClass: 'FORBIDDEN' } });
-}
-
-export function invalidInput(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { errorClass: 'INVALID_INPUT' } });
 }
 
 /**

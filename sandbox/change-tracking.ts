@@ -4,7 +4,7 @@
  * categories NerdGraph knows, the ALLOW_CUSTOM_CATEGORY_OR_TYPE rule, and the 4,095-character
  * bound on text fields (FAIL_ON_FIELD_LENGTH refuses, otherwise trimmed with a message).
  */
-import { invalidInput } from './actor.ts';
+import { invalidInput } from './nerdgraph-errors.ts';
 import type { ApmEntityOutlineSource } from './entities/apm-application.ts';
 
 /** Change tracking refuses text fields of 4,096 characters or more (or trims them to this). */

@@ -12,7 +12,8 @@
 import { GraphQLError } from 'graphql';
 import { issueAction } from './ai-issues-fields.ts';
 import { guidParts } from './ids.ts';
-import { forbidden, invalidInput, type SandboxIndex, type SandboxRequestContext } from './actor.ts';
+import type { SandboxIndex, SandboxRequestContext } from './actor.ts';
+import { forbidden, invalidInput } from './nerdgraph-errors.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { mobileApplicationKind, type EntityOutlineSource } from './entities/index.ts';
 import { apmSearchFields, toEntityOutline } from './entities/apm-application.ts';

@@ -4,7 +4,7 @@
  * with opaque cursors bound to the list, account and filters, and `filters` honoured
  * (`Account.alerts.policy` is ai-issues-fields.ts's).
  */
-import { invalidInput } from '../actor.ts';
+import { invalidInput } from '../nerdgraph-errors.ts';
 import { fnv1a32 } from '../ids.ts';
 import type { SandboxData } from '../model.ts';
 import type { PropertyInput } from '../policy-workflows.ts';

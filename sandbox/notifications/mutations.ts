@@ -4,7 +4,8 @@
  * aiWorkflowsUpdateWorkflow (deleteUnusedChannels) and aiWorkflowsDeleteWorkflow (deleteChannels),
  * answering problems in the payload's errors, as NerdGraph does.
  */
-import { forbidden, type SandboxRequestContext } from '../actor.ts';
+import type { SandboxRequestContext } from '../actor.ts';
+import { forbidden } from '../nerdgraph-errors.ts';
 import type { SandboxData } from '../model.ts';
 import type { PropertyInput } from '../policy-workflows.ts';
 import { channelView, destinationView, given, workflowView } from './fields.ts';

@@ -3,20 +3,21 @@
  * can see, the way NerdGraph scopes a user key.
  */
 import { GraphQLError } from 'graphql';
-import { aiIssuesFields, alertsFields } from './ai-issues.ts';
+import { forbidden, invalidInput } from './nerdgraph-errors.ts';
+import { aiIssuesFields, alertsFields } from './ai-issues-fields.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { settleIngest } from './ingest.ts';
 import { ENTITY_KINDS, type EntityKind, type EntityOutlineSource, type EntitySearchFields, type EntityViewContext } from './entities/index.ts';
 import type { SandboxAccount, SandboxApp, SandboxData } from './model.ts';
-import { NrqlError, runNrql, type NrqlMetadata } from './nrql-engine.ts';
-import { NrqlSyntaxError } from './nrql-parser.ts';
-// Issue 20, point 2: query cost and NerdGraph's TIMEOUT (nrql-cost.ts).
-import { afterQueryCost, answerWidth } from './nrql-cost.ts';
+import { NrqlError, runNrql, type NrqlMetadata } from './nrql/engine.ts';
+import { NrqlSyntaxError } from './nrql/parser.ts';
+// Issue 20, point 2: query cost and NerdGraph's TIMEOUT (nrql/cost.ts).
+import { afterQueryCost, answerWidth } from './nrql/cost.ts';
 import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortEntities, type SortArguments } from './search-paging.ts';
 // Issue 11, users (helper A).
 import { keyUserOf, organizationOf } from './users.ts';
-// alerts_channels: aiNotifications, aiWorkflows, alerts.policy (notifications.ts).
-import { notificationAccountFields } from './notifications.ts';
+// alerts_channels: aiNotifications, aiWorkflows, alerts.policy (notifications/fields.ts).
+import { notificationAccountFields } from './notifications/fields.ts';
 
 /** NerdGraph's documented limit for actor.entities. */
 export const MAX_ENTITIES_GUIDS = 25;
@@ -139,7 +140,7 @@ interface EntitySearchSource {
 /**
  * Arguments of Account.nrql and Actor.nrql. async and options are accepted and ignored: the
  * sandbox never answers queryProgress. `timeout` bounds the query's simulated cost when the
- * `nrqlTimeouts` behaviour is on (nrql-cost.ts).
+ * `nrqlTimeouts` behaviour is on (nrql/cost.ts).
  */
 interface NrqlArguments {
   query: string;
@@ -160,14 +161,6 @@ interface AccountSource extends SandboxAccount {
   nrql(args: NrqlArguments): NrdbResultContainerSource | Promise<NrdbResultContainerSource>;
   aiIssues(): ReturnType<typeof aiIssuesFields>;
   alerts(): ReturnType<typeof alertsFields>;
-}
-
-export function forbidden(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { errorClass: 'FORBIDDEN' } });
-}
-
-export function invalidInput(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { errorClass: 'INVALID_INPUT' } });
 }
 
 /**
@@ -192,9 +185,9 @@ export class ActorResolver {
       id: account.id,
       name: account.name,
       nrql: ({ query, timeout }) => this.nrqlOver(query, [account.id], timeout),
-      // alerts_channels (notifications.ts)
+      // alerts_channels (notifications/fields.ts)
       ...notificationAccountFields(this.index.data, account.id),
-      // Alert issues and incidents, policies and NRQL conditions (ai-issues.ts).
+      // Alert issues and incidents, policies and NRQL conditions (ai-issues-fields.ts).
       aiIssues: () => aiIssuesFields(this.index.data, account.id, this.now()),
       alerts: () => alertsFields(this.index.data, account.id),
     };
@@ -289,7 +282,7 @@ export class ActorResolver {
   /**
    * Runs NRQL over the given accounts' data; a bad query is the nrql field's INVALID_INPUT error.
    * With `nrqlTimeouts` on, the answer comes after the query's simulated cost, or the field fails
-   * with NerdGraph's TIMEOUT error past `timeout` (nrql-cost.ts); only this field fails.
+   * with NerdGraph's TIMEOUT error past `timeout` (nrql/cost.ts); only this field fails.
    */
   private nrqlOver(query: string, accountIds: number[], timeout?: number | null): NrdbResultContainerSource | Promise<NrdbResultContainerSource> {
     try {

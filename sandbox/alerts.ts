@@ -10,7 +10,7 @@
  * other entity exists, so adding the store changed no other value of the world.
  */
 import type { JsonValue } from './legacy/wire.ts';
-import { createRandom } from './data.ts';
+import { createRandom } from './world/draws.ts';
 
 export type IncidentPreference = 'PER_POLICY' | 'PER_CONDITION' | 'PER_CONDITION_AND_TARGET';
 export const INCIDENT_PREFERENCES: readonly IncidentPreference[] = ['PER_POLICY', 'PER_CONDITION', 'PER_CONDITION_AND_TARGET'];

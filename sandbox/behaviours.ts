@@ -9,7 +9,7 @@ export interface SandboxBehaviours {
    * Segment metrics (Datastore/..., External/..., Custom/..., Ruby Controller/...) are recorded
    * both unscoped and scoped to their transaction: same metricTimesliceName, the scoped row has
    * a `scope` attribute. Source: "Query APM metric timeslice data with NRQL" (attribute table);
-   * the Ruby agent's TransactionMetrics#record_scoped_and_unscoped. Read by nrql-engine.ts
+   * the Ruby agent's TransactionMetrics#record_scoped_and_unscoped. Read by nrql/series.ts
    * (timeslices.ts scopesOf); the legacy face always reads unscoped rows, as v2 did.
    */
   scopedTimeslices: boolean;
@@ -30,7 +30,7 @@ export interface SandboxBehaviours {
   /**
    * NRQL compares values by their attribute type: a number never equals a string literal nor a
    * string a number. Types per attribute, with their source or "undocumented": the sandbox
-   * README, "NRQL attribute types" (nrql-engine.ts ATTRIBUTE_TYPES).
+   * README, "NRQL attribute types" (nrql/conditions.ts ATTRIBUTE_TYPES).
    */
   strictAttributeTypes: boolean;
   /**
@@ -56,7 +56,7 @@ export interface SandboxBehaviours {
    * Long windows snap to rollup boundaries (a 47h59m query resolves on 5-minute aggregations),
    * reported in metadata.timeWindow. Source: "Set a query's time range", metric query snapping
    * (docs.newrelic.com/docs/nrql/using-nrql/query-time-range); widths beyond that example are
-   * the sandbox's choice (nrql-engine.ts ROLLUP_SNAPS).
+   * the sandbox's choice (nrql/time-window.ts ROLLUP_SNAPS).
    */
   rollupSnapping: boolean;
   // ---- Facts the gateway's mappings take as UNCONFIRMED; `npm run probe` checks each one on a

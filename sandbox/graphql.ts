@@ -22,7 +22,7 @@ import {
 import { ActorResolver, indexSandboxData, type SandboxRequestContext } from './actor.ts';
 import type { SandboxData } from './model.ts';
 import { MutationResolver, mutationRoot } from './mutations.ts';
-import { notificationMutationRoot } from './notifications.ts';
+import { notificationMutationRoot } from './notifications/mutations.ts';
 import { loadSandboxSchema } from './schema.ts';
 import { keyUserOf } from './users.ts';
 import { countWrite } from './write-counts.ts';
@@ -155,7 +155,7 @@ function readRequestBody(text: string): GraphqlRequestBody | string {
 function countedMutations(data: SandboxData, root: Record<string, (args: never) => unknown>): Record<string, (args: never) => unknown> {
   const refused = (result: unknown): boolean => {
     const errors = typeof result === 'object' && result !== null ? (result as { errors?: unknown }).errors : undefined;
-    // aiNotifications mutations refuse in a singular `error` (alerts_channels, notifications.ts).
+    // aiNotifications mutations refuse in a singular `error` (alerts_channels, notifications/mutations.ts).
     const error = typeof result === 'object' && result !== null ? (result as { error?: unknown }).error : undefined;
     return (Array.isArray(errors) && errors.length > 0) || (error !== undefined && error !== null);
   };
@@ -252,7 +252,7 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
         rootValue: {
           actor: () => new ActorResolver(index, context, now),
           ...countedMutations(data, mutationRoot(new MutationResolver(index, context, now))),
-          // alerts_channels (notifications.ts)
+          // alerts_channels (notifications/mutations.ts)
           ...countedMutations(data, notificationMutationRoot(data, context, now)),
         },
         contextValue: context,

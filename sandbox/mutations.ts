@@ -7,19 +7,22 @@
  *   ACCESS_DENIED, INVALID_INPUT with `field`), never as GraphQL errors; nothing is applied
  *   when any is reported.
  * - The other mutations answer problems as GraphQL errors with `extensions.errorClass`.
+ * changeTrackingCreateEvent's shapes and kinds are change-tracking.ts's.
  */
 import { GraphQLError } from 'graphql';
-import { issueAction } from './ai-issues.ts';
+import { issueAction } from './ai-issues-fields.ts';
 import { guidParts } from './ids.ts';
-import { forbidden, invalidInput, type SandboxIndex, type SandboxRequestContext } from './actor.ts';
+import type { SandboxIndex, SandboxRequestContext } from './actor.ts';
+import { forbidden, invalidInput } from './nerdgraph-errors.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { mobileApplicationKind, type EntityOutlineSource } from './entities/index.ts';
-import { apmSearchFields, toEntityOutline, type ApmEntityOutlineSource } from './entities/apm-application.ts';
+import { apmSearchFields, toEntityOutline } from './entities/apm-application.ts';
 import type { SandboxAccount, SandboxApp } from './model.ts';
 import { browserLoaderOf } from './browser-loader.ts';
 import { nerdgraphApp } from './divergence.ts';
-import { recordChangeTrackingDetails } from './nrql-engine.ts';
+import { recordChangeTrackingDetails } from './nrql/engine.ts';
 import { TaggingResolver, taggingMutationRoot } from './tagging.ts';
+import { CHANGE_TRACKING_MAX_TEXT, deploymentKind, type CreateEventArguments, type DeploymentEventSource } from './change-tracking.ts';
 import { createBrowserApplication, createMobileApplication, recordDeployment, removeApplication, updateApplication, type ApplicationChanges } from './writes.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -31,9 +34,6 @@ export const MUTATION_MESSAGES = {
   versionRequired: 'categoryFields.deployment.version is required for the Deployment category',
   nameBlank: 'name must not be blank',
 } as const;
-
-/** Change tracking refuses text fields of 4,096 characters or more (or trims them to this). */
-export const CHANGE_TRACKING_MAX_TEXT = 4095;
 
 function notFound(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { errorClass: 'NOT_FOUND' } });
@@ -70,68 +70,10 @@ interface SettingsUpdateResult {
   errors: SettingsUpdateError[];
 }
 
-interface CreateEventArguments {
-  changeTrackingEvent: {
-    categoryAndTypeData: {
-      kind: { category: string; type: string };
-      categoryFields?: {
-        deployment?: { version: string; changelog?: string | null; commit?: string | null; deepLink?: string | null } | null;
-      } | null;
-    };
-    entitySearch: { query: string };
-    customAttributes?: Record<string, unknown> | null;
-    description?: string | null;
-    groupId?: string | null;
-    shortDescription?: string | null;
-    timestamp?: number | null;
-    user?: string | null;
-  };
-  dataHandlingRules?: { validationFlags?: ReadonlyArray<'ALLOW_CUSTOM_CATEGORY_OR_TYPE' | 'FAIL_ON_FIELD_LENGTH' | 'FAIL_ON_REST_API_FAILURES'> | null } | null;
-}
-
-interface DeploymentEventSource {
-  __typename: 'ChangeTrackingDeploymentEvent';
-  changeTrackingId: string;
-  category: string;
-  type: string;
-  categoryAndType: string;
-  timestamp: number;
-  user: string | null;
-  description: string | null;
-  shortDescription: string | null;
-  groupId: string | null;
-  customAttributes: Record<string, unknown> | null;
-  entity: ApmEntityOutlineSource;
-  version: string;
-  changelog: string | null;
-  commit: string | null;
-  deepLink: string | null;
-}
-
 interface BrowserSettingsInput {
   cookiesEnabled?: boolean | null;
   distributedTracingEnabled?: boolean | null;
   loaderType?: Loader | null;
-}
-
-// ---------------------------------------------------------------- change-tracking kinds
-
-/** The Deployment category's standard types (ChangeTrackingCategoryType DEPLOYMENT__*), by normalised name. */
-const DEPLOYMENT_TYPES: Record<string, { name: string; categoryAndType: string }> = {
-  BASIC: { name: 'Basic', categoryAndType: 'DEPLOYMENT__BASIC' },
-  BLUE_GREEN: { name: 'Blue Green', categoryAndType: 'DEPLOYMENT__BLUE_GREEN' },
-  CANARY: { name: 'Canary', categoryAndType: 'DEPLOYMENT__CANARY' },
-  ROLLING: { name: 'Rolling', categoryAndType: 'DEPLOYMENT__ROLLING' },
-  SHADOW: { name: 'Shadow', categoryAndType: 'DEPLOYMENT__SHADOW' },
-  OTHER: { name: 'Other', categoryAndType: 'DEPLOYMENT__OTHER' },
-};
-
-/** Categories NerdGraph knows besides Deployment (the sandbox records none of them). */
-const OTHER_CATEGORIES = new Set(['BUSINESS_EVENT', 'CUSTOMER_DEFINED', 'DEPLOYMENT_LIFECYCLE', 'FEATURE_FLAG', 'OPERATIONAL']);
-
-/** `Blue Green`, `blue-green` and `BLUE_GREEN` are one name. */
-function normaliseKind(text: string): string {
-  return text.trim().toUpperCase().replace(/[\s_-]+/g, '_');
 }
 
 // ---------------------------------------------------------------- resolver
@@ -149,7 +91,7 @@ export class MutationResolver {
     this.visible = new Set(context.accountIds);
   }
 
-  /** aiIssuesAckIssue / aiIssuesResolveIssue (ai-issues.ts): a key acts only on the accounts it sees. */
+  /** aiIssuesAckIssue / aiIssuesResolveIssue (ai-issues-fields.ts): a key acts only on the accounts it sees. */
   aiIssueAction({ accountId, issueId }: { accountId: number; issueId: string }, action: 'ACK' | 'RESOLVE') {
     if (!this.visible.has(accountId)) throw forbidden(`You are not authorized to act on account ${accountId}`);
     return issueAction(this.index.data, accountId, issueId, action, this.now());
@@ -359,29 +301,6 @@ export class MutationResolver {
 
 function validApdex(value: number): boolean {
   return Number.isFinite(value) && value > 0 && value <= 100;
-}
-
-/**
- * The event's kind: the Deployment category with a standard type (any case, spaces or
- * underscores), or with any type when ALLOW_CUSTOM_CATEGORY_OR_TYPE is set. Other categories
- * exist in NerdGraph, but the sandbox records deployments only.
- */
-function deploymentKind(kind: { category: string; type: string }, allowCustom: boolean): { type: string; categoryAndType: string } {
-  const category = normaliseKind(kind.category);
-  if (category === 'DEPLOYMENT') {
-    const standard = DEPLOYMENT_TYPES[normaliseKind(kind.type)];
-    if (standard) return { type: standard.name, categoryAndType: standard.categoryAndType };
-    if (allowCustom && kind.type.trim() !== '') return { type: kind.type.trim(), categoryAndType: 'CUSTOMER_DEFINED__CUSTOM' };
-    throw invalidInput(
-      `Invalid type '${kind.type}' for category '${kind.category}': expected one of ${Object.values(DEPLOYMENT_TYPES)
-        .map((type) => type.name)
-        .join(', ')}, or set ALLOW_CUSTOM_CATEGORY_OR_TYPE`,
-    );
-  }
-  if (OTHER_CATEGORIES.has(category) || allowCustom) {
-    throw invalidInput(`The sandbox records Deployment change-tracking events only, not category '${kind.category}'`);
-  }
-  throw invalidInput(`Invalid category '${kind.category}': not a known change-tracking category; set ALLOW_CUSTOM_CATEGORY_OR_TYPE to use a custom one`);
 }
 
 /** The mutation root fields, for graphql-js's rootValue. */

@@ -11,7 +11,7 @@
  */
 import { GraphQLError } from 'graphql';
 import type { SandboxData } from './model.ts';
-import { createRandom } from './data.ts';
+import { createRandom } from './world/draws.ts';
 import { hashText } from './search-paging.ts';
 
 export type SandboxRole = 'owner' | 'admin' | 'user' | 'restricted';
@@ -207,7 +207,7 @@ export interface SandboxKeyUser {
 
 /**
  * The user who owns `apiKey`: the one declared for it (createSandbox `keyUsers`, default
- * data.ts defaultKeyUsers), else a user of its own, with an id derived from the key (stable
+ * world/accounts.ts defaultKeyUsers), else a user of its own, with an id derived from the key (stable
  * across runs). NerdGraph counts concurrent requests per user, not per key ("NerdGraph usage
  * limits": "Requests made by the same user using multiple user keys will all contribute to that
  * user's total concurrent requests"), so graphql.ts limits by this id.

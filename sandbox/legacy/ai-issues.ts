@@ -18,7 +18,7 @@ import { guidParts, hashedRowId } from '../ids.ts';
 export const legacyAlertId = (key: string): number => hashedRowId('alert', key);
 const alertV2Id = legacyAlertId;
 import { deploymentsOf } from '../writes.ts';
-import { parseTime } from './metrics.ts';
+import { parseTime } from './metric-params.ts';
 import { allIssuesOf, closeIssue, acknowledgeIssue, incidentsOf, policyOf, type SandboxIncident, type SandboxIssue } from '../ai-issues.ts';
 import type { SandboxData } from '../model.ts';
 import { pageOf, send, valuesOf, type LegacyRequest, type LegacyRoute, type Pairs } from './common.ts';

@@ -24,7 +24,7 @@ import { addUserTag, removeUserTagValue, userTagsOf } from '../tagging.ts';
 import { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, isUserTagKey } from '../tag-rules.ts';
 import { pageOf, send, type LegacyRequest, type LegacyRoute } from './common.ts';
 import { V2Error, notFound, type JsonValue, type V2Body } from './wire.ts';
-import { bodyParams } from './writes.ts';
+import { bodyParams } from './bodies.ts';
 
 const PAGE_SIZE = 20;
 

@@ -29,12 +29,12 @@ import {
   type SandboxChannel,
   type SandboxNotifications,
   type SandboxWorkflow,
-} from '../notifications.ts';
+} from '../notifications/store.ts';
 import { POLICY_PREDICATE, isPolicyOwnFilter, policyIdsOf, workflowNameForPolicy } from '../policy-workflows.ts';
 import { ChannelTitles, V2_TYPE_OF, channelToStore, idsIn, oneIdIn, v2ConfigurationOf } from './channel-rules.ts';
 import { invalid, pageOf, send, type LegacyRequest, type LegacyRoute } from './common.ts';
 import { notFound, type V2Body } from './wire.ts';
-import { bodyParams } from './writes.ts';
+import { bodyParams } from './bodies.ts';
 
 /** v2's top-level links beside a channel answer (rest-v2-shapes.md §0: `channel.policy_ids`). */
 const TOP_LINKS = { 'channel.policy_ids': '/v2/policies/{policy_id}' } as const;

@@ -33,15 +33,8 @@ import { appMetricSource, legacyMetricData, legacyMetricNames, type MetricReques
 import { hostMetricSource, instanceMetricSource, mobileMetricSource } from './metric-targets.ts';
 import { listMobileApplicationsRoute, showMobileApplicationRoute } from './mobile.ts';
 import { legacyBrowserApplications, legacyKeyTransactionShow, legacyKeyTransactions } from './kt-browser.ts';
-import {
-  legacyCreateApplication,
-  legacyCreateDeployment,
-  legacyDeleteApplication,
-  legacyDeleteDeployment,
-  legacyDeploymentV0,
-  legacyDeployments,
-  legacyUpdateApplication,
-} from './writes.ts';
+import { legacyCreateDeployment, legacyDeleteDeployment, legacyDeploymentV0, legacyDeployments } from './deployments.ts';
+import { legacyCreateApplication, legacyDeleteApplication, legacyUpdateApplication } from './writes.ts';
 
 const PAGE_SIZE = 200;
 
@@ -193,7 +186,7 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   ...USER_LEGACY_ROUTES,
   // Labels as entity tags (labels.ts).
   ...LABEL_ROUTES,
-  // alerts_channels and alerts_policy_channels, over the notification store (notifications.ts).
+  // alerts_channels and alerts_policy_channels, over the notification store (notifications/store.ts).
   ...NOTIFICATION_ROUTES,
   // Retired alert namespaces the gateway translates: violations, incidents, events (ai-issues.ts).
   ...AI_ISSUES_ROUTES,

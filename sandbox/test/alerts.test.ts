@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ALERT_POLICY_COUNTS, BUSY_POLICY_NRQL_CONDITIONS } from '../alerts.ts';
-import { ALERTS_PAGE_SIZE, AlertTitles } from '../legacy/alerts.ts';
+import { ALERTS_PAGE_SIZE } from '../legacy/alert-answers.ts';
+import { AlertTitles } from '../legacy/alert-bodies.ts';
 import { createSandbox, type Sandbox } from '../server.ts';
 import { httpSend } from '../../test/support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../../test/support/harness.ts';

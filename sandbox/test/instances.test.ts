@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { generateSandboxData } from '../data.ts';
 import { hostRowsOf, instanceRowsOf, instanceSharesOf, instanceWeights } from '../instance-split.ts';
 import type { SandboxApp } from '../model.ts';
-import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../nrql-engine.ts';
+import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../nrql/engine.ts';
 import { MINUTE_MS, findMetric, rowsOf, type SandboxMetric, type TimesliceRow } from '../timeslices.ts';
 
 const FIXED = Date.UTC(2026, 10, 22, 12, 0, 30);

@@ -1,5 +1,5 @@
 /**
- * The sandbox's notification world over its NerdGraph face (sandbox/notifications.ts):
+ * The sandbox's notification world over its NerdGraph face (sandbox/notifications/):
  * aiNotifications channels and destinations, aiWorkflows workflows, alerts.policy, and the
  * mutations the alerts_channels translation sends, with the gateway's own documents
  * (queries/*.graphql). Secrets never come back; NerdGraph's channel-deleting defaults apply.
@@ -7,7 +7,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadDocuments } from '../../src/upstream/documents.ts';
 import { createSandbox, type Sandbox } from '../server.ts';
-import { CHANNEL_COUNTS, NOTIFICATIONS_PAGE_SIZE, notificationsOf } from '../notifications.ts';
+import { NOTIFICATIONS_PAGE_SIZE } from '../notifications/fields.ts';
+import { CHANNEL_COUNTS } from '../notifications/seed.ts';
+import { notificationsOf } from '../notifications/store.ts';
 
 const DEMO = 'NRAK-SANDBOX-DEMO';
 const PRIMARY_ID = 1000001;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runNrql } from '../nrql-engine.ts';
+import { runNrql } from '../nrql/engine.ts';
 import { APP_LEVEL_ACCOUNTS, APP_LEVEL_NOW, appLevelData, appLevelQueries } from '../../test/support/app-level-queries.ts';
 
 /**

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../../src/upstream/query-literal.ts';
 import { generateSandboxData } from '../data.ts';
 import type { SandboxApp } from '../model.ts';
-import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../nrql-engine.ts';
-import { NrqlSyntaxError } from '../nrql-parser.ts';
+import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../nrql/engine.ts';
+import { NrqlSyntaxError } from '../nrql/parser.ts';
 import {
   BULK_METRIC_COUNT,
   DAY_MS,

@@ -1,13 +1,13 @@
 /**
- * NRQL over deployment events (nrql-parser.ts, nrql-engine.ts): raw columns from
+ * NRQL over deployment events (nrql/parser.ts, nrql/engine.ts): raw columns from
  * `Deployment` and `ChangeTrackingEvent`, as the gateway lists an app's deployments.
  */
 import { parse, validate } from 'graphql';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../../src/upstream/query-literal.ts';
 import type { SandboxApp, SandboxDeployment } from '../model.ts';
-import { NRQL_MESSAGES, NrqlError, recordChangeTrackingDetails, runNrql, type NrqlOutcome } from '../nrql-engine.ts';
-import { NrqlSyntaxError, parseNrql } from '../nrql-parser.ts';
+import { NRQL_MESSAGES, NrqlError, recordChangeTrackingDetails, runNrql, type NrqlOutcome } from '../nrql/engine.ts';
+import { NrqlSyntaxError, parseNrql } from '../nrql/parser.ts';
 import { createSandbox, type Sandbox } from '../server.ts';
 import { deploymentsOf, recordDeployment, removeApplication, updateApplication } from '../writes.ts';
 import { hasRealSchema, realNerdGraphSchema } from '../../test/support/schema.ts';

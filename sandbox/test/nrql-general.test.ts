@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateSandboxData } from '../data.ts';
 import type { SandboxApp, SandboxData } from '../model.ts';
-import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../nrql-engine.ts';
+import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../nrql/engine.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS, findMetric, rowsOf } from '../timeslices.ts';
 import { deploymentsOf } from '../writes.ts';
 

@@ -4,7 +4,7 @@ import { METRIC_FAMILIES } from '../../mappings/shared/metric-values.ts';
 import { metricNamesQuery, timesliceDataQuery } from '../../src/upstream/nrql.ts';
 import { quoteLiteral } from '../../src/upstream/query-literal.ts';
 import type { SandboxApp } from '../model.ts';
-import { runNrql } from '../nrql-engine.ts';
+import { runNrql } from '../nrql/engine.ts';
 import { createSandbox } from '../server.ts';
 import { HOUR_MS, metricsOf } from '../timeslices.ts';
 

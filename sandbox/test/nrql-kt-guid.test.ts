@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateSandboxData } from '../data.ts';
 import type { SandboxKeyTransaction } from '../model.ts';
-import { runNrql } from '../nrql-engine.ts';
+import { runNrql } from '../nrql/engine.ts';
 import { MINUTE_MS, keyTransactionApdexName } from '../timeslices.ts';
 
 /**

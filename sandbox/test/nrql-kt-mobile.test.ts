@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateSandboxData } from '../data.ts';
 import type { SandboxApp, SandboxKeyTransaction, SandboxMobileApp } from '../model.ts';
-import { runNrql, type NrqlOutcome } from '../nrql-engine.ts';
+import { runNrql, type NrqlOutcome } from '../nrql/engine.ts';
 import { HOUR_MS, MINUTE_MS, findMetric, keyTransactionApdexName, metricsOf, rowsOf, type SandboxMetric } from '../timeslices.ts';
 
 const FIXED = Date.UTC(2026, 10, 22, 12, 0, 30);

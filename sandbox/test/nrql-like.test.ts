@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NrqlSyntaxError, parseNrql } from '../nrql-parser.ts';
+import { NrqlSyntaxError, parseNrql } from '../nrql/parser.ts';
 
 const V = 'newrelic.timeslice.value';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SandboxBehaviours } from '../behaviours.ts';
 import type { SandboxApp } from '../model.ts';
-import { answerWidth, effectiveTimeoutSeconds, nrqlCostSeconds, NRQL_TIMEOUT_MESSAGE } from '../nrql-cost.ts';
+import { answerWidth, effectiveTimeoutSeconds, nrqlCostSeconds, NRQL_TIMEOUT_MESSAGE } from '../nrql/cost.ts';
 import { createSandbox } from '../server.ts';
 import { metricsOf } from '../timeslices.ts';
 

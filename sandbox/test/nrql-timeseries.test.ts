@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateSandboxData } from '../data.ts';
 import type { SandboxApp } from '../model.ts';
-import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../nrql-engine.ts';
+import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../nrql/engine.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../timeslices.ts';
 
 // TIMESERIES windows, DateTime strings, day references, TIMESERIES AUTO/MAX and several FACET

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { policyWorkflowName } from '../../src/v2/channel-config.ts';
 import { channelV2Id } from '../../src/v2/ids.ts';
 import type { SandboxData } from '../../sandbox/model.ts';
-import { notificationsOf } from '../../sandbox/notifications.ts';
+import { notificationsOf } from '../../sandbox/notifications/store.ts';
 import { legacyChannelId } from '../../sandbox/legacy/notifications.ts';
 import { idToken, rememberingSide, type IdPath } from '../support/derived-ids.ts';
 import { describeDifferential, type DifferentialOptions, type Worlds } from '../support/differential.ts';

@@ -1,4 +1,4 @@
-import { snapToRollup } from '../../sandbox/nrql-engine.ts';
+import { snapToRollup } from '../../sandbox/nrql/engine.ts';
 import { expect, it } from 'vitest';
 import dataMapping from '../../mappings/applications.metric-data.ts';
 import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, bulkMetricsApp, hasRows, metricsOf } from '../../sandbox/timeslices.ts';

@@ -13,7 +13,7 @@ import {
   timesliceDataQuery,
 } from '../../src/upstream/nrql.ts';
 import { hasControlCharacters } from '../../src/upstream/query-literal.ts';
-import { parseNrql, type NrqlCondition, type NrqlQuery } from '../../sandbox/nrql-parser.ts';
+import { parseNrql, type NrqlCondition, type NrqlQuery } from '../../sandbox/nrql/parser.ts';
 
 /**
  * The NRQL the gateway sends, read back by the sandbox's independent NRQL parser: whatever

@@ -7,7 +7,7 @@ import { isSecretPath, maskSecrets, maskTargetSecrets } from '../../../src/compa
 import type { AnswerSnapshot } from '../../../src/compare/types.ts';
 import { buildGateway, type BuiltGateway } from '../../../src/gateway.ts';
 import { createLogger } from '../../../src/ops/logger.ts';
-import { notificationsOf } from '../../../sandbox/notifications.ts';
+import { notificationsOf } from '../../../sandbox/notifications/store.ts';
 
 /**
  * Secrets a caller puts in an alert channel (PagerDuty service_key, webhook auth_password,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { notificationsOf } from '../../../sandbox/notifications.ts';
+import { notificationsOf } from '../../../sandbox/notifications/store.ts';
 import { channelV2Id } from '../../../src/v2/ids.ts';
 import { ChannelTitles, PolicyChannelTitles } from '../../../src/v2/channel-config.ts';
 import { json, startFakeUpstream, type FakeRequest, forwardTo } from '../../support/fake-upstream.ts';

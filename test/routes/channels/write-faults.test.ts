@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import createMapping from '../../../mappings/alerts-channels.create.ts';
-import { notificationsOf } from '../../../sandbox/notifications.ts';
+import { notificationsOf } from '../../../sandbox/notifications/store.ts';
 import { startFaultProxy, type Decision, type Exchange, type Fault, type FaultProxy } from '../../support/fault-proxy.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
 

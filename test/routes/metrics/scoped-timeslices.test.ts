@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentHosts } from '../../../sandbox/hosts.ts';
 import type { SandboxApp, SandboxData } from '../../../sandbox/model.ts';
-import { runNrql } from '../../../sandbox/nrql-engine.ts';
+import { runNrql } from '../../../sandbox/nrql/engine.ts';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../../../sandbox/server.ts';
 import { HOUR_MS, LIFECYCLE_NAMES, SEGMENT_NAMES, findMetric, rowsOf, scopesOf } from '../../../sandbox/timeslices.ts';
 import { syntheticHostId } from '../../../src/v2/ids.ts';

@@ -3,7 +3,7 @@ import { createSandbox, type Sandbox } from '../../../sandbox/server.ts';
 import type { RouteMode } from '../../../src/compare/types.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT } from '../../support/harness.ts';
 import { createModesGateway } from '../../support/modes.ts';
-import { notificationsOf } from '../../../sandbox/notifications.ts';
+import { notificationsOf } from '../../../sandbox/notifications/store.ts';
 import { alertV2Id, channelV2Id } from '../../../src/v2/ids.ts';
 import { allIssuesOf } from '../../../sandbox/ai-issues.ts';
 import { legacyAlertId } from '../../../sandbox/legacy/ai-issues.ts';

@@ -29,7 +29,7 @@
  * milliseconds (default 10: a 5 s timeout is 50 ms), or, past the query's timeout, waits the
  * timeout and fails the field with NerdGraph's TIMEOUT error.
  *
- * The engine (nrql-engine.ts) is not involved: the cost is read from what it answered (the
+ * The engine (engine.ts) is not involved: the cost is read from what it answered (the
  * metadata's time window and the results), through `NrqlCostInput`.
  */
 import { GraphQLError } from 'graphql';

@@ -7,8 +7,8 @@ import { notificationsOf } from '../../../sandbox/notifications.ts';
 import { alertV2Id, channelV2Id } from '../../../src/v2/ids.ts';
 import { allIssuesOf } from '../../../sandbox/ai-issues.ts';
 import { legacyAlertId } from '../../../sandbox/legacy/ai-issues.ts';
-import { policyWorkflowName } from '../../../src/v2/channel-config.ts';
 import { legacyChannelId } from '../../../sandbox/legacy/notifications.ts';
+import { policyWorkflowName } from '../../../mappings/shared/channel-config.ts';
 
 /**
  * "No write is ever executed twice", counted where it would happen: in the sandbox, whose two

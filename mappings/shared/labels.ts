@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type CallerScope, type WritePlan, entityQuery, walkCursors, parseAnswer, UpstreamError, redactKeys, V2Error, writeRefused, type V2Body, LabelTitles, UpstreamTags, carries, healthBucket, type LabelBodyKind, type LabelledApplication, type LabelChange, type RememberedLabelChange, type RequestBodyKind } from '../../src/mapping-api.ts';
+import { type CallerScope, type WritePlan, entityQuery, walkCursors, parseAnswer, UpstreamError, redactKeys, V2Error, writeRefused, type V2Body, type LabelChange, type RememberedLabelChange, type RequestBodyKind } from '../../src/mapping-api.ts';
+import { LabelTitles, UpstreamTags, carries, healthBucket, type LabelBodyKind, type LabelledApplication } from './label-rules.ts';
 
 /**
  * Labels over NerdGraph tagging (routes-next.md §6), shared by the list, PUT and DELETE

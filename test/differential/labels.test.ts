@@ -5,7 +5,7 @@ import listMapping from '../../mappings/labels.list.ts';
 import type { KnownGap } from '../../src/routes/mapping.ts';
 import type { SandboxApp, SandboxData } from '../../sandbox/model.ts';
 import { createSandbox } from '../../sandbox/server.ts';
-import { LabelTitles } from '../../src/v2/labels.ts';
+import { LabelTitles } from '../../mappings/shared/label-rules.ts';
 import { canonical, readAnswer, withoutGaps } from '../support/compare.ts';
 import { httpSend, serveOnLoopback } from '../support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, type TestGateway } from '../support/harness.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, accountDeploymentEventsQuery, type V2Body, alertV2Id, decodeEntityGuid, deploymentV2Id, defineParams, param, v2IdOf, XML_ASSUMPTION } from '../src/mapping-api.ts';
+import { defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, accountDeploymentEventsQuery, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import {
   AI_ISSUES_PAGE_SIZE,
   CLOCK_SKEW_MS,
@@ -16,6 +16,8 @@ import {
   walkedLink,
 } from './shared/ai-issues.ts';
 import { eventFilters, eventFilterSpecs } from './shared/alert-params.ts';
+import { deploymentV2Id } from './shared/deployment-id.ts';
+import { alertV2Id } from './shared/alert-id.ts';
 
 const note = fieldNotesUnder('recent_events[]');
 const HOUR_MS = 3_600_000;

@@ -1,6 +1,6 @@
-import { defineWriteMapping, invalidParameter, channelV2Id, defineParams, param } from '../src/mapping-api.ts';
+import { defineWriteMapping, invalidParameter, defineParams, param } from '../src/mapping-api.ts';
 import { CHANNEL_ASSUMPTIONS, channelById, checkWorkflowPayload, policyIdsByChannel, policyWorkflows, readDirectory, readPolicy, requireComplete, workflowCreate, workflowUpdate } from './shared/notifications.ts';
-import { ChannelTitles, MAX_CHANNEL_IDS, PolicyChannelTitles } from './shared/channel-config.ts';
+import { ChannelTitles, MAX_CHANNEL_IDS, PolicyChannelTitles, channelV2Id } from './shared/channel-config.ts';
 
 const UPDATE = 'PolicyWorkflowUpdate';
 const CREATE = 'PolicyWorkflowCreate';

@@ -18,7 +18,7 @@ export { accountDeploymentEventsQuery, appInstancesQuery, CURRENT_WINDOW_MS, cur
 export { hasControlCharacters } from './upstream/query-literal.ts';
 export { invalidParameter, notFound, V2Error, V2Titles, writeRefused } from './v2/errors.ts';
 export { type V2Body, type V2Format } from './v2/format.ts';
-export { alertV2Id, channelV2Id, decodeEntityGuid, deploymentV2Id, entityGuid, syntheticHostId, userV2Id } from './v2/ids.ts';
+export { decodeEntityGuid, derivedV2Id, entityGuid, fnv1a32 } from './v2/ids.ts';
 export { linkHeader } from './v2/link.ts';
 export { defineParams, NO_PARAMS, param } from './v2/param-schema.ts';
 export { ID_PATTERN, lastValue, parseFlag, v2IdOf, type V2Params } from './v2/params.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping, parseAnswer, UpstreamError, V2Error, invalidParameter, notFound, writeRefused, type V2Body, alertV2Id, decodeEntityGuid, linkHeader, NO_PARAMS, v2IdOf, XML_ASSUMPTION, walkCursors, type WalkOptions, type Walked } from '../../src/mapping-api.ts';
+import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping, parseAnswer, UpstreamError, V2Error, invalidParameter, notFound, writeRefused, type V2Body, decodeEntityGuid, linkHeader, NO_PARAMS, v2IdOf, XML_ASSUMPTION, walkCursors, type WalkOptions, type Walked } from '../../src/mapping-api.ts';
 import { AlertIncidentTitles } from './alert-titles.ts';
+import { alertV2Id } from './alert-id.ts';
 
 /**
  * REST v2's retired alert namespaces over NerdGraph's AI issues (routes-next.md §5): a REST

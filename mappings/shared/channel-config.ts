@@ -15,7 +15,7 @@
  * - Secrets (`service_key`, `auth_password`) go to NerdGraph only as its secure inputs
  *   (destination auth token / basic password), which NerdGraph never reads back.
  */
-import { ID_PATTERN, V2Error } from '../../src/mapping-api.ts';
+import { derivedV2Id, ID_PATTERN, V2Error } from '../../src/mapping-api.ts';
 
 export type V2ChannelType = 'email' | 'opsgenie' | 'pagerduty' | 'slack' | 'user' | 'victorops' | 'webhook';
 export const V2_CHANNEL_TYPES: readonly V2ChannelType[] = ['email', 'opsgenie', 'pagerduty', 'slack', 'user', 'victorops', 'webhook'];
@@ -273,6 +273,15 @@ export function isOwnPolicyFilter(predicates: ReadonlyArray<{ attribute: string;
 
 /** v2's top-level links beside a channel answer. */
 export const CHANNEL_TOP_LINKS = { 'channel.policy_ids': '/v2/policies/{policy_id}' } as const;
+
+/**
+ * The v2 integer id of an alert channel, derived from its NerdGraph notification channel id
+ * (a UUID): positive, below 2^53, the same in every listing. v2's own channel ids are not
+ * recoverable (a documented gap of every channel route).
+ */
+export function channelV2Id(channelId: string): number {
+  return derivedV2Id(channelId, 'channel-');
+}
 
 /** More policy ids than this in one create's policy_ids is refused (each costs a workflow write). */
 export const MAX_POLICY_IDS = 10;

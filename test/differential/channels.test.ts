@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KnownGap, Mapping } from '../../src/routes/mapping.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
-import { channelV2Id } from '../../src/v2/ids.ts';
 import { createSandbox } from '../../sandbox/server.ts';
 import { notificationsOf } from '../../sandbox/notifications.ts';
 import { legacyChannelId } from '../../sandbox/legacy/notifications.ts';
@@ -10,7 +9,7 @@ import { idToken, normaliseIds, rememberingSide, resolveTokens, type IdPath } fr
 import { httpSend } from '../support/http.ts';
 import { serveOnLoopback } from '../support/http.ts';
 import { DEMO_KEY, FIXED_NOW, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY, createTestGateway, type TestGateway } from '../support/harness.ts';
-import { policyWorkflowName } from '../../mappings/shared/channel-config.ts';
+import { policyWorkflowName, channelV2Id } from '../../mappings/shared/channel-config.ts';
 
 /**
  * alerts_channels (list, create, delete) and alerts_policy_channels (PUT, DELETE),

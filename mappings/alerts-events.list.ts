@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, accountDeploymentEventsQuery, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION } from '../src/mapping-api.ts';
+import { defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import {
   AI_ISSUES_PAGE_SIZE,
   CLOCK_SKEW_MS,
@@ -18,6 +18,7 @@ import {
 import { eventFilters, eventFilterSpecs } from './shared/alert-params.ts';
 import { deploymentV2Id } from './shared/deployment-id.ts';
 import { alertV2Id } from './shared/alert-id.ts';
+import { accountDeploymentEventsQuery } from './shared/deployment-queries.ts';
 
 const note = fieldNotesUnder('recent_events[]');
 const HOUR_MS = 3_600_000;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, type PlannedAnswer, fieldNotesUnder, EntityKinds, pageOfList, NrqlResults, parseAnswer, UpstreamError, currentWindow, facetedSummaryQuery, type FilteredItem, notFound, V2Titles, type V2Body, defineParams, param, ID_PATTERN } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type PlannedAnswer, fieldNotesUnder, EntityKinds, pageOfList, NrqlResults, parseAnswer, UpstreamError, notFound, V2Titles, type V2Body, defineParams, param, ID_PATTERN } from '../../src/mapping-api.ts';
 import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppHost, type AppInstance, syntheticHostId } from './app-instances.ts';
 import { healthStatus } from './application.ts';
 import { UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf } from './metric-values.ts';
+import { currentWindow, facetedSummaryQuery, type FilteredItem } from './topology-queries.ts';
 
 /**
  * The "topology reads" (`/v2/applications/{id}/hosts` and `/instances`, list and show): one

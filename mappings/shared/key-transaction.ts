@@ -1,8 +1,10 @@
-import { ID_PATTERN, type FieldNote, type KnownGap, fieldNotesUnder, parseAnswer, CURRENT_WINDOW_MS, currentWindow, keyTransactionSumsQuery, type V2Body, decodeEntityGuid } from '../../src/mapping-api.ts';
+import { ID_PATTERN, type FieldNote, type KnownGap, fieldNotesUnder, parseAnswer, type V2Body, decodeEntityGuid } from '../../src/mapping-api.ts';
 import { z } from 'zod';
 import { healthStatus, startOfMinute } from './application.ts';
 import { idFromGuid } from './created-app.ts';
 import { UNSCOPED_ROWS_ASSUMPTION } from './metric-values.ts';
+import { keyTransactionSumsQuery } from './key-transaction-queries.ts';
+import { CURRENT_WINDOW_MS, currentWindow } from './topology-queries.ts';
 
 /**
  * A key transaction entity (KeyTransactionFields) and its 10-minute sums reshaped into v2's

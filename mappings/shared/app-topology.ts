@@ -4,6 +4,7 @@ import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppHost, ty
 import { healthStatus } from './application.ts';
 import { UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf } from './metric-values.ts';
 import { currentWindow, facetedSummaryQuery, type FilteredItem } from './topology-queries.ts';
+import { ApmOutline } from './entity-schemas.ts';
 
 /**
  * The "topology reads" (`/v2/applications/{id}/hosts` and `/instances`, list and show): one
@@ -74,14 +75,7 @@ export function topologySummaryQuery(kind: TopologyKind, appId: number, now: num
   return facetedSummaryQuery({ scope: [{ attribute: 'appId', value: appId }], facet: FACET_OF[kind], items: SUMMARY_ITEMS, ...currentWindow(now) });
 }
 
-const TopologyEntity = z.object({
-  guid: z.string(),
-  accountId: z.number().int(),
-  name: z.string(),
-  reporting: z.boolean().nullable().optional(),
-  alertSeverity: z.string().nullable().optional(),
-  applicationId: z.number().int(),
-  language: z.string().nullable().optional(),
+const TopologyEntity = ApmOutline.extend({
   applicationInstancesV2: InstancesPage.nullable().optional(),
 });
 

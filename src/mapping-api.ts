@@ -21,7 +21,7 @@ export { type V2Body, type V2Format } from './v2/format.ts';
 export { decodeEntityGuid, derivedV2Id, entityGuid, fnv1a32 } from './v2/ids.ts';
 export { linkHeader } from './v2/link.ts';
 export { defineParams, NO_PARAMS, param } from './v2/param-schema.ts';
-export { ID_PATTERN, lastValue, parseFlag, v2IdOf, type V2Params } from './v2/params.ts';
+export { ID_PATTERN, v2IdOf, type V2Params } from './v2/params.ts';
 export { type BodyObject, type BodyValue, isBodyObject, objectAt, type RequestBodyKind } from './v2/request-body.ts';
 export { RETIRED, RETIRED_ROUTES, type RetiredFamily, type RetiredFamilyName } from './v2/retired.ts';
 export { isoSeconds } from './v2/time.ts';

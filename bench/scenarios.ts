@@ -20,8 +20,8 @@ export interface Scenario {
   legacyPath?: string;
 }
 
-import { syntheticHostId } from '../src/v2/ids.ts';
 import { generateSandboxData } from '../sandbox/data.ts';
+import { syntheticHostId } from '../mappings/shared/app-instances.ts';
 
 const DEMO_KEY = 'NRAK-SANDBOX-DEMO';
 

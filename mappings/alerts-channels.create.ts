@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineWriteMapping, type WritePlan, parseAnswer, CHANNEL_TOP_LINKS, MAX_POLICY_IDS, PolicyChannelTitles, channelIdList, planChannel, type ChannelPlan, invalidParameter, writeRefused, defineParams, param, objectAt, type V2Body } from '../src/mapping-api.ts';
+import { defineWriteMapping, type WritePlan, parseAnswer, invalidParameter, writeRefused, defineParams, param, objectAt, type V2Body } from '../src/mapping-api.ts';
 import {
   CHANNEL_ASSUMPTIONS,
   channelFields,
@@ -14,6 +14,7 @@ import {
   workflowUpdate,
   type NotificationWorkflow,
 } from './shared/notifications.ts';
+import { CHANNEL_TOP_LINKS, ChannelTitles, MAX_POLICY_IDS, PolicyChannelTitles, planChannel, type ChannelPlan } from './shared/channel-config.ts';
 
 const DESTINATION = 'ChannelDestinationCreate';
 const CHANNEL = 'ChannelCreate';
@@ -51,9 +52,11 @@ const parameters = defineParams({
     fidelity: 'approximate',
     note: 'Per type as v2 (recipients, include_json_attachment; url, channel; service_key; base_url, auth_username, auth_password, payload_type, payload, headers; user_id). Secrets go to NerdGraph as secure values only.',
   }),
-  policy_ids: param.ignored('policy_ids', {
+  policy_ids: param.ids('policy_ids', {
     fidelity: 'approximate',
     note: `Up to ${MAX_POLICY_IDS} policies, each linked by one more step: the policy's own workflow updated (or created) to route to the new channel.`,
+    title: ChannelTitles.idInvalid('policy_ids'),
+    ids: 'derived',
   }),
 });
 
@@ -82,7 +85,7 @@ export default defineWriteMapping({
   ],
   assumptions: [...CHANNEL_ASSUMPTIONS, 'Success is 201 (v2\'s status is unconfirmed; clients accept any 2xx).', 'Channels are created with product IINT (what workflows route).'],
   async plan(ctx) {
-    const policyIds = channelIdList(ctx.params.get('policy_ids') ?? [], 'policy_ids');
+    const { policy_ids: policyIds } = parameters.parse(ctx.params);
     if (policyIds.length > MAX_POLICY_IDS) throw invalidParameter(PolicyChannelTitles.tooManyPolicies);
     const plan: ChannelPlan = planChannel(objectAt(ctx.body, 'channel'));
     // The policies must exist; the workflows are read once, before anything is written.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { defineWriteMapping, parseAnswer, UpstreamError, CHANNEL_TOP_LINKS, ChannelTitles, notFound, writeRefused, NO_PARAMS } from '../src/mapping-api.ts';
+import { defineWriteMapping, parseAnswer, UpstreamError, notFound, writeRefused, NO_PARAMS, v2IdOf } from '../src/mapping-api.ts';
 import { CHANNEL_ASSUMPTIONS, channelById, channelFields, channelGaps, policyIdsByChannel, readDirectory, requireComplete, v2Channel } from './shared/notifications.ts';
+import { CHANNEL_TOP_LINKS, ChannelTitles } from './shared/channel-config.ts';
 
 const OPERATION = 'ChannelDelete';
 const Deleted = z.object({
@@ -30,10 +31,10 @@ export default defineWriteMapping({
     'NerdGraph removes a deleted channel from the workflows that route to it (UNCONFIRMED; should it refuse with ENTITY_IN_USE, the answer is a 422 naming it and nothing was deleted).',
   ],
   async plan(ctx) {
-    const raw = ctx.pathParams.channel_id ?? '';
-    if (!/^[1-9]\d{0,15}$/.test(raw)) throw notFound(ChannelTitles.notFound);
+    const channelId = v2IdOf(ctx.pathParams.channel_id ?? '', 'derived');
+    if (channelId === undefined) throw notFound(ChannelTitles.notFound);
     const directory = requireComplete(await readDirectory(ctx, { channels: true, destinations: true, workflows: true }));
-    const channel = channelById(directory, Number(raw));
+    const channel = channelById(directory, channelId);
     const shown = v2Channel(channel, directory.destinations.get(channel.destinationId), policyIdsByChannel(directory.workflows).get(channel.id) ?? []);
     return {
       variables: { accountId: ctx.accountId, channelId: channel.id },

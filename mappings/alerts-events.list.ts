@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, accountDeploymentEventsQuery, type V2Body, alertV2Id, decodeEntityGuid, deploymentV2Id, defineParams, param, XML_ASSUMPTION } from '../src/mapping-api.ts';
+import { defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import {
   AI_ISSUES_PAGE_SIZE,
   CLOCK_SKEW_MS,
@@ -7,7 +7,6 @@ import {
   MAX_UPSTREAM_PAGES,
   byEventTime,
   deploymentEvent,
-  eventFilters,
   eventShown,
   mayShow,
   readPolicies,
@@ -16,18 +15,16 @@ import {
   walkIssues,
   walkedLink,
 } from './shared/ai-issues.ts';
+import { eventFilters, eventFilterSpecs } from './shared/alert-params.ts';
+import { deploymentV2Id } from './shared/deployment-id.ts';
+import { alertV2Id } from './shared/alert-id.ts';
+import { accountDeploymentEventsQuery } from './shared/deployment-queries.ts';
 
 const note = fieldNotesUnder('recent_events[]');
 const HOUR_MS = 3_600_000;
 
-const filter = (key: string, text: string) => param.single(`filter[${key}]`, { fidelity: 'approximate', note: text });
 const parameters = defineParams({
-  product: filter('product', 'APM, BROWSER, MOBILE, SERVERS, PLUGINS, SYNTHETICS, ALERTS (any case); only APM, BROWSER and MOBILE ever match.'),
-  entity_type: filter('entity_type', 'Application, Server, KeyTransaction, Plugin, MobileApplication, BrowserApplication, Monitor.'),
-  entity_group_id: filter('entity_group_id', 'A positive integer: the entity id (group ids equal entity ids here).'),
-  entity_id: filter('entity_id', 'A positive integer: the APM, browser or mobile app id, or the key transaction id.'),
-  event_type: filter('event_type', 'DEPLOYMENT, VIOLATION_OPEN, VIOLATION_CLOSE, VIOLATION (both); NOTIFICATION, INSTRUMENTATION and INCIDENT_OPEN are accepted and match nothing.'),
-  incident_id: filter('incident_id', 'The derived id of an alerts_incidents incident: its violations\' events.'),
+  ...eventFilterSpecs,
   page: param.page({ fidelity: 'exact', note: '200 per page, newest first, v2 Link header.' }),
 });
 
@@ -56,8 +53,7 @@ function appIdOf(row: DeploymentRow, accountId: number): number | undefined {
   if (typeof row.appId === 'number' && Number.isSafeInteger(row.appId) && row.appId > 0) return row.appId;
   const decoded = row['entity.guid'] ? decodeEntityGuid(row['entity.guid']) : undefined;
   if (!decoded || decoded.accountId !== accountId || decoded.domain !== 'APM' || decoded.type !== 'APPLICATION') return undefined;
-  if (!/^[1-9]\d{0,15}$/.test(decoded.domainId) || !Number.isSafeInteger(Number(decoded.domainId))) return undefined;
-  return Number(decoded.domainId);
+  return v2IdOf(decoded.domainId, 'derived');
 }
 const DeploymentsAnswer = z.object({ actor: z.object({ account: z.object({ nrql: NrqlResults }).nullable() }) });
 
@@ -117,7 +113,7 @@ export default defineReadPlanMapping({
       ]);
       if (incidents.truncated) cutoff = Math.max(cutoff, oldest(incidents.items.map((item) => item.createdAt), window.endTime));
       const issueOf = new Map(issues.items.flatMap((issue) => (issue.incidentIds ?? []).map((id) => [id, alertV2Id(issue.issueId)] as const)));
-      const policyIds = new Set(incidents.items.flatMap((item) => (item.policyIds && /^\d{1,15}$/.test(item.policyIds) ? [Number(item.policyIds)] : [])));
+      const policyIds = new Set(incidents.items.flatMap((item) => (item.policyIds ? (v2IdOf(item.policyIds) ?? []) : [])));
       const policies = await readPolicies(ctx, policyIds);
       for (const incident of incidents.items) events.push(...violationEvents(incident, issueOf.get(incident.incidentId) ?? null, policies));
     }

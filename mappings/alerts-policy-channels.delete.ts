@@ -1,4 +1,4 @@
-import { type WritePlan, defineWriteMapping, CHANNEL_TOP_LINKS, ChannelTitles, PolicyChannelTitles, channelIdParam, invalidParameter, writeRefused, type V2Body, defineParams, param } from '../src/mapping-api.ts';
+import { type WritePlan, defineWriteMapping, invalidParameter, writeRefused, type V2Body, defineParams, param } from '../src/mapping-api.ts';
 import {
   CHANNEL_ASSUMPTIONS,
   channelById,
@@ -14,13 +14,26 @@ import {
   v2Channel,
   workflowUpdate,
 } from './shared/notifications.ts';
+import { CHANNEL_TOP_LINKS, ChannelTitles, PolicyChannelTitles } from './shared/channel-config.ts';
 
 const UPDATE = 'PolicyWorkflowUpdate';
 const DELETE = 'PolicyWorkflowDelete';
 
 const parameters = defineParams({
-  policy_id: param.ignored('policy_id', { fidelity: 'exact', note: 'Required; 404 when the account has no such policy.' }),
-  channel_id: param.ignored('channel_id', { fidelity: 'exact', note: 'Required; 404 when the account has no such channel.' }),
+  policy_id: param.requiredId('policy_id', {
+    fidelity: 'exact',
+    note: 'Required; 404 when the account has no such policy.',
+    title: ChannelTitles.idInvalid('policy_id'),
+    missingTitle: ChannelTitles.policyIdRequired,
+    ids: 'derived',
+  }),
+  channel_id: param.requiredId('channel_id', {
+    fidelity: 'exact',
+    note: 'Required; 404 when the account has no such channel.',
+    title: ChannelTitles.idInvalid('channel_id'),
+    missingTitle: ChannelTitles.channelIdRequired,
+    ids: 'derived',
+  }),
 });
 
 /** DELETE /v2/alerts_policy_channels.{json,xml}?policy_id=&channel_id=: unlink a channel from a policy's workflow. */
@@ -54,8 +67,7 @@ export default defineWriteMapping({
     'The workflow the gateway created for a policy (workflowCreate) is deleted once it has no channel left: it holds nothing else.',
   ],
   async plan(ctx) {
-    const policyId = channelIdParam(ctx.params.get('policy_id') ?? [], 'policy_id', ChannelTitles.policyIdRequired);
-    const channelId = channelIdParam(ctx.params.get('channel_id') ?? [], 'channel_id', ChannelTitles.channelIdRequired);
+    const { policy_id: policyId, channel_id: channelId } = parameters.parse(ctx.params);
     await readPolicy(ctx, policyId);
     const directory = requireComplete(await readDirectory(ctx, { channels: true, destinations: true, workflows: true }));
     const channel = channelById(directory, channelId);

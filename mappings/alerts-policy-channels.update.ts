@@ -1,12 +1,24 @@
-import { defineWriteMapping, ChannelTitles, MAX_CHANNEL_IDS, PolicyChannelTitles, channelIdList, channelIdParam, invalidParameter, channelV2Id, defineParams, param } from '../src/mapping-api.ts';
+import { defineWriteMapping, invalidParameter, defineParams, param } from '../src/mapping-api.ts';
 import { CHANNEL_ASSUMPTIONS, channelById, checkWorkflowPayload, policyIdsByChannel, policyWorkflows, readDirectory, readPolicy, requireComplete, workflowCreate, workflowUpdate } from './shared/notifications.ts';
+import { ChannelTitles, MAX_CHANNEL_IDS, PolicyChannelTitles, channelV2Id } from './shared/channel-config.ts';
 
 const UPDATE = 'PolicyWorkflowUpdate';
 const CREATE = 'PolicyWorkflowCreate';
 
 const parameters = defineParams({
-  policy_id: param.ignored('policy_id', { fidelity: 'exact', note: 'Required; 404 when the account has no such policy (alerts.policy).' }),
-  channel_ids: param.ignored('channel_ids', { fidelity: 'exact', note: `Required, comma-separated, at most ${MAX_CHANNEL_IDS}; each must be a channel of the account (404).` }),
+  policy_id: param.requiredId('policy_id', {
+    fidelity: 'exact',
+    note: 'Required; 404 when the account has no such policy (alerts.policy).',
+    title: ChannelTitles.idInvalid('policy_id'),
+    missingTitle: ChannelTitles.policyIdRequired,
+    ids: 'derived',
+  }),
+  channel_ids: param.ids('channel_ids', {
+    fidelity: 'exact',
+    note: `Required, comma-separated, at most ${MAX_CHANNEL_IDS}; each must be a channel of the account (404).`,
+    title: ChannelTitles.idInvalid('channel_ids'),
+    ids: 'derived',
+  }),
 });
 
 /** PUT /v2/alerts_policy_channels.{json,xml}?policy_id=&channel_ids=: link channels to a policy through its workflow. */
@@ -37,8 +49,7 @@ export default defineWriteMapping({
   ],
   assumptions: [...CHANNEL_ASSUMPTIONS, 'Channels already linked are left as they are: PUT adds, as v2 did; nothing is written when all are linked.', 'A workflow created for a policy is named "REST v2 policy <id> channels" and notifies all issues.'],
   async plan(ctx) {
-    const policyId = channelIdParam(ctx.params.get('policy_id') ?? [], 'policy_id', ChannelTitles.policyIdRequired);
-    const channelIds = channelIdList(ctx.params.get('channel_ids') ?? [], 'channel_ids');
+    const { policy_id: policyId, channel_ids: channelIds } = parameters.parse(ctx.params);
     if (channelIds.length === 0) throw invalidParameter(ChannelTitles.channelIdsRequired);
     if (channelIds.length > MAX_CHANNEL_IDS) throw invalidParameter(PolicyChannelTitles.tooManyChannels);
     await readPolicy(ctx, policyId);

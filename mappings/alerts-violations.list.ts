@@ -1,24 +1,19 @@
-import { defineReadPlanMapping, fieldNotesUnder, defineParams, param, XML_ASSUMPTION } from '../src/mapping-api.ts';
+import { defineReadPlanMapping, fieldNotesUnder, defineParams, param, v2IdOf, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import {
   AI_ISSUES_PAGE_SIZE,
   MAX_UPSTREAM_PAGES,
   readConditionNames,
   readPolicies,
   v2Violation,
-  violationParams,
   walkIncidents,
   walkedLink,
 } from './shared/ai-issues.ts';
+import { violationParams, violationWindowSpecs } from './shared/alert-params.ts';
 
 const note = fieldNotesUnder('violations[]');
 
 const parameters = defineParams({
-  only_open: param.flag('only_open', { fidelity: 'exact', note: 'Open incidents only: filter states [CREATED].' }),
-  'filter[only_open]': param.flag('filter[only_open]', { fidelity: 'exact', note: 'The same, as a TypeScript integration client spells it.' }),
-  start_date: param.single('start_date', { fidelity: 'approximate', note: 'ISO 8601; timeWindow.startTime (opened at or after), never before 1970. Default: 30 days back (90 with only_open).' }),
-  'filter[start_time]': param.single('filter[start_time]', { fidelity: 'approximate', note: 'Used when start_date is absent.' }),
-  end_date: param.single('end_date', { fidelity: 'approximate', note: 'ISO 8601; timeWindow.endTime (opened at or before), never past now + 1 minute. Default: now + 1 minute.' }),
-  'filter[end_time]': param.single('filter[end_time]', { fidelity: 'approximate', note: 'Used when end_date is absent.' }),
+  ...violationWindowSpecs,
   page: param.page({ fidelity: 'exact', note: '200 per page, newest first, over NerdGraph cursors; Link never has rel="last".' }),
 });
 
@@ -74,7 +69,7 @@ export default defineReadPlanMapping({
       beyondTitle: `Invalid parameter page: at most ${MAX_UPSTREAM_PAGES} NerdGraph pages of violations can be read (${Math.ceil(walked.items.length / AI_ISSUES_PAGE_SIZE)} pages here); narrow the list with start_date and end_date`,
     });
     const items = walked.items.slice((page - 1) * AI_ISSUES_PAGE_SIZE, page * AI_ISSUES_PAGE_SIZE);
-    const policyIds = new Set(items.flatMap((item) => (item.policyIds && /^\d{1,15}$/.test(item.policyIds) ? [Number(item.policyIds)] : [])));
+    const policyIds = new Set(items.flatMap((item) => (item.policyIds ? (v2IdOf(item.policyIds) ?? []) : [])));
     const [policies, conditions] = items.length === 0 ? [new Map(), new Map()] : await Promise.all([readPolicies(ctx, policyIds), readConditionNames(ctx)]);
     return {
       body: { violations: items.map((item) => v2Violation(item, { policies, conditions }, ctx.now)) },

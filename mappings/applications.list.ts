@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineListMapping, type PageReadContext, XML_ASSUMPTION, MAX_PAGES_WALKED, EntityKinds, parseAnswer, entityQuery, type Condition, appInstancesQuery, currentWindow, hostIndexQuery, defineParams, param } from '../src/mapping-api.ts';
+import { defineListMapping, type PageReadContext, XML_ASSUMPTION, MAX_PAGES_WALKED, EntityKinds, parseAnswer, entityQuery, type Condition, defineParams, param } from '../src/mapping-api.ts';
 import { linkIdsFromNames, type AppLinkIds } from './shared/app-instances.ts';
 import {
   APPLICATION_ASSUMPTIONS,
@@ -12,6 +12,7 @@ import {
   realUserMonitoringOf,
   reshapeApplication,
 } from './shared/application.ts';
+import { appInstancesQuery, currentWindow, hostIndexQuery } from './shared/topology-queries.ts';
 
 /** Fresh enough for a host filter, long enough that paging one filtered list reuses it. */
 const HOST_INDEX_TTL_MS = 60_000;

@@ -1,6 +1,7 @@
-import { defineWriteMapping, LabelTitles, MAX_LABEL_APPLICATIONS, carries, isLabelTagKey, parseLabelDelete, parseLabelKey, v2Label, defineParams, param, XML_ASSUMPTION, V2Error, notFound } from '../src/mapping-api.ts';
+import { defineWriteMapping, defineParams, param, XML_ASSUMPTION, V2Error, notFound } from '../src/mapping-api.ts';
 import { LABEL_ASSUMPTIONS, LABEL_FIELDS, LABEL_GAPS, LABEL_WRITE_ASSUMPTIONS, LABEL_WRITE_GAPS } from './shared/label-notes.ts';
 import { chainPerApplication, labelBodyKind, namedApplications, readTaggedApplications } from './shared/labels.ts';
+import { LabelTitles, MAX_LABEL_APPLICATIONS, carries, isLabelTagKey, parseLabelDelete, parseLabelKey, v2Label } from './shared/label-rules.ts';
 
 const OPERATION = 'LabelRemove';
 

@@ -1,6 +1,7 @@
-import { defineReadPlanMapping, pageOfList, LABELS_PAGE_SIZE, aggregateLabels, defineParams, param, XML_ASSUMPTION } from '../src/mapping-api.ts';
+import { defineReadPlanMapping, pageOfList, defineParams, param, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { LABEL_ASSUMPTIONS, LABEL_FIELDS, LABEL_GAPS } from './shared/label-notes.ts';
 import { TAGGED_ENTITIES_OPERATION, readTaggedApplications } from './shared/labels.ts';
+import { LABELS_PAGE_SIZE, aggregateLabels } from './shared/label-rules.ts';
 
 const parameters = defineParams({
   page: param.page({ fidelity: 'approximate', note: `${LABELS_PAGE_SIZE} labels per page (v2's size is UNCONFIRMED), by category then name, v2 Link header.` }),

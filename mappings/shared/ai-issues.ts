@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping, parseAnswer, UpstreamError, AlertIncidentTitles, V2Error, invalidParameter, notFound, writeRefused, type V2Body, alertV2Id, decodeEntityGuid, linkHeader, lastValue, parseFlag, type V2Params, NO_PARAMS, parseV2Time, XML_ASSUMPTION, walkCursors, type WalkOptions, type Walked } from '../../src/mapping-api.ts';
+import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping, parseAnswer, UpstreamError, V2Error, invalidParameter, notFound, writeRefused, type V2Body, decodeEntityGuid, linkHeader, NO_PARAMS, v2IdOf, XML_ASSUMPTION, walkCursors, type WalkOptions, type Walked } from '../../src/mapping-api.ts';
+import { AlertIncidentTitles } from './alert-titles.ts';
+import { alertV2Id } from './alert-id.ts';
 
 /**
  * REST v2's retired alert namespaces over NerdGraph's AI issues (routes-next.md §5): a REST
@@ -159,34 +161,7 @@ export interface TimeWindow {
   endTime: number;
 }
 
-function time(params: V2Params, key: string): number | undefined {
-  const value = lastValue(params, key);
-  if (value === undefined || value.trim() === '') return undefined;
-  const at = parseV2Time(value);
-  if (at === undefined) throw invalidParameter(AlertIncidentTitles.badTime(key));
-  return at;
-}
-
-export interface ViolationParams {
-  onlyOpen: boolean;
-  /** null: the window holds nothing (a start after the end of what exists); nothing is read. */
-  window: TimeWindow | null;
-  page: number;
-}
-
-/** alerts_violations' parameters in v2's order (the legacy face checks them in the same one). */
-export function violationParams(params: V2Params, now: number, page: number): ViolationParams {
-  const onlyOpen = parseFlag(params, 'only_open') || parseFlag(params, 'filter[only_open]');
-  const start = time(params, 'start_date') ?? time(params, 'filter[start_time]');
-  const end = time(params, 'end_date') ?? time(params, 'filter[end_time]');
-  if (start !== undefined && end !== undefined && end < start) throw invalidParameter(AlertIncidentTitles.timeOrder);
-  // The window never reaches past now (plus clock skew) nor before the epoch; a start after its
-  // end (a start in the future, dates before 1970) lists nothing, as v2 did, and reads nothing.
-  const latest = now + CLOCK_SKEW_MS;
-  const endTime = Math.min(end ?? latest, latest);
-  const startTime = Math.max(start ?? now - (onlyOpen ? OPEN_WINDOW_MS : LIST_WINDOW_MS), 0);
-  return { onlyOpen, window: startTime < endTime ? { startTime, endTime } : null, page };
-}
+// The window's parameters: mappings/shared/alert-params.ts.
 
 // ---------------------------------------------------------------------------------------------
 // v2 objects
@@ -200,7 +175,7 @@ const ENTITY_KINDS: Record<string, { product: string; type: string }> = {
   'SYNTH|MONITOR': { product: 'Synthetics', type: 'Monitor' },
 };
 
-const numeric = (value: string | null | undefined): number | null => (value && /^\d{1,15}$/.test(value) ? Number(value) : null);
+const numeric = (value: string | null | undefined): number | null => (value ? (v2IdOf(value) ?? null) : null);
 
 export interface NameDirectory {
   policies: ReadonlyMap<number, PolicyFacts>;
@@ -211,7 +186,7 @@ export interface NameDirectory {
 export function v2Violation(incident: UpstreamIncident, names: NameDirectory, now: number): V2Body {
   const decoded = incident.entityGuids ? decodeEntityGuid(incident.entityGuids) : undefined;
   const kind = decoded ? ENTITY_KINDS[`${decoded.domain}|${decoded.type}`] : undefined;
-  const entityId = decoded && /^\d{1,15}$/.test(decoded.domainId) ? Number(decoded.domainId) : null;
+  const entityId = decoded ? numeric(decoded.domainId) : null;
   const policyId = numeric(incident.policyIds);
   const conditionId = numeric(incident.conditionFamilyId);
   const closedAt = incident.closedAt ?? null;
@@ -276,7 +251,7 @@ export const ACTION_WINDOW_MS = OPEN_WINDOW_MS;
  * ACTION_WINDOW_MS (at most MAX_UPSTREAM_PAGES pages, no further than the page holding it), else 404.
  */
 export async function findIssue(ctx: OperationContext, rawId: string | undefined): Promise<UpstreamIssue> {
-  const id = rawId !== undefined && /^[1-9]\d{0,15}$/.test(rawId) ? Number(rawId) : undefined;
+  const id = rawId !== undefined ? v2IdOf(rawId, 'derived') : undefined;
   if (id === undefined || !Number.isSafeInteger(id)) throw notFound(AlertIncidentTitles.incidentNotFound);
   const named = (candidate: UpstreamIssue): boolean => alertV2Id(candidate.issueId) === id;
   const window = { startTime: ctx.now - ACTION_WINDOW_MS, endTime: ctx.now + CLOCK_SKEW_MS };
@@ -387,38 +362,7 @@ export interface EventFilters {
   incidentId?: number;
 }
 
-function oneOf(params: V2Params, key: string, allowed: readonly string[]): string | undefined {
-  const value = lastValue(params, key)?.trim();
-  if (value === undefined || value === '') return undefined;
-  const found = allowed.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
-  if (found === undefined) throw invalidParameter(AlertIncidentTitles.badFilter(key, allowed));
-  return found;
-}
-
-function idOf(params: V2Params, key: string): number | undefined {
-  const value = lastValue(params, key)?.trim();
-  if (value === undefined || value === '') return undefined;
-  if (!/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) throw invalidParameter(AlertIncidentTitles.badId(key));
-  return Number(value);
-}
-
-/** alerts_events' filters in v2's order (the legacy face checks them in the same one). */
-export function eventFilters(params: V2Params): EventFilters {
-  const filters: EventFilters = {};
-  const product = oneOf(params, 'filter[product]', EVENT_PRODUCTS);
-  const entityType = oneOf(params, 'filter[entity_type]', EVENT_ENTITY_TYPES);
-  const entityGroupId = idOf(params, 'filter[entity_group_id]');
-  const entityId = idOf(params, 'filter[entity_id]');
-  const eventType = oneOf(params, 'filter[event_type]', EVENT_TYPES);
-  const incidentId = idOf(params, 'filter[incident_id]');
-  if (product !== undefined) filters.product = product;
-  if (entityType !== undefined) filters.entityType = entityType;
-  if (entityGroupId !== undefined) filters.entityGroupId = entityGroupId;
-  if (entityId !== undefined) filters.entityId = entityId;
-  if (eventType !== undefined) filters.eventType = eventType;
-  if (incidentId !== undefined) filters.incidentId = incidentId;
-  return filters;
-}
+// The filters' parameters: mappings/shared/alert-params.ts (eventFilters).
 
 /** Whether an event of `type` can pass the filters at all (so its source need not be read). */
 export function mayShow(filters: EventFilters, type: 'DEPLOYMENT' | 'VIOLATION_OPEN' | 'VIOLATION_CLOSE'): boolean {
@@ -449,7 +393,7 @@ export const byEventTime = (a: V2Body, b: V2Body): number => Number(b.timestamp)
 export function violationEvents(incident: UpstreamIncident, issueV2Id: number | null, policies: ReadonlyMap<number, PolicyFacts>): V2Body[] {
   const decoded = incident.entityGuids ? decodeEntityGuid(incident.entityGuids) : undefined;
   const kind = decoded ? ENTITY_KINDS[`${decoded.domain}|${decoded.type}`] : undefined;
-  const entityId = decoded && /^\d{1,15}$/.test(decoded.domainId) ? Number(decoded.domainId) : null;
+  const entityId = decoded ? numeric(decoded.domainId) : null;
   const policyId = numeric(incident.policyIds);
   const policyName = policyId !== null ? policies.get(policyId)?.name : undefined;
   const common = {

@@ -1,4 +1,4 @@
-import { ID_PATTERN, syntheticHostId, type CallerScope, repeatedCursor, parseAnswer, UpstreamError, V2Error, V2Titles, notFound } from '../../src/mapping-api.ts';
+import { ID_PATTERN, fnv1a32, type CallerScope, repeatedCursor, parseAnswer, UpstreamError, V2Error, V2Titles, notFound } from '../../src/mapping-api.ts';
 import { z } from 'zod';
 
 /**
@@ -157,6 +157,17 @@ export interface AppHost {
   id: number;
   name: string;
   instances: AppInstance[];
+}
+
+/**
+ * REST v2 host ids name an (application, host) pair; NerdGraph only knows host names. The
+ * gateway derives a stable positive 31-bit id from the pair, so a client that lists hosts and
+ * comes back with an id is understood. Real v2 host ids are different numbers: a documented
+ * gap of every route that shows host ids.
+ */
+export function syntheticHostId(applicationId: number, hostName: string): number {
+  // Positive, 31-bit and non-zero, so it is a v2 id.
+  return fnv1a32(`${applicationId}|${hostName}`) >>> 1 || 1;
 }
 
 const PORT_SUFFIX = /:(\d{1,5})$/;

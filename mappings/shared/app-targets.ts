@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EntityKinds, type EntityRef, type TimesliceTarget, type TimesliceTargetContext, parseAnswer, UpstreamError, hasControlCharacters, V2Titles, notFound, ID_PATTERN, syntheticHostId } from '../../src/mapping-api.ts';
-import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppInstance } from './app-instances.ts';
+import { EntityKinds, type EntityRef, type TimesliceTarget, type TimesliceTargetContext, parseAnswer, UpstreamError, hasControlCharacters, V2Titles, notFound, ID_PATTERN } from '../../src/mapping-api.ts';
+import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppInstance, syntheticHostId } from './app-instances.ts';
 
 /**
  * Timeslice targets inside an APM app: one of its hosts or instances. The metric request probes

@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, type PlannedAnswer, fieldNotesUnder, EntityKinds, pageOfList, NrqlResults, parseAnswer, UpstreamError, currentWindow, facetedSummaryQuery, type FilteredItem, notFound, V2Titles, type V2Body, syntheticHostId, defineParams, param, ID_PATTERN } from '../../src/mapping-api.ts';
-import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppHost, type AppInstance } from './app-instances.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type PlannedAnswer, fieldNotesUnder, EntityKinds, pageOfList, NrqlResults, parseAnswer, UpstreamError, notFound, V2Titles, type V2Body, defineParams, param, ID_PATTERN } from '../../src/mapping-api.ts';
+import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppHost, type AppInstance, syntheticHostId } from './app-instances.ts';
 import { healthStatus } from './application.ts';
 import { UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf } from './metric-values.ts';
+import { currentWindow, facetedSummaryQuery, type FilteredItem } from './topology-queries.ts';
+import { ApmOutline } from './entity-schemas.ts';
 
 /**
  * The "topology reads" (`/v2/applications/{id}/hosts` and `/instances`, list and show): one
@@ -73,14 +75,7 @@ export function topologySummaryQuery(kind: TopologyKind, appId: number, now: num
   return facetedSummaryQuery({ scope: [{ attribute: 'appId', value: appId }], facet: FACET_OF[kind], items: SUMMARY_ITEMS, ...currentWindow(now) });
 }
 
-const TopologyEntity = z.object({
-  guid: z.string(),
-  accountId: z.number().int(),
-  name: z.string(),
-  reporting: z.boolean().nullable().optional(),
-  alertSeverity: z.string().nullable().optional(),
-  applicationId: z.number().int(),
-  language: z.string().nullable().optional(),
+const TopologyEntity = ApmOutline.extend({
   applicationInstancesV2: InstancesPage.nullable().optional(),
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { V2Titles, type FieldNote, type KnownGap, type OperationContext, type ReshapeContext, fieldNotesUnder, parseAnswer, UpstreamError, type V2Body, isoSeconds, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
 import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from './app-instances.ts';
+import { ApmOutline } from './entity-schemas.ts';
 
 /**
  * An APM application entity (outline or full) reshaped into the v2 application object
@@ -8,14 +9,7 @@ import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstanc
  */
 const num = z.number().nullable().optional();
 
-export const ApmEntity = z.object({
-  guid: z.string(),
-  accountId: z.number().int(),
-  name: z.string(),
-  reporting: z.boolean().nullable().optional(),
-  alertSeverity: z.string().nullable().optional(),
-  applicationId: z.number().int(),
-  language: z.string().nullable().optional(),
+export const ApmEntity = ApmOutline.extend({
   settings: z.object({ apdexTarget: num, serverSideConfig: z.boolean().nullable().optional() }).nullable().optional(),
   apmSummary: z
     .object({

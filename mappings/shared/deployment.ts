@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { V2Error, V2Titles, type OperationContext, type WritePlan, type RememberedDeployment, EntityKinds, type EntityRef, deploymentEventsQuery, entityQuery, NrqlResults, parseAnswer, UpstreamError, type V2Body, deploymentV2Id, type BodyObject, type BodyValue, isoSeconds, parseV2Time } from '../../src/mapping-api.ts';
+import { V2Error, V2Titles, type OperationContext, type WritePlan, type RememberedDeployment, EntityKinds, type EntityRef, entityQuery, NrqlResults, parseAnswer, UpstreamError, type V2Body, type BodyObject, type BodyValue, isoSeconds, parseV2Time } from '../../src/mapping-api.ts';
+import { deploymentV2Id } from './deployment-id.ts';
+import { deploymentEventsQuery } from './deployment-queries.ts';
 
 /**
  * Deployments, shared by the v2 list and create routes and the v0 `deployments.xml`

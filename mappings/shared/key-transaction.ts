@@ -1,8 +1,11 @@
-import { ID_PATTERN, type FieldNote, type KnownGap, fieldNotesUnder, parseAnswer, CURRENT_WINDOW_MS, currentWindow, keyTransactionSumsQuery, type V2Body, decodeEntityGuid } from '../../src/mapping-api.ts';
+import { ID_PATTERN, type FieldNote, type KnownGap, fieldNotesUnder, parseAnswer, type V2Body, decodeEntityGuid } from '../../src/mapping-api.ts';
 import { z } from 'zod';
 import { healthStatus, startOfMinute } from './application.ts';
 import { idFromGuid } from './created-app.ts';
 import { UNSCOPED_ROWS_ASSUMPTION } from './metric-values.ts';
+import { keyTransactionSumsQuery } from './key-transaction-queries.ts';
+import { CURRENT_WINDOW_MS, currentWindow } from './topology-queries.ts';
+import { EntityOutline } from './entity-schemas.ts';
 
 /**
  * A key transaction entity (KeyTransactionFields) and its 10-minute sums reshaped into v2's
@@ -14,12 +17,7 @@ export const KEY_TRANSACTION_TOP_LINKS: V2Body = { 'key_transaction.application'
 /** v2 summarised key transactions over the last 10 minutes (routes-next.md §0): the current window. */
 const SUMMARY_MINUTES = CURRENT_WINDOW_MS / 60_000;
 
-export const KeyTransactionEntity = z.object({
-  guid: z.string(),
-  accountId: z.number().int(),
-  name: z.string(),
-  reporting: z.boolean().nullable().optional(),
-  alertSeverity: z.string().nullable().optional(),
+export const KeyTransactionEntity = EntityOutline.extend({
   apdexTarget: z.number(),
   browserApdexTarget: z.number().nullable().optional(),
   metricName: z.string(),

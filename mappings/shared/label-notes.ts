@@ -1,4 +1,5 @@
-import { type FieldNote, type KnownGap, LABELS_PAGE_SIZE, MAX_LABEL_APPLICATIONS } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap } from '../../src/mapping-api.ts';
+import { LABELS_PAGE_SIZE, MAX_LABEL_APPLICATIONS } from './label-rules.ts';
 
 /** Field notes, gaps and assumptions every label route shares (routes-next.md §6, rest-v2-shapes.md §10). */
 export const LABEL_FIELDS = (prefix: string): FieldNote[] => [

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { type CallerScope, type WritePlan, entityQuery, walkCursors, parseAnswer, UpstreamError, redactKeys, V2Error, writeRefused, type V2Body, LabelTitles, UpstreamTags, carries, healthBucket, type LabelBodyKind, type LabelledApplication, type LabelChange, type RememberedLabelChange, type RequestBodyKind } from '../../src/mapping-api.ts';
+import { type CallerScope, type WritePlan, entityQuery, walkCursors, parseAnswer, UpstreamError, redactKeys, V2Error, writeRefused, type V2Body, type LabelChange, type RememberedLabelChange, type RequestBodyKind } from '../../src/mapping-api.ts';
+import { LabelTitles, UpstreamTags, carries, healthBucket, type LabelBodyKind, type LabelledApplication } from './label-rules.ts';
+import { EntityHealth } from './entity-schemas.ts';
 
 /**
  * Labels over NerdGraph tagging (routes-next.md §6), shared by the list, PUT and DELETE
@@ -14,11 +16,7 @@ export const labelBodyKind = (kind: RequestBodyKind | undefined): LabelBodyKind 
 /** Entity search pages of 200: at most 50 of them, 10,000 applications (beyond: 502, documented). */
 const MAX_SEARCH_PAGES = 50;
 
-const TaggedEntity = z.object({
-  guid: z.string(),
-  accountId: z.number().int(),
-  reporting: z.boolean().nullable().optional(),
-  alertSeverity: z.string().nullable().optional(),
+const TaggedEntity = EntityHealth.extend({
   tags: UpstreamTags,
   applicationId: z.number().int().positive().nullable().optional(),
 });

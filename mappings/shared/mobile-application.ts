@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type FieldNote, type KnownGap, type ReshapeContext, fieldNotesUnder, type V2Body } from '../../src/mapping-api.ts';
 import { healthStatus, startOfMinute } from './application.ts';
+import { ApplicationOutline } from './entity-schemas.ts';
 
 /**
  * A mobile application entity (outline or full) reshaped into v2's mobile application object
@@ -14,13 +15,7 @@ export const MOBILE_ITEM_KEY = 'application';
 
 const num = z.number().nullable().optional();
 
-export const MobileEntity = z.object({
-  guid: z.string(),
-  accountId: z.number().int(),
-  name: z.string(),
-  reporting: z.boolean().nullable().optional(),
-  alertSeverity: z.string().nullable().optional(),
-  applicationId: z.number().int(),
+export const MobileEntity = ApplicationOutline.extend({
   mobileSummary: z
     .object({
       appLaunchCount: num,

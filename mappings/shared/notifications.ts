@@ -6,7 +6,8 @@
  * routes-next.md §5.5).
  */
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, UpstreamError, V2Error, notFound, writeRefused, type V2Body, channelV2Id, XML_ASSUMPTION, ChannelTitles, POLICY_PREDICATE, V2_TYPE_OF_CHANNEL, isOwnPolicyFilter, policyIdsOfPredicates, policyWorkflowName, v2Configuration } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, UpstreamError, V2Error, notFound, writeRefused, type V2Body, XML_ASSUMPTION } from '../../src/mapping-api.ts';
+import { ChannelTitles, POLICY_PREDICATE, V2_TYPE_OF_CHANNEL, isOwnPolicyFilter, policyIdsOfPredicates, policyWorkflowName, v2Configuration, channelV2Id } from './channel-config.ts';
 
 export const DIRECTORY = 'NotificationDirectory';
 /** v2 list page size (UNCONFIRMED, routes-next.md §0 assumes 200; the sandbox's alert lists page by 50, as here). */

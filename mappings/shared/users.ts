@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, V2Error, type V2Body, userV2Id, XML_ASSUMPTION } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, V2Error, type V2Body, derivedV2Id, ID_PATTERN, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 
 /**
  * Users (routes-next.md §7) over NerdGraph user management: the caller's organization's
@@ -7,6 +7,16 @@ import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, V2Er
  * by GET /v2/users and GET /v2/users/{id}.
  */
 export const USERS_OPERATION = 'Users';
+
+/**
+ * The v2 integer id of a NerdGraph user (`UserManagementUser.id`, an `ID`): the id itself when
+ * it is a v2 id (ID_PATTERN; user ids seen are numeric strings; whether they are the numbers
+ * v2 showed is UNCONFIRMED), otherwise derived from the string (derivedV2Id).
+ */
+export function userV2Id(userId: string): number {
+  if (ID_PATTERN.test(userId)) return Number(userId);
+  return derivedV2Id(`user|${userId}`);
+}
 export const USERS_PAGE_SIZE = 200;
 /** At most this many NerdGraph reads make one v2 answer (each domain page is one read). */
 export const MAX_USER_READS = 60;

@@ -6,7 +6,8 @@ import type { SandboxApp, SandboxData } from '../model.ts';
 import { loadSandboxSchema } from '../schema.ts';
 import { createSandbox } from '../server.ts';
 import { removeApplication, updateApplication } from '../writes.ts';
-import { decodeEntityGuid, syntheticHostId } from '../../src/v2/ids.ts';
+import { decodeEntityGuid } from '../../src/v2/ids.ts';
+import { syntheticHostId } from '../../mappings/shared/app-instances.ts';
 
 const NOW = 1_750_000_000_000;
 const PRIMARY = 1000001;

@@ -1,5 +1,4 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { SECRET_CONFIGURATION_KEYS } from '../v2/channel-config.ts';
 
 /**
  * Secrets callers send in v2 write bodies (alert channels' `configuration`) and the legacy API
@@ -12,6 +11,9 @@ import { SECRET_CONFIGURATION_KEYS } from '../v2/channel-config.ts';
  * anywhere): the same secret on both sides still matches and different ones still differ, but
  * the text cannot be read back (and the tag cannot be guessed offline without the key).
  */
+
+/** Alert channel configuration keys that are credentials (the channel mappings never read them back from NerdGraph). */
+const SECRET_CONFIGURATION_KEYS: readonly string[] = ['service_key', 'auth_password', 'api_key', 'key'];
 
 /** Keys whose values are secrets inside a `configuration` object: the credentials and what can carry them (webhook headers and payload). */
 // Also the credentials of channel types the legacy API may still list (HipChat `auth_token`,

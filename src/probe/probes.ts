@@ -1,16 +1,19 @@
 import { z } from 'zod';
+import { keyTransactionSumsQuery } from '../../mappings/shared/key-transaction-queries.ts';
 import { acceptedFormulasOf } from '../../mappings/shared/metric-values.ts';
+import { appInstancesQuery, currentWindow, facetedSummaryQuery } from '../../mappings/shared/topology-queries.ts';
 import { EntityKinds } from '../routes/entity-ref.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
-import { appInstancesQuery, currentWindow, facetedSummaryQuery, keyTransactionSumsQuery, metricNamesQuery } from '../upstream/nrql.ts';
+import { metricNamesQuery } from '../upstream/nrql.ts';
 import type { ProbeResult, Verdict } from './report.ts';
 
 /**
  * The named probes of `npm run probe`: each checks on a real account one fact the mappings take
  * as UNCONFIRMED, and answers confirmed, refuted or unknown (no data to tell) with its evidence.
  * Reads only: the static documents queries/Probe*.graphql (every input a variable); NRQL is
- * built by src/upstream/nrql.ts, whose client values go through quoteLiteral, the one literal
- * function. Evidence is numbers, ids and names, never a key.
+ * built by src/upstream/nrql.ts and the mappings' query modules (mappings/shared/*-queries.ts),
+ * whose client values go through quoteLiteral, the one literal function. Evidence is numbers,
+ * ids and names, never a key.
  */
 export type ProbeOperation = 'ProbeEntities' | 'ProbeKeyTransactions' | 'ProbeApplicationInstances' | 'ProbeNrql';
 export const PROBE_OPERATIONS: readonly ProbeOperation[] = ['ProbeEntities', 'ProbeKeyTransactions', 'ProbeApplicationInstances', 'ProbeNrql'];

@@ -23,3 +23,15 @@ export function quoteLiteral(value: string): string {
   }
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
+
+/** A value an NRQL literal may hold: client text (quoted by quoteLiteral) or a safe integer. */
+export type NrqlValue = string | number;
+
+/** An NRQL literal: a safe integer as its digits, text through quoteLiteral. */
+export function nrqlLiteral(value: NrqlValue): string {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new Error(`not an integer NRQL literal: ${value}`);
+    return String(value);
+  }
+  return quoteLiteral(value);
+}

@@ -71,16 +71,3 @@ export const WRITE_REFUSED = 'write_refused';
 
 export const writeRefused = (status: V2Status, title: string, messages?: readonly string[]): V2Error =>
   new V2Error(status, title, { kind: WRITE_REFUSED, ...(messages ? { messages } : {}) });
-
-/**
- * Titles of alerts_incidents, alerts_violations and alerts_events (mappings/shared/ai-issues.ts);
- * the sandbox's legacy face uses them too. v2's own texts are unconfirmed.
- */
-export const AlertIncidentTitles = {
-  incidentNotFound: 'No Incident found with the given ID',
-  alreadyClosed: 'Incident already closed',
-  badTime: (key: string): string => `Invalid parameter ${key}: expected a date-time such as 2026-01-01T00:00:00Z`,
-  timeOrder: 'Invalid parameters: the end of the time range must not be before its start',
-  badFilter: (key: string, allowed: readonly string[]): string => `Invalid parameter ${key}: expected one of ${allowed.join(', ')}`,
-  badId: (key: string): string => `Invalid parameter ${key}: expected a positive integer id`,
-} as const;

@@ -1,16 +1,8 @@
-import { ID_PATTERN } from './params.ts';
 /**
- * Identifiers v2 had and NerdGraph does not.
- *
- * REST v2 host ids name an (application, host) pair; NerdGraph only knows host names.
- * v2-bridge therefore derives a stable positive 31-bit id from the pair, so a client that
- * lists hosts and comes back with an id is understood. Real v2 host ids are different
- * numbers: this is a documented gap of every route that shows host ids.
+ * Identifiers v2 had and NerdGraph does not: the generic encodings. Each resource's own scheme
+ * (host, deployment, channel, alert and user ids) lives with its mapping in mappings/shared/
+ * and is built from these.
  */
-export function syntheticHostId(applicationId: number, hostName: string): number {
-  // Keep it positive, 31-bit and non-zero so it is a valid v2 id.
-  return fnv1a32(`${applicationId}|${hostName}`) >>> 1 || 1;
-}
 
 /** FNV-1a over UTF-16 code units: cheap, and stable across processes and versions. */
 export function fnv1a32(text: string): number {
@@ -45,44 +37,12 @@ export function decodeEntityGuid(guid: string): DecodedGuid | undefined {
 }
 
 /**
- * The v2 integer id of a deployment, derived from its NerdGraph change-tracking id (a UUID
- * NerdGraph generates): positive, below 2^53 so every JSON client reads it exactly, and the
- * same for the same event in every listing. v2's own deployment ids are not recoverable.
+ * A v2 integer id derived from a NerdGraph id (a UUID NerdGraph generates): positive, below
+ * 2^53 so every JSON client reads it exactly (DERIVED_ID_PATTERN), and the same for the same id
+ * in every listing and process. `salt` keeps one resource's scheme apart from another's.
  */
-export function deploymentV2Id(changeTrackingId: string): number {
-  const high = fnv1a32(`high|${changeTrackingId}`) & 0x1fffff;
-  const low = fnv1a32(`low|${changeTrackingId}`);
+export function derivedV2Id(nerdgraphId: string, salt = ''): number {
+  const high = fnv1a32(`${salt}high|${nerdgraphId}`) & 0x1fffff;
+  const low = fnv1a32(`${salt}low|${nerdgraphId}`);
   return high * 0x1_0000_0000 + low || 1;
-}
-
-// Issue 11, users (helper A).
-/**
- * The v2 integer id of a NerdGraph user (`UserManagementUser.id`, an `ID`): the id itself when
- * it is a positive integer v2 accepts in a path (ID_PATTERN: at most 15 digits; user ids seen are numeric strings; whether they are the
- * numbers v2 showed is UNCONFIRMED), otherwise derived from the string as deploymentV2Id does.
- */
-export function userV2Id(userId: string): number {
-  if (ID_PATTERN.test(userId)) return Number(userId);
-  return deploymentV2Id(`user|${userId}`);
-}
-
-// alerts_channels (helper C): notification channel ids.
-/**
- * The v2 integer id of an alert channel, derived from its NerdGraph notification channel id
- * (a UUID): positive, below 2^53, the same in every listing. v2's own channel ids are not
- * recoverable (a documented gap of every channel route).
- */
-export function channelV2Id(channelId: string): number {
-  const high = fnv1a32(`channel-high|${channelId}`) & 0x1fffff;
-  const low = fnv1a32(`channel-low|${channelId}`);
-  return high * 0x1_0000_0000 + low || 1;
-}
-
-/**
- * The v2 integer id of an alert issue (REST "incident") or incident (REST "violation"),
- * derived from its NerdGraph id (a UUID) the way deploymentV2Id is: stable, positive, below
- * 2^53. v2's own ids are not recoverable; both sandbox faces and the gateway use this one.
- */
-export function alertV2Id(nerdgraphId: string): number {
-  return deploymentV2Id(`alert|${nerdgraphId}`);
 }

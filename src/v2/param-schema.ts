@@ -1,5 +1,6 @@
 import { invalidParameter } from './errors.ts';
-import { distinctValues, lastValue, parseFlag, parseIdList, parseMetricNames, parsePage, parseText, type V2Params } from './params.ts';
+import { distinctValues, type IdBound, v2IdOf, lastValue, parseFlag, parseIdList, parseMetricNames, parsePage, parseText, type V2Params } from './params.ts';
+import { parseV2Time } from './timestamps.ts';
 
 /**
  * A route's v2 request parameters as one declaration that both parses the request and
@@ -35,6 +36,14 @@ const spec = <T>(name: string, doc: ParamDoc, read: (params: V2Params) => T): Pa
   read,
 });
 
+function readId(params: V2Params, key: string, doc: { title: string; ids?: IdBound }): number | undefined {
+  const value = lastValue(params, key)?.trim();
+  if (value === undefined || value === '') return undefined;
+  const id = v2IdOf(value, doc.ids);
+  if (id === undefined) throw invalidParameter(doc.title);
+  return id;
+}
+
 /** The declarations; one function per kind of v2 parameter. */
 export const param = {
   /** Free text, last occurrence wins; empty means absent (parseText). */
@@ -57,8 +66,70 @@ export const param = {
       return [...new Set(keys.flatMap((k) => parseIdList(params, k) ?? []))];
     }),
 
-  /** A boolean in the spellings Rails accepted; absent is false (parseFlag). */
-  flag: (key: string, doc: ParamDoc): ParamSpec<boolean> => spec(key, doc, (params) => parseFlag(params, key)),
+  /**
+   * A boolean in the spellings Rails accepted; absent is false (parseFlag). With `aliases`,
+   * true when any spelling is, read in order until one is true (a later one is not read).
+   */
+  flag: (key: string, doc: ParamDoc & { aliases?: readonly string[] }): ParamSpec<boolean> =>
+    spec(key, doc, (params) => [key, ...(doc.aliases ?? [])].some((k) => parseFlag(params, k))),
+
+  /**
+   * One of `allowed`, matched case-insensitively and given back in its declared spelling;
+   * trimmed, empty means absent; 422 `title` otherwise.
+   */
+  oneOf: <T extends string>(key: string, doc: ParamDoc & { allowed: readonly T[]; title: string }): ParamSpec<T | undefined> =>
+    spec(key, doc, (params) => {
+      const value = lastValue(params, key)?.trim();
+      if (value === undefined || value === '') return undefined;
+      const found = doc.allowed.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
+      if (found === undefined) throw invalidParameter(doc.title);
+      return found;
+    }),
+
+  /**
+   * A time (parseV2Time: ISO 8601 and the forms v2 took) as epoch ms; blank means absent, and
+   * then the next of `aliases` is read; 422 `title(key)` for the first spelling that is no time.
+   */
+  time: (key: string, doc: ParamDoc & { aliases?: readonly string[]; title: (key: string) => string }): ParamSpec<number | undefined> =>
+    spec(key, doc, (params) => {
+      for (const k of [key, ...(doc.aliases ?? [])]) {
+        const value = lastValue(params, k);
+        if (value === undefined || value.trim() === '') continue;
+        const at = parseV2Time(value);
+        if (at === undefined) throw invalidParameter(doc.title(k));
+        return at;
+      }
+      return undefined;
+    }),
+
+  /**
+   * One id (the last occurrence, trimmed) of `ids` bound (default 'v2', ID_PATTERN); blank
+   * means absent; 422 `title` when it is no such id.
+   */
+  id: (key: string, doc: ParamDoc & { title: string; ids?: IdBound }): ParamSpec<number | undefined> => spec(key, doc, (params) => readId(params, key, doc)),
+
+  /** The same, required: absent or blank is 422 `missingTitle`. */
+  requiredId: (key: string, doc: ParamDoc & { title: string; missingTitle: string; ids?: IdBound }): ParamSpec<number> =>
+    spec(key, doc, (params) => {
+      const id = readId(params, key, doc);
+      if (id === undefined) throw invalidParameter(doc.missingTitle);
+      return id;
+    }),
+
+  /**
+   * Ids of `ids` bound (default 'v2') from every occurrence, each a comma list (empty pieces
+   * skipped), without repeats, in order; [] when absent; 422 `title` on any other piece.
+   */
+  ids: (key: string, doc: ParamDoc & { title: string; ids?: IdBound }): ParamSpec<number[]> =>
+    spec(key, doc, (params) => {
+      const pieces = (params.get(key) ?? []).flatMap((value) => value.split(',')).map((piece) => piece.trim()).filter((piece) => piece !== '');
+      const ids = pieces.map((piece) => v2IdOf(piece, doc.ids));
+      if (ids.some((id) => id === undefined)) throw invalidParameter(doc.title);
+      return [...new Set(ids as number[])];
+    }),
+
+  /** Another spelling of a declaration that reads it through its `aliases`: a report row, read there. */
+  alias: (key: string, doc: ParamDoc): ParamSpec<undefined> => spec(key, doc, () => undefined),
 
   /** A token such as a language tag: trimmed, lower-cased, empty means absent; 422 `title` unless it matches. */
   token: (key: string, doc: ParamDoc & { pattern: RegExp; title: string }): ParamSpec<string | undefined> =>

@@ -54,8 +54,26 @@ export function parsePage(params: V2Params): number {
 }
 
 const MAX_IDS = 1000;
-/** Application and other v2 ids: positive integers that fit a JSON number exactly. */
+/**
+ * A v2 id New Relic assigned (applications, hosts, policies, users, ...): a positive integer of
+ * at most 15 digits, so it fits a JSON number exactly. The one id pattern of the gateway.
+ */
 export const ID_PATTERN = /^[1-9]\d{0,14}$/;
+/**
+ * A v2 id the gateway derives from a NerdGraph UUID (deployments, alert channels, incidents and
+ * violations: src/v2/ids.ts derivedV2Id): positive and below 2^53, so up to 16 digits. The
+ * alerts and channels parameters take ids of this bound (their ids are mostly derived ones).
+ */
+export const DERIVED_ID_PATTERN = /^[1-9]\d{0,15}$/;
+
+/** Which ids a parameter accepts: New Relic's (ID_PATTERN) or derived ones (DERIVED_ID_PATTERN). */
+export type IdBound = 'v2' | 'derived';
+
+/** The id `text` spells, when it is one of `bound`; undefined otherwise (no trimming). */
+export function v2IdOf(text: string, bound: IdBound = 'v2'): number | undefined {
+  if (bound === 'v2') return ID_PATTERN.test(text) ? Number(text) : undefined;
+  return DERIVED_ID_PATTERN.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
+}
 
 /** A comma list of ids, from one or several occurrences of `key` (raw `,` or `%2C`). */
 export function parseIdList(params: V2Params, key: string): number[] | undefined {

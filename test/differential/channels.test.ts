@@ -1,6 +1,5 @@
 import { expect, it } from 'vitest';
-import { policyWorkflowName } from '../../src/v2/channel-config.ts';
-import { channelV2Id } from '../../src/v2/ids.ts';
+import { policyWorkflowName, channelV2Id } from '../../mappings/shared/channel-config.ts';
 import type { SandboxData } from '../../sandbox/model.ts';
 import { notificationsOf } from '../../sandbox/notifications/store.ts';
 import { legacyChannelId } from '../../sandbox/legacy/notifications.ts';

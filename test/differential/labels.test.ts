@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { SandboxApp, SandboxData } from '../../sandbox/model.ts';
-import { LabelTitles } from '../../src/v2/labels.ts';
+import { LabelTitles } from '../../mappings/shared/label-rules.ts';
 import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { expect, it, describe } from 'vitest';
 import { accountUsers, sandboxUsers, USERS_PAGE_SIZE, type SandboxUser } from '../../sandbox/users.ts';
-import { reshapeUser, UserTitles } from '../../mappings/shared/users.ts';
-import { userV2Id } from '../../src/v2/ids.ts';
+import { reshapeUser, UserTitles, userV2Id } from '../../mappings/shared/users.ts';
 import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
 import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { alertV2Id } from '../../../src/v2/ids.ts';
 import { listenOnLoopback } from '../../support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
+import { alertV2Id } from '../../../mappings/shared/alert-id.ts';
 
 /**
  * alerts_violations, alerts_incidents (list, acknowledge, close) and alerts_events against a

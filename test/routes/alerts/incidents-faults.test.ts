@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allIssuesOf } from '../../../sandbox/ai-issues.ts';
-import { alertV2Id } from '../../../src/v2/ids.ts';
 import { startFaultProxy, type Exchange, type Fault, type FaultProxy } from '../../support/fault-proxy.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
+import { alertV2Id } from '../../../mappings/shared/alert-id.ts';
 
 /**
  * Acknowledge and close of an alert incident under faults: a proxy between the gateway and the

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appInstancesQuery, hostIndexQuery } from '../../../src/upstream/nrql.ts';
 import type { SandboxApp } from '../../../sandbox/model.ts';
 import { forwardTo, startFakeUpstream } from '../../support/fake-upstream.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
+import { appInstancesQuery, hostIndexQuery } from '../../../mappings/shared/topology-queries.ts';
 
 /**
  * The application list's extra reads (links, browser apdex, filter[host]) as the differential

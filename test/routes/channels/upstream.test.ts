@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { notificationsOf } from '../../../sandbox/notifications/store.ts';
-import { channelV2Id } from '../../../src/v2/ids.ts';
-import { ChannelTitles, PolicyChannelTitles } from '../../../src/v2/channel-config.ts';
 import { json, startFakeUpstream, type FakeRequest, forwardTo } from '../../support/fake-upstream.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
+import { ChannelTitles, PolicyChannelTitles, channelV2Id } from '../../../mappings/shared/channel-config.ts';
 
 /**
  * What the channel translation sends NerdGraph and how it reads NerdGraph's answers, beyond

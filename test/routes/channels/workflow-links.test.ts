@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DirectoryTitles, MAX_DIRECTORY_PAGES } from '../../../mappings/shared/notifications.ts';
-import { POLICY_PREDICATE, PolicyChannelTitles, policyWorkflowName } from '../../../src/v2/channel-config.ts';
 import { addWorkflow, notificationsOf, type SandboxChannel, type SandboxWorkflow } from '../../../sandbox/notifications/store.ts';
-import { channelV2Id } from '../../../src/v2/ids.ts';
 import { startFaultProxy, type Decision, type Exchange, type FaultProxy } from '../../support/fault-proxy.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
+import { POLICY_PREDICATE, PolicyChannelTitles, policyWorkflowName, channelV2Id } from '../../../mappings/shared/channel-config.ts';
 
 /**
  * The alert channel review's findings, each against the sandbox behind a proxy that can rewrite

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import createMapping from '../../../mappings/labels.create.ts';
 import deleteMapping from '../../../mappings/labels.delete.ts';
 import type { SandboxApp } from '../../../sandbox/model.ts';
-import { LabelTitles, MAX_LABEL_APPLICATIONS } from '../../../src/v2/labels.ts';
+import { LabelTitles, MAX_LABEL_APPLICATIONS } from '../../../mappings/shared/label-rules.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
 
 /**

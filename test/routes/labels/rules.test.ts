@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { V2Error } from '../../../src/v2/errors.ts';
-import { LabelTitles, MAX_LABEL_APPLICATIONS, aggregateLabels, isLabelTagKey, labelKeyText, parseLabelCreate, parseLabelDelete, parseLabelKey } from '../../../src/v2/labels.ts';
+import { LabelTitles, MAX_LABEL_APPLICATIONS, aggregateLabels, isLabelTagKey, labelKeyText, parseLabelCreate, parseLabelDelete, parseLabelKey } from '../../../mappings/shared/label-rules.ts';
 import { parseRequestBody } from '../../../src/v2/request-body.ts';
 
 /** The label rules both faces share (src/v2/labels.ts): the key, the bodies, the aggregation. */

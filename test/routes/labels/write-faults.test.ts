@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxApp } from '../../../sandbox/model.ts';
-import { LabelTitles } from '../../../src/v2/labels.ts';
+import { LabelTitles } from '../../../mappings/shared/label-rules.ts';
 import { startFaultProxy, type Decision, type Exchange, type Fault, type FaultProxy } from '../../support/fault-proxy.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
 

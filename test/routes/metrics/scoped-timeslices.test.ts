@@ -4,11 +4,11 @@ import type { SandboxApp, SandboxData } from '../../../sandbox/model.ts';
 import { runNrql } from '../../../sandbox/nrql/engine.ts';
 import { createSandbox, type RunningSandbox, type Sandbox } from '../../../sandbox/server.ts';
 import { HOUR_MS, LIFECYCLE_NAMES, SEGMENT_NAMES, findMetric, rowsOf, scopesOf } from '../../../sandbox/timeslices.ts';
-import { syntheticHostId } from '../../../src/v2/ids.ts';
 import { quoteLiteral } from '../../../src/upstream/query-literal.ts';
 import { answerDifference, readAnswer } from '../../support/compare.ts';
 import { httpSend, serveOnLoopback } from '../../support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../../support/harness.ts';
+import { syntheticHostId } from '../../../mappings/shared/app-instances.ts';
 
 /**
  * Scoped timeslices (issue 20, point 1; behaviour `scopedTimeslices`). Agents record a segment

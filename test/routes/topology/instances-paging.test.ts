@@ -3,8 +3,8 @@ import { createSandbox } from '../../../sandbox/server.ts';
 import { fleetApp } from '../../../sandbox/data.ts';
 import { currentHosts } from '../../../sandbox/hosts.ts';
 import type { SandboxApp } from '../../../sandbox/model.ts';
-import { syntheticHostId } from '../../../src/v2/ids.ts';
 import { DEMO_KEY, FIXED_NOW, createTestGateway, type TestGateway } from '../../support/harness.ts';
+import { syntheticHostId } from '../../../mappings/shared/app-instances.ts';
 
 /**
  * applicationInstancesV2 is paged (issue 20, point 3; the sandbox's behaviour instancePageSize,

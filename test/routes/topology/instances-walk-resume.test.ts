@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../../sandbox/server.ts';
 import { fleetApp } from '../../../sandbox/data.ts';
 import { currentHosts } from '../../../sandbox/hosts.ts';
-import { syntheticHostId } from '../../../src/v2/ids.ts';
 import type { SandboxApp } from '../../../sandbox/model.ts';
 import { json, startFakeUpstream } from '../../support/fake-upstream.ts';
 import { DEMO_KEY, FIXED_NOW, createTestGateway, type TestGateway } from '../../support/harness.ts';
+import { syntheticHostId } from '../../../mappings/shared/app-instances.ts';
 
 /**
  * A walk of applicationInstancesV2's pages cut short (here: one later page fails once) keeps its

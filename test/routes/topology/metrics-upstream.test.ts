@@ -4,9 +4,10 @@ import { currentHosts } from '../../../sandbox/hosts.ts';
 import { fleetApp } from '../../../sandbox/data.ts';
 import type { SandboxApp, SandboxData, SandboxMobileApp } from '../../../sandbox/model.ts';
 import { quoteLiteral } from '../../../src/upstream/query-literal.ts';
-import { entityGuid, syntheticHostId } from '../../../src/v2/ids.ts';
+import { entityGuid } from '../../../src/v2/ids.ts';
 import { accountsAnswer, json, startFakeUpstream, type FakeRequest } from '../../support/fake-upstream.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
+import { syntheticHostId } from '../../../mappings/shared/app-instances.ts';
 
 /**
  * What the differential cannot see: how many upstream requests the host, instance and mobile

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syntheticHostId } from '../../../src/v2/ids.ts';
+import { syntheticHostId } from '../../../mappings/shared/app-instances.ts';
 
 /**
  * Host ids are computed (syntheticHostId of app id and host name), never stored: two gateway

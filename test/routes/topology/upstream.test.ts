@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topologySummaryQuery } from '../../../mappings/shared/app-topology.ts';
-import { facetedSummaryQuery } from '../../../src/upstream/nrql.ts';
-import { entityGuid, syntheticHostId } from '../../../src/v2/ids.ts';
+import { entityGuid } from '../../../src/v2/ids.ts';
 import { accountsAnswer, apmEntity, json, startFakeUpstream, type FakeRequest } from '../../support/fake-upstream.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
+import { syntheticHostId } from '../../../mappings/shared/app-instances.ts';
+import { facetedSummaryQuery } from '../../../mappings/shared/topology-queries.ts';
 
 /**
  * What the differential test cannot see: the upstream request count per call, the NRQL and

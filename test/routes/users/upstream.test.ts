@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_USER_READS, UserTitles } from '../../../mappings/shared/users.ts';
-import { userV2Id } from '../../../src/v2/ids.ts';
+import { MAX_USER_READS, UserTitles, userV2Id } from '../../../mappings/shared/users.ts';
 import { accountsAnswer, json, startFakeUpstream, type FakeRequest } from '../../support/fake-upstream.ts';
 import { DEMO_KEY, createTestGateway } from '../../support/harness.ts';
 

@@ -4,11 +4,11 @@ import type { RouteMode } from '../../../src/compare/types.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT } from '../../support/harness.ts';
 import { createModesGateway } from '../../support/modes.ts';
 import { notificationsOf } from '../../../sandbox/notifications/store.ts';
-import { alertV2Id, channelV2Id } from '../../../src/v2/ids.ts';
 import { allIssuesOf } from '../../../sandbox/ai-issues.ts';
 import { legacyAlertId } from '../../../sandbox/legacy/ai-issues.ts';
-import { policyWorkflowName } from '../../../src/v2/channel-config.ts';
 import { legacyChannelId } from '../../../sandbox/legacy/notifications.ts';
+import { policyWorkflowName, channelV2Id } from '../../../mappings/shared/channel-config.ts';
+import { alertV2Id } from '../../../mappings/shared/alert-id.ts';
 
 /**
  * "No write is ever executed twice", counted where it would happen: in the sandbox, whose two

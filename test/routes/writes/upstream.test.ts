@@ -3,9 +3,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { V2Error } from '../../../src/v2/errors.ts';
 import { writeFailure } from '../../../src/routes/operations.ts';
 import { classifyTransportError } from '../../../src/upstream/errors.ts';
-import { deploymentV2Id, entityGuid } from '../../../src/v2/ids.ts';
+import { entityGuid } from '../../../src/v2/ids.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../../support/harness.ts';
 import { accountsAnswer, apmEntity, json, startFakeUpstream, type FakeRequest } from '../../support/fake-upstream.ts';
+import { deploymentV2Id } from '../../../mappings/shared/deployment-id.ts';
 
 /**
  * Writes against a scripted NerdGraph: what is sent (exactly one mutation, after the reads the

@@ -1,15 +1,14 @@
 /**
  * Labels (REST v2 `/v2/labels`, retired June 30, 2022) as entity tags: label `Category:Name` is
  * the tag key `Category` with the value `Name` on each APM application that carries it
- * (routes-next.md §6). Shared by the gateway's label mappings and the sandbox's legacy face,
- * so both read a request the same way and render the same v2 label object:
+ * (routes-next.md §6). The v2 rules of the label mappings (mappings/labels.*; the sandbox's
+ * legacy face keeps its own copy, sandbox/legacy/labels.ts):
  * - which tag keys are labels (one deny rule for system tags),
  * - the `{key}` of `DELETE /v2/labels/{key}`, the PUT/DELETE bodies, and their titles,
  * - the v2 label object from the applications that carry the tag.
  */
 import { z } from 'zod';
-import { V2Error } from './errors.ts';
-import type { V2Body } from './format.ts';
+import { ID_PATTERN, type V2Body, V2Error } from '../../src/mapping-api.ts';
 
 /** Labels per page of `GET /v2/labels` (v2's own size is UNCONFIRMED; chosen, documented in the mapping). */
 export const LABELS_PAGE_SIZE = 20;
@@ -118,8 +117,6 @@ function textField(holder: unknown, field: string): string | undefined {
   throw invalid(LabelTitles.notText(field));
 }
 
-const APP_ID = /^[1-9][0-9]{0,14}$/;
-
 /**
  * An id list, deduplicated in the order given: a JSON array; in XML and forms also a single id
  * or a comma-separated text, and in XML Rails' list element. Throws `tooMany` as soon as more
@@ -139,7 +136,7 @@ function idList(raw: unknown, kind: LabelBodyKind, title: string, limit: number,
   const ids = new Set<number>();
   const add = (item: unknown): void => {
     const text = typeof item === 'number' && Number.isSafeInteger(item) ? String(item) : typeof item === 'string' ? item.trim() : undefined;
-    if (text === undefined || !APP_ID.test(text)) throw invalid(title);
+    if (text === undefined || !ID_PATTERN.test(text)) throw invalid(title);
     ids.add(Number(text));
     if (ids.size > limit) throw invalid(tooMany);
   };

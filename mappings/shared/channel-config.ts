@@ -1,9 +1,9 @@
 /**
  * REST v2 alert channels (`alerts_channels`) and their NerdGraph form: a notification
- * destination (where to) plus a channel (what to send), routes-next.md §5.4. One module for the
- * v2 vocabulary both sides need: the gateway's translation (mappings/alerts-channels.*) and the
- * sandbox, whose legacy face stores v2 channels in the same NerdGraph-shaped store its
- * NerdGraph face serves.
+ * destination (where to) plus a channel (what to send), routes-next.md §5.4. The v2 rules of
+ * the channel mappings (mappings/alerts-channels.*, alerts-policy-channels.*): types, the
+ * configuration a channel becomes, policy links through workflows, and their titles. (The
+ * sandbox's legacy face keeps its own copy of these rules: sandbox/legacy/channel-rules.ts.)
  *
  * Choices where the reference is UNCONFIRMED (each is listed in the mappings' assumptions):
  * - v2 `slack` is NerdGraph's `SLACK_LEGACY` (webhook-URL Slack); `SLACK` (app-based) lists as
@@ -15,7 +15,7 @@
  * - Secrets (`service_key`, `auth_password`) go to NerdGraph only as its secure inputs
  *   (destination auth token / basic password), which NerdGraph never reads back.
  */
-import { V2Error } from './errors.ts';
+import { derivedV2Id, ID_PATTERN, V2Error } from '../../src/mapping-api.ts';
 
 export type V2ChannelType = 'email' | 'opsgenie' | 'pagerduty' | 'slack' | 'user' | 'victorops' | 'webhook';
 export const V2_CHANNEL_TYPES: readonly V2ChannelType[] = ['email', 'opsgenie', 'pagerduty', 'slack', 'user', 'victorops', 'webhook'];
@@ -39,9 +39,6 @@ export const CONFIGURATION_KEYS: Readonly<Record<Exclude<V2ChannelType, 'opsgeni
   webhook: ['base_url', 'auth_username', 'auth_password', 'payload_type', 'payload', 'headers'],
   user: ['user_id'],
 };
-
-/** Configuration keys that are credentials: never read back from NerdGraph, never logged. */
-export const SECRET_CONFIGURATION_KEYS: ReadonlySet<string> = new Set(['service_key', 'auth_password', 'api_key', 'key']);
 
 export const ChannelTitles = {
   missing: 'missing parameter: channel',
@@ -201,7 +198,7 @@ export function planChannel(wrapper: unknown): ChannelPlan {
     }
     case 'user': {
       const userId = required(configuration, 'user_id');
-      if (!/^[1-9]\d{0,14}$/.test(userId)) throw invalid('configuration.user_id must be a user id');
+      if (!ID_PATTERN.test(userId)) throw invalid('configuration.user_id must be a user id');
       return { name, type: 'user', destination: { name, type: 'MOBILE_PUSH', properties: [{ key: 'userId', value: userId }] }, channel: channel('MOBILE_PUSH', []) };
     }
   }
@@ -259,7 +256,7 @@ export function policyIdsOfPredicates(predicates: ReadonlyArray<{ attribute: str
   const ids: number[] = [];
   for (const predicate of predicates) {
     if (predicate.attribute !== POLICY_PREDICATE.attribute || predicate.operator !== POLICY_PREDICATE.operator) continue;
-    for (const value of predicate.values) if (/^[1-9]\d{0,14}$/.test(value.trim())) ids.push(Number(value.trim()));
+    for (const value of predicate.values) if (ID_PATTERN.test(value.trim())) ids.push(Number(value.trim()));
   }
   return ids;
 }
@@ -277,6 +274,15 @@ export function isOwnPolicyFilter(predicates: ReadonlyArray<{ attribute: string;
 /** v2's top-level links beside a channel answer. */
 export const CHANNEL_TOP_LINKS = { 'channel.policy_ids': '/v2/policies/{policy_id}' } as const;
 
+/**
+ * The v2 integer id of an alert channel, derived from its NerdGraph notification channel id
+ * (a UUID): positive, below 2^53, the same in every listing. v2's own channel ids are not
+ * recoverable (a documented gap of every channel route).
+ */
+export function channelV2Id(channelId: string): number {
+  return derivedV2Id(channelId, 'channel-');
+}
+
 /** More policy ids than this in one create's policy_ids is refused (each costs a workflow write). */
 export const MAX_POLICY_IDS = 10;
 /** More channel ids than this in one policy_channels PUT is refused. */
@@ -290,19 +296,3 @@ export const PolicyChannelTitles = {
   lastChannelOfForeignWorkflow: (workflow: string): string =>
     `The channel is the last one of the workflow "${workflow.slice(0, 120)}", which was not created through this API and would be left with no channel; nothing was changed: edit or delete that workflow in New Relic (Alerts > Workflows)`,
 } as const;
-
-/** Comma lists of ids under one parameter (every occurrence), without repeats; 422 on anything but positive integers. */
-export function channelIdList(values: readonly string[], key: string): number[] {
-  const pieces = values.flatMap((value) => value.split(',')).map((piece) => piece.trim()).filter((piece) => piece !== '');
-  for (const piece of pieces) if (!/^[1-9]\d{0,15}$/.test(piece) || !Number.isSafeInteger(Number(piece))) throw new V2Error(422, ChannelTitles.idInvalid(key), { kind: 'invalid_parameter' });
-  return [...new Set(pieces.map(Number))];
-}
-
-/** One required id (the last occurrence wins): 422 `missingTitle` when absent or blank. */
-export function channelIdParam(values: readonly string[], key: string, missingTitle: string): number {
-  const last = values.at(-1)?.trim();
-  if (last === undefined || last === '') throw new V2Error(422, missingTitle, { kind: 'invalid_parameter' });
-  const ids = channelIdList([last], key);
-  if (ids.length !== 1) throw new V2Error(422, ChannelTitles.idInvalid(key), { kind: 'invalid_parameter' });
-  return ids[0] as number;
-}

@@ -1,0 +1,82 @@
+import { MAX_UNIQUES, type NrqlEquality, nrqlAlias, nrqlAttribute, nrqlLiteral, type SelectItem, expandFormula, sinceUntil, timesliceWhere } from '../../src/mapping-api.ts';
+
+/**
+ * The NRQL of the host and instance routes (applications' hosts and instances, the
+ * applications list's filter[host], key transactions' current window): who reports now, and
+ * one faceted summary per host or instance.
+ */
+
+/**
+ * The whole-minute look-back that stands for "now" in host and instance lists: v2 listed the
+ * hosts and instances that reported recently, as NerdGraph's applicationInstances does (its
+ * default window is the last 10 minutes).
+ */
+export const CURRENT_WINDOW_MS = 10 * 60_000;
+
+/** [since, until) of the current-hosts window: 10 whole minutes up to now's minute. */
+export function currentWindow(now: number): { since: number; until: number } {
+  const until = Math.floor(now / 60_000) * 60_000;
+  return { since: until - CURRENT_WINDOW_MS, until };
+}
+
+/**
+ * The metric names that prove an agent instance is reporting: web apps report HttpDispatcher,
+ * background ones OtherTransaction/all (naming the metrics keeps the read small).
+ */
+export const PRESENCE_METRICS = ['HttpDispatcher', 'OtherTransaction/all'] as const;
+
+/** The hosts and agent instances (realAgentId) of each app, faceted by appId. */
+export function appInstancesQuery(options: { appIds: readonly number[]; since: number; until: number }): string {
+  if (options.appIds.length === 0) throw new Error('appInstancesQuery needs at least one app id');
+  return [
+    `SELECT uniques(host, ${MAX_UNIQUES}) AS hosts, uniques(realAgentId, ${MAX_UNIQUES}) AS instances FROM Metric`,
+    `WHERE appId IN (${options.appIds.map(nrqlLiteral).join(', ')}) AND metricTimesliceName IN (${PRESENCE_METRICS.map(nrqlLiteral).join(', ')})`,
+    `FACET appId LIMIT MAX`,
+    sinceUntil(options.since, options.until),
+  ].join(' ');
+}
+
+/**
+ * Every app's current host names in the account, faceted by appId: what v2's filter[host]
+ * matched against. No client text goes in (`host LIKE '%'` only says "has a host"): the
+ * substring test is made on the answer, case-insensitively as v2 did.
+ */
+export function hostIndexQuery(options: { since: number; until: number }): string {
+  return [
+    `SELECT uniques(host, ${MAX_UNIQUES}) AS hosts FROM Metric`,
+    `WHERE host LIKE '%' AND metricTimesliceName IN (${PRESENCE_METRICS.map(nrqlLiteral).join(', ')})`,
+    `FACET appId LIMIT MAX`,
+    sinceUntil(options.since, options.until),
+  ].join(' ');
+}
+
+/** One summary value: an expression template computed over the rows of the named metrics only. */
+export interface FilteredItem extends SelectItem {
+  metrics: readonly string[];
+}
+
+/**
+ * One aggregate row per facet value (e.g. per `host` or `realAgentId`) over [since, until),
+ * each item a `filter(<expression>, WHERE metricTimesliceName IN (...))` so several metrics
+ * share one query. Metric names enter as literals; LIMIT MAX so no facet is cut.
+ */
+export function facetedSummaryQuery(options: {
+  scope: readonly NrqlEquality[];
+  facet: string;
+  items: readonly FilteredItem[];
+  since: number;
+  until: number;
+}): string {
+  const windowSeconds = (options.until - options.since) / 1000;
+  const select = options.items.map((item) => {
+    const names = item.metrics.map(nrqlLiteral).join(', ');
+    return `filter(${expandFormula(item.expression, windowSeconds)}, WHERE metricTimesliceName IN (${names})) AS ${nrqlAlias(item.alias)}`;
+  });
+  const allNames = [...new Set(options.items.flatMap((item) => item.metrics))];
+  return [
+    `SELECT ${select.join(', ')} FROM Metric`,
+    `WHERE ${timesliceWhere(options.scope, allNames)}`,
+    `FACET ${nrqlAttribute(options.facet)} LIMIT MAX`,
+    sinceUntil(options.since, options.until),
+  ].join(' ');
+}

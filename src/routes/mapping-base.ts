@@ -1,0 +1,119 @@
+import type { RecentWrites } from '../state/recent-writes.ts';
+import type { EntityKind, EntityRef } from './entity-ref.ts';
+import type { V2Body } from '../v2/format.ts';
+import type { Fidelity, ParamSchema } from '../v2/param-schema.ts';
+
+/**
+ * What every mapping declares (MappingBase: route, operation, parameters, field notes, gaps,
+ * assumptions) and what every mapping hook gets about its caller (CallerScope). The router,
+ * the compatibility report and the tests all read these declarations; a route's behaviour
+ * lives in its mapping's pure functions, the shared machinery in src/routes/.
+ */
+export interface FieldNote {
+  /** The v2 field, as a path in the body (e.g. `applications[].application_summary.response_time`). */
+  field: string;
+  fidelity: Fidelity;
+  /** Where the value comes from in NerdGraph, and any conversion. */
+  source: string;
+}
+
+/** Field notes of one body prefix (`applications[]`, `application`): `(field, fidelity, source)` -> a FieldNote. */
+export function fieldNotesUnder(prefix: string): (field: string, fidelity: Fidelity, source: string) => FieldNote {
+  return (field, fidelity, source) => ({ field: `${prefix}.${field}`, fidelity, source });
+}
+
+export interface KnownGap {
+  /**
+   * The v2 body path the gateway cannot produce faithfully (omitted or different), or
+   * undefined for a gap that is not one field. Differential tests ignore exactly these paths.
+   */
+  path?: string;
+  description: string;
+}
+
+/** Reads a list mapping may make beside its search (queries only, through the caller's key). */
+/**
+ * What every mapping hook gets about its caller: the account, the clock, reads through the
+ * caller's key (queries only), and the one way to entities (src/routes/entity-ref.ts). Built by
+ * callerScope in src/routes/types.ts; each runner adds what its kind of mapping needs.
+ */
+export interface CallerScope {
+  accountId: number;
+  /** Epoch ms of the request, from the injected clock. */
+  now: number;
+  /** A query through the caller's key (counted as an upstream request); never a mutation. */
+  read(operation: string, variables: Record<string, unknown>): Promise<unknown>;
+  /** The entity a path id names in the caller's account: its GUID is computed (404 when malformed). */
+  entityRef(kind: EntityKind, rawId: string | undefined, notFoundTitle: string): EntityRef;
+  /** 404 unless `entity` is exactly the one `ref` names, in the caller's account (a foreign one is counted). */
+  requireEntity<T>(entity: T | null | undefined, ref: Pick<EntityRef, 'guid'>, notFoundTitle: string): T;
+  /** The one account check for an entity an answer carries; counted (under `operation`, default the route's) when it fails. */
+  inAccount(entity: unknown, operation?: string): boolean;
+  /**
+   * Deployments and label changes this gateway (any replica) wrote that NerdGraph may not show
+   * yet (its ingest lag): the lists merge them (src/state/recent-writes.ts).
+   */
+  recent: RecentWrites;
+  /**
+   * A value shared by this caller's requests on this account, whatever the route (e.g. an app's
+   * agent instances read over several NerdGraph pages): `load` runs once per key until `ttlMs`
+   * passes on the injected clock (concurrent misses share it; a failed load is not kept), and
+   * reads through the `read` it is given, which follows the shared load, not one request.
+   * `sizeOf`: the value's weight against the cache's total bound (src/routes/types.ts
+   * MAX_SHARED_SIZE; default 1): an instance list counts its instances.
+   */
+  shared<V extends object>(key: string, ttlMs: number, load: (read: CallerScope['read']) => Promise<V>, sizeOf?: (value: V) => number): Promise<V>;
+  /**
+   * Plain values kept for this caller on this account across requests (e.g. a page walk's
+   * progress, so a walk cut short resumes): `set` with undefined forgets; `size` weighs the value
+   * against the same total bound as `shared` (default 1).
+   */
+  keep: {
+    get<V extends object>(key: string): V | undefined;
+    set(key: string, value: object | undefined, ttlMs: number, size?: number): void;
+  };
+}
+
+export interface PageReadContext extends CallerScope {
+  /**
+   * A short-lived answer shared by this caller's requests on this account (e.g. a host index
+   * that pages of one filtered list all need): `load` runs once per key until `ttlMs` passes
+   * on the injected clock; a failed load is not kept.
+   */
+  memo<T extends object>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
+}
+
+export interface ReshapeContext {
+  accountId: number;
+  /** Epoch ms of the request, from the injected clock. */
+  now: number;
+}
+
+export interface MappingBase<P = unknown> {
+  /** Stable id, e.g. `applications.list`. */
+  id: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /**
+   * A GET route that also answers POST with the same parameters in a form body (v2 did; a
+   * SilverStripe module posts metric-data forms). Such a POST reads, it never writes.
+   */
+  readOnlyPost?: boolean;
+  /** v2 route template; `{format}` is `json` or `xml`. Also the metrics/logs route label. */
+  route: string;
+  /** Operation name = file name in queries/. */
+  operation: string;
+  summary: string;
+  fidelity: Fidelity;
+  /**
+   * The v2 parameters the route reads (defineParams of src/v2/param-schema.ts): the runner or
+   * the mapping parses the request with it, and the compatibility report lists its notes.
+   */
+  parameters: ParamSchema<P>;
+  fields: readonly FieldNote[];
+  knownGaps: readonly KnownGap[];
+  /** Choices made where the reference is UNCONFIRMED. */
+  assumptions: readonly string[];
+  /** Static top-level `links` templates v2 sent beside the data. */
+  topLinks?: V2Body;
+}
+

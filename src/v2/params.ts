@@ -1,5 +1,5 @@
 import { MetricTitles, invalidParameter } from './errors.ts';
-import { hasControlCharacters } from '../upstream/query-literal.ts';
+import { hasControlCharacters } from './control-characters.ts';
 
 /**
  * REST v2 parameters as real clients send them (client-behaviour.md §3): in the query string

@@ -88,9 +88,6 @@ function layerOf(path: string): string | undefined {
  * the direction that reads as the design). Strike an edge when its import moves; never add one.
  */
 const UPWARD_TODAY = [
-  // The wire's text parameters reject control characters with the literal module's check
-  // (hasControlCharacters), while upstream/errors.ts builds on v2/errors.ts.
-  'src/v2/params.ts -> src/upstream/query-literal.ts',
   // The caches stay cold in a recorded run (inRecordedRun), while upstream/micro-cache.ts
   // builds on cache/single-flight.ts and purge-timer.ts: the run's marker could move down.
   'src/cache/coalescing-cache.ts -> src/upstream/recorded-run.ts',

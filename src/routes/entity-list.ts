@@ -3,10 +3,9 @@ import { SharedOnce } from '../cache/single-flight.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
 import type { EntityListMapping, ListParams, PageReadContext } from './mapping.ts';
 import { respondText, serialise, type V2Body } from '../v2/format.ts';
-import { linkHeader } from '../v2/link.ts';
 import { wrap } from './entities.ts';
 import { inAccount } from './entity-ref.ts';
-import { linkHeaders, searchLastPage } from './paging.ts';
+import { linkHeaders, searchPageLink } from './paging.ts';
 import { createSearchFetches, emptyPage, fetchSearchPage, type FetchedPage, type SearchFetches } from './search-pages.ts';
 import { loadingScope, readsOf, type RouteDeps, type RouteRequest } from './types.ts';
 
@@ -58,7 +57,7 @@ export async function serveList(stage: ListStage, mapping: EntityListMapping, re
   const conditions = await mapping.searchConditions(params, req.accountId, ctx);
   const fetched = conditions === null ? emptyPage(0) : await fetchSearchPage(stage.fetches, mapping, req, entityQuery(conditions), page);
   const text = await renderPage(stage, mapping, params, fetched, ctx, req);
-  const link = linkHeader(req.publicUrl, page, searchLastPage(fetched, page, mapping.pageSize));
+  const link = searchPageLink(req.publicUrl, page, mapping.pageSize, fetched);
   return respondText(req.c, req.format, 200, text, linkHeaders(link));
 }
 

@@ -30,6 +30,11 @@ export function linkHeaders(link: string | undefined): { link: string } | Record
   return link === undefined ? {} : { link };
 }
 
+/** A read plan's answer: the body, and the Link header when there is one. */
+export function withLink(body: V2Body, link: string | undefined): PlannedAnswer {
+  return { body, ...(link ? { headers: { link } } : {}) };
+}
+
 /** A page of a list: its items and its Link header (none on a single page). */
 export interface ListPage<T> {
   items: T[];
@@ -50,19 +55,21 @@ export function pageOfList(
   options: { page: number; pageSize: number; wrapperKey: string; publicUrl: string; topLinks?: V2Body },
 ): PlannedAnswer {
   const { items, link } = pageOfHeld(list, options.page, options.pageSize, options.publicUrl);
-  return {
-    body: { [options.wrapperKey]: items, ...(options.topLinks ? { links: options.topLinks } : {}) },
-    ...(link ? { headers: { link } } : {}),
-  };
+  return withLink({ [options.wrapperKey]: items, ...(options.topLinks ? { links: options.topLinks } : {}) }, link);
 }
 
 /**
  * The last page an entity search page announces: from NerdGraph's count, and at least the next
  * page while its cursor says there is one; from the cursor alone when NerdGraph gave no count.
  */
-export function searchLastPage(fetched: { count: number | null; nextCursor: string | null }, page: number, pageSize: number): number {
+function searchLastPage(fetched: { count: number | null; nextCursor: string | null }, page: number, pageSize: number): number {
   const fromCursor = fetched.nextCursor !== null ? page + 1 : page;
   return fetched.count === null ? fromCursor : Math.max(pageCount(fetched.count, pageSize), fetched.nextCursor !== null ? page + 1 : 0);
+}
+
+/** The Link header of page `page` of an entity search, by what its fetch said about the rest. */
+export function searchPageLink(publicUrl: string, page: number, pageSize: number, fetched: { count: number | null; nextCursor: string | null }): string | undefined {
+  return linkHeader(publicUrl, page, searchLastPage(fetched, page, pageSize));
 }
 
 /** Whether page `page` lies past the end by the count (nothing to fetch). */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventFilters, violationParams } from '../../../mappings/shared/ai-issues.ts';
+import { violationParams } from '../../../mappings/shared/ai-issues.ts';
+import { eventFilters } from '../../../mappings/shared/ai-issues-events.ts';
 import { V2Error } from '../../../src/v2/errors.ts';
 import { parseV2Params } from '../../../src/v2/params.ts';
 import { DEMO_KEY, FIXED_NOW, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';

@@ -10,9 +10,9 @@ import { linkHeader } from '../v2/link.ts';
  * - lists held whole (hosts of an app, deployments, metric names, labels, channels): the page is
  *   a slice, the last page follows from the length;
  * - lists read over NerdGraph cursors, either walked page by page (entity search lists:
- *   src/routes/entity-list.ts) or walked from the start until the page is in hand (the alerts
- *   lists: mappings/shared/ai-issues-*.ts), where the last page is known only when the walk
- *   reached the end of the list.
+ *   src/routes/search-pages.ts) or walked from the start until the page is in hand (the alerts
+ *   lists: mappings/alerts-*.list.ts, src/routes/cursor-walk.ts), where the last page is known
+ *   only when the walk reached the end of the list.
  */
 
 /** Items `(page-1)*size .. page*size` of a list in hand. */

@@ -1,9 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import type { MetricDataMapping } from './metric-mapping.ts';
-import { renderCacheable, respondRendered, type Rendered } from '../v2/format.ts';
+import { renderCacheable, respondRendered, type Rendered, type V2Body } from '../v2/format.ts';
 import { resolveMetricWindow } from '../v2/metric-window.ts';
 import { createAnswerFetches, fetchAnswer, metricDataBody, type AnswerFetches, type MetricAnswer } from './metric-answer.ts';
-import { buildQuery, type BuiltQuery } from './metric-plan.ts';
+import { buildQuery, type BuiltQuery, type QueryInputs } from './metric-plan.ts';
 import { createTargetResolver, isQueryableName, lookbackWindow, requireTarget, type TargetResolver } from './timeslice-target.ts';
 import type { RequestLog } from '../ops/logger.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
@@ -102,6 +102,48 @@ function mappingId(stage: MetricDataStage, mapping: MetricDataMapping): number {
   return id;
 }
 
+type ReadWindow = { generation: number; ttlMs: number };
+
+/**
+ * A whole answer kept for this exact request (caller, account, route, format, minute, path and
+ * parameters) while no write happened and the read window it came from is young.
+ */
+function keptResponse(stage: MetricDataStage, responseKey: string, readWindow: ReadWindow, startedAt: number): Rendered | undefined {
+  const kept = stage.responses.get(responseKey);
+  if (kept === undefined || kept.generation !== readWindow.generation || startedAt - kept.at >= readWindow.ttlMs) return undefined;
+  stage.deps.metrics.cacheLookups.inc({ cache: 'metric-responses', result: 'hit' });
+  return kept.rendered;
+}
+
+/** Dashboards ask the same question every poll: its plan and NRQL are built once per signature. */
+function plannedQuery(stage: MetricDataStage, mapping: MetricDataMapping, inputs: QueryInputs): BuiltQuery {
+  const { window } = inputs;
+  // The NRQL depends on the timeslices, not on the range echoed back (`to` moves by the second).
+  const slices = [window.start, window.widthMs, window.count, window.summarize];
+  const key = JSON.stringify([mappingId(stage, mapping), inputs.accountId, inputs.target.entity.guid, inputs.target.scope, inputs.asked, inputs.requestedValues, slices, inputs.lookback]);
+  let built = stage.plans.get(key);
+  if (built === undefined) {
+    built = buildQuery(mapping, inputs);
+    stage.plans.set(key, built);
+  }
+  return built;
+}
+
+/** The answer's body for this request, rendered once for every caller sharing the answer. */
+function renderedBody(stage: MetricDataStage, mapping: MetricDataMapping, req: RouteRequest, answer: MetricAnswer, key: unknown[], body: () => V2Body): Rendered {
+  const byKey = stage.renderings.get(answer) ?? new Map<string, Rendered>();
+  stage.renderings.set(answer, byKey);
+  const text = JSON.stringify([mappingId(stage, mapping), req.format, ...key]);
+  let rendered = byKey.get(text);
+  if (rendered === undefined) {
+    rendered = renderCacheable(body(), req.format);
+    // An answer reused across calls lives on; its renderings stay few (bounded all the same).
+    if (byKey.size >= 16) byKey.clear();
+    byKey.set(text, rendered);
+  }
+  return rendered;
+}
+
 /** Serves one metrics/data.json request. */
 export async function serveMetricData(stage: MetricDataStage, mapping: MetricDataMapping, req: RouteRequest): Promise<Response> {
   const { deps } = stage;
@@ -112,32 +154,20 @@ export async function serveMetricData(stage: MetricDataStage, mapping: MetricDat
     readWindow === undefined
       ? undefined
       : `${req.caller.identity}|${req.accountId}|${mappingId(stage, mapping)}|${req.format}|${Math.floor(deps.now() / 60_000)}|${JSON.stringify(req.pathParams)}|${JSON.stringify([...req.params])}`;
-  if (readWindow !== undefined && responseKey !== undefined) {
-    const kept = stage.responses.get(responseKey);
-    if (kept !== undefined && kept.generation === readWindow.generation && startedAt - kept.at < readWindow.ttlMs) {
-      deps.metrics.cacheLookups.inc({ cache: 'metric-responses', result: 'hit' });
-      return respondRendered(req.c, req.format, kept.rendered);
-    }
-  }
+  const kept = readWindow !== undefined && responseKey !== undefined ? keptResponse(stage, responseKey, readWindow, startedAt) : undefined;
+  if (kept !== undefined) return respondRendered(req.c, req.format, kept);
+
   const target = await stage.resolveTarget(mapping, req);
   const { names, values: requestedValues, summarize, from, to, period } = mapping.parameters.parse(req.params);
   const now = deps.now();
   const window = resolveMetricWindow({ from, to, period, summarize }, now);
-
   // Names with control characters cannot be metric names; an NRQL literal cannot carry them.
   // With none left to ask about, the query still runs (for the entity check) on an empty name.
   const queryable = names.filter(isQueryableName);
   const asked = queryable.length > 0 ? queryable : [''];
   const lookback = lookbackWindow(now, deps.metricNamesLookbackMs);
-  // Dashboards ask the same question every poll: its plan and NRQL are built once.
-  // The NRQL depends on the timeslices, not on the range echoed back (`to` moves by the second).
-  const slices = [window.start, window.widthMs, window.count, window.summarize];
-  const planKey = JSON.stringify([mappingId(stage, mapping), req.accountId, target.entity.guid, target.scope, asked, requestedValues, slices, lookback]);
-  let built = stage.plans.get(planKey);
-  if (built === undefined) {
-    built = buildQuery(mapping, { accountId: req.accountId, target, asked, requestedValues, window, lookback });
-    stage.plans.set(planKey, built);
-  }
+  const built = plannedQuery(stage, mapping, { accountId: req.accountId, target, asked, requestedValues, window, lookback });
+
   // A call begun before a write, or in an earlier window, is never joined (nor its answer kept); nor, across replicas without a trusted window (degraded), one begun before this request.
   const epoch = readWindow === undefined ? (deps.nerdgraph.freshReadWindow ? `untrusted:${startedAt}` : '') : `${readWindow.generation}:${Math.floor(startedAt / readWindow.ttlMs)}`;
   const lookupKey = JSON.stringify([req.caller.identity, req.accountId, mapping.operation, target.entity.guid, target.scope]);
@@ -146,16 +176,7 @@ export async function serveMetricData(stage: MetricDataStage, mapping: MetricDat
   if (answer.knownFailure === 'timeout') stage.lookupTimedOut.set(lookupKey, true);
   if (answer.knownFailure !== undefined) noteDegraded(req, answer.knownFailure);
 
-  const byKey = stage.renderings.get(answer) ?? new Map<string, Rendered>();
-  stage.renderings.set(answer, byKey);
-  const key = JSON.stringify([mappingId(stage, mapping), req.format, names, requestedValues, window]);
-  let rendered = byKey.get(key);
-  if (rendered === undefined) {
-    rendered = renderCacheable(metricDataBody(names, queryable, built.plan, window, answer), req.format);
-    // An answer reused across calls lives on; its renderings stay few (bounded all the same).
-    if (byKey.size >= 16) byKey.clear();
-    byKey.set(key, rendered);
-  }
+  const rendered = renderedBody(stage, mapping, req, answer, [names, requestedValues, window], () => metricDataBody(names, queryable, built.plan, window, answer));
   // Kept only if no write happened while it was computed (the generation read before it), and
   // not degraded (the next request asks the look-up again).
   if (answer.knownFailure === undefined && readWindow !== undefined && responseKey !== undefined && deps.nerdgraph.readWindow?.()?.generation === readWindow.generation) {

@@ -1,20 +1,8 @@
 import { z } from 'zod';
-import { defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION } from '../src/mapping-api.ts';
-import {
-  AI_ISSUES_PAGE_SIZE,
-  CLOCK_SKEW_MS,
-  EVENTS_WINDOW_MS,
-  MAX_UPSTREAM_PAGES,
-  byEventTime,
-  deploymentEvent,
-  eventShown,
-  mayShow,
-  readPolicies,
-  violationEvents,
-  walkIncidents,
-  walkIssues,
-  walkedLink,
-} from './shared/ai-issues.ts';
+import { defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION, pageOfWalk, withLink } from '../src/mapping-api.ts';
+import { AI_ISSUES_PAGE_SIZE, CLOCK_SKEW_MS, MAX_UPSTREAM_PAGES, readPolicies, walkIncidents, walkIssues } from './shared/ai-issues.ts';
+import { EVENTS_WINDOW_MS, byEventTime, eventShown, mayShow } from './shared/ai-issues-events.ts';
+import { deploymentEvent, violationEvents } from './shared/ai-issues-v2.ts';
 import { eventFilters, eventFilterSpecs } from './shared/alert-params.ts';
 import { deploymentV2Id } from './shared/deployment-id.ts';
 import { alertV2Id } from './shared/alert-id.ts';
@@ -146,11 +134,10 @@ export default defineReadPlanMapping({
     const truncated = cutoff > Number.NEGATIVE_INFINITY;
     const since = truncated ? new Date(Math.min(Math.max(cutoff, 0), window.endTime)).toISOString() : '';
     const shown = events.filter((event) => Number(event.timestamp) >= cutoff && eventShown(filters, event)).sort(byEventTime);
-    const link = walkedLink(ctx.publicUrl, page, { complete: !truncated, truncated }, shown.length, {
+    const { items, link } = pageOfWalk(shown, page, AI_ISSUES_PAGE_SIZE, ctx.publicUrl, { complete: !truncated, truncated }, {
       withLast: true,
       beyondTitle: `Invalid parameter page: only the events since ${since} can be read here (${MAX_UPSTREAM_PAGES} NerdGraph pages of violations, ${NRQL_MAX_ROWS} deployments); narrow the list with filter[event_type]`,
     });
-    const items = shown.slice((page - 1) * AI_ISSUES_PAGE_SIZE, page * AI_ISSUES_PAGE_SIZE);
-    return { body: { recent_events: items }, ...(link ? { headers: { link } } : {}) };
+    return withLink({ recent_events: items }, link);
   },
 });

@@ -1,17 +1,6 @@
-import { defineReadPlanMapping, fieldNotesUnder, defineParams, param, XML_ASSUMPTION } from '../src/mapping-api.ts';
-import {
-  AI_ISSUES_PAGE_SIZE,
-  CLOCK_SKEW_MS,
-  LIST_WINDOW_MS,
-  MAX_UPSTREAM_PAGES,
-  OPEN_WINDOW_MS,
-  policyIdsOf,
-  readPolicies,
-  v2Incident,
-  walkIssues,
-  walkedLink,
-  type UpstreamIssue,
-} from './shared/ai-issues.ts';
+import { defineReadPlanMapping, fieldNotesUnder, defineParams, param, XML_ASSUMPTION, pageCount, pageOfWalk, withLink } from '../src/mapping-api.ts';
+import { AI_ISSUES_PAGE_SIZE, CLOCK_SKEW_MS, LIST_WINDOW_MS, MAX_UPSTREAM_PAGES, OPEN_WINDOW_MS, readPolicies, walkIssues, type UpstreamIssue } from './shared/ai-issues.ts';
+import { policyIdsOf, v2Incident } from './shared/ai-issues-v2.ts';
 
 /** v2's open incidents: not closed. DEACTIVATED issues without closedAt count as open (a choice). */
 const OPEN_STATES = ['CREATED', 'ACTIVATED', 'DEACTIVATED'];
@@ -67,13 +56,11 @@ export default defineReadPlanMapping({
       enough: page * AI_ISSUES_PAGE_SIZE + 1,
       ...(onlyOpen ? { keep: isOpen } : {}),
     });
-    const { items } = walked;
-    const link = walkedLink(ctx.publicUrl, page, walked, items.length, {
+    const { items: shown, link } = pageOfWalk(walked.items, page, AI_ISSUES_PAGE_SIZE, ctx.publicUrl, walked, {
       withLast: true,
-      beyondTitle: `Invalid parameter page: at most ${MAX_UPSTREAM_PAGES} NerdGraph pages of incidents can be read (${Math.ceil(items.length / AI_ISSUES_PAGE_SIZE)} pages here); narrow the list with only_open`,
+      beyondTitle: `Invalid parameter page: at most ${MAX_UPSTREAM_PAGES} NerdGraph pages of incidents can be read (${pageCount(walked.items.length, AI_ISSUES_PAGE_SIZE)} pages here); narrow the list with only_open`,
     });
-    const shown = items.slice((page - 1) * AI_ISSUES_PAGE_SIZE, page * AI_ISSUES_PAGE_SIZE);
     const policies = await readPolicies(ctx, policyIdsOf(shown));
-    return { body: { incidents: shown.map((issue) => v2Incident(issue, policies, !excludeViolations)) }, ...(link ? { headers: { link } } : {}) };
+    return withLink({ incidents: shown.map((issue) => v2Incident(issue, policies, !excludeViolations)) }, link);
   },
 });

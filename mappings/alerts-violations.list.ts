@@ -1,14 +1,7 @@
-import { defineReadPlanMapping, fieldNotesUnder, defineParams, param, v2IdOf, XML_ASSUMPTION } from '../src/mapping-api.ts';
-import {
-  AI_ISSUES_PAGE_SIZE,
-  MAX_UPSTREAM_PAGES,
-  readConditionNames,
-  readPolicies,
-  v2Violation,
-  walkIncidents,
-  walkedLink,
-} from './shared/ai-issues.ts';
+import { defineReadPlanMapping, fieldNotesUnder, defineParams, param, v2IdOf, XML_ASSUMPTION, pageCount, pageOfWalk, withLink } from '../src/mapping-api.ts';
+import { AI_ISSUES_PAGE_SIZE, MAX_UPSTREAM_PAGES, readConditionNames, readPolicies, walkIncidents } from './shared/ai-issues.ts';
 import { violationParams, violationWindowSpecs } from './shared/alert-params.ts';
+import { v2Violation } from './shared/ai-issues-v2.ts';
 
 const note = fieldNotesUnder('violations[]');
 
@@ -64,16 +57,12 @@ export default defineReadPlanMapping({
     if (window === null) return { body: { violations: [] } };
     const walked = await walkIncidents(ctx, onlyOpen ? { states: ['CREATED'] } : null, window, { enough: page * AI_ISSUES_PAGE_SIZE + 1 });
     // Only pages that can be served are announced; past the walk's bound the answer says so.
-    const link = walkedLink(ctx.publicUrl, page, walked, walked.items.length, {
+    const { items, link } = pageOfWalk(walked.items, page, AI_ISSUES_PAGE_SIZE, ctx.publicUrl, walked, {
       withLast: false,
-      beyondTitle: `Invalid parameter page: at most ${MAX_UPSTREAM_PAGES} NerdGraph pages of violations can be read (${Math.ceil(walked.items.length / AI_ISSUES_PAGE_SIZE)} pages here); narrow the list with start_date and end_date`,
+      beyondTitle: `Invalid parameter page: at most ${MAX_UPSTREAM_PAGES} NerdGraph pages of violations can be read (${pageCount(walked.items.length, AI_ISSUES_PAGE_SIZE)} pages here); narrow the list with start_date and end_date`,
     });
-    const items = walked.items.slice((page - 1) * AI_ISSUES_PAGE_SIZE, page * AI_ISSUES_PAGE_SIZE);
     const policyIds = new Set(items.flatMap((item) => (item.policyIds ? (v2IdOf(item.policyIds) ?? []) : [])));
     const [policies, conditions] = items.length === 0 ? [new Map(), new Map()] : await Promise.all([readPolicies(ctx, policyIds), readConditionNames(ctx)]);
-    return {
-      body: { violations: items.map((item) => v2Violation(item, { policies, conditions }, ctx.now)) },
-      ...(link ? { headers: { link } } : {}),
-    };
+    return withLink({ violations: items.map((item) => v2Violation(item, { policies, conditions }, ctx.now)) }, link);
   },
 });

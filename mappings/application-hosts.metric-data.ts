@@ -1,6 +1,6 @@
 import { defineMetricDataMapping } from '../src/mapping-api.ts';
 import applicationMetricData from './applications.metric-data.ts';
-import { appHostTarget } from './shared/app-targets.ts';
+import { appHost } from './shared/app-targets.ts';
 import { acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /**
@@ -14,7 +14,7 @@ export default defineMetricDataMapping({
   operation: 'ApplicationTopologyMetricData',
   summary:
     'Metric timeslice data of one host: one NRQL query (WHERE appId AND host, FACET metricTimesliceName) plus the name check and the app with its instances, in one request; a cold host id costs one more (the host directory)',
-  resolveTarget: appHostTarget,
+  target: { ...applicationMetricData.target, within: appHost },
   formulasOf: (name) => familyOf(name).formulas,
   acceptedFormulasOf,
   knownGaps: [

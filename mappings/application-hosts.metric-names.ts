@@ -1,6 +1,6 @@
 import { defineMetricNamesMapping } from '../src/mapping-api.ts';
 import applicationMetricNames from './applications.metric-names.ts';
-import { appHostTarget } from './shared/app-targets.ts';
+import { appHost } from './shared/app-targets.ts';
 import { acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /** GET /v2/applications/{id}/hosts/{host_id}/metrics.{json,xml}: the names one host reported. */
@@ -10,7 +10,7 @@ export default defineMetricNamesMapping({
   route: '/v2/applications/{id}/hosts/{host_id}/metrics.{format}',
   operation: 'ApplicationTopologyMetricNames',
   summary: 'List metric names of one host: NRQL uniques(metricTimesliceName) WHERE appId AND host over a look-back window, filtered, sorted and paged locally',
-  resolveTarget: appHostTarget,
+  target: { ...applicationMetricNames.target, within: appHost },
   formulasOf: (name) => familyOf(name).formulas,
   acceptedFormulasOf,
   knownGaps: [

@@ -1,6 +1,6 @@
 import { defineMetricDataMapping } from '../src/mapping-api.ts';
 import applicationMetricData from './applications.metric-data.ts';
-import { appInstanceTarget } from './shared/app-targets.ts';
+import { appInstance } from './shared/app-targets.ts';
 import { acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /**
@@ -13,7 +13,7 @@ export default defineMetricDataMapping({
   route: '/v2/applications/{id}/instances/{instance_id}/metrics/data.{format}',
   operation: 'ApplicationTopologyMetricData',
   summary: 'Metric timeslice data of one instance: one NRQL query (WHERE appId AND realAgentId, FACET metricTimesliceName) plus the name check and the app with its instances, in one request',
-  resolveTarget: appInstanceTarget,
+  target: { ...applicationMetricData.target, within: appInstance },
   formulasOf: (name) => familyOf(name).formulas,
   acceptedFormulasOf,
   knownGaps: [

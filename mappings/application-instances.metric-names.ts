@@ -1,6 +1,6 @@
 import { defineMetricNamesMapping } from '../src/mapping-api.ts';
 import applicationMetricNames from './applications.metric-names.ts';
-import { appInstanceTarget } from './shared/app-targets.ts';
+import { appInstance } from './shared/app-targets.ts';
 import { acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /** GET /v2/applications/{id}/instances/{instance_id}/metrics.{json,xml}: the names one instance reported. */
@@ -10,7 +10,7 @@ export default defineMetricNamesMapping({
   route: '/v2/applications/{id}/instances/{instance_id}/metrics.{format}',
   operation: 'ApplicationTopologyMetricNames',
   summary: 'List metric names of one instance: NRQL uniques(metricTimesliceName) WHERE appId AND realAgentId over a look-back window, filtered, sorted and paged locally',
-  resolveTarget: appInstanceTarget,
+  target: { ...applicationMetricNames.target, within: appInstance },
   formulasOf: (name) => familyOf(name).formulas,
   acceptedFormulasOf,
   knownGaps: [

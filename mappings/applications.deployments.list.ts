@@ -1,4 +1,4 @@
-import { defineReadPlanMapping, linkHeader, defineParams, param, XML_ASSUMPTION } from '../src/mapping-api.ts';
+import { defineReadPlanMapping, pageOfList, defineParams, param, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { DEPLOYMENT_TOP_LINKS, applicationGuid, readDeployments } from './shared/deployment.ts';
 
 const PAGE_SIZE = 200;
@@ -42,10 +42,6 @@ export default defineReadPlanMapping({
     const { page } = parameters.parse(ctx.params);
     const { id, guid } = applicationGuid(ctx, ctx.pathParams.id);
     const { deployments } = await readDeployments(ctx, id, guid, 'MAX');
-    const link = linkHeader(ctx.publicUrl, page, Math.ceil(deployments.length / PAGE_SIZE));
-    return {
-      body: { deployments: deployments.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), links: DEPLOYMENT_TOP_LINKS },
-      ...(link ? { headers: { link } } : {}),
-    };
+    return pageOfList(deployments, { page, pageSize: PAGE_SIZE, wrapperKey: 'deployments', publicUrl: ctx.publicUrl, topLinks: DEPLOYMENT_TOP_LINKS });
   },
 });

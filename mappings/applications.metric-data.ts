@@ -1,4 +1,4 @@
-import { V2Titles, defineParams, param, defineMetricDataMapping, XML_ASSUMPTION, EntityKinds, entityTarget } from '../src/mapping-api.ts';
+import { V2Titles, defineParams, param, defineMetricDataMapping, XML_ASSUMPTION, EntityKinds } from '../src/mapping-api.ts';
 import { METRIC_FAMILIES, UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /**
@@ -14,7 +14,8 @@ export default defineMetricDataMapping({
   operation: 'ApplicationMetricData',
   summary: 'Metric timeslice data: one NRQL query (FACET metricTimesliceName, TIMESERIES per the v2 granularity rules) plus a look-back name check, in one request',
   fidelity: 'approximate',
-  resolveTarget: entityTarget(EntityKinds.apmApplication, V2Titles.applicationNotFound, (id) => [{ attribute: 'appId', value: id }]),
+  // The app's rows carry its id as appId.
+  target: { entity: EntityKinds.apmApplication, notFoundTitle: V2Titles.applicationNotFound, attribute: 'appId', value: 'id' },
   formulasOf: (name) => familyOf(name).formulas,
   acceptedFormulasOf,
   // Declaration order is parse order. from, to and period are read as sent: the window rules

@@ -1,7 +1,7 @@
-import { EntityKinds, defineMetricDataMapping, entityTarget, V2Titles, defineParams, param } from '../src/mapping-api.ts';
+import { EntityKinds, defineMetricDataMapping, V2Titles, defineParams, param } from '../src/mapping-api.ts';
 import applicationMetricData from './applications.metric-data.ts';
 import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from './shared/metric-values.ts';
-import { MOBILE_ROWS_ASSUMPTION, mobileRowsScope } from './shared/mobile-rows.ts';
+import { MOBILE_GUID_ATTRIBUTES, MOBILE_ROWS_ASSUMPTION } from './shared/mobile-rows.ts';
 
 
 /**
@@ -15,7 +15,7 @@ export default defineMetricDataMapping({
   route: '/v2/mobile_applications/{id}/metrics/data.{format}',
   operation: 'MobileApplicationMetricData',
   summary: 'Mobile metric timeslice data: one NRQL query (WHERE entityGuid OR entity.guid, FACET metricTimesliceName) plus the name check and the entity, in one request',
-  resolveTarget: entityTarget(EntityKinds.mobileApplication, V2Titles.mobileApplicationNotFound, mobileRowsScope),
+  target: { entity: EntityKinds.mobileApplication, notFoundTitle: V2Titles.mobileApplicationNotFound, attribute: MOBILE_GUID_ATTRIBUTES, value: 'guid' },
   formulasOf: (name) => mobileFamilyOf(name).formulas,
   acceptedFormulasOf: mobileAcceptedFormulasOf,
   parameters: defineParams({

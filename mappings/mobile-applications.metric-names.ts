@@ -1,7 +1,7 @@
-import { EntityKinds, defineMetricNamesMapping, entityTarget, V2Titles } from '../src/mapping-api.ts';
+import { EntityKinds, defineMetricNamesMapping, V2Titles } from '../src/mapping-api.ts';
 import applicationMetricNames from './applications.metric-names.ts';
 import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from './shared/metric-values.ts';
-import { MOBILE_ROWS_ASSUMPTION, mobileRowsScope } from './shared/mobile-rows.ts';
+import { MOBILE_GUID_ATTRIBUTES, MOBILE_ROWS_ASSUMPTION } from './shared/mobile-rows.ts';
 
 /** GET /v2/mobile_applications/{id}/metrics.{json,xml}: the mobile app's metric names with their value names. */
 export default defineMetricNamesMapping({
@@ -10,7 +10,7 @@ export default defineMetricNamesMapping({
   route: '/v2/mobile_applications/{id}/metrics.{format}',
   operation: 'MobileApplicationMetricNames',
   summary: 'List mobile metric names: NRQL uniques(metricTimesliceName) WHERE entityGuid OR entity.guid over a look-back window, filtered, sorted and paged locally',
-  resolveTarget: entityTarget(EntityKinds.mobileApplication, V2Titles.mobileApplicationNotFound, mobileRowsScope),
+  target: { entity: EntityKinds.mobileApplication, notFoundTitle: V2Titles.mobileApplicationNotFound, attribute: MOBILE_GUID_ATTRIBUTES, value: 'guid' },
   formulasOf: (name) => mobileFamilyOf(name).formulas,
   acceptedFormulasOf: mobileAcceptedFormulasOf,
   fields: [

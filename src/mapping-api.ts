@@ -5,11 +5,10 @@
  */
 export { redactKeys } from './caller/redact.ts';
 export { repeatedCursor, walkCursors, type Walked, type WalkOptions } from './routes/cursor-walk.ts';
-export { MAX_PAGES_WALKED } from './routes/entity-list.ts';
 export { EntityKinds, type EntityRef } from './routes/entity-ref.ts';
-export { pageOfList } from './routes/local-paging.ts';
-export { type CallerScope, defineListMapping, defineMetricDataMapping, defineMetricNamesMapping, definePassthroughMapping, defineReadPlanMapping, defineShowMapping, defineUnsupportedMapping, defineWriteMapping, type FieldNote, fieldNotesUnder, type KnownGap, type OperationContext, type PageReadContext, type PlannedAnswer, type ReshapeContext, type TimesliceTarget, type TimesliceTargetContext, type UnsupportedMapping, type WriteMapping, type WritePlan } from './routes/mapping.ts';
-export { entityTarget } from './routes/timeslice-target.ts';
+export { pageCount, pageOfList, pageOfWalk, withLink } from './routes/paging.ts';
+export { type CallerScope, defineListMapping, defineMetricDataMapping, defineMetricNamesMapping, definePassthroughMapping, defineReadPlanMapping, defineShowMapping, defineUnsupportedMapping, defineWriteMapping, type FieldNote, fieldNotesUnder, type KnownGap, type MetricTarget, type OperationContext, type PageReadContext, type PlannedAnswer, type ResolvedWithin, type ReshapeContext, type TargetWithin, type TimesliceTarget, type TimesliceTargetContext, type UnsupportedMapping, type WriteMapping, type WritePlan } from './routes/mapping.ts';
+export { MAX_PAGES_WALKED } from './routes/search-pages.ts';
 export { type LabelChange, type RememberedDeployment, type RememberedLabelChange } from './state/recent-writes.ts';
 export { NrqlResults, parseAnswer } from './upstream/answer.ts';
 export { type Condition, entityQuery } from './upstream/entity-query.ts';

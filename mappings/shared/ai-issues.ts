@@ -1,13 +1,16 @@
 import { z } from 'zod';
-import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping, parseAnswer, UpstreamError, V2Error, invalidParameter, notFound, writeRefused, type V2Body, decodeEntityGuid, linkHeader, NO_PARAMS, v2IdOf, XML_ASSUMPTION, walkCursors, type WalkOptions, type Walked } from '../../src/mapping-api.ts';
+import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping, parseAnswer, UpstreamError, V2Error, notFound, writeRefused, NO_PARAMS, v2IdOf, XML_ASSUMPTION, walkCursors, type WalkOptions, type Walked } from '../../src/mapping-api.ts';
 import { AlertIncidentTitles } from './alert-titles.ts';
 import { alertV2Id } from './alert-id.ts';
+import { policyIdsOf, v2Incident } from './ai-issues-v2.ts';
 
 /**
  * REST v2's retired alert namespaces over NerdGraph's AI issues (routes-next.md §5): a REST
  * "incident" is an issue, a REST "violation" is an incident. Shared by alerts_incidents (list,
  * acknowledge, close), alerts_violations and alerts_events: the cursor walks, the policy and
- * condition names read beside them, and the v2 objects.
+ * condition names read beside them, the violations' parameters, and acknowledge and close.
+ * The v2 objects are in ai-issues-v2.ts, alerts_events' filters in ai-issues-events.ts, and
+ * their paging in src/routes/paging.ts (pageOfWalk).
  */
 const DAY_MS = 86_400_000;
 
@@ -164,83 +167,6 @@ export interface TimeWindow {
 // The window's parameters: mappings/shared/alert-params.ts.
 
 // ---------------------------------------------------------------------------------------------
-// v2 objects
-
-const ENTITY_KINDS: Record<string, { product: string; type: string }> = {
-  'APM|APPLICATION': { product: 'APM', type: 'Application' },
-  'BROWSER|APPLICATION': { product: 'Browser', type: 'BrowserApplication' },
-  'MOBILE|APPLICATION': { product: 'Mobile', type: 'MobileApplication' },
-  'APM|KEY_TRANSACTION': { product: 'APM', type: 'KeyTransaction' },
-  'INFRA|HOST': { product: 'Servers', type: 'Server' },
-  'SYNTH|MONITOR': { product: 'Synthetics', type: 'Monitor' },
-};
-
-const numeric = (value: string | null | undefined): number | null => (value ? (v2IdOf(value) ?? null) : null);
-
-export interface NameDirectory {
-  policies: ReadonlyMap<number, PolicyFacts>;
-  conditions: ReadonlyMap<number, string>;
-}
-
-/** One REST violation from one NerdGraph incident. */
-export function v2Violation(incident: UpstreamIncident, names: NameDirectory, now: number): V2Body {
-  const decoded = incident.entityGuids ? decodeEntityGuid(incident.entityGuids) : undefined;
-  const kind = decoded ? ENTITY_KINDS[`${decoded.domain}|${decoded.type}`] : undefined;
-  const entityId = decoded ? numeric(decoded.domainId) : null;
-  const policyId = numeric(incident.policyIds);
-  const conditionId = numeric(incident.conditionFamilyId);
-  const closedAt = incident.closedAt ?? null;
-  return {
-    id: alertV2Id(incident.incidentId),
-    label: incident.title,
-    duration: Math.floor(((closedAt ?? now) - incident.createdAt) / 1000),
-    policy_name: (policyId !== null ? names.policies.get(policyId)?.name : undefined) ?? null,
-    condition_name: (conditionId !== null ? names.conditions.get(conditionId) : undefined) ?? null,
-    priority: incident.priority === 'CRITICAL' ? 'Critical' : 'Warning',
-    opened_at: incident.createdAt,
-    ...(closedAt === null ? {} : { closed_at: closedAt }),
-    entity: { product: kind?.product ?? null, type: kind?.type ?? null, group_id: entityId, id: entityId, name: incident.entityNames ?? null },
-    links: { policy_id: policyId, condition_id: conditionId },
-  };
-}
-
-/** One REST incident from one NerdGraph issue. */
-export function v2Incident(issue: UpstreamIssue, policies: ReadonlyMap<number, PolicyFacts>, withViolations: boolean): V2Body {
-  const policyId = issue.policyIds?.[0] ?? null;
-  const closedAt = issue.closedAt ?? null;
-  return {
-    id: alertV2Id(issue.issueId),
-    opened_at: issue.activatedAt ?? issue.createdAt,
-    ...(closedAt === null ? {} : { closed_at: closedAt }),
-    incident_preference: (policyId !== null ? policies.get(policyId)?.incidentPreference : undefined) ?? null,
-    links: { ...(withViolations ? { violations: (issue.incidentIds ?? []).map(alertV2Id) } : {}), policy_id: policyId },
-  };
-}
-
-export const policyIdsOf = (issues: readonly UpstreamIssue[]): Set<number> => new Set(issues.flatMap((issue) => issue.policyIds?.slice(0, 1) ?? []));
-
-/** v2's Link without rel="last" (alerts_violations never sent it, rest-v2.md §3.9). */
-export function linkWithoutLast(publicUrl: string, page: number, lastPage: number): string | undefined {
-  const link = linkHeader(publicUrl, page, lastPage);
-  if (link === undefined) return undefined;
-  const kept = link.split(', ').filter((entry) => !entry.endsWith('rel="last"'));
-  return kept.length > 0 ? kept.join(', ') : undefined;
-}
-
-/**
- * The Link of v2 page `page` of a walked list of `count` items, announcing only pages that can
- * be served. A walk that reached the end knows the last page (sent when `withLast`); a walk that
- * stopped once it had enough knows a next page exists but not the last (next only); a walk cut
- * at its page bound ends the list at the last reachable page (no next), and a page past it is a
- * 422 with `beyondTitle`, never an empty page or a rel that leads nowhere.
- */
-export function walkedLink(publicUrl: string, page: number, walked: Pick<Walked<unknown>, 'complete' | 'truncated'>, count: number, options: { withLast: boolean; beyondTitle: string }): string | undefined {
-  const reachable = Math.ceil(count / AI_ISSUES_PAGE_SIZE);
-  if (walked.truncated && page > Math.max(reachable, 1)) throw invalidParameter(options.beyondTitle);
-  return walked.complete && options.withLast ? linkHeader(publicUrl, page, reachable) : linkWithoutLast(publicUrl, page, reachable);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Acknowledge and close
 
 /** How far back acknowledge and close look for the incident a v2 id names. */
@@ -341,92 +267,4 @@ export function incidentActionMapping(spec: IncidentActionSpec): WriteMapping {
       };
     },
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// alerts_events: violation opens and closes from incidents, deployments from change tracking
-
-/** How far back alerts_events reaches (v2's "recent events"; its own span is unconfirmed). */
-export const EVENTS_WINDOW_MS = LIST_WINDOW_MS;
-
-export const EVENT_PRODUCTS = ['APM', 'BROWSER', 'MOBILE', 'SERVERS', 'PLUGINS', 'SYNTHETICS', 'ALERTS'] as const;
-export const EVENT_ENTITY_TYPES = ['Application', 'Server', 'KeyTransaction', 'Plugin', 'MobileApplication', 'BrowserApplication', 'Monitor'] as const;
-export const EVENT_TYPES = ['NOTIFICATION', 'DEPLOYMENT', 'VIOLATION_OPEN', 'VIOLATION_CLOSE', 'VIOLATION', 'INSTRUMENTATION', 'INCIDENT_OPEN'] as const;
-
-export interface EventFilters {
-  product?: string;
-  entityType?: string;
-  entityGroupId?: number;
-  entityId?: number;
-  eventType?: string;
-  incidentId?: number;
-}
-
-// The filters' parameters: mappings/shared/alert-params.ts (eventFilters).
-
-/** Whether an event of `type` can pass the filters at all (so its source need not be read). */
-export function mayShow(filters: EventFilters, type: 'DEPLOYMENT' | 'VIOLATION_OPEN' | 'VIOLATION_CLOSE'): boolean {
-  if (filters.eventType !== undefined && filters.eventType !== type && !(filters.eventType === 'VIOLATION' && type !== 'DEPLOYMENT')) return false;
-  if (type === 'DEPLOYMENT') {
-    return (filters.product === undefined || filters.product === 'APM') && (filters.entityType === undefined || filters.entityType === 'Application') && filters.incidentId === undefined;
-  }
-  return true;
-}
-
-/** The filters an event (a v2 object) passes. */
-export function eventShown(filters: EventFilters, event: V2Body): boolean {
-  const eventType = String(event.event_type);
-  return (
-    (filters.product === undefined || String(event.product).toUpperCase() === filters.product) &&
-    (filters.entityType === undefined || event.entity_type === filters.entityType) &&
-    (filters.entityGroupId === undefined || event.entity_group_id === filters.entityGroupId) &&
-    (filters.entityId === undefined || event.entity_id === filters.entityId) &&
-    (filters.eventType === undefined || eventType === filters.eventType || (filters.eventType === 'VIOLATION' && eventType.startsWith('VIOLATION_'))) &&
-    (filters.incidentId === undefined || event.incident_id === filters.incidentId)
-  );
-}
-
-/** Newest first; ties by id. */
-export const byEventTime = (a: V2Body, b: V2Body): number => Number(b.timestamp) - Number(a.timestamp) || Number(a.id) - Number(b.id);
-
-/** VIOLATION_OPEN and (once closed) VIOLATION_CLOSE of one incident. */
-export function violationEvents(incident: UpstreamIncident, issueV2Id: number | null, policies: ReadonlyMap<number, PolicyFacts>): V2Body[] {
-  const decoded = incident.entityGuids ? decodeEntityGuid(incident.entityGuids) : undefined;
-  const kind = decoded ? ENTITY_KINDS[`${decoded.domain}|${decoded.type}`] : undefined;
-  const entityId = decoded ? numeric(decoded.domainId) : null;
-  const policyId = numeric(incident.policyIds);
-  const policyName = policyId !== null ? policies.get(policyId)?.name : undefined;
-  const common = {
-    product: kind ? kind.product.toUpperCase() : null,
-    entity_type: kind?.type ?? null,
-    entity_group_id: entityId,
-    entity_id: entityId,
-    priority: incident.priority === 'CRITICAL' ? 'Critical' : 'Warning',
-    description: policyName === undefined ? incident.title : `${policyName} (${incident.title})`,
-  };
-  const event = (type: 'open' | 'close', at: number): V2Body => ({
-    id: alertV2Id(`${incident.incidentId}|${type}`),
-    event_type: type === 'open' ? 'VIOLATION_OPEN' : 'VIOLATION_CLOSE',
-    ...common,
-    timestamp: at,
-    incident_id: issueV2Id,
-  });
-  const closedAt = incident.closedAt ?? null;
-  return closedAt === null ? [event('open', incident.createdAt)] : [event('open', incident.createdAt), event('close', closedAt)];
-}
-
-/** One DEPLOYMENT event. */
-export function deploymentEvent(id: number, appId: number, revision: string, timestamp: number): V2Body {
-  return {
-    id,
-    event_type: 'DEPLOYMENT',
-    product: 'APM',
-    entity_type: 'Application',
-    entity_group_id: appId,
-    entity_id: appId,
-    priority: null,
-    description: `Deployment of revision ${revision}`,
-    timestamp,
-    incident_id: null,
-  };
 }

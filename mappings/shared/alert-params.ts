@@ -1,6 +1,7 @@
 import { defineParams, invalidParameter, param, type V2Params } from '../../src/mapping-api.ts';
 import { AlertIncidentTitles } from './alert-titles.ts';
-import { CLOCK_SKEW_MS, EVENT_ENTITY_TYPES, EVENT_PRODUCTS, EVENT_TYPES, type EventFilters, LIST_WINDOW_MS, OPEN_WINDOW_MS, type TimeWindow } from './ai-issues.ts';
+import { CLOCK_SKEW_MS, LIST_WINDOW_MS, OPEN_WINDOW_MS, type TimeWindow } from './ai-issues.ts';
+import { EVENT_ENTITY_TYPES, EVENT_PRODUCTS, EVENT_TYPES, type EventFilters } from './ai-issues-events.ts';
 
 /**
  * The parameters of alerts_violations and alerts_events, declared with defineParams in v2's

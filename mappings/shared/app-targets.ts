@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EntityKinds, type EntityRef, type TimesliceTarget, type TimesliceTargetContext, parseAnswer, UpstreamError, hasControlCharacters, V2Titles, notFound, ID_PATTERN } from '../../src/mapping-api.ts';
+import { type EntityRef, type TargetWithin, type TimesliceTargetContext, parseAnswer, UpstreamError, hasControlCharacters, V2Titles, notFound, ID_PATTERN } from '../../src/mapping-api.ts';
 import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppInstance, syntheticHostId } from './app-instances.ts';
 
 /**
@@ -87,45 +87,33 @@ async function hostNameOf(ctx: TimesliceTargetContext, app: EntityRef, rawHostId
 }
 
 /** `/v2/applications/{id}/hosts/{host_id}/...`: the app's rows reported from that host. */
-export async function appHostTarget(ctx: TimesliceTargetContext): Promise<TimesliceTarget> {
-  const app = ctx.entityRef(EntityKinds.apmApplication, ctx.pathParams.id, V2Titles.applicationNotFound);
-  const host = await hostNameOf(ctx, app, ctx.pathParams.host_id);
-  return {
-    entity: app,
-    notFoundTitle: V2Titles.applicationNotFound,
-    scope: [
-      { attribute: 'appId', value: app.id },
-      { attribute: 'host', value: host.name },
-    ],
-    key: `${app.id}/host/${host.id}`,
-    inside: {
-      notFoundTitle: V2Titles.applicationHostNotFound,
+export const appHost: TargetWithin = {
+  notFoundTitle: V2Titles.applicationHostNotFound,
+  async resolve(ctx, app) {
+    const host = await hostNameOf(ctx, app, ctx.pathParams.host_id);
+    return {
+      scope: [{ attribute: 'host', value: host.name }],
+      key: `host/${host.id}`,
       // The host's instances may be on any page: one on the first page settles it at no cost.
       holds: (entity) => holdsInstance(ctx, app, entity, (instance) => instance.host === host.name && syntheticHostId(app.id, instance.host) === host.id),
-    },
-  };
-}
+    };
+  },
+};
 
 /** `/v2/applications/{id}/instances/{instance_id}/...`: the app's rows of that agent instance. */
-export function appInstanceTarget(ctx: TimesliceTargetContext): TimesliceTarget {
-  const app = ctx.entityRef(EntityKinds.apmApplication, ctx.pathParams.id, V2Titles.applicationNotFound);
-  const raw = ctx.pathParams.instance_id;
-  // A malformed instance id still probes the app (asking for no instance): whether the app
-  // exists decides which of the two 404s v2 gave.
-  const instanceId = raw !== undefined && ID_PATTERN.test(raw) ? Number(raw) : 0;
-  return {
-    entity: app,
-    notFoundTitle: V2Titles.applicationNotFound,
-    scope: [
-      { attribute: 'appId', value: app.id },
+export const appInstance: TargetWithin = {
+  notFoundTitle: V2Titles.applicationInstanceNotFound,
+  resolve(ctx, app) {
+    const raw = ctx.pathParams.instance_id;
+    // A malformed instance id still probes the app (asking for no instance): whether the app
+    // exists decides which of the two 404s v2 gave.
+    const instanceId = raw !== undefined && ID_PATTERN.test(raw) ? Number(raw) : 0;
+    return {
       // realAgentId's stored type is undocumented (rest-v2.md §7 item 1): New Relic's migration
       // page quotes it, public nr1 nerdpack code does not, and NRQL never equals a number and a string.
-      { attribute: 'realAgentId', value: [instanceId, String(instanceId)] },
-    ],
-    key: `${app.id}/instance/${instanceId}`,
-    inside: {
-      notFoundTitle: V2Titles.applicationInstanceNotFound,
+      scope: [{ attribute: 'realAgentId', value: [instanceId, String(instanceId)] }],
+      key: `instance/${instanceId}`,
       holds: async (entity) => instanceId !== 0 && holdsInstance(ctx, app, entity, (instance) => instance.id === instanceId),
-    },
-  };
-}
+    };
+  },
+};

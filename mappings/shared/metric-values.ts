@@ -27,7 +27,7 @@ const AVERAGE_MS = 'average({v}) * 1000';
 // Per-minute values divide by {W} themselves rather than use NRQL's rate(): every value relative
 // to the window then has one denominator, which the metric-data runner corrects when NerdGraph
 // answers over a window other than the one asked (long windows snap to rollup boundaries:
-// src/routes/metric-data.ts, windowCorrection). Same number as rate(count, 1 minute) otherwise.
+// src/routes/metric-answer.ts, windowCorrection). Same number as rate(count, 1 minute) otherwise.
 const PER_MINUTE = 'count({v}) * 60 / {W}';
 const CALL_TIME_PER_MINUTE = 'sum({v}) * 60 / {W}';
 const COUNT = 'count({v})';

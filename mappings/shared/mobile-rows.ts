@@ -1,5 +1,3 @@
-import { type NrqlEquality } from '../../src/mapping-api.ts';
-
 /**
  * How the mobile metric routes select a mobile app's timeslice rows: by its GUID under both
  * spellings, `(entityGuid = '<guid>' OR entity.guid = '<guid>')` (issue 20, point 6).
@@ -12,10 +10,6 @@ import { type NrqlEquality } from '../../src/mapping-api.ts';
  * spellings cost nothing and match whichever the rows carry; `npm run probe` can settle it.
  */
 export const MOBILE_GUID_ATTRIBUTES = ['entityGuid', 'entity.guid'] as const;
-
-export function mobileRowsScope(_id: number, guid: string): NrqlEquality[] {
-  return [{ attribute: MOBILE_GUID_ATTRIBUTES, value: guid }];
-}
 
 export const MOBILE_ROWS_ASSUMPTION =
   "Mobile timeslices are selected by the mobile GUID as entityGuid OR entity.guid: public nr1 nerdpack code that reads mobile timeslices (khpeet/nr1-mobile-lite, nerdlets/home/overview.js) filters on entityGuid, the APM attribute table names entity.guid (UNCONFIRMED which mobile rows carry; whether they carry appId is UNCONFIRMED too, routes-next.md §3).";

@@ -1,9 +1,8 @@
-/** The read kinds of mapping: entity lists and shows, metric names and metric data. */
+/** The read kinds of mapping over entities: lists and shows (metric routes: metric-mapping.ts). */
 import type { Condition } from '../upstream/entity-query.ts';
-import type { EntityKind, EntityRef } from './entity-ref.ts';
-import type { NrqlEquality } from '../upstream/nrql.ts';
+import type { EntityKind } from './entity-ref.ts';
 import type { V2Body } from '../v2/format.ts';
-import type { CallerScope, MappingBase, PageReadContext, ReshapeContext } from './mapping-base.ts';
+import type { MappingBase, PageReadContext, ReshapeContext } from './mapping-base.ts';
 
 /** What every paged list's parameters include. */
 export interface ListParams {
@@ -55,82 +54,5 @@ export interface EntityShowMapping extends MappingBase {
    */
   related?: Readonly<Record<string, EntityKind>>;
   reshape(entity: unknown, ctx: ReshapeContext, related: Readonly<Record<string, unknown>>): V2Body;
-}
-
-/**
- * What a timeslice route's path names, resolved per request (src/routes/timeslice-target.ts):
- * the entity its document probes (GUID computed, existence proved in the metric request
- * itself), the NRQL scope of its rows, and its 404s.
- */
-export interface TimesliceTarget {
-  /** The entity the document's `$guid` names. */
-  entity: EntityRef;
-  /** The 404 title when NerdGraph does not return that entity in the caller's account. */
-  notFoundTitle: string;
-  /** NRQL conditions selecting the target's timeslice rows (values only through the literal builder). */
-  scope: NrqlEquality[];
-  /** The target within the account, for cache keys (e.g. `1/host/2`). */
-  key: string;
-  /**
-   * For a target inside the probed entity (a host or instance of an app): the 404 title when
-   * the entity as returned (zod-parsed by `holds`) does not hold it any more.
-   */
-  inside?: { notFoundTitle: string; holds(entity: unknown): boolean | Promise<boolean> };
-}
-
-/** What resolveTarget may use: the path, and cached reads through the caller's key. */
-export interface TimesliceTargetContext extends CallerScope {
-  pathParams: Readonly<Record<string, string>>;
-  /**
-   * A value kept per caller and account under `key` (concurrent misses share one load) for
-   * `ttlMs` (default 60 s); a failed load is not kept.
-   */
-  remember<V extends object>(key: string, load: () => Promise<{ value: V; ttlMs?: number }>): Promise<V>;
-}
-
-/** The timeslice metrics of one target: an entity addressed by a numeric id, or a host or instance inside one. */
-interface TimesliceMappingBase<P> extends MappingBase<P> {
-  /**
-   * Resolves the path to its target, before the parameters are parsed (v2 answered 404 before
-   * 422). Ids are checked here; a host id needs its host name first, so it may read (through
-   * ctx.remember, once per directory lifetime).
-   */
-  resolveTarget(ctx: TimesliceTargetContext): TimesliceTarget | Promise<TimesliceTarget>;
-  /**
-   * A metric's v2 values, each with the NRQL expression template that computes it, in v2's
-   * order (the formula table of mappings/shared/metric-values.ts): what metrics.json lists and
-   * what an answer without values[] holds.
-   */
-  formulasOf(metricName: string): Readonly<Record<string, string>>;
-  /** Also the values computed only when asked for by name (a superset of formulasOf). */
-  acceptedFormulasOf(metricName: string): Readonly<Record<string, string>>;
-}
-
-/** `metrics.json`: metric names seen in a look-back window, paged locally. */
-export interface MetricNamesMapping extends TimesliceMappingBase<MetricNamesParams> {
-  kind: 'metric-names';
-  pageSize: number;
-}
-
-/** What the metric-names runner reads. */
-export interface MetricNamesParams {
-  page: number;
-  /** Substring filter on the names. */
-  name: string | undefined;
-}
-
-/** What the metric-data runner reads; from, to and period as sent (the window rules check them together). */
-export interface MetricDataParams {
-  names: string[];
-  values: string[];
-  summarize: boolean;
-  from: string | undefined;
-  to: string | undefined;
-  period: string | undefined;
-}
-
-/** `metrics/data.json`: timeslice values by the REST rules, one NRQL query per request. */
-export interface MetricDataMapping extends TimesliceMappingBase<MetricDataParams> {
-  kind: 'metric-data';
 }
 

@@ -1,10 +1,11 @@
 import { NO_PARAMS } from '../v2/param-schema.ts';
-import type { EntityListMapping, EntityShowMapping, ListParams, MetricDataMapping, MetricNamesMapping } from './mapping-reads.ts';
+import type { EntityListMapping, EntityShowMapping, ListParams } from './mapping-reads.ts';
+import type { MetricDataMapping, MetricNamesMapping } from './metric-mapping.ts';
 import { PASSTHROUGH_OPERATION, type PassthroughMapping, type ReadPlanMapping, type UnsupportedMapping, type WriteMapping } from './mapping-operations.ts';
 
 /**
  * The declarative contract of one v2 route (one module in mappings/), by family: what every
- * mapping declares and gets (mapping-base.ts), the read kinds (mapping-reads.ts), the kinds
+ * mapping declares and gets (mapping-base.ts), the entity read kinds (mapping-reads.ts), the metric kinds (metric-mapping.ts), the kinds
  * that own their logic or send nothing (mapping-operations.ts). This module joins them into
  * Mapping, with the define* helpers each module calls.
  */
@@ -12,6 +13,20 @@ export type { Fidelity, ParameterNote } from '../v2/param-schema.ts';
 export * from './mapping-base.ts';
 export * from './mapping-reads.ts';
 export * from './mapping-operations.ts';
+// The metric routes' contract lives in its own module; read through here like the rest.
+export {
+  defineMetricDataMapping,
+  defineMetricNamesMapping,
+  type MetricDataMapping,
+  type MetricDataParams,
+  type MetricNamesMapping,
+  type MetricNamesParams,
+  type MetricTarget,
+  type ResolvedWithin,
+  type TargetWithin,
+  type TimesliceTarget,
+  type TimesliceTargetContext,
+} from './metric-mapping.ts';
 
 export type Mapping =
   | EntityListMapping
@@ -40,14 +55,6 @@ export function defineListMapping<P extends ListParams>(mapping: EntityListMappi
 }
 
 export function defineShowMapping(mapping: EntityShowMapping): EntityShowMapping {
-  return mapping;
-}
-
-export function defineMetricNamesMapping(mapping: MetricNamesMapping): MetricNamesMapping {
-  return mapping;
-}
-
-export function defineMetricDataMapping(mapping: MetricDataMapping): MetricDataMapping {
   return mapping;
 }
 

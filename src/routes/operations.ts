@@ -66,119 +66,159 @@ export function writeFailure(error: unknown, mapping: Pick<WriteMapping, 'unconf
   }
 }
 
-/** `mutations`: the operations write mappings send, which `ctx.read` must never send. */
-export function createOperationRunners(deps: RouteDeps) {
-  async function contextOf(req: RouteRequest, body: BodyObject, bodyKind: RequestBodyKind = 'none'): Promise<OperationContext> {
-    return {
-      ...callerScope(deps, req, 'entity'),
-      format: req.format,
-      pathParams: req.pathParams,
-      params: req.params,
-      body,
-      bodyKind,
-      publicUrl: req.publicUrl,
-    };
-  }
+/** What a read-plan or write mapping gets: the caller's scope and the parsed request. */
+function operationContext(deps: RouteDeps, req: RouteRequest, body: BodyObject, bodyKind: RequestBodyKind = 'none'): OperationContext {
+  return {
+    ...callerScope(deps, req, 'entity'),
+    format: req.format,
+    pathParams: req.pathParams,
+    params: req.params,
+    body,
+    bodyKind,
+    publicUrl: req.publicUrl,
+  };
+}
 
-  async function runReadPlan(mapping: ReadPlanMapping, req: RouteRequest): Promise<Response> {
-    const answer = await mapping.load(await contextOf(req, Object.create(null) as BodyObject));
-    return respond(req.c, req.format, 200, answer.body, answer.headers);
-  }
+/** Serves a read whose logic the mapping owns: one `load`, its body and headers. */
+export async function serveReadPlan(deps: RouteDeps, mapping: ReadPlanMapping, req: RouteRequest): Promise<Response> {
+  const answer = await mapping.load(operationContext(deps, req, Object.create(null) as BodyObject));
+  return respond(req.c, req.format, 200, answer.body, answer.headers);
+}
 
-  async function runWrite(mapping: WriteMapping, req: RouteRequest): Promise<Response> {
-    const text = await req.c.req.text();
-    const body = parseRequestBody(req.c.req.header('content-type'), text);
-    const bodyKind = requestBodyKind(req.c.req.header('content-type'), text);
-    // The plan's reads go under the request signal (nothing is written yet: a client that left
-    // stops them); the mutation and the read-back after it under the deadline only, so a
-    // write whose client left still ends with its real outcome in the access log.
-    const deadline = req.c.get('deadline') ?? req.signal;
-    const reads = new AbortController();
-    const follow = (signal: AbortSignal): (() => void) => {
-      const stop = (): void => reads.abort(signal.reason);
-      if (signal.aborted) stop();
-      else signal.addEventListener('abort', stop, { once: true });
-      return () => signal.removeEventListener('abort', stop);
-    };
-    const unfollowRequest = follow(req.signal);
-    let plan: WritePlan = await mapping.plan(await contextOf({ ...req, signal: reads.signal }, body, bodyKind));
-    let stepsSent = 0;
-    let payload: unknown = null;
-    // After a write went out, only a refusal NerdGraph stated in its payload may read as "not
-    // written", and only while nothing else was written; any other surprise (a failed
-    // read-back, an odd payload, a later step failing) is an unknown outcome.
-    const afterSending = (error: unknown): unknown => {
-      const refusal = error instanceof V2Error && error.kind === WRITE_REFUSED;
-      if (refusal && stepsSent > 1 && mapping.partialTitle !== undefined) return partial(error);
-      return stepsSent > 0 && !(refusal && stepsSent === 1) ? new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' }) : error;
-    };
-    // A later step refused (or never sent) after the earlier ones were confirmed: a known, partial
-    // outcome. 409, not a 5xx a client would retry (repeating the earlier steps), and never
-    // "nothing was changed".
-    // The reason says why the next step was not applied, never "nothing was changed" (the
-    // titles writeFailure gives a lone write may say so), and never NerdGraph's words unredacted.
-    const partial = (error: V2Error): V2Error => {
-      const reason = PARTIAL_REASONS[error.kind ?? ''] ?? `New Relic refused the next step: ${redactKeys(error.title).slice(0, MAX_DETAIL)}`;
-      return new V2Error(409, `${mapping.partialTitle ?? mapping.unconfirmedTitle}: ${reason}`, { cause: error, kind: 'write_partial' });
-    };
-    for (;;) {
-      payload = null;
-      if (plan.variables !== null) {
-        if (stepsSent === 0) {
-          unfollowRequest();
-          follow(deadline);
-        }
-        try {
-          // Under the request's deadline only: once sent, a mutation it cuts short is an unknown
-          // outcome (writeFailure); a client that leaves does not abandon it, so its real outcome
-          // is what the access log records. One that left before the first was sent stops it
-          // here; once a step is out, the chain runs to its end rather than stop half-way.
-          if (stepsSent === 0 && req.signal.aborted) throw req.signal.reason;
-          // A deadline that passed between steps: this one is certainly not sent.
-          if (stepsSent > 0 && deadline.aborted) throw new UpstreamError('timeout', 'the request deadline passed before this step was sent', { sent: false });
-          const operation = plan.operation ?? mapping.operation;
-          // Only declared mutations: an undeclared one would also be missing from the set that
-          // keeps ctx.read from sending mutations (and the client retries reads).
-          if (operation !== mapping.operation && !mapping.stepOperations?.includes(operation)) {
-            throw new Error(`${mapping.id} sends ${operation}, which its stepOperations do not declare`);
-          }
-          payload = await callUpstream(deps.nerdgraph, { operation, variables: plan.variables, apiKey: req.caller.apiKey, signal: deadline });
-        } catch (error) {
-          // A later step's failure leaves the earlier ones applied: never "nothing was changed".
-          if (stepsSent > 0) {
-            const failure = writeFailure(error, mapping);
-            // Refused by NerdGraph (a 4xx) or not sent at all: this step is known not applied.
-            const known = failure instanceof V2Error && (failure.status < 500 || failure.kind === 'write_not_sent');
-            if (known && mapping.partialTitle !== undefined) throw partial(failure);
-            // Held back by a budget: certainly not sent, so a known partial outcome for every
-            // chain (partial() falls back to unconfirmedTitle), never a 5xx a client would retry.
-            if (error instanceof OverBudget && failure instanceof V2Error) throw partial(failure);
-            throw new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
-          }
-          throw writeFailure(error, mapping);
-        }
-        stepsSent++;
-      }
-      if (plan.next === undefined) break;
-      try {
-        plan = await plan.next(payload);
-      } catch (error) {
-        throw afterSending(error);
-      }
+/** An unsupported route: always its own v2 error. */
+export function serveUnsupported(mapping: UnsupportedMapping): never {
+  throw new V2Error(mapping.status, mapping.title, { kind: 'unsupported_route' });
+}
+
+/**
+ * The signal a write's plan reads under: the request's (a client that left stops them, nothing
+ * is written yet) until `sending()`, then the deadline only, so the read-back after a mutation
+ * runs even when the client left and the access log records the real outcome.
+ */
+function writeReads(requestSignal: AbortSignal, deadline: AbortSignal): { signal: AbortSignal; sending(): void } {
+  const reads = new AbortController();
+  const follow = (signal: AbortSignal): (() => void) => {
+    const stop = (): void => reads.abort(signal.reason);
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    return () => signal.removeEventListener('abort', stop);
+  };
+  let unfollowRequest: (() => void) | undefined = follow(requestSignal);
+  return {
+    signal: reads.signal,
+    sending: () => {
+      if (unfollowRequest === undefined) return;
+      unfollowRequest();
+      unfollowRequest = undefined;
+      follow(deadline);
+    },
+  };
+}
+
+/**
+ * A later step refused (or never sent) after the earlier ones were confirmed: a known, partial
+ * outcome. 409, not a 5xx a client would retry (repeating the earlier steps), and never
+ * "nothing was changed". The reason says why the next step was not applied (the titles
+ * writeFailure gives a lone write may say nothing was changed), never NerdGraph's words unredacted.
+ */
+function partialOutcome(mapping: WriteMapping, error: V2Error): V2Error {
+  const reason = PARTIAL_REASONS[error.kind ?? ''] ?? `New Relic refused the next step: ${redactKeys(error.title).slice(0, MAX_DETAIL)}`;
+  return new V2Error(409, `${mapping.partialTitle ?? mapping.unconfirmedTitle}: ${reason}`, { cause: error, kind: 'write_partial' });
+}
+
+/**
+ * A failure after `stepsSent` steps went out, outside a send (a plan's next step, its answer):
+ * only a refusal NerdGraph stated in its payload may read as "not written", and only while
+ * nothing else was written; any other surprise (a failed read-back, an odd payload) is an
+ * unknown outcome.
+ */
+function afterSending(mapping: WriteMapping, stepsSent: number, error: unknown): unknown {
+  const refusal = error instanceof V2Error && error.kind === WRITE_REFUSED;
+  if (refusal && stepsSent > 1 && mapping.partialTitle !== undefined) return partialOutcome(mapping, error);
+  return stepsSent > 0 && !(refusal && stepsSent === 1) ? new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' }) : error;
+}
+
+/** A send that failed after `stepsSent` earlier steps were confirmed: never "nothing was changed" once one was. */
+function stepFailure(mapping: WriteMapping, stepsSent: number, error: unknown): unknown {
+  const failure = writeFailure(error, mapping);
+  if (stepsSent === 0) return failure;
+  // Refused by NerdGraph (a 4xx) or not sent at all: this step is known not applied.
+  const known = failure instanceof V2Error && (failure.status < 500 || failure.kind === 'write_not_sent');
+  if (known && mapping.partialTitle !== undefined) return partialOutcome(mapping, failure);
+  // Held back by a budget: certainly not sent, so a known partial outcome for every
+  // chain (partialOutcome falls back to unconfirmedTitle), never a 5xx a client would retry.
+  if (error instanceof OverBudget && failure instanceof V2Error) return partialOutcome(mapping, failure);
+  return new V2Error(502, mapping.unconfirmedTitle, { cause: error, kind: 'write_unconfirmed' });
+}
+
+/** Sends one step's mutation, exactly once, under the request's deadline only. */
+async function sendStep(
+  deps: RouteDeps,
+  mapping: WriteMapping,
+  req: RouteRequest,
+  step: { operation: string | undefined; variables: Record<string, unknown> },
+  stepsSent: number,
+  deadline: AbortSignal,
+): Promise<unknown> {
+  try {
+    // Once sent, a mutation the deadline cuts short is an unknown outcome (writeFailure); a
+    // client that leaves does not abandon it, so its real outcome is what the access log
+    // records. One that left before the first was sent stops it here; once a step is out, the
+    // chain runs to its end rather than stop half-way.
+    if (stepsSent === 0 && req.signal.aborted) throw req.signal.reason;
+    // A deadline that passed between steps: this one is certainly not sent.
+    if (stepsSent > 0 && deadline.aborted) throw new UpstreamError('timeout', 'the request deadline passed before this step was sent', { sent: false });
+    const operation = step.operation ?? mapping.operation;
+    // Only declared mutations: an undeclared one would also be missing from the set that
+    // keeps ctx.read from sending mutations (and the client retries reads).
+    if (operation !== mapping.operation && !mapping.stepOperations?.includes(operation)) {
+      throw new Error(`${mapping.id} sends ${operation}, which its stepOperations do not declare`);
     }
-    let answer;
+    return await callUpstream(deps.nerdgraph, { operation, variables: step.variables, apiKey: req.caller.apiKey, signal: deadline });
+  } catch (error) {
+    throw stepFailure(mapping, stepsSent, error);
+  }
+}
+
+/** Serves a write: the mapping's plan, then each step's mutation once, answered 2xx only once confirmed. */
+export async function serveWrite(deps: RouteDeps, mapping: WriteMapping, req: RouteRequest): Promise<Response> {
+  const text = await req.c.req.text();
+  const body = parseRequestBody(req.c.req.header('content-type'), text);
+  const bodyKind = requestBodyKind(req.c.req.header('content-type'), text);
+  const deadline = req.c.get('deadline') ?? req.signal;
+  const reads = writeReads(req.signal, deadline);
+  let plan: WritePlan = await mapping.plan(operationContext(deps, { ...req, signal: reads.signal }, body, bodyKind));
+  let stepsSent = 0;
+  let payload: unknown = null;
+  for (;;) {
+    payload = null;
+    if (plan.variables !== null) {
+      reads.sending();
+      payload = await sendStep(deps, mapping, req, { operation: plan.operation, variables: plan.variables }, stepsSent, deadline);
+      stepsSent++;
+    }
+    if (plan.next === undefined) break;
     try {
-      answer = await plan.answer(payload);
+      plan = await plan.next(payload);
     } catch (error) {
-      throw afterSending(error);
+      throw afterSending(mapping, stepsSent, error);
     }
-    const rendered = mapping.serialise ? mapping.serialise(answer, req.format) : serialise(answer, req.format);
-    return respondText(req.c, req.format, mapping.successStatus, rendered);
   }
-
-  function runUnsupported(mapping: UnsupportedMapping): never {
-    throw new V2Error(mapping.status, mapping.title, { kind: 'unsupported_route' });
+  let answer;
+  try {
+    answer = await plan.answer(payload);
+  } catch (error) {
+    throw afterSending(mapping, stepsSent, error);
   }
+  const rendered = mapping.serialise ? mapping.serialise(answer, req.format) : serialise(answer, req.format);
+  return respondText(req.c, req.format, mapping.successStatus, rendered);
+}
 
-  return { runReadPlan, runWrite, runUnsupported };
+/** The router's runners of the mappings that own their logic. */
+export function createOperationRunners(deps: RouteDeps) {
+  return {
+    runReadPlan: (mapping: ReadPlanMapping, req: RouteRequest): Promise<Response> => serveReadPlan(deps, mapping, req),
+    runWrite: (mapping: WriteMapping, req: RouteRequest): Promise<Response> => serveWrite(deps, mapping, req),
+    runUnsupported: serveUnsupported,
+  };
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { CoalescingCache } from '../cache/coalescing-cache.ts';
-import type { MetricDataMapping, MetricNamesMapping, TimesliceTarget, TimesliceTargetContext } from './mapping.ts';
-import type { EntityKind } from './entity-ref.ts';
+import type { MetricDataMapping, MetricNamesMapping, MetricTarget, TimesliceTarget, TimesliceTargetContext } from './metric-mapping.ts';
 import type { NrqlEquality } from '../upstream/nrql.ts';
 import { notFound } from '../v2/errors.ts';
 import { hasControlCharacters } from '../upstream/query-literal.ts';
@@ -19,15 +18,22 @@ export const EntityProbe = z.looseObject({ guid: z.string(), accountId: z.number
 
 type TimesliceMapping = MetricDataMapping | MetricNamesMapping;
 
-/** The target of an entity addressed by the `{id}` path parameter (an app, a mobile app). */
-export function entityTarget(
-  kind: EntityKind,
-  notFoundTitle: string,
-  scope: (id: number, guid: string) => NrqlEquality[],
-): (ctx: TimesliceTargetContext) => TimesliceTarget {
-  return (ctx) => {
-    const entity = ctx.entityRef(kind, ctx.pathParams.id, notFoundTitle);
-    return { entity, notFoundTitle, scope: scope(entity.id, entity.guid), key: String(entity.id) };
+/**
+ * A mapping's target (plain data, src/routes/metric-mapping.ts) for the request's path: the
+ * entity `{id}` names, its rows by the declared attribute, and the host or instance within it.
+ */
+export async function resolveTarget(target: MetricTarget, ctx: TimesliceTargetContext): Promise<TimesliceTarget> {
+  const entity = ctx.entityRef(target.entity, ctx.pathParams.id, target.notFoundTitle);
+  const rows: NrqlEquality = { attribute: target.attribute, value: target.value === 'id' ? entity.id : entity.guid };
+  const { within } = target;
+  if (within === undefined) return { entity, notFoundTitle: target.notFoundTitle, scope: [rows], key: String(entity.id) };
+  const found = await within.resolve(ctx, entity);
+  return {
+    entity,
+    notFoundTitle: target.notFoundTitle,
+    scope: [rows, ...found.scope],
+    key: `${entity.id}/${found.key}`,
+    inside: { notFoundTitle: within.notFoundTitle, holds: found.holds },
   };
 }
 
@@ -41,7 +47,7 @@ export function createTargetResolver(deps: RouteDeps) {
   // Values of several types share one cache: each key belongs to exactly one caller of remember.
   const remembered = new CoalescingCache<object>('timeslice-targets', deps.metrics, { max: 5_000, ttlMs: REMEMBER_TTL_MS, now: deps.now });
 
-  return function resolveTarget(mapping: TimesliceMapping, req: RouteRequest): TimesliceTarget | Promise<TimesliceTarget> {
+  return function resolveMappingTarget(mapping: TimesliceMapping, req: RouteRequest): Promise<TimesliceTarget> {
     const { scope, underLoad } = loadingScope(deps, req, mapping.operation);
     const ctx: TimesliceTargetContext = {
       ...scope,
@@ -50,7 +56,7 @@ export function createTargetResolver(deps: RouteDeps) {
         // The cast is safe: a key is only ever loaded by the one remember() call site that names it.
         remembered.get(JSON.stringify([req.caller.identity, req.accountId, key]), (shared) => underLoad(shared, load), req.signal) as Promise<V>,
     };
-    return mapping.resolveTarget(ctx);
+    return resolveTarget(mapping.target, ctx);
   };
 }
 

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoalescingCache } from '../../src/cache/coalescing-cache.ts';
 import { SingleFlight } from '../../src/cache/single-flight.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
-import type { MetricNamesMapping, TimesliceTargetContext } from '../../src/routes/mapping.ts';
+import type { MetricNamesMapping, TargetWithin } from '../../src/routes/mapping.ts';
+import { EntityKinds } from '../../src/routes/entity-ref.ts';
 import { createTargetResolver } from '../../src/routes/timeslice-target.ts';
 import type { RouteDeps, RouteRequest } from '../../src/routes/types.ts';
 import type { UpstreamCall } from '../../src/upstream/client.ts';
@@ -414,13 +415,20 @@ describe('loads a mapping starts through ctx.remember', () => {
       now: () => 0,
       mutations: new Set<string>(),
     } as unknown as RouteDeps; // only what a target resolver uses
+    const within: TargetWithin = {
+      notFoundTitle: 'No host',
+      // A directory-like read, remembered per caller and account, as mappings/shared/app-targets.ts does.
+      resolve: async (ctx) => {
+        const { read } = await ctx.remember('directory', async () => ({ value: { read: await ctx.read('Probe', {}) } }));
+        return { scope: [], key: String(read), holds: () => true };
+      },
+    };
     const mapping = {
       operation: 'Probe',
-      // A directory-like read, remembered per caller and account, as mappings/shared/app-targets.ts does.
-      resolveTarget: async (ctx: TimesliceTargetContext) => ctx.remember('directory', async () => ({ value: { read: await ctx.read('Probe', {}) } })),
+      target: { entity: EntityKinds.apmApplication, notFoundTitle: 'No app', attribute: 'appId', value: 'id', within },
     } as unknown as MetricNamesMapping;
     const resolve = createTargetResolver(deps);
-    const requestOf = (signal: AbortSignal) => ({ caller: { apiKey: 'NRAK-X', identity: 'id' }, accountId: 1, pathParams: {}, signal }) as unknown as RouteRequest;
+    const requestOf = (signal: AbortSignal) => ({ caller: { apiKey: 'NRAK-X', identity: 'id' }, accountId: 1, pathParams: { id: '7' }, signal }) as unknown as RouteRequest;
     const leaving = new AbortController();
     const first = resolve(mapping, requestOf(leaving.signal));
     const second = resolve(mapping, requestOf(new AbortController().signal));
@@ -429,7 +437,7 @@ describe('loads a mapping starts through ctx.remember', () => {
     await expect(first).rejects.toThrow('left');
     expect(calls[0]?.signal.aborted).toBe(false);
     calls[0]?.answer('directory');
-    expect(await second).toEqual({ read: 'directory' });
+    expect((await second).key).toBe('7/directory');
     expect(calls).toHaveLength(1);
   });
 });

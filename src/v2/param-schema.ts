@@ -111,8 +111,13 @@ export const param = {
   /** The same, required: absent or blank is 422 `missingTitle`. */
   requiredId: (key: string, doc: ParamDoc & { title: string; missingTitle: string; ids?: IdBound }): ParamSpec<number> =>
     spec(key, doc, (params) => {
-      const id = readId(params, key, doc);
-      if (id === undefined) throw invalidParameter(doc.missingTitle);
+      // The last occurrence, read as a comma list naming exactly one id (`7,` and `7,7` are 7, as v2 took them).
+      const last = lastValue(params, key)?.trim();
+      if (last === undefined || last === '') throw invalidParameter(doc.missingTitle);
+      const pieces = last.split(',').map((piece) => piece.trim()).filter((piece) => piece !== '');
+      const ids = new Set(pieces.map((piece) => v2IdOf(piece, doc.ids)));
+      const [id] = [...ids];
+      if (ids.size !== 1 || id === undefined) throw invalidParameter(doc.title);
       return id;
     }),
 

@@ -48,6 +48,15 @@ describe('parameter kinds', () => {
     expect(refusal(() => parse('required=1&open=no&filter[open]=nonsense')).status).toBe(422);
   });
 
+  it('read a required id as a comma list naming exactly one id, as v2 took policy_id', () => {
+    expect(parse('required=7,').required).toBe(7);
+    expect(parse('required= 7 , 7 ').required).toBe(7);
+    expect(parse('required=9&required=8,').required).toBe(8);
+    expect(refusal(() => parse('required=7,8'))).toEqual({ status: 422, title: 'bad required' });
+    expect(refusal(() => parse('required=,'))).toEqual({ status: 422, title: 'bad required' });
+    expect(refusal(() => parse('required=7,x'))).toEqual({ status: 422, title: 'bad required' });
+  });
+
   it('refuse with their titles, in declaration order', () => {
     expect(refusal(() => parse(''))).toEqual({ status: 422, title: 'required missing' });
     expect(refusal(() => parse('required=+'))).toEqual({ status: 422, title: 'required missing' });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION, pageOfWalk, withLink } from '../src/mapping-api.ts';
 import { AI_ISSUES_PAGE_SIZE, CLOCK_SKEW_MS, MAX_UPSTREAM_PAGES, readPolicies, walkIncidents, walkIssues } from './shared/ai-issues.ts';
 import { EVENTS_WINDOW_MS, byEventTime, eventShown, mayShow } from './shared/ai-issues-events.ts';
-import { deploymentEvent, violationEvents } from './shared/ai-issues-v2.ts';
+import { deploymentEvent, upstreamNumber, violationEvents } from './shared/ai-issues-v2.ts';
 import { eventFilters, eventFilterSpecs } from './shared/alert-params.ts';
 import { deploymentV2Id } from './shared/deployment-id.ts';
 import { alertV2Id } from './shared/alert-id.ts';
@@ -101,7 +101,7 @@ export default defineReadPlanMapping({
       ]);
       if (incidents.truncated) cutoff = Math.max(cutoff, oldest(incidents.items.map((item) => item.createdAt), window.endTime));
       const issueOf = new Map(issues.items.flatMap((issue) => (issue.incidentIds ?? []).map((id) => [id, alertV2Id(issue.issueId)] as const)));
-      const policyIds = new Set(incidents.items.flatMap((item) => (item.policyIds ? (v2IdOf(item.policyIds) ?? []) : [])));
+      const policyIds = new Set(incidents.items.flatMap((item) => (upstreamNumber(item.policyIds) ?? [])));
       const policies = await readPolicies(ctx, policyIds);
       for (const incident of incidents.items) events.push(...violationEvents(incident, issueOf.get(incident.incidentId) ?? null, policies));
     }

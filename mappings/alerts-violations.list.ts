@@ -1,7 +1,7 @@
-import { defineReadPlanMapping, fieldNotesUnder, defineParams, param, v2IdOf, XML_ASSUMPTION, pageCount, pageOfWalk, withLink } from '../src/mapping-api.ts';
+import { defineReadPlanMapping, fieldNotesUnder, defineParams, param, XML_ASSUMPTION, pageCount, pageOfWalk, withLink } from '../src/mapping-api.ts';
 import { AI_ISSUES_PAGE_SIZE, MAX_UPSTREAM_PAGES, readConditionNames, readPolicies, walkIncidents } from './shared/ai-issues.ts';
 import { violationParams, violationWindowSpecs } from './shared/alert-params.ts';
-import { v2Violation } from './shared/ai-issues-v2.ts';
+import { upstreamNumber, v2Violation } from './shared/ai-issues-v2.ts';
 
 const note = fieldNotesUnder('violations[]');
 
@@ -61,7 +61,7 @@ export default defineReadPlanMapping({
       withLast: false,
       beyondTitle: `Invalid parameter page: at most ${MAX_UPSTREAM_PAGES} NerdGraph pages of violations can be read (${pageCount(walked.items.length, AI_ISSUES_PAGE_SIZE)} pages here); narrow the list with start_date and end_date`,
     });
-    const policyIds = new Set(items.flatMap((item) => (item.policyIds ? (v2IdOf(item.policyIds) ?? []) : [])));
+    const policyIds = new Set(items.flatMap((item) => (upstreamNumber(item.policyIds) ?? [])));
     const [policies, conditions] = items.length === 0 ? [new Map(), new Map()] : await Promise.all([readPolicies(ctx, policyIds), readConditionNames(ctx)]);
     return withLink({ violations: items.map((item) => v2Violation(item, { policies, conditions }, ctx.now)) }, link);
   },

@@ -1,4 +1,4 @@
-import { decodeEntityGuid, v2IdOf, type V2Body } from '../../src/mapping-api.ts';
+import { decodeEntityGuid, type V2Body } from '../../src/mapping-api.ts';
 import { alertV2Id } from './alert-id.ts';
 import type { PolicyFacts, UpstreamIncident, UpstreamIssue } from './ai-issues.ts';
 
@@ -16,7 +16,11 @@ const ENTITY_KINDS: Record<string, { product: string; type: string }> = {
   'SYNTH|MONITOR': { product: 'Synthetics', type: 'Monitor' },
 };
 
-const numeric = (value: string | null | undefined): number | null => (value ? (v2IdOf(value) ?? null) : null);
+/**
+ * A number NerdGraph sends as text (entity, policy, condition ids): up to 15 digits. Not a v2 id
+ * a caller typed (ID_PATTERN), so 0 and leading zeros read as the number they write.
+ */
+export const upstreamNumber = (value: string | null | undefined): number | null => (value && /^\d{1,15}$/.test(value) ? Number(value) : null);
 
 export interface NameDirectory {
   policies: ReadonlyMap<number, PolicyFacts>;
@@ -27,9 +31,9 @@ export interface NameDirectory {
 export function v2Violation(incident: UpstreamIncident, names: NameDirectory, now: number): V2Body {
   const decoded = incident.entityGuids ? decodeEntityGuid(incident.entityGuids) : undefined;
   const kind = decoded ? ENTITY_KINDS[`${decoded.domain}|${decoded.type}`] : undefined;
-  const entityId = decoded ? numeric(decoded.domainId) : null;
-  const policyId = numeric(incident.policyIds);
-  const conditionId = numeric(incident.conditionFamilyId);
+  const entityId = decoded ? upstreamNumber(decoded.domainId) : null;
+  const policyId = upstreamNumber(incident.policyIds);
+  const conditionId = upstreamNumber(incident.conditionFamilyId);
   const closedAt = incident.closedAt ?? null;
   return {
     id: alertV2Id(incident.incidentId),
@@ -64,8 +68,8 @@ export const policyIdsOf = (issues: readonly UpstreamIssue[]): Set<number> => ne
 export function violationEvents(incident: UpstreamIncident, issueV2Id: number | null, policies: ReadonlyMap<number, PolicyFacts>): V2Body[] {
   const decoded = incident.entityGuids ? decodeEntityGuid(incident.entityGuids) : undefined;
   const kind = decoded ? ENTITY_KINDS[`${decoded.domain}|${decoded.type}`] : undefined;
-  const entityId = decoded ? numeric(decoded.domainId) : null;
-  const policyId = numeric(incident.policyIds);
+  const entityId = decoded ? upstreamNumber(decoded.domainId) : null;
+  const policyId = upstreamNumber(incident.policyIds);
   const policyName = policyId !== null ? policies.get(policyId)?.name : undefined;
   const common = {
     product: kind ? kind.product.toUpperCase() : null,

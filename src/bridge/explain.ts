@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { getPath } from 'hono/utils/url';
 import { z } from 'zod';
 import type { AccountResolver } from '../caller/accounts.ts';
 import { callerFrom, type Caller, type IdentityOf } from '../caller/identity.ts';
@@ -101,7 +102,8 @@ async function explain(deps: ExplainContext, input: ExplainInput, request: Expla
   if (target.origin !== request.origin || !V2_TARGET.test(target.pathname)) {
     throw new V2Error(422, 'Invalid parameter request: must start with /v2/ (or be /deployments.json or /deployments.xml)', { kind: 'invalid_parameter' });
   }
-  const route = deps.resolveRoute(target.pathname, input.method);
+  // Resolved from the path as Hono decodes it for a request sent directly (`%31` is `1`).
+  const route = deps.resolveRoute(getPath(new Request(target)), input.method);
   if (route?.template === undefined) throw notFound('Unknown v2 resource');
   if (!isServedFormat(route.format)) throw notFound(`Unknown format .${route.format}: use .json or .xml`);
   const mapping = route.mapping;

@@ -140,6 +140,13 @@ describe('GET /bridge/explain: reads', () => {
     expect(show.nrql).toEqual([]);
   });
 
+  it('a percent-encoded path is explained as the same request sent directly reads it', async () => {
+    const encoded = `/v2/applications/${[...String(live.id)].map((digit) => `%3${digit}`).join('')}.json`;
+    const e = await explain(encoded);
+    expect(e).toMatchObject({ mapping: 'applications.show', status: 200 });
+    expect(callOf(e, 'ApplicationByGuid').variables.guid).toBe(appGuid(live.id));
+  });
+
   it('metric data: the NRQL is listed, carried in the variables beside the app GUID', async () => {
     const e = await explain(metricDataRequest());
     explained.push(e);

@@ -52,7 +52,7 @@ export default defineReadPlanMapping({
     'Condition names: nrqlConditionsSearch has no ids criterion (only name, nameLike, policyId, query, queryLike), so the account\'s conditions are read, at most 10 pages, rather than only those on the page.',
   ],
   async load(ctx) {
-    const { onlyOpen, window } = violationParams(ctx.params, ctx.now, 1);
+    const { onlyOpen, window } = violationParams(ctx.params, ctx.now);
     const { page } = parameters.parse(ctx.params);
     if (window === null) return { body: { violations: [] } };
     const walked = await walkIncidents(ctx, onlyOpen ? { states: ['CREATED'] } : null, window, { enough: page * AI_ISSUES_PAGE_SIZE + 1 });

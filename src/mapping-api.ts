@@ -18,7 +18,6 @@ export { hasControlCharacters, nrqlLiteral } from './upstream/query-literal.ts';
 export { invalidParameter, notFound, V2Error, V2Titles, writeRefused } from './v2/errors.ts';
 export { type V2Body, type V2Format } from './v2/format.ts';
 export { decodeEntityGuid, derivedV2Id, entityGuid, fnv1a32 } from './v2/ids.ts';
-export { linkHeader } from './v2/link.ts';
 export { defineParams, NO_PARAMS, param } from './v2/param-schema.ts';
 export { ID_PATTERN, v2IdOf, type V2Params } from './v2/params.ts';
 export { type BodyObject, type BodyValue, isBodyObject, objectAt, type RequestBodyKind } from './v2/request-body.ts';

@@ -35,11 +35,10 @@ export interface ViolationParams {
   onlyOpen: boolean;
   /** null: the window holds nothing (a start after the end of what exists); nothing is read. */
   window: TimeWindow | null;
-  page: number;
 }
 
-/** alerts_violations' window parameters in v2's order; `page` as parsed after them. */
-export function violationParams(params: V2Params, now: number, page: number): ViolationParams {
+/** alerts_violations' window parameters in v2's order (the mapping parses `page` after them). */
+export function violationParams(params: V2Params, now: number): ViolationParams {
   const { only_open: onlyOpen, start_date: start, end_date: end } = violationWindowParams.parse(params);
   if (start !== undefined && end !== undefined && end < start) throw invalidParameter(AlertIncidentTitles.timeOrder);
   // The window never reaches past now (plus clock skew) nor before the epoch; a start after its
@@ -47,7 +46,7 @@ export function violationParams(params: V2Params, now: number, page: number): Vi
   const latest = now + CLOCK_SKEW_MS;
   const endTime = Math.min(end ?? latest, latest);
   const startTime = Math.max(start ?? now - (onlyOpen ? OPEN_WINDOW_MS : LIST_WINDOW_MS), 0);
-  return { onlyOpen, window: startTime < endTime ? { startTime, endTime } : null, page };
+  return { onlyOpen, window: startTime < endTime ? { startTime, endTime } : null };
 }
 
 const enumFilter = <T extends string>(key: string, allowed: readonly T[], note: string) =>

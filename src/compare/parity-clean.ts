@@ -13,7 +13,7 @@ import type { ComparisonRecord, DifferenceKind, DryRunCall, JudgedDifference, Ou
 
 export const DIFFERENCE_KINDS: readonly DifferenceKind[] = ['missing', 'extra', 'type', 'value', 'length'];
 export const VERDICTS: readonly Verdict[] = ['mismatch', 'noise', 'gap', 'tolerated'];
-/** Where patterns beyond MAX_PATTERNS_PER_ROUTE (parity-tallies.ts) are counted, so no count is lost. */
+/** Where patterns beyond MAX_PATTERNS_PER_ROUTE (parity-recording.ts) are counted, so no count is lost. */
 export const OTHER_PATTERNS = '(other patterns)';
 
 const MAX_DIFFERENCES_PER_RECORD = 50;

@@ -58,7 +58,7 @@ export function createLoopGauge(options: { windowMs: number; sample?: () => Loop
  * diagnostics channel, one subscription for the process): a request is in flight from its
  * headers until its response closes (answered or cut). Every server in the process is counted
  * apart (the embedded sandbox and test upstreams have their own), and a gauge follows the server
- * its first caller came to (`observe`): the dispatch tells it about each compared request.
+ * its first caller came to (`observe`): the mode strategies tell it about each compared request.
  * Per request: two counters and one `close` listener; per turn with requests, one setImmediate.
  */
 interface Tally {

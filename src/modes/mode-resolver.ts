@@ -20,7 +20,7 @@ export interface RouteInfo {
   passthroughOnly: boolean;
 }
 
-/** What the dispatch knows of a request: its method, its path, and the route it matched (if any). */
+/** What the routing step knows of a request: its method, its path, and the route it matched (if any). */
 export interface ModeQuery {
   method: string;
   path: string;
@@ -48,7 +48,7 @@ function compile(rule: ModeRule): CompiledRule {
   return { rule, matches: (requestMethod, texts) => (method === undefined || method === requestMethod) && texts.some(glob) };
 }
 
-export function createModeResolver(rules: readonly ModeRule[], routes: readonly RouteInfo[]): ModeResolver {
+function createModeResolver(rules: readonly ModeRule[], routes: readonly RouteInfo[]): ModeResolver {
   const specific = rules.filter((rule) => !isCatchAll(rule)).map(compile);
   const catchAll = rules.filter(isCatchAll).map(compile);
 
@@ -78,7 +78,7 @@ export function createModeResolver(rules: readonly ModeRule[], routes: readonly 
 }
 
 /** Every route as the resolver sees it: a method of a template, and whether only passthrough serves it. */
-export function routeInfos(mappings: readonly Mapping[]): RouteInfo[] {
+function routeInfos(mappings: readonly Mapping[]): RouteInfo[] {
   return mappings.flatMap((mapping) => methodsOf(mapping).map((method) => ({ template: mapping.route, method, passthroughOnly: mapping.kind === 'passthrough' })));
 }
 

@@ -22,7 +22,7 @@ import type { AnswerSnapshot, ComparisonRecord, JudgedDifference } from '../comp
  *   of its own next answers sharing the loop with that work. Overlapping callers alone are not
  *   load either: callers waiting on NerdGraph leave the loop idle. Requests made in process
  *   (`app.request()`) are not counted: until a caller over HTTP is seen, utilisation decides alone.
- *   The dispatch asks first (hasRoom) and, when there is no room, serves the request as the mode's
+ *   The mode strategy asks first (hasRoom) and, when there is no room, serves the request as the mode's
  *   plain side (nothing captured) and counts its shadow work dropped; otherwise it submits the
  *   job once the caller's answer has finished, on a later turn of the loop (setImmediate), so
  *   shadow work never holds up the answer it compares.

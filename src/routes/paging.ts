@@ -16,7 +16,7 @@ import { linkHeader } from '../v2/link.ts';
  */
 
 /** Items `(page-1)*size .. page*size` of a list in hand. */
-export function pageItems<T>(list: readonly T[], page: number, pageSize: number): T[] {
+function pageItems<T>(list: readonly T[], page: number, pageSize: number): T[] {
   return list.slice((page - 1) * pageSize, page * pageSize);
 }
 
@@ -36,7 +36,7 @@ export function withLink(body: V2Body, link: string | undefined): PlannedAnswer 
 }
 
 /** A page of a list: its items and its Link header (none on a single page). */
-export interface ListPage<T> {
+interface ListPage<T> {
   items: T[];
   link: string | undefined;
 }
@@ -90,7 +90,7 @@ export function requireWalkable(page: number, from: number, maxPages: number): v
 }
 
 /** v2's Link without rel="last" (alerts_violations never sent it, rest-v2.md §3.9). */
-export function linkWithoutLast(publicUrl: string, page: number, lastPage: number): string | undefined {
+function linkWithoutLast(publicUrl: string, page: number, lastPage: number): string | undefined {
   const link = linkHeader(publicUrl, page, lastPage);
   if (link === undefined) return undefined;
   const kept = link.split(', ').filter((entry) => !entry.endsWith('rel="last"'));
@@ -98,7 +98,7 @@ export function linkWithoutLast(publicUrl: string, page: number, lastPage: numbe
 }
 
 /** How a cursor walk from the start of a list ended. */
-export interface WalkEnd {
+interface WalkEnd {
   /** It reached the last NerdGraph page: the list is whole. */
   complete: boolean;
   /** It stopped at its page bound with more left: the list ends at what it read. */

@@ -30,7 +30,7 @@ describe('alerts parameters', () => {
     fc.assert(
       fc.property(query, (text) => {
         const params = parseV2Params(text);
-        onlyV2Errors(() => violationParams(params, FIXED_NOW, 1));
+        onlyV2Errors(() => violationParams(params, FIXED_NOW));
         onlyV2Errors(() => eventFilters(params));
       }),
       { numRuns: 500 },
@@ -38,17 +38,17 @@ describe('alerts parameters', () => {
   });
 
   it('a start after the end is 422; dates bound the window; defaults reach 30 days back', () => {
-    expect(() => violationParams(parseV2Params('start_date=2026-11-21&end_date=2026-11-20'), FIXED_NOW, 1)).toThrow(V2Error);
+    expect(() => violationParams(parseV2Params('start_date=2026-11-21&end_date=2026-11-20'), FIXED_NOW)).toThrow(V2Error);
     // Windows end a minute after now (clock skew).
-    expect(violationParams(parseV2Params('filter[start_time]=2026-11-20T00:00:00Z'), FIXED_NOW, 1).window).toEqual({ startTime: Date.UTC(2026, 10, 20), endTime: FIXED_NOW + 60_000 });
-    expect(violationParams(parseV2Params(''), FIXED_NOW, 1).window).toEqual({ startTime: FIXED_NOW - 30 * 86_400_000, endTime: FIXED_NOW + 60_000 });
+    expect(violationParams(parseV2Params('filter[start_time]=2026-11-20T00:00:00Z'), FIXED_NOW).window).toEqual({ startTime: Date.UTC(2026, 10, 20), endTime: FIXED_NOW + 60_000 });
+    expect(violationParams(parseV2Params(''), FIXED_NOW).window).toEqual({ startTime: FIXED_NOW - 30 * 86_400_000, endTime: FIXED_NOW + 60_000 });
     // only_open reaches 90 days back: open incidents can be older than 30 days.
-    expect(violationParams(parseV2Params('only_open=true'), FIXED_NOW, 1).window).toEqual({ startTime: FIXED_NOW - 90 * 86_400_000, endTime: FIXED_NOW + 60_000 });
+    expect(violationParams(parseV2Params('only_open=true'), FIXED_NOW).window).toEqual({ startTime: FIXED_NOW - 90 * 86_400_000, endTime: FIXED_NOW + 60_000 });
     expect(eventFilters(parseV2Params('filter[product]=browser&filter[event_type]=violation_open'))).toEqual({ product: 'BROWSER', eventType: 'VIOLATION_OPEN' });
   });
 
   it('odd dates: a start before 1970 counts from 1970, an end never past now, a start after the end reads nothing', () => {
-    const windowOf = (query: string) => violationParams(parseV2Params(query), FIXED_NOW, 1).window;
+    const windowOf = (query: string) => violationParams(parseV2Params(query), FIXED_NOW).window;
     expect(windowOf('start_date=0001-01-01')).toEqual({ startTime: 0, endTime: FIXED_NOW + 60_000 });
     expect(windowOf('start_date=1970-01-01')).toEqual({ startTime: 0, endTime: FIXED_NOW + 60_000 });
     expect(windowOf('end_date=9999-12-31')).toEqual({ startTime: FIXED_NOW - 30 * 86_400_000, endTime: FIXED_NOW + 60_000 });
@@ -60,7 +60,7 @@ describe('alerts parameters', () => {
       fc.property(query, (text) => {
         let window;
         try {
-          window = violationParams(parseV2Params(text), FIXED_NOW, 1).window;
+          window = violationParams(parseV2Params(text), FIXED_NOW).window;
         } catch {
           return;
         }

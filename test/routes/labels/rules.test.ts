@@ -4,7 +4,7 @@ import { V2Error } from '../../../src/v2/errors.ts';
 import { LabelTitles, MAX_LABEL_APPLICATIONS, aggregateLabels, isLabelTagKey, labelKeyText, parseLabelCreate, parseLabelDelete, parseLabelKey } from '../../../mappings/shared/label-rules.ts';
 import { parseRequestBody } from '../../../src/v2/request-body.ts';
 
-/** The label rules both faces share (src/v2/labels.ts): the key, the bodies, the aggregation. */
+/** The label rules (mappings/shared/label-rules.ts): the key, the bodies, the aggregation. */
 describe('label rules', () => {
   it('a label key round-trips through the path, percent-encoded', () => {
     fc.assert(

@@ -13,7 +13,7 @@ import { createApp } from '../src/app.ts';
 import { renderExplanation } from '../src/bridge/explain-render.ts';
 import type { Explanation } from '../src/bridge/explanation.ts';
 import { createIdentityHasher } from '../src/caller/identity.ts';
-import { redactKeys } from '../src/caller/redact.ts';
+import { redactKeys } from '../src/ops/redact.ts';
 import { ConfigError, loadConfig, type GatewayConfig } from '../src/ops/config.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
 import { loadMappings } from '../src/routes/mappings-loader.ts';

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../src/ops/config.ts';
 import { createLogger } from '../src/ops/logger.ts';
 import { DEFAULT_PROBE_REPORT_PATH, formatReport, writeReport, type ProbeReport } from '../src/probe/report.ts';
 import { runProbe } from '../src/probe/run.ts';
-import { redactKeys } from '../src/caller/redact.ts';
+import { redactKeys } from '../src/ops/redact.ts';
 
 /**
  * `npm run probe [-- --out probe-report.json] [-- --no-legacy]`: checks on a real account the

@@ -7,7 +7,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { getIntrospectionQuery, type IntrospectionQuery } from 'graphql';
-import { redactKeys } from '../src/caller/redact.ts';
+import { redactKeys } from '../src/ops/redact.ts';
 import { ConfigError, loadConfig } from '../src/ops/config.ts';
 import { PULLED_SCHEMA_PATH } from './schema-path.ts';
 

@@ -13,7 +13,7 @@ import type { GatewayEnv } from './routes/context.ts';
 import { V2Error, V2Titles } from './v2/errors.ts';
 import { localState, type OpenedState } from './state/open.ts';
 import { RecentWrites } from './state/recent-writes.ts';
-import { redactKeys } from './caller/redact.ts';
+import { redactKeys } from './ops/redact.ts';
 import { refuseSecretHost, requestIdFor } from './caller/request-id.ts';
 import type { Mapping } from './routes/mapping.ts';
 import type { GatewayMetrics } from './ops/metrics.ts';

@@ -3,7 +3,7 @@
  * Mappings import this module (and helpers in mappings/), never src/ files one by one, so the
  * machinery behind it can move without touching a route (issue 21; test/architecture).
  */
-export { redactKeys } from './caller/redact.ts';
+export { redactKeys } from './ops/redact.ts';
 export { repeatedCursor, walkCursors, type Walked, type WalkOptions } from './routes/cursor-walk.ts';
 export { EntityKinds, type EntityRef } from './routes/entity-ref.ts';
 export { pageCount, pageOfList, pageOfWalk, withLink } from './routes/paging.ts';

@@ -3,7 +3,7 @@ import { getPath } from 'hono/utils/url';
 import { z } from 'zod';
 import type { AccountResolver } from '../caller/accounts.ts';
 import { callerFrom, type Caller, type IdentityOf } from '../caller/identity.ts';
-import { redactKeys } from '../caller/redact.ts';
+import { redactKeys } from '../ops/redact.ts';
 import { markInternal } from '../modes/internal.ts';
 import type { GatewayEnv } from '../routes/context.ts';
 import type { Mapping } from '../routes/mapping.ts';

@@ -1,4 +1,4 @@
-import { KEY_PREFIX } from './redact.ts';
+import { KEY_PREFIX } from '../ops/redact.ts';
 
 /**
  * Does a header value carry a key, in plain sight or disguised? What the gateway echoes and logs

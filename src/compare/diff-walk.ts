@@ -1,4 +1,4 @@
-import { redactKeys } from '../caller/redact.ts';
+import { redactKeys } from '../ops/redact.ts';
 import type { JsonValue } from '../v2/xml.ts';
 import { mediaType, semanticLinks } from './answer.ts';
 import type { AnswerSnapshot, Difference } from './types.ts';

@@ -1,4 +1,4 @@
-import { redactKeys } from '../caller/redact.ts';
+import { redactKeys } from '../ops/redact.ts';
 import { isSecretPath, maskSecrets, secretMark } from './secrets.ts';
 import type { ComparisonRecord, DifferenceKind, DryRunCall, JudgedDifference, Outcome, PatternTally, Verdict } from './types.ts';
 

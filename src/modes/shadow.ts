@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { redactKeys } from '../caller/redact.ts';
+import { redactKeys } from '../ops/redact.ts';
 import type { AnswerSnapshot, ComparisonRecord, JudgedDifference } from '../compare/types.ts';
 
 /**

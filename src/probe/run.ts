@@ -1,4 +1,4 @@
-import { redactKeys } from '../caller/redact.ts';
+import { redactKeys } from '../ops/redact.ts';
 import { createMetrics } from '../ops/metrics.ts';
 import type { Mapping } from '../routes/mapping.ts';
 import { createNerdGraphClient } from '../upstream/client.ts';

@@ -5,7 +5,7 @@ import { respond, respondText, serialise } from '../v2/format.ts';
 import { parseRequestBody, requestBodyKind, type BodyObject, type RequestBodyKind } from '../v2/request-body.ts';
 import { callUpstream } from './request-signal.ts';
 import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
-import { redactKeys } from '../caller/redact.ts';
+import { redactKeys } from '../ops/redact.ts';
 
 /** What a later step of a chained write met, for the 409 of a partial outcome (by writeFailure's kinds). */
 const PARTIAL_REASONS: Readonly<Record<string, string>> = {

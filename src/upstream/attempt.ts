@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../ops/metrics.ts';
-import { redactKeys } from '../caller/redact.ts';
+import { redactKeys } from '../ops/redact.ts';
 import type { UpstreamCall } from './client.ts';
 import type { Sized } from './micro-cache.ts';
 import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';

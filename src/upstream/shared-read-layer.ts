@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { pause } from './pause.ts';
-import { KEY_PREFIX } from '../caller/redact.ts';
+import { KEY_PREFIX } from '../ops/redact.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { StatusReporting } from '../state/degrading-state.ts';
 import type { SharedState, StateKeyer } from '../state/shared-state.ts';

@@ -53,10 +53,10 @@ const CYCLES_TODAY: string[] = [];
  */
 const LAYERS = [
   'src/v2', // the v2 wire: parameters, formats, errors, ids, the route table
-  'src/ops', // configuration, logger, metrics
+  'src/ops', // configuration, logger, metrics, key redaction
   'src/cache', // cursors, coalesced misses, single-flight, purge timers
-  'src/caller', // key, identity, accounts, redaction
   'src/upstream', // the NerdGraph client, documents, NRQL and literals
+  'src/caller', // key, identity, accounts (looked up over NerdGraph)
   'src/state', // shared state (memory or Redis) behind the caches and budgets
   'src/budget', // NerdGraph's budgets, injected into the client
   'src/routes', // the mapping contract, router, runners
@@ -89,10 +89,6 @@ const UPWARD_TODAY = [
   // builds on cache/single-flight.ts and purge-timer.ts: the run's marker could move down.
   'src/cache/coalescing-cache.ts -> src/upstream/recorded-run.ts',
   'src/cache/cursor-cache.ts -> src/upstream/recorded-run.ts',
-  // A key's accounts are looked up over NerdGraph, while the client redacts keys with
-  // caller/redact.ts: the account resolver is a NerdGraph caller living in caller/.
-  'src/caller/accounts.ts -> src/upstream/answer.ts',
-  'src/caller/accounts.ts -> src/upstream/errors.ts',
 ];
 
 const productionFiles = (): string[] =>

@@ -1,4 +1,5 @@
-import { V2Titles, defineParams, param, defineMetricDataMapping, XML_ASSUMPTION, EntityKinds } from '../src/mapping-api.ts';
+import { defineParams, param, defineMetricDataMapping, XML_ASSUMPTION, EntityKinds } from '../src/mapping-api.ts';
+import { EntityTitles } from './shared/entity-titles.ts';
 import { METRIC_FAMILIES, UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /**
@@ -15,7 +16,7 @@ export default defineMetricDataMapping({
   summary: 'Metric timeslice data: one NRQL query (FACET metricTimesliceName, TIMESERIES per the v2 granularity rules) plus a look-back name check, in one request',
   fidelity: 'approximate',
   // The app's rows carry its id as appId.
-  target: { entity: EntityKinds.apmApplication, notFoundTitle: V2Titles.applicationNotFound, attribute: 'appId', value: 'id' },
+  target: { entity: EntityKinds.apmApplication, notFoundTitle: EntityTitles.applicationNotFound, attribute: 'appId', value: 'id' },
   formulasOf: (name) => familyOf(name).formulas,
   acceptedFormulasOf,
   // Declaration order is parse order. from, to and period are read as sent: the window rules

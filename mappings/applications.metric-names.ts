@@ -1,4 +1,5 @@
-import { V2Titles, defineParams, param, defineMetricNamesMapping, XML_ASSUMPTION, EntityKinds } from '../src/mapping-api.ts';
+import { defineParams, param, defineMetricNamesMapping, XML_ASSUMPTION, EntityKinds } from '../src/mapping-api.ts';
+import { EntityTitles } from './shared/entity-titles.ts';
 import { METRIC_FAMILIES, UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf, familyOf } from './shared/metric-values.ts';
 
 /** GET /v2/applications/{id}/metrics.{json,xml}: the app's metric names with their value names. */
@@ -10,7 +11,7 @@ export default defineMetricNamesMapping({
   operation: 'ApplicationMetricNames',
   summary: 'List metric names: NRQL uniques(metricTimesliceName) over a look-back window, filtered, sorted and paged locally',
   fidelity: 'approximate',
-  target: { entity: EntityKinds.apmApplication, notFoundTitle: V2Titles.applicationNotFound, attribute: 'appId', value: 'id' },
+  target: { entity: EntityKinds.apmApplication, notFoundTitle: EntityTitles.applicationNotFound, attribute: 'appId', value: 'id' },
   pageSize: 1000,
   formulasOf: (name) => familyOf(name).formulas,
   acceptedFormulasOf,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { V2Error, V2Titles, writeRefused, UpstreamError, defineParams, param, defineWriteMapping, parseAnswer, isBodyObject, type BodyObject, type BodyValue, XML_ASSUMPTION } from '../src/mapping-api.ts';
+import { V2Error, writeRefused, UpstreamError, defineParams, param, defineWriteMapping, parseAnswer, isBodyObject, type BodyObject, type BodyValue, XML_ASSUMPTION } from '../src/mapping-api.ts';
+import { EntityTitles } from './shared/entity-titles.ts';
 import { applicationGuid } from './shared/deployment.ts';
 import { APPLICATION_ASSUMPTIONS, browserLoaderOf, readApplication, readApplicationEntity, shownApplication } from './shared/application.ts';
 
@@ -103,7 +104,7 @@ const UpdateResult = z.object({
 function refusal(errors: ReadonlyArray<{ description?: string | null; errorClass?: string | null; field?: string | null }>): V2Error {
   const messages = errors.map((e) => [e.field, e.description].filter(Boolean).join(': ')).filter(Boolean);
   const classes = errors.map((e) => e.errorClass);
-  if (classes.includes('NOT_FOUND')) return writeRefused(404, V2Titles.applicationNotFound);
+  if (classes.includes('NOT_FOUND')) return writeRefused(404, EntityTitles.applicationNotFound);
   if (classes.includes('ACCESS_DENIED')) return writeRefused(403, 'The API key is not allowed to change this application');
   return writeRefused(422, VALIDATION_TITLE, messages);
 }

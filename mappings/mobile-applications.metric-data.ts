@@ -1,4 +1,5 @@
-import { EntityKinds, defineMetricDataMapping, V2Titles, defineParams, param } from '../src/mapping-api.ts';
+import { EntityKinds, defineMetricDataMapping, defineParams, param } from '../src/mapping-api.ts';
+import { EntityTitles } from './shared/entity-titles.ts';
 import applicationMetricData from './applications.metric-data.ts';
 import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from './shared/metric-values.ts';
 import { MOBILE_GUID_ATTRIBUTES, MOBILE_ROWS_ASSUMPTION } from './shared/mobile-rows.ts';
@@ -15,7 +16,7 @@ export default defineMetricDataMapping({
   route: '/v2/mobile_applications/{id}/metrics/data.{format}',
   operation: 'MobileApplicationMetricData',
   summary: 'Mobile metric timeslice data: one NRQL query (WHERE entityGuid OR entity.guid, FACET metricTimesliceName) plus the name check and the entity, in one request',
-  target: { entity: EntityKinds.mobileApplication, notFoundTitle: V2Titles.mobileApplicationNotFound, attribute: MOBILE_GUID_ATTRIBUTES, value: 'guid' },
+  target: { entity: EntityKinds.mobileApplication, notFoundTitle: EntityTitles.mobileApplicationNotFound, attribute: MOBILE_GUID_ATTRIBUTES, value: 'guid' },
   formulasOf: (name) => mobileFamilyOf(name).formulas,
   acceptedFormulasOf: mobileAcceptedFormulasOf,
   parameters: defineParams({

@@ -1,4 +1,5 @@
-import { EntityKinds, defineMetricNamesMapping, V2Titles } from '../src/mapping-api.ts';
+import { EntityKinds, defineMetricNamesMapping } from '../src/mapping-api.ts';
+import { EntityTitles } from './shared/entity-titles.ts';
 import applicationMetricNames from './applications.metric-names.ts';
 import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from './shared/metric-values.ts';
 import { MOBILE_GUID_ATTRIBUTES, MOBILE_ROWS_ASSUMPTION } from './shared/mobile-rows.ts';
@@ -10,7 +11,7 @@ export default defineMetricNamesMapping({
   route: '/v2/mobile_applications/{id}/metrics.{format}',
   operation: 'MobileApplicationMetricNames',
   summary: 'List mobile metric names: NRQL uniques(metricTimesliceName) WHERE entityGuid OR entity.guid over a look-back window, filtered, sorted and paged locally',
-  target: { entity: EntityKinds.mobileApplication, notFoundTitle: V2Titles.mobileApplicationNotFound, attribute: MOBILE_GUID_ATTRIBUTES, value: 'guid' },
+  target: { entity: EntityKinds.mobileApplication, notFoundTitle: EntityTitles.mobileApplicationNotFound, attribute: MOBILE_GUID_ATTRIBUTES, value: 'guid' },
   formulasOf: (name) => mobileFamilyOf(name).formulas,
   acceptedFormulasOf: mobileAcceptedFormulasOf,
   fields: [

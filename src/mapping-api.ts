@@ -15,7 +15,7 @@ export { type Condition, entityQuery } from './upstream/entity-query.ts';
 export { UpstreamError } from './upstream/errors.ts';
 export { expandFormula, MAX_UNIQUES, type NrqlEquality, nrqlAlias, nrqlAttribute, type SelectItem, sinceUntil, TIMESLICE_VALUE, timesliceWhere, UNSCOPED_ROWS } from './upstream/nrql.ts';
 export { hasControlCharacters, nrqlLiteral } from './upstream/query-literal.ts';
-export { invalidParameter, notFound, V2Error, V2Titles, writeRefused } from './v2/errors.ts';
+export { invalidParameter, notFound, V2Error, writeRefused } from './v2/errors.ts';
 export { type V2Body, type V2Format } from './v2/format.ts';
 export { decodeEntityGuid, derivedV2Id, entityGuid, fnv1a32 } from './v2/ids.ts';
 export { defineParams, NO_PARAMS, param } from './v2/param-schema.ts';

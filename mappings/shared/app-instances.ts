@@ -1,4 +1,5 @@
-import { ID_PATTERN, fnv1a32, type CallerScope, repeatedCursor, parseAnswer, UpstreamError, V2Error, V2Titles, notFound } from '../../src/mapping-api.ts';
+import { ID_PATTERN, fnv1a32, type CallerScope, repeatedCursor, parseAnswer, UpstreamError, V2Error, notFound } from '../../src/mapping-api.ts';
+import { EntityTitles } from './entity-titles.ts';
 import { z } from 'zod';
 
 /**
@@ -86,7 +87,7 @@ async function walkLaterPages(
     // Deleted between two pages: the app is gone (its 404; a failed load is not kept).
     if (entity === null) {
       progress.keep(undefined);
-      throw notFound(V2Titles.applicationNotFound);
+      throw notFound(EntityTitles.applicationNotFound);
     }
     if (entity.guid !== app.guid || entity.accountId !== app.accountId) throw new UpstreamError('upstream_failure', `${INSTANCES_PAGE_OPERATION}: another entity answered`);
     instances.push(...(entity.applicationInstancesV2?.applicationInstances ?? []));

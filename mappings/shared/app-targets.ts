@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type EntityRef, type TargetWithin, type TimesliceTargetContext, parseAnswer, UpstreamError, hasControlCharacters, V2Titles, notFound, ID_PATTERN } from '../../src/mapping-api.ts';
+import { type EntityRef, type TargetWithin, type TimesliceTargetContext, parseAnswer, UpstreamError, hasControlCharacters, notFound, ID_PATTERN } from '../../src/mapping-api.ts';
+import { EntityTitles } from './entity-titles.ts';
 import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppInstance, syntheticHostId } from './app-instances.ts';
 
 /**
@@ -55,7 +56,7 @@ async function readDirectory(ctx: TimesliceTargetContext, app: EntityRef): Promi
   const { entity } = parseAnswer(DirectoryAnswer, data, HOST_DIRECTORY_OPERATION).actor;
   if (entity === null) return { appExists: false, hosts: new Map(), readAt: ctx.now };
   // A foreign or mismatched entity is a 404 (counted), never remembered.
-  ctx.requireEntity(entity, app, V2Titles.applicationNotFound);
+  ctx.requireEntity(entity, app, EntityTitles.applicationNotFound);
   // A host name no NRQL literal can carry (control characters) cannot be scoped to: its id 404s.
   const queryable = appHosts(app.id, await instancesOf(ctx, app, entity)).filter((host) => !hasControlCharacters(host.name));
   return { appExists: true, hosts: new Map(queryable.map((host) => [host.id, host.name])), readAt: ctx.now };
@@ -72,23 +73,23 @@ async function hostNameOf(ctx: TimesliceTargetContext, app: EntityRef, rawHostId
   const remembered = (): Promise<{ value: HostDirectory; ttlMs: number }> =>
     readDirectory(ctx, app).then((directory) => ({ value: directory, ttlMs: directory.appExists ? HOST_DIRECTORY_TTL_MS : HOST_MISS_TTL_MS }));
   let directory = await ctx.remember(key, remembered);
-  if (!directory.appExists) throw notFound(V2Titles.applicationNotFound);
-  if (rawHostId === undefined || !ID_PATTERN.test(rawHostId)) throw notFound(V2Titles.applicationHostNotFound);
+  if (!directory.appExists) throw notFound(EntityTitles.applicationNotFound);
+  if (rawHostId === undefined || !ID_PATTERN.test(rawHostId)) throw notFound(EntityTitles.applicationHostNotFound);
   const id = Number(rawHostId);
   if (!directory.hosts.has(id) && ctx.now - directory.readAt >= HOST_MISS_TTL_MS) {
     // One re-read per app and HOST_MISS_TTL_MS, whatever ids are asked for: a client walking
     // ids, or polling a host that is gone, costs at most one request per app every few seconds.
     directory = await ctx.remember(`${key}/refresh`, async () => ({ value: await readDirectory(ctx, app), ttlMs: HOST_MISS_TTL_MS }));
-    if (!directory.appExists) throw notFound(V2Titles.applicationNotFound);
+    if (!directory.appExists) throw notFound(EntityTitles.applicationNotFound);
   }
   const name = directory.hosts.get(id);
-  if (name === undefined) throw notFound(V2Titles.applicationHostNotFound);
+  if (name === undefined) throw notFound(EntityTitles.applicationHostNotFound);
   return { id, name };
 }
 
 /** `/v2/applications/{id}/hosts/{host_id}/...`: the app's rows reported from that host. */
 export const appHost: TargetWithin = {
-  notFoundTitle: V2Titles.applicationHostNotFound,
+  notFoundTitle: EntityTitles.applicationHostNotFound,
   async resolve(ctx, app) {
     const host = await hostNameOf(ctx, app, ctx.pathParams.host_id);
     return {
@@ -102,7 +103,7 @@ export const appHost: TargetWithin = {
 
 /** `/v2/applications/{id}/instances/{instance_id}/...`: the app's rows of that agent instance. */
 export const appInstance: TargetWithin = {
-  notFoundTitle: V2Titles.applicationInstanceNotFound,
+  notFoundTitle: EntityTitles.applicationInstanceNotFound,
   resolve(ctx, app) {
     const raw = ctx.pathParams.instance_id;
     // A malformed instance id still probes the app (asking for no instance): whether the app

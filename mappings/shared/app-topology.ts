@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, type PlannedAnswer, fieldNotesUnder, EntityKinds, pageOfList, NrqlResults, parseAnswer, UpstreamError, notFound, V2Titles, type V2Body, defineParams, param, ID_PATTERN } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type PlannedAnswer, fieldNotesUnder, EntityKinds, pageOfList, NrqlResults, parseAnswer, UpstreamError, notFound, type V2Body, defineParams, param, ID_PATTERN } from '../../src/mapping-api.ts';
+import { EntityTitles } from './entity-titles.ts';
 import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppHost, type AppInstance, syntheticHostId } from './app-instances.ts';
 import { healthStatus } from './application.ts';
 import { UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf } from './metric-values.ts';
@@ -110,10 +111,10 @@ export interface Topology {
 
 /** The app (404 when unknown, foreign or malformed), its instances and hosts, and their summaries. */
 export async function readTopology(ctx: OperationContext, kind: TopologyKind): Promise<Topology> {
-  const ref = ctx.entityRef(EntityKinds.apmApplication, ctx.pathParams.id, V2Titles.applicationNotFound);
+  const ref = ctx.entityRef(EntityKinds.apmApplication, ctx.pathParams.id, EntityTitles.applicationNotFound);
   const data = await ctx.read(OPERATION, { accountId: ctx.accountId, guid: ref.guid, summary: topologySummaryQuery(kind, ref.id, ctx.now) });
   const answer = parseAnswer(TopologyAnswer, data, OPERATION);
-  const found = ctx.requireEntity(answer.actor.entity, ref, V2Titles.applicationNotFound);
+  const found = ctx.requireEntity(answer.actor.entity, ref, EntityTitles.applicationNotFound);
   const parsed = TopologyEntity.safeParse(found);
   if (!parsed.success) throw new UpstreamError('upstream_failure', `unexpected entity shape in ${OPERATION}`);
   const entity = parsed.data;

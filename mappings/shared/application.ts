@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { V2Titles, type FieldNote, type KnownGap, type OperationContext, type ReshapeContext, fieldNotesUnder, parseAnswer, UpstreamError, type V2Body, isoSeconds, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type ReshapeContext, fieldNotesUnder, parseAnswer, UpstreamError, type V2Body, isoSeconds, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
+import { EntityTitles } from './entity-titles.ts';
 import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from './app-instances.ts';
 import { ApmOutline } from './entity-schemas.ts';
 
@@ -264,8 +265,8 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
   const browserGuid = browserGuidOf(ctx.accountId, appId);
   const data = await ctx.read('ApplicationByGuid', { guid, browserGuid });
   const actor = parseAnswer(z.object({ actor: z.object({ entity: z.unknown(), browser: z.unknown().optional() }) }), data, 'ApplicationByGuid').actor;
-  const entity = ctx.requireEntity(actor.entity, { guid }, V2Titles.applicationNotFound);
-  const browser = actor.browser === null || actor.browser === undefined ? null : ctx.requireEntity(actor.browser, { guid: browserGuid }, V2Titles.applicationNotFound);
+  const entity = ctx.requireEntity(actor.entity, { guid }, EntityTitles.applicationNotFound);
+  const browser = actor.browser === null || actor.browser === undefined ? null : ctx.requireEntity(actor.browser, { guid: browserGuid }, EntityTitles.applicationNotFound);
   const parsed = ApmEntity.safeParse(entity);
   if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected entity shape in ApplicationByGuid');
   const parsedBrowser = browser === null ? null : BrowserApdexEntity.safeParse(browser);

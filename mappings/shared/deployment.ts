@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { V2Error, V2Titles, type OperationContext, type WritePlan, type RememberedDeployment, EntityKinds, type EntityRef, entityQuery, NrqlResults, parseAnswer, UpstreamError, type V2Body, type BodyObject, type BodyValue, isoSeconds, parseV2Time } from '../../src/mapping-api.ts';
+import { V2Error, type OperationContext, type WritePlan, type RememberedDeployment, EntityKinds, type EntityRef, entityQuery, NrqlResults, parseAnswer, UpstreamError, type V2Body, type BodyObject, type BodyValue, isoSeconds, parseV2Time } from '../../src/mapping-api.ts';
+import { EntityTitles } from './entity-titles.ts';
 import { deploymentV2Id } from './deployment-id.ts';
 import { deploymentEventsQuery } from './deployment-queries.ts';
 
@@ -148,14 +149,14 @@ export interface AppDeployments {
 
 /** The APM app's GUID in the caller's account (404 for a malformed id). */
 export function applicationGuid(ctx: OperationContext, rawId: string | undefined): EntityRef {
-  return ctx.entityRef(EntityKinds.apmApplication, rawId, V2Titles.applicationNotFound);
+  return ctx.entityRef(EntityKinds.apmApplication, rawId, EntityTitles.applicationNotFound);
 }
 
 /** The app's deployment markers over the retention window (404 when the app is not there). */
 export async function readDeployments(ctx: OperationContext, appId: number, guid: string, limit: number | 'MAX'): Promise<AppDeployments> {
   const events = deploymentEventsQuery({ entityGuid: guid, since: ctx.now - DEPLOYMENT_WINDOW_MS, until: ctx.now + 60_000, limit });
   const answer = parseAnswer(DeploymentsAnswer, await ctx.read('ApplicationDeployments', { accountId: ctx.accountId, guid, events }), 'ApplicationDeployments');
-  ctx.requireEntity(answer.actor.entity, { guid }, V2Titles.applicationNotFound);
+  ctx.requireEntity(answer.actor.entity, { guid }, EntityTitles.applicationNotFound);
   const results = answer.actor.account?.nrql?.results;
   if (!results) throw new UpstreamError('upstream_failure', 'ApplicationDeployments: no NRQL results');
   const rows = results.flatMap((row) => {

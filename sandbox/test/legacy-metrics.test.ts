@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MetricTitles, V2Titles } from '../../src/v2/errors.ts';
+import { MetricTitles } from '../../src/v2/errors.ts';
+import { EntityTitles } from '../../mappings/shared/entity-titles.ts';
 import { createSandbox } from '../server.ts';
 import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, MINUTE_MS, bulkMetricsApp, findMetric, metricsOf, rowsOf, type TimesliceRow } from '../timeslices.ts';
 import type { SandboxApp } from '../model.ts';
@@ -687,7 +688,7 @@ describe('legacy metric data: answer format', () => {
       for (const path of [`/v2/applications/${id}/metrics/data.json?names[]=HttpDispatcher`, `/v2/applications/${id}/metrics.json`]) {
         const response = await get(path);
         expect(response.status, path).toBe(404);
-        expect(await response.json()).toEqual({ error: { title: V2Titles.applicationNotFound } });
+        expect(await response.json()).toEqual({ error: { title: EntityTitles.applicationNotFound } });
       }
     }
     const foreign = await sandbox.app.request(dataPath('names[]=HttpDispatcher', FOREIGN), { headers: SECONDARY });

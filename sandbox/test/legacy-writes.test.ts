@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { V2Titles } from '../../src/v2/errors.ts';
+import { EntityTitles } from '../../mappings/shared/entity-titles.ts';
 import type { SandboxApp } from '../model.ts';
 import { createSandbox, type Sandbox } from '../server.ts';
 import { deploymentsOf, recordDeployment } from '../writes.ts';
@@ -232,7 +233,7 @@ describe('PUT /v2/applications/{id} (rules §2)', () => {
   it('answers 404 for unknown, malformed and foreign ids', async () => {
     const sandbox = fresh();
     for (const id of ['999999999', 'abc', '0', '-5', String(foreignApp(sandbox).id)]) {
-      await expectError(json(sandbox, 'PUT', appPath(id), { application: { name: 'x' } }), 404, V2Titles.applicationNotFound);
+      await expectError(json(sandbox, 'PUT', appPath(id), { application: { name: 'x' } }), 404, EntityTitles.applicationNotFound);
     }
   });
 });
@@ -254,11 +255,11 @@ describe('DELETE /v2/applications/{id} (rules §3)', () => {
     const answer = await body(call(sandbox, 'DELETE', appPath(app)));
     expect(answer).toEqual(before);
     expect(sandbox.data.apps).not.toContain(app);
-    await expectError(call(sandbox, 'GET', appPath(app)), 404, V2Titles.applicationNotFound);
+    await expectError(call(sandbox, 'GET', appPath(app)), 404, EntityTitles.applicationNotFound);
     const list = await body<{ applications: Array<{ id: number }> }>(call(sandbox, 'GET', '/v2/applications.json'));
     expect(list.applications.map((a) => a.id)).not.toContain(app.id);
-    await expectError(call(sandbox, 'GET', deploymentsPath(app)), 404, V2Titles.applicationNotFound);
-    await expectError(call(sandbox, 'DELETE', appPath(app)), 404, V2Titles.applicationNotFound);
+    await expectError(call(sandbox, 'GET', deploymentsPath(app)), 404, EntityTitles.applicationNotFound);
+    await expectError(call(sandbox, 'DELETE', appPath(app)), 404, EntityTitles.applicationNotFound);
   });
 
   it('answers XML for .xml and 404 for a foreign application', async () => {
@@ -267,7 +268,7 @@ describe('DELETE /v2/applications/{id} (rules §3)', () => {
     const answer = await call(sandbox, 'DELETE', appPath(app, 'xml'));
     expect(answer.status).toBe(200);
     expect(decodeRailsXml(await answer.text()).value).toMatchObject({ application: { id: app.id, reporting: false } });
-    await expectError(call(sandbox, 'DELETE', appPath(foreignApp(sandbox))), 404, V2Titles.applicationNotFound);
+    await expectError(call(sandbox, 'DELETE', appPath(foreignApp(sandbox))), 404, EntityTitles.applicationNotFound);
     await expectXmlError(call(sandbox, 'DELETE', appPath(reportingApp(sandbox), 'xml')), 409, 'Cannot delete an application that is still reporting data.');
   });
 });
@@ -338,7 +339,7 @@ describe('GET /v2/applications/{id}/deployments (rules §4)', () => {
     expect(answer.status).toBe(200);
     const decoded = decodeRailsXml(await answer.text()).value as unknown as { deployments: Deployment[] };
     expect(decoded.deployments.map((d) => d.id)).toEqual(deploymentsOf(sandbox.data, app).map((d) => d.id));
-    await expectError(call(sandbox, 'GET', deploymentsPath(foreignApp(sandbox))), 404, V2Titles.applicationNotFound);
+    await expectError(call(sandbox, 'GET', deploymentsPath(foreignApp(sandbox))), 404, EntityTitles.applicationNotFound);
   });
 });
 
@@ -477,8 +478,8 @@ describe('POST /v2/applications/{id}/deployments (rules §4)', () => {
 
   it('answers 404 for an unknown or foreign app', async () => {
     const sandbox = fresh();
-    await expectError(postDeployment(sandbox, foreignApp(sandbox), { revision: 'r' }), 404, V2Titles.applicationNotFound);
-    await expectError(postDeployment(sandbox, { id: 12 } as SandboxApp, { revision: 'r' }), 404, V2Titles.applicationNotFound);
+    await expectError(postDeployment(sandbox, foreignApp(sandbox), { revision: 'r' }), 404, EntityTitles.applicationNotFound);
+    await expectError(postDeployment(sandbox, { id: 12 } as SandboxApp, { revision: 'r' }), 404, EntityTitles.applicationNotFound);
   });
 });
 
@@ -505,7 +506,7 @@ describe('DELETE /v2/applications/{id}/deployments/{deployment_id}', () => {
     for (const id of [String(theirs), 'abc', '0', '1.5', '99999999999999999999']) {
       await expectError(call(sandbox, 'DELETE', `/v2/applications/${app.id}/deployments/${id}.json`), 404, 'No Deployment found with the given ID');
     }
-    await expectError(call(sandbox, 'DELETE', `/v2/applications/${foreignApp(sandbox).id}/deployments/1.json`), 404, V2Titles.applicationNotFound);
+    await expectError(call(sandbox, 'DELETE', `/v2/applications/${foreignApp(sandbox).id}/deployments/1.json`), 404, EntityTitles.applicationNotFound);
     expect(deploymentsOf(sandbox.data, other)[0]?.id).toBe(theirs);
   });
 });
@@ -559,9 +560,9 @@ describe('POST /deployments.xml (v0, rules §5)', () => {
     expect((await v0(sandbox, `deployment[app_name]=${encodeURIComponent(second.name)}&deployment[application_id]=${first.id}&deployment[revision]=both`)).status).toBe(201);
     expect(deploymentsOf(sandbox.data, first)[0]?.revision).toBe('both');
     expect(deploymentsOf(sandbox.data, second)[0]?.revision).not.toBe('both');
-    await expectXmlError(v0(sandbox, `deployment[application_id]=999&deployment[app_name]=${encodeURIComponent(second.name)}&deployment[revision]=x`), 404, V2Titles.applicationNotFound);
-    await expectXmlError(v0(sandbox, `deployment[application_id]=${foreignApp(sandbox).id}&deployment[revision]=x`), 404, V2Titles.applicationNotFound);
-    await expectXmlError(v0(sandbox, `deployment[application_id]=abc&deployment[revision]=x`), 404, V2Titles.applicationNotFound);
+    await expectXmlError(v0(sandbox, `deployment[application_id]=999&deployment[app_name]=${encodeURIComponent(second.name)}&deployment[revision]=x`), 404, EntityTitles.applicationNotFound);
+    await expectXmlError(v0(sandbox, `deployment[application_id]=${foreignApp(sandbox).id}&deployment[revision]=x`), 404, EntityTitles.applicationNotFound);
+    await expectXmlError(v0(sandbox, `deployment[application_id]=abc&deployment[revision]=x`), 404, EntityTitles.applicationNotFound);
   });
 
   it('takes its fields from the query string too, and from XML or JSON bodies', async () => {

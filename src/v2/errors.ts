@@ -37,11 +37,6 @@ export class V2Error extends Error {
 export const V2Titles = {
   apiKeyRequired: 'Invalid request, API key required',
   invalidApiKey: 'Invalid API key',
-  applicationNotFound: 'No Application found with the given ID',
-  // routes-next.md §0.
-  applicationHostNotFound: 'No application host found with the given ID',
-  applicationInstanceNotFound: 'No application instance found with the given ID',
-  mobileApplicationNotFound: 'No Mobile Application found with the given ID',
   serverError: 'A server error occurred, please contact New Relic support',
 } as const;
 

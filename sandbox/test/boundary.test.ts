@@ -11,14 +11,17 @@ import { inside, isPackage, resolveFile, sourceFiles, specifiers } from '../../t
  * re-export and import() of every sandbox file is resolved and followed, file by file; the
  * graph may reach only sandbox/ itself, node: builtins and packages, and the neutral facts
  * module (facts/, data equal by definition) as long as that module imports nothing. The
- * sandbox's tests (sandbox/test/) are not part of it.
+ * sandbox's own tests (sandbox/test/) may use test helpers, but reach no gateway code either,
+ * not even through a helper: tests that check the sandbox with inputs the gateway builds (its
+ * GUIDs, literals, NRQL, titles) are the gateway's, in test/sandbox/.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SANDBOX = join(ROOT, 'sandbox');
 const FACTS = join(ROOT, 'facts');
 
-// The sandbox's own tests may use gateway code to build their inputs: they ship nothing.
+// The sandbox's own tests ship nothing, and have a rule of their own (gatewayReached).
 const sources = (dir: string): string[] => sourceFiles(dir, [join(SANDBOX, 'test')]);
+const GATEWAY = [join(ROOT, 'src'), join(ROOT, 'mappings')];
 
 const BUILTINS = new Set(builtinModules);
 
@@ -47,6 +50,25 @@ export function escapes(entries: readonly string[], read: (file: string) => stri
       if (facts) found.push(`${where} (the facts module imports nothing)`);
       else if (inside(SANDBOX, target) || inside(FACTS, target)) queue.push(target);
       else found.push(`${where} (${relative(ROOT, target)} is outside sandbox/)`);
+    }
+  }
+  return found;
+}
+
+/** Every edge by which `entries` reach gateway code (src/, mappings/), through any file on the way. */
+export function gatewayReached(entries: readonly string[], read: (file: string) => string): string[] {
+  const found: string[] = [];
+  const seen = new Set<string>();
+  const queue = [...entries];
+  while (queue.length > 0) {
+    const file = queue.shift() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const spec of specifiers(read(file))) {
+      if (spec.startsWith('node:') || BUILTINS.has(spec) || isPackage(spec)) continue;
+      const target = resolveFile(file, spec);
+      if (GATEWAY.some((dir) => inside(dir, target))) found.push(`${relative(ROOT, file)} -> ${spec} (gateway code)`);
+      else queue.push(target);
     }
   }
   return found;
@@ -89,6 +111,23 @@ describe('sandbox boundary (the import graph)', () => {
       'sandbox/a.ts -> ../src/cache/x.ts (src/cache/x.ts is outside sandbox/)',
       'sandbox/b.ts -> ../src/v2/errors.ts (src/v2/errors.ts is outside sandbox/)',
       'facts/v2-routes.ts -> zod (the facts module imports nothing)',
+    ]);
+  });
+
+  it("keeps the sandbox's own tests clear of gateway code, through test helpers too", () => {
+    // This file's texts name gateway paths as data: its one helper is walked instead.
+    const self = fileURLToPath(import.meta.url);
+    const tests = [...sourceFiles(join(SANDBOX, 'test')).filter((file) => file !== self), join(ROOT, 'test/support/import-graph.ts')];
+    expect(tests.length).toBeGreaterThan(10);
+    expect(gatewayReached(tests, (file) => readFileSync(file, 'utf8'))).toEqual([]);
+    const at = (path: string): string => join(ROOT, path);
+    const world: Record<string, string> = {
+      [at('sandbox/test/a.test.ts')]: "import { h } from '../../test/support/h.ts';\nimport { s } from '../server.ts';",
+      [at('test/support/h.ts')]: "export { V2Error as h } from '../../src/v2/errors.ts';",
+      [at('sandbox/server.ts')]: "import { z } from 'zod';",
+    };
+    expect(gatewayReached([at('sandbox/test/a.test.ts')], (file) => world[file] ?? '')).toEqual([
+      'test/support/h.ts -> ../../src/v2/errors.ts (gateway code)',
     ]);
   });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../../src/upstream/query-literal.ts';
-import { NrqlSyntaxError, parseDateTime, parseNrql, type NrqlCondition, type NrqlExpression, type NrqlQuery } from '../nrql/parser.ts';
+import { NrqlSyntaxError, parseDateTime, parseNrql, type NrqlCondition, type NrqlExpression, type NrqlQuery } from '../../sandbox/nrql/parser.ts';
 
 const V = 'newrelic.timeslice.value';
 const count: NrqlExpression = { type: 'aggregate', function: 'count', field: null };

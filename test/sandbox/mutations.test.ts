@@ -6,10 +6,10 @@
 import { parse, validate } from 'graphql';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { entityGuid } from '../../src/v2/ids.ts';
-import type { SandboxApp } from '../model.ts';
-import { createSandbox, type Sandbox } from '../server.ts';
-import { deploymentsOf } from '../writes.ts';
-import { hasRealSchema, realNerdGraphSchema } from '../../test/support/schema.ts';
+import type { SandboxApp } from '../../sandbox/model.ts';
+import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
+import { deploymentsOf } from '../../sandbox/writes.ts';
+import { hasRealSchema, realNerdGraphSchema } from '../support/schema.ts';
 
 const FIXED = Date.UTC(2026, 10, 22, 12, 0, 30);
 const DAY_MS = 86_400_000;
@@ -125,7 +125,7 @@ interface GraphqlBody {
 let sandbox: Sandbox;
 
 beforeEach(() => {
-  // Writes are read straight back through NerdGraph here: no ingest lag (sandbox/test/ingest.test.ts has it).
+  // Writes are read straight back through NerdGraph here: no ingest lag (test/sandbox/ingest.test.ts has it).
   sandbox = createSandbox({ seed: 7, apmApps: 20, now: () => FIXED, behave: { ingestLagMs: 0 } });
 });
 

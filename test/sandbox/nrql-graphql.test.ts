@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { METRIC_FAMILIES } from '../../mappings/shared/metric-values.ts';
 import { metricNamesQuery, timesliceDataQuery } from '../../src/upstream/nrql.ts';
 import { quoteLiteral } from '../../src/upstream/query-literal.ts';
-import type { SandboxApp } from '../model.ts';
-import { runNrql } from '../nrql/engine.ts';
-import { createSandbox } from '../server.ts';
-import { HOUR_MS, metricsOf } from '../timeslices.ts';
+import type { SandboxApp } from '../../sandbox/model.ts';
+import { runNrql } from '../../sandbox/nrql/engine.ts';
+import { createSandbox } from '../../sandbox/server.ts';
+import { HOUR_MS, metricsOf } from '../../sandbox/timeslices.ts';
 
 const FIXED = Date.UTC(2026, 10, 22, 12, 0, 30);
 const sandbox = createSandbox({ seed: 7, apmApps: 20, now: () => FIXED });

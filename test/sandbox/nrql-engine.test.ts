@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../../src/upstream/query-literal.ts';
-import { generateSandboxData } from '../data.ts';
-import type { SandboxApp } from '../model.ts';
-import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../nrql/engine.ts';
-import { NrqlSyntaxError } from '../nrql/parser.ts';
+import { generateSandboxData } from '../../sandbox/data.ts';
+import type { SandboxApp } from '../../sandbox/model.ts';
+import { NRQL_MESSAGES, NrqlError, runNrql, type NrqlOutcome } from '../../sandbox/nrql/engine.ts';
+import { NrqlSyntaxError } from '../../sandbox/nrql/parser.ts';
 import {
   BULK_METRIC_COUNT,
   DAY_MS,
@@ -15,7 +15,7 @@ import {
   metricsOf,
   rowsOf,
   type TimesliceRow,
-} from '../timeslices.ts';
+} from '../../sandbox/timeslices.ts';
 
 const FIXED = Date.UTC(2026, 10, 22, 12, 0, 30);
 const data = generateSandboxData({ seed: 7, apmApps: 20, now: FIXED });

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { generateSandboxData, otherEntityCount } from '../data.ts';
-import type { SandboxApp, SandboxData } from '../model.ts';
-import { loadSandboxSchema } from '../schema.ts';
-import { createSandbox } from '../server.ts';
-import { removeApplication, updateApplication } from '../writes.ts';
+import { generateSandboxData, otherEntityCount } from '../../sandbox/data.ts';
+import type { SandboxApp, SandboxData } from '../../sandbox/model.ts';
+import { loadSandboxSchema } from '../../sandbox/schema.ts';
+import { createSandbox } from '../../sandbox/server.ts';
+import { removeApplication, updateApplication } from '../../sandbox/writes.ts';
 import { decodeEntityGuid } from '../../src/v2/ids.ts';
 import { syntheticHostId } from '../../mappings/shared/app-instances.ts';
 

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { SandboxApp } from '../model.ts';
-import { createSandbox } from '../server.ts';
-import { seededUserTags } from '../tagging.ts';
+import type { SandboxApp } from '../../sandbox/model.ts';
+import { createSandbox } from '../../sandbox/server.ts';
+import { seededUserTags } from '../../sandbox/tagging.ts';
 import { entityGuid } from '../../src/v2/ids.ts';
-import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT } from '../../test/support/harness.ts';
+import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT } from '../support/harness.ts';
 
 /**
  * The sandbox's NerdGraph tagging (sandbox/tagging.ts): the real schema's mutations change
  * the tags entity reads and entity search see, refuse in the payload's `errors` (nothing
  * applied, nothing counted), and the seeded user tags are a pure function of the app id.
  */
-// Tags are written then searched at once here: no ingest lag (sandbox/test/ingest.test.ts has it).
+// Tags are written then searched at once here: no ingest lag (test/sandbox/ingest.test.ts has it).
 const sandbox = createSandbox({ seed: 3, apmApps: 60, now: () => FIXED_NOW, behave: { ingestLagMs: 0 } });
 
 async function gql(query: string, variables: Record<string, unknown> = {}): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {

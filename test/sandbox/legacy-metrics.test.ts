@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MetricTitles } from '../../src/v2/errors.ts';
 import { EntityTitles } from '../../mappings/shared/entity-titles.ts';
-import { createSandbox } from '../server.ts';
-import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, MINUTE_MS, bulkMetricsApp, findMetric, metricsOf, rowsOf, type TimesliceRow } from '../timeslices.ts';
-import type { SandboxApp } from '../model.ts';
-import { httpSend, serveOnLoopback } from '../../test/support/http.ts';
+import { createSandbox } from '../../sandbox/server.ts';
+import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, MINUTE_MS, bulkMetricsApp, findMetric, metricsOf, rowsOf, type TimesliceRow } from '../../sandbox/timeslices.ts';
+import type { SandboxApp } from '../../sandbox/model.ts';
+import { httpSend, serveOnLoopback } from '../support/http.ts';
 
 /**
  * The legacy face's metric endpoints against docs/metric-data-rules.md. Expected numbers are

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ALERT_POLICY_COUNTS, BUSY_POLICY_NRQL_CONDITIONS } from '../alerts.ts';
-import { ALERTS_PAGE_SIZE } from '../legacy/alert-answers.ts';
-import { AlertTitles } from '../legacy/alert-bodies.ts';
-import { createSandbox, type Sandbox } from '../server.ts';
-import { httpSend } from '../../test/support/http.ts';
-import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../../test/support/harness.ts';
+import { ALERT_POLICY_COUNTS, BUSY_POLICY_NRQL_CONDITIONS } from '../../sandbox/alerts.ts';
+import { ALERTS_PAGE_SIZE } from '../../sandbox/legacy/alert-answers.ts';
+import { AlertTitles } from '../../sandbox/legacy/alert-bodies.ts';
+import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
+import { httpSend } from '../support/http.ts';
+import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 
 /**
  * The alert store on the legacy face (sandbox/legacy/alerts.ts): the namespaces New Relic

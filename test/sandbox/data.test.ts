@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FLEET_EXTRA_HOSTS, defaultApiKeys, fleetApp, generateSandboxData, parseApiKeys } from '../data.ts';
+import { FLEET_EXTRA_HOSTS, defaultApiKeys, fleetApp, generateSandboxData, parseApiKeys } from '../../sandbox/data.ts';
 import { decodeEntityGuid } from '../../src/v2/ids.ts';
 
 const NOW = 1_750_000_000_000;

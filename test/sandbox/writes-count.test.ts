@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxApp } from '../model.ts';
-import { createSandbox, type RunningSandbox, type Sandbox } from '../server.ts';
-import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../../test/support/harness.ts';
+import type { SandboxApp } from '../../sandbox/model.ts';
+import { createSandbox, type RunningSandbox, type Sandbox } from '../../sandbox/server.ts';
+import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../support/harness.ts';
 
 /**
  * `sandbox.writes()`: every write either face executed, by `METHOD template` (legacy) and by

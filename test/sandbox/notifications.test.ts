@@ -6,10 +6,10 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadDocuments } from '../../src/upstream/documents.ts';
-import { createSandbox, type Sandbox } from '../server.ts';
-import { NOTIFICATIONS_PAGE_SIZE } from '../notifications/fields.ts';
-import { CHANNEL_COUNTS } from '../notifications/seed.ts';
-import { notificationsOf } from '../notifications/store.ts';
+import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
+import { NOTIFICATIONS_PAGE_SIZE } from '../../sandbox/notifications/fields.ts';
+import { CHANNEL_COUNTS } from '../../sandbox/notifications/seed.ts';
+import { notificationsOf } from '../../sandbox/notifications/store.ts';
 
 const DEMO = 'NRAK-SANDBOX-DEMO';
 const PRIMARY_ID = 1000001;

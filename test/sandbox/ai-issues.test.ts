@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AI_ISSUES_PAGE_SIZE, allIssuesOf, incidentsOf } from '../ai-issues.ts';
-import { createSandbox } from '../server.ts';
-import { legacyAlertId as alertV2Id } from '../legacy/ai-issues.ts';
-import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT } from '../../test/support/harness.ts';
+import { AI_ISSUES_PAGE_SIZE, allIssuesOf, incidentsOf } from '../../sandbox/ai-issues.ts';
+import { createSandbox } from '../../sandbox/server.ts';
+import { legacyAlertId as alertV2Id } from '../../sandbox/legacy/ai-issues.ts';
+import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT } from '../support/harness.ts';
 
 /**
  * The sandbox's alert issues and incidents (ai-issues.ts): a pure function of the clock and the

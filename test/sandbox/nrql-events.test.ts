@@ -5,12 +5,12 @@
 import { parse, validate } from 'graphql';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../../src/upstream/query-literal.ts';
-import type { SandboxApp, SandboxDeployment } from '../model.ts';
-import { NRQL_MESSAGES, NrqlError, recordChangeTrackingDetails, runNrql, type NrqlOutcome } from '../nrql/engine.ts';
-import { NrqlSyntaxError, parseNrql } from '../nrql/parser.ts';
-import { createSandbox, type Sandbox } from '../server.ts';
-import { deploymentsOf, recordDeployment, removeApplication, updateApplication } from '../writes.ts';
-import { hasRealSchema, realNerdGraphSchema } from '../../test/support/schema.ts';
+import type { SandboxApp, SandboxDeployment } from '../../sandbox/model.ts';
+import { NRQL_MESSAGES, NrqlError, recordChangeTrackingDetails, runNrql, type NrqlOutcome } from '../../sandbox/nrql/engine.ts';
+import { NrqlSyntaxError, parseNrql } from '../../sandbox/nrql/parser.ts';
+import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
+import { deploymentsOf, recordDeployment, removeApplication, updateApplication } from '../../sandbox/writes.ts';
+import { hasRealSchema, realNerdGraphSchema } from '../support/schema.ts';
 
 const FIXED = Date.UTC(2026, 10, 22, 12, 0, 30);
 const DAY_MS = 86_400_000;
@@ -23,7 +23,7 @@ const UNTIL = FIXED + DAY_MS;
 let sandbox: Sandbox;
 
 beforeEach(() => {
-  // Events are written then queried at once here: no ingest lag (sandbox/test/ingest.test.ts has it).
+  // Events are written then queried at once here: no ingest lag (test/sandbox/ingest.test.ts has it).
   sandbox = createSandbox({ seed: 7, apmApps: 20, now: () => FIXED, behave: { ingestLagMs: 0 } });
 });
 

@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { V2Titles } from '../../src/v2/errors.ts';
 import { EntityTitles } from '../../mappings/shared/entity-titles.ts';
-import type { SandboxApp } from '../model.ts';
-import { createSandbox, type Sandbox } from '../server.ts';
-import { deploymentsOf, recordDeployment } from '../writes.ts';
-import { decodeRailsXml } from '../../test/support/rails-xml.ts';
+import type { SandboxApp } from '../../sandbox/model.ts';
+import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
+import { deploymentsOf, recordDeployment } from '../../sandbox/writes.ts';
+import { decodeRailsXml } from '../support/rails-xml.ts';
 
 /**
  * The legacy face's writes against docs/write-rules.md: every rule with its status and title,

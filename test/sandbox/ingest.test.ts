@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SandboxApp } from '../model.ts';
-import { createSandbox } from '../server.ts';
-import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT } from '../../test/support/harness.ts';
+import type { SandboxApp } from '../../sandbox/model.ts';
+import { createSandbox } from '../../sandbox/server.ts';
+import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT } from '../support/harness.ts';
 
 /**
  * The sandbox's ingest lag (behaviour `ingestLagMs`, sandbox/ingest.ts): a change tracking event

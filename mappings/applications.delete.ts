@@ -4,6 +4,8 @@ import { applicationGuid } from './shared/deployment.ts';
 import { APPLICATION_ASSUMPTIONS, readApplicationEntity, shownApplication } from './shared/application.ts';
 
 /** DELETE /v2/applications/{id}.{json,xml}: only an application that stopped reporting (v2's 409 otherwise). */
+const DeleteAnswer = z.object({ agentApplicationDelete: z.object({ success: z.boolean() }).nullable() });
+
 export default defineWriteMapping({
   kind: 'write',
   id: 'applications.delete',
@@ -34,7 +36,7 @@ export default defineWriteMapping({
     return {
       variables: { guid },
       answer: (payload) => {
-        const result = parseAnswer(z.object({ agentApplicationDelete: z.object({ success: z.boolean() }).nullable() }), payload, 'ApplicationDelete');
+        const result = parseAnswer(DeleteAnswer, payload, 'ApplicationDelete');
         // success: false is NerdGraph saying no; the v2 reason for a refused delete is reporting.
         if (result.agentApplicationDelete?.success === false) throw writeRefused(409, 'Cannot delete an application that is still reporting data.');
         if (result.agentApplicationDelete?.success !== true) throw new UpstreamError('upstream_failure', 'ApplicationDelete: no result');

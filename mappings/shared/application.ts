@@ -259,12 +259,15 @@ export interface ReadEntity {
  * instances. What a write needs before it writes (the configured loader, the reporting flag),
  * so an app past the instance bound can still be updated and deleted.
  */
+// Built once: zod compiles a schema on its first parse, so one built per request costs a compile each time.
+const ApplicationByGuidAnswer = z.object({ actor: z.object({ entity: z.unknown(), browser: z.unknown().optional() }) });
+
 export async function readApplicationEntity(ctx: OperationContext, guid: string): Promise<ReadEntity> {
   const appId = decodeEntityGuid(guid)?.domainId;
   if (appId === undefined) throw new UpstreamError('upstream_failure', 'readApplication needs a computed application GUID');
   const browserGuid = browserGuidOf(ctx.accountId, appId);
   const data = await ctx.read('ApplicationByGuid', { guid, browserGuid });
-  const actor = parseAnswer(z.object({ actor: z.object({ entity: z.unknown(), browser: z.unknown().optional() }) }), data, 'ApplicationByGuid').actor;
+  const actor = parseAnswer(ApplicationByGuidAnswer, data, 'ApplicationByGuid').actor;
   const entity = ctx.requireEntity(actor.entity, { guid }, EntityTitles.applicationNotFound);
   const browser = actor.browser === null || actor.browser === undefined ? null : ctx.requireEntity(actor.browser, { guid: browserGuid }, EntityTitles.applicationNotFound);
   const parsed = ApmEntity.safeParse(entity);

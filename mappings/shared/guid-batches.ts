@@ -33,9 +33,11 @@ const Batches = z.object({
   actor: z.object(Object.fromEntries(Array.from({ length: ENTITIES_CALLS_PER_DOCUMENT }, (_, call) => [`b${call}`, Batch])) as Record<string, typeof Batch>),
 });
 
+const WithGuid = z.object({ guid: z.string() });
+
 /** The GUIDs of a page's entities (already account-checked by the list runner). */
 export function guidsOf(entities: readonly unknown[]): string[] {
-  return entities.map((entity) => z.object({ guid: z.string() }).parse(entity).guid);
+  return entities.map((entity) => WithGuid.parse(entity).guid);
 }
 
 /**

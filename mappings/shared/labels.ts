@@ -105,10 +105,17 @@ export function namedApplications(apps: ReadonlyMap<number, TaggedApplication>, 
   });
 }
 
-const TaggingPayload = (field: string) =>
-  z.object({
-    [field]: z.object({ errors: z.array(z.object({ message: z.string().nullable().optional(), type: z.string().nullable().optional() }).nullable()).nullable().optional() }).nullable(),
-  });
+const TaggingResult = z.object({ errors: z.array(z.object({ message: z.string().nullable().optional(), type: z.string().nullable().optional() }).nullable()).nullable().optional() }).nullable();
+// One schema per mutation field, built on first use and kept (zod compiles a schema on its first parse).
+const taggingPayloads = new Map<string, z.ZodType<Record<string, z.infer<typeof TaggingResult>>>>();
+const TaggingPayload = (field: string): z.ZodType<Record<string, z.infer<typeof TaggingResult>>> => {
+  let schema = taggingPayloads.get(field);
+  if (schema === undefined) {
+    schema = z.object({ [field]: TaggingResult });
+    taggingPayloads.set(field, schema);
+  }
+  return schema;
+};
 
 /**
  * A tagging mutation's confirmation: its payload with no errors. Errors NerdGraph states in the

@@ -284,8 +284,16 @@ const MAX_DETAIL = 200;
  * a delete's `{id: null}`, another id) is an unknown outcome: the runner answers the mapping's
  * unconfirmed title. Returns the workflow id.
  */
+type WorkflowField = 'aiWorkflowsCreateWorkflow' | 'aiWorkflowsUpdateWorkflow' | 'aiWorkflowsDeleteWorkflow';
+// One schema per field, built once (zod compiles a schema on its first parse).
+const WORKFLOW_ANSWERS: Record<WorkflowField, z.ZodType<Record<string, unknown>>> = {
+  aiWorkflowsCreateWorkflow: z.object({ aiWorkflowsCreateWorkflow: WorkflowPayload }),
+  aiWorkflowsUpdateWorkflow: z.object({ aiWorkflowsUpdateWorkflow: WorkflowPayload }),
+  aiWorkflowsDeleteWorkflow: z.object({ aiWorkflowsDeleteWorkflow: DeletePayload }),
+};
+
 export function checkWorkflowPayload(payload: unknown, field: 'aiWorkflowsCreateWorkflow' | 'aiWorkflowsUpdateWorkflow' | 'aiWorkflowsDeleteWorkflow', operation: string, expectedId?: string): string {
-  const schema = z.object({ [field]: field === 'aiWorkflowsDeleteWorkflow' ? DeletePayload : WorkflowPayload });
+  const schema = WORKFLOW_ANSWERS[field];
   const answer = parseAnswer(schema, payload, operation)[field] as { errors: Array<{ description: string; type: string }>; workflow?: { id: string } | null; id?: string | null };
   const [first] = answer.errors;
   if (first) throw writeRefused(422, `New Relic refused the workflow change: ${first.type}: ${first.description.slice(0, MAX_DETAIL)}`);

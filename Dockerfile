@@ -38,4 +38,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
 # SIGTERM drains requests in flight for up to SHUTDOWN_DRAIN_MS (default 8 s, inside docker stop's 10 s).
 STOPSIGNAL SIGTERM
 # The same V8 heap bound as npm start (docs/performance.md: Load).
-CMD ["node", "--max-old-space-size=256", "dist/src/index.js"]
+CMD ["node", "--max-old-space-size=512", "dist/src/index.js"]

@@ -2,16 +2,16 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEY } from '../support/harness.ts';
+import { startNodeFlags } from '../../scripts/start-flags.ts';
 
 /**
  * /bridge/explain under load, in a child gateway with the heap bound `npm start` ships
- * (--max-old-space-size=256): it used to build a whole gateway app per request (about 7 MB that
+ * (package.json's `start`, read by scripts/start-flags.ts): it used to build a whole gateway app per request (about 7 MB that
  * a purge timer kept alive), so a few dozen explains, valid key or not, ended the process.
  * 1,000 explains, 20 at once, half with keys NerdGraph refuses (each verified: no per-address
  * limit here), must leave it up and its heap after a full GC within a few MB of where it began.
  */
 const CHILD = fileURLToPath(new URL('../support/gateway-child.ts', import.meta.url));
-const SHIPPED_HEAP_MB = 256;
 const REQUESTS = 1_000;
 const AT_ONCE = 20;
 /** What 1,000 requests may leave behind: bounded caches filling (refused keys, cursors), not a leak per request. */
@@ -70,7 +70,7 @@ async function explainMany(count: number, offset: number): Promise<Map<number, n
 
 beforeAll(async () => {
   child = fork(CHILD, [], {
-    execArgv: [`--max-old-space-size=${SHIPPED_HEAP_MB}`, '--expose-gc', '--import', 'tsx'],
+    execArgv: [...startNodeFlags(), '--expose-gc', '--import', 'tsx'],
     // Only what the gateway reads, set here: nothing of the test runner's environment changes it.
     env: {
       PATH: process.env.PATH ?? '',

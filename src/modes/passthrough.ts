@@ -210,9 +210,9 @@ class LegacyAbort extends EventEmitter {
 }
 
 /**
- * A target whose URL parse would change nothing: unreserved and sub-delimiter characters
- * (not `'`, which a query gets escaped), percent escapes, no dot segment (`/.`, `%2e`), no fragment. undici is then handed it as it
- * is; any other target goes through the URL parse, as it always did.
+ * A target whose URL parse would change nothing: unreserved and sub-delimiter characters (not
+ * `'`, which a query gets escaped), percent escapes, no dot segment (`/.`, `%2e`), no fragment.
+ * undici is then handed it as it is; any other target goes through the URL parse, as it always did.
  */
 const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@%/?[\]]*$/;
 const DOT_SEGMENT = /\/\.|%2e/i;
@@ -245,7 +245,8 @@ export function responseOf(answer: LegacyAnswer): Response {
 
 function forwardedHeaders(req: LegacyRequest): Record<string, string> {
   const incoming = req.headers;
-  // Built at most once per request, and only for a request with a header to check: the caller's key in any disguise, or any New Relic key.
+  // Built at most once per request, and only when there is a header to check: the caller's key
+  // in any disguise, or any New Relic key.
   let carriesKey: ((value: string) => boolean) | undefined;
   const out: Record<string, string> = {};
   for (const name of REQUEST_HEADERS) {

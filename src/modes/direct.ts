@@ -113,7 +113,16 @@ function keepChunks(body: Readable, maxBytes: number): () => Uint8Array | null {
  * the marker (a no-op for a plain Response).
  */
 function alreadySent(status: number): Response {
-  const marker = new Response(null, { status, headers: { [ALREADY_SENT_HEADER]: 'true' } });
-  void marker.body;
+  // One per status, shared by every answer with it: nothing changes it (Hono copies a finalized
+  // Response before setting a header on it), and building one costs a Response and its Headers.
+  let marker = alreadySentMarkers.get(status);
+  if (marker === undefined) {
+    marker = new Response(null, { status, headers: { [ALREADY_SENT_HEADER]: 'true' } });
+    void marker.body;
+    alreadySentMarkers.set(status, marker);
+  }
   return marker;
 }
+
+/** By status: the legacy API's statuses are 200 to 599 (passthrough.ts refuses others), so at most 400 entries. */
+const alreadySentMarkers = new Map<number, Response>();

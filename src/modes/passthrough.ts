@@ -1,6 +1,7 @@
+import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { KEY_HEADERS } from '../caller/identity.ts';
 import { keyFinder } from '../caller/key-disguises.ts';
 import { callerKeysOf } from '../caller/request-id.ts';
@@ -76,8 +77,11 @@ export interface LegacyRequest {
   dueAt: number;
   /** The caller's request signal (its deadline, or the client gone), followed until the answer's headers arrive. */
   signal?: AbortSignal;
-  /** Where Link URLs should point instead of the legacy API (the gateway's origin). */
-  publicOrigin: string;
+  /**
+   * Where Link URLs should point instead of the legacy API (the gateway's origin). A function is
+   * called only when an answer has a Link to rewrite: working out the request's origin parses its URL.
+   */
+  publicOrigin: string | (() => string);
 }
 
 /** A legacy answer as it arrived: status, the headers kept for the caller, and the body as undici streams it. */
@@ -108,6 +112,9 @@ const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  // Parsed once: each request then goes to the dispatcher by origin and path, not by a URL parsed again.
+  const base = new URL(baseUrl);
+  const basePath = base.pathname.replace(/\/+$/, '');
   const ownAgent = options.dispatcher ? undefined : new Agent({ keepAliveTimeout: 10_000, connections: 128 });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
 
@@ -115,9 +122,9 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
     const write = WRITES.has(req.method);
     if (req.signal?.aborted) throw notSent(req.signal.reason, write);
     const headers = forwardedHeaders(req);
-    // Our own controller: the caller's signal is followed only until the headers arrive; the
+    // Our own abort: the caller's signal is followed only until the headers arrive; the
     // deadline, to the body's last byte (undici destroys the body with the abort's reason).
-    const controller = new AbortController();
+    const controller = new LegacyAbort();
     const follow = (): void => controller.abort(req.signal?.reason);
     req.signal?.addEventListener('abort', follow, { once: true });
     let dueAt = req.dueAt;
@@ -136,31 +143,32 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
     };
     let answer: Dispatcher.ResponseData;
     try {
-      answer = await request(`${baseUrl}${req.target}`, {
+      const target = plainTarget(req.target) ? { origin: base.origin, path: `${basePath}${req.target}` } : parsedTarget(`${baseUrl}${req.target}`);
+      answer = await dispatcher.request({
+        ...target,
         method: req.method as Dispatcher.HttpMethod,
         headers,
         // undici reads Node streams: a web stream (a Fetch body) is adapted, not buffered.
         body: req.body instanceof ReadableStream ? Readable.fromWeb(req.body as WebReadableStream<Uint8Array>) : req.body,
-        signal: controller.signal,
-        dispatcher,
+        signal: controller,
       });
     } catch (error) {
       settle();
-      throw legacyFailure(error, controller.signal, write);
+      throw legacyFailure(error, controller, write);
     } finally {
       req.signal?.removeEventListener('abort', follow);
     }
     // The deadline passed or the client left just as the headers arrived: nobody reads the body.
-    if (controller.signal.aborted) {
+    if (controller.aborted) {
       settle();
       answer.body.destroy();
-      throw legacyFailure(new Error('aborted after the headers'), controller.signal, write);
+      throw legacyFailure(new Error('aborted after the headers'), controller, write);
     }
     // A status a Fetch Response cannot carry (1xx, 6xx and beyond) is no v2 answer: a 502, before any byte is written.
     if (answer.statusCode < 200 || answer.statusCode > 599) {
       settle();
       void answer.body.dump().catch(() => undefined);
-      throw legacyFailure(new Error(`status ${answer.statusCode}`), controller.signal, write);
+      throw legacyFailure(new Error(`status ${answer.statusCode}`), controller, write);
     }
     const kept = keptHeaders(answer.headers, baseUrl, req.publicOrigin);
     if (NO_BODY_STATUS.has(answer.statusCode) || req.method === 'HEAD') {
@@ -186,6 +194,39 @@ export function createLegacyApi(options: LegacyApiOptions): LegacyApi {
   };
 }
 
+/**
+ * The legacy call's abort: what an AbortController does for it, lighter (undici takes an
+ * EventEmitter signal; an AbortController builds an EventTarget and an AbortSignal per request).
+ */
+class LegacyAbort extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
+/**
+ * A target whose URL parse would change nothing: unreserved and sub-delimiter characters (not
+ * `'`, which a query gets escaped), percent escapes, no dot segment (`/.`, `%2e`), no fragment.
+ * undici is then handed it as it is; any other target goes through the URL parse, as it always did.
+ */
+const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@%/?[\]]*$/;
+const DOT_SEGMENT = /\/\.|%2e/i;
+
+function plainTarget(target: string): boolean {
+  // (An empty query, a trailing `?`, is dropped by the parse.)
+  return PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target) && !target.endsWith('?');
+}
+
+function parsedTarget(url: string): { origin: string; path: string } {
+  const parsed = new URL(url);
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+}
+
 /** The answer's kept headers as Fetch Headers (a repeated header joined as Fetch joins it). */
 export function headersOf(answer: Pick<LegacyAnswer, 'headers'>): Headers {
   const out = new Headers();
@@ -204,13 +245,16 @@ export function responseOf(answer: LegacyAnswer): Response {
 
 function forwardedHeaders(req: LegacyRequest): Record<string, string> {
   const incoming = req.headers;
-  // Built once per request: the caller's key in any disguise, or any New Relic key.
-  const carriesKey = keyFinder(callerKeysOf(incoming));
+  // Built at most once per request, and only when there is a header to check: the caller's key
+  // in any disguise, or any New Relic key.
+  let carriesKey: ((value: string) => boolean) | undefined;
   const out: Record<string, string> = {};
   for (const name of REQUEST_HEADERS) {
     const value = incoming.get(name);
+    if (value === null) continue;
+    carriesKey ??= keyFinder(callerKeysOf(incoming));
     // Dropped rather than cleaned: a header with part of it cut out could mean something else.
-    if (value !== null && !carriesKey(value)) out[name] = value;
+    if (!carriesKey(value)) out[name] = value;
   }
   // undici measures a buffered body itself; a request without a body has no length to send.
   if (req.body === null || req.body instanceof Uint8Array) delete out['content-length'];
@@ -221,12 +265,19 @@ function forwardedHeaders(req: LegacyRequest): Record<string, string> {
   return out;
 }
 
-function keptHeaders(headers: Record<string, string | string[] | undefined>, baseUrl: string, publicOrigin: string): Record<string, string | string[]> {
+function keptHeaders(headers: Record<string, string | string[] | undefined>, baseUrl: string, gatewayOrigin: string | (() => string)): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
+    // undici gives header names lower-cased already.
     const lower = name.toLowerCase();
     if (value === undefined || !(RESPONSE_HEADERS.has(lower) || lower.startsWith('x-ratelimit-'))) continue;
-    out[lower] = lower === 'link' ? (Array.isArray(value) ? value.map((one) => rewriteLink(one, baseUrl, publicOrigin)) : rewriteLink(value, baseUrl, publicOrigin)) : value;
+    if (lower !== 'link') {
+      out[lower] = value;
+      continue;
+    }
+    const publicOrigin = typeof gatewayOrigin === 'string' ? gatewayOrigin : gatewayOrigin();
+    out[lower] = Array.isArray(value) ? value.map((one) => rewriteLink(one, baseUrl, publicOrigin)) : rewriteLink(value, baseUrl, publicOrigin);
   }
   return out;
 }
@@ -258,7 +309,7 @@ function notSent(reason: unknown, write: boolean): V2Error {
 }
 
 /** No legacy answer, in v2 terms; for a write, whether anything may have changed. */
-function legacyFailure(error: unknown, aborted: AbortSignal, write: boolean): V2Error {
+function legacyFailure(error: unknown, aborted: { readonly aborted: boolean; readonly reason: unknown }, write: boolean): V2Error {
   if (aborted.aborted) {
     const reason: unknown = aborted.reason;
     // The client left (request-signal.ts clientClosed): nobody reads this answer.

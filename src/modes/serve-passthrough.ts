@@ -22,7 +22,8 @@ export function exchange(modes: ModeContext, c: GatewayContext, body: LegacyBody
     // watching once the handler has returned, which is before a streamed body has ended).
     dueAt: requestDue() ?? performance.now() + modes.requestDeadlineMs,
     signal: c.get('signal'),
-    publicOrigin: publicOriginOf(c, modes.publicBaseUrl),
+    // Worked out only for an answer with a Link to re-point (the request's origin means parsing its URL).
+    publicOrigin: modes.publicBaseUrl ?? (() => publicOriginOf(c, undefined)),
   });
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { fleetApp, generateSandboxData } from '../sandbox/data.ts';
 import { bulkMetricsApp } from '../sandbox/timeslices.ts';
 import { createTestGateway, DEMO_KEY } from '../test/support/harness.ts';
-import { GROWTH_NOW, takeCounts, type GrowthWorld } from './growth-sandbox.ts';
+import { GROWTH_NOW, takeCounts, type GrowthWorld, type UpstreamCounts } from './growth-sandbox.ts';
 
 /**
  * Issue 22, point 5: what one v2 request costs as the data behind it grows. Each dimension is a
@@ -15,7 +15,10 @@ import { GROWTH_NOW, takeCounts, type GrowthWorld } from './growth-sandbox.ts';
 
 export type DimensionName = 'apps' | 'hosts per app' | 'names per request' | 'events in window';
 
-/** One v2 request, or a client's walk of every page (Link rel="next") from it. */
+/**
+ * One v2 request, or a list a client walks (Link rel="next") from page 1: measured as two rows,
+ * "<name>, page 1" and "<name>, every page", from one fresh gateway (its page 1 is cold as well).
+ */
 export interface RouteSpec {
   name: string;
   path: string;
@@ -94,8 +97,7 @@ export const DIMENSIONS: readonly Dimension[] = [
       // The last app of the primary account: found by id wherever it sits in the list.
       const last = data.apps.filter((app) => app.accountId === data.accounts[0]?.id).at(-1);
       return [
-        { name: 'applications list, page 1', path: '/v2/applications.json', items: listItems('applications') },
-        { name: 'applications list, every page', path: '/v2/applications.json', walk: true, items: listItems('applications') },
+        { name: 'applications list', path: '/v2/applications.json', walk: true, items: listItems('applications') },
         { name: 'applications list, filter[name]', path: `/v2/applications.json?filter[name]=${encodeURIComponent(last?.name ?? '')}`, items: listItems('applications') },
         { name: 'application show', path: `/v2/applications/${last?.id}.json`, items: showItems },
       ];
@@ -114,10 +116,8 @@ export const DIMENSIONS: readonly Dimension[] = [
       const id = fleetId(world);
       return [
         { name: 'application show', path: `/v2/applications/${id}.json`, items: showItems },
-        { name: 'hosts list, page 1', path: `/v2/applications/${id}/hosts.json`, items: listItems('application_hosts') },
-        { name: 'hosts list, every page', path: `/v2/applications/${id}/hosts.json`, walk: true, items: listItems('application_hosts') },
-        { name: 'instances list, page 1', path: `/v2/applications/${id}/instances.json`, items: listItems('application_instances') },
-        { name: 'instances list, every page', path: `/v2/applications/${id}/instances.json`, walk: true, items: listItems('application_instances') },
+        { name: 'hosts list', path: `/v2/applications/${id}/hosts.json`, walk: true, items: listItems('application_hosts') },
+        { name: 'instances list', path: `/v2/applications/${id}/instances.json`, walk: true, items: listItems('application_instances') },
       ];
     },
   },
@@ -144,10 +144,8 @@ export const DIMENSIONS: readonly Dimension[] = [
     testedStep: 0,
     worldAt: (primaryAlertSlots) => ({ apmApps: SMALL_APPS, size: { primaryAlertSlots } }),
     routes: () => [
-      { name: 'alerts_events, page 1', path: '/v2/alerts_events.json', items: listItems('recent_events') },
-      { name: 'alerts_events, every page', path: '/v2/alerts_events.json', walk: true, items: listItems('recent_events') },
-      { name: 'alerts_violations, page 1', path: '/v2/alerts_violations.json', items: listItems('violations') },
-      { name: 'alerts_violations, every page', path: '/v2/alerts_violations.json', walk: true, items: listItems('violations') },
+      { name: 'alerts_events', path: '/v2/alerts_events.json', walk: true, items: listItems('recent_events') },
+      { name: 'alerts_violations', path: '/v2/alerts_violations.json', walk: true, items: listItems('violations') },
     ],
   },
 ];
@@ -164,45 +162,54 @@ export interface MeasureOptions {
   cpu: boolean;
 }
 
-/** Sends one route (or walks it) to a fresh gateway and measures it. */
-export async function measureRoute(dimension: DimensionName, scale: number, route: RouteSpec, options: MeasureOptions): Promise<Measurement> {
+/** What the requests of a row cost so far. */
+interface Tally {
+  requests: number;
+  items: number;
+  answerBytes: number;
+  cpuMicros: number;
+}
+
+/**
+ * Sends one route to a fresh gateway and measures it: one row, or for a walk two (its page 1,
+ * then the whole walk, page 1 included).
+ */
+export async function measureRoute(dimension: DimensionName, scale: number, route: RouteSpec, options: MeasureOptions): Promise<Measurement[]> {
   const gateway = await createTestGateway({ nerdgraphUrl: options.graphqlUrl, timeoutMs: 60_000 });
   // The caller's accounts, looked up once per key: not the route's cost.
   const known = await gateway.app.request('/v2/applications/1.json', { headers: KEY_HEADERS });
   await known.arrayBuffer();
   await takeCounts(options.origin);
+  const row = (name: string, tally: Tally, counts: UpstreamCounts): Measurement => ({
+    dimension,
+    scale,
+    route: name,
+    ...tally,
+    calls: counts.calls,
+    nrql: counts.nrql,
+    upstreamBytes: counts.answerBytes,
+    byOperation: counts.byOperation,
+  });
+  const tally: Tally = { requests: 0, items: 0, answerBytes: 0, cpuMicros: 0 };
+  const rows: Measurement[] = [];
   let next: string | undefined = route.path;
-  let requests = 0;
-  let items = 0;
-  let answerBytes = 0;
-  let cpuMicros = 0;
-  while (next !== undefined && requests < MAX_WALK_PAGES) {
+  while (next !== undefined && tally.requests < MAX_WALK_PAGES) {
     const before = options.cpu ? process.cpuUsage() : undefined;
     const response = await gateway.app.request(next, { headers: KEY_HEADERS });
     const body = await response.text();
     if (before) {
       const spent = process.cpuUsage(before);
-      cpuMicros += spent.user + spent.system;
+      tally.cpuMicros += spent.user + spent.system;
     }
     if (response.status !== 200) throw new Error(`growth: ${route.name} at ${scale}: ${next} answered ${response.status}: ${body.slice(0, 300)}`);
-    requests++;
-    answerBytes += Buffer.byteLength(body);
-    items += route.items(JSON.parse(body));
+    tally.requests++;
+    tally.answerBytes += Buffer.byteLength(body);
+    tally.items += route.items(JSON.parse(body));
+    // Counts are read (not reset) after page 1, so the walk's row holds page 1 too.
+    if (route.walk && tally.requests === 1) rows.push(row(`${route.name}, page 1`, { ...tally }, await takeCounts(options.origin, { reset: false })));
     const link = route.walk ? NEXT_LINK.exec(response.headers.get('link') ?? '')?.[1] : undefined;
     next = link === undefined ? undefined : new URL(link).pathname + new URL(link).search;
   }
-  const counts = await takeCounts(options.origin);
-  return {
-    dimension,
-    scale,
-    route: route.name,
-    requests,
-    items,
-    calls: counts.calls,
-    nrql: counts.nrql,
-    upstreamBytes: counts.answerBytes,
-    answerBytes,
-    cpuMicros,
-    byOperation: counts.byOperation,
-  };
+  rows.push(row(route.walk ? `${route.name}, every page` : route.name, tally, await takeCounts(options.origin)));
+  return rows;
 }

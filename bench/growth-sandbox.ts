@@ -117,8 +117,8 @@ export async function startCountingSandbox(world: GrowthWorld): Promise<Counting
   };
 }
 
-/** Reads (and resets) a counting sandbox's counts. */
-export async function takeCounts(origin: string): Promise<UpstreamCounts> {
-  const response = await fetch(`${origin}${COUNTS_PATH}?reset=1`);
+/** Reads a counting sandbox's counts, and resets them unless told not to. */
+export async function takeCounts(origin: string, options: { reset: boolean } = { reset: true }): Promise<UpstreamCounts> {
+  const response = await fetch(`${origin}${COUNTS_PATH}${options.reset ? '?reset=1' : ''}`);
   return UpstreamCountsSchema.parse(await response.json());
 }

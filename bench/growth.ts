@@ -45,12 +45,15 @@ async function measureScale(dimension: Dimension, scale: number, times: number):
   try {
     const rows: Measurement[] = [];
     for (const route of dimension.routes(world, scale)) {
-      const runs: Measurement[] = [];
+      const runs: Measurement[][] = [];
       for (let run = 0; run < times; run++) runs.push(await measureRoute(dimension.name, scale, route, { origin, graphqlUrl: `${origin}/graphql`, cpu: true }));
-      const first = runs[0] as Measurement;
-      // Counts are deterministic: a run that differs is a finding, not noise.
-      for (const other of runs) if (other.calls !== first.calls || other.upstreamBytes !== first.upstreamBytes) console.error(`note: ${route.name} at ${scale} counted differently between runs`);
-      rows.push({ ...first, cpuMicros: median(runs.map((run) => run.cpuMicros)) });
+      const first = runs[0] ?? [];
+      for (const [index, measured] of first.entries()) {
+        const same = runs.map((run) => run[index] as Measurement);
+        // Counts are deterministic: a run that differs is a finding, not noise.
+        if (same.some((other) => other.calls !== measured.calls || other.upstreamBytes !== measured.upstreamBytes)) console.error(`note: ${measured.route} at ${scale} counted differently between runs`);
+        rows.push({ ...measured, cpuMicros: median(same.map((other) => other.cpuMicros)) });
+      }
     }
     return rows;
   } finally {

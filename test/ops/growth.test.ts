@@ -64,7 +64,7 @@ async function measureAt(dimension: Dimension, scale: number): Promise<Measureme
   const sandbox = await startCountingSandbox(world);
   try {
     const rows: Measurement[] = [];
-    for (const route of dimension.routes(world, scale)) rows.push(await measureRoute(dimension.name, scale, route, { origin: sandbox.origin, graphqlUrl: sandbox.graphqlUrl, cpu: false }));
+    for (const route of dimension.routes(world, scale)) rows.push(...(await measureRoute(dimension.name, scale, route, { origin: sandbox.origin, graphqlUrl: sandbox.graphqlUrl, cpu: false })));
     return rows;
   } finally {
     await sandbox.close();

@@ -123,7 +123,7 @@ function buildSlots(data: SandboxData): Slot[] {
     const conditions = data.alerts.conditions.filter((c) => c.accountId === account.id && c.family === 'alerts_nrql_conditions');
     const targets = targetsOf(data, account.id);
     if (conditions.length === 0 || targets.length === 0) continue;
-    const wanted = position === 0 ? SLOTS.primary : SLOTS.other;
+    const wanted = position === 0 ? (data.primaryAlertSlots ?? SLOTS.primary) : SLOTS.other;
     const pool: AlertCondition[] = [...conditions];
     for (let index = 0; index < wanted && pool.length > 0; index++) {
       const condition = pool.splice(Math.floor(random() * pool.length), 1)[0] as AlertCondition;

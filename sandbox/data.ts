@@ -16,7 +16,7 @@ import { createWriteCounter } from './write-counts.ts';
 import { seededUserTags } from './tagging.ts';
 import { seededBrowserLoader } from './browser-loader.ts';
 import { PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, checkKeysReferToAccounts, defaultApiKeys, defaultKeyUsers } from './world/accounts.ts';
-import { addFleetHosts, appName, generateApp } from './world/apm-apps.ts';
+import { FLEET_EXTRA_HOSTS, addFleetHosts, appName, generateApp } from './world/apm-apps.ts';
 import { createRandom, intBetween } from './world/draws.ts';
 import { generateOtherEntities } from './world/other-entities.ts';
 
@@ -43,14 +43,27 @@ export interface GenerateOptions {
   diverge?: readonly DivergenceName[];
   /** Documented New Relic behaviours to switch off (behaviours.ts); all on when omitted. */
   behave?: Partial<SandboxBehaviours>;
+  /** Sizes of the world's parts (bench/growth.ts); each omitted one keeps its default. */
+  size?: WorldSize;
+}
+
+/**
+ * Data-size knobs for growth measurements: they change how much of a part there is, never its
+ * shape. The defaults give the same world, value for value, as before the knobs existed.
+ */
+export interface WorldSize {
+  /** Extra hosts of the fleet app, one instance each (default FLEET_EXTRA_HOSTS). */
+  fleetExtraHosts?: number;
+  /** Alert slots (ai-issues.ts) of the primary account: each opens issues over the history (default 40). */
+  primaryAlertSlots?: number;
 }
 
 const SECONDARY_APP_COUNT = 25;
 
 /** Generates both accounts, their apps, hosts and instances from one seeded stream. */
 export function generateSandboxData(opts: GenerateOptions): SandboxData {
-  if (!Number.isInteger(opts.apmApps) || opts.apmApps < 0) {
-    throw new Error(`apmApps must be a non-negative integer, got ${opts.apmApps}`);
+  for (const [knob, value] of [['apmApps', opts.apmApps], ...Object.entries(opts.size ?? {})] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new Error(`${knob} must be a non-negative integer, got ${value}`);
   }
   const accounts = [PRIMARY_ACCOUNT, SECONDARY_ACCOUNT].map((account) => ({ ...account }));
   const keys = opts.apiKeys ?? defaultApiKeys();
@@ -72,7 +85,7 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
       apps.push(generateApp(random, account.id, counters.appId, name, counters, opts.now));
     }
   }
-  addFleetHosts(opts.seed, apps);
+  addFleetHosts(opts.seed, apps, opts.size?.fleetExtraHosts ?? FLEET_EXTRA_HOSTS);
   // Labels (tagging.ts): user tags, a pure function of each app's id.
   for (const app of apps) app.userTags = seededUserTags(app);
   const behaviours = resolveBehaviours(opts.behave);
@@ -95,5 +108,6 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
     alerts,
     divergences: new Set(opts.diverge ?? []),
     behaviours,
+    ...(opts.size?.primaryAlertSlots !== undefined && { primaryAlertSlots: opts.size.primaryAlertSlots }),
   };
 }

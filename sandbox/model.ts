@@ -185,6 +185,8 @@ export interface SandboxData {
   behaviours: SandboxBehaviours;
   /** The clock the ingest lag runs on (ingest.ts); absent: real time (Date.now), never the frozen `now`. */
   ingestClock?: () => number;
+  /** The primary account's alert slots (ai-issues.ts), when a size knob (data.ts WorldSize) sets them. */
+  primaryAlertSlots?: number;
 }
 
 /** A deployment marker: a legacy `Deployment` event or a `ChangeTrackingEvent`. */

@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { serve } from '@hono/node-server';
 import { CONTENT_TYPES, errorBody, serialise } from './legacy/wire.ts';
 import { Hono } from 'hono';
-import { generateSandboxData } from './data.ts';
+import { generateSandboxData, type WorldSize } from './data.ts';
 import { createRandom } from './world/draws.ts';
 import type { SandboxBehaviours } from './behaviours.ts';
 import type { DivergenceName } from './divergence.ts';
@@ -41,6 +41,8 @@ export interface SandboxOptions {
   keyUsers?: Map<string, number>;
   /** Every NerdGraph answer waits for this, still in flight (a test knob: concurrency builds up; graphql.ts). */
   nerdgraphHold?: () => Promise<void>;
+  /** Sizes of the world's parts (data.ts WorldSize); defaults when omitted. */
+  size?: WorldSize;
 }
 
 export interface RunningSandbox {
@@ -71,6 +73,7 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
     ...(opts.diverge && { diverge: opts.diverge }),
     ...(opts.behave && { behave: opts.behave }),
     ...(opts.keyUsers && { keyUsers: opts.keyUsers }),
+    ...(opts.size && { size: opts.size }),
   });
   if (opts.ingestClock) data.ingestClock = opts.ingestClock;
   const graphql = createGraphqlHandler(data, opts.now ?? Date.now, opts.nerdgraphHold ? { hold: opts.nerdgraphHold } : {});

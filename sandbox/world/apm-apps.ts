@@ -42,17 +42,17 @@ export function fleetApp(apps: readonly SandboxApp[]): SandboxApp | undefined {
 }
 
 /**
- * Gives the fleet app FLEET_EXTRA_HOSTS more hosts, from a random stream of their own drawn
+ * Gives the fleet app `extraHosts` (default FLEET_EXTRA_HOSTS) more hosts, from a random stream of their own drawn
  * after every app exists, so no other app (nor any other value of this one) changes.
  */
-export function addFleetHosts(seed: number, apps: readonly SandboxApp[]): void {
+export function addFleetHosts(seed: number, apps: readonly SandboxApp[], extraHosts: number = FLEET_EXTRA_HOSTS): void {
   const app = fleetApp(apps);
   if (!app) return;
   const random = createRandom((seed ^ FLEET_STREAM) >>> 0);
   let instanceId = FIRST_FLEET_INSTANCE_ID;
   // Made after every other host: the world's host sequence goes on from its last id.
   let hostId = Math.max(...apps.flatMap((other) => other.hosts.map((host) => host.id)));
-  for (let index = 1; index <= FLEET_EXTRA_HOSTS; index++) {
+  for (let index = 1; index <= extraHosts; index++) {
     const name = `fleet-${String(index).padStart(3, '0')}.example.internal`;
     const port = pick(random, PORTS);
     instanceId += intBetween(random, 1, 50);

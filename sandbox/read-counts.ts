@@ -23,7 +23,7 @@ export interface ReadCounter {
   nrql: Map<string, number>;
 }
 
-/** The label of requests answered before their operation was read (401, 429, 400, 413). */
+/** The label of requests answered before their operation was read (401, 429, 400, 413, a document that does not validate). */
 export const REFUSED_OPERATION = '(refused)';
 /** The label of a GraphQL document whose operation has no name. */
 export const ANONYMOUS_OPERATION = '(anonymous)';

@@ -10,12 +10,15 @@
  */
 import {
   GraphQLError,
+  Kind,
+  defaultFieldResolver,
   execute,
   parse,
   specifiedRules,
   validate,
   type ASTVisitor,
   type DocumentNode,
+  type GraphQLFieldResolver,
   type GraphQLSchema,
   type ValidationContext,
 } from 'graphql';
@@ -26,6 +29,7 @@ import { notificationMutationRoot } from './notifications/mutations.ts';
 import { loadSandboxSchema } from './schema.ts';
 import { keyUserOf } from './users.ts';
 import { countWrite } from './write-counts.ts';
+import { ANONYMOUS_OPERATION, REFUSED_OPERATION, countRead, type ReadCounter } from './read-counts.ts';
 
 export type GraphqlHandler = (request: Request) => Promise<Response>;
 
@@ -193,6 +197,31 @@ export interface GraphqlHandlerOptions {
    * builds up; a test can hold answers until it has seen what it waits for.
    */
   hold?: () => Promise<void>;
+  /** Where every request and the NRQL queries it ran are counted (read-counts.ts); absent: not counted. */
+  reads?: ReadCounter;
+}
+
+/** The types whose `nrql` field runs a query (NrdbResultContainer.nrql only echoes it). */
+const NRQL_PARENTS: ReadonlySet<string> = new Set(['Actor', 'Account']);
+
+/** The request's operation: its operationName, else the name of the document's first operation. */
+function operationNameOf(document: DocumentNode, requested: string | null | undefined): string {
+  if (requested) return requested;
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION) return definition.name?.value ?? ANONYMOUS_OPERATION;
+  }
+  return ANONYMOUS_OPERATION;
+}
+
+/**
+ * graphql-js's default resolver, counting each NRQL query field as it runs (so a field under
+ * a null parent, or skipped, is not counted; aliases are each counted).
+ */
+function nrqlCountingResolver(onQuery: () => void): GraphQLFieldResolver<unknown, unknown> {
+  return (source, args, context, info) => {
+    if (info.fieldName === 'nrql' && NRQL_PARENTS.has(info.parentType.name)) onQuery();
+    return defaultFieldResolver(source, args, context, info);
+  };
 }
 
 /** `now` is the sandbox clock NRQL queries run against (their default window, which rows exist). */
@@ -202,6 +231,10 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
   const documents = new DocumentCache(schema, DOCUMENT_CACHE_SIZE);
   /** Requests in flight per user id (users.ts keyUserOf), whatever key each was sent with. */
   const inFlight = new Map<number, number>();
+  const refused = (response: Response): Response => {
+    if (options.reads) countRead(options.reads, REFUSED_OPERATION, 0);
+    return response;
+  };
   const answer = async (request: Request, apiKey: string, accountIds: number[]): Promise<Response> => {
     const response = await execution(request, apiKey, accountIds);
     await options.hold?.();
@@ -212,7 +245,7 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
     // Headers.get is case-insensitive; New Relic clients send either spelling.
     const apiKey = request.headers.get('api-key') || request.headers.get('x-api-key') || '';
     const accountIds = data.keys.get(apiKey);
-    if (!accountIds) return json(BAD_API_KEY_BODY, 401);
+    if (!accountIds) return refused(json(BAD_API_KEY_BODY, 401));
 
     // Issue 20, point 8: at most `concurrentRequestsPerUser` in flight per user, counted from
     // arrival to answer; 0 turns the limit off. Source: "NerdGraph usage limits" (25 per user,
@@ -222,7 +255,7 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
     if (limit <= 0) return answer(request, apiKey, accountIds);
     const user = keyUserOf(data, apiKey).id;
     const current = inFlight.get(user) ?? 0;
-    if (current >= limit) return json(TOO_MANY_CONCURRENT_BODY, 429);
+    if (current >= limit) return refused(json(TOO_MANY_CONCURRENT_BODY, 429));
     inFlight.set(user, current + 1);
     try {
       return await answer(request, apiKey, accountIds);
@@ -234,15 +267,18 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
   };
 
   async function execution(request: Request, apiKey: string, accountIds: number[]): Promise<Response> {
-    if (Number(request.headers.get('content-length') ?? 0) > LIMITS.bodyBytes) return json({ errors: [{ message: 'Request body too large' }] }, 413);
+    if (Number(request.headers.get('content-length') ?? 0) > LIMITS.bodyBytes) return refused(json({ errors: [{ message: 'Request body too large' }] }, 413));
     const text = await request.text();
-    if (text.length > LIMITS.bodyBytes) return json({ errors: [{ message: 'Request body too large' }] }, 413);
+    if (text.length > LIMITS.bodyBytes) return refused(json({ errors: [{ message: 'Request body too large' }] }, 413));
     const body = readRequestBody(text);
-    if (typeof body === 'string') return badRequest(body);
+    if (typeof body === 'string') return refused(badRequest(body));
 
+    let nrqlQueries = 0;
+    let operation = REFUSED_OPERATION;
     try {
       const prepared = documents.get(body.query);
       if ('errors' in prepared) return json({ errors: prepared.errors }, 200);
+      operation = operationNameOf(prepared.document, body.operationName);
 
       const context: SandboxRequestContext = { apiKey, accountIds };
       const result = await execute({
@@ -258,12 +294,15 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
         contextValue: context,
         variableValues: body.variables ?? undefined,
         operationName: body.operationName ?? undefined,
+        ...(options.reads && { fieldResolver: nrqlCountingResolver(() => nrqlQueries++) }),
       });
       return json(result, 200);
     } catch {
       // Not a GraphQL error (e.g. a stack overflow on pathological input): still the
       // client's request, answered as one that cannot be executed, never a 500.
       return badRequest('Request could not be executed');
+    } finally {
+      if (options.reads) countRead(options.reads, operation, nrqlQueries);
     }
   }
 }

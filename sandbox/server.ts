@@ -15,12 +15,14 @@ import type { SandboxBehaviours } from './behaviours.ts';
 import type { DivergenceName } from './divergence.ts';
 import { LEGACY_ROUTES } from './legacy/routes.ts';
 import { writeCounts, type WriteCounts } from './write-counts.ts';
+import { createReadCounter, readCounts, resetReadCounts, type ReadCounts } from './read-counts.ts';
 import { createGraphqlHandler } from './graphql.ts';
 import { legacyV2Routes } from './legacy/face.ts';
 import type { SandboxData } from './model.ts';
 
 export { DIVERGENCE_NAMES, SANDBOX_DIVERGENCES, parseDivergences, type DivergenceName, type DivergenceSpec } from './divergence.ts';
 export type { WriteCounts } from './write-counts.ts';
+export type { ReadCounts } from './read-counts.ts';
 export { DEFAULT_BEHAVIOURS, type SandboxBehaviours } from './behaviours.ts';
 
 export interface SandboxOptions {
@@ -57,6 +59,9 @@ export interface Sandbox {
   listen(port?: number, host?: string): Promise<RunningSandbox>;
   /** The writes each face has executed so far (a snapshot; write-counts.ts). */
   writes(): WriteCounts;
+  /** The NerdGraph requests and NRQL queries answered since the last reset (a snapshot; read-counts.ts). */
+  reads(): ReadCounts;
+  resetReads(): void;
 }
 
 /** Mixed into the seed for the legacy jitter stream. */
@@ -76,7 +81,8 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
     ...(opts.size && { size: opts.size }),
   });
   if (opts.ingestClock) data.ingestClock = opts.ingestClock;
-  const graphql = createGraphqlHandler(data, opts.now ?? Date.now, opts.nerdgraphHold ? { hold: opts.nerdgraphHold } : {});
+  const reads = createReadCounter();
+  const graphql = createGraphqlHandler(data, opts.now ?? Date.now, { reads, ...(opts.nerdgraphHold && { hold: opts.nerdgraphHold }) });
 
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -93,6 +99,8 @@ export function createSandbox(opts: SandboxOptions = {}): Sandbox {
     data,
     listen: (port = SANDBOX_DEFAULTS.port, host = SANDBOX_DEFAULTS.host) => listenOn(app, port, host),
     writes: () => writeCounts(data.writes.executed),
+    reads: () => readCounts(reads),
+    resetReads: () => resetReadCounts(reads),
   };
 }
 

@@ -14,7 +14,7 @@ import { alertV2Id } from '../../../mappings/shared/alert-id.ts';
 const DAY = 86_400_000;
 const PAGE = 10;
 const V2_PAGE = 200;
-/** 50 NerdGraph pages of PAGE items: what a walk can reach. */
+/** 50 NerdGraph pages of PAGE items: what a cursor walk can reach (alerts_events reads in slices instead). */
 const REACHABLE = 50 * PAGE;
 
 interface Scenario {
@@ -22,6 +22,8 @@ interface Scenario {
   total: number;
   /** The second page's cursor repeats the first's. */
   repeatCursor: boolean;
+  /** Every item created in the same millisecond (no narrower window can split them). */
+  sameTime: boolean;
   /** Issue states and closedAt by index (default ACTIVATED, open). */
   issueState: (index: number) => { state: string; closedAt: number | null };
   /** The deployment rows of AlertEventDeployments. */
@@ -33,6 +35,7 @@ interface Scenario {
 const defaults = (): Scenario => ({
   total: 0,
   repeatCursor: false,
+  sameTime: false,
   issueState: () => ({ state: 'ACTIVATED', closedAt: null }),
   deploymentRows: [],
   actionResult: (issueId, action) => ({ accountId: PRIMARY_ACCOUNT, action, issueId }),
@@ -47,43 +50,67 @@ let closeStub: () => Promise<void>;
 
 const guid = (account: number, domain: string, type: string, id: number | string): string => Buffer.from(`${account}|${domain}|${type}|${id}`).toString('base64url');
 
-function slice(variables: Record<string, unknown>): { start: number; end: number; nextCursor: string | null } {
+const MINUTE = 60_000;
+/** Item i (incident inc-i, issue iss-i) opens i+1 minutes before now, or all in one ms with sameTime. */
+const createdAtOf = (i: number): number => (scenario.sameTime ? FIXED_NOW - MINUTE : FIXED_NOW - (i + 1) * MINUTE);
+
+/** One cursor page of the items created in `timeWindow` (NerdGraph's window includes both ends). */
+function slice(variables: { cursor?: unknown; timeWindow?: unknown }): { indices: number[]; nextCursor: string | null } {
+  const window = variables.timeWindow as { startTime: number; endTime: number } | null | undefined;
+  const inWindow = Array.from({ length: scenario.total }, (_, i) => i).filter((i) => !window || (createdAtOf(i) >= window.startTime && createdAtOf(i) <= window.endTime));
   const start = typeof variables.cursor === 'string' ? Number(variables.cursor.replace('c', '')) : 0;
-  const end = Math.min(start + PAGE, scenario.total);
+  const end = Math.min(start + PAGE, inWindow.length);
   const next = scenario.repeatCursor && start > 0 ? `c${start}` : `c${end}`;
-  return { start, end, nextCursor: end < scenario.total ? next : null };
+  return { indices: inWindow.slice(start, end), nextCursor: end < inWindow.length ? next : null };
+}
+
+const incidentOf = (i: number) => ({
+  incidentId: `inc-${i}`,
+  title: `violation ${i}`,
+  priority: 'CRITICAL',
+  state: 'CLOSED',
+  createdAt: createdAtOf(i),
+  closedAt: createdAtOf(i) + MINUTE,
+  entityGuids: guid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', 7),
+  entityNames: 'app',
+  entityTypes: 'APPLICATION',
+  conditionFamilyId: '5',
+  policyIds: '1',
+});
+const issueOf = (i: number) => ({ issueId: `iss-${i}`, createdAt: createdAtOf(i), activatedAt: null, policyIds: [1], incidentIds: [`inc-${i}`], ...scenario.issueState(i) });
+const POLICIES = { nextCursor: null, policies: [{ id: '1', name: 'P', incidentPreference: 'PER_POLICY' }] };
+
+/** alerts_events' sliced requests: each slot included is one windowed cursor page. */
+function slicesAnswer(variables: Record<string, unknown>): unknown {
+  const aiIssues: Record<string, unknown> = {};
+  for (const [name, included] of Object.entries(variables)) {
+    const slot = /^([vu])(\d+)$/.exec(name);
+    if (!slot || included !== true) continue;
+    const [, kind, n] = slot;
+    const page = slice({ cursor: variables[`${kind}c${n}`], timeWindow: variables[`${kind}w${n}`] });
+    aiIssues[name] = kind === 'v' ? { nextCursor: page.nextCursor, incidents: page.indices.map(incidentOf) } : { nextCursor: page.nextCursor, issues: page.indices.map(issueOf) };
+  }
+  const alerts = { allPolicies: variables.withAllPolicies ? POLICIES : null, namedPolicies: variables.withNamedPolicies ? POLICIES : null };
+  return { actor: { account: { aiIssues, alerts, ...('events' in variables ? { nrql: { results: scenario.deploymentRows } } : {}) } } };
 }
 
 function answer(operation: string, variables: Record<string, unknown>): unknown {
-  const range = (start: number, end: number): number[] => Array.from({ length: Math.max(0, end - start) }, (_, i) => start + i);
   switch (operation) {
     case 'AlertViolations': {
-      const { start, end, nextCursor } = slice(variables);
-      const incidents = range(start, end).map((i) => ({
-        incidentId: `inc-${i}`,
-        title: `violation ${i}`,
-        priority: 'CRITICAL',
-        state: 'CLOSED',
-        createdAt: FIXED_NOW - (i + 1) * 60_000,
-        closedAt: FIXED_NOW - i * 60_000,
-        entityGuids: guid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', 7),
-        entityNames: 'app',
-        entityTypes: 'APPLICATION',
-        conditionFamilyId: '5',
-        policyIds: '1',
-      }));
-      return { actor: { account: { aiIssues: { incidents: { nextCursor, incidents } } } } };
+      const { indices, nextCursor } = slice(variables);
+      return { actor: { account: { aiIssues: { incidents: { nextCursor, incidents: indices.map(incidentOf) } } } } };
     }
     case 'AlertIncidents': {
       const filter = variables.filter as { ids?: string[] } | null;
-      const { start, end, nextCursor } = filter?.ids ? { start: 0, end: scenario.total, nextCursor: null } : slice(variables);
-      const issues = range(start, end)
-        .map((i) => ({ issueId: `iss-${i}`, createdAt: FIXED_NOW - (i + 1) * 60_000, activatedAt: null, policyIds: [1], incidentIds: [`inc-${i}`], ...scenario.issueState(i) }))
-        .filter((issue) => !filter?.ids || filter.ids.includes(issue.issueId));
+      const { indices, nextCursor } = filter?.ids ? { indices: Array.from({ length: scenario.total }, (_, i) => i), nextCursor: null } : slice(variables);
+      const issues = indices.map(issueOf).filter((issue) => !filter?.ids || filter.ids.includes(issue.issueId));
       return { actor: { account: { aiIssues: { issues: { nextCursor, issues } } } } };
     }
+    case 'AlertEventsFirst':
+    case 'AlertEventsMore':
+      return slicesAnswer(variables);
     case 'AlertPolicies':
-      return { actor: { account: { alerts: { policiesSearch: { nextCursor: null, policies: [{ id: '1', name: 'P', incidentPreference: 'PER_POLICY' }] } } } } };
+      return { actor: { account: { alerts: { policiesSearch: POLICIES } } } };
     case 'AlertNrqlConditions':
       return { actor: { account: { alerts: { nrqlConditionsSearch: { nextCursor: null, nrqlConditions: [{ id: '5', name: 'C' }] } } } } };
     case 'AlertEventDeployments':
@@ -204,12 +231,19 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
     expect(calls('AlertIncidents')).toBe(50);
   });
 
-  it('events: a list cut at the walk bound has no rel="last", every rel="next" is served, a page beyond is a 422', async () => {
+  it('events: a list cut at its bound (3 requests) is whole from the newest down, has no rel="last", every rel="next" is served, a page beyond is a 422', async () => {
     scenario.total = 600;
     const { pages, ids: all } = await followNext('/v2/alerts_events.json', 'recent_events');
     expect(new Set(all).size).toBe(all.length);
-    // Opens and closes of the 500 incidents reached, none older than the oldest one reached.
-    expect(all).toHaveLength(2 * REACHABLE);
+    // The whole walk: page 1's read (at most 3 requests), the later pages from what it kept.
+    expect(seen.map((call) => call.operation)).toEqual(['AlertEventsFirst', 'AlertEventsMore', 'AlertEventsMore']);
+    // Opens and closes of the newest incidents reached, none older than the oldest one reached.
+    const reached = all.length / 2;
+    // At least two requests of 16 slices of two-thirds of a page each (the first request learns how dense the list is).
+    expect(reached).toBeGreaterThanOrEqual(2 * 16 * Math.floor((PAGE * 2) / 3));
+    expect(reached).toBeLessThan(scenario.total);
+    const newest = Array.from({ length: reached }, (_, i) => [alertV2Id(`inc-${i}|open`), alertV2Id(`inc-${i}|close`)]).flat();
+    expect(new Set(all)).toEqual(new Set(newest));
     expect(pages.every((page) => page.rels.last === undefined)).toBe(true);
     const beyond = await get(`/v2/alerts_events.json?page=${pages.length + 1}`);
     expect(beyond.status).toBe(422);
@@ -217,20 +251,24 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
   });
 
   it('a short list still ends with an exact rel="last" on every route that sent one', async () => {
-    scenario.total = 300;
+    // Within what alerts_events' 3 requests reach at 10 per page.
+    scenario.total = 150;
     const events = await get('/v2/alerts_events.json');
-    expect(events.rels).toEqual({ next: '/v2/alerts_events.json?page=2', last: '/v2/alerts_events.json?page=3' });
+    expect(events.rels).toEqual({ next: '/v2/alerts_events.json?page=2', last: '/v2/alerts_events.json?page=2' });
+    scenario.total = 300;
     const violations = await get('/v2/alerts_violations.json?page=2');
     expect(Object.keys(violations.rels)).toEqual(['first', 'prev']);
   });
 
   it.each([
-    ['/v2/alerts_violations.json', 'AlertViolations'],
-    ['/v2/alerts_incidents.json', 'AlertIncidents'],
-    ['/v2/alerts_events.json', 'AlertViolations'],
-  ])('%s: a repeated cursor is a 502 with a clear title, never duplicated rows', async (path, operation) => {
+    ['/v2/alerts_violations.json', 'AlertViolations', false],
+    ['/v2/alerts_incidents.json', 'AlertIncidents', false],
+    // alerts_events follows a cursor only where no narrower window can split a page: items created in one ms.
+    ['/v2/alerts_events.json', 'AlertEventsMore', true],
+  ])('%s: a repeated cursor is a 502 with a clear title, never duplicated rows', async (path, operation, sameTime) => {
     scenario.total = 600;
     scenario.repeatCursor = true;
+    scenario.sameTime = sameTime;
     const got = await get(path);
     expect(got.status).toBe(502);
     expect((got.body.error as { title: string }).title).toContain(`repeated cursor while listing (${operation})`);

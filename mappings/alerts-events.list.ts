@@ -140,6 +140,10 @@ export default defineReadPlanMapping({
     { description: 'incident_id is null for a violation whose issue those 3 requests did not reach.' },
     {
       description:
+        'Policy names come from a first page of the account\'s policies and, in the later requests, those named but not on it; a policy named only by violations of the last request is read after it (one more request, or more past 200 policies): an account with more than a page of policies can cost a fourth call.',
+    },
+    {
+      description:
         'Page 1 is always read from NerdGraph; what it read (the merged events of the 30 days, per caller, account and set of sources the filters need) is kept 30 s, at most as many events as the gateway\'s shared bound allows (least recently used go first), and pages 2..N within that time are served from it: a walk sees one snapshot, up to 30 s old, rather than re-reading 30 days per page. A close made through this gateway forgets it at once; other changes show on page 1, or once the 30 s pass.',
     },
     { description: 'Deployments listed are those of APM applications of the account (by appId, or by the entity.guid of change-tracking rows).' },

@@ -4,8 +4,9 @@ import { Cursor, IncidentItem, IssueItem, PolicyItem, type PolicyFacts, readPoli
 import { upstreamNumber } from './ai-issues-v2.ts';
 
 /**
- * alerts_events' reads in a bounded number of requests (issue 22): the account's incidents and
- * issues of a window, its policies and (optionally) its deployment markers. A cursor walk reads
+ * alerts_events' and alerts_incidents' reads in a bounded number of requests (issue 22): the
+ * account's incidents and/or issues of a window, the policies they name and (alerts_events) its
+ * deployment markers. A cursor walk reads
  * one NerdGraph page per request, one after the other; here one request reads up to SLICE_SLOTS
  * pages of each list at once, each over its own slice of the window (aliased fields of
  * queries/fragments/AlertEventSlices.graphql, which filter by createdAt as the cursor walk's
@@ -24,7 +25,7 @@ import { upstreamNumber } from './ai-issues-v2.ts';
 
 /** Slices per list per request: the slots of queries/fragments/AlertEventSlices.graphql. */
 export const SLICE_SLOTS = 16;
-/** Requests per read: no alerts_events page costs more (issue 22: at most 3 NerdGraph calls). */
+/** Requests per read: no alerts_events or alerts_incidents page costs more (issue 22: at most 3 NerdGraph calls). */
 export const MAX_SLICE_REQUESTS = 3;
 /** A narrower slice aims at this share of a page, so a density estimate off by a third still fits. */
 const PAGE_SHARE = 2 / 3;
@@ -194,13 +195,26 @@ function slotVariables(prefix: 'v' | 'u', tasks: readonly SliceTask[]): Record<s
   return variables;
 }
 
-export interface EventSources {
+export interface SlicedSources {
   incidents: Sliced<UpstreamIncident>;
   issues: Sliced<UpstreamIssue>;
-  /** The policies the incidents name. */
+  /** The policies the items named (incidents' policyIds, else issues' first policy). */
   policies: Map<number, PolicyFacts>;
   /** The deployment query's rows, when one was given. */
   deployments: unknown[] | undefined;
+}
+
+export interface SliceReads {
+  /** The incidents' window; none: no incidents read. */
+  incidents: TimeWindow | null;
+  /** The issues' window and filter; none: no issues read. */
+  issues: { window: TimeWindow; filter: Record<string, unknown> | null } | null;
+  /** Whose policies to name: the incidents' (alerts_events) or the issues' (alerts_incidents). */
+  policiesOf: 'incidents' | 'issues';
+  /** Run in the first request (AlertEventsFirst). */
+  deploymentsQuery: string | null;
+  /** The document of the requests that run no NRQL. */
+  operation: 'AlertEventsMore' | 'AlertIncidentSlices';
 }
 
 type Reader = Pick<CallerScope, 'read' | 'accountId'>;
@@ -210,20 +224,24 @@ function addPolicies(policies: Map<number, PolicyFacts>, page: z.infer<typeof Po
 }
 
 /**
- * The incidents of `window` and the issues of `issuesWindow`, in at most MAX_SLICE_REQUESTS
- * requests; the first also runs `deploymentsQuery` (AlertEventsFirst) when one is given and reads
- * a first page of the account's policies, later ones the policies named but not yet known. Policies
- * still unknown at the end (an account with more than a page of them) are read by id after.
+ * The incidents and issues asked for, in at most MAX_SLICE_REQUESTS requests; the first also runs
+ * `deploymentsQuery` (AlertEventsFirst) when one is given and reads a first page of the account's
+ * policies, later ones the policies named but not yet known. Policies still unknown at the end
+ * (an account with more than a page of them) are read by id after.
  */
-export async function readEventSources(ctx: Reader, window: TimeWindow, issuesWindow: TimeWindow, deploymentsQuery: string | null): Promise<EventSources> {
-  const incidents: SlicedList<UpstreamIncident> = { byId: new Map(), pending: equalSpans(window) };
-  const issues: SlicedList<UpstreamIssue> = { byId: new Map(), pending: equalSpans(issuesWindow) };
+export async function readSlices(ctx: Reader, reads: SliceReads): Promise<SlicedSources> {
+  const incidents: SlicedList<UpstreamIncident> = { byId: new Map(), pending: reads.incidents ? equalSpans(reads.incidents) : [] };
+  const issues: SlicedList<UpstreamIssue> = { byId: new Map(), pending: reads.issues ? equalSpans(reads.issues.window) : [] };
   const policies = new Map<number, PolicyFacts>();
-  const named = (): string[] => [...new Set([...incidents.byId.values()].flatMap((item) => upstreamNumber(item.policyIds) ?? []))].filter((id) => !policies.has(id)).map(String);
+  const namedIds = (): number[] =>
+    reads.policiesOf === 'incidents'
+      ? [...incidents.byId.values()].flatMap((item) => upstreamNumber(item.policyIds) ?? [])
+      : [...issues.byId.values()].flatMap((item) => item.policyIds?.slice(0, 1) ?? []);
+  const named = (): string[] => [...new Set(namedIds())].filter((id) => !policies.has(id)).map(String);
   let deployments: unknown[] | undefined;
   for (let request = 0; request < MAX_SLICE_REQUESTS && (incidents.pending.length > 0 || issues.pending.length > 0); request++) {
     const first = request === 0;
-    const operation = first && deploymentsQuery !== null ? 'AlertEventsFirst' : 'AlertEventsMore';
+    const operation = first && reads.deploymentsQuery !== null ? 'AlertEventsFirst' : reads.operation;
     const incidentPlan = planSlices(incidents.pending);
     const issuePlan = planSlices(issues.pending);
     const policyIds = first ? [] : named();
@@ -231,11 +249,12 @@ export async function readEventSources(ctx: Reader, window: TimeWindow, issuesWi
       SlicesAnswer,
       await ctx.read(operation, {
         accountId: ctx.accountId,
-        ...(operation === 'AlertEventsFirst' ? { events: deploymentsQuery } : {}),
+        ...(operation === 'AlertEventsFirst' ? { events: reads.deploymentsQuery } : {}),
         withAllPolicies: first,
         policiesCursor: null,
         withNamedPolicies: policyIds.length > 0,
         policyIds: policyIds.length > 0 ? policyIds : null,
+        issueFilter: reads.issues?.filter ?? null,
         ...slotVariables('v', incidentPlan.tasks),
         ...slotVariables('u', issuePlan.tasks),
       }),
@@ -260,3 +279,7 @@ export async function readEventSources(ctx: Reader, window: TimeWindow, issuesWi
   if (missing.length > 0) for (const [id, facts] of await readPolicies(ctx, new Set(missing))) policies.set(id, facts);
   return { incidents: finished(incidents), issues: finished(issues), policies, deployments };
 }
+
+/** alerts_events' sources: the incidents of `window`, the issues of `issuesWindow`, the incidents' policies. */
+export const readEventSources = (ctx: Reader, window: TimeWindow, issuesWindow: TimeWindow, deploymentsQuery: string | null): Promise<SlicedSources> =>
+  readSlices(ctx, { incidents: window, issues: { window: issuesWindow, filter: null }, policiesOf: 'incidents', deploymentsQuery, operation: 'AlertEventsMore' });

@@ -29,7 +29,10 @@ export const LIST_WINDOW_MS = 30 * DAY_MS;
 export const OPEN_WINDOW_MS = 90 * DAY_MS;
 /** The ctx.keep key of alerts_events' read for the sources its filters need (mappings/alerts-events.list.ts). */
 export const keptEventsKey = (sources: { violations: boolean; deployments: boolean }): string => `alerts-events/${sources.violations}/${sources.deployments}`;
-const KEPT_EVENTS_KEYS_WITH_VIOLATIONS = [keptEventsKey({ violations: true, deployments: true }), keptEventsKey({ violations: true, deployments: false })];
+/** The ctx.keep key of alerts_incidents' read (mappings/alerts-incidents.list.ts). */
+export const keptIncidentsKey = (onlyOpen: boolean): string => `alerts-incidents/${onlyOpen}`;
+/** What a close makes stale: the kept reads that show closes. */
+const KEPT_KEYS_A_CLOSE_CHANGES = [keptEventsKey({ violations: true, deployments: true }), keptEventsKey({ violations: true, deployments: false }), keptIncidentsKey(true), keptIncidentsKey(false)];
 
 /** Windows end this long after now: what NerdGraph's clock opened just ahead of ours is listed. */
 export const CLOCK_SKEW_MS = 60_000;
@@ -268,8 +271,8 @@ export function incidentActionMapping(spec: IncidentActionSpec): WriteMapping {
         variables: { accountId: ctx.accountId, issueId: issue.issueId },
         answer: async (payload) => {
           confirmedAction(payload, spec.field, spec.operation, issue.issueId, ctx.accountId);
-          // A close ends violations: a walk of alerts_events kept before it would not show their closes.
-          if (spec.field === 'aiIssuesResolveIssue') for (const key of KEPT_EVENTS_KEYS_WITH_VIOLATIONS) ctx.keep.set(key, undefined, 0);
+          // A close ends an incident and its violations: walks kept before it would not show it.
+          if (spec.field === 'aiIssuesResolveIssue') for (const key of KEPT_KEYS_A_CLOSE_CHANGES) ctx.keep.set(key, undefined, 0);
           const after = await rereadIssue(ctx, issue.issueId, issue.createdAt);
           return { incident: v2Incident(after, await readPolicies(ctx, policyIdsOf([after])), true) };
         },

@@ -3,7 +3,7 @@ import { DEMO_KEY, createTestGateway, startSandbox, type TestGateway } from '../
 import { startUpstreamMeter, type UpstreamMeter } from '../../support/upstream-meter.ts';
 
 /**
- * What alerts_events costs in NerdGraph calls (issue 22, point 4), counted by a relay in front
+ * What alerts_events and alerts_incidents cost in NerdGraph calls (issue 22, point 4), counted by a relay in front
  * of the sandbox: a cold first page (a fresh gateway, its first request, the caller's account
  * look-up included) at most 3 calls; the later pages of a walk reuse what the first page read,
  * so the whole walk costs what its first page did, with answers equal to a cold read of the
@@ -49,6 +49,28 @@ async function callsOf(run: () => Promise<unknown>): Promise<number> {
   await run();
   return meter.calls();
 }
+
+describe('alerts_incidents: NerdGraph calls per page', () => {
+  it(`a cold first page costs at most ${MAX_CALLS_PER_PAGE} NerdGraph calls; the walk's later pages reuse its read and equal cold reads`, async () => {
+    const gateway = await freshGateway();
+    const pages: Got[] = [];
+    const firstCost = await callsOf(async () => pages.push(await get(gateway, '/v2/alerts_incidents.json')));
+    const restCost = await callsOf(async () => {
+      for (let next = pages[0]!.rels.next; next !== undefined && pages.length < 100; next = pages.at(-1)!.rels.next) pages.push(await get(gateway, next));
+    });
+    expect(firstCost).toBeLessThanOrEqual(MAX_CALLS_PER_PAGE);
+    expect(restCost).toBe(0);
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    expect(pages[0]!.rels.last).toBe(`/v2/alerts_incidents.json?page=${pages.length}`);
+    for (const [index, page] of pages.entries()) {
+      const path = `/v2/alerts_incidents.json?page=${index + 1}`;
+      const coldGateway = await freshGateway();
+      let cold: Got | undefined;
+      expect(await callsOf(async () => (cold = await get(coldGateway, path))), path).toBeLessThanOrEqual(MAX_CALLS_PER_PAGE);
+      expect(page, path).toEqual(cold);
+    }
+  });
+});
 
 describe('alerts_events: NerdGraph calls per page', () => {
   it(`a cold first page costs at most ${MAX_CALLS_PER_PAGE} NerdGraph calls, the caller's account look-up included`, async () => {
@@ -121,5 +143,10 @@ describe('alerts_events: NerdGraph calls per page', () => {
     const firstAfter = await get(gateway, '/v2/alerts_events.json?filter[event_type]=VIOLATION_CLOSE');
     expect((firstAfter.body.recent_events as Array<{ incident_id: number }>)[0]!.incident_id).toBe(open[0]!.id);
     expect(firstAfter.body).not.toEqual(before.body);
+    // alerts_incidents' kept read is forgotten too: its page 2 reads again.
+    await get(gateway, '/v2/alerts_incidents.json');
+    const second = open[1]!.id;
+    expect((await get(gateway, `/v2/alerts_incidents/${second}/close.json`, 'PUT')).status).toBe(200);
+    expect(await callsOf(() => get(gateway, '/v2/alerts_incidents.json?page=2'))).toBeGreaterThan(0);
   });
 });

@@ -108,6 +108,7 @@ function answer(operation: string, variables: Record<string, unknown>): unknown 
     }
     case 'AlertEventsFirst':
     case 'AlertEventsMore':
+    case 'AlertIncidentSlices':
       return slicesAnswer(variables);
     case 'AlertPolicies':
       return { actor: { account: { alerts: { policiesSearch: POLICIES } } } };
@@ -199,36 +200,32 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
     expect((beyond.body.error as { title: string }).title).toMatch(/50 NerdGraph pages of violations.*narrow the list with start_date and end_date/);
   });
 
-  it('incidents: the walk stops once it holds the page and one more item; rel="last" only when it reached the end', async () => {
-    scenario.total = 450;
-    const first = await get('/v2/alerts_incidents.json');
-    expect(ids(first, 'incidents')).toHaveLength(V2_PAGE);
-    expect(calls('AlertIncidents')).toBe(Math.ceil((V2_PAGE + 1) / PAGE));
-    expect(first.rels).toEqual({ next: '/v2/alerts_incidents.json?page=2' });
-    const second = await get('/v2/alerts_incidents.json?page=2');
-    expect(Object.keys(second.rels)).toEqual(['first', 'prev', 'next']);
-    // Page 3 reaches the end: the last page is known, nothing further announced.
-    const third = await get('/v2/alerts_incidents.json?page=3');
-    expect(ids(third, 'incidents')).toHaveLength(50);
-    expect(Object.keys(third.rels)).toEqual(['first', 'prev']);
-    // A complete walk with a further page announces the exact last page.
+  it('incidents: page 1 reads the whole list in at most 3 requests, later pages reuse that read; rel="last" when the list was read whole', async () => {
     scenario.total = 150;
-    seen = [];
-    const small = await get('/v2/alerts_incidents.json?page=1');
+    const small = await get('/v2/alerts_incidents.json');
+    expect(ids(small, 'incidents')).toEqual(Array.from({ length: 150 }, (_, i) => alertV2Id(`iss-${i}`)));
     expect(small.rels).toEqual({});
+    expect(seen.map((call) => call.operation)).toEqual(['AlertIncidentSlices', 'AlertIncidentSlices', 'AlertIncidentSlices']);
+    // A page past the end of a list read whole is empty and points back at the last.
+    seen = [];
+    const beyond = await get('/v2/alerts_incidents.json?page=2');
+    expect(beyond.status).toBe(200);
+    expect(ids(beyond, 'incidents')).toEqual([]);
+    expect(seen).toEqual([]);
   });
 
-  it('incidents: past the walk bound every rel="next" is served and a page beyond is a 422', async () => {
+  it('incidents: a list cut at its bound is whole from the newest down, every rel="next" is served, a page beyond is a 422', async () => {
     scenario.total = 600;
     const { pages, ids: all } = await followNext('/v2/alerts_incidents.json', 'incidents');
-    expect(all).toHaveLength(REACHABLE);
-    expect(new Set(all).size).toBe(REACHABLE);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBeGreaterThanOrEqual(2 * 16 * Math.floor((PAGE * 2) / 3));
+    expect(all.length).toBeLessThan(scenario.total);
+    expect(all).toEqual(Array.from({ length: all.length }, (_, i) => alertV2Id(`iss-${i}`)));
     expect(pages.every((page) => page.rels.last === undefined)).toBe(true);
-    seen = [];
+    expect(seen.map((call) => call.operation)).toEqual(['AlertIncidentSlices', 'AlertIncidentSlices', 'AlertIncidentSlices']);
     const beyond = await get(`/v2/alerts_incidents.json?page=${pages.length + 1}`);
     expect(beyond.status).toBe(422);
-    expect((beyond.body.error as { title: string }).title).toMatch(/50 NerdGraph pages of incidents/);
-    expect(calls('AlertIncidents')).toBe(50);
+    expect((beyond.body.error as { title: string }).title).toMatch(/only the incidents opened since \d{4}-\d\d-\d\dT.*narrow the list with only_open/);
   });
 
   it('events: a list cut at its bound (3 requests) is whole from the newest down, has no rel="last", every rel="next" is served, a page beyond is a 422', async () => {
@@ -262,7 +259,7 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
 
   it.each([
     ['/v2/alerts_violations.json', 'AlertViolations', false],
-    ['/v2/alerts_incidents.json', 'AlertIncidents', false],
+    ['/v2/alerts_incidents.json', 'AlertIncidentSlices', true],
     // alerts_events follows a cursor only where no narrower window can split a page: items created in one ms.
     ['/v2/alerts_events.json', 'AlertEventsMore', true],
   ])('%s: a repeated cursor is a 502 with a clear title, never duplicated rows', async (path, operation, sameTime) => {
@@ -328,6 +325,14 @@ describe('acknowledge and close over a hostile NerdGraph', () => {
 
 describe('alerts windows over a hostile NerdGraph', () => {
   const windowOf = (operation: string): unknown => seen.find((call) => call.operation === operation)?.variables.timeWindow;
+  /** The window a sliced document's first request covers: from its first slice's start to its last one's end. */
+  const slicedWindowOf = (operation: string, kind: 'v' | 'u'): unknown => {
+    const variables = seen.find((call) => call.operation === operation)?.variables ?? {};
+    const windows = Object.entries(variables)
+      .filter(([name, value]) => new RegExp(`^${kind}w\\d+$`).test(name) && value !== null)
+      .map(([, value]) => value as { startTime: number; endTime: number });
+    return { startTime: Math.min(...windows.map((w) => w.startTime)), endTime: Math.max(...windows.map((w) => w.endTime)) };
+  };
 
   it('a start after now lists nothing and reads nothing; a start before 1970 counts from 1970', async () => {
     scenario.total = 30;
@@ -344,13 +349,14 @@ describe('alerts windows over a hostile NerdGraph', () => {
     scenario.issueState = (i) => [{ state: 'CREATED', closedAt: null }, { state: 'ACTIVATED', closedAt: null }, { state: 'DEACTIVATED', closedAt: null }, { state: 'DEACTIVATED', closedAt: FIXED_NOW - 1 }, { state: 'CLOSED', closedAt: FIXED_NOW - 1 }, { state: 'ACTIVATED', closedAt: null }][i]!;
     const open = await get('/v2/alerts_incidents.json?only_open=true');
     expect(ids(open, 'incidents')).toEqual([0, 1, 2, 5].map((i) => alertV2Id(`iss-${i}`)));
-    expect(windowOf('AlertIncidents')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
-    expect((seen.find((call) => call.operation === 'AlertIncidents')!.variables.filter as { states: string[] }).states).toEqual(['CREATED', 'ACTIVATED', 'DEACTIVATED']);
+    expect(slicedWindowOf('AlertIncidentSlices', 'u')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
+    expect((seen.find((call) => call.operation === 'AlertIncidentSlices')!.variables.issueFilter as { states: string[] }).states).toEqual(['CREATED', 'ACTIVATED', 'DEACTIVATED']);
     seen = [];
     await get('/v2/alerts_violations.json?only_open=true');
     expect(windowOf('AlertViolations')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
     seen = [];
     await get('/v2/alerts_incidents.json');
-    expect(windowOf('AlertIncidents')).toEqual({ startTime: FIXED_NOW - 30 * DAY, endTime: FIXED_NOW + 60_000 });
+    expect(slicedWindowOf('AlertIncidentSlices', 'u')).toEqual({ startTime: FIXED_NOW - 30 * DAY, endTime: FIXED_NOW + 60_000 });
+    expect(seen.find((call) => call.operation === 'AlertIncidentSlices')!.variables.issueFilter).toBeNull();
   });
 });

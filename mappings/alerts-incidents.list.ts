@@ -40,7 +40,7 @@ async function readIncidents(ctx: CallerScope, onlyOpen: boolean): Promise<Incid
 const parameters = defineParams({
   only_open: param.flag('only_open', { fidelity: 'exact', note: 'Open issues only: filter states [CREATED, ACTIVATED, DEACTIVATED] and no closedAt, over 90 days.' }),
   exclude_violations: param.flag('exclude_violations', { fidelity: 'exact', note: 'Leaves links.violations out (client-go sends it).' }),
-  page: param.page({ fidelity: 'exact', note: '200 per page, newest first, v2 Link header; rel="last" only when the walk reached the end of the list.' }),
+  page: param.page({ fidelity: 'exact', note: '200 per page, newest first, v2 Link header; rel="last" only when the list was read whole.' }),
 });
 
 /** GET /v2/alerts_incidents.{json,xml}: NerdGraph's alert issues (routes-next.md §5.1). */

@@ -7,9 +7,11 @@ import { alertV2Id } from '../../../mappings/shared/alert-id.ts';
 /**
  * alerts_violations, alerts_incidents (list, acknowledge, close) and alerts_events against a
  * deliberately hostile NerdGraph: small pages (10 items), lists longer than the 50-page walk
- * bound, a cursor repeated, deployment rows without appId, confirmations naming another
- * account or action. The sandbox's generous pages hide all of these. Alert operations are
- * answered by the stub below; everything else (the key's accounts) is relayed to a sandbox.
+ * bound (alerts_violations, acknowledge and close) or than 3 requests of time slices reach
+ * (alerts_incidents and alerts_events: the stub honours each slice's timeWindow), a cursor
+ * repeated, deployment rows without appId, confirmations naming another account or action. The
+ * sandbox's generous pages hide all of these. Alert operations are answered by the stub below;
+ * everything else (the key's accounts) is relayed to a sandbox.
  */
 const DAY = 86_400_000;
 const PAGE = 10;

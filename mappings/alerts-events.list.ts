@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION, pageOfWalk, withLink } from '../src/mapping-api.ts';
-import { AI_ISSUES_PAGE_SIZE, CLOCK_SKEW_MS, MAX_UPSTREAM_PAGES, readPolicies, walkIncidents, walkIssues } from './shared/ai-issues.ts';
+import { type CallerScope, defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION, pageOfWalk, withLink } from '../src/mapping-api.ts';
+import { AI_ISSUES_PAGE_SIZE, CLOCK_SKEW_MS, keptEventsKey } from './shared/ai-issues.ts';
+import { MAX_SLICE_REQUESTS, readEventSources, SLICE_SLOTS } from './shared/ai-issues-slices.ts';
 import { EVENTS_WINDOW_MS, byEventTime, eventShown, mayShow } from './shared/ai-issues-events.ts';
-import { deploymentEvent, upstreamNumber, violationEvents } from './shared/ai-issues-v2.ts';
+import { deploymentEvent, violationEvents } from './shared/ai-issues-v2.ts';
 import { eventFilters, eventFilterSpecs } from './shared/alert-params.ts';
 import { deploymentV2Id } from './shared/deployment-id.ts';
 import { alertV2Id } from './shared/alert-id.ts';
@@ -45,14 +46,76 @@ function appIdOf(row: DeploymentRow, accountId: number): number | undefined {
 }
 const DeploymentsAnswer = z.object({ actor: z.object({ account: z.object({ nrql: NrqlResults }).nullable() }) });
 
+/** How long a walk's read is kept for its later pages (per caller and account: ctx.keep). */
+const KEPT_EVENTS_MS = 30_000;
+
+/** What one read of the sources gives, before filters, paging and the gateway's own recent writes. */
+interface EventsRead {
+  window: { startTime: number; endTime: number };
+  events: V2Body[];
+  /** Events before it are not all known (a source was cut at its bound); -Infinity: none cut. */
+  cutoff: number;
+  /** Ids of the deployments NRQL listed. */
+  listedDeployments: number[];
+}
+
+/** The account's deployment rows of the window, when AlertEventsFirst did not already read them. */
+async function readDeploymentRows(ctx: CallerScope, window: EventsRead['window']): Promise<unknown[]> {
+  const query = accountDeploymentEventsQuery({ since: window.startTime, until: window.endTime });
+  const answer = parseAnswer(DeploymentsAnswer, await ctx.read('AlertEventDeployments', { accountId: ctx.accountId, events: query }), 'AlertEventDeployments');
+  const results = answer.actor.account?.nrql?.results;
+  if (!results) throw new UpstreamError('upstream_failure', 'AlertEventDeployments: no NRQL results');
+  return results;
+}
+
+/**
+ * Violation opens and closes (incidents, their issues and policies) and deployments of the last
+ * 30 days, as the filters need them: one AlertEventDeployments for deployments alone, else the
+ * sliced reads of shared/ai-issues-slices.ts (the deployments query in their first request).
+ */
+async function readEvents(ctx: CallerScope, sources: { violations: boolean; deployments: boolean }): Promise<EventsRead> {
+  const window = { startTime: ctx.now - EVENTS_WINDOW_MS, endTime: ctx.now + CLOCK_SKEW_MS };
+  const events: V2Body[] = [];
+  let cutoff = Number.NEGATIVE_INFINITY;
+  let deploymentRows: unknown[] | undefined;
+  if (sources.violations) {
+    const query = sources.deployments ? accountDeploymentEventsQuery({ since: window.startTime, until: window.endTime }) : null;
+    // An issue opens at most minutes before its first incident.
+    const read = await readEventSources(ctx, window, { startTime: window.startTime - HOUR_MS, endTime: window.endTime }, query);
+    if (!read.incidents.complete) cutoff = Math.max(cutoff, read.incidents.cutoff);
+    const issueOf = new Map(read.issues.items.flatMap((issue) => (issue.incidentIds ?? []).map((id) => [id, alertV2Id(issue.issueId)] as const)));
+    for (const incident of read.incidents.items) events.push(...violationEvents(incident, issueOf.get(incident.incidentId) ?? null, read.policies));
+    deploymentRows = read.deployments;
+  }
+  const listedDeployments: number[] = [];
+  if (sources.deployments) {
+    const results = deploymentRows ?? (await readDeploymentRows(ctx, window));
+    const rows = results.flatMap((row) => {
+      const parsed = DeploymentRow.safeParse(row);
+      return parsed.success ? [parsed.data] : [];
+    });
+    if (results.length >= NRQL_MAX_ROWS && rows.length > 0) cutoff = Math.max(cutoff, oldest(rows.map((row) => row.timestamp), window.endTime));
+    for (const row of rows) {
+      const marker = row.changeTrackingId ?? row.deploymentId;
+      const appId = appIdOf(row, ctx.accountId);
+      if (!marker || appId === undefined) continue;
+      const version = row.version;
+      listedDeployments.push(deploymentV2Id(marker));
+      events.push(deploymentEvent(deploymentV2Id(marker), appId, version === null || version === undefined ? '' : String(version), row.timestamp));
+    }
+  }
+  return { window, events, cutoff, listedDeployments };
+}
+
 /** GET /v2/alerts_events.{json,xml}: violation opens and closes and deployments (routes-next.md §5.3). */
 export default defineReadPlanMapping({
   kind: 'read-plan',
   id: 'alerts-events.list',
   method: 'GET',
   route: '/v2/alerts_events.{format}',
-  operation: 'AlertViolations',
-  summary: 'Recent events: VIOLATION_OPEN/CLOSE from aiIssues.incidents (issue ids from aiIssues.issues), DEPLOYMENT from NRQL over Deployment and ChangeTrackingEvent; 30 days, paged locally',
+  operation: 'AlertEventsFirst',
+  summary:
+    'Recent events: VIOLATION_OPEN/CLOSE from aiIssues.incidents (issue ids from aiIssues.issues), DEPLOYMENT from NRQL over Deployment and ChangeTrackingEvent; 30 days read in time slices, at most 3 NerdGraph requests, kept 30 s for the later pages of a walk; paged locally',
   fidelity: 'approximate',
   parameters,
   fields: [
@@ -72,9 +135,17 @@ export default defineReadPlanMapping({
     { description: 'Only the last 30 days are listed (v2\'s own span for recent events is unconfirmed).' },
     {
       description:
-        'At most 50 NerdGraph pages of incidents and 5,000 deployments are read. When either bound cuts the list, it ends at the oldest event both sources still cover (no rel="last", no rel="next" past the last reachable page, a page beyond it is a 422 saying so); close events of violations opened before that point are missing.',
+        'The 30 days are read in at most 3 NerdGraph requests, each holding up to 16 time slices of incidents and 16 of issues (one NerdGraph page each; later requests cut what overflowed a page into narrower slices, newest first), and at most 5,000 deployments. When either bound cuts the list, it ends at the oldest event both sources still cover (no rel="last", no rel="next" past the last reachable page, a page beyond it is a 422 saying so); close events of violations opened before that point are missing.',
     },
-    { description: 'incident_id is null for a violation whose issue lies past 50 NerdGraph pages of issues.' },
+    { description: 'incident_id is null for a violation whose issue those 3 requests did not reach.' },
+    {
+      description:
+        'Policy names come from a first page of the account\'s policies and, in the later requests, those named but not on it; a policy named only by violations of the last request is read after it (one more request, or more past 200 policies): an account with more than a page of policies can cost a fourth call.',
+    },
+    {
+      description:
+        'Page 1 is always read from NerdGraph; what it read (the merged events of the 30 days, per caller, account and set of sources the filters need) is kept 30 s, at most as many events as the gateway\'s shared bound allows (least recently used go first), and pages 2..N within that time are served from it: a walk sees one snapshot, up to 30 s old, rather than re-reading 30 days per page. A close made through this gateway forgets it at once; other changes show on page 1, or once the 30 s pass.',
+    },
     { description: 'Deployments listed are those of APM applications of the account (by appId, or by the entity.guid of change-tracking rows).' },
     { description: 'NRQL shows a deployment only once ingested: those recorded through the gateway (any replica) are listed at once, for at most 10 minutes until NRQL shows them (src/state/recent-writes.ts); others once ingested.' },
   ],
@@ -89,54 +160,29 @@ export default defineReadPlanMapping({
   async load(ctx) {
     const filters = eventFilters(ctx.params);
     const { page } = parameters.parse(ctx.params);
-    const window = { startTime: ctx.now - EVENTS_WINDOW_MS, endTime: ctx.now + CLOCK_SKEW_MS };
-    const events: V2Body[] = [];
-    // Events before `cutoff` are not all known (a source was cut at its bound): the list ends there.
-    let cutoff = Number.NEGATIVE_INFINITY;
-    if (mayShow(filters, 'VIOLATION_OPEN') || mayShow(filters, 'VIOLATION_CLOSE')) {
-      const [incidents, issues] = await Promise.all([
-        walkIncidents(ctx, null, window, { enough: Number.POSITIVE_INFINITY }),
-        // An issue opens at most minutes before its first incident.
-        walkIssues(ctx, null, { startTime: window.startTime - HOUR_MS, endTime: window.endTime }, { enough: Number.POSITIVE_INFINITY }),
-      ]);
-      if (incidents.truncated) cutoff = Math.max(cutoff, oldest(incidents.items.map((item) => item.createdAt), window.endTime));
-      const issueOf = new Map(issues.items.flatMap((issue) => (issue.incidentIds ?? []).map((id) => [id, alertV2Id(issue.issueId)] as const)));
-      const policyIds = new Set(incidents.items.flatMap((item) => (upstreamNumber(item.policyIds) ?? [])));
-      const policies = await readPolicies(ctx, policyIds);
-      for (const incident of incidents.items) events.push(...violationEvents(incident, issueOf.get(incident.incidentId) ?? null, policies));
-    }
-    if (mayShow(filters, 'DEPLOYMENT')) {
-      const query = accountDeploymentEventsQuery({ since: window.startTime, until: window.endTime });
-      const answer = parseAnswer(DeploymentsAnswer, await ctx.read('AlertEventDeployments', { accountId: ctx.accountId, events: query }), 'AlertEventDeployments');
-      const results = answer.actor.account?.nrql?.results;
-      if (!results) throw new UpstreamError('upstream_failure', 'AlertEventDeployments: no NRQL results');
-      const rows = results.flatMap((row) => {
-        const parsed = DeploymentRow.safeParse(row);
-        return parsed.success ? [parsed.data] : [];
-      });
-      if (results.length >= NRQL_MAX_ROWS && rows.length > 0) cutoff = Math.max(cutoff, oldest(rows.map((row) => row.timestamp), window.endTime));
-      const listed = new Set<number>();
-      for (const row of rows) {
-        const marker = row.changeTrackingId ?? row.deploymentId;
-        const appId = appIdOf(row, ctx.accountId);
-        if (!marker || appId === undefined) continue;
-        const version = row.version;
-        listed.add(deploymentV2Id(marker));
-        events.push(deploymentEvent(deploymentV2Id(marker), appId, version === null || version === undefined ? '' : String(version), row.timestamp));
-      }
+    const sources = { violations: mayShow(filters, 'VIOLATION_OPEN') || mayShow(filters, 'VIOLATION_CLOSE'), deployments: mayShow(filters, 'DEPLOYMENT') };
+    // Page 1 starts a walk: always read. Later pages reuse what the walk's first read kept.
+    const key = keptEventsKey(sources);
+    const kept = page > 1 ? ctx.keep.get<EventsRead>(key) : undefined;
+    const read = kept ?? (await readEvents(ctx, sources));
+    if (!kept) ctx.keep.set(key, read, KEPT_EVENTS_MS, read.events.length);
+    const events = [...read.events];
+    if (sources.deployments) {
       // Read-your-writes: deployments written here that NRQL does not show yet (ingest lag).
       // Dropping the shown ones is left to the deployments list, whose read is per app.
+      const listed = new Set(read.listedDeployments);
       for (const deployment of await ctx.recent.deployments(ctx.accountId)) {
-        if (listed.has(deployment.id) || deployment.timestamp < window.startTime || deployment.timestamp >= window.endTime) continue;
+        if (listed.has(deployment.id) || deployment.timestamp < read.window.startTime || deployment.timestamp >= read.window.endTime) continue;
         events.push(deploymentEvent(deployment.id, deployment.appId, deployment.revision, deployment.timestamp));
       }
     }
+    const { cutoff } = read;
     const truncated = cutoff > Number.NEGATIVE_INFINITY;
-    const since = truncated ? new Date(Math.min(Math.max(cutoff, 0), window.endTime)).toISOString() : '';
+    const since = truncated ? new Date(Math.min(Math.max(cutoff, 0), read.window.endTime)).toISOString() : '';
     const shown = events.filter((event) => Number(event.timestamp) >= cutoff && eventShown(filters, event)).sort(byEventTime);
     const { items, link } = pageOfWalk(shown, page, AI_ISSUES_PAGE_SIZE, ctx.publicUrl, { complete: !truncated, truncated }, {
       withLast: true,
-      beyondTitle: `Invalid parameter page: only the events since ${since} can be read here (${MAX_UPSTREAM_PAGES} NerdGraph pages of violations, ${NRQL_MAX_ROWS} deployments); narrow the list with filter[event_type]`,
+      beyondTitle: `Invalid parameter page: only the events since ${since} can be read here (${MAX_SLICE_REQUESTS} NerdGraph requests of ${SLICE_SLOTS} slices of violations, ${NRQL_MAX_ROWS} deployments); narrow the list with filter[event_type]`,
     });
     return withLink({ recent_events: items }, link);
   },

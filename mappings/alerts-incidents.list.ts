@@ -1,6 +1,7 @@
-import { defineReadPlanMapping, fieldNotesUnder, defineParams, param, XML_ASSUMPTION, pageCount, pageOfWalk, withLink } from '../src/mapping-api.ts';
-import { AI_ISSUES_PAGE_SIZE, CLOCK_SKEW_MS, LIST_WINDOW_MS, MAX_UPSTREAM_PAGES, OPEN_WINDOW_MS, readPolicies, walkIssues, type UpstreamIssue } from './shared/ai-issues.ts';
-import { policyIdsOf, v2Incident } from './shared/ai-issues-v2.ts';
+import { type CallerScope, defineReadPlanMapping, fieldNotesUnder, defineParams, param, XML_ASSUMPTION, pageOfWalk, withLink } from '../src/mapping-api.ts';
+import { AI_ISSUES_PAGE_SIZE, CLOCK_SKEW_MS, keptIncidentsKey, LIST_WINDOW_MS, OPEN_WINDOW_MS, type PolicyFacts, type UpstreamIssue } from './shared/ai-issues.ts';
+import { MAX_SLICE_REQUESTS, readSlices, SLICE_SLOTS } from './shared/ai-issues-slices.ts';
+import { v2Incident } from './shared/ai-issues-v2.ts';
 
 /** v2's open incidents: not closed. DEACTIVATED issues without closedAt count as open (a choice). */
 const OPEN_STATES = ['CREATED', 'ACTIVATED', 'DEACTIVATED'];
@@ -8,10 +9,38 @@ const isOpen = (issue: UpstreamIssue): boolean => issue.closedAt === null || iss
 
 const note = fieldNotesUnder('incidents[]');
 
+/** How long a walk's read is kept for its later pages (per caller and account: ctx.keep). */
+const KEPT_INCIDENTS_MS = 30_000;
+
+/** One read of the list: newest first (ties by issue id), cut at `cutoff` when truncated. */
+interface IncidentsRead {
+  issues: UpstreamIssue[];
+  truncated: boolean;
+  cutoff: number;
+  policies: Map<number, PolicyFacts>;
+}
+
+/** The issues of the last 30 days (90 open ones) in time slices, at most 3 requests (shared/ai-issues-slices.ts). */
+async function readIncidents(ctx: CallerScope, onlyOpen: boolean): Promise<IncidentsRead> {
+  const window = { startTime: ctx.now - (onlyOpen ? OPEN_WINDOW_MS : LIST_WINDOW_MS), endTime: ctx.now + CLOCK_SKEW_MS };
+  const read = await readSlices(ctx, {
+    incidents: null,
+    issues: { window, filter: onlyOpen ? { states: OPEN_STATES } : null },
+    policiesOf: 'issues',
+    deploymentsQuery: null,
+    operation: 'AlertIncidentSlices',
+  });
+  const { complete, cutoff } = read.issues;
+  const issues = read.issues.items
+    .filter((issue) => (!onlyOpen || isOpen(issue)) && (complete || issue.createdAt >= cutoff))
+    .sort((a, b) => b.createdAt - a.createdAt || (a.issueId < b.issueId ? -1 : a.issueId > b.issueId ? 1 : 0));
+  return { issues, truncated: !complete, cutoff, policies: read.policies };
+}
+
 const parameters = defineParams({
   only_open: param.flag('only_open', { fidelity: 'exact', note: 'Open issues only: filter states [CREATED, ACTIVATED, DEACTIVATED] and no closedAt, over 90 days.' }),
   exclude_violations: param.flag('exclude_violations', { fidelity: 'exact', note: 'Leaves links.violations out (client-go sends it).' }),
-  page: param.page({ fidelity: 'exact', note: '200 per page, newest first, v2 Link header; rel="last" only when the walk reached the end of the list.' }),
+  page: param.page({ fidelity: 'exact', note: '200 per page, newest first, v2 Link header; rel="last" only when the list was read whole.' }),
 });
 
 /** GET /v2/alerts_incidents.{json,xml}: NerdGraph's alert issues (routes-next.md §5.1). */
@@ -20,8 +49,9 @@ export default defineReadPlanMapping({
   id: 'alerts-incidents.list',
   method: 'GET',
   route: '/v2/alerts_incidents.{format}',
-  operation: 'AlertIncidents',
-  summary: 'List incidents: aiIssues.issues over the last 30 days (90 with only_open; cursor walk up to the requested page), incident preference from policiesSearch',
+  operation: 'AlertIncidentSlices',
+  summary:
+    'List incidents: aiIssues.issues over the last 30 days (90 with only_open) read in time slices, at most 3 NerdGraph requests, incident preference from policiesSearch in the same requests; kept 30 s for the later pages of a walk',
   fidelity: 'approximate',
   parameters,
   fields: [
@@ -39,8 +69,13 @@ export default defineReadPlanMapping({
     {
       path: '(link).last',
       description:
-        'The walk stops once it holds the requested page and one more item: rel="last" is sent only when it reached the end of the list, else rel="next" alone. At most 50 NerdGraph pages are reachable; the list ends at the last reachable page and a page beyond it is a 422 saying so (narrow with only_open).',
+        'The list is read in at most 3 NerdGraph requests, each holding up to 16 time slices of issues (one NerdGraph page each; later requests cut what overflowed a page into narrower slices, newest first). When that bound cuts the list, it ends at the oldest issue reached with every newer one: no rel="last", no rel="next" past the last reachable page, and a page beyond it is a 422 saying so (narrow with only_open).',
     },
+    {
+      description:
+        'Page 1 is always read from NerdGraph; what it read (per caller, account and only_open) is kept 30 s, within the gateway\'s shared bound (least recently used go first), and pages 2..N within that time are served from it: a walk sees one snapshot, up to 30 s old. A close made through this gateway forgets it at once; other changes show on page 1, or once the 30 s pass.',
+    },
+    { description: 'Issues opened in the same millisecond are listed by issue id (NerdGraph\'s own order among them is not documented).' },
   ],
   assumptions: [
     XML_ASSUMPTION,
@@ -51,16 +86,16 @@ export default defineReadPlanMapping({
   ],
   async load(ctx) {
     const { only_open: onlyOpen, exclude_violations: excludeViolations, page } = parameters.parse(ctx.params);
-    const window = { startTime: ctx.now - (onlyOpen ? OPEN_WINDOW_MS : LIST_WINDOW_MS), endTime: ctx.now + CLOCK_SKEW_MS };
-    const walked = await walkIssues(ctx, onlyOpen ? { states: OPEN_STATES } : null, window, {
-      enough: page * AI_ISSUES_PAGE_SIZE + 1,
-      ...(onlyOpen ? { keep: isOpen } : {}),
-    });
-    const { items: shown, link } = pageOfWalk(walked.items, page, AI_ISSUES_PAGE_SIZE, ctx.publicUrl, walked, {
+    // Page 1 starts a walk: always read. Later pages reuse what the walk's first read kept.
+    const key = keptIncidentsKey(onlyOpen);
+    const kept = page > 1 ? ctx.keep.get<IncidentsRead>(key) : undefined;
+    const read = kept ?? (await readIncidents(ctx, onlyOpen));
+    if (!kept) ctx.keep.set(key, read, KEPT_INCIDENTS_MS, read.issues.length);
+    const since = read.truncated ? new Date(Math.max(read.cutoff, 0)).toISOString() : '';
+    const { items: shown, link } = pageOfWalk(read.issues, page, AI_ISSUES_PAGE_SIZE, ctx.publicUrl, { complete: !read.truncated, truncated: read.truncated }, {
       withLast: true,
-      beyondTitle: `Invalid parameter page: at most ${MAX_UPSTREAM_PAGES} NerdGraph pages of incidents can be read (${pageCount(walked.items.length, AI_ISSUES_PAGE_SIZE)} pages here); narrow the list with only_open`,
+      beyondTitle: `Invalid parameter page: only the incidents opened since ${since} can be read here (${MAX_SLICE_REQUESTS} NerdGraph requests of ${SLICE_SLOTS} slices); narrow the list with only_open`,
     });
-    const policies = await readPolicies(ctx, policyIdsOf(shown));
-    return withLink({ incidents: shown.map((issue) => v2Incident(issue, policies, !excludeViolations)) }, link);
+    return withLink({ incidents: shown.map((issue) => v2Incident(issue, read.policies, !excludeViolations)) }, link);
   },
 });

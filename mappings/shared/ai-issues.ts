@@ -27,6 +27,13 @@ export const LIST_WINDOW_MS = 30 * DAY_MS;
  * retention for aiIssues (nerdgraph.md §8); 90 days is a choice, documented as a gap.
  */
 export const OPEN_WINDOW_MS = 90 * DAY_MS;
+/** The ctx.keep key of alerts_events' read for the sources its filters need (mappings/alerts-events.list.ts). */
+export const keptEventsKey = (sources: { violations: boolean; deployments: boolean }): string => `alerts-events/${sources.violations}/${sources.deployments}`;
+/** The ctx.keep key of alerts_incidents' read (mappings/alerts-incidents.list.ts). */
+export const keptIncidentsKey = (onlyOpen: boolean): string => `alerts-incidents/${onlyOpen}`;
+/** What a close makes stale: the kept reads that show closes. */
+const KEPT_KEYS_A_CLOSE_CHANGES = [keptEventsKey({ violations: true, deployments: true }), keptEventsKey({ violations: true, deployments: false }), keptIncidentsKey(true), keptIncidentsKey(false)];
+
 /** Windows end this long after now: what NerdGraph's clock opened just ahead of ours is listed. */
 export const CLOCK_SKEW_MS = 60_000;
 /** At most this many NerdGraph pages per walk (each of NerdGraph's page size). */
@@ -34,9 +41,9 @@ export const MAX_UPSTREAM_PAGES = 50;
 /** At most this many pages of NRQL condition names per request. */
 const MAX_CONDITION_PAGES = 10;
 
-const Cursor = z.string().nullable().optional();
+export const Cursor = z.string().nullable().optional();
 
-const IncidentItem = z.object({
+export const IncidentItem = z.object({
   incidentId: z.string(),
   title: z.string(),
   priority: z.string(),
@@ -51,7 +58,7 @@ const IncidentItem = z.object({
 });
 export type UpstreamIncident = z.infer<typeof IncidentItem>;
 
-const IssueItem = z.object({
+export const IssueItem = z.object({
   issueId: z.string(),
   state: z.string(),
   createdAt: z.number(),
@@ -61,6 +68,9 @@ const IssueItem = z.object({
   incidentIds: z.array(z.string()).nullable().optional(),
 });
 export type UpstreamIssue = z.infer<typeof IssueItem>;
+
+/** One alert policy as AlertPolicies and alerts_events' requests read it. */
+export const PolicyItem = z.object({ id: z.string(), name: z.string(), incidentPreference: z.string() });
 
 const accountOf = <T extends z.ZodTypeAny>(inner: T) => z.object({ actor: z.object({ account: inner.nullable() }) });
 
@@ -73,7 +83,7 @@ const PoliciesAnswer = accountOf(
     alerts: z
       .object({
         policiesSearch: z
-          .object({ nextCursor: Cursor, policies: z.array(z.object({ id: z.string(), name: z.string(), incidentPreference: z.string() })) })
+          .object({ nextCursor: Cursor, policies: z.array(PolicyItem) })
           .nullable(),
       })
       .nullable(),
@@ -261,6 +271,8 @@ export function incidentActionMapping(spec: IncidentActionSpec): WriteMapping {
         variables: { accountId: ctx.accountId, issueId: issue.issueId },
         answer: async (payload) => {
           confirmedAction(payload, spec.field, spec.operation, issue.issueId, ctx.accountId);
+          // A close ends an incident and its violations: walks kept before it would not show it.
+          if (spec.field === 'aiIssuesResolveIssue') for (const key of KEPT_KEYS_A_CLOSE_CHANGES) ctx.keep.set(key, undefined, 0);
           const after = await rereadIssue(ctx, issue.issueId, issue.createdAt);
           return { incident: v2Incident(after, await readPolicies(ctx, policyIdsOf([after])), true) };
         },

@@ -7,14 +7,16 @@ import { alertV2Id } from '../../../mappings/shared/alert-id.ts';
 /**
  * alerts_violations, alerts_incidents (list, acknowledge, close) and alerts_events against a
  * deliberately hostile NerdGraph: small pages (10 items), lists longer than the 50-page walk
- * bound, a cursor repeated, deployment rows without appId, confirmations naming another
- * account or action. The sandbox's generous pages hide all of these. Alert operations are
- * answered by the stub below; everything else (the key's accounts) is relayed to a sandbox.
+ * bound (alerts_violations, acknowledge and close) or than 3 requests of time slices reach
+ * (alerts_incidents and alerts_events: the stub honours each slice's timeWindow), a cursor
+ * repeated, deployment rows without appId, confirmations naming another account or action. The
+ * sandbox's generous pages hide all of these. Alert operations are answered by the stub below;
+ * everything else (the key's accounts) is relayed to a sandbox.
  */
 const DAY = 86_400_000;
 const PAGE = 10;
 const V2_PAGE = 200;
-/** 50 NerdGraph pages of PAGE items: what a walk can reach. */
+/** 50 NerdGraph pages of PAGE items: what a cursor walk can reach (alerts_events reads in slices instead). */
 const REACHABLE = 50 * PAGE;
 
 interface Scenario {
@@ -22,6 +24,8 @@ interface Scenario {
   total: number;
   /** The second page's cursor repeats the first's. */
   repeatCursor: boolean;
+  /** Every item created in the same millisecond (no narrower window can split them). */
+  sameTime: boolean;
   /** Issue states and closedAt by index (default ACTIVATED, open). */
   issueState: (index: number) => { state: string; closedAt: number | null };
   /** The deployment rows of AlertEventDeployments. */
@@ -33,6 +37,7 @@ interface Scenario {
 const defaults = (): Scenario => ({
   total: 0,
   repeatCursor: false,
+  sameTime: false,
   issueState: () => ({ state: 'ACTIVATED', closedAt: null }),
   deploymentRows: [],
   actionResult: (issueId, action) => ({ accountId: PRIMARY_ACCOUNT, action, issueId }),
@@ -47,43 +52,68 @@ let closeStub: () => Promise<void>;
 
 const guid = (account: number, domain: string, type: string, id: number | string): string => Buffer.from(`${account}|${domain}|${type}|${id}`).toString('base64url');
 
-function slice(variables: Record<string, unknown>): { start: number; end: number; nextCursor: string | null } {
+const MINUTE = 60_000;
+/** Item i (incident inc-i, issue iss-i) opens i+1 minutes before now, or all in one ms with sameTime. */
+const createdAtOf = (i: number): number => (scenario.sameTime ? FIXED_NOW - MINUTE : FIXED_NOW - (i + 1) * MINUTE);
+
+/** One cursor page of the items created in `timeWindow` (NerdGraph's window includes both ends). */
+function slice(variables: { cursor?: unknown; timeWindow?: unknown }): { indices: number[]; nextCursor: string | null } {
+  const window = variables.timeWindow as { startTime: number; endTime: number } | null | undefined;
+  const inWindow = Array.from({ length: scenario.total }, (_, i) => i).filter((i) => !window || (createdAtOf(i) >= window.startTime && createdAtOf(i) <= window.endTime));
   const start = typeof variables.cursor === 'string' ? Number(variables.cursor.replace('c', '')) : 0;
-  const end = Math.min(start + PAGE, scenario.total);
+  const end = Math.min(start + PAGE, inWindow.length);
   const next = scenario.repeatCursor && start > 0 ? `c${start}` : `c${end}`;
-  return { start, end, nextCursor: end < scenario.total ? next : null };
+  return { indices: inWindow.slice(start, end), nextCursor: end < inWindow.length ? next : null };
+}
+
+const incidentOf = (i: number) => ({
+  incidentId: `inc-${i}`,
+  title: `violation ${i}`,
+  priority: 'CRITICAL',
+  state: 'CLOSED',
+  createdAt: createdAtOf(i),
+  closedAt: createdAtOf(i) + MINUTE,
+  entityGuids: guid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', 7),
+  entityNames: 'app',
+  entityTypes: 'APPLICATION',
+  conditionFamilyId: '5',
+  policyIds: '1',
+});
+const issueOf = (i: number) => ({ issueId: `iss-${i}`, createdAt: createdAtOf(i), activatedAt: null, policyIds: [1], incidentIds: [`inc-${i}`], ...scenario.issueState(i) });
+const POLICIES = { nextCursor: null, policies: [{ id: '1', name: 'P', incidentPreference: 'PER_POLICY' }] };
+
+/** alerts_events' sliced requests: each slot included is one windowed cursor page. */
+function slicesAnswer(variables: Record<string, unknown>): unknown {
+  const aiIssues: Record<string, unknown> = {};
+  for (const [name, included] of Object.entries(variables)) {
+    const slot = /^([vu])(\d+)$/.exec(name);
+    if (!slot || included !== true) continue;
+    const [, kind, n] = slot;
+    const page = slice({ cursor: variables[`${kind}c${n}`], timeWindow: variables[`${kind}w${n}`] });
+    aiIssues[name] = kind === 'v' ? { nextCursor: page.nextCursor, incidents: page.indices.map(incidentOf) } : { nextCursor: page.nextCursor, issues: page.indices.map(issueOf) };
+  }
+  const alerts = { allPolicies: variables.withAllPolicies ? POLICIES : null, namedPolicies: variables.withNamedPolicies ? POLICIES : null };
+  return { actor: { account: { aiIssues, alerts, ...('events' in variables ? { nrql: { results: scenario.deploymentRows } } : {}) } } };
 }
 
 function answer(operation: string, variables: Record<string, unknown>): unknown {
-  const range = (start: number, end: number): number[] => Array.from({ length: Math.max(0, end - start) }, (_, i) => start + i);
   switch (operation) {
     case 'AlertViolations': {
-      const { start, end, nextCursor } = slice(variables);
-      const incidents = range(start, end).map((i) => ({
-        incidentId: `inc-${i}`,
-        title: `violation ${i}`,
-        priority: 'CRITICAL',
-        state: 'CLOSED',
-        createdAt: FIXED_NOW - (i + 1) * 60_000,
-        closedAt: FIXED_NOW - i * 60_000,
-        entityGuids: guid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', 7),
-        entityNames: 'app',
-        entityTypes: 'APPLICATION',
-        conditionFamilyId: '5',
-        policyIds: '1',
-      }));
-      return { actor: { account: { aiIssues: { incidents: { nextCursor, incidents } } } } };
+      const { indices, nextCursor } = slice(variables);
+      return { actor: { account: { aiIssues: { incidents: { nextCursor, incidents: indices.map(incidentOf) } } } } };
     }
     case 'AlertIncidents': {
       const filter = variables.filter as { ids?: string[] } | null;
-      const { start, end, nextCursor } = filter?.ids ? { start: 0, end: scenario.total, nextCursor: null } : slice(variables);
-      const issues = range(start, end)
-        .map((i) => ({ issueId: `iss-${i}`, createdAt: FIXED_NOW - (i + 1) * 60_000, activatedAt: null, policyIds: [1], incidentIds: [`inc-${i}`], ...scenario.issueState(i) }))
-        .filter((issue) => !filter?.ids || filter.ids.includes(issue.issueId));
+      const { indices, nextCursor } = filter?.ids ? { indices: Array.from({ length: scenario.total }, (_, i) => i), nextCursor: null } : slice(variables);
+      const issues = indices.map(issueOf).filter((issue) => !filter?.ids || filter.ids.includes(issue.issueId));
       return { actor: { account: { aiIssues: { issues: { nextCursor, issues } } } } };
     }
+    case 'AlertEventsFirst':
+    case 'AlertEventsMore':
+    case 'AlertIncidentSlices':
+      return slicesAnswer(variables);
     case 'AlertPolicies':
-      return { actor: { account: { alerts: { policiesSearch: { nextCursor: null, policies: [{ id: '1', name: 'P', incidentPreference: 'PER_POLICY' }] } } } } };
+      return { actor: { account: { alerts: { policiesSearch: POLICIES } } } };
     case 'AlertNrqlConditions':
       return { actor: { account: { alerts: { nrqlConditionsSearch: { nextCursor: null, nrqlConditions: [{ id: '5', name: 'C' }] } } } } };
     case 'AlertEventDeployments':
@@ -172,44 +202,47 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
     expect((beyond.body.error as { title: string }).title).toMatch(/50 NerdGraph pages of violations.*narrow the list with start_date and end_date/);
   });
 
-  it('incidents: the walk stops once it holds the page and one more item; rel="last" only when it reached the end', async () => {
-    scenario.total = 450;
-    const first = await get('/v2/alerts_incidents.json');
-    expect(ids(first, 'incidents')).toHaveLength(V2_PAGE);
-    expect(calls('AlertIncidents')).toBe(Math.ceil((V2_PAGE + 1) / PAGE));
-    expect(first.rels).toEqual({ next: '/v2/alerts_incidents.json?page=2' });
-    const second = await get('/v2/alerts_incidents.json?page=2');
-    expect(Object.keys(second.rels)).toEqual(['first', 'prev', 'next']);
-    // Page 3 reaches the end: the last page is known, nothing further announced.
-    const third = await get('/v2/alerts_incidents.json?page=3');
-    expect(ids(third, 'incidents')).toHaveLength(50);
-    expect(Object.keys(third.rels)).toEqual(['first', 'prev']);
-    // A complete walk with a further page announces the exact last page.
+  it('incidents: page 1 reads the whole list in at most 3 requests, later pages reuse that read; rel="last" when the list was read whole', async () => {
     scenario.total = 150;
-    seen = [];
-    const small = await get('/v2/alerts_incidents.json?page=1');
+    const small = await get('/v2/alerts_incidents.json');
+    expect(ids(small, 'incidents')).toEqual(Array.from({ length: 150 }, (_, i) => alertV2Id(`iss-${i}`)));
     expect(small.rels).toEqual({});
+    expect(seen.map((call) => call.operation)).toEqual(['AlertIncidentSlices', 'AlertIncidentSlices', 'AlertIncidentSlices']);
+    // A page past the end of a list read whole is empty and points back at the last.
+    seen = [];
+    const beyond = await get('/v2/alerts_incidents.json?page=2');
+    expect(beyond.status).toBe(200);
+    expect(ids(beyond, 'incidents')).toEqual([]);
+    expect(seen).toEqual([]);
   });
 
-  it('incidents: past the walk bound every rel="next" is served and a page beyond is a 422', async () => {
+  it('incidents: a list cut at its bound is whole from the newest down, every rel="next" is served, a page beyond is a 422', async () => {
     scenario.total = 600;
     const { pages, ids: all } = await followNext('/v2/alerts_incidents.json', 'incidents');
-    expect(all).toHaveLength(REACHABLE);
-    expect(new Set(all).size).toBe(REACHABLE);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBeGreaterThanOrEqual(2 * 16 * Math.floor((PAGE * 2) / 3));
+    expect(all.length).toBeLessThan(scenario.total);
+    expect(all).toEqual(Array.from({ length: all.length }, (_, i) => alertV2Id(`iss-${i}`)));
     expect(pages.every((page) => page.rels.last === undefined)).toBe(true);
-    seen = [];
+    expect(seen.map((call) => call.operation)).toEqual(['AlertIncidentSlices', 'AlertIncidentSlices', 'AlertIncidentSlices']);
     const beyond = await get(`/v2/alerts_incidents.json?page=${pages.length + 1}`);
     expect(beyond.status).toBe(422);
-    expect((beyond.body.error as { title: string }).title).toMatch(/50 NerdGraph pages of incidents/);
-    expect(calls('AlertIncidents')).toBe(50);
+    expect((beyond.body.error as { title: string }).title).toMatch(/only the incidents opened since \d{4}-\d\d-\d\dT.*narrow the list with only_open/);
   });
 
-  it('events: a list cut at the walk bound has no rel="last", every rel="next" is served, a page beyond is a 422', async () => {
+  it('events: a list cut at its bound (3 requests) is whole from the newest down, has no rel="last", every rel="next" is served, a page beyond is a 422', async () => {
     scenario.total = 600;
     const { pages, ids: all } = await followNext('/v2/alerts_events.json', 'recent_events');
     expect(new Set(all).size).toBe(all.length);
-    // Opens and closes of the 500 incidents reached, none older than the oldest one reached.
-    expect(all).toHaveLength(2 * REACHABLE);
+    // The whole walk: page 1's read (at most 3 requests), the later pages from what it kept.
+    expect(seen.map((call) => call.operation)).toEqual(['AlertEventsFirst', 'AlertEventsMore', 'AlertEventsMore']);
+    // Opens and closes of the newest incidents reached, none older than the oldest one reached.
+    const reached = all.length / 2;
+    // At least two requests of 16 slices of two-thirds of a page each (the first request learns how dense the list is).
+    expect(reached).toBeGreaterThanOrEqual(2 * 16 * Math.floor((PAGE * 2) / 3));
+    expect(reached).toBeLessThan(scenario.total);
+    const newest = Array.from({ length: reached }, (_, i) => [alertV2Id(`inc-${i}|open`), alertV2Id(`inc-${i}|close`)]).flat();
+    expect(new Set(all)).toEqual(new Set(newest));
     expect(pages.every((page) => page.rels.last === undefined)).toBe(true);
     const beyond = await get(`/v2/alerts_events.json?page=${pages.length + 1}`);
     expect(beyond.status).toBe(422);
@@ -217,20 +250,24 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
   });
 
   it('a short list still ends with an exact rel="last" on every route that sent one', async () => {
-    scenario.total = 300;
+    // Within what alerts_events' 3 requests reach at 10 per page.
+    scenario.total = 150;
     const events = await get('/v2/alerts_events.json');
-    expect(events.rels).toEqual({ next: '/v2/alerts_events.json?page=2', last: '/v2/alerts_events.json?page=3' });
+    expect(events.rels).toEqual({ next: '/v2/alerts_events.json?page=2', last: '/v2/alerts_events.json?page=2' });
+    scenario.total = 300;
     const violations = await get('/v2/alerts_violations.json?page=2');
     expect(Object.keys(violations.rels)).toEqual(['first', 'prev']);
   });
 
   it.each([
-    ['/v2/alerts_violations.json', 'AlertViolations'],
-    ['/v2/alerts_incidents.json', 'AlertIncidents'],
-    ['/v2/alerts_events.json', 'AlertViolations'],
-  ])('%s: a repeated cursor is a 502 with a clear title, never duplicated rows', async (path, operation) => {
+    ['/v2/alerts_violations.json', 'AlertViolations', false],
+    ['/v2/alerts_incidents.json', 'AlertIncidentSlices', true],
+    // alerts_events follows a cursor only where no narrower window can split a page: items created in one ms.
+    ['/v2/alerts_events.json', 'AlertEventsMore', true],
+  ])('%s: a repeated cursor is a 502 with a clear title, never duplicated rows', async (path, operation, sameTime) => {
     scenario.total = 600;
     scenario.repeatCursor = true;
+    scenario.sameTime = sameTime;
     const got = await get(path);
     expect(got.status).toBe(502);
     expect((got.body.error as { title: string }).title).toContain(`repeated cursor while listing (${operation})`);
@@ -290,6 +327,14 @@ describe('acknowledge and close over a hostile NerdGraph', () => {
 
 describe('alerts windows over a hostile NerdGraph', () => {
   const windowOf = (operation: string): unknown => seen.find((call) => call.operation === operation)?.variables.timeWindow;
+  /** The window a sliced document's first request covers: from its first slice's start to its last one's end. */
+  const slicedWindowOf = (operation: string, kind: 'v' | 'u'): unknown => {
+    const variables = seen.find((call) => call.operation === operation)?.variables ?? {};
+    const windows = Object.entries(variables)
+      .filter(([name, value]) => new RegExp(`^${kind}w\\d+$`).test(name) && value !== null)
+      .map(([, value]) => value as { startTime: number; endTime: number });
+    return { startTime: Math.min(...windows.map((w) => w.startTime)), endTime: Math.max(...windows.map((w) => w.endTime)) };
+  };
 
   it('a start after now lists nothing and reads nothing; a start before 1970 counts from 1970', async () => {
     scenario.total = 30;
@@ -306,13 +351,14 @@ describe('alerts windows over a hostile NerdGraph', () => {
     scenario.issueState = (i) => [{ state: 'CREATED', closedAt: null }, { state: 'ACTIVATED', closedAt: null }, { state: 'DEACTIVATED', closedAt: null }, { state: 'DEACTIVATED', closedAt: FIXED_NOW - 1 }, { state: 'CLOSED', closedAt: FIXED_NOW - 1 }, { state: 'ACTIVATED', closedAt: null }][i]!;
     const open = await get('/v2/alerts_incidents.json?only_open=true');
     expect(ids(open, 'incidents')).toEqual([0, 1, 2, 5].map((i) => alertV2Id(`iss-${i}`)));
-    expect(windowOf('AlertIncidents')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
-    expect((seen.find((call) => call.operation === 'AlertIncidents')!.variables.filter as { states: string[] }).states).toEqual(['CREATED', 'ACTIVATED', 'DEACTIVATED']);
+    expect(slicedWindowOf('AlertIncidentSlices', 'u')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
+    expect((seen.find((call) => call.operation === 'AlertIncidentSlices')!.variables.issueFilter as { states: string[] }).states).toEqual(['CREATED', 'ACTIVATED', 'DEACTIVATED']);
     seen = [];
     await get('/v2/alerts_violations.json?only_open=true');
     expect(windowOf('AlertViolations')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
     seen = [];
     await get('/v2/alerts_incidents.json');
-    expect(windowOf('AlertIncidents')).toEqual({ startTime: FIXED_NOW - 30 * DAY, endTime: FIXED_NOW + 60_000 });
+    expect(slicedWindowOf('AlertIncidentSlices', 'u')).toEqual({ startTime: FIXED_NOW - 30 * DAY, endTime: FIXED_NOW + 60_000 });
+    expect(seen.find((call) => call.operation === 'AlertIncidentSlices')!.variables.issueFilter).toBeNull();
   });
 });

@@ -100,13 +100,26 @@ export type StateKeyer = (purpose: StatePurpose, ...parts: readonly (string | nu
  * The one function that names shared state. Parts are joined unambiguously and HMAC'd with the
  * replicas' common secret: equal on every replica, meaningless without the secret.
  */
+/** Names remembered per keyer: requests name the same few again and again (their caller's lease, their account's window); an NRQL text can be a few KB, so the bound stays small. */
+const KEY_MEMO_MAX = 1024;
+
 export function createStateKeyer(secret: string | Buffer): StateKeyer {
+  // One HMAC per distinct name, not per use (several per NerdGraph call); bounded, oldest first
+  // out, in this process's memory only, like the identity memo (src/caller/identity.ts).
+  const memo = new Map<string, string>();
   return (purpose, ...parts) => {
-    const mac = createHmac('sha256', secret);
+    let encoded = '';
     for (const part of parts) {
       const text = String(part);
-      mac.update(`${text.length}:${text}\n`);
+      encoded += `${text.length}:${text}\n`;
     }
-    return `v2b:${purpose}:${mac.digest('base64url').slice(0, 32)}`;
+    const memoKey = `${purpose}\n${encoded}`;
+    let name = memo.get(memoKey);
+    if (name === undefined) {
+      name = `v2b:${purpose}:${createHmac('sha256', secret).update(encoded).digest('base64url').slice(0, 32)}`;
+      if (memo.size >= KEY_MEMO_MAX) memo.delete(memo.keys().next().value as string);
+      memo.set(memoKey, name);
+    }
+    return name;
   };
 }

@@ -240,7 +240,7 @@ async function main(): Promise<number> {
   out(table(distinctRows));
   out();
   const check = distinctCheck(distinctRows, distinct, MICRO_CACHE_MS);
-  out('Distinct sets, checked in this run (a request must not come back inside the micro-cache window, and each gateway row must send its main operation upstream once per request):');
+  out("Distinct sets, checked in this run (on a gateway row a request must not come back inside the micro-cache window, and the row must send its main operation upstream once per request; a warning when the fastest target's rate would bring it back sooner):");
   out();
   out(check.text);
   out();

@@ -11,12 +11,13 @@ export interface Target {
   name: string;
   port: number;
   base: string;
-  ask<K extends Command>(command: K): Promise<Commands[K]>;
+  ask<K extends Command>(command: K, arg?: string): Promise<Commands[K]>;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const READY_TIMEOUT_MS = 30_000;
-const ASK_TIMEOUT_MS = 5_000;
+// A profile stop writes a file, a freeze lists thousands of answers: generous, yet a hung child still fails the run.
+const ASK_TIMEOUT_MS = 30_000;
 const children = new Set<ChildProcess>();
 
 export function killAll(): void {
@@ -46,7 +47,7 @@ export function startTarget(entry: string, env: Record<string, string> = {}, nod
     else waiter?.resolve(message.value);
   });
 
-  const ask = <K extends Command>(command: K): Promise<Commands[K]> =>
+  const ask = <K extends Command>(command: K, arg?: string): Promise<Commands[K]> =>
     new Promise<Commands[K]>((resolve, reject) => {
       const id = nextId++;
       const timer = setTimeout(() => reject(new Error(`${entry}: no answer to ${command}`)), ASK_TIMEOUT_MS);
@@ -55,7 +56,7 @@ export function startTarget(entry: string, env: Record<string, string> = {}, nod
         resolve: (value) => { clearTimeout(timer); resolve(value as Commands[K]); },
         reject: (error) => { clearTimeout(timer); reject(error); },
       });
-      child.send({ type: 'ask', id, command } satisfies ParentMessage);
+      child.send({ type: 'ask', id, command, ...(arg === undefined ? {} : { arg }) } satisfies ParentMessage);
     });
 
   return new Promise<Target>((resolve, reject) => {

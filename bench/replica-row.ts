@@ -6,7 +6,7 @@ import { startTarget, type Target } from './children.ts';
 import { startNodeFlags } from '../scripts/start-flags.ts';
 
 /**
- * The bench's scale-out row, (h): a show served by replica B after replica A warmed the shared
+ * The bench's scale-out row, (h): the cached show (one request repeated) served by replica B after replica A warmed the shared
  * state. Two gateway targets share one Redis (Debian's redis-server on a free loopback port) and
  * STATE_SECRET, and the bench's canned upstream, as two replicas behind a load balancer do; the
  * row's warm-up runs against A, its measurement against B, so B starts on what A left in Redis
@@ -14,7 +14,7 @@ import { startNodeFlags } from '../scripts/start-flags.ts';
  * another key (REPLICA_JIT_WARMUP_KEY), so the row does not measure a cold process. Compared
  * with the single gateway (b) and the proxy floor (d) on the same upstream in the same run.
  */
-export const REPLICA_ROW_SCENARIO = 'application show';
+export const REPLICA_ROW_SCENARIO = 'application show (cached)';
 
 /**
  * The key B's code warm-up sends: not the scenario's, so nothing B caches then serves the

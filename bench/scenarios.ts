@@ -1,11 +1,19 @@
 /**
- * What `npm run bench` measures: one entry per legacy request, each run against every target.
- * Add a scenario here and the table, the canned capture and the hello-world sizes follow.
+ * What `npm run bench` measures: one entry per legacy request shape. Each shape runs twice:
+ * distinct (the primary rows, bench/distinct.ts: every request asks another app, host or name
+ * set, so the gateway does its real work each time) and cached (one identical request repeated,
+ * named "… (cached)": the 1 s micro-cache answers nearly all of it).
+ * Add a scenario here and in bench/distinct.ts, and the table, the capture and the hello-world
+ * sizes follow.
  */
 export interface Scenario {
   name: string;
-  /** Path and query string of the legacy REST v2 request. */
+  /** Path and query string of the legacy REST v2 request (a distinct scenario's first one). */
   path: string;
+  /** Distinct scenarios only: the set each run walks, one path per request, in order. */
+  paths?: readonly string[];
+  /** Distinct scenarios only: what the set varies, for the output. */
+  varies?: string;
   headers: Record<string, string>;
   /**
    * The NerdGraph operation that does the scenario's work: the (d) pass-through proxy sends
@@ -21,49 +29,63 @@ export interface Scenario {
 }
 
 import { generateSandboxData } from '../sandbox/data.ts';
+import type { SandboxApp } from '../sandbox/model.ts';
 import { syntheticHostId } from '../mappings/shared/app-instances.ts';
+import { distinctScenarios } from './distinct.ts';
 
-const DEMO_KEY = 'NRAK-SANDBOX-DEMO';
+import { DEMO_KEY, RANGE, namesQuery } from './request-parts.ts';
 
-// The bench sandbox is deterministic (seed 42), so its apps are stable: the first primary-account
-// app to show, and the first reporting one (whose metrics have recent data) for metric data.
-const benchApps = generateSandboxData({ seed: 42, apmApps: 500, now: 0 }).apps.filter((a) => a.accountId === 1000001);
-const showId = benchApps[0]?.id;
-const metricsApp = benchApps.find((a) => a.reporting);
-const metricsAppId = metricsApp?.id;
-// A reporting app's first host: it has current instances, so its host id resolves. Each side
-// names it its own way (issue 20): the gateway by its derived id (app and host name), the
-// sandbox's legacy face, like v2 itself, by its own row id; neither knows the other's.
-const firstHost = metricsApp?.hosts[0];
-const hostId = metricsApp && firstHost ? syntheticHostId(metricsApp.id, firstHost.name) : undefined;
-const legacyHostId = firstHost?.id;
+const CACHED = ' (cached)';
+const metricNames = namesQuery(['HttpDispatcher', 'Apdex', 'Errors/all', 'WebTransaction/Uri/api/items[id]']);
 
-// A fixed 30-minute range ending at the minute the bench starts: every request asks for the
-// same 30 timeslices, so the canned upstream's recorded rows stay on the grid for the run.
-const rangeEnd = Math.floor(Date.now() / 60_000) * 60_000;
-const range = `from=${new Date(rangeEnd - 30 * 60_000).toISOString()}&to=${new Date(rangeEnd).toISOString()}`;
-const metricNames = ['HttpDispatcher', 'Apdex', 'Errors/all', 'WebTransaction/Uri/api/items[id]'].map((name) => `names[]=${encodeURIComponent(name)}`).join('&');
+/** The bench sandbox's primary-account apps (deterministic: seed 42, as the sandbox target builds it). */
+export function benchApps(apmApps: number): SandboxApp[] {
+  return generateSandboxData({ seed: 42, apmApps, now: 0 }).apps.filter((a) => a.accountId === 1000001);
+}
 
-export const SCENARIOS: readonly Scenario[] = [
-  // 200 applications per answer; concurrent identical requests share one NerdGraph call.
-  { name: 'applications list', path: '/v2/applications.json', headers: { 'X-Api-Key': DEMO_KEY }, mainOperation: 'ApplicationsSearch' },
-  // One application: its GUID is computed, then one entity(guid) call per request.
-  { name: 'application show', path: `/v2/applications/${showId}.json`, headers: { 'X-Api-Key': DEMO_KEY }, mainOperation: 'ApplicationByGuid' },
-  // 4 metrics x all their values x 30 timeslices: one NRQL-bearing NerdGraph call per request
-  // (fewer when concurrent identical requests coalesce).
-  { name: 'metric data', path: `/v2/applications/${metricsAppId}/metrics/data.json?${range}&${metricNames}`, headers: { 'X-Api-Key': DEMO_KEY }, mainOperation: 'ApplicationMetricData' },
-  // The app's hosts with their 10-minute summaries: the app's instances and one NRQL query
-  // faceted by host, in one NerdGraph call per request.
-  { name: 'hosts list', path: `/v2/applications/${metricsAppId}/hosts.json`, headers: { 'X-Api-Key': DEMO_KEY }, mainOperation: 'ApplicationTopology' },
-  // The same 4 metrics under one host: the host name from the host directory (cached), then
-  // one NRQL-bearing call scoped by appId and host.
-  // The legacy-facing targets ask by the legacy face's own host id; so (g)'s translation, off the
-  // caller's path, answers that id 404 (v2's host ids are not recoverable from NerdGraph).
-  {
-    name: 'host metric data',
-    path: `/v2/applications/${metricsAppId}/hosts/${hostId}/metrics/data.json?${range}&${metricNames}`,
-    legacyPath: `/v2/applications/${metricsAppId}/hosts/${legacyHostId}/metrics/data.json?${range}&${metricNames}`,
-    headers: { 'X-Api-Key': DEMO_KEY },
-    mainOperation: 'ApplicationTopologyMetricData',
-  },
-];
+function cachedScenarios(apps: readonly SandboxApp[]): Scenario[] {
+  // The first app to show, and the first reporting one (whose metrics have recent data) for metric data.
+  const showId = apps[0]?.id;
+  const metricsApp = apps.find((a) => a.reporting);
+  const metricsAppId = metricsApp?.id;
+  // A reporting app's first host: it has current instances, so its host id resolves. Each side
+  // names it its own way (issue 20): the gateway by its derived id (app and host name), the
+  // sandbox's legacy face, like v2 itself, by its own row id; neither knows the other's.
+  const firstHost = metricsApp?.hosts[0];
+  const hostId = metricsApp && firstHost ? syntheticHostId(metricsApp.id, firstHost.name) : undefined;
+  const headers = { 'X-Api-Key': DEMO_KEY };
+  return [
+    // 200 applications per answer; concurrent identical requests share one NerdGraph call.
+    { name: `applications list${CACHED}`, path: '/v2/applications.json', headers, mainOperation: 'ApplicationsSearch' },
+    // One application: its GUID is computed, then one entity(guid) call per request.
+    { name: `application show${CACHED}`, path: `/v2/applications/${showId}.json`, headers, mainOperation: 'ApplicationByGuid' },
+    // 4 metrics x all their values x 30 timeslices: one NRQL-bearing NerdGraph call per request.
+    { name: `metric data${CACHED}`, path: `/v2/applications/${metricsAppId}/metrics/data.json?${RANGE}&${metricNames}`, headers, mainOperation: 'ApplicationMetricData' },
+    // The app's hosts with their 10-minute summaries: the app's instances and one NRQL query
+    // faceted by host, in one NerdGraph call per request.
+    { name: `hosts list${CACHED}`, path: `/v2/applications/${metricsAppId}/hosts.json`, headers, mainOperation: 'ApplicationTopology' },
+    // The same 4 metrics under one host: the host name from the host directory (cached), then
+    // one NRQL-bearing call scoped by appId and host.
+    // The legacy-facing targets ask by the legacy face's own host id; so (g)'s translation, off the
+    // caller's path, answers that id 404 (v2's host ids are not recoverable from NerdGraph).
+    {
+      name: `host metric data${CACHED}`,
+      path: `/v2/applications/${metricsAppId}/hosts/${hostId}/metrics/data.json?${RANGE}&${metricNames}`,
+      legacyPath: `/v2/applications/${metricsAppId}/hosts/${firstHost?.id}/metrics/data.json?${RANGE}&${metricNames}`,
+      headers,
+      mainOperation: 'ApplicationTopologyMetricData',
+    },
+  ];
+}
+
+export interface ScenarioSets {
+  /** The primary rows, on (a), (b) and (d). */
+  distinct: Scenario[];
+  /** The repeated-request rows, on every target. */
+  cached: Scenario[];
+}
+
+export function buildScenarios(apmApps: number): ScenarioSets {
+  const apps = benchApps(apmApps);
+  return { distinct: distinctScenarios(apps), cached: cachedScenarios(apps) };
+}

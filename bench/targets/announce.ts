@@ -4,7 +4,8 @@ import type { ChildMessage, Command, Commands, ParentMessage } from '../protocol
  * Child side of bench/protocol.ts: tells the parent which port this target listens on and
  * answers its commands (`cpu` for every target, others as given).
  */
-type Handlers = { [K in Command]?: () => Commands[K] };
+/** A handler may answer later (the profiler's stop writes a file). */
+export type Handlers = { [K in Command]?: (arg?: string) => Commands[K] | Promise<Commands[K]> };
 
 export function announce(port: number, handlers: Handlers = {}): void {
   const send = (message: ChildMessage): void => {
@@ -22,11 +23,12 @@ export function announce(port: number, handlers: Handlers = {}): void {
     if (message.type !== 'ask') return;
     const handler = all[message.command];
     if (!handler) return send({ type: 'reply', id: message.id, error: `unknown command ${message.command}` });
-    try {
-      send({ type: 'reply', id: message.id, value: handler() });
-    } catch (error) {
-      send({ type: 'reply', id: message.id, error: (error as Error).message });
-    }
+    Promise.resolve()
+      .then((): Commands[Command] | Promise<Commands[Command]> => handler(message.arg))
+      .then(
+        (value) => send({ type: 'reply', id: message.id, value }),
+        (error: unknown) => send({ type: 'reply', id: message.id, error: error instanceof Error ? error.message : String(error) }),
+      );
   });
   // The parent went away (even killed with SIGKILL): do not outlive it.
   process.on('disconnect', () => process.exit(0));

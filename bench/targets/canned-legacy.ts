@@ -72,6 +72,6 @@ await once(server, 'listening');
 announce((server.address() as AddressInfo).port, {
   freeze: () => {
     recording = false;
-    return [...answers].map(([operation, answer]) => ({ operation, bytes: answer.body.length, requestBody: '' }));
+    return [...answers].map(([operation, answer]) => ({ operation, answers: 1, bytes: answer.body.length }));
   },
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
@@ -10,16 +11,20 @@ import { announce } from './announce.ts';
  * reshaping: for each incoming request it sends the one NerdGraph request the scenario's main
  * operation needs (the gateway's own recorded body, so the same bytes go up) to PROXY_UPSTREAM
  * with the caller's key, and streams the answer back as it comes. Whatever the gateway spends
- * above this is the cost of being a gateway.
+ * above this is the cost of being a gateway. PROXY_TABLE names a JSON file (written by
+ * bench/capture.ts) mapping each request URL (path and query string, as sent) to the body the
+ * gateway sent upstream for that very request: a distinct request gets its own body.
  */
 const upstream = process.env.PROXY_UPSTREAM;
 if (!upstream) throw new Error('bench proxy: PROXY_UPSTREAM must be set by the parent');
-// Path (no query string) -> request body; written by bench/run.ts.
-const bodies = new Map(Object.entries(JSON.parse(process.env.PROXY_BODIES ?? '{}') as Record<string, string>));
+const table = process.env.PROXY_TABLE;
+if (!table) throw new Error('bench proxy: PROXY_TABLE must be set by the parent');
+// URL -> request body; a file, as thousands of bodies do not fit in the environment.
+const bodies = new Map(Object.entries(JSON.parse(readFileSync(table, 'utf8')) as Record<string, string>));
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
 
 const server = createServer((req, res) => {
-  const body = bodies.get((req.url ?? '').split('?')[0] as string);
+  const body = bodies.get(req.url ?? '');
   const key = req.headers['x-api-key'];
   if (body === undefined || typeof key !== 'string') {
     res.writeHead(404).end();

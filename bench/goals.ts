@@ -1,0 +1,78 @@
+import type { Measured } from './measure.ts';
+import type { Scenario } from './scenarios.ts';
+import { compareRatios, fixed, rowOf, type PairedRound } from './tables.ts';
+
+/**
+ * Issue 22's speed goals, each against a floor measured in the same run, printed MET or NOT
+ * MET with a closing "goals: N of M MET". A goal whose rows were not measured (BENCH_ONLY) is
+ * left out of the count, and said so.
+ */
+const THROUGHPUT_FLOOR = 0.8; // distinct (b) ÷ (d) req/s
+const CPU_CEILING = 1.25; // distinct (b) ÷ (d) CPU per request
+const P99_CEILING = 1.5; // distinct (b) ÷ (d) p99 at full connections
+const PASSTHROUGH_FLOOR = 0.9; // (f) ÷ (d') req/s
+const CACHED_SHOW_FLOOR = 0.4; // cached show (b) ÷ (c) hello-world req/s
+const COMPARE_CEILING = 1.1; // compare p50 ÷ passthrough p50
+
+export interface GoalInputs {
+  rows: readonly Measured[];
+  single: readonly Measured[];
+  rounds: readonly PairedRound[];
+  distinct: readonly Scenario[];
+  cached: readonly Scenario[];
+  connections: number;
+}
+
+export function goals({ rows, single, rounds, distinct, cached, connections }: GoalInputs): string {
+  const lines: string[] = [];
+  let met = 0;
+  let counted = 0;
+  const verdict = (ok: boolean): string => {
+    counted++;
+    if (ok) met++;
+    return ok ? 'MET' : 'NOT MET';
+  };
+  const unmeasured: string[] = [];
+
+  for (const scenario of distinct) {
+    const [b, d] = [rowOf(rows, scenario, 'b'), rowOf(rows, scenario, 'd')];
+    if (!b || !d) {
+      unmeasured.push(`${scenario.name} (b) vs (d)`);
+      continue;
+    }
+    const [speed, cpu, p99] = [b.rps / d.rps, b.cpuPerReq / d.cpuPerReq, b.p99 / d.p99];
+    lines.push(
+      `- goal: ${scenario.name} (distinct), (b) ÷ (d) req/s >= ${THROUGHPUT_FLOOR} and CPU/req <= ${CPU_CEILING}: ${fixed(speed, 2)}×, ${fixed(cpu, 2)}× ` +
+        verdict(speed >= THROUGHPUT_FLOOR && cpu <= CPU_CEILING),
+    );
+    lines.push(`- goal: ${scenario.name} (distinct), (b) ÷ (d) p99 at ${connections} connections <= ${P99_CEILING}: ${fixed(p99, 2)}× ${verdict(p99 <= P99_CEILING)}`);
+  }
+
+  for (const scenario of cached) {
+    const [f, floor] = [rowOf(rows, scenario, 'f'), rowOf(rows, scenario, "d'")];
+    if (!f || !floor) continue;
+    const ratio = f.rps / floor.rps;
+    lines.push(`- goal: ${scenario.name}, passthrough (f) ÷ (d') proxy → legacy req/s >= ${PASSTHROUGH_FLOOR}: ${fixed(ratio, 2)}× ${verdict(ratio >= PASSTHROUGH_FLOOR)}`);
+  }
+
+  const show = cached.find((s) => s.mainOperation === 'ApplicationByGuid');
+  const [showB, hello] = show ? [rowOf(rows, show, 'b'), rowOf(rows, show, 'c')] : [undefined, undefined];
+  if (show && showB && hello) {
+    const ratio = showB.rps / hello.rps;
+    lines.push(`- goal: ${show.name}, (b) ÷ (c) hello-world req/s >= ${CACHED_SHOW_FLOOR}: ${fixed(ratio, 3)}× ${verdict(ratio >= CACHED_SHOW_FLOOR)}`);
+  } else unmeasured.push('the cached show (b) vs (c)');
+
+  for (const scenario of cached) {
+    const compare = compareRatios(rows, single, rounds, scenario);
+    if (!compare) continue;
+    const each = compare.paired.length > 1 ? ` (median of ${compare.paired.length} paired rounds: ${compare.paired.map((r) => fixed(r, 2)).join(', ')})` : '';
+    lines.push(
+      `- goal: ${scenario.name}, compare caller p50 within 10 % of passthrough: ${fixed(compare.many, 2)}× at ${connections} connections${each}, ${fixed(compare.one, 2)}× at 1 connection ` +
+        verdict(compare.many <= COMPARE_CEILING && compare.one <= COMPARE_CEILING),
+    );
+  }
+
+  if (unmeasured.length > 0) lines.push(`- not measured in this run (BENCH_ONLY), so not counted: ${unmeasured.join(', ')}`);
+  lines.push('', `goals: ${met} of ${counted} MET`);
+  return lines.join('\n');
+}

@@ -1,5 +1,5 @@
 import { defineReadPlanMapping, NO_PARAMS, ID_PATTERN, V2Error } from '../src/mapping-api.ts';
-import { USERS_OPERATION, USER_ASSUMPTIONS, UserTitles, readUsers, userFields, userGaps } from './shared/users.ts';
+import { USERS_OPERATION, USER_ASSUMPTIONS, UserTitles, readAllUsers, userFields, userGaps } from './shared/users.ts';
 
 /** GET /v2/users/{id}.{json,xml}: one user of the caller's organization, by id. */
 export default defineReadPlanMapping({
@@ -18,7 +18,7 @@ export default defineReadPlanMapping({
     const raw = ctx.pathParams.id ?? '';
     if (!ID_PATTERN.test(raw)) throw new V2Error(404, UserTitles.notFound);
     const id = Number(raw);
-    const user = (await readUsers(ctx, { id: { eq: raw } })).find((found) => found.id === id);
+    const user = (await readAllUsers(ctx, { id: { eq: raw } })).find((found) => found.id === id);
     if (!user) throw new V2Error(404, UserTitles.notFound);
     return { body: { user } };
   },

@@ -16,6 +16,7 @@ export { UpstreamError } from './upstream/errors.ts';
 export { expandFormula, MAX_UNIQUES, type NrqlEquality, nrqlAlias, nrqlAttribute, type SelectItem, sinceUntil, TIMESLICE_VALUE, timesliceWhere, UNSCOPED_ROWS } from './upstream/nrql.ts';
 export { hasControlCharacters, nrqlLiteral } from './upstream/query-literal.ts';
 export { invalidParameter, notFound, V2Error, writeRefused } from './v2/errors.ts';
+export { linkHeader } from './v2/link.ts';
 export { type V2Body, type V2Format } from './v2/format.ts';
 export { decodeEntityGuid, derivedV2Id, entityGuid, fnv1a32 } from './v2/ids.ts';
 export { defineParams, NO_PARAMS, param } from './v2/param-schema.ts';

@@ -42,7 +42,7 @@ describe('users over NerdGraph user management', () => {
     expect(response.status).toBe(502);
   });
 
-  it('derives ids for non-numeric user ids, and the list stays sorted by id across domains', async () => {
+  it('derives ids for non-numeric user ids, and lists domain after domain in NerdGraph\'s order', async () => {
     const { gateway, received } = await gatewayOver(() =>
       organization([
         { id: 'a', users: { nextCursor: null, users: [user('900', 'Zed Last'), user('abc-uuid', 'Mary Ann Smith')] } },
@@ -52,7 +52,7 @@ describe('users over NerdGraph user management', () => {
     const response = await gateway.app.request('/v2/users.json?filter[email]=example', { headers: demo });
     expect(response.status).toBe(200);
     const { users } = (await response.json()) as { users: Array<Record<string, unknown>> };
-    expect(users.map((u) => u.id)).toEqual([15, 900, userV2Id('abc-uuid')].sort((a, b) => a - b));
+    expect(users.map((u) => u.id)).toEqual([900, userV2Id('abc-uuid'), 15]);
     expect(users.find((u) => u.id === userV2Id('abc-uuid'))).toMatchObject({ first_name: 'Mary', last_name: 'Ann Smith', role: null });
     expect(users.find((u) => u.id === 15)).toMatchObject({ first_name: null, last_name: null });
     // The filter went to NerdGraph as a variable, never into the document.
@@ -61,7 +61,7 @@ describe('users over NerdGraph user management', () => {
     expect(sent[0]!.query).not.toContain('example');
   });
 
-  it(`stops after ${MAX_USER_READS} reads with a 422 that says how to narrow the list`, async () => {
+  it(`stops after ${MAX_USER_READS} reads with a 422 that says to read the pages in order or narrow the list`, async () => {
     let n = 0;
     const { gateway, received } = await gatewayOver(() => organization([{ id: 'a', users: { nextCursor: `c${++n}`, users: [user(String(n), 'A B')] } }]));
     const response = await gateway.app.request('/v2/users.json', { headers: demo });
@@ -86,11 +86,46 @@ describe('users over NerdGraph user management', () => {
     const { users } = (await response.json()) as { users: Array<{ id: number; first_name: string }> };
     expect(users.map((u) => [u.id, u.first_name])).toEqual([
       [1, 'A'],
-      [2, 'B'],
       [3, 'a2'],
+      [2, 'B'],
       [4, 'b2'],
     ]);
     expect(received.filter((r) => r.operationName === 'Users').map((r) => r.variables.domainIds)).toEqual([null, ['a'], ['b']]);
+  });
+
+  it('reads a domain only as far as the page needs, carries a walk on from what it read, and names the last page by totalCount', async () => {
+    // Domain a: 500 users in 5 NerdGraph pages of 100; domain b: 50 users in one page.
+    const pageOf = (domain: string, offset: number, size: number, total: number) => ({
+      id: domain,
+      users: {
+        nextCursor: offset + size < total ? `${domain}${offset + size}` : null,
+        totalCount: total,
+        users: Array.from({ length: Math.min(size, total - offset) }, (_, i) => user(String((domain === 'a' ? 10_000 : 20_000) + offset + i), `${domain} ${offset + i}`)),
+      },
+    });
+    const { gateway, received } = await gatewayOver((request) => {
+      const { domainIds, cursor } = request.variables as { domainIds: string[] | null; cursor: string | null };
+      if (domainIds === null) return organization([pageOf('a', 0, 100, 500), pageOf('b', 0, 100, 50)]);
+      return organization([pageOf(domainIds[0]!, Number(cursor!.slice(1)), 100, domainIds[0] === 'a' ? 500 : 50)]);
+    });
+    const reads = (): Array<string | null> => received.filter((r) => r.operationName === 'Users').map((r) => (r.variables as { cursor: string | null }).cursor);
+    const page = async (n: number) => {
+      const response = await gateway.app.request(`/v2/users.json?page=${n}`, { headers: demo });
+      const { users } = (await response.json()) as { users: Array<{ id: number }> };
+      return { ids: users.map((u) => u.id), link: response.headers.get('link') };
+    };
+    const first = await page(1);
+    expect(first.ids).toEqual(Array.from({ length: 200 }, (_, i) => 10_000 + i));
+    expect(first.link).toContain('page=3>; rel="last"');
+    expect(reads()).toEqual([null, 'a100']);
+    const second = await page(2);
+    expect(second.ids).toEqual(Array.from({ length: 200 }, (_, i) => 10_200 + i));
+    expect(reads()).toEqual([null, 'a100', 'a200', 'a300']);
+    // Domain a's last page, then domain b's users, read with the first request.
+    const third = await page(3);
+    expect(third.ids).toEqual([...Array.from({ length: 100 }, (_, i) => 10_400 + i), ...Array.from({ length: 50 }, (_, i) => 20_000 + i)]);
+    expect(third.link).not.toContain('rel="next"');
+    expect(reads()).toEqual([null, 'a100', 'a200', 'a300', 'a400']);
   });
 
   it('never answers a short list: more domains, a domain gone between pages, or a repeated cursor is a 502', async () => {

@@ -10,8 +10,8 @@ import { upstreamNumber } from './ai-issues-v2.ts';
  * cursor page of them per request. A cursor walk reads
  * one NerdGraph page per request, one after the other; here one request reads up to SLICE_SLOTS
  * pages of each list at once, each over its own slice of the window (aliased fields of
- * queries/fragments/AlertEventSlices.graphql, which filter by createdAt as the cursor walk's
- * window does).
+ * queries/fragments/AlertEventSlices.graphql or, for alerts_violations, AlertViolationSlices.graphql,
+ * which filter by createdAt as the cursor walk's window does).
  *
  * The first request cuts the window into SLICE_SLOTS equal slices. A slice whose page came back
  * full (a next cursor) has the rest of its span left, below the oldest item read; its page tells
@@ -24,7 +24,7 @@ import { upstreamNumber } from './ai-issues-v2.ts';
  * Slices share their edges (NerdGraph's window includes both): items are kept once, by id.
  */
 
-/** Slices per list per request: the slots of queries/fragments/AlertEventSlices.graphql. */
+/** Slices per list per request: the slots of queries/fragments/AlertEventSlices.graphql (and AlertViolationSlices.graphql). */
 export const SLICE_SLOTS = 16;
 /** Requests per read: no alerts_events, alerts_incidents or alerts_violations page costs more (issue 22: at most 3 NerdGraph calls). */
 export const MAX_SLICE_REQUESTS = 3;
@@ -249,7 +249,7 @@ export async function readSlices(ctx: Reader, reads: SliceReads): Promise<Sliced
   let deployments: unknown[] | undefined;
   const conditions = new Map<number, string>();
   // The conditions' cursor walk: null before the first page, undefined once read whole (or not asked for).
-  let conditionsCursor: string | null | undefined = reads.conditions ? null : undefined;
+  let conditionsCursor: string | null | undefined = reads.conditions && reads.operation === 'AlertViolationSlices' ? null : undefined;
   const seenConditionCursors = new Set<string>();
   for (let request = 0; request < MAX_SLICE_REQUESTS && (incidents.pending.length > 0 || issues.pending.length > 0 || conditionsCursor !== undefined); request++) {
     const first = request === 0;

@@ -1,14 +1,47 @@
-import { defineReadPlanMapping, fieldNotesUnder, defineParams, param, XML_ASSUMPTION, pageCount, pageOfWalk, withLink } from '../src/mapping-api.ts';
-import { AI_ISSUES_PAGE_SIZE, MAX_UPSTREAM_PAGES, readConditionNames, readPolicies, walkIncidents } from './shared/ai-issues.ts';
+import { type CallerScope, defineReadPlanMapping, fieldNotesUnder, defineParams, param, XML_ASSUMPTION, pageOfWalk, withLink } from '../src/mapping-api.ts';
+import { AI_ISSUES_PAGE_SIZE, keptViolationsKey, type PolicyFacts, type TimeWindow, type UpstreamIncident } from './shared/ai-issues.ts';
+import { MAX_SLICE_REQUESTS, readSlices, SLICE_SLOTS } from './shared/ai-issues-slices.ts';
 import { violationParams, violationWindowSpecs } from './shared/alert-params.ts';
-import { upstreamNumber, v2Violation } from './shared/ai-issues-v2.ts';
+import { v2Violation } from './shared/ai-issues-v2.ts';
 
 const note = fieldNotesUnder('violations[]');
 
 const parameters = defineParams({
   ...violationWindowSpecs,
-  page: param.page({ fidelity: 'exact', note: '200 per page, newest first, over NerdGraph cursors; Link never has rel="last".' }),
+  page: param.page({ fidelity: 'exact', note: '200 per page, newest first (ties by incident id); Link never has rel="last".' }),
 });
+
+/** How long a walk's read is kept for its later pages (per caller and account: ctx.keep). */
+const KEPT_VIOLATIONS_MS = 30_000;
+
+/** One read of the list: newest first (ties by incident id), cut at `cutoff` when truncated. */
+interface ViolationsRead {
+  /** The dates asked for: a kept read serves only the same ones. */
+  dates: string;
+  incidents: UpstreamIncident[];
+  truncated: boolean;
+  cutoff: number;
+  policies: Map<number, PolicyFacts>;
+  conditions: Map<number, string>;
+}
+
+/** The incidents of the window in time slices with their policy and condition names, at most 3 requests (shared/ai-issues-slices.ts). */
+async function readViolations(ctx: CallerScope, onlyOpen: boolean, window: TimeWindow, dates: string): Promise<ViolationsRead> {
+  const read = await readSlices(ctx, {
+    incidents: window,
+    incidentFilter: onlyOpen ? { states: ['CREATED'] } : null,
+    conditions: true,
+    issues: null,
+    policiesOf: 'incidents',
+    deploymentsQuery: null,
+    operation: 'AlertViolationSlices',
+  });
+  const { complete, cutoff } = read.incidents;
+  const incidents = read.incidents.items
+    .filter((incident) => complete || incident.createdAt >= cutoff)
+    .sort((a, b) => b.createdAt - a.createdAt || (a.incidentId < b.incidentId ? -1 : a.incidentId > b.incidentId ? 1 : 0));
+  return { dates, incidents, truncated: !complete, cutoff, policies: read.policies, conditions: read.conditions };
+}
 
 /** GET /v2/alerts_violations.{json,xml}: NerdGraph's alert incidents (routes-next.md §5.2). */
 export default defineReadPlanMapping({
@@ -16,8 +49,9 @@ export default defineReadPlanMapping({
   id: 'alerts-violations.list',
   method: 'GET',
   route: '/v2/alerts_violations.{format}',
-  operation: 'AlertViolations',
-  summary: 'List violations: aiIssues.incidents over a time window (cursor walk), policy names (policiesSearch) and NRQL condition names beside it',
+  operation: 'AlertViolationSlices',
+  summary:
+    'List violations: aiIssues.incidents over a time window read in time slices, policy names (policiesSearch) and NRQL condition names (nrqlConditionsSearch) in the same requests, at most 3 NerdGraph requests; kept 30 s for the later pages of a walk',
   fidelity: 'approximate',
   parameters,
   fields: [
@@ -25,7 +59,7 @@ export default defineReadPlanMapping({
     note('label', 'approximate', 'title'),
     note('duration', 'exact', '(closedAt ?? now - createdAt) / 1000, whole seconds'),
     note('policy_name', 'exact', 'AlertsPolicy.name of policyIds (policiesSearch by ids)'),
-    note('condition_name', 'approximate', 'AlertsNrqlCondition.name of conditionFamilyId (NRQL conditions only)'),
+    note('condition_name', 'approximate', 'AlertsNrqlCondition.name of conditionFamilyId (NRQL conditions only, one nrqlConditionsSearch page per request)'),
     note('priority', 'approximate', 'CRITICAL -> Critical, HIGH/MEDIUM/LOW -> Warning (casing unconfirmed)'),
     note('opened_at / closed_at', 'exact', 'createdAt / closedAt (epoch ms; closed_at absent while open)'),
     note('entity', 'approximate', 'decoded from entityGuids (product, type, id; group_id = id) and entityNames'),
@@ -36,9 +70,21 @@ export default defineReadPlanMapping({
     { description: 'Without start_date the list reaches 30 days back, 90 with only_open (v2 listed the whole history; NerdGraph documents no retention for aiIssues).' },
     {
       description:
-        'At most 50 NerdGraph pages of violations are reachable (as many violations as NerdGraph puts on 50 pages); narrow with start_date/end_date. The list ends at the last reachable page (no rel="next" past it) and a page beyond it is a 422 saying so.',
+        'The list is read in at most 3 NerdGraph requests, each holding up to 16 time slices of violations (one NerdGraph page each; later requests cut what overflowed a page into narrower slices, newest first). When that bound cuts the list, it ends at the oldest violation reached with every newer one: no rel="next" past the last reachable page, and a page beyond it is a 422 saying so (narrow with start_date/end_date or only_open).',
     },
-    { description: 'condition_name is known for NRQL conditions only (the schema has no other condition types); null for others and past the first 2,000 conditions.' },
+    {
+      description:
+        'condition_name is known for NRQL conditions only (the schema has no other condition types); null for others and for conditions past the pages of nrqlConditionsSearch those 3 requests read (one page each).',
+    },
+    {
+      description:
+        'Policy names come from a first page of the account\'s policies and, in the later requests, those named but not on it; a policy named only by violations of the last request is read after it (one more request, or more past 200 policies): an account with more than a page of policies can cost a fourth call.',
+    },
+    {
+      description:
+        'Page 1 is always read from NerdGraph; what it read (per caller, account, only_open and dates) is kept 30 s, within the gateway\'s shared bound (least recently used go first), and pages 2..N within that time are served from it: a walk sees one snapshot, up to 30 s old. A close made through this gateway forgets it at once; other changes show on page 1, or once the 30 s pass.',
+    },
+    { description: 'Violations opened in the same millisecond are listed by incident id (NerdGraph\'s own order among them is not documented).' },
     { description: 'priority: NerdGraph has four priorities, v2 two severities; HIGH, MEDIUM and LOW all read as Warning.' },
     { description: 'entity.type for key transactions is KeyTransaction; other products (plugins, servers) are only decoded when their GUID says so.' },
   ],
@@ -49,20 +95,24 @@ export default defineReadPlanMapping({
     'A bad date or an end before the start is 422.',
     'A start after now (or a window wholly before 1970) lists nothing and reads nothing; a start before 1970 counts from 1970.',
     'A repeated NerdGraph cursor is a 502 (nothing partial is shown).',
-    'Condition names: nrqlConditionsSearch has no ids criterion (only name, nameLike, policyId, query, queryLike), so the account\'s conditions are read, at most 10 pages, rather than only those on the page.',
+    'Condition names: nrqlConditionsSearch has no ids criterion (only name, nameLike, policyId, query, queryLike), so the account\'s conditions are read page by page beside the violations rather than only those on the page.',
   ],
   async load(ctx) {
-    const { onlyOpen, window } = violationParams(ctx.params, ctx.now);
+    const { onlyOpen, window, dates } = violationParams(ctx.params, ctx.now);
     const { page } = parameters.parse(ctx.params);
     if (window === null) return { body: { violations: [] } };
-    const walked = await walkIncidents(ctx, onlyOpen ? { states: ['CREATED'] } : null, window, { enough: page * AI_ISSUES_PAGE_SIZE + 1 });
-    // Only pages that can be served are announced; past the walk's bound the answer says so.
-    const { items, link } = pageOfWalk(walked.items, page, AI_ISSUES_PAGE_SIZE, ctx.publicUrl, walked, {
+    // Page 1 starts a walk: always read. Later pages reuse what the walk's first read kept, for the same dates.
+    const key = keptViolationsKey(onlyOpen);
+    const stored = page > 1 ? ctx.keep.get<ViolationsRead>(key) : undefined;
+    const kept = stored?.dates === dates ? stored : undefined;
+    const read = kept ?? (await readViolations(ctx, onlyOpen, window, dates));
+    if (!kept) ctx.keep.set(key, read, KEPT_VIOLATIONS_MS, read.incidents.length);
+    const since = read.truncated ? new Date(Math.max(read.cutoff, 0)).toISOString() : '';
+    // Only pages that can be served are announced; past the read's bound the answer says so.
+    const { items, link } = pageOfWalk(read.incidents, page, AI_ISSUES_PAGE_SIZE, ctx.publicUrl, { complete: !read.truncated, truncated: read.truncated }, {
       withLast: false,
-      beyondTitle: `Invalid parameter page: at most ${MAX_UPSTREAM_PAGES} NerdGraph pages of violations can be read (${pageCount(walked.items.length, AI_ISSUES_PAGE_SIZE)} pages here); narrow the list with start_date and end_date`,
+      beyondTitle: `Invalid parameter page: only the violations opened since ${since} can be read here (${MAX_SLICE_REQUESTS} NerdGraph requests of ${SLICE_SLOTS} slices); narrow the list with start_date and end_date`,
     });
-    const policyIds = new Set(items.flatMap((item) => (upstreamNumber(item.policyIds) ?? [])));
-    const [policies, conditions] = items.length === 0 ? [new Map(), new Map()] : await Promise.all([readPolicies(ctx, policyIds), readConditionNames(ctx)]);
-    return withLink({ violations: items.map((item) => v2Violation(item, { policies, conditions }, ctx.now)) }, link);
+    return withLink({ violations: items.map((item) => v2Violation(item, read, ctx.now)) }, link);
   },
 });

@@ -4,13 +4,14 @@ import { Cursor, IncidentItem, IssueItem, PolicyItem, type PolicyFacts, readPoli
 import { upstreamNumber } from './ai-issues-v2.ts';
 
 /**
- * alerts_events' and alerts_incidents' reads in a bounded number of requests (issue 22): the
- * account's incidents and/or issues of a window, the policies they name and (alerts_events) its
- * deployment markers. A cursor walk reads
+ * alerts_events', alerts_incidents' and alerts_violations' reads in a bounded number of requests
+ * (issue 22): the account's incidents and/or issues of a window, the policies they name,
+ * (alerts_events) its deployment markers and (alerts_violations) its NRQL conditions' names, one
+ * cursor page of them per request. A cursor walk reads
  * one NerdGraph page per request, one after the other; here one request reads up to SLICE_SLOTS
  * pages of each list at once, each over its own slice of the window (aliased fields of
- * queries/fragments/AlertEventSlices.graphql, which filter by createdAt as the cursor walk's
- * window does).
+ * queries/fragments/AlertEventSlices.graphql or, for alerts_violations, AlertViolationSlices.graphql,
+ * which filter by createdAt as the cursor walk's window does).
  *
  * The first request cuts the window into SLICE_SLOTS equal slices. A slice whose page came back
  * full (a next cursor) has the rest of its span left, below the oldest item read; its page tells
@@ -23,9 +24,9 @@ import { upstreamNumber } from './ai-issues-v2.ts';
  * Slices share their edges (NerdGraph's window includes both): items are kept once, by id.
  */
 
-/** Slices per list per request: the slots of queries/fragments/AlertEventSlices.graphql. */
+/** Slices per list per request: the slots of queries/fragments/AlertEventSlices.graphql (and AlertViolationSlices.graphql). */
 export const SLICE_SLOTS = 16;
-/** Requests per read: no alerts_events or alerts_incidents page costs more (issue 22: at most 3 NerdGraph calls). */
+/** Requests per read: no alerts_events, alerts_incidents or alerts_violations page costs more (issue 22: at most 3 NerdGraph calls). */
 export const MAX_SLICE_REQUESTS = 3;
 /** A narrower slice aims at this share of a page, so a density estimate off by a third still fits. */
 const PAGE_SHARE = 2 / 3;
@@ -37,6 +38,7 @@ const ISSUE_SLOTS = slotNames('u');
 const IncidentPage = z.object({ nextCursor: Cursor, incidents: z.array(IncidentItem) });
 const IssuePage = z.object({ nextCursor: Cursor, issues: z.array(IssueItem) });
 const PoliciesPage = z.object({ nextCursor: Cursor, policies: z.array(PolicyItem) }).nullable().optional();
+const ConditionsPage = z.object({ nextCursor: Cursor, nrqlConditions: z.array(z.object({ id: z.string(), name: z.string() })) }).nullable().optional();
 const SlicesAnswer = z.object({
   actor: z.object({
     account: z
@@ -48,7 +50,7 @@ const SlicesAnswer = z.object({
           })
           .nullable()
           .optional(),
-        alerts: z.object({ allPolicies: PoliciesPage, namedPolicies: PoliciesPage }).nullable().optional(),
+        alerts: z.object({ allPolicies: PoliciesPage, namedPolicies: PoliciesPage, conditions: ConditionsPage }).nullable().optional(),
         nrql: NrqlResults.optional(),
       })
       .nullable(),
@@ -202,11 +204,17 @@ export interface SlicedSources {
   policies: Map<number, PolicyFacts>;
   /** The deployment query's rows, when one was given. */
   deployments: unknown[] | undefined;
+  /** NRQL condition names by id, when asked for: the pages the requests reached (one each). */
+  conditions: Map<number, string>;
 }
 
 export interface SliceReads {
   /** The incidents' window; none: no incidents read. */
   incidents: TimeWindow | null;
+  /** The incidents' filter (AlertViolationSlices only: only_open's states). */
+  incidentFilter?: Record<string, unknown> | null;
+  /** Read the NRQL conditions' names, one cursor page per request (AlertViolationSlices only). */
+  conditions?: boolean;
   /** The issues' window and filter; none: no issues read. */
   issues: { window: TimeWindow; filter: Record<string, unknown> | null } | null;
   /** Whose policies to name: the incidents' (alerts_events) or the issues' (alerts_incidents). */
@@ -214,7 +222,7 @@ export interface SliceReads {
   /** Run in the first request (AlertEventsFirst). */
   deploymentsQuery: string | null;
   /** The document of the requests that run no NRQL. */
-  operation: 'AlertEventsMore' | 'AlertIncidentSlices';
+  operation: 'AlertEventsMore' | 'AlertIncidentSlices' | 'AlertViolationSlices';
 }
 
 type Reader = Pick<CallerScope, 'read' | 'accountId'>;
@@ -239,12 +247,18 @@ export async function readSlices(ctx: Reader, reads: SliceReads): Promise<Sliced
       : [...issues.byId.values()].flatMap((item) => item.policyIds?.slice(0, 1) ?? []);
   const named = (): string[] => [...new Set(namedIds())].filter((id) => !policies.has(id)).map(String);
   let deployments: unknown[] | undefined;
-  for (let request = 0; request < MAX_SLICE_REQUESTS && (incidents.pending.length > 0 || issues.pending.length > 0); request++) {
+  const conditions = new Map<number, string>();
+  // The conditions' cursor walk: null before the first page, undefined once read whole (or not asked for).
+  let conditionsCursor: string | null | undefined = reads.conditions && reads.operation === 'AlertViolationSlices' ? null : undefined;
+  const seenConditionCursors = new Set<string>();
+  for (let request = 0; request < MAX_SLICE_REQUESTS && (incidents.pending.length > 0 || issues.pending.length > 0 || conditionsCursor !== undefined); request++) {
     const first = request === 0;
     const operation = first && reads.deploymentsQuery !== null ? 'AlertEventsFirst' : reads.operation;
     const incidentPlan = planSlices(incidents.pending);
     const issuePlan = planSlices(issues.pending);
     const policyIds = first ? [] : named();
+    // AlertViolationSlices declares no issue slots; the other documents no conditions.
+    const violations = operation === 'AlertViolationSlices';
     const answer: SlicesAnswer = parseAnswer(
       SlicesAnswer,
       await ctx.read(operation, {
@@ -254,9 +268,10 @@ export async function readSlices(ctx: Reader, reads: SliceReads): Promise<Sliced
         policiesCursor: null,
         withNamedPolicies: policyIds.length > 0,
         policyIds: policyIds.length > 0 ? policyIds : null,
-        issueFilter: reads.issues?.filter ?? null,
         ...slotVariables('v', incidentPlan.tasks),
-        ...slotVariables('u', issuePlan.tasks),
+        ...(violations
+          ? { incidentFilter: reads.incidentFilter ?? null, withConditions: conditionsCursor !== undefined, conditionsCursor: conditionsCursor ?? null }
+          : { issueFilter: reads.issues?.filter ?? null, ...slotVariables('u', issuePlan.tasks) }),
       }),
       operation,
     );
@@ -269,6 +284,7 @@ export async function readSlices(ctx: Reader, reads: SliceReads): Promise<Sliced
     takePages(issues, issuePlan.tasks, (slot) => issuePageOf(slices[`u${slot}`]), (item) => item.issueId, operation);
     addPolicies(policies, account.alerts?.allPolicies);
     addPolicies(policies, account.alerts?.namedPolicies);
+    if (conditionsCursor !== undefined) conditionsCursor = nextConditions(conditions, account.alerts?.conditions, seenConditionCursors, operation);
     if (operation === 'AlertEventsFirst') {
       const results = account.nrql?.results;
       if (!results) throw new UpstreamError('upstream_failure', `${operation}: no NRQL results`);
@@ -277,7 +293,18 @@ export async function readSlices(ctx: Reader, reads: SliceReads): Promise<Sliced
   }
   const missing = named().map(Number);
   if (missing.length > 0) for (const [id, facts] of await readPolicies(ctx, new Set(missing))) policies.set(id, facts);
-  return { incidents: finished(incidents), issues: finished(issues), policies, deployments };
+  return { incidents: finished(incidents), issues: finished(issues), policies, deployments, conditions };
+}
+
+/** Takes a page of NRQL conditions' names; the cursor of the next page, or undefined when none is left. */
+function nextConditions(names: Map<number, string>, page: z.infer<typeof ConditionsPage>, seen: Set<string>, operation: string): string | undefined {
+  if (!page) throw new UpstreamError('upstream_failure', `${operation}: no NRQL conditions in the answer`);
+  for (const condition of page.nrqlConditions) names.set(Number(condition.id), condition.name);
+  const next = page.nextCursor;
+  if (!next) return undefined;
+  if (seen.has(next)) throw repeatedCursor(operation);
+  seen.add(next);
+  return next;
 }
 
 /** alerts_events' sources: the incidents of `window`, the issues of `issuesWindow`, the incidents' policies. */

@@ -31,15 +31,22 @@ export const OPEN_WINDOW_MS = 90 * DAY_MS;
 export const keptEventsKey = (sources: { violations: boolean; deployments: boolean }): string => `alerts-events/${sources.violations}/${sources.deployments}`;
 /** The ctx.keep key of alerts_incidents' read (mappings/alerts-incidents.list.ts). */
 export const keptIncidentsKey = (onlyOpen: boolean): string => `alerts-incidents/${onlyOpen}`;
+/** The ctx.keep key of alerts_violations' read (mappings/alerts-violations.list.ts; the dates are checked in the value). */
+export const keptViolationsKey = (onlyOpen: boolean): string => `alerts-violations/${onlyOpen}`;
 /** What a close makes stale: the kept reads that show closes. */
-const KEPT_KEYS_A_CLOSE_CHANGES = [keptEventsKey({ violations: true, deployments: true }), keptEventsKey({ violations: true, deployments: false }), keptIncidentsKey(true), keptIncidentsKey(false)];
+const KEPT_KEYS_A_CLOSE_CHANGES = [
+  keptEventsKey({ violations: true, deployments: true }),
+  keptEventsKey({ violations: true, deployments: false }),
+  keptIncidentsKey(true),
+  keptIncidentsKey(false),
+  keptViolationsKey(true),
+  keptViolationsKey(false),
+];
 
 /** Windows end this long after now: what NerdGraph's clock opened just ahead of ours is listed. */
 export const CLOCK_SKEW_MS = 60_000;
 /** At most this many NerdGraph pages per walk (each of NerdGraph's page size). */
 export const MAX_UPSTREAM_PAGES = 50;
-/** At most this many pages of NRQL condition names per request. */
-const MAX_CONDITION_PAGES = 10;
 
 export const Cursor = z.string().nullable().optional();
 
@@ -74,9 +81,6 @@ export const PolicyItem = z.object({ id: z.string(), name: z.string(), incidentP
 
 const accountOf = <T extends z.ZodTypeAny>(inner: T) => z.object({ actor: z.object({ account: inner.nullable() }) });
 
-const IncidentsAnswer = accountOf(
-  z.object({ aiIssues: z.object({ incidents: z.object({ nextCursor: Cursor, incidents: z.array(IncidentItem) }).nullable() }).nullable() }),
-);
 const IssuesAnswer = accountOf(z.object({ aiIssues: z.object({ issues: z.object({ nextCursor: Cursor, issues: z.array(IssueItem) }).nullable() }).nullable() }));
 const PoliciesAnswer = accountOf(
   z.object({
@@ -89,14 +93,6 @@ const PoliciesAnswer = accountOf(
       .nullable(),
   }),
 );
-const ConditionsAnswer = accountOf(
-  z.object({
-    alerts: z
-      .object({ nrqlConditionsSearch: z.object({ nextCursor: Cursor, nrqlConditions: z.array(z.object({ id: z.string(), name: z.string() })) }).nullable() })
-      .nullable(),
-  }),
-);
-
 type Reader = Pick<CallerScope, 'read' | 'accountId'>;
 
 /** A walk's options; the page bound defaults to MAX_UPSTREAM_PAGES. */
@@ -116,19 +112,6 @@ function walk<T>(
 }
 
 const missing = (operation: string): UpstreamError => new UpstreamError('upstream_failure', `${operation}: no account in the answer`);
-
-export function walkIncidents(
-  ctx: Reader,
-  filter: Record<string, unknown> | null,
-  window: TimeWindow,
-  options: AlertWalkOptions<UpstreamIncident>,
-): Promise<Walked<UpstreamIncident>> {
-  return walk(ctx, 'AlertViolations', { filter, timeWindow: window }, (answer) => {
-    const data = parseAnswer(IncidentsAnswer, answer, 'AlertViolations').actor.account?.aiIssues?.incidents;
-    if (!data) throw missing('AlertViolations');
-    return { items: data.incidents, nextCursor: data.nextCursor };
-  }, options);
-}
 
 export function walkIssues(ctx: Reader, filter: Record<string, unknown> | null, window: TimeWindow, options: AlertWalkOptions<UpstreamIssue>): Promise<Walked<UpstreamIssue>> {
   return walk(ctx, 'AlertIncidents', { filter, timeWindow: window }, (answer) => {
@@ -154,16 +137,6 @@ export async function readPolicies(ctx: Reader, ids: ReadonlySet<number>): Promi
   }, { enough: Number.POSITIVE_INFINITY });
   for (const policy of items) found.set(Number(policy.id), { name: policy.name, incidentPreference: policy.incidentPreference });
   return found;
-}
-
-/** The account's NRQL condition names by id (bounded: conditions past the bound have no name). */
-export async function readConditionNames(ctx: Reader): Promise<Map<number, string>> {
-  const { items } = await walk(ctx, 'AlertNrqlConditions', {}, (answer) => {
-    const data = parseAnswer(ConditionsAnswer, answer, 'AlertNrqlConditions').actor.account?.alerts?.nrqlConditionsSearch;
-    if (!data) throw missing('AlertNrqlConditions');
-    return { items: data.nrqlConditions, nextCursor: data.nextCursor };
-  }, { enough: Number.POSITIVE_INFINITY, maxPages: MAX_CONDITION_PAGES });
-  return new Map(items.map((condition) => [Number(condition.id), condition.name]));
 }
 
 // ---------------------------------------------------------------------------------------------

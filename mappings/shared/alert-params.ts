@@ -35,6 +35,8 @@ export interface ViolationParams {
   onlyOpen: boolean;
   /** null: the window holds nothing (a start after the end of what exists); nothing is read. */
   window: TimeWindow | null;
+  /** The dates the request named (epoch ms; '' for a default): the same string, the same window. */
+  dates: string;
 }
 
 /** alerts_violations' window parameters in v2's order (the mapping parses `page` after them). */
@@ -46,7 +48,7 @@ export function violationParams(params: V2Params, now: number): ViolationParams 
   const latest = now + CLOCK_SKEW_MS;
   const endTime = Math.min(end ?? latest, latest);
   const startTime = Math.max(start ?? now - (onlyOpen ? OPEN_WINDOW_MS : LIST_WINDOW_MS), 0);
-  return { onlyOpen, window: startTime < endTime ? { startTime, endTime } : null };
+  return { onlyOpen, window: startTime < endTime ? { startTime, endTime } : null, dates: `${start ?? ''}/${end ?? ''}` };
 }
 
 const enumFilter = <T extends string>(key: string, allowed: readonly T[], note: string) =>

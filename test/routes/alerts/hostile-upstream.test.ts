@@ -7,17 +7,14 @@ import { alertV2Id } from '../../../mappings/shared/alert-id.ts';
 /**
  * alerts_violations, alerts_incidents (list, acknowledge, close) and alerts_events against a
  * deliberately hostile NerdGraph: small pages (10 items), lists longer than the 50-page walk
- * bound (alerts_violations, acknowledge and close) or than 3 requests of time slices reach
- * (alerts_incidents and alerts_events: the stub honours each slice's timeWindow), a cursor
- * repeated, deployment rows without appId, confirmations naming another account or action. The
+ * bound (acknowledge and close) or than 3 requests of time slices reach (the three lists: the
+ * stub honours each slice's timeWindow), a cursor repeated (the slices' or the NRQL conditions'),
+ * deployment rows without appId, confirmations naming another account or action. The
  * sandbox's generous pages hide all of these. Alert operations are answered by the stub below;
  * everything else (the key's accounts) is relayed to a sandbox.
  */
 const DAY = 86_400_000;
 const PAGE = 10;
-const V2_PAGE = 200;
-/** 50 NerdGraph pages of PAGE items: what a cursor walk can reach (alerts_events reads in slices instead). */
-const REACHABLE = 50 * PAGE;
 
 interface Scenario {
   /** Items in each aiIssues list. */
@@ -30,6 +27,10 @@ interface Scenario {
   issueState: (index: number) => { state: string; closedAt: number | null };
   /** The deployment rows of AlertEventDeployments. */
   deploymentRows: Array<Record<string, unknown>>;
+  /** Pages of NRQL conditions: condition 5 is named on the last one (`C`); earlier pages name others. */
+  conditionPages: number;
+  /** The second page of conditions gives the first page's cursor again. */
+  repeatConditionCursor: boolean;
   /** What the acknowledge/close mutation answers (result fields). */
   actionResult: (issueId: string, action: string) => Record<string, unknown>;
 }
@@ -40,6 +41,8 @@ const defaults = (): Scenario => ({
   sameTime: false,
   issueState: () => ({ state: 'ACTIVATED', closedAt: null }),
   deploymentRows: [],
+  conditionPages: 1,
+  repeatConditionCursor: false,
   actionResult: (issueId, action) => ({ accountId: PRIMARY_ACCOUNT, action, issueId }),
 });
 
@@ -82,7 +85,15 @@ const incidentOf = (i: number) => ({
 const issueOf = (i: number) => ({ issueId: `iss-${i}`, createdAt: createdAtOf(i), activatedAt: null, policyIds: [1], incidentIds: [`inc-${i}`], ...scenario.issueState(i) });
 const POLICIES = { nextCursor: null, policies: [{ id: '1', name: 'P', incidentPreference: 'PER_POLICY' }] };
 
-/** alerts_events' sliced requests: each slot included is one windowed cursor page. */
+/** One page of NRQL conditions (cursor k<n>: page n); condition 5 is on the last page. */
+function conditionsPage(cursor: unknown): unknown {
+  const index = typeof cursor === 'string' ? Number(cursor.replace('k', '')) : 0;
+  const last = index >= scenario.conditionPages - 1;
+  const nextCursor = last ? null : scenario.repeatConditionCursor && index > 0 ? `k${index}` : `k${index + 1}`;
+  return { nextCursor, nrqlConditions: last ? [{ id: '5', name: 'C' }] : [{ id: String(100 + index), name: `other ${index}` }] };
+}
+
+/** The sliced requests (alerts_events, alerts_incidents, alerts_violations): each slot included is one windowed cursor page. */
 function slicesAnswer(variables: Record<string, unknown>): unknown {
   const aiIssues: Record<string, unknown> = {};
   for (const [name, included] of Object.entries(variables)) {
@@ -92,16 +103,16 @@ function slicesAnswer(variables: Record<string, unknown>): unknown {
     const page = slice({ cursor: variables[`${kind}c${n}`], timeWindow: variables[`${kind}w${n}`] });
     aiIssues[name] = kind === 'v' ? { nextCursor: page.nextCursor, incidents: page.indices.map(incidentOf) } : { nextCursor: page.nextCursor, issues: page.indices.map(issueOf) };
   }
-  const alerts = { allPolicies: variables.withAllPolicies ? POLICIES : null, namedPolicies: variables.withNamedPolicies ? POLICIES : null };
+  const alerts = {
+    allPolicies: variables.withAllPolicies ? POLICIES : null,
+    namedPolicies: variables.withNamedPolicies ? POLICIES : null,
+    ...('withConditions' in variables ? { conditions: variables.withConditions ? conditionsPage(variables.conditionsCursor) : null } : {}),
+  };
   return { actor: { account: { aiIssues, alerts, ...('events' in variables ? { nrql: { results: scenario.deploymentRows } } : {}) } } };
 }
 
 function answer(operation: string, variables: Record<string, unknown>): unknown {
   switch (operation) {
-    case 'AlertViolations': {
-      const { indices, nextCursor } = slice(variables);
-      return { actor: { account: { aiIssues: { incidents: { nextCursor, incidents: indices.map(incidentOf) } } } } };
-    }
     case 'AlertIncidents': {
       const filter = variables.filter as { ids?: string[] } | null;
       const { indices, nextCursor } = filter?.ids ? { indices: Array.from({ length: scenario.total }, (_, i) => i), nextCursor: null } : slice(variables);
@@ -111,11 +122,10 @@ function answer(operation: string, variables: Record<string, unknown>): unknown 
     case 'AlertEventsFirst':
     case 'AlertEventsMore':
     case 'AlertIncidentSlices':
+    case 'AlertViolationSlices':
       return slicesAnswer(variables);
     case 'AlertPolicies':
       return { actor: { account: { alerts: { policiesSearch: POLICIES } } } };
-    case 'AlertNrqlConditions':
-      return { actor: { account: { alerts: { nrqlConditionsSearch: { nextCursor: null, nrqlConditions: [{ id: '5', name: 'C' }] } } } } };
     case 'AlertEventDeployments':
       return { actor: { account: { nrql: { results: scenario.deploymentRows } } } };
     case 'AlertIncidentAcknowledge':
@@ -190,16 +200,53 @@ async function followNext(path: string, key: string): Promise<{ pages: Got[]; id
 }
 
 describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages)', () => {
-  it('violations: every rel="next" is served, the list ends at the last reachable page, a page beyond is a 422 saying so', async () => {
+  it('violations: page 1 reads the whole list in at most 3 requests with its policy and condition names, later pages reuse that read', async () => {
+    scenario.total = 150;
+    scenario.conditionPages = 2;
+    const small = await get('/v2/alerts_violations.json');
+    expect(ids(small, 'violations')).toEqual(Array.from({ length: 150 }, (_, i) => alertV2Id(`inc-${i}`)));
+    expect(small.rels).toEqual({});
+    // Condition 5 is named on the second page of conditions, read by the second request.
+    const named = small.body.violations as Array<{ policy_name: string; condition_name: string | null }>;
+    expect(new Set(named.map((violation) => `${violation.policy_name}/${violation.condition_name}`))).toEqual(new Set(['P/C']));
+    expect(seen.map((call) => call.operation)).toEqual(['AlertViolationSlices', 'AlertViolationSlices', 'AlertViolationSlices']);
+    expect(seen.map((call) => [call.variables.withConditions, call.variables.conditionsCursor])).toEqual([
+      [true, null],
+      [true, 'k1'],
+      [false, null],
+    ]);
+    seen = [];
+    const beyond = await get('/v2/alerts_violations.json?page=2');
+    expect(beyond.status).toBe(200);
+    expect(ids(beyond, 'violations')).toEqual([]);
+    expect(seen).toEqual([]);
+  });
+
+  it('violations: conditions past the pages 3 requests read have no name; a repeated conditions cursor is a 502', async () => {
+    scenario.total = 5;
+    scenario.conditionPages = 4;
+    const unnamed = await get('/v2/alerts_violations.json');
+    expect(unnamed.status).toBe(200);
+    expect((unnamed.body.violations as Array<{ condition_name: string | null }>).map((violation) => violation.condition_name)).toEqual([null, null, null, null, null]);
+    expect(calls('AlertViolationSlices')).toBe(3);
+    scenario.repeatConditionCursor = true;
+    const repeated = await get('/v2/alerts_violations.json');
+    expect(repeated.status).toBe(502);
+    expect((repeated.body.error as { title: string }).title).toContain('repeated cursor while listing (AlertViolationSlices)');
+  });
+
+  it('violations: a list cut at its bound is whole from the newest down, every rel="next" is served, a page beyond is a 422 saying so', async () => {
     scenario.total = 600;
     const { pages, ids: all } = await followNext('/v2/alerts_violations.json', 'violations');
-    expect(pages).toHaveLength(Math.ceil(REACHABLE / V2_PAGE));
-    expect(all).toHaveLength(REACHABLE);
-    expect(new Set(all).size).toBe(REACHABLE);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBeGreaterThanOrEqual(2 * 16 * Math.floor((PAGE * 2) / 3));
+    expect(all.length).toBeLessThan(scenario.total);
+    expect(all).toEqual(Array.from({ length: all.length }, (_, i) => alertV2Id(`inc-${i}`)));
     expect(pages.every((page) => page.rels.last === undefined)).toBe(true);
+    expect(seen.map((call) => call.operation)).toEqual(['AlertViolationSlices', 'AlertViolationSlices', 'AlertViolationSlices']);
     const beyond = await get(`/v2/alerts_violations.json?page=${pages.length + 1}`);
     expect(beyond.status).toBe(422);
-    expect((beyond.body.error as { title: string }).title).toMatch(/50 NerdGraph pages of violations.*narrow the list with start_date and end_date/);
+    expect((beyond.body.error as { title: string }).title).toMatch(/only the violations opened since \d{4}-\d\d-\d\dT.*narrow the list with start_date and end_date/);
   });
 
   it('incidents: page 1 reads the whole list in at most 3 requests, later pages reuse that read; rel="last" when the list was read whole', async () => {
@@ -260,9 +307,9 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
   });
 
   it.each([
-    ['/v2/alerts_violations.json', 'AlertViolations', false],
+    // The sliced lists follow a cursor only where no narrower window can split a page: items created in one ms.
+    ['/v2/alerts_violations.json', 'AlertViolationSlices', true],
     ['/v2/alerts_incidents.json', 'AlertIncidentSlices', true],
-    // alerts_events follows a cursor only where no narrower window can split a page: items created in one ms.
     ['/v2/alerts_events.json', 'AlertEventsMore', true],
   ])('%s: a repeated cursor is a 502 with a clear title, never duplicated rows', async (path, operation, sameTime) => {
     scenario.total = 600;
@@ -326,7 +373,6 @@ describe('acknowledge and close over a hostile NerdGraph', () => {
 });
 
 describe('alerts windows over a hostile NerdGraph', () => {
-  const windowOf = (operation: string): unknown => seen.find((call) => call.operation === operation)?.variables.timeWindow;
   /** The window a sliced document's first request covers: from its first slice's start to its last one's end. */
   const slicedWindowOf = (operation: string, kind: 'v' | 'u'): unknown => {
     const variables = seen.find((call) => call.operation === operation)?.variables ?? {};
@@ -340,10 +386,10 @@ describe('alerts windows over a hostile NerdGraph', () => {
     scenario.total = 30;
     const future = await get('/v2/alerts_violations.json?start_date=2099-01-01');
     expect(future).toMatchObject({ status: 200, body: { violations: [] } });
-    expect(calls('AlertViolations')).toBe(0);
+    expect(seen).toEqual([]);
     const ancient = await get('/v2/alerts_violations.json?start_date=0001-01-01');
     expect(ancient.status).toBe(200);
-    expect(windowOf('AlertViolations')).toEqual({ startTime: 0, endTime: FIXED_NOW + 60_000 });
+    expect(slicedWindowOf('AlertViolationSlices', 'v')).toEqual({ startTime: 0, endTime: FIXED_NOW + 60_000 });
   });
 
   it('only_open reaches 90 days back; an open DEACTIVATED issue is listed, a closed one never', async () => {
@@ -355,7 +401,11 @@ describe('alerts windows over a hostile NerdGraph', () => {
     expect((seen.find((call) => call.operation === 'AlertIncidentSlices')!.variables.issueFilter as { states: string[] }).states).toEqual(['CREATED', 'ACTIVATED', 'DEACTIVATED']);
     seen = [];
     await get('/v2/alerts_violations.json?only_open=true');
-    expect(windowOf('AlertViolations')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
+    expect(slicedWindowOf('AlertViolationSlices', 'v')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
+    expect(seen.find((call) => call.operation === 'AlertViolationSlices')!.variables.incidentFilter).toEqual({ states: ['CREATED'] });
+    seen = [];
+    await get('/v2/alerts_violations.json');
+    expect(seen.find((call) => call.operation === 'AlertViolationSlices')!.variables.incidentFilter).toBeNull();
     seen = [];
     await get('/v2/alerts_incidents.json');
     expect(slicedWindowOf('AlertIncidentSlices', 'u')).toEqual({ startTime: FIXED_NOW - 30 * DAY, endTime: FIXED_NOW + 60_000 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type CallerScope, defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION, pageOfWalk, withLink } from '../src/mapping-api.ts';
 import { AI_ISSUES_PAGE_SIZE, CLOCK_SKEW_MS, keptEventsKey } from './shared/ai-issues.ts';
-import { MAX_SLICE_REQUESTS, readEventSources, SLICE_SLOTS } from './shared/ai-issues-slices.ts';
+import { MAX_SLICE_REQUESTS, readEventSources, SLICE_ASSUMPTIONS, SLICE_SLOTS } from './shared/ai-issues-slices.ts';
 import { EVENTS_WINDOW_MS, byEventTime, eventShown, mayShow } from './shared/ai-issues-events.ts';
 import { deploymentEvent, violationEvents } from './shared/ai-issues-v2.ts';
 import { eventFilters, eventFilterSpecs } from './shared/alert-params.ts';
@@ -84,7 +84,11 @@ async function readEvents(ctx: CallerScope, sources: { violations: boolean; depl
     const read = await readEventSources(ctx, window, { startTime: window.startTime - HOUR_MS, endTime: window.endTime }, query);
     if (!read.incidents.complete) cutoff = Math.max(cutoff, read.incidents.cutoff);
     const issueOf = new Map(read.issues.items.flatMap((issue) => (issue.incidentIds ?? []).map((id) => [id, alertV2Id(issue.issueId)] as const)));
-    for (const incident of read.incidents.items) events.push(...violationEvents(incident, issueOf.get(incident.incidentId) ?? null, read.policies));
+    // A cut list: an incident older than the cut is left out whole (its close would otherwise show without its open).
+    const { complete, cutoff: whole } = read.incidents;
+    for (const incident of read.incidents.items) {
+      if (complete || incident.createdAt >= whole) events.push(...violationEvents(incident, issueOf.get(incident.incidentId) ?? null, read.policies));
+    }
     deploymentRows = read.deployments;
   }
   const listedDeployments: number[] = [];
@@ -94,7 +98,7 @@ async function readEvents(ctx: CallerScope, sources: { violations: boolean; depl
       const parsed = DeploymentRow.safeParse(row);
       return parsed.success ? [parsed.data] : [];
     });
-    if (results.length >= NRQL_MAX_ROWS && rows.length > 0) cutoff = Math.max(cutoff, oldest(rows.map((row) => row.timestamp), window.endTime));
+    if (results.length >= NRQL_MAX_ROWS && rows.length > 0) cutoff = Math.max(cutoff, oldest(rows.map((row) => row.timestamp), window.endTime) + 1); // its oldest millisecond may be only partly listed
     for (const row of rows) {
       const marker = row.changeTrackingId ?? row.deploymentId;
       const appId = appIdOf(row, ctx.accountId);
@@ -144,13 +148,14 @@ export default defineReadPlanMapping({
     },
     {
       description:
-        'Page 1 is always read from NerdGraph; what it read (the merged events of the 30 days, per caller, account and set of sources the filters need) is kept 30 s, at most as many events as the gateway\'s shared bound allows (least recently used go first), and pages 2..N within that time are served from it: a walk sees one snapshot, up to 30 s old, rather than re-reading 30 days per page. A close made through this gateway forgets it at once; other changes show on page 1, or once the 30 s pass.',
+        'Page 1 is always read from NerdGraph; what it read (the merged events of the 30 days, per caller, account and set of sources the filters need) is kept 30 s, at most as many events as the gateway\'s shared bound allows (least recently used go first), and pages 2..N within that time are served from it: a walk sees one snapshot, up to 30 s old, rather than re-reading 30 days per page. A close made through this gateway forgets it at once for the caller that closed it, on the replica that served the close; other callers, other replicas and other changes see it on page 1, or once the 30 s pass. Behind a load balancer a walk\'s pages may come from several replicas, each with its own kept read.',
     },
     { description: 'Deployments listed are those of APM applications of the account (by appId, or by the entity.guid of change-tracking rows).' },
     { description: 'NRQL shows a deployment only once ingested: those recorded through the gateway (any replica) are listed at once, for at most 10 minutes until NRQL shows them (src/state/recent-writes.ts); others once ingested.' },
   ],
   assumptions: [
     XML_ASSUMPTION,
+    ...SLICE_ASSUMPTIONS,
     'Page size 200 (UNCONFIRMED); newest first, ties by id.',
     'Products in upper case as the 2016 swagger lists them; filter values compare case-insensitively; a value outside the lists is 422.',
     'filter[event_type]=VIOLATION matches both VIOLATION_OPEN and VIOLATION_CLOSE.',

@@ -1,6 +1,6 @@
 import { type CallerScope, defineReadPlanMapping, fieldNotesUnder, defineParams, param, XML_ASSUMPTION, pageOfWalk, withLink } from '../src/mapping-api.ts';
 import { AI_ISSUES_PAGE_SIZE, CLOCK_SKEW_MS, keptIncidentsKey, LIST_WINDOW_MS, OPEN_WINDOW_MS, type PolicyFacts, type UpstreamIssue } from './shared/ai-issues.ts';
-import { MAX_SLICE_REQUESTS, readSlices, SLICE_SLOTS } from './shared/ai-issues-slices.ts';
+import { MAX_SLICE_REQUESTS, readSlices, SLICE_ASSUMPTIONS, SLICE_SLOTS } from './shared/ai-issues-slices.ts';
 import { v2Incident } from './shared/ai-issues-v2.ts';
 
 /** v2's open incidents: not closed. DEACTIVATED issues without closedAt count as open (a choice). */
@@ -73,12 +73,14 @@ export default defineReadPlanMapping({
     },
     {
       description:
-        'Page 1 is always read from NerdGraph; what it read (per caller, account and only_open) is kept 30 s, within the gateway\'s shared bound (least recently used go first), and pages 2..N within that time are served from it: a walk sees one snapshot, up to 30 s old. A close made through this gateway forgets it at once; other changes show on page 1, or once the 30 s pass.',
+        'Page 1 is always read from NerdGraph; what it read (per caller, account and only_open) is kept 30 s, within the gateway\'s shared bound (least recently used go first), and pages 2..N within that time are served from it: a walk sees one snapshot, up to 30 s old. A close made through this gateway forgets it at once for the caller that closed it, on the replica that served the close; other callers, other replicas and other changes see it on page 1, or once the 30 s pass. Behind a load balancer a walk\'s pages may come from several replicas, each with its own kept read.',
     },
     { description: 'Issues opened in the same millisecond are listed by issue id (NerdGraph\'s own order among them is not documented).' },
+    { description: 'Incident preferences come from a first page of the account\'s policies; policies of the listed issues not on it cost one more NerdGraph call after the slices (a fourth, for an account with more than one page of policies).' },
   ],
   assumptions: [
     XML_ASSUMPTION,
+    ...SLICE_ASSUMPTIONS,
     'Page size 200 (UNCONFIRMED for alerts); newest first.',
     'incident_preference is a string, as real data showed (the 2016 swagger says integer).',
     'only_open means not closed: a DEACTIVATED issue without closedAt is open (v2 had no such state).',

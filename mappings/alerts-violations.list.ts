@@ -1,6 +1,6 @@
 import { type CallerScope, defineReadPlanMapping, fieldNotesUnder, defineParams, param, XML_ASSUMPTION, pageOfWalk, withLink } from '../src/mapping-api.ts';
 import { AI_ISSUES_PAGE_SIZE, keptViolationsKey, type PolicyFacts, type TimeWindow, type UpstreamIncident } from './shared/ai-issues.ts';
-import { MAX_SLICE_REQUESTS, readSlices, SLICE_SLOTS } from './shared/ai-issues-slices.ts';
+import { MAX_SLICE_REQUESTS, readSlices, SLICE_ASSUMPTIONS, SLICE_SLOTS } from './shared/ai-issues-slices.ts';
 import { violationParams, violationWindowSpecs } from './shared/alert-params.ts';
 import { v2Violation } from './shared/ai-issues-v2.ts';
 
@@ -82,7 +82,7 @@ export default defineReadPlanMapping({
     },
     {
       description:
-        'Page 1 is always read from NerdGraph; what it read (per caller, account, only_open and dates) is kept 30 s, within the gateway\'s shared bound (least recently used go first), and pages 2..N within that time are served from it: a walk sees one snapshot, up to 30 s old. A close made through this gateway forgets it at once; other changes show on page 1, or once the 30 s pass.',
+        'Page 1 is always read from NerdGraph; what it read (per caller, account, only_open and dates) is kept 30 s, within the gateway\'s shared bound (least recently used go first), and pages 2..N within that time are served from it: a walk sees one snapshot, up to 30 s old. A close made through this gateway forgets it at once for the caller that closed it, on the replica that served the close; other callers, other replicas and other changes see it on page 1, or once the 30 s pass. Behind a load balancer a walk\'s pages may come from several replicas, each with its own kept read.',
     },
     { description: 'Violations opened in the same millisecond are listed by incident id (NerdGraph\'s own order among them is not documented).' },
     { description: 'priority: NerdGraph has four priorities, v2 two severities; HIGH, MEDIUM and LOW all read as Warning.' },
@@ -90,6 +90,7 @@ export default defineReadPlanMapping({
   ],
   assumptions: [
     XML_ASSUMPTION,
+    ...SLICE_ASSUMPTIONS,
     'Page size 200 (UNCONFIRMED for alerts); newest first.',
     'start_date/end_date bound opened_at (NerdGraph timeWindow); filter[start_time]/filter[end_time] are their spellings.',
     'A bad date or an end before the start is 422.',

@@ -30,8 +30,14 @@ export const ANONYMOUS_OPERATION = '(anonymous)';
 
 export const createReadCounter = (): ReadCounter => ({ calls: new Map(), nrql: new Map() });
 
+/** The label of operations past the bound below (names are the client's own: without a bound, any client could grow the counts without end). */
+export const OTHER_OPERATION = '(other)';
+/** Distinct operation names counted; the gateway sends a few dozen. */
+const MAX_OPERATIONS = 500;
+
 /** One NerdGraph request of `operation` that ran `nrqlQueries` NRQL queries. */
-export function countRead(counter: ReadCounter, operation: string, nrqlQueries: number): void {
+export function countRead(counter: ReadCounter, name: string, nrqlQueries: number): void {
+  const operation = counter.calls.has(name) || counter.calls.size < MAX_OPERATIONS ? name : OTHER_OPERATION;
   counter.calls.set(operation, (counter.calls.get(operation) ?? 0) + 1);
   if (nrqlQueries > 0) counter.nrql.set(operation, (counter.nrql.get(operation) ?? 0) + nrqlQueries);
 }

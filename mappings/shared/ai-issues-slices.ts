@@ -135,6 +135,25 @@ function planSlices(pending: readonly Span[]): { tasks: SliceTask[]; later: Span
   return { tasks, later };
 }
 
+/** Is a page's order newest first, every item inside its slice's window (both bounds included)? */
+function newestFirstWithin(items: ReadonlyArray<{ createdAt: number }>, task: SliceTask): boolean {
+  let previous = Number.POSITIVE_INFINITY;
+  for (const { createdAt } of items) {
+    if (createdAt > previous || createdAt < task.start || createdAt > task.end) return false;
+    previous = createdAt;
+  }
+  return true;
+}
+
+/**
+ * What the slicing takes from NerdGraph's aiIssues lists (UNCONFIRMED; the mappings list them,
+ * and a page seen out of order or outside its window falls back to its cursor).
+ */
+export const SLICE_ASSUMPTIONS: readonly string[] = [
+  'aiIssues incidents and issues pages list their timeWindow newest first (UNCONFIRMED): a full page tells that everything newer than its oldest item was read; a page seen otherwise is walked by its cursor instead.',
+  'aiIssues timeWindow filters on createdAt with both bounds included (UNCONFIRMED): slices share their edge milliseconds and items are kept once, by id.',
+];
+
 /** A list read in slices: the items (once each) and where the list is whole from. */
 export interface Sliced<T> {
   items: T[];
@@ -164,15 +183,19 @@ function takePages<T extends { createdAt: number }>(
     const next = page.nextCursor;
     if (!next) return;
     if (next === task.cursor || task.seen.has(next)) throw repeatedCursor(operation);
+    // Re-slicing below the page's oldest item holds only if the page read its window newest
+    // first (SLICE_ASSUMPTIONS). A page out of that order, or with an item outside its window,
+    // is continued by its cursor alone, and nothing of its span counts as read until it ends.
+    const trusted = newestFirstWithin(page.items, task);
     const oldest = page.items.reduce((min, item) => Math.min(min, item.createdAt), task.end);
     const newest = page.items.reduce((max, item) => Math.max(max, item.createdAt), oldest);
     list.pending.push({
       start: task.start,
-      top: Math.max(task.start, oldest),
+      top: trusted ? Math.max(task.start, oldest) : task.end,
       cursor: next,
       cursorEnd: task.end,
       // Over the span the page's items cover (not the empty time above them): never an underestimate.
-      density: page.items.length > 0 ? page.items.length / Math.max(newest - oldest, 1) : null,
+      density: trusted && page.items.length > 0 ? page.items.length / Math.max(newest - oldest, 1) : null,
       pageLength: page.items.length,
       seen: new Set([...task.seen, next]),
     });
@@ -182,7 +205,9 @@ function takePages<T extends { createdAt: number }>(
 const finished = <T>(list: SlicedList<T>): Sliced<T> => ({
   items: [...list.byId.values()],
   complete: list.pending.length === 0,
-  cutoff: list.pending.reduce((max, span) => Math.max(max, span.top), Number.NEGATIVE_INFINITY),
+  // A span's top millisecond may be only partly read (its page ended inside it): the list is
+  // whole from the millisecond after it (review of issue 22: same-millisecond incidents).
+  cutoff: list.pending.reduce((max, span) => Math.max(max, span.top + 1), Number.NEGATIVE_INFINITY),
 });
 
 /** The variables of one list's slots: a window and cursor per slice used, the rest left out. */

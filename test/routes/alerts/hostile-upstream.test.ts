@@ -31,6 +31,8 @@ interface Scenario {
   conditionPages: number;
   /** The second page of conditions gives the first page's cursor again. */
   repeatConditionCursor: boolean;
+  /** Pages list their window oldest first (the slicing assumes newest first: SLICE_ASSUMPTIONS). */
+  oldestFirst: boolean;
   /** What the acknowledge/close mutation answers (result fields). */
   actionResult: (issueId: string, action: string) => Record<string, unknown>;
 }
@@ -43,6 +45,7 @@ const defaults = (): Scenario => ({
   deploymentRows: [],
   conditionPages: 1,
   repeatConditionCursor: false,
+  oldestFirst: false,
   actionResult: (issueId, action) => ({ accountId: PRIMARY_ACCOUNT, action, issueId }),
 });
 
@@ -63,6 +66,7 @@ const createdAtOf = (i: number): number => (scenario.sameTime ? FIXED_NOW - MINU
 function slice(variables: { cursor?: unknown; timeWindow?: unknown }): { indices: number[]; nextCursor: string | null } {
   const window = variables.timeWindow as { startTime: number; endTime: number } | null | undefined;
   const inWindow = Array.from({ length: scenario.total }, (_, i) => i).filter((i) => !window || (createdAtOf(i) >= window.startTime && createdAtOf(i) <= window.endTime));
+  if (scenario.oldestFirst) inWindow.reverse();
   const start = typeof variables.cursor === 'string' ? Number(variables.cursor.replace('c', '')) : 0;
   const end = Math.min(start + PAGE, inWindow.length);
   const next = scenario.repeatCursor && start > 0 ? `c${start}` : `c${end}`;
@@ -233,6 +237,18 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
     const repeated = await get('/v2/alerts_violations.json');
     expect(repeated.status).toBe(502);
     expect((repeated.body.error as { title: string }).title).toContain('repeated cursor while listing (AlertViolationSlices)');
+  });
+
+  it('violations over pages listed oldest first (against the slicing\'s assumption): nothing in the middle goes missing, the list is only ever cut from the newest down', async () => {
+    scenario.total = 600;
+    scenario.oldestFirst = true;
+    const { pages, ids: all } = await followNext('/v2/alerts_violations.json', 'violations');
+    // Whatever was listed is the newest ones, with no gap: a page out of order is walked by its
+    // cursor, and nothing of its span counts as read until its walk ends.
+    expect(all).toEqual(Array.from({ length: all.length }, (_, i) => alertV2Id(`inc-${i}`)));
+    expect(all.length).toBeLessThan(scenario.total);
+    expect(pages.every((page) => page.rels.last === undefined)).toBe(true);
+    expect(seen.length).toBeLessThanOrEqual(3);
   });
 
   it('violations: a list cut at its bound is whole from the newest down, every rel="next" is served, a page beyond is a 422 saying so', async () => {

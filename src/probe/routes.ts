@@ -156,6 +156,10 @@ export function samplePath(template: string, ids: Record<string, string | undefi
     return encodeURIComponent(value ?? '');
   });
   if (missing !== undefined) return { skipped: `no ${missing} to sample (the legacy lists gave none)` };
+  // The two sides order users differently (the gateway reads NerdGraph's domain order to stay
+  // within 3 calls a page: mappings/shared/users.ts), so a page of the whole list holds other
+  // users on each side: the list is sampled at the sampled user, which both sides find by id.
+  if (template === '/v2/users.{format}' && ids.user !== undefined) return `${path}?filter[ids]=${encodeURIComponent(ids.user)}`;
   const mobile = template.startsWith('/v2/mobile_applications/');
   if (template.endsWith('/metrics/data.{format}')) {
     path += `?${mobile ? 'names[]=Session/Start' : 'names[]=HttpDispatcher'}&values[]=call_count&${window}`;

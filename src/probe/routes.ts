@@ -93,7 +93,7 @@ export async function compareReadRoutes(options: RouteProbeOptions): Promise<Rou
 
   const routes: RouteComparison[] = [];
   for (const mapping of readRoutes(options.mappings).filter((candidate) => options.only?.(candidate.route) ?? true)) {
-    const sample = samplePath(mapping.route, ids, window);
+    const sample = comparedPath(mapping.route, ids, window);
     if (typeof sample !== 'string') {
       routes.push({ route: mapping.route, request: '', result: 'skipped', outcome: sample.skipped, status: { legacy: null, translated: null }, differing: [] });
       continue;
@@ -138,6 +138,17 @@ async function compareOne(mapping: Mapping, path: string, legacy: (path: string)
   return { route: mapping.route, request: path, result, outcome: judged.error ?? judged.outcome, status: { legacy: first.status, translated: translated.status }, differing };
 }
 
+/**
+ * The request the two sides are compared on: the sampled one, but for the users list. The two
+ * sides order users differently (the gateway reads NerdGraph's domain order to stay within 3
+ * calls a page: mappings/shared/users.ts), so a page of the whole list holds other users on each
+ * side: that list is compared at the sampled user, which both sides find by id.
+ */
+function comparedPath(template: string, ids: Record<string, string | undefined>, window: string): string | { skipped: string } {
+  const path = samplePath(template, ids, window);
+  return template === '/v2/users.{format}' && typeof path === 'string' && ids.user !== undefined ? `${path}?filter[ids]=${encodeURIComponent(ids.user)}` : path;
+}
+
 /** The sampled request of a route template, or why it cannot be sampled. */
 export function samplePath(template: string, ids: Record<string, string | undefined>, window: string): string | { skipped: string } {
   const idOf: Record<string, string | undefined> = {
@@ -156,10 +167,6 @@ export function samplePath(template: string, ids: Record<string, string | undefi
     return encodeURIComponent(value ?? '');
   });
   if (missing !== undefined) return { skipped: `no ${missing} to sample (the legacy lists gave none)` };
-  // The two sides order users differently (the gateway reads NerdGraph's domain order to stay
-  // within 3 calls a page: mappings/shared/users.ts), so a page of the whole list holds other
-  // users on each side: the list is sampled at the sampled user, which both sides find by id.
-  if (template === '/v2/users.{format}' && ids.user !== undefined) return `${path}?filter[ids]=${encodeURIComponent(ids.user)}`;
   const mobile = template.startsWith('/v2/mobile_applications/');
   if (template.endsWith('/metrics/data.{format}')) {
     path += `?${mobile ? 'names[]=Session/Start' : 'names[]=HttpDispatcher'}&values[]=call_count&${window}`;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEY, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
+import { createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
 import { startUpstreamMeter, type UpstreamMeter } from '../../support/upstream-meter.ts';
+import { callsOf as metered, getWithRels as get, type Got } from '../../support/metered-walk.ts';
 
 /**
  * What alerts_events and alerts_incidents cost in NerdGraph calls (issue 22, point 4), counted by a relay in front
@@ -24,31 +25,8 @@ afterAll(async () => {
 });
 
 const freshGateway = (): Promise<TestGateway> => createTestGateway({ nerdgraphUrl: meter.url });
-
-interface Got {
-  status: number;
-  body: Record<string, unknown>;
-  link: string | null;
-  rels: Record<string, string>;
-}
-
-async function get(gateway: TestGateway, path: string, method = 'GET'): Promise<Got> {
-  const response = await gateway.app.request(path, { method, headers: { 'X-Api-Key': DEMO_KEY } });
-  const link = response.headers.get('link');
-  const rels: Record<string, string> = {};
-  for (const entry of (link ?? '').split(', ').filter(Boolean)) {
-    const match = /^<([^>]*)>; rel="(\w+)"$/.exec(entry);
-    if (match) rels[match[2]!] = new URL(match[1]!).pathname + new URL(match[1]!).search;
-  }
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, link, rels };
-}
-
 /** The NerdGraph calls `run` makes. */
-async function callsOf(run: () => Promise<unknown>): Promise<number> {
-  meter.resetCounts();
-  await run();
-  return meter.calls();
-}
+const callsOf = (run: () => Promise<unknown>): Promise<number> => metered(meter, run);
 
 describe('alerts_incidents: NerdGraph calls per page', () => {
   it(`a cold first page costs at most ${MAX_CALLS_PER_PAGE} NerdGraph calls; the walk's later pages reuse its read and equal cold reads`, async () => {

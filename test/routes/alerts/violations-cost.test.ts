@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEY, FIXED_NOW, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
+import { FIXED_NOW, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
 import { startUpstreamMeter, type UpstreamMeter } from '../../support/upstream-meter.ts';
+import { callsOf as metered, getWithRels as get, walkNext as walk, type Got } from '../../support/metered-walk.ts';
 
 /**
  * What alerts_violations costs in NerdGraph calls (issue 22, point 4), counted by a relay in front
@@ -26,38 +27,8 @@ afterAll(async () => {
 });
 
 const freshGateway = (): Promise<TestGateway> => createTestGateway({ nerdgraphUrl: meter.url });
-
-interface Got {
-  status: number;
-  body: Record<string, unknown>;
-  link: string | null;
-  rels: Record<string, string>;
-}
-
-async function get(gateway: TestGateway, path: string, method = 'GET'): Promise<Got> {
-  const response = await gateway.app.request(path, { method, headers: { 'X-Api-Key': DEMO_KEY } });
-  const link = response.headers.get('link');
-  const rels: Record<string, string> = {};
-  for (const entry of (link ?? '').split(', ').filter(Boolean)) {
-    const match = /^<([^>]*)>; rel="(\w+)"$/.exec(entry);
-    if (match) rels[match[2]!] = new URL(match[1]!).pathname + new URL(match[1]!).search;
-  }
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, link, rels };
-}
-
 /** The NerdGraph calls `run` makes. */
-async function callsOf(run: () => Promise<unknown>): Promise<number> {
-  meter.resetCounts();
-  await run();
-  return meter.calls();
-}
-
-/** Every page from `path` on, following rel="next". */
-async function walk(gateway: TestGateway, path: string): Promise<Got[]> {
-  const pages = [await get(gateway, path)];
-  for (let next = pages[0]!.rels.next; next !== undefined && pages.length < 100; next = pages.at(-1)!.rels.next) pages.push(await get(gateway, next));
-  return pages;
-}
+const callsOf = (run: () => Promise<unknown>): Promise<number> => metered(meter, run);
 
 type Violation = { id: number; policy_name: string | null; condition_name: string | null };
 const violationsOf = (got: Got): Violation[] => got.body.violations as Violation[];

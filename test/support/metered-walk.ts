@@ -1,0 +1,40 @@
+import { DEMO_KEY, type TestGateway } from './harness.ts';
+import type { UpstreamMeter } from './upstream-meter.ts';
+
+/**
+ * What the NerdGraph-cost tests of the paged alerts lists share (issue 22, point 4): one v2
+ * answer with its Link rels as paths, the NerdGraph calls a step makes (counted by a relay in
+ * front of the sandbox, test/support/upstream-meter.ts), and a client's walk over rel="next".
+ */
+export interface Got {
+  status: number;
+  body: Record<string, unknown>;
+  link: string | null;
+  /** rel -> path and query of the Link target. */
+  rels: Record<string, string>;
+}
+
+export async function getWithRels(gateway: TestGateway, path: string, method = 'GET'): Promise<Got> {
+  const response = await gateway.app.request(path, { method, headers: { 'X-Api-Key': DEMO_KEY } });
+  const link = response.headers.get('link');
+  const rels: Record<string, string> = {};
+  for (const entry of (link ?? '').split(', ').filter(Boolean)) {
+    const match = /^<([^>]*)>; rel="(\w+)"$/.exec(entry);
+    if (match) rels[match[2]!] = new URL(match[1]!).pathname + new URL(match[1]!).search;
+  }
+  return { status: response.status, body: (await response.json()) as Record<string, unknown>, link, rels };
+}
+
+/** The NerdGraph calls `run` makes. */
+export async function callsOf(meter: UpstreamMeter, run: () => Promise<unknown>): Promise<number> {
+  meter.resetCounts();
+  await run();
+  return meter.calls();
+}
+
+/** Every page from `path` on, following rel="next" (at most 100). */
+export async function walkNext(gateway: TestGateway, path: string): Promise<Got[]> {
+  const pages = [await getWithRels(gateway, path)];
+  for (let next = pages[0]!.rels.next; next !== undefined && pages.length < 100; next = pages.at(-1)!.rels.next) pages.push(await getWithRels(gateway, next));
+  return pages;
+}

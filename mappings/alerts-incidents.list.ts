@@ -28,7 +28,7 @@ async function readIncidents(ctx: CallerScope, onlyOpen: boolean): Promise<Incid
     issues: { window, filter: onlyOpen ? { states: OPEN_STATES } : null },
     policiesOf: 'issues',
     deploymentsQuery: null,
-    operation: 'AlertIncidentSlices',
+    operation: 'AlertSlices',
   });
   const { complete, cutoff } = read.issues;
   const issues = read.issues.items
@@ -49,7 +49,7 @@ export default defineReadPlanMapping({
   id: 'alerts-incidents.list',
   method: 'GET',
   route: '/v2/alerts_incidents.{format}',
-  operation: 'AlertIncidentSlices',
+  operation: 'AlertSlices',
   summary:
     'List incidents: aiIssues.issues over the last 30 days (90 with only_open) read in time slices, at most 3 NerdGraph requests, incident preference from policiesSearch in the same requests; kept 30 s for the later pages of a walk',
   fidelity: 'approximate',

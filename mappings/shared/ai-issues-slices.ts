@@ -247,7 +247,7 @@ export interface SliceReads {
   /** Run in the first request (AlertEventsFirst). */
   deploymentsQuery: string | null;
   /** The document of the requests that run no NRQL. */
-  operation: 'AlertEventsMore' | 'AlertIncidentSlices' | 'AlertViolationSlices';
+  operation: 'AlertSlices' | 'AlertViolationSlices';
 }
 
 type Reader = Pick<CallerScope, 'read' | 'accountId'>;
@@ -334,4 +334,4 @@ function nextConditions(names: Map<number, string>, page: z.infer<typeof Conditi
 
 /** alerts_events' sources: the incidents of `window`, the issues of `issuesWindow`, the incidents' policies. */
 export const readEventSources = (ctx: Reader, window: TimeWindow, issuesWindow: TimeWindow, deploymentsQuery: string | null): Promise<SlicedSources> =>
-  readSlices(ctx, { incidents: window, issues: { window: issuesWindow, filter: null }, policiesOf: 'incidents', deploymentsQuery, operation: 'AlertEventsMore' });
+  readSlices(ctx, { incidents: window, issues: { window: issuesWindow, filter: null }, policiesOf: 'incidents', deploymentsQuery, operation: 'AlertSlices' });

@@ -124,8 +124,7 @@ function answer(operation: string, variables: Record<string, unknown>): unknown 
       return { actor: { account: { aiIssues: { issues: { nextCursor, issues } } } } };
     }
     case 'AlertEventsFirst':
-    case 'AlertEventsMore':
-    case 'AlertIncidentSlices':
+    case 'AlertSlices':
     case 'AlertViolationSlices':
       return slicesAnswer(variables);
     case 'AlertPolicies':
@@ -270,7 +269,7 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
     const small = await get('/v2/alerts_incidents.json');
     expect(ids(small, 'incidents')).toEqual(Array.from({ length: 150 }, (_, i) => alertV2Id(`iss-${i}`)));
     expect(small.rels).toEqual({});
-    expect(seen.map((call) => call.operation)).toEqual(['AlertIncidentSlices', 'AlertIncidentSlices', 'AlertIncidentSlices']);
+    expect(seen.map((call) => call.operation)).toEqual(['AlertSlices', 'AlertSlices', 'AlertSlices']);
     // A page past the end of a list read whole is empty and points back at the last.
     seen = [];
     const beyond = await get('/v2/alerts_incidents.json?page=2');
@@ -287,7 +286,7 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
     expect(all.length).toBeLessThan(scenario.total);
     expect(all).toEqual(Array.from({ length: all.length }, (_, i) => alertV2Id(`iss-${i}`)));
     expect(pages.every((page) => page.rels.last === undefined)).toBe(true);
-    expect(seen.map((call) => call.operation)).toEqual(['AlertIncidentSlices', 'AlertIncidentSlices', 'AlertIncidentSlices']);
+    expect(seen.map((call) => call.operation)).toEqual(['AlertSlices', 'AlertSlices', 'AlertSlices']);
     const beyond = await get(`/v2/alerts_incidents.json?page=${pages.length + 1}`);
     expect(beyond.status).toBe(422);
     expect((beyond.body.error as { title: string }).title).toMatch(/only the incidents opened since \d{4}-\d\d-\d\dT.*narrow the list with only_open/);
@@ -298,7 +297,7 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
     const { pages, ids: all } = await followNext('/v2/alerts_events.json', 'recent_events');
     expect(new Set(all).size).toBe(all.length);
     // The whole walk: page 1's read (at most 3 requests), the later pages from what it kept.
-    expect(seen.map((call) => call.operation)).toEqual(['AlertEventsFirst', 'AlertEventsMore', 'AlertEventsMore']);
+    expect(seen.map((call) => call.operation)).toEqual(['AlertEventsFirst', 'AlertSlices', 'AlertSlices']);
     // Opens and closes of the newest incidents reached, none older than the oldest one reached.
     const reached = all.length / 2;
     // At least two requests of 16 slices of two-thirds of a page each (the first request learns how dense the list is).
@@ -325,8 +324,8 @@ describe('alerts lists over a hostile NerdGraph (10 per page, more than 50 pages
   it.each([
     // The sliced lists follow a cursor only where no narrower window can split a page: items created in one ms.
     ['/v2/alerts_violations.json', 'AlertViolationSlices', true],
-    ['/v2/alerts_incidents.json', 'AlertIncidentSlices', true],
-    ['/v2/alerts_events.json', 'AlertEventsMore', true],
+    ['/v2/alerts_incidents.json', 'AlertSlices', true],
+    ['/v2/alerts_events.json', 'AlertSlices', true],
   ])('%s: a repeated cursor is a 502 with a clear title, never duplicated rows', async (path, operation, sameTime) => {
     scenario.total = 600;
     scenario.repeatCursor = true;
@@ -413,8 +412,8 @@ describe('alerts windows over a hostile NerdGraph', () => {
     scenario.issueState = (i) => [{ state: 'CREATED', closedAt: null }, { state: 'ACTIVATED', closedAt: null }, { state: 'DEACTIVATED', closedAt: null }, { state: 'DEACTIVATED', closedAt: FIXED_NOW - 1 }, { state: 'CLOSED', closedAt: FIXED_NOW - 1 }, { state: 'ACTIVATED', closedAt: null }][i]!;
     const open = await get('/v2/alerts_incidents.json?only_open=true');
     expect(ids(open, 'incidents')).toEqual([0, 1, 2, 5].map((i) => alertV2Id(`iss-${i}`)));
-    expect(slicedWindowOf('AlertIncidentSlices', 'u')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
-    expect((seen.find((call) => call.operation === 'AlertIncidentSlices')!.variables.issueFilter as { states: string[] }).states).toEqual(['CREATED', 'ACTIVATED', 'DEACTIVATED']);
+    expect(slicedWindowOf('AlertSlices', 'u')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
+    expect((seen.find((call) => call.operation === 'AlertSlices')!.variables.issueFilter as { states: string[] }).states).toEqual(['CREATED', 'ACTIVATED', 'DEACTIVATED']);
     seen = [];
     await get('/v2/alerts_violations.json?only_open=true');
     expect(slicedWindowOf('AlertViolationSlices', 'v')).toEqual({ startTime: FIXED_NOW - 90 * DAY, endTime: FIXED_NOW + 60_000 });
@@ -424,7 +423,7 @@ describe('alerts windows over a hostile NerdGraph', () => {
     expect(seen.find((call) => call.operation === 'AlertViolationSlices')!.variables.incidentFilter).toBeNull();
     seen = [];
     await get('/v2/alerts_incidents.json');
-    expect(slicedWindowOf('AlertIncidentSlices', 'u')).toEqual({ startTime: FIXED_NOW - 30 * DAY, endTime: FIXED_NOW + 60_000 });
-    expect(seen.find((call) => call.operation === 'AlertIncidentSlices')!.variables.issueFilter).toBeNull();
+    expect(slicedWindowOf('AlertSlices', 'u')).toEqual({ startTime: FIXED_NOW - 30 * DAY, endTime: FIXED_NOW + 60_000 });
+    expect(seen.find((call) => call.operation === 'AlertSlices')!.variables.issueFilter).toBeNull();
   });
 });

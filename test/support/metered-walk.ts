@@ -1,5 +1,6 @@
-import { DEMO_KEY, type TestGateway } from './harness.ts';
-import type { UpstreamMeter } from './upstream-meter.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { DEMO_KEY, createTestGateway, startSandbox, type TestGateway } from './harness.ts';
+import { startUpstreamMeter, type UpstreamMeter } from './upstream-meter.ts';
 
 /**
  * What the NerdGraph-cost tests of the paged alerts lists share (issue 22, point 4): one v2
@@ -37,4 +38,38 @@ export async function walkNext(gateway: TestGateway, path: string): Promise<Got[
   const pages = [await getWithRels(gateway, path)];
   for (let next = pages[0]!.rels.next; next !== undefined && pages.length < 100; next = pages.at(-1)!.rels.next) pages.push(await getWithRels(gateway, next));
   return pages;
+}
+
+/** A test file's sandbox behind a meter, started before its tests and stopped after them. */
+export interface MeteredSandbox {
+  /** The meter (set once the file's tests run). */
+  readonly meter: UpstreamMeter;
+  /** A gateway that has seen nothing yet, sending through the meter. */
+  freshGateway(options?: Omit<Parameters<typeof createTestGateway>[0] & object, 'nerdgraphUrl'>): Promise<TestGateway>;
+  /** The NerdGraph calls `run` makes (every operation, the account look-up too). */
+  callsOf(run: () => Promise<unknown>): Promise<number>;
+}
+
+export function meteredSandbox(sandboxOptions?: Parameters<typeof startSandbox>[0]): MeteredSandbox {
+  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  let meter: UpstreamMeter | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandbox(sandboxOptions);
+    meter = await startUpstreamMeter(sandbox.graphqlUrl);
+  });
+  afterAll(async () => {
+    await meter?.close();
+    await sandbox?.close();
+  });
+  const started = (): UpstreamMeter => {
+    if (meter === undefined) throw new Error('meteredSandbox: used before its beforeAll ran');
+    return meter;
+  };
+  return {
+    get meter() {
+      return started();
+    },
+    freshGateway: (options = {}) => createTestGateway({ ...options, nerdgraphUrl: started().url }),
+    callsOf: (run) => callsOf(started(), run),
+  };
 }

@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
-import { startUpstreamMeter, type UpstreamMeter } from '../../support/upstream-meter.ts';
-import { callsOf as metered, getWithRels as get, type Got } from '../../support/metered-walk.ts';
+import { describe, expect, it } from 'vitest';
+import { getWithRels as get, meteredSandbox, type Got } from '../../support/metered-walk.ts';
 
 /**
  * What alerts_events and alerts_incidents cost in NerdGraph calls (issue 22, point 4), counted by a relay in front
@@ -12,21 +10,7 @@ import { callsOf as metered, getWithRels as get, type Got } from '../../support/
  */
 const MAX_CALLS_PER_PAGE = 3;
 
-let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-let meter: UpstreamMeter;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  meter = await startUpstreamMeter(sandbox.graphqlUrl);
-});
-afterAll(async () => {
-  await meter.close();
-  await sandbox.close();
-});
-
-const freshGateway = (): Promise<TestGateway> => createTestGateway({ nerdgraphUrl: meter.url });
-/** The NerdGraph calls `run` makes. */
-const callsOf = (run: () => Promise<unknown>): Promise<number> => metered(meter, run);
+const { freshGateway, callsOf } = meteredSandbox();
 
 describe('alerts_incidents: NerdGraph calls per page', () => {
   it(`a cold first page costs at most ${MAX_CALLS_PER_PAGE} NerdGraph calls; the walk's later pages reuse its read and equal cold reads`, async () => {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXED_NOW, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
-import { startUpstreamMeter, type UpstreamMeter } from '../../support/upstream-meter.ts';
-import { callsOf as metered, getWithRels as get, walkNext as walk, type Got } from '../../support/metered-walk.ts';
+import { describe, expect, it } from 'vitest';
+import { FIXED_NOW } from '../../support/harness.ts';
+import { getWithRels as get, meteredSandbox, walkNext as walk, type Got } from '../../support/metered-walk.ts';
 
 /**
  * What alerts_violations costs in NerdGraph calls (issue 22, point 4), counted by a relay in front
@@ -14,21 +13,7 @@ import { callsOf as metered, getWithRels as get, walkNext as walk, type Got } fr
 const MAX_CALLS_PER_PAGE = 3;
 const HOUR = 3_600_000;
 
-let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-let meter: UpstreamMeter;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  meter = await startUpstreamMeter(sandbox.graphqlUrl);
-});
-afterAll(async () => {
-  await meter.close();
-  await sandbox.close();
-});
-
-const freshGateway = (): Promise<TestGateway> => createTestGateway({ nerdgraphUrl: meter.url });
-/** The NerdGraph calls `run` makes. */
-const callsOf = (run: () => Promise<unknown>): Promise<number> => metered(meter, run);
+const { freshGateway, callsOf } = meteredSandbox();
 
 type Violation = { id: number; policy_name: string | null; condition_name: string | null };
 const violationsOf = (got: Got): Violation[] => got.body.violations as Violation[];

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEY, FIXED_NOW, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
-import { startUpstreamMeter, type UpstreamMeter } from '../../support/upstream-meter.ts';
+import { describe, expect, it } from 'vitest';
+import { DEMO_KEY, FIXED_NOW, type TestGateway } from '../../support/harness.ts';
+import { meteredSandbox } from '../../support/metered-walk.ts';
 
 /**
  * What GET /v2/users costs in NerdGraph calls (issue 22, point 4), counted by a relay in front of
@@ -13,17 +13,7 @@ const MAX_CALLS_PER_PAGE = 3;
 /** NerdGraph requests that read every user of the sandbox's first organization: one per domain page, the first pages together. */
 const USERS_PAGES_OF_THE_ORGANIZATION = 4;
 
-let sandbox: Awaited<ReturnType<typeof startSandbox>>;
-let meter: UpstreamMeter;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ apmApps: 20 });
-  meter = await startUpstreamMeter(sandbox.graphqlUrl);
-});
-afterAll(async () => {
-  await meter.close();
-  await sandbox.close();
-});
+const metered = meteredSandbox({ apmApps: 20 });
 
 interface Got {
   status: number;
@@ -41,18 +31,14 @@ async function get(gateway: TestGateway, path: string): Promise<Got> {
 }
 
 /** The NerdGraph calls `run` makes, all operations (the account look-up too). */
-async function callsOf(run: () => Promise<unknown>): Promise<number> {
-  meter.resetCounts();
-  await run();
-  return meter.calls();
-}
+const callsOf = metered.callsOf;
 
 describe('users: NerdGraph calls per page', () => {
   it(`a cold first page costs at most ${MAX_CALLS_PER_PAGE} NerdGraph calls, the account look-up included; the walk reads each NerdGraph page once`, async () => {
-    const gateway = await createTestGateway({ nerdgraphUrl: meter.url });
+    const gateway = await metered.freshGateway();
     const pages: Got[] = [];
     const firstCost = await callsOf(async () => pages.push(await get(gateway, '/v2/users.json')));
-    const firstUsersCalls = meter.calls('Users');
+    const firstUsersCalls = metered.meter.calls('Users');
     const restCost = await callsOf(async () => {
       for (let next = pages[0]!.next; next !== undefined && pages.length < 20; next = pages.at(-1)!.next) pages.push(await get(gateway, next));
     });
@@ -63,21 +49,21 @@ describe('users: NerdGraph calls per page', () => {
     expect(new Set(pages.flatMap((page) => page.ids)).size).toBe(450);
     // The walk read each NerdGraph page once: page 1's reads and the rest together are the organization's pages.
     expect(firstUsersCalls + restCost).toBe(USERS_PAGES_OF_THE_ORGANIZATION);
-    expect(meter.calls('AccessibleAccounts')).toBe(0);
+    expect(metered.meter.calls('AccessibleAccounts')).toBe(0);
 
     // Each page of the walk equals the same page read cold (a fresh gateway, nothing kept).
     for (const [index, page] of pages.entries()) {
-      const cold = await get(await createTestGateway({ nerdgraphUrl: meter.url }), `/v2/users.json?page=${index + 1}`);
+      const cold = await get(await metered.freshGateway(), `/v2/users.json?page=${index + 1}`);
       expect(page, `page ${index + 1}`).toEqual(cold);
     }
   });
 
   it('page 1 always reads anew; a page past the end costs nothing more than the first read', async () => {
-    const gateway = await createTestGateway({ nerdgraphUrl: meter.url });
+    const gateway = await metered.freshGateway();
     await get(gateway, '/v2/users.json?page=3');
     // Page 1 starts a walk: it does not take what an earlier walk kept.
     expect(await callsOf(() => get(gateway, '/v2/users.json'))).toBe(2);
-    const cold = await createTestGateway({ nerdgraphUrl: meter.url });
+    const cold = await metered.freshGateway();
     let far: Got | undefined;
     // NerdGraph's totalCount (450) says page 40 holds nothing: the first read, and the account look-up.
     expect(await callsOf(async () => (far = await get(cold, '/v2/users.json?page=40')))).toBe(2);
@@ -88,7 +74,7 @@ describe('users: NerdGraph calls per page', () => {
 
   it('forgets what a walk read after 30 s: the next page reads from the start again', async () => {
     let clock = FIXED_NOW;
-    const gateway = await createTestGateway({ nerdgraphUrl: meter.url, now: () => clock });
+    const gateway = await metered.freshGateway({ now: () => clock });
     const first = await get(gateway, '/v2/users.json');
     expect(await callsOf(() => get(gateway, '/v2/users.json?page=2'))).toBe(2);
     clock += 31_000;

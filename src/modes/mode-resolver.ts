@@ -6,7 +6,8 @@ import { formatRouteModes, globMatcher, isCatchAll, stemOf, type ModeRule } from
 /**
  * Picks the mode of a request from the ROUTE_MODES rules. First matching rule wins, in this
  * order: the user's specific rules, then the built-in defaults (the routes of passthrough
- * mappings are passthrough), then the user's catch-all rules (`*=...`), then `translate`.
+ * mappings, and translated routes passed through by default, are passthrough), then the
+ * user's catch-all rules (`*=...`), then `translate`.
  *
  * A passthrough-only route has no translation, so no rule can make it translated: a specific
  * rule that matches only such routes with another mode is a configuration error (reported at
@@ -18,13 +19,15 @@ export interface RouteInfo {
   method: string;
   /** True when the only mapping of this method and template is a passthrough one. */
   passthroughOnly: boolean;
+  /** True when its translation is served only where a specific rule asks for it (mapping.passthroughByDefault). */
+  passthroughByDefault?: boolean;
 }
 
 /** What the routing step knows of a request: its method, its path, and the route it matched (if any). */
 export interface ModeQuery {
   method: string;
   path: string;
-  route: Pick<RouteInfo, 'template' | 'passthroughOnly'> | undefined;
+  route: Pick<RouteInfo, 'template' | 'passthroughOnly' | 'passthroughByDefault'> | undefined;
 }
 
 export interface ModeResolver {
@@ -70,16 +73,18 @@ function createModeResolver(rules: readonly ModeRule[], routes: readonly RouteIn
         if (route?.passthroughOnly && rule.mode !== 'passthrough') continue;
         if (matches(method, texts)) return rule.mode;
       }
-      if (route?.passthroughOnly) return 'passthrough';
+      if (route?.passthroughOnly || route?.passthroughByDefault) return 'passthrough';
       for (const { rule, matches } of catchAll) if (matches(method, texts)) return rule.mode;
       return 'translate';
     },
   };
 }
 
+const passthroughByDefault = (mapping: Mapping): boolean => mapping.kind !== 'passthrough' && mapping.passthroughByDefault !== undefined;
+
 /** Every route as the resolver sees it: a method of a template, and whether only passthrough serves it. */
 function routeInfos(mappings: readonly Mapping[]): RouteInfo[] {
-  return mappings.flatMap((mapping) => methodsOf(mapping).map((method) => ({ template: mapping.route, method, passthroughOnly: mapping.kind === 'passthrough' })));
+  return mappings.flatMap((mapping) => methodsOf(mapping).map((method) => ({ template: mapping.route, method, passthroughOnly: mapping.kind === 'passthrough', passthroughByDefault: passthroughByDefault(mapping) })));
 }
 
 /** Builds the resolver for these mappings; throws ConfigError for rules they make impossible. */

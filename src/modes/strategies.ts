@@ -30,7 +30,7 @@ export function createModeStrategies(deps: ModeDeps, mappings: readonly Mapping[
   return {
     modeOf(route, path, method) {
       // HEAD is GET without the body, for the rules as for the router.
-      const known = route.template === undefined ? undefined : { template: route.template, passthroughOnly: route.passthroughOnly };
+      const known = route.template === undefined ? undefined : { template: route.template, passthroughOnly: route.passthroughOnly, passthroughByDefault: route.passthroughByDefault };
       const mode = resolver.modeOf({ method: route.method, path, route: known });
       deps.options.sink.noteUsage(labelOf(route), method, mode);
       return mode;

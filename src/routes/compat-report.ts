@@ -56,6 +56,9 @@ export function fullReport(mappings: readonly Mapping[], inventory?: Inventory, 
       continue;
     }
     out.push(`## ${methodsOf(m).join(', ')} ${m.route}`, '', `${m.summary}. Fidelity: **${m.fidelity}**. Operation: \`queries/${m.operation}.graphql\`.`, '');
+    if (m.passthroughByDefault !== undefined) {
+      out.push(`Passed through to the legacy REST API unless a specific \`ROUTE_MODES\` rule names this route (a \`*\` catch-all does not): ${m.passthroughByDefault}`, '');
+    }
     const parameters = m.parameters.notes();
     if (parameters.length > 0) {
       out.push('| parameter | fidelity | note |', '|---|---|---|', ...parameters.map((p) => `| \`${p.name}\` | ${p.fidelity} | ${cell(p.note)} |`), '');

@@ -115,5 +115,10 @@ export interface MappingBase<P = unknown> {
   assumptions: readonly string[];
   /** Static top-level `links` templates v2 sent beside the data. */
   topLinks?: V2Body;
+  /**
+   * Why this translated route is passed through to the legacy REST API unless a ROUTE_MODES
+   * rule names it (e.g. New Relic keeps the namespace alive): a catch-all rule does not move it.
+   */
+  passthroughByDefault?: string;
 }
 

@@ -24,6 +24,8 @@ export interface ResolvedRoute {
   allow: readonly string[];
   /** True when only passthrough mappings serve it (no rule can make it translated). */
   passthroughOnly: boolean;
+  /** True when its mapping is translated only where a specific ROUTE_MODES rule asks (mapping.passthroughByDefault). */
+  passthroughByDefault: boolean;
   /** How it is served (ROUTE_MODES); always `translate` for the gateway's own requests and without modes. */
   mode: RouteMode;
 }
@@ -45,7 +47,7 @@ export function matchRoute(table: MappingTable, path: string, method: string): R
   const matched = table.match(path);
   if (matched === undefined) {
     if (!path.startsWith('/v2/')) return undefined;
-    return { method: routeMethod, format: undefined, template: undefined, mapping: undefined, pathParams: {}, allow: [], passthroughOnly: false, mode: 'translate' };
+    return { method: routeMethod, format: undefined, template: undefined, mapping: undefined, pathParams: {}, allow: [], passthroughOnly: false, passthroughByDefault: false, mode: 'translate' };
   }
   const hit = matched.entries.find((entry) => entry.methods.includes(routeMethod));
   return {
@@ -56,6 +58,7 @@ export function matchRoute(table: MappingTable, path: string, method: string): R
     pathParams: hit?.params ?? {},
     allow: matched.allow,
     passthroughOnly: hit ? hit.value.kind === 'passthrough' : matched.entries.every((entry) => entry.value.kind === 'passthrough'),
+    passthroughByDefault: hit !== undefined && hit.value.kind !== 'passthrough' && hit.value.passthroughByDefault !== undefined,
     mode: 'translate',
   };
 }

@@ -109,6 +109,20 @@ describe('mode resolution', () => {
     expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/1.json', route: APP })).toBe('compare');
   });
 
+  it('a route passed through by default is translated or compared only by a specific rule, never by the catch-all', async () => {
+    // The route as its request brings it; the mappings' own start-up check is the next test's.
+    const others = (await loadMappings()).filter((mapping) => !mapping.route.startsWith('/v2/alerts_nrql_conditions'));
+    const resolveOver = (text: string) => modeResolverFor(parseRouteModes(text), others);
+    const CONDITIONS = { template: '/v2/alerts_nrql_conditions.{format}', passthroughOnly: false, passthroughByDefault: true };
+    const asked = { method: 'GET', path: '/v2/alerts_nrql_conditions.json', route: CONDITIONS };
+    expect(resolveOver('').modeOf(asked)).toBe('passthrough');
+    expect(resolveOver('*=translate').modeOf(asked)).toBe('passthrough');
+    expect(resolveOver('*=translate;GET /v2/alerts_nrql_conditions=compare').modeOf(asked)).toBe('compare');
+    expect(resolveOver('/v2/alerts_nrql_*=translate').modeOf(asked)).toBe('translate');
+    expect(resolveOver('/v2/alerts_nrql_*=translate').modeOf({ ...asked, method: 'POST' })).toBe('translate');
+    expect(resolveOver('GET /v2/alerts_nrql_*=translate').modeOf({ ...asked, method: 'POST' })).toBe('passthrough');
+  });
+
   it.each(['GET /v2/alerts_nrql_*=translate', 'GET /v2/alerts_policies=compare', 'DELETE /v2/alerts_conditions/{condition_id}=candidate'])(
     'refuses %s at start-up: those routes have only a passthrough mapping',
     async (text) => {

@@ -16,6 +16,13 @@ import type { ComparisonRecord, PatternTally } from './types.ts';
 type CountedEvent = Exclude<ParityEvent, { kind: 'record' | 'folded' }>;
 type FoldedEvent = Extract<ParityEvent, { kind: 'folded' }>;
 
+/** What else tells counted events of one route and method apart (the store's labels: bounded). */
+function slotOf(event: CountedEvent): string {
+  if (event.kind === 'usage' || event.kind === 'matched') return event.mode;
+  if (event.kind === 'caller') return `${event.fingerprint}\n${event.agent}`;
+  return '';
+}
+
 /** One stream entry, and how many requests, comparisons and drops it stands for. */
 export interface Batch {
   data: string;
@@ -55,12 +62,15 @@ export class Outbox {
       // The store never emits these; folded again here should it ever.
       this.foldCounts(event, event.count, event.onSuccess, event.at, event.tally);
     } else {
-      const slot = `${event.kind} ${event.method} ${event.route} ${event.kind === 'usage' || event.kind === 'matched' ? event.mode : ''}`;
+      const slot = `${event.kind} ${event.method} ${event.route} ${slotOf(event)}`;
       const known = this.counts.get(slot);
       if (known === undefined) this.counts.set(slot, { ...event });
       else {
         known.count += event.count;
-        if (known.kind === 'matched' && event.kind === 'matched') known.onSuccess += event.onSuccess;
+        if (known.kind === 'matched' && event.kind === 'matched') {
+          known.onSuccess += event.onSuccess;
+          if (event.at !== undefined) known.at = Math.max(known.at ?? event.at, event.at);
+        }
       }
     }
   }
@@ -99,7 +109,8 @@ export class Outbox {
 
   /** The open batch, closed and taken (undefined when empty); the next one opens. */
   take(): Batch | undefined {
-    if (this.weight === 0) return undefined;
+    // Caller events weigh nothing (their requests' usage events count them), yet are published.
+    if (this.weight === 0 && this.counts.size === 0) return undefined;
     const events = [
       ...[...this.counts.values()].map((event) => JSON.stringify(event)),
       ...[...this.folded.values()].map(({ event, rows }) => JSON.stringify({ ...event, tally: [...rows.values()] })),

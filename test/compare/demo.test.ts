@@ -111,6 +111,8 @@ describe('npm run demo: compare mode on the sandbox with injected divergences', 
     it('shows the injected divergences with their example values and the readiness verdicts', async () => {
       const page = await (await browser.newContext()).newPage();
       expect((await page.goto(`${demo.url}/bridge/`))?.status()).toBe(200);
+      // The detail tables come folded: unfolded here, as a reader would.
+      for (const section of ['readiness', 'worst-patterns', 'usage']) await page.locator(`#${section} > details > summary`).click();
       const verdict = (route: string) => page.locator(`#readiness tr[data-route="${route}"][data-method="GET"] td.verdict`).innerText();
       expect(await verdict(APPS)).toBe('differs in applications[].application_summary.response_time, applications[].name');
       expect(await verdict(APP)).toBe('differs in application.application_summary.response_time, application.name');

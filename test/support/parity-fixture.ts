@@ -21,9 +21,9 @@ export const POLICIES = '/v2/alerts_policies.{format}';
 export const HOSTILE_NAME = '<img src=x onerror="window.__pwned=1">Checkout & "Co"';
 
 /** The integrations fillStore makes: three keys, three User-Agents (one of them hostile markup). */
-export const DASHBOARD_KEY = 'NRAK-DASHBOARDKEY0123456789ABCDEFGHIJ';
-export const SLA_KEY = 'NRAK-SLAREPORTKEY9876543210ZYXWVUTSRQ';
-export const DEPLOY_KEY = 'NRAK-DEPLOYHOOKKEY5555555555AAAAABBBBB';
+export const DASHBOARD_KEY = 'NRAK-UFBV52YJNT6AQ7BGF94B5YDPCZM';
+export const SLA_KEY = 'NRAK-PZZUWF8M86LMMWNHFG5CTTXGZUV';
+export const DEPLOY_KEY = 'NRAK-7PSKGH9RXKG2L6CD43BLQAQD6FY';
 export const DASHBOARD_AGENT = 'Grafana/10.2 newrelic-datasource/4.1';
 export const SLA_AGENT = 'python-requests/2.31 sla-report';
 export const HOSTILE_AGENT = '<script>window.__pwned=2</script><img src=x onerror="window.__pwned=3">deploy-hook & "co"';

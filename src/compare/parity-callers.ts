@@ -34,21 +34,24 @@ export interface IntegrationStats {
   fingerprint: string;
   agent: string;
   calls: number;
-  routes: Map<string, RouteCalls>;
+  /** By route, then method (nested maps: no key string built per request). */
+  routes: Map<string, Map<string, RouteCalls>>;
+  routeCount: number;
 }
 
 export interface CallerTallies {
   /** By fingerprint and User-Agent as shown. */
   integrations: Map<string, IntegrationStats>;
   others: IntegrationStats;
-  /** By fingerprint and User-Agent as sent (this replica's requests): the integration counted. */
-  seen: Map<string, IntegrationStats>;
+  /** By fingerprint, then User-Agent as sent (this replica's requests): the integration counted. */
+  seen: Map<string, Map<string, IntegrationStats>>;
+  seenCount: number;
 }
 
-const emptyIntegration = (fingerprint: string, agent: string): IntegrationStats => ({ fingerprint, agent, calls: 0, routes: new Map() });
+const emptyIntegration = (fingerprint: string, agent: string): IntegrationStats => ({ fingerprint, agent, calls: 0, routes: new Map(), routeCount: 0 });
 
 export function createCallerTallies(): CallerTallies {
-  return { integrations: new Map(), others: emptyIntegration(OTHER_INTEGRATIONS, OTHERS_AGENT), seen: new Map() };
+  return { integrations: new Map(), others: emptyIntegration(OTHER_INTEGRATIONS, OTHERS_AGENT), seen: new Map(), seenCount: 0 };
 }
 
 /** A User-Agent as shown: one line, redacted, cut to AGENT_CHARS. */
@@ -73,15 +76,22 @@ function integrationOf(callers: CallerTallies, fingerprint: string, agent: strin
 
 function countCalls(integration: IntegrationStats, route: string, method: string, count: number): void {
   integration.calls += count;
-  let slot = `${method} ${route}`;
-  let calls = integration.routes.get(slot);
-  if (calls === undefined && integration.routes.size >= MAX_ROUTES_PER_INTEGRATION) {
-    slot = OTHER_ROUTES;
-    calls = integration.routes.get(slot);
-  }
+  let calls = integration.routes.get(route)?.get(method);
   if (calls === undefined) {
-    calls = slot === OTHER_ROUTES ? { route: OTHER_ROUTES, method: '', calls: 0 } : { route, method, calls: 0 };
-    integration.routes.set(slot, calls);
+    // Past the bound, one row (OTHER_ROUTES, no method) takes the rest.
+    const full = integration.routeCount >= MAX_ROUTES_PER_INTEGRATION;
+    const [slotRoute, slotMethod] = full ? [OTHER_ROUTES, ''] : [route, method];
+    let methods = integration.routes.get(slotRoute);
+    if (methods === undefined) {
+      methods = new Map();
+      integration.routes.set(slotRoute, methods);
+    }
+    calls = methods.get(slotMethod);
+    if (calls === undefined) {
+      calls = { route: slotRoute, method: slotMethod, calls: 0 };
+      methods.set(slotMethod, calls);
+      if (!full) integration.routeCount += 1;
+    }
   }
   calls.calls += count;
 }
@@ -92,8 +102,7 @@ function countCalls(integration: IntegrationStats, route: string, method: string
  * look-ups; a new one also a key check of its User-Agent.
  */
 export function noteLocalCaller(callers: CallerTallies, route: string, method: string, caller: SeenCaller): { fingerprint: string; agent: string } {
-  const sent = `${caller.fingerprint}\n${caller.userAgent}`;
-  let integration = callers.seen.get(sent);
+  let integration = callers.seen.get(caller.fingerprint)?.get(caller.userAgent);
   if (integration === undefined) {
     if (callers.integrations.size >= MAX_INTEGRATIONS) {
       // Full: a new caller is one of the others, whatever its User-Agent says (not read at all).
@@ -102,7 +111,15 @@ export function noteLocalCaller(callers: CallerTallies, route: string, method: s
       const agent = caller.agentCarriesKey(caller.userAgent) ? WITHHELD_AGENT : cleanAgent(caller.userAgent);
       integration = integrationOf(callers, caller.fingerprint, agent);
     }
-    if (callers.seen.size < MAX_SEEN) callers.seen.set(sent, integration);
+    if (callers.seenCount < MAX_SEEN) {
+      let agents = callers.seen.get(caller.fingerprint);
+      if (agents === undefined) {
+        agents = new Map();
+        callers.seen.set(caller.fingerprint, agents);
+      }
+      agents.set(caller.userAgent, integration);
+      callers.seenCount += 1;
+    }
   }
   countCalls(integration, route, method, 1);
   return { fingerprint: integration.fingerprint, agent: integration.agent };
@@ -139,7 +156,7 @@ export interface IntegrationReport {
 export function integrationsReport(callers: CallerTallies, readinessOf: (route: string, method: string) => Readiness): IntegrationReport[] {
   const all = [...callers.integrations.values(), ...(callers.others.calls > 0 ? [callers.others] : [])];
   const rows = all.map((integration) => {
-    const routes = [...integration.routes.values()].map((r): IntegrationRoute => {
+    const routes = [...integration.routes.values()].flatMap((methods) => [...methods.values()]).map((r): IntegrationRoute => {
       const readiness = r.route === OTHER_ROUTES ? null : readinessOf(r.route, r.method);
       return { route: r.route, method: r.method, calls: r.calls, readiness, ready: readiness === 'safe to translate' };
     });

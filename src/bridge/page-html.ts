@@ -17,8 +17,11 @@ export function badge(readiness: string, text: string = readiness): string {
   return `<span class="badge v-${e(readiness.replace(/ /g, '-'))}">${e(text)}</span>`;
 }
 
-/** A collapsible section: its heading is the summary; `open` shows it unfolded. */
+/**
+ * A collapsible section: its heading is the summary; `open` shows it unfolded. `data-fold` names
+ * it, so the page's refresh keeps it open once the reader opened it.
+ */
 export function foldedSection(id: string, heading: string, body: string, options: { open?: boolean; note?: string } = {}): string {
   const note = options.note === undefined ? '' : ` <span class="muted">${e(options.note)}</span>`;
-  return `<section${attr('id', id)}><details${options.open ? ' open' : ''}><summary><h2>${e(heading)}</h2>${note}</summary>${body}</details></section>`;
+  return `<section${attr('id', id)}><details${attr('data-fold', id)}${options.open ? ' open' : ''}><summary><h2>${e(heading)}</h2>${note}</summary>${body}</details></section>`;
 }

@@ -16,12 +16,12 @@ function routeItem(r: IntegrationRoute): string {
   );
 }
 
-function routesCell(routes: readonly IntegrationRoute[]): string {
+function routesCell(routes: readonly IntegrationRoute[], fold: string): string {
   const waiting = routes.filter((r) => !r.ready);
   const ready = routes.filter((r) => r.ready);
   const waitingList = waiting.length > 0 ? `<ul class="calls">${waiting.map(routeItem).join('')}</ul>` : '<span class="v-safe-to-translate">every route it calls is safe to translate</span>';
   const readyList =
-    ready.length > 0 ? `<details class="ready-routes"><summary>${ready.length} ready route${ready.length === 1 ? '' : 's'}</summary><ul class="calls">${ready.map(routeItem).join('')}</ul></details>` : '';
+    ready.length > 0 ? `<details class="ready-routes"${attr('data-fold', fold)}><summary>${ready.length} ready route${ready.length === 1 ? '' : 's'}</summary><ul class="calls">${ready.map(routeItem).join('')}</ul></details>` : '';
   return waitingList + readyList;
 }
 
@@ -30,7 +30,7 @@ function integrationRow(integration: IntegrationReport): string {
     `<tr class="integration"${attr('data-fingerprint', integration.fingerprint)}${attr('data-calls', integration.calls)}${attr('data-not-ready-calls', integration.notReadyCalls)}>` +
     `<td><div class="agent">${e(integration.agent)}</div><div class="muted">key <code class="fingerprint">${e(integration.fingerprint)}</code></div></td>` +
     `<td class="n" data-count="calls">${integration.calls}</td><td class="n" data-count="not-ready">${integration.notReadyCalls}</td>` +
-    `<td>${routesCell(integration.routes)}</td></tr>`
+    `<td>${routesCell(integration.routes, `ready ${integration.fingerprint} ${integration.agent}`)}</td></tr>`
   );
 }
 

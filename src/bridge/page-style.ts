@@ -8,7 +8,7 @@ export const STYLE = `
 :root{color-scheme:light dark;--bad:#c62828;--good:#2e7d32;--warn:#b26a00;--muted:#6b7280;--line:#d1d5db;--noise:#9ca3af}
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;padding:0 1.5rem 2rem;max-width:90rem}
-h1{font-size:1.4rem;margin:1rem 0 .25rem}h2{font-size:1.1rem;margin:0;display:inline}
+h1{font-size:1.4rem;margin:1rem 0 .25rem}h2{font-size:1.1rem;margin:0 0 .5rem}summary h2{display:inline;margin:0}#probe h2{display:inline}
 section{margin:1.25rem 0}summary{cursor:pointer;padding:.25rem 0}details>summary~*{margin-top:.5rem}
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{font-weight:600}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:normal;white-space:nowrap}

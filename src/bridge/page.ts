@@ -62,7 +62,7 @@ function readinessSection(report: ParityReport): string {
   const idle = report.routes.filter((r) => !active.includes(r));
   const activePart = active.length > 0 ? routeTable(active) : '<p class="empty">No request seen yet.</p>';
   const idlePart =
-    idle.length > 0 ? `<details id="idle-routes"><summary>${idle.length} routes not requested yet</summary>${routeTable(idle)}</details>` : '';
+    idle.length > 0 ? `<details id="idle-routes" data-fold="idle-routes"><summary>${idle.length} routes not requested yet</summary>${routeTable(idle)}</details>` : '';
   return foldedSection('readiness', 'Readiness by route', activePart + idlePart, { note: `${active.length} in use, ${idle.length} not requested yet` });
 }
 
@@ -101,9 +101,9 @@ function patternsSection(report: ParityReport): string {
   );
 }
 
-function gapList(gaps: readonly string[]): string {
+function gapList(gaps: readonly string[], fold: string): string {
   if (gaps.length === 0) return '';
-  return `<details class="gaps"><summary>the ${gaps.length} known gap${gaps.length === 1 ? '' : 's'}</summary><ul>${gaps.map((gap) => `<li>${e(gap)}</li>`).join('')}</ul></details>`;
+  return `<details class="gaps"${attr('data-fold', fold)}><summary>the ${gaps.length} known gap${gaps.length === 1 ? '' : 's'}</summary><ul>${gaps.map((gap) => `<li>${e(gap)}</li>`).join('')}</ul></details>`;
 }
 
 function usageSection(report: ParityReport): string {
@@ -115,7 +115,7 @@ function usageSection(report: ParityReport): string {
     return (
       `<tr${attr('data-route', u.route)}${attr('data-method', u.method)}${attr('data-fidelity', u.fidelity)}${attr('data-verdict', u.readiness)}>` +
       `<td>${e(u.method)}</td><td><code>${e(u.route)}</code></td><td class="n" data-count="requests">${u.requests}</td>` +
-      `<td>${e(modes)}</td><td>${e(u.fidelity)}</td><td><div class="if-switched">${e(u.ifSwitched)}</div>${gapList(u.knownGaps)}</td></tr>`
+      `<td>${e(modes)}</td><td>${e(u.fidelity)}</td><td><div class="if-switched">${e(u.ifSwitched)}</div>${gapList(u.knownGaps, `gaps ${u.method} ${u.route}`)}</td></tr>`
     );
   });
   return foldedSection(
@@ -213,19 +213,34 @@ function mainContent(report: ParityReport, now: number, probe?: ProbeReport): st
   );
 }
 
-// Replaces <main> with a fresh copy of the page every REFRESH_SECONDS while the tab is visible.
+// Replaces <main> with a fresh copy every REFRESH_SECONDS while the tab is visible, keeping the
+// folds the reader opened open (each <details> names itself in data-fold). A 'bridge:refresh'
+// event on the document refreshes at once ('bridge:refreshed' follows): what a test drives.
 const REFRESH_SCRIPT = `
 (() => {
   const box = document.getElementById('auto-refresh');
   document.getElementById('refresh').style.display = 'block';
-  setInterval(async () => {
-    if (!box.checked || document.hidden) return;
+  const refresh = async () => {
     try {
       const answer = await fetch(location.href, { cache: 'no-store', credentials: 'same-origin' });
       if (!answer.ok) return;
-      const fresh = new DOMParser().parseFromString(await answer.text(), 'text/html').querySelector('main');
-      if (fresh) document.querySelector('main').replaceWith(fresh);
+      // Only main is parsed: the fresh page's own style and script elements carry another
+      // nonce, which this page's CSP would refuse (and report) even in a parsed document.
+      const text = await answer.text();
+      const from = text.indexOf('<main>');
+      const to = text.lastIndexOf('</main>');
+      if (from < 0 || to < from) return;
+      const fresh = new DOMParser().parseFromString(text.slice(from, to + 7), 'text/html').querySelector('main');
+      if (!fresh) return;
+      const opened = new Set([...document.querySelectorAll('main details[open][data-fold]')].map((fold) => fold.dataset.fold));
+      for (const fold of fresh.querySelectorAll('details[data-fold]')) if (opened.has(fold.dataset.fold)) fold.open = true;
+      document.querySelector('main').replaceWith(fresh);
+      document.dispatchEvent(new Event('bridge:refreshed'));
     } catch { /* the next tick tries again */ }
+  };
+  document.addEventListener('bridge:refresh', () => void refresh());
+  setInterval(() => {
+    if (box.checked && !document.hidden) void refresh();
   }, ${REFRESH_SECONDS * 1000});
 })();
 `;

@@ -156,6 +156,17 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
 
     // The page's own script ran under its CSP (it reveals the refresh toggle), and nothing was refused.
     expect(await page.locator('#refresh').isVisible()).toBe(true);
+
+    // Its refresh (every 15 s; at once on 'bridge:refresh') replaces <main> and keeps open what the reader opened.
+    await page.locator('main').evaluate((main) => main.setAttribute('data-stale', ''));
+    await page.evaluate(
+      "new Promise((resolve) => { document.addEventListener('bridge:refreshed', () => resolve(true), { once: true }); document.dispatchEvent(new Event('bridge:refresh')); })",
+    );
+    expect(await page.locator('main[data-stale]').count()).toBe(0);
+    for (const section of ['readiness', 'worst-patterns', 'usage', 'recent']) expect(await page.locator(`#${section} > details`).getAttribute('open')).not.toBeNull();
+    expect(await page.locator('#idle-routes').getAttribute('open')).not.toBeNull();
+    expect(await gaps.getAttribute('open')).not.toBeNull();
+    expect(await page.locator(`${row('usage', APPS)} details.gaps`).getAttribute('open')).toBeNull();
     expect(errors).toEqual([]);
     expect((await page.content()).toLowerCase()).not.toContain(PARITY_SENTINEL_KEY.toLowerCase());
   });

@@ -95,7 +95,7 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
     expect(rowWith(readiness, { 'data-route': DEPLOY_DELETE })).toContain('data-verdict="unsupported"');
     expect(rowWith(readiness, { 'data-route': POLICIES, 'data-method': 'GET' })).toContain('data-verdict="passthrough only"');
     // Declared routes nobody called are listed too, folded away.
-    expect(html).toMatch(/<details id="idle-routes"><summary>\d+ routes not requested yet<\/summary>/);
+    expect(html).toMatch(/<details id="idle-routes" data-fold="idle-routes"><summary>\d+ routes not requested yet<\/summary>/);
     expect(rowWith(html, { 'data-route': POLICIES, 'data-method': 'POST' })).toContain('data-verdict="passthrough only"');
 
     const patterns = sectionOf(html, 'worst-patterns');
@@ -116,7 +116,7 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
     expect(policies).toContain('data-fidelity="passthrough"');
     expect(rowWith(usage, { 'data-route': APPS })).toContain('<td class="n" data-count="requests">6</td>');
     const data = rowWith(usage, { 'data-route': DATA });
-    expect(data).toMatch(/<div class="if-switched">fidelity approximate; \d+ known gaps<\/div><details class="gaps"><summary>the \d+ known gaps<\/summary><ul><li>/);
+    expect(data).toMatch(/<div class="if-switched">fidelity approximate; \d+ known gaps<\/div><details class="gaps" data-fold="gaps GET [^"]+"><summary>the \d+ known gaps<\/summary><ul><li>/);
     // By requests.
     expect(usage.indexOf(`data-route="${escapeHtml(POLICIES)}"`)).toBeLessThan(usage.indexOf(`data-route="${escapeHtml(APPS)}"`));
 
@@ -134,7 +134,7 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
     expect(sectionOf(html, 'integrations').match(/<tr class="integration"/g)).toHaveLength(3);
     // What comes first is short; the long tables are one click away.
     expect(html.indexOf('<section id="integrations">')).toBeLessThan(html.indexOf('<section id="readiness">'));
-    for (const id of ['readiness', 'worst-patterns', 'usage', 'recent']) expect(sectionOf(html, id)).toMatch(/^<section id="[a-z-]+"><details><summary><h2>/);
+    for (const id of ['readiness', 'worst-patterns', 'usage', 'recent']) expect(sectionOf(html, id)).toMatch(/^<section id="[a-z-]+"><details data-fold="[a-z-]+"><summary><h2>/);
   });
 
   it('counts the days left to the end of life by the server clock, in whole UTC days', () => {

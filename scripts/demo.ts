@@ -2,7 +2,7 @@
  * `npm run demo`: the gateway in compare mode on the embedded sandbox, whose NerdGraph face is
  * made to diverge from its legacy face in known ways (SANDBOX_DIVERGE, default all) and whose
  * legacy metric data moves in its open minute (SANDBOX_LEGACY_JITTER). It sends a sample of
- * real v2 traffic as a demo key's integrations would, waits for the comparisons, prints the
+ * real v2 traffic as a demo key's integrations would (each with its User-Agent), waits for the comparisons, prints the
  * parity report (the same table as `npm run report`) and keeps serving /bridge/ until Ctrl-C
  * (`--once`: print and exit). The report shows the injected divergences and nothing else: the
  * documented gaps as gaps, the moving metric values as noise.
@@ -65,6 +65,25 @@ function demoRequests(data: SandboxData, accountId: number): string[] {
   return paths;
 }
 
+/**
+ * Who sends each demo request: the integrations a demo account has (dashboards, an SLA script, a
+ * deploy hook, an alerts sync), told apart by User-Agent on the /bridge/ page. One key for all,
+ * as is common: the User-Agent is what separates them.
+ */
+export const DEMO_AGENTS = {
+  dashboards: 'Grafana/10.4 newrelic-datasource/4.2',
+  slaReport: 'python-requests/2.31 sla-report.py',
+  deployHook: 'deploy-notify.sh curl/8.5.0',
+  alertsSync: 'terraform-provider-newrelic/3.27',
+} as const;
+
+export function demoAgentOf(path: string): string {
+  if (path.startsWith('/v2/alerts_')) return DEMO_AGENTS.alertsSync;
+  if (path.includes('/deployments')) return DEMO_AGENTS.deployHook;
+  if (/\/(hosts|instances|metrics)/.test(path)) return DEMO_AGENTS.slaReport;
+  return DEMO_AGENTS.dashboards;
+}
+
 /** Waits until every comparison the traffic started has been recorded; says so when some never were. */
 async function settled(gateway: BuiltGateway, expected: number, boundMs = 30_000): Promise<void> {
   const started = Date.now();
@@ -112,7 +131,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const sent = demoRequests(data, accountId);
   let compared = 0;
   for (const path of sent) {
-    const response = await fetch(`${url}${path}`, { headers: { 'X-Api-Key': DEMO_KEY } });
+    const response = await fetch(`${url}${path}`, { headers: { 'X-Api-Key': DEMO_KEY, 'User-Agent': demoAgentOf(path) } });
     await response.arrayBuffer();
     if (!path.startsWith('/v2/alerts_')) compared++;
   }

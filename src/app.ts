@@ -159,7 +159,8 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
 
   // The one match of a request's route, and its mode's strategy (src/routing/routing-step.ts).
   const table = deps.routeTable ?? mappingTable(deps.mappings);
-  app.use(createRoutingStep(table, deps.modes ? modeStrategiesOf(deps, deps.modes, { app, identityOf: shared.identityOf, now }) : undefined));
+  const strategies = deps.modes ? modeStrategiesOf(deps, deps.modes, { app, identityOf: shared.identityOf, now }) : undefined;
+  app.use(createRoutingStep(table, strategies, deps.bridge ? { sink: deps.bridge.store, fingerprintOf: shared.fingerprintOf } : undefined));
 
   app.get('/healthz', (c) => {
     c.set('routeLabel', '/healthz');
@@ -202,7 +203,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     identityOf,
     translate: async (request) => app.fetch(request),
   });
-  if (deps.bridge) registerBridgeRoutes(app, deps.bridge);
+  if (deps.bridge) registerBridgeRoutes(app, { ...deps.bridge, now });
 
   registerV2Routes(app, deps.mappings, {
     nerdgraph,

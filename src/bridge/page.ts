@@ -1,21 +1,27 @@
 import type { ComparisonRecord } from '../compare/types.ts';
 import { OUTCOMES, type ParityReport, type PatternExample, type RouteParity } from '../compare/parity-store.ts';
 import type { ProbeReport } from '../probe/report.ts';
+import { trendSection } from './page-chart.ts';
+import { headSection } from './page-head.ts';
+import { attr, badge, e, foldedSection } from './page-html.ts';
+import { integrationsSection } from './page-integrations.ts';
+import { STYLE } from './page-style.ts';
+
+export { escapeHtml } from './page-html.ts';
 
 /**
  * The /bridge/ page: the parity report as one server-rendered HTML document, complete without
- * JavaScript, with no external asset (inline CSS; the only script, nonce'd, refreshes it). Every
- * text from the report is HTML-escaped: request paths and answer values are caller data.
- * Rows carry stable data attributes (data-route, data-method, data-verdict, data-pattern,
- * data-outcome, data-count) for tests and for anyone scraping the page.
+ * JavaScript, with no external asset (inline CSS and SVG; the only script, nonce'd, refreshes
+ * it). What a migration lead reads first comes first: the head (page-head.ts: routes in use safe
+ * to translate, days left), the trend (page-chart.ts), the integrations (page-integrations.ts);
+ * then the detail tables, each folded in a <details>. Every text from the report is HTML-escaped:
+ * request paths, answer values and User-Agents are caller data. Rows carry stable data
+ * attributes (data-route, data-method, data-verdict, data-pattern, data-outcome, data-count) for
+ * tests and for anyone scraping the page.
  */
 export const REFRESH_SECONDS = 15;
 const RECENT_SHOWN = 20;
 const VALUE_CHARS = 400;
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] ?? ch);
-}
 
 /** A value as JSON text (cut when long); `(absent)` when that side lacks the field. */
 export function showValue(value: unknown): string {
@@ -24,26 +30,9 @@ export function showValue(value: unknown): string {
   return text.length > VALUE_CHARS ? `${text.slice(0, VALUE_CHARS)}…` : text;
 }
 
-const e = escapeHtml;
-const attr = (name: string, value: string | number): string => ` ${name}="${e(String(value))}"`;
-
-const STYLE = `
-:root{color-scheme:light dark;--bad:#c62828;--good:#2e7d32;--warn:#b26a00;--muted:#6b7280;--line:#d1d5db}
-body{font:14px/1.45 system-ui,sans-serif;margin:0 1.5rem 2rem;max-width:100rem}
-h1{font-size:1.4rem;margin:1rem 0 .25rem}h2{font-size:1.1rem;margin:1.75rem 0 .5rem}
-table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top}
-th{font-weight:600;white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}
-code,pre{font:12px/1.4 ui-monospace,monospace}pre{margin:0;white-space:pre-wrap;overflow-wrap:anywhere;max-width:32rem}
-pre[data-side]{min-width:12rem}.gaps{font-size:12px}.gaps ul{margin:.25rem 0;padding-left:1.2rem}
-.summary,.muted{color:var(--muted);font-size:12px}.badge{display:inline-block;padding:0 .45rem;border-radius:.6rem;border:1px solid currentColor;white-space:nowrap}
-.v-differs,.v-comparison-errors{color:var(--bad)}.v-safe-to-translate{color:var(--good)}.v-dry-runs-only,.v-not-compared-yet{color:var(--warn)}
-.v-unsupported,.v-passthrough-only,.v-unknown{color:var(--muted)}.v-confirmed{color:var(--good)}.v-refuted{color:var(--bad)}td[data-outcome=mismatch]:not(:empty):not([data-zero]){color:var(--bad);font-weight:600}
-pre.legacy{border-left:3px solid var(--good);padding-left:.4rem}pre.translated{border-left:3px solid var(--bad);padding-left:.4rem}
-#refresh{display:none}.empty{color:var(--muted)}
-`;
 
 function verdictBadge(parity: Pick<RouteParity, 'readiness' | 'verdict'>): string {
-  return `<span class="badge v-${parity.readiness.replace(/ /g, '-')}">${e(parity.verdict)}</span>`;
+  return badge(parity.readiness, parity.verdict);
 }
 
 function outcomeCells(outcomes: RouteParity['outcomes']): string {
@@ -73,8 +62,8 @@ function readinessSection(report: ParityReport): string {
   const idle = report.routes.filter((r) => !active.includes(r));
   const activePart = active.length > 0 ? routeTable(active) : '<p class="empty">No request seen yet.</p>';
   const idlePart =
-    idle.length > 0 ? `<details id="idle-routes"><summary>${idle.length} routes not requested yet</summary>${routeTable(idle)}</details>` : '';
-  return `<section id="readiness"><h2>Readiness by route</h2>${activePart}${idlePart}</section>`;
+    idle.length > 0 ? `<details id="idle-routes" data-fold="idle-routes"><summary>${idle.length} routes not requested yet</summary>${routeTable(idle)}</details>` : '';
+  return foldedSection('readiness', 'Readiness by route', activePart + idlePart, { note: `${active.length} in use, ${idle.length} not requested yet` });
 }
 
 function exampleCells(example: PatternExample): string {
@@ -87,7 +76,7 @@ function exampleCells(example: PatternExample): string {
 
 function patternsSection(report: ParityReport): string {
   if (report.worstPatterns.length === 0) {
-    return '<section id="worst-patterns"><h2>Worst field paths</h2><p class="empty">No difference recorded yet.</p></section>';
+    return foldedSection('worst-patterns', 'Worst field paths', '<p class="empty">No difference recorded yet.</p>', { note: 'none yet' });
   }
   const rows = report.worstPatterns.map((p) => {
     const kinds = Object.entries(p.kinds)
@@ -101,22 +90,24 @@ function patternsSection(report: ParityReport): string {
       `<td class="n" data-count="gap">${p.gap}</td><td class="n" data-count="tolerated">${p.tolerated}</td>${exampleCells(p.example)}</tr>`
     );
   });
-  return (
-    '<section id="worst-patterns"><h2>Worst field paths</h2>' +
+  return foldedSection(
+    'worst-patterns',
+    'Worst field paths',
     '<p class="muted">By mismatches. Noise: the two legacy answers differed there too. Gap: a mapping documents it. Tolerated: inside the path\'s threshold. ' +
     'A field counts as differing only when its mismatches outnumber its noise by more than 20 % (Diffy\'s rule).</p>' +
-    '<table><thead><tr><th>Route</th><th>Field pattern</th><th>Mismatch</th><th>Noise</th><th>Gap</th><th>Tolerated</th><th>Example request</th><th>Legacy</th><th>Translated</th></tr></thead>' +
-    `<tbody>${rows.join('')}</tbody></table></section>`
+      '<table><thead><tr><th>Route</th><th>Field pattern</th><th>Mismatch</th><th>Noise</th><th>Gap</th><th>Tolerated</th><th>Example request</th><th>Legacy</th><th>Translated</th></tr></thead>' +
+      `<tbody>${rows.join('')}</tbody></table>`,
+    { note: `${report.worstPatterns.filter((p) => p.reportable).length} differing` },
   );
 }
 
-function gapList(gaps: readonly string[]): string {
+function gapList(gaps: readonly string[], fold: string): string {
   if (gaps.length === 0) return '';
-  return `<details class="gaps"><summary>the ${gaps.length} known gap${gaps.length === 1 ? '' : 's'}</summary><ul>${gaps.map((gap) => `<li>${e(gap)}</li>`).join('')}</ul></details>`;
+  return `<details class="gaps"${attr('data-fold', fold)}><summary>the ${gaps.length} known gap${gaps.length === 1 ? '' : 's'}</summary><ul>${gaps.map((gap) => `<li>${e(gap)}</li>`).join('')}</ul></details>`;
 }
 
 function usageSection(report: ParityReport): string {
-  if (report.usage.length === 0) return '<section id="usage"><h2>What callers use</h2><p class="empty">No request seen yet.</p></section>';
+  if (report.usage.length === 0) return foldedSection('usage', 'What callers use', '<p class="empty">No request seen yet.</p>', { note: 'nothing yet' });
   const rows = report.usage.map((u) => {
     const modes = Object.entries(u.byMode)
       .map(([mode, n]) => `${mode} ${n}`)
@@ -124,13 +115,16 @@ function usageSection(report: ParityReport): string {
     return (
       `<tr${attr('data-route', u.route)}${attr('data-method', u.method)}${attr('data-fidelity', u.fidelity)}${attr('data-verdict', u.readiness)}>` +
       `<td>${e(u.method)}</td><td><code>${e(u.route)}</code></td><td class="n" data-count="requests">${u.requests}</td>` +
-      `<td>${e(modes)}</td><td>${e(u.fidelity)}</td><td><div class="if-switched">${e(u.ifSwitched)}</div>${gapList(u.knownGaps)}</td></tr>`
+      `<td>${e(modes)}</td><td>${e(u.fidelity)}</td><td><div class="if-switched">${e(u.ifSwitched)}</div>${gapList(u.knownGaps, `gaps ${u.method} ${u.route}`)}</td></tr>`
     );
   });
-  return (
-    '<section id="usage"><h2>What callers use</h2><p class="muted">Routes by requests, with what a switch to the translation would change now.</p>' +
-    '<table><thead><tr><th>Method</th><th>Route</th><th>Requests</th><th>Modes</th><th>Fidelity</th><th>If switched now</th></tr></thead>' +
-    `<tbody>${rows.join('')}</tbody></table></section>`
+  return foldedSection(
+    'usage',
+    'What callers use',
+    '<p class="muted">Routes by requests, with what a switch to the translation would change now.</p>' +
+      '<table><thead><tr><th>Method</th><th>Route</th><th>Requests</th><th>Modes</th><th>Fidelity</th><th>If switched now</th></tr></thead>' +
+      `<tbody>${rows.join('')}</tbody></table>`,
+    { note: `${report.usage.length} routes` },
   );
 }
 
@@ -150,7 +144,7 @@ function recordDetail(record: ComparisonRecord): string {
 
 function recentSection(report: ParityReport): string {
   const records = report.recent.slice(0, RECENT_SHOWN);
-  if (records.length === 0) return '<section id="recent"><h2>Recent records</h2><p class="empty">No non-matching comparison kept yet.</p></section>';
+  if (records.length === 0) return foldedSection('recent', 'Recent records', '<p class="empty">No non-matching comparison kept yet.</p>', { note: 'none yet' });
   const rows = records.map(
     (r) =>
       `<tr${attr('data-record', r.id)}${attr('data-route', r.route)}${attr('data-outcome', r.outcome)}>` +
@@ -159,10 +153,13 @@ function recentSection(report: ParityReport): string {
       `<td>${e(r.mode)}</td><td>${e(r.outcome)}</td><td>${e(String(r.status.legacy ?? '—'))} / ${e(String(r.status.translated ?? '—'))}</td>` +
       `<td>${recordDetail(r)}</td></tr>`,
   );
-  return (
-    `<section id="recent"><h2>Recent records</h2><p class="muted">The newest ${records.length} of ${report.recordsKept} kept (at most ${report.maxRecords}).</p>` +
-    '<table><thead><tr><th>At</th><th>Request</th><th>Mode</th><th>Outcome</th><th>Status legacy / translated</th><th>Detail</th></tr></thead>' +
-    `<tbody>${rows.join('')}</tbody></table></section>`
+  return foldedSection(
+    'recent',
+    'Recent records',
+    `<p class="muted">The newest ${records.length} of ${report.recordsKept} kept (at most ${report.maxRecords}).</p>` +
+      '<table><thead><tr><th>At</th><th>Request</th><th>Mode</th><th>Outcome</th><th>Status legacy / translated</th><th>Detail</th></tr></thead>' +
+      `<tbody>${rows.join('')}</tbody></table>`,
+    { note: `${records.length} shown` },
   );
 }
 
@@ -171,13 +168,12 @@ function totalsLine(report: ParityReport): string {
   return `<p id="totals"><span data-total="requests">${report.totals.requests} requests</span> · ${outcomes}</p>`;
 }
 
-/** The page's <main>: what the refresh script swaps. */
 /**
  * The last `npm run probe` (src/probe/): each probe's verdict and evidence, and the read routes
  * it compared with the legacy API. Read from PROBE_REPORT_PATH on each view.
  */
 function probeSection(probe: ProbeReport | undefined): string {
-  if (probe === undefined) return '<section id="probe"><h2>Last probe</h2><p class="empty">No probe report yet: run <code>npm run probe</code>.</p></section>';
+  if (probe === undefined) return '<section id="probe"><h2>Last probe</h2> <span class="empty">none yet: run <code>npm run probe</code>.</span></section>';
   const rows = probe.probes
     .map((p) => `<tr${attr('data-probe', p.name)}${attr('data-verdict', p.verdict)}><td><code>${e(p.name)}</code><div class="summary">${e(p.checks)}</div></td><td><span class="badge v-${p.verdict}">${e(p.verdict)}</span></td><td>${e(p.evidence)}</td></tr>`)
     .join('');
@@ -189,14 +185,23 @@ function probeSection(probe: ProbeReport | undefined): string {
     const unavailable = probe.legacy.unavailable === null ? '' : `<p class="muted">Legacy API not compared: ${e(probe.legacy.unavailable)}</p>`;
     routes = `${unavailable}<table><thead><tr><th>Route (GET)</th><th>Legacy vs translation</th><th>Outcome</th></tr></thead><tbody>${routeRows}</tbody></table>`;
   }
-  return (
-    `<section id="probe"><h2>Last probe</h2><p class="muted">Account ${probe.accountId}, ${e(probe.nerdgraph)}, at <time${attr('datetime', probe.at)}>${e(probe.at)}</time>.</p>` +
-    `<table><thead><tr><th>Probe</th><th>Verdict</th><th>Evidence</th></tr></thead><tbody>${rows}</tbody></table>${routes}</section>`
+  const counts = probe.probes.reduce<Record<string, number>>((n, p) => ({ ...n, [p.verdict]: (n[p.verdict] ?? 0) + 1 }), {});
+  return foldedSection(
+    'probe',
+    'Last probe',
+    `<p class="muted">Account ${probe.accountId}, ${e(probe.nerdgraph)}, at <time${attr('datetime', probe.at)}>${e(probe.at)}</time>.</p>` +
+      `<table><thead><tr><th>Probe</th><th>Verdict</th><th>Evidence</th></tr></thead><tbody>${rows}</tbody></table>${routes}`,
+    { note: `${probe.at}: ${Object.entries(counts).map(([verdict, n]) => `${verdict} ${n}`).join(', ')}` },
   );
 }
 
-function mainContent(report: ParityReport, probe?: ProbeReport): string {
+/** The page's <main>: what the refresh script swaps. */
+function mainContent(report: ParityReport, now: number, probe?: ProbeReport): string {
   return (
+    headSection(report, now) +
+    trendSection(report.series) +
+    integrationsSection(report) +
+    '<h2 id="details">Details</h2>' +
     `<p class="muted">Generated <time id="generated-at"${attr('datetime', report.generatedAt)}>${e(report.generatedAt)}</time>. ` +
     'Compare mode answers from the legacy API and diffs the translation off the path; candidate answers with the translation.</p>' +
     totalsLine(report) +
@@ -208,30 +213,46 @@ function mainContent(report: ParityReport, probe?: ProbeReport): string {
   );
 }
 
-// Replaces <main> with a fresh copy of the page every REFRESH_SECONDS while the tab is visible.
+// Replaces <main> with a fresh copy every REFRESH_SECONDS while the tab is visible, keeping the
+// folds the reader opened open (each <details> names itself in data-fold). A 'bridge:refresh'
+// event on the document refreshes at once ('bridge:refreshed' follows): what a test drives.
 const REFRESH_SCRIPT = `
 (() => {
   const box = document.getElementById('auto-refresh');
   document.getElementById('refresh').style.display = 'block';
-  setInterval(async () => {
-    if (!box.checked || document.hidden) return;
+  const refresh = async () => {
     try {
       const answer = await fetch(location.href, { cache: 'no-store', credentials: 'same-origin' });
       if (!answer.ok) return;
-      const fresh = new DOMParser().parseFromString(await answer.text(), 'text/html').querySelector('main');
-      if (fresh) document.querySelector('main').replaceWith(fresh);
+      // Only main is parsed: the fresh page's own style and script elements carry another
+      // nonce, which this page's CSP would refuse (and report) even in a parsed document.
+      const text = await answer.text();
+      const from = text.indexOf('<main>');
+      const to = text.lastIndexOf('</main>');
+      if (from < 0 || to < from) return;
+      const fresh = new DOMParser().parseFromString(text.slice(from, to + 7), 'text/html').querySelector('main');
+      if (!fresh) return;
+      const opened = new Set([...document.querySelectorAll('main details[open][data-fold]')].map((fold) => fold.dataset.fold));
+      for (const fold of fresh.querySelectorAll('details[data-fold]')) if (opened.has(fold.dataset.fold)) fold.open = true;
+      document.querySelector('main').replaceWith(fresh);
+      document.dispatchEvent(new Event('bridge:refreshed'));
     } catch { /* the next tick tries again */ }
+  };
+  document.addEventListener('bridge:refresh', () => void refresh());
+  setInterval(() => {
+    if (box.checked && !document.hidden) void refresh();
   }, ${REFRESH_SECONDS * 1000});
 })();
 `;
 
-export function renderParityPage(report: ParityReport, options: { nonce: string; probe?: ProbeReport }): string {
+/** `now`: the server's clock, for the days left (default: the report's time). */
+export function renderParityPage(report: ParityReport, options: { nonce: string; probe?: ProbeReport; now?: number }): string {
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
     `<title>v2-bridge parity</title><style${attr('nonce', options.nonce)}>${STYLE}</style></head><body>` +
-    '<header><h1>v2-bridge: parity and readiness</h1>' +
+    '<header><h1>v2-bridge: migration readiness</h1>' +
     `<label id="refresh"><input type="checkbox" id="auto-refresh" checked> refresh every ${REFRESH_SECONDS} s</label></header>` +
-    `<main>${mainContent(report, options.probe)}</main>` +
+    `<main>${mainContent(report, options.now ?? Date.parse(report.generatedAt), options.probe)}</main>` +
     `<script${attr('nonce', options.nonce)}>${REFRESH_SCRIPT}</script></body></html>`
   );
 }

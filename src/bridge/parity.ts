@@ -38,8 +38,12 @@ const PRIVATE_HEADERS = {
   'referrer-policy': 'no-referrer',
 } as const;
 
-export function registerBridgeRoutes(app: Hono<GatewayEnv>, deps: { store: ParityStore; bridgeToken?: string; probeReportPath?: string }): void {
+export function registerBridgeRoutes(
+  app: Hono<GatewayEnv>,
+  deps: { store: ParityStore; bridgeToken?: string; probeReportPath?: string; /** The server's clock (days left on the page); default Date.now. */ now?: () => number },
+): void {
   const access = bridgeAccess(deps.bridgeToken);
+  const now = deps.now ?? Date.now;
 
   app.get(PARITY_JSON_PATH, access, async (c) => {
     c.set('routeLabel', PARITY_JSON_PATH);
@@ -60,7 +64,7 @@ export function registerBridgeRoutes(app: Hono<GatewayEnv>, deps: { store: Parit
     const nonce = randomBytes(16).toString('base64');
     // The last `npm run probe` report, read from its file on each view (absent: no section).
     const probe = deps.probeReportPath === undefined ? undefined : await readReport(deps.probeReportPath);
-    return new Response(renderParityPage(deps.store.report(), { nonce, ...(probe && { probe }) }), {
+    return new Response(renderParityPage(deps.store.report(), { nonce, now: now(), ...(probe && { probe }) }), {
       status: 200,
       headers: {
         'content-type': 'text/html; charset=utf-8',

@@ -1,5 +1,6 @@
 import { OTHER_PATTERNS } from './parity-clean.ts';
 import { agreedOnSuccess, patternCountsOf } from './parity-recording.ts';
+import { SERIES_BUCKET_MS } from './parity-series.ts';
 import type { ParityEvent } from './parity-store.ts';
 import { BATCH_VERSION, weightOf } from './parity-wire.ts';
 import type { SharingSettings } from './shared-parity.ts';
@@ -16,6 +17,15 @@ import type { ComparisonRecord, PatternTally } from './types.ts';
 type CountedEvent = Exclude<ParityEvent, { kind: 'record' | 'folded' }>;
 type FoldedEvent = Extract<ParityEvent, { kind: 'folded' }>;
 
+/** What else tells counted events of one route and method apart (the store's labels: bounded). */
+function slotOf(event: CountedEvent): string {
+  // Matches of different hours stay apart: the time series charts them by hour (parity-series.ts).
+  if (event.kind === 'matched') return `${event.mode} ${event.at === undefined ? '' : Math.floor(event.at / SERIES_BUCKET_MS)}`;
+  if (event.kind === 'usage') return event.mode;
+  if (event.kind === 'caller') return `${event.fingerprint}\n${event.agent}`;
+  return '';
+}
+
 /** One stream entry, and how many requests, comparisons and drops it stands for. */
 export interface Batch {
   data: string;
@@ -25,7 +35,7 @@ export interface Batch {
 /**
  * Events waiting to be published: one open batch, taken whole by each publish. Usage, drops and
  * plain matches are folded into counts; records are kept as JSON text up to the batch's bound,
- * and past it folded into counts per route, method, mode and outcome with their pattern counts
+ * and past it folded into counts per route, method, mode, outcome and hour with their pattern counts
  * (bounded too, the rest under OTHER_PATTERNS): however fast events come, and however long Redis
  * takes to answer, the batch stays within its bound and no count is lost.
  */
@@ -55,12 +65,15 @@ export class Outbox {
       // The store never emits these; folded again here should it ever.
       this.foldCounts(event, event.count, event.onSuccess, event.at, event.tally);
     } else {
-      const slot = `${event.kind} ${event.method} ${event.route} ${event.kind === 'usage' || event.kind === 'matched' ? event.mode : ''}`;
+      const slot = `${event.kind} ${event.method} ${event.route} ${slotOf(event)}`;
       const known = this.counts.get(slot);
       if (known === undefined) this.counts.set(slot, { ...event });
       else {
         known.count += event.count;
-        if (known.kind === 'matched' && event.kind === 'matched') known.onSuccess += event.onSuccess;
+        if (known.kind === 'matched' && event.kind === 'matched') {
+          known.onSuccess += event.onSuccess;
+          if (event.at !== undefined) known.at = Math.max(known.at ?? event.at, event.at);
+        }
       }
     }
   }
@@ -70,7 +83,8 @@ export class Outbox {
   }
 
   private foldCounts(of: Pick<FoldedEvent, 'route' | 'method' | 'mode' | 'outcome'>, count: number, onSuccess: number, at: number, tally: readonly PatternTally[]): void {
-    const slot = `${of.outcome} ${of.method} ${of.route} ${of.mode}`;
+    // By hour too, so the time series charts folded records in their own hour.
+    const slot = `${of.outcome} ${of.method} ${of.route} ${of.mode} ${Math.floor(at / SERIES_BUCKET_MS)}`;
     let folded = this.folded.get(slot);
     if (folded === undefined) {
       folded = { event: { kind: 'folded', route: of.route, method: of.method, mode: of.mode, outcome: of.outcome, count: 0, onSuccess: 0, at, tally: [] }, rows: new Map() };
@@ -99,7 +113,8 @@ export class Outbox {
 
   /** The open batch, closed and taken (undefined when empty); the next one opens. */
   take(): Batch | undefined {
-    if (this.weight === 0) return undefined;
+    // Caller events weigh nothing (their requests' usage events count them), yet are published.
+    if (this.weight === 0 && this.counts.size === 0) return undefined;
     const events = [
       ...[...this.counts.values()].map((event) => JSON.stringify(event)),
       ...[...this.folded.values()].map(({ event, rows }) => JSON.stringify({ ...event, tally: [...rows.values()] })),

@@ -1,4 +1,6 @@
+import { createCallerTallies, type CallerTallies } from './parity-callers.ts';
 import { cleanText, DIFFERENCE_KINDS, OTHER_PATTERNS, VERDICTS } from './parity-clean.ts';
+import { noteSeries, type SeriesTally } from './parity-series.ts';
 import type { ParityEvent, RouteDeclaration } from './parity-store.ts';
 import type { ComparisonRecord, DifferenceKind, JudgedDifference, Outcome, PatternTally, RouteMode, Verdict } from './types.ts';
 
@@ -93,6 +95,10 @@ export interface ParityTallies {
   /** Where the next record goes in `ring`. */
   ringNext: number;
   maxRecords: number;
+  /** Who calls what (parity-callers.ts). */
+  callers: CallerTallies;
+  /** Matches, mismatches and noise per hour (parity-series.ts). */
+  series: SeriesTally;
 }
 
 export const key = (route: string, method: string): string => `${method} ${route}`;
@@ -117,7 +123,16 @@ export function createTallies(mappings: readonly RouteDeclaration[], maxRecords:
       if (!declarations.has(key(mapping.route, method))) declarations.set(key(mapping.route, method), declared);
     }
   }
-  return { declarations, knownRoutes, stats: new Map(), ring: [], ringNext: 0, maxRecords: Math.max(0, Math.floor(maxRecords)) };
+  return {
+    declarations,
+    knownRoutes,
+    stats: new Map(),
+    ring: [],
+    ringNext: 0,
+    maxRecords: Math.max(0, Math.floor(maxRecords)),
+    callers: createCallerTallies(),
+    series: new Map(),
+  };
 }
 
 export const routeLabel = (tallies: ParityTallies, route: string): string => (tallies.knownRoutes.has(route) ? route : UNMAPPED_ROUTE);
@@ -204,10 +219,11 @@ export function applyDropped(tallies: ParityTallies, route: string, method: stri
   return entry;
 }
 
-/** What applyRecord does with matches that have nothing to keep, `count` at once. */
-export function applyMatched(tallies: ParityTallies, route: string, method: string, mode: ComparisonRecord['mode'], count: number, onSuccess: number): void {
+/** What applyRecord does with matches that have nothing to keep, `count` at once, the latest at `at`. */
+export function applyMatched(tallies: ParityTallies, route: string, method: string, mode: ComparisonRecord['mode'], count: number, onSuccess: number, at: number): void {
   const entry = statsOf(tallies, route, method);
   entry.outcomes.match += count;
+  noteSeries(tallies.series, at, 'match', count);
   entry.agreedOnSuccess += Math.min(onSuccess, count);
   if (entry.mode === null) entry.mode = mode;
 }
@@ -217,6 +233,7 @@ export function applyFolded(tallies: ParityTallies, event: Extract<ParityEvent, 
   const entry = statsOf(tallies, event.route, event.method);
   const outcome = OUTCOMES.includes(event.outcome) ? event.outcome : 'error';
   entry.outcomes[outcome] += event.count;
+  noteSeries(tallies.series, event.at, outcome, event.count);
   entry.agreedOnSuccess += Math.min(event.onSuccess, event.count);
   if (entry.mode === null) entry.mode = event.mode;
   noteTally(entry, event.tally, { at: event.at, request: FOLDED_REQUEST });
@@ -230,6 +247,7 @@ export function applyRecord(tallies: ParityTallies, record: ComparisonRecord, cl
   const entry = statsOf(tallies, record.route, record.method);
   const outcome = OUTCOMES.includes(record.outcome) ? record.outcome : 'error';
   entry.outcomes[outcome] += 1;
+  noteSeries(tallies.series, record.at, outcome, 1);
   if (agreedOnSuccess(outcome, record.status.legacy)) entry.agreedOnSuccess += 1;
   if (entry.mode === null) entry.mode = record.mode;
   const cleaned = clean(record, entry.route, entry.method, outcome);

@@ -1,4 +1,6 @@
 import { declaredOf, key, OUTCOMES, UNMAPPED_ROUTE, zeroOutcomes, type Declared, type OutcomeCounts, type ParityTallies, type PatternExample, type RouteStats } from './parity-recording.ts';
+import { integrationsReport, MAX_INTEGRATIONS, type IntegrationReport } from './parity-callers.ts';
+import { seriesReport, type ParitySeries } from './parity-series.ts';
 import type { ComparisonRecord, DifferenceKind, RouteMode } from './types.ts';
 
 /**
@@ -87,6 +89,12 @@ export interface ParityReport {
   recent: ComparisonRecord[];
   recordsKept: number;
   maxRecords: number;
+  /** Callers by User-Agent and key fingerprint, the one with most calls to routes not ready first. */
+  integrations: IntegrationReport[];
+  /** The bound on integrations kept (later ones are counted together, as `(others)`). */
+  integrationsMax: number;
+  /** Matches, mismatches and noise per hour. */
+  series: ParitySeries;
 }
 
 const WORST_PER_ROUTE = 10;
@@ -174,6 +182,8 @@ export function reportOf(tallies: ParityTallies, now: number, reportOptions: { r
       a.method.localeCompare(b.method),
   );
 
+  const readinessByKey = new Map(routes.map((r) => [key(r.route, r.method), r.readiness]));
+
   const worstPatterns = routes
     .flatMap((r) => r.worstPatterns.map((p) => ({ route: r.route, method: r.method, ...p })))
     .sort((a, b) => byWorst(a, b) || a.route.localeCompare(b.route))
@@ -221,5 +231,8 @@ export function reportOf(tallies: ParityTallies, now: number, reportOptions: { r
     recent,
     recordsKept: ring.length,
     maxRecords,
+    integrations: integrationsReport(tallies.callers, (route, method) => readinessByKey.get(key(route, method)) ?? routeParity(tallies, route, method).readiness),
+    integrationsMax: MAX_INTEGRATIONS,
+    series: seriesReport(tallies.series),
   };
 }

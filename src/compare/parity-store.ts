@@ -1,7 +1,9 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type { SeenCaller } from '../caller/seen-caller.ts';
 import type { KnownGap } from '../routes/mapping.ts';
+import { applyRemoteCaller, noteLocalCaller } from './parity-callers.ts';
 import { cleanRecord, cleanTally, recheckRecord } from './parity-clean.ts';
-import { applyDropped, applyFolded, applyMatched, applyRecord, applyUsage, createTallies, routeLabel } from './parity-recording.ts';
+import { applyDropped, applyFolded, applyMatched, applyRecord, applyUsage, createTallies, methodLabel, routeLabel } from './parity-recording.ts';
 import { reportOf, type ParityReport } from './parity-report.ts';
 import type { ComparisonRecord, Outcome, PatternTally, RouteMode } from './types.ts';
 
@@ -11,6 +13,10 @@ export { agreedOnSuccess, FOLDED_REQUEST, MAX_PATTERNS_PER_ROUTE, OUTCOMES, patt
 export type { OutcomeCounts, PatternExample } from './parity-recording.ts';
 export { isReportable, RECENT_DEFAULT, REPORTABLE_MARGIN } from './parity-report.ts';
 export type { ParityReport, PatternParity, Readiness, RouteParity, RouteUsage } from './parity-report.ts';
+export { MAX_INTEGRATIONS, MAX_ROUTES_PER_INTEGRATION, OTHER_INTEGRATIONS, OTHER_ROUTES, WITHHELD_AGENT } from './parity-callers.ts';
+export type { IntegrationReport, IntegrationRoute } from './parity-callers.ts';
+export { SERIES_BUCKET_MS, SERIES_MAX_BUCKETS, SERIES_OUTCOMES } from './parity-series.ts';
+export type { ParitySeries, SeriesBucket } from './parity-series.ts';
 
 /**
  * The parity store: what the shadow work of the comparing modes found, per route and method
@@ -32,6 +38,12 @@ export type { ParityReport, PatternParity, Readiness, RouteParity, RouteUsage } 
 export interface ParityStore {
   /** Every caller /v2 request, with the mode it was served in. */
   noteUsage(route: string, method: string, mode: RouteMode): void;
+  /**
+   * Every caller /v2 request, with who sent it (src/routing/routing-step.ts): counted per
+   * integration (parity-callers.ts). Nothing of `caller` is kept but its fingerprint and its
+   * User-Agent, cleaned.
+   */
+  noteCaller(route: string, method: string, caller: SeenCaller): void;
   /** Every finished comparison (dry runs included). */
   record(record: ComparisonRecord): void;
   /** Shadow work shed under load: counted, never run. */
@@ -60,9 +72,12 @@ export type ParityEvent =
   /**
    * Matches with nothing to keep (no difference of any verdict, no tally): counts only, so the
    * comparisons that agree, most of them once a route is ready, cost a few bytes a batch.
-   * `onSuccess`: how many of them agreed on a 2xx legacy answer.
+   * `onSuccess`: how many of them agreed on a 2xx legacy answer; `at`: the latest of them
+   * (absent from replicas older than the time series: counted when applied).
    */
-  | { kind: 'matched'; route: string; method: string; mode: ComparisonRecord['mode']; count: number; onSuccess: number }
+  | { kind: 'matched'; route: string; method: string; mode: ComparisonRecord['mode']; count: number; onSuccess: number; at?: number }
+  /** An integration's calls to one route (parity-callers.ts): its labels only, never a key. */
+  | { kind: 'caller'; fingerprint: string; agent: string; route: string; method: string; count: number }
   | { kind: 'record'; record: ComparisonRecord }
   /**
    * Records a replica counted but did not send whole (past a batch's bound for full records,
@@ -139,13 +154,20 @@ export function createParityStore(options: {
       if (listeners.length > 0) emit({ kind: 'usage', route: entry.route, method: entry.method, mode: label, count: 1 });
     },
 
+    noteCaller(route, method, caller) {
+      const label = routeLabel(tallies, route);
+      const methodShown = methodLabel(method);
+      const { fingerprint, agent } = noteLocalCaller(tallies.callers, label, methodShown, caller);
+      if (listeners.length > 0) emit({ kind: 'caller', fingerprint, agent, route: label, method: methodShown, count: 1 });
+    },
+
     record(record) {
       const { entry, outcome, cleaned } = applyRecord(tallies, record, cleanRecord);
       results.inc({ route: entry.route, outcome });
       if (listeners.length === 0) return;
       if (outcome === 'match' && cleaned.differences.length === 0 && (record.tally?.length ?? 0) === 0) {
         const onSuccess = record.status.legacy !== null && record.status.legacy >= 200 && record.status.legacy < 300 ? 1 : 0;
-        emit({ kind: 'matched', route: entry.route, method: entry.method, mode: cleaned.mode, count: 1, onSuccess });
+        emit({ kind: 'matched', route: entry.route, method: entry.method, mode: cleaned.mode, count: 1, onSuccess, at: cleaned.at });
       } else emit({ kind: 'record', record: record.tally ? { ...cleaned, tally: cleanTally(record.tally) } : cleaned });
     },
 
@@ -158,7 +180,8 @@ export function createParityStore(options: {
     applyRemote(event) {
       if (event.kind === 'usage') applyUsage(tallies, event.route, event.method, event.mode, event.count);
       else if (event.kind === 'dropped') applyDropped(tallies, event.route, event.method, event.count);
-      else if (event.kind === 'matched') applyMatched(tallies, event.route, event.method, event.mode, event.count, event.onSuccess);
+      else if (event.kind === 'matched') applyMatched(tallies, event.route, event.method, event.mode, event.count, event.onSuccess, event.at ?? now());
+      else if (event.kind === 'caller') applyRemoteCaller(tallies.callers, { ...event, route: routeLabel(tallies, event.route), method: methodLabel(event.method) });
       else if (event.kind === 'folded') applyFolded(tallies, event);
       else applyRecord(tallies, event.record, recheckRecord);
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AGENT_CHARS } from './parity-callers.ts';
 import type { ParityEvent } from './parity-store.ts';
 import type { DifferenceKind, Outcome, RouteMode, Verdict } from './types.ts';
 
@@ -64,7 +65,16 @@ const tallyRow = z.object({ pattern: text, kind: z.enum(KINDS), verdict: z.enum(
 const eventSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('usage'), route: label, method, mode: z.enum(MODES), count }),
   z.object({ kind: z.literal('dropped'), route: label, method, count }),
-  z.object({ kind: z.literal('matched'), route: label, method, mode: z.enum(['compare', 'candidate']), count, onSuccess: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }),
+  z.object({
+    kind: z.literal('matched'),
+    route: label,
+    method,
+    mode: z.enum(['compare', 'candidate']),
+    count,
+    onSuccess: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    at: z.number().finite().optional(),
+  }),
+  z.object({ kind: z.literal('caller'), fingerprint: z.string().max(32), agent: z.string().max(AGENT_CHARS + 64), route: label, method, count }),
   z.object({ kind: z.literal('record'), record: recordSchema }),
   z.object({
     kind: z.literal('folded'),
@@ -92,8 +102,11 @@ const batchSchema = z.object({
 // compiler here, so a change to either shows).
 const asEvent = (event: z.infer<typeof eventSchema>): ParityEvent => event;
 
-/** How many requests, comparisons or drops an event stands for. */
-export const weightOf = (event: ParityEvent): number => (event.kind === 'record' ? 1 : event.count);
+/**
+ * How many requests, comparisons or drops an event stands for. A caller event stands for none:
+ * its requests are counted by their usage events already.
+ */
+export const weightOf = (event: ParityEvent): number => (event.kind === 'record' ? 1 : event.kind === 'caller' ? 0 : event.count);
 
 /** A stream entry's envelope, or undefined when it is too large, not JSON, or not a batch. Its events are still unchecked. */
 export function parseBatch(data: string): z.infer<typeof batchSchema> | undefined {

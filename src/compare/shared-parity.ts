@@ -121,6 +121,7 @@ export function shareParityStore(store: LocalParityStore, shared: OpenedState, r
   const state = shared.state;
   const alone: SharedParityStore = {
     noteUsage: (route, m, mode) => store.noteUsage(route, m, mode),
+    noteCaller: (route, m, caller) => store.noteCaller(route, m, caller),
     record: (record) => store.record(record),
     dropped: (route, m) => store.dropped(route, m),
     observeSide: (route, side, seconds) => store.observeSide(route, side, seconds),

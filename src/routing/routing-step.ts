@@ -1,19 +1,29 @@
 import type { MiddlewareHandler } from 'hono';
+import type { IdentityOf } from '../caller/identity.ts';
+import { seenCaller } from '../caller/seen-caller.ts';
+import type { ParityStore } from '../compare/parity-store.ts';
 import type { ModeStrategies } from '../modes/strategies.ts';
 import type { GatewayEnv } from '../routes/context.ts';
-import { matchRoute, type MappingTable } from '../routes/resolved-route.ts';
+import { labelOf, matchRoute, type MappingTable } from '../routes/resolved-route.ts';
+
+/** Where callers' requests are counted per integration (the /bridge/ page's), and the key fingerprint it groups by. */
+export interface CallerCounting {
+  sink: Pick<ParityStore, 'noteCaller'>;
+  fingerprintOf: IdentityOf;
+}
 
 /**
  * The routing step: the one place a request's path is matched against the route table. It puts
  * the resolved route (mapping, template, format, path params, method, mode) on the context and
  * serves the request by its mode's strategy (src/modes/strategies.ts); `translate` is the
- * router after it (src/routes/v2-router.ts), which reads the route from the context.
+ * router after it (src/routes/v2-router.ts), which reads the route from the context. Each
+ * caller's request is also counted for its integration (User-Agent and key fingerprint).
  *
  * The gateway's own requests (a comparison's translation, a dry run, an explained request)
  * arrive with the route of the request they serve already on the context (src/app.ts reads it
  * off the request, src/modes/internal.ts), and are always translated.
  */
-export function createRoutingStep(table: MappingTable, strategies: ModeStrategies | undefined): MiddlewareHandler<GatewayEnv> {
+export function createRoutingStep(table: MappingTable, strategies: ModeStrategies | undefined, callers?: CallerCounting): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
     // Read from the context: bodyLimit may have replaced c.req.raw (a POST without a length).
     if (c.get('internal') === true) {
@@ -27,6 +37,8 @@ export function createRoutingStep(table: MappingTable, strategies: ModeStrategie
     // No v2 request (/healthz, /bridge/...): the app's own routes serve it.
     if (route === undefined) return next();
     if (strategies !== undefined) route.mode = strategies.modeOf(route, c.req.path, c.req.method);
+    // Synchronous and memoised (an HMAC per new key): no await on the request's path.
+    if (callers !== undefined) callers.sink.noteCaller(labelOf(route), c.req.method, seenCaller(c.req.raw.headers, callers.fingerprintOf));
     c.set('route', route);
     if (route.mode === 'translate' || strategies === undefined) return next();
     return strategies.serve(c, route, next);

@@ -25,6 +25,12 @@ export interface OpenedState {
   identityOf: IdentityOf;
   /** Which user owns which key (by identity): the accounts look-up writes it, the budgets key by it. */
   keyUsers: KeyUsers;
+  /**
+   * The key's fingerprint, as the /bridge/ page shows an integration (src/caller/seen-caller.ts):
+   * an HMAC under its own secret, so it is neither the identity nor a Redis key name, and the
+   * same on every replica sharing STATE_SECRET.
+   */
+  fingerprintOf: IdentityOf;
 }
 
 /** One secret per use, so an identity is never also a Redis key name. */
@@ -37,9 +43,10 @@ export function openSharedState(settings: SharedStateSettings, metrics: GatewayM
   const keyOf = createStateKeyer(derive(secret, 'state keys'));
   const identityOf = createIdentityHasher(derive(secret, 'caller identity'));
   const keyUsers = new KeyUsers();
-  if (settings.redisUrl === undefined) return { state: new LocalState(now), keyOf, identityOf, keyUsers };
+  const fingerprintOf = createIdentityHasher(derive(secret, 'caller fingerprint'));
+  if (settings.redisUrl === undefined) return { state: new LocalState(now), keyOf, identityOf, keyUsers, fingerprintOf };
   const redis = new RedisState({ url: settings.redisUrl, commandTimeoutMs: settings.timeoutMs });
-  return { state: new DegradingState(redis, metrics, { probeMs: settings.probeMs, timeoutMs: settings.timeoutMs, ...(now ? { now } : {}) }), keyOf, identityOf, keyUsers };
+  return { state: new DegradingState(redis, metrics, { probeMs: settings.probeMs, timeoutMs: settings.timeoutMs, ...(now ? { now } : {}) }), keyOf, identityOf, keyUsers, fingerprintOf };
 }
 
 /** What an app gets when nothing is given (tests, embedding): this process's memory. */
@@ -50,5 +57,6 @@ export function localState(): OpenedState {
     keyOf: createStateKeyer(derive(secret, 'state keys')),
     identityOf: createIdentityHasher(derive(secret, 'caller identity')),
     keyUsers: new KeyUsers(),
+    fingerprintOf: createIdentityHasher(derive(secret, 'caller fingerprint')),
   };
 }

@@ -2,9 +2,24 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeTitles, isLoopbackAddress, isLoopbackHost, presentedSecret } from '../../src/bridge/access.ts';
 import { escapeHtml } from '../../src/bridge/page.ts';
+import { daysLeft, V2_END_OF_LIFE } from '../../src/bridge/page-head.ts';
 import type { ParityReport } from '../../src/compare/parity-store.ts';
 import { httpSend, serveOnLoopback } from '../support/http.ts';
-import { APP, APPS, DATA, DEPLOY_DELETE, HOSTILE_NAME, PARITY_SENTINEL_KEY, POLICIES, createBridgeGateway, fillStore } from '../support/parity-fixture.ts';
+import {
+  APP,
+  APPS,
+  DASHBOARD_KEY,
+  DATA,
+  DEPLOY_DELETE,
+  DEPLOY_KEY,
+  HOSTILE_AGENT,
+  HOSTILE_NAME,
+  PARITY_SENTINEL_KEY,
+  POLICIES,
+  SLA_KEY,
+  createBridgeGateway,
+  fillStore,
+} from '../support/parity-fixture.ts';
 
 /** The /bridge/ page and parity.json in-process (and over real loopback for the access rules). */
 const TOKEN = 'bridge-token-for-tests';
@@ -80,7 +95,7 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
     expect(rowWith(readiness, { 'data-route': DEPLOY_DELETE })).toContain('data-verdict="unsupported"');
     expect(rowWith(readiness, { 'data-route': POLICIES, 'data-method': 'GET' })).toContain('data-verdict="passthrough only"');
     // Declared routes nobody called are listed too, folded away.
-    expect(html).toMatch(/<details id="idle-routes"><summary>\d+ routes not requested yet<\/summary>/);
+    expect(html).toMatch(/<details id="idle-routes" data-fold="idle-routes"><summary>\d+ routes not requested yet<\/summary>/);
     expect(rowWith(html, { 'data-route': POLICIES, 'data-method': 'POST' })).toContain('data-verdict="passthrough only"');
 
     const patterns = sectionOf(html, 'worst-patterns');
@@ -101,15 +116,40 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
     expect(policies).toContain('data-fidelity="passthrough"');
     expect(rowWith(usage, { 'data-route': APPS })).toContain('<td class="n" data-count="requests">6</td>');
     const data = rowWith(usage, { 'data-route': DATA });
-    expect(data).toMatch(/<div class="if-switched">fidelity approximate; \d+ known gaps<\/div><details class="gaps"><summary>the \d+ known gaps<\/summary><ul><li>/);
+    expect(data).toMatch(/<div class="if-switched">fidelity approximate; \d+ known gaps<\/div><details class="gaps" data-fold="gaps GET [^"]+"><summary>the \d+ known gaps<\/summary><ul><li>/);
     // By requests.
     expect(usage.indexOf(`data-route="${escapeHtml(POLICIES)}"`)).toBeLessThan(usage.indexOf(`data-route="${escapeHtml(APPS)}"`));
 
     expect(sectionOf(html, 'recent')).toContain('The newest 5 of 5 kept');
   });
 
+  it('opens with the routes in use that are safe to translate, the days left, the chart and the integrations; the details folded', async () => {
+    const html = await (await app.request('/bridge/')).text();
+    const head = sectionOf(html, 'head');
+    expect(head).toContain('<strong data-figure="safe">2</strong> of <strong data-figure="in-use">5</strong></span> routes in use are safe to translate');
+    // FIXED_NOW is 2026-11-22: 251 days to 2027-07-31.
+    expect(head).toContain('<strong data-figure="days-left" data-end-of-life="2027-07-31">251</strong>');
+    expect(head).toContain('&quot;safe to translate&quot;: compared with the legacy API');
+    expect(sectionOf(html, 'trend').match(/<g class="bucket"/g)).toHaveLength(4);
+    expect(sectionOf(html, 'integrations').match(/<tr class="integration"/g)).toHaveLength(3);
+    // What comes first is short; the long tables are one click away.
+    expect(html.indexOf('<section id="integrations">')).toBeLessThan(html.indexOf('<section id="readiness">'));
+    for (const id of ['readiness', 'worst-patterns', 'usage', 'recent']) expect(sectionOf(html, id)).toMatch(/^<section id="[a-z-]+"><details data-fold="[a-z-]+"><summary><h2>/);
+  });
+
+  it('counts the days left to the end of life by the server clock, in whole UTC days', () => {
+    expect(V2_END_OF_LIFE).toBe('2027-07-31');
+    expect(daysLeft(Date.UTC(2027, 6, 30, 23, 59))).toBe(1);
+    expect(daysLeft(Date.UTC(2027, 6, 30, 0, 0))).toBe(1);
+    expect(daysLeft(Date.UTC(2027, 6, 31, 0, 0))).toBe(0);
+    expect(daysLeft(Date.UTC(2028, 0, 1))).toBe(0);
+    expect(daysLeft(Date.UTC(2026, 6, 31, 12))).toBe(365);
+  });
+
   it('never lets caller data become markup', async () => {
     const html = await (await app.request('/bridge/')).text();
+    // A User-Agent is the caller's text: shown, escaped.
+    expect(html).toContain(`<div class="agent">${escapeHtml(HOSTILE_AGENT)}</div>`);
     expect(html).not.toContain('<img');
     expect(html).not.toContain('onerror="');
     // The only scripts are the page's own, nonce'd.
@@ -121,6 +161,8 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
       const text = (await (await app.request(path)).text()).toLowerCase();
       expect(text, path).not.toContain(PARITY_SENTINEL_KEY.toLowerCase());
       expect(text, path).not.toContain('bridgesentinel');
+      // Nor 8 characters of the integrations' keys: their fingerprints are HMACs, not prefixes.
+      for (const key of [DASHBOARD_KEY, SLA_KEY, DEPLOY_KEY]) expect(text, path).not.toContain(key.toLowerCase().slice(0, 8 + 5));
     }
   });
 

@@ -3,7 +3,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_DIVERGENCES } from '../../sandbox/server.ts';
 import type { ParityReport } from '../../src/compare/parity-store.ts';
-import { startDemo, type RunningDemo } from '../../scripts/demo.ts';
+import { DEMO_AGENTS, startDemo, type RunningDemo } from '../../scripts/demo.ts';
 
 /**
  * The compare-mode demo end to end (`npm run demo`): the gateway in compare mode over real
@@ -111,6 +111,8 @@ describe('npm run demo: compare mode on the sandbox with injected divergences', 
     it('shows the injected divergences with their example values and the readiness verdicts', async () => {
       const page = await (await browser.newContext()).newPage();
       expect((await page.goto(`${demo.url}/bridge/`))?.status()).toBe(200);
+      // The detail tables come folded: unfolded here, as a reader would.
+      for (const section of ['readiness', 'worst-patterns', 'usage']) await page.locator(`#${section} > details > summary`).click();
       const verdict = (route: string) => page.locator(`#readiness tr[data-route="${route}"][data-method="GET"] td.verdict`).innerText();
       expect(await verdict(APPS)).toBe('differs in applications[].application_summary.response_time, applications[].name');
       expect(await verdict(APP)).toBe('differs in application.application_summary.response_time, application.name');
@@ -137,6 +139,25 @@ describe('npm run demo: compare mode on the sandbox with injected divergences', 
       );
       expect(usage).toContainEqual([METRIC_DATA, '6', 'approximate']);
       expect(usage).toContainEqual(['/v2/alerts_policies.{format}', '2', 'passthrough']);
+      expect((await page.content()).includes(DEMO_KEY)).toBe(false);
+    });
+
+    it('opens on what a migration lead asks first, at 1280 px without a horizontal scroll', async () => {
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      expect((await page.goto(`${demo.url}/bridge/`))?.status()).toBe(200);
+      const inUse = report.routes.filter((r) => r.requests > 0);
+      expect(await page.locator('[data-figure="in-use"]').innerText()).toBe(String(inUse.length));
+      expect(await page.locator('[data-figure="safe"]').innerText()).toBe(String(inUse.filter((r) => r.readiness === 'safe to translate').length));
+      expect(Number(await page.locator('[data-figure="days-left"]').innerText())).toBeGreaterThanOrEqual(0);
+      expect(await page.locator('#trend svg g.bucket').count()).toBeGreaterThan(0);
+      // Each demo integration is a row, by its User-Agent; the dashboards call routes that differ.
+      const agents = await page.locator('#integrations tr.integration .agent').allInnerTexts();
+      expect(new Set(agents)).toEqual(new Set(Object.values(DEMO_AGENTS)));
+      const dashboards = page.locator('#integrations tr.integration', { hasText: DEMO_AGENTS.dashboards });
+      expect(await dashboards.locator(`li[data-route="${APPS}"]`).getAttribute('data-ready')).toBe('false');
+      expect(await page.locator('html').evaluate((html) => html.scrollWidth)).toBeLessThanOrEqual(1280);
+      await page.locator('details').evaluateAll((folds) => folds.forEach((fold) => fold.setAttribute('open', '')));
+      expect(await page.locator('html').evaluate((html) => html.scrollWidth)).toBeLessThanOrEqual(1280);
       expect((await page.content()).includes(DEMO_KEY)).toBe(false);
     });
   });

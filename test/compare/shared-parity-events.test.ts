@@ -50,6 +50,8 @@ const contents = (report: ParityReport): Omit<ParityReport, 'generatedAt'> => {
 };
 
 const hasRedis = redisAvailable();
+/** A time well inside one hour. */
+const MID_HOUR = Date.UTC(2026, 10, 22, 12, 20);
 
 describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
   let redis: TestRedis;
@@ -118,8 +120,10 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
 
   it('fold plain matches into counts, and another replica still sees a route agreeing on success', async () => {
     const SHOW = '/v2/applications/{id}/hosts.{format}';
-    for (let i = 0; i < 3; i++) a.store.record(record({ route: SHOW, outcome: 'match', differences: [], id: `plain-${i}` }));
-    a.store.record(record({ route: SHOW, outcome: 'match', differences: [], status: { legacy: 404, translated: 404 } }));
+    // One hour's matches (the batch keeps hours apart for the time series).
+    const at = MID_HOUR;
+    for (let i = 0; i < 3; i++) a.store.record(record({ route: SHOW, outcome: 'match', differences: [], id: `plain-${i}`, at: at + i }));
+    a.store.record(record({ route: SHOW, outcome: 'match', differences: [], status: { legacy: 404, translated: 404 }, at }));
     await a.store.flush();
     await b.store.refresh();
     const route = (s: Side) => s.store.report().routes.find((r) => r.route === SHOW && r.method === 'GET');
@@ -128,14 +132,15 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
     const entries = await redis.inspect().xrange(a.opened.keyOf('parity', 'events'), '-', '+');
     const last = entries.at(-1)?.[1][1] ?? '';
     expect(last).not.toContain('plain-');
-    expect(JSON.parse(last).events).toEqual([{ kind: 'matched', route: SHOW, method: 'GET', mode: 'compare', count: 4, onSuccess: 3 }]);
+    expect(JSON.parse(last).events).toEqual([{ kind: 'matched', route: SHOW, method: 'GET', mode: 'compare', count: 4, onSuccess: 3, at: at + 2 }]);
   });
 
   it('go out in batches of bounded size however fast they come, every count kept', async () => {
     const stream = a.opened.keyOf('parity', 'events');
     const before = await redis.inspect().xlen(stream);
     const burst = 5000;
-    for (let i = 0; i < burst; i++) a.store.record(record());
+    // All in one hour: a batch folds records per hour (the time series charts them by hour).
+    for (let i = 0; i < burst; i++) a.store.record(record({ at: MID_HOUR + i }));
     await a.store.flush();
     const entries = (await redis.inspect().xrange(stream, '-', '+')).slice(before);
     // One window's burst is one entry of bounded size: its first records whole, the rest as counts.

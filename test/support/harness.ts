@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createApp } from '../../src/app.ts';
+import { createApp, type GatewayDeps } from '../../src/app.ts';
 import type { GatewayConfig } from '../../src/ops/config.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
@@ -44,6 +44,8 @@ export async function createTestGateway(options: {
   microCacheMs?: number;
   /** State shared with other gateways (replicas); default: this app's own memory. */
   shared?: OpenedState;
+  /** A parity store behind /bridge/ (its callers counted by the routing step); default none. */
+  bridge?: GatewayDeps['bridge'];
 }): Promise<TestGateway> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -78,6 +80,7 @@ export async function createTestGateway(options: {
     logger: createLogger('debug', sink),
     now: options.now ?? (() => FIXED_NOW),
     ...(options.shared ? { shared: options.shared } : {}),
+    ...(options.bridge ? { bridge: options.bridge } : {}),
   });
   return {
     app,

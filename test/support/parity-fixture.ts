@@ -1,4 +1,6 @@
 import { registerBridgeRoutes } from '../../src/bridge/parity.ts';
+import { createIdentityHasher } from '../../src/caller/identity.ts';
+import { seenCaller } from '../../src/caller/seen-caller.ts';
 import { createParityStore, type ParityStore, type RouteDeclaration } from '../../src/compare/parity-store.ts';
 import type { ComparisonRecord, JudgedDifference } from '../../src/compare/types.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
@@ -18,24 +20,37 @@ export const POLICIES = '/v2/alerts_policies.{format}';
 /** Caller data that must reach the page as text, never as markup. */
 export const HOSTILE_NAME = '<img src=x onerror="window.__pwned=1">Checkout & "Co"';
 
+/** The integrations fillStore makes: three keys, three User-Agents (one of them hostile markup). */
+export const DASHBOARD_KEY = 'NRAK-UFBV52YJNT6AQ7BGF94B5YDPCZM';
+export const SLA_KEY = 'NRAK-PZZUWF8M86LMMWNHFG5CTTXGZUV';
+export const DEPLOY_KEY = 'NRAK-7PSKGH9RXKG2L6CD43BLQAQD6FY';
+export const DASHBOARD_AGENT = 'Grafana/10.2 newrelic-datasource/4.1';
+export const SLA_AGENT = 'python-requests/2.31 sla-report';
+export const HOSTILE_AGENT = '<script>window.__pwned=2</script><img src=x onerror="window.__pwned=3">deploy-hook & "co"';
+/** The fingerprints the fixture's store records (its own HMAC secret, as a gateway has). */
+export const fixtureFingerprintOf = createIdentityHasher();
+/** Where the fixture's comparisons fall in time: each record's hours before FIXED_NOW's. */
+const HOUR = 3_600_000;
+
 // Helper A's passthrough kind as the store reads it (the alert mappings land with the modes branch).
 const alertsPolicies: RouteDeclaration = { route: POLICIES, methods: ['GET', 'POST'], fidelity: 'passthrough', summary: 'List or create alert policies' };
 
-export async function createBridgeGateway(options: { bridgeToken?: string; maxRecords?: number } = {}): Promise<{ gateway: TestGateway; store: ParityStore }> {
+export async function createBridgeGateway(options: { bridgeToken?: string; maxRecords?: number; /** The page's clock (days left). */ now?: () => number } = {}): Promise<{ gateway: TestGateway; store: ParityStore }> {
   // Nothing here calls NerdGraph: a closed port is enough.
   const gateway = await createTestGateway({ nerdgraphUrl: 'http://127.0.0.1:9/graphql' });
   const mappings = [...(await loadMappings()), alertsPolicies];
   const store = createParityStore({ mappings, registry: gateway.metrics.registry, maxRecords: options.maxRecords ?? 1000, now: () => FIXED_NOW });
-  registerBridgeRoutes(gateway.app, { store, ...(options.bridgeToken === undefined ? {} : { bridgeToken: options.bridgeToken }) });
+  const now = options.now ?? (() => FIXED_NOW);
+  registerBridgeRoutes(gateway.app, { store, now, ...(options.bridgeToken === undefined ? {} : { bridgeToken: options.bridgeToken }) });
   return { gateway, store };
 }
 
 let ids = 0;
-function record(route: string, outcome: ComparisonRecord['outcome'], differences: JudgedDifference[], request: string, extra: Partial<ComparisonRecord> = {}): ComparisonRecord {
+function record(route: string, outcome: ComparisonRecord['outcome'], differences: JudgedDifference[], request: string, extra: Partial<ComparisonRecord> = {}, hoursAgo = 0): ComparisonRecord {
   ids += 1;
   return {
     id: `rec-${ids}`,
-    at: FIXED_NOW - 60_000 + ids,
+    at: FIXED_NOW - hoursAgo * HOUR - 60_000 + ids,
     route,
     method: 'GET',
     mode: 'compare',
@@ -71,6 +86,12 @@ function times(n: number, fn: () => void): void {
  * - GET metrics/data: 2 in compare mode, 2 noise -> "safe to translate".
  * - DELETE deployments/{id}: 1 translated request -> "unsupported".
  * - GET alerts_policies: 7 passthrough requests -> "passthrough only".
+ * So 2 of the 5 routes in use are safe to translate.
+ * Integrations, most calls to routes not ready first: SLA_AGENT (SLA_KEY): applications/{id}
+ * 3, alerts_policies 7 (7 not ready); DASHBOARD_AGENT (DASHBOARD_KEY): applications 6, metric
+ * data 2 (6 not ready); HOSTILE_AGENT (DEPLOY_KEY): the DELETE once (1 not ready).
+ * Comparisons per hour (the chart): 3 hours ago a mismatch and a match, 2 and 1 hours ago a
+ * match and a noise each, in FIXED_NOW's hour a mismatch and a noise.
  */
 export function fillStore(store: ParityStore): void {
   times(6, () => store.noteUsage(APPS, 'GET', 'compare'));
@@ -78,13 +99,19 @@ export function fillStore(store: ParityStore): void {
   times(2, () => store.noteUsage(DATA, 'GET', 'compare'));
   store.noteUsage(DEPLOY_DELETE, 'DELETE', 'translate');
   times(7, () => store.noteUsage(POLICIES, 'GET', 'passthrough'));
+  const caller = (key: string, agent: string) => seenCaller(new Headers({ 'x-api-key': key, 'user-agent': agent }), fixtureFingerprintOf);
+  times(6, () => store.noteCaller(APPS, 'GET', caller(DASHBOARD_KEY, DASHBOARD_AGENT)));
+  times(2, () => store.noteCaller(DATA, 'GET', caller(DASHBOARD_KEY, DASHBOARD_AGENT)));
+  times(3, () => store.noteCaller(APP, 'GET', caller(SLA_KEY, SLA_AGENT)));
+  times(7, () => store.noteCaller(POLICIES, 'GET', caller(SLA_KEY, SLA_AGENT)));
+  store.noteCaller(DEPLOY_DELETE, 'DELETE', caller(DEPLOY_KEY, HOSTILE_AGENT));
 
   store.record(
     record(APPS, 'mismatch', [
       diff('applications[id=5].name', 'applications[].name', 'mismatch', 'Shop', 'shop'),
       diff('applications[id=5].health_status', 'applications[].health_status', 'mismatch', 'green', 'gray'),
       diff('applications[id=5].application_summary.throughput', 'applications[].application_summary.throughput', 'noise', 10, 12),
-    ], '/v2/applications.json?page=1'),
+    ], '/v2/applications.json?page=1', {}, 3),
   );
   store.record(
     record(APPS, 'mismatch', [diff('applications[id=7].name', 'applications[].name', 'mismatch', HOSTILE_NAME, 'checkout')], `/v2/applications.json?filter[name]=Checkout&api_key=${PARITY_SENTINEL_KEY}`),
@@ -93,8 +120,11 @@ export function fillStore(store: ParityStore): void {
     record(APPS, 'noise', [diff('applications[id=5].application_summary.throughput', 'applications[].application_summary.throughput', 'noise', { value: PARITY_SENTINEL_KEY }, 11)], '/v2/applications.json'),
   );
   store.dropped(APPS, 'GET');
-  times(3, () => store.record(record(APP, 'match', [], '/v2/applications/5.json', { mode: 'candidate' })));
-  times(2, () => store.record(record(DATA, 'noise', [diff('metric_data.metrics[0].timeslices[0].values.call_count', 'metric_data.metrics[].timeslices[].values.call_count', 'noise', 3, 4)], '/v2/applications/5/metrics/data.json?names[]=HttpDispatcher')));
+  for (const hoursAgo of [3, 2, 1]) store.record(record(APP, 'match', [], '/v2/applications/5.json', { mode: 'candidate' }, hoursAgo));
+  for (const hoursAgo of [2, 1]) {
+    const callCount = diff('metric_data.metrics[0].timeslices[0].values.call_count', 'metric_data.metrics[].timeslices[].values.call_count', 'noise', 3, 4);
+    store.record(record(DATA, 'noise', [callCount], '/v2/applications/5/metrics/data.json?names[]=HttpDispatcher', {}, hoursAgo));
+  }
 }
 
 let recordIds = 0;

@@ -58,7 +58,7 @@ async function world(open: () => Promise<OpenedState['state']>): Promise<World> 
   const server = await sandbox.listen(0, '127.0.0.1');
   const state = await open();
   // One secret: both replicas name the shared state alike (as STATE_SECRET makes them).
-  const shared: OpenedState = { state, keyOf: createStateKeyer(`rw-${Math.random()}`), identityOf: createIdentityHasher(), keyUsers: new KeyUsers() };
+  const shared: OpenedState = { state, keyOf: createStateKeyer(`rw-${Math.random()}`), identityOf: createIdentityHasher(), keyUsers: new KeyUsers(), fingerprintOf: createIdentityHasher() };
   const gateway = () => createTestGateway({ nerdgraphUrl: `${server.url}/graphql`, shared });
   const app = sandbox.data.apps.find((candidate) => candidate.accountId === PRIMARY_ACCOUNT && candidate.reporting) as SandboxApp;
   return {

@@ -1,4 +1,7 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import { Agent } from 'undici';
+import { validTraceHeaders, type Tracing } from './ops/tracing.ts';
+import { traceLegacyCalls, type RequestTrace } from './upstream/request-trace.ts';
 import { bodyLimit } from 'hono/body-limit';
 import { registerExplainRoute } from './bridge/explain.ts';
 import { registerBridgeRoutes } from './bridge/parity.ts';
@@ -66,6 +69,8 @@ export interface GatewayDeps {
   shared?: OpenedState;
   /** REPLICA_NAME: sent as X-V2Bridge-Replica on every answer, so a load balancer's spread can be seen. */
   replicaName?: string;
+  /** OpenTelemetry, loaded (src/ops/tracing.ts); absent: tracing is off, and a caller's valid traceparent is passed on unchanged. */
+  tracing?: Tracing;
 }
 
 /** The modes' options (src/modes/mode-context.ts), with the legacy API named by URL; plus what dry runs need. */
@@ -95,6 +100,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   // What the routes call: NerdGraph, or inside a recorded run (explain, a dry run) the run's recorder.
   const nerdgraph = recordableClient(deps.nerdgraph);
   const replicaName = deps.replicaName;
+  const tracing = deps.tracing;
   if (replicaName !== undefined) {
     app.use(async (c, next) => {
       await next();
@@ -116,9 +122,13 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
       c.set('format', formatOfPath(c.req.path));
       return next();
     }
-    const requestId = requestIdFor(c.req.raw.headers);
+    const headers = c.req.raw.headers;
+    const requestId = requestIdFor(headers);
     c.set('requestId', requestId);
     const method = c.req.method;
+    // The request's trace (src/upstream/request-trace.ts): its span, or the caller's traceparent to pass on.
+    const trace = traceOf(tracing, method, headers);
+    if (trace !== undefined) c.set('trace', trace);
     // Path only (query strings carry user data); a key pasted into a path by mistake is masked.
     const entry: RequestLog = { requestId, method, route: 'unmatched', path: redactKeys(c.req.path), status: 0, ms: 0, level: 'info' };
     c.set('logEntry', entry);
@@ -136,6 +146,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     entry.status = c.res.status;
     entry.ms = Math.round(seconds * 1000);
     writeRequestLog(deps.logger, entry);
+    if (trace !== undefined) endRequestTrace(trace, c, requestId);
   });
 
   // Host is reflected into Link URLs only when PUBLIC_BASE_URL does not say where the gateway lives.
@@ -250,6 +261,39 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   return app;
 }
 
+/** The legacy client's own agent settings (src/modes/passthrough.ts), for the agent its trace interceptor wraps. */
+const LEGACY_AGENT_OPTIONS = { keepAliveTimeout: 10_000, connections: 128 } as const;
+
+/** A caller's request's trace: with tracing on, its span (continuing the caller's trace); off, the caller's valid traceparent, if any. */
+function traceOf(tracing: Tracing | undefined, method: string, headers: Headers): RequestTrace | undefined {
+  if (tracing === undefined) {
+    const relay = validTraceHeaders(headers.get('traceparent'), headers.get('tracestate'));
+    return relay === undefined ? undefined : { open: true, relay };
+  }
+  // Named for its route once it is known (endRequestTrace); never the path, whose ids and query are the caller's.
+  const span = tracing.requestSpan(method, headers.get('traceparent'), headers.get('tracestate'), { 'http.request.method': method });
+  return { open: true, tracing, span };
+}
+
+/** The request is answered: its calls are no longer recorded under it, and its span ends with what the log line has. */
+function endRequestTrace(trace: RequestTrace, c: Context<GatewayEnv>, requestId: string): void {
+  trace.open = false;
+  if (trace.tracing === undefined) return;
+  const { span, tracing } = trace;
+  const label = c.get('routeLabel');
+  const route = c.get('route');
+  const status = c.res.status;
+  span.updateName(`${c.req.method} ${label}`);
+  span.setAttribute('http.route', label);
+  span.setAttribute('http.response.status_code', status);
+  span.setAttribute('v2bridge.request_id', requestId);
+  if (route !== undefined) span.setAttribute('v2bridge.mode', route.mode);
+  const fidelity = route?.mapping?.fidelity;
+  if (fidelity !== undefined) span.setAttribute('v2bridge.fidelity', fidelity);
+  if (status >= 500) tracing.fail(span, String(status));
+  span.end();
+}
+
 /** The migration modes' strategies for this app: its own fetch is their translation and, as a recorded run, their dry run. */
 function modeStrategiesOf(deps: GatewayDeps, modes: ModesDeps, own: { app: Hono<GatewayEnv>; identityOf: IdentityOf; now: () => number }): ModeStrategies {
   const { app } = own;
@@ -257,7 +301,8 @@ function modeStrategiesOf(deps: GatewayDeps, modes: ModesDeps, own: { app: Hono<
     {
       options: {
         rules: modes.rules,
-        legacy: createLegacyApi({ baseUrl: modes.legacyUrl, ...(modes.dispatcher ? { dispatcher: modes.dispatcher } : {}) }),
+        // Legacy calls carry the request's trace (src/upstream/request-trace.ts).
+        legacy: createLegacyApi({ baseUrl: modes.legacyUrl, dispatcher: (modes.dispatcher ?? new Agent(LEGACY_AGENT_OPTIONS)).compose(traceLegacyCalls) }),
         comparer: modes.comparer,
         sink: modes.sink,
         sampleRate: modes.sampleRate,

@@ -127,7 +127,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     c.set('requestId', requestId);
     const method = c.req.method;
     // The request's trace (src/upstream/request-trace.ts): its span, or the caller's traceparent to pass on.
-    const trace = traceOf(tracing, method, headers);
+    const trace = traceOf(tracing, method, headers, c.req.path);
     if (trace !== undefined) c.set('trace', trace);
     // Path only (query strings carry user data); a key pasted into a path by mistake is masked.
     const entry: RequestLog = { requestId, method, route: 'unmatched', path: redactKeys(c.req.path), status: 0, ms: 0, level: 'info' };
@@ -264,12 +264,16 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
 /** The legacy client's own agent settings (src/modes/passthrough.ts), for the agent its trace interceptor wraps. */
 const LEGACY_AGENT_OPTIONS = { keepAliveTimeout: 10_000, connections: 128 } as const;
 
+const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
 /** A caller's request's trace: with tracing on, its span (continuing the caller's trace); off, the caller's valid traceparent, if any. */
-function traceOf(tracing: Tracing | undefined, method: string, headers: Headers): RequestTrace | undefined {
+function traceOf(tracing: Tracing | undefined, method: string, headers: Headers, path: string): RequestTrace | undefined {
   if (tracing === undefined) {
     const relay = validTraceHeaders(headers.get('traceparent'), headers.get('tracestate'));
     return relay === undefined ? undefined : { open: true, relay };
   }
+  // Probes and scrapes (every few seconds, from a load balancer or Prometheus) are no one's trace.
+  if (UNTRACED_PATHS.has(path)) return undefined;
   // Named for its route once it is known (endRequestTrace); never the path, whose ids and query are the caller's.
   const span = tracing.requestSpan(method, headers.get('traceparent'), headers.get('tracestate'), { 'http.request.method': method });
   return { open: true, tracing, span };

@@ -60,14 +60,20 @@ async function startReceiver() {
   return { origin, spans, bodies, close };
 }
 
-/** A relay in front of the sandbox that notes each request's path and headers. */
+/** A relay in front of the sandbox that notes each request's path and headers; `failGraphql` /graphql requests are answered 503 instead. */
 async function startRecordingRelay(target: string) {
   const seen: Array<{ path: string; headers: IncomingHttpHeaders }> = [];
+  const faults = { failGraphql: 0 };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       seen.push({ path: req.url ?? '', headers: req.headers });
+      if (req.url === '/graphql' && faults.failGraphql > 0) {
+        faults.failGraphql--;
+        res.writeHead(503, { 'content-type': 'application/json' }).end('{"errors":[{"message":"relay: unavailable"}]}');
+        return;
+      }
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
       const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
       void fetch(`${target}${req.url ?? ''}`, { method: req.method ?? 'GET', headers, ...(body ? { body } : {}) }).then(
@@ -84,7 +90,7 @@ async function startRecordingRelay(target: string) {
     });
   });
   const { origin, close } = await listenOnLoopback(server);
-  return { origin, seen, close };
+  return { origin, seen, faults, close };
 }
 
 let sandbox: RunningSandbox;
@@ -161,6 +167,27 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     }
   });
 
+  it('a retried read: one span per attempt (attempt 1 failed with its 503, attempt 2 answered), each attempt sent with its own span as parent', async () => {
+    // Warm: the key's accounts are cached, so the show's own read is the first /graphql request.
+    await traced('/v2/applications.json', {});
+    const before = relay.seen.length;
+    relay.faults.failGraphql = 1;
+    const { status, spans } = await traced('/v2/applications.json?page=1', { traceparent: `00-${CALLER_TRACE}-${'2'.repeat(16)}-01` });
+    expect(status).toBe(200);
+    const root = spans.find((span) => span.parentSpanId === '2'.repeat(16)) as OtlpSpan;
+    const calls = spans.filter((span) => span.parentSpanId === root.spanId);
+    // The list's search failed once and was retried; the page details after it went once.
+    const search = calls.filter((span) => attr(span, 'graphql.operation.name') === 'ApplicationsSearch');
+    search.sort((x, y) => Number(attr(x, 'v2bridge.attempt')) - Number(attr(y, 'v2bridge.attempt')));
+    expect(search.map((span) => [attr(span, 'v2bridge.attempt'), attr(span, 'http.response.status_code'), span.status?.code ?? 0, attr(span, 'error.type')])).toEqual([
+      [1, 503, 2, 'unavailable'],
+      [2, 200, 0, undefined],
+    ]);
+    // Each /graphql request named its own attempt's span as its parent.
+    const parents = relay.seen.slice(before).filter((r) => r.path === '/graphql').map((r) => String(r.headers.traceparent).split('-')[2]);
+    expect(parents.sort()).toEqual(calls.map((span) => span.spanId).sort());
+  });
+
   it('a passthrough request: a legacy span under the request span, and the legacy API receives its traceparent', async () => {
     const before = relay.seen.length;
     // alerts_* are passthrough by default.
@@ -194,6 +221,15 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     } finally {
       await broken.close();
     }
+  });
+
+  it('probes and scrapes (/healthz, /readyz, /metrics) make no span', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      const answer = await gateway.app.request(path, { headers: { traceparent: `00-${CALLER_TRACE}-${'3'.repeat(16)}-01` } });
+      await answer.arrayBuffer();
+    }
+    await gateway.tracing?.forceFlush();
+    expect(receiver.spans.filter((span) => span.parentSpanId === '3'.repeat(16))).toEqual([]);
   });
 
   it('no span attribute, name or resource holds the API key or a query string', () => {

@@ -259,10 +259,17 @@ describe('tracing off', () => {
       await translated.arrayBuffer();
       const invalid = await off.app.request('/v2/alerts_policies.json', { headers: { 'X-Api-Key': DEMO_KEY, traceparent: `00-${'0'.repeat(32)}-${CALLER_SPAN}-01` } });
       await invalid.arrayBuffer();
+      // A tracestate carrying the key (base64 here) is not passed on; the traceparent still is.
+      const keyed = await off.app.request('/v2/alerts_policies.json', {
+        headers: { 'X-Api-Key': DEMO_KEY, traceparent: CALLER_TRACEPARENT, tracestate: `k=${Buffer.from(DEMO_KEY).toString('base64').replace(/=/g, '')}` },
+      });
+      await keyed.arrayBuffer();
       const seen = relay.seen.slice(before);
       const [legacy, ...rest] = seen.filter((r) => r.path.startsWith('/v2/alerts_policies.json'));
       expect(legacy?.headers.traceparent).toBe(CALLER_TRACEPARENT);
       expect(rest[0]?.headers.traceparent).toBeUndefined();
+      expect(rest[1]?.headers.traceparent).toBe(CALLER_TRACEPARENT);
+      expect(rest[1]?.headers.tracestate).toBeUndefined();
       const graphql = seen.filter((r) => r.path === '/graphql');
       expect(graphql.length).toBeGreaterThan(0);
       for (const sent of graphql) expect(sent.headers.traceparent).toBe(CALLER_TRACEPARENT);

@@ -15,6 +15,8 @@
  * API called directly, (f) the gateway in passthrough, (g) the gateway in compare.
  * Scale-out, (h): the cached show served by replica B after replica A warmed the state they
  * share in Redis (bench/replica-row.ts).
+ * Tracing, (i): the (b) gateway with OTEL_EXPORTER_OTLP_ENDPOINT set, exporting every span to a
+ * local sink (bench/targets/otlp-sink.ts), on the distinct rows; printed against (b) as ratios.
  * Prints Markdown tables, ratios, the goals (bench/goals.ts) and, with BENCH_STAGES=1, where the
  * (b) gateway's CPU goes in each distinct row (bench/stages.ts). BENCH_RECORD=1 appends the
  * output to docs/performance.md (bench/record.ts). Exits 1 if any request failed or answered
@@ -28,7 +30,7 @@ import { startNodeFlags } from '../scripts/start-flags.ts';
 import { buildScenarios, type Scenario } from './scenarios.ts';
 import { capture, probe, writeTable } from './capture.ts';
 import { TARGET_KEYS, measure, asLegacy, type Measured, type Settings, type TargetSpec } from './measure.ts';
-import { distinctCheck, latencyTable, modesSection, ratios, replicaSection, table, type PairedRound } from './tables.ts';
+import { distinctCheck, latencyTable, modesSection, ratios, replicaSection, table, tracingSection, type PairedRound } from './tables.ts';
 import { goals } from './goals.ts';
 import { formatStageTables, stageTable, type CpuProfile } from './stages.ts';
 import { recordRun } from './record.ts';
@@ -191,6 +193,28 @@ async function main(): Promise<number> {
       );
     }
   }
+  // (i): the (b) gateway with tracing on, every span exported to a local sink (distinct rows only);
+  // (b) is the same gateway with tracing off. Started only when a chosen scenario has it.
+  const tracingRow = { key: 'i', scenarios: distinct.map((s) => s.name) } as const;
+  let sink: Awaited<ReturnType<typeof startTarget>> | undefined;
+  if (all.some((scenario) => chosen(scenario, tracingRow))) {
+    sink = await startTarget('otlp-sink');
+    const traced = await startTarget('gateway', { ...GATEWAY_ENV, NERDGRAPH_URL: `${canned.base}/graphql`, OTEL_EXPORTER_OTLP_ENDPOINT: sink.base }, startNodeFlags());
+    // (b) served every request of the capture before it is measured: (i) gets the same, so both are measured as warm (JIT) as each other.
+    const warmStarted = performance.now();
+    let warmed = 0;
+    for (const scenario of distinct.filter((s) => chosen(s, tracingRow))) {
+      for (const path of scenario.paths ?? [scenario.path]) {
+        await probe(traced, '(i) gateway with tracing on', path, scenario.headers);
+        warmed++;
+      }
+    }
+    specs.push({ ...tracingRow, label: 'gateway with tracing on (OTLP/HTTP to a local sink answering 200) → canned upstream', target: traced, gateway: true });
+    out(
+      'tracing row (i): the (b) gateway with OTEL_EXPORTER_OTLP_ENDPOINT set (SDK defaults: every span sampled, batched every 5 s) to a local sink that answers 200; (b) has tracing off; ' +
+        `(i) first served the ${warmed} requests (b) served in the capture, one at a time (${((performance.now() - warmStarted) / 1000).toFixed(1)} s), so both are as warm`,
+    );
+  }
   const rows: Measured[] = [];
   let failures = 0;
   const run = async (scenario: Scenario, spec: TargetSpec, into: Measured[], note: string, options: Parameters<typeof measure>[3] = {}): Promise<Measured> => {
@@ -279,6 +303,16 @@ async function main(): Promise<number> {
     out(formatStageTables(stageRows));
     out();
     out(`profiles: ${profiled.map((r) => r.profile).join(', ')}`);
+    out();
+  }
+  const tracingTable = tracingSection(rows, distinct);
+  if (tracingTable !== '') {
+    const stats = sink ? ((await (await fetch(`${sink.base}/stats`)).json()) as { posts: number; spans: number; bytes: number }) : undefined;
+    out('## Tracing: (b) tracing off against (i) tracing on');
+    out();
+    out(tracingTable);
+    out();
+    if (stats) out(`the sink received ${stats.spans} spans in ${stats.posts} exports (${(stats.bytes / 1024 / 1024).toFixed(1)} MiB of OTLP JSON), warm-ups included.`);
     out();
   }
   const scaleOut = replicaSection(rows, single, cached);

@@ -91,6 +91,19 @@ export function ratios(rows: readonly Measured[], single: readonly Measured[], s
   return lines.join('\n');
 }
 
+/** (i) tracing on against (b) tracing off, the same gateway on the same canned upstream: the cost of tracing, as ratios. */
+export function tracingSection(rows: readonly Measured[], scenarios: readonly Scenario[]): string {
+  const lines = ['| scenario | (b) off: req/s | (i) on: req/s | (b) CPU µs/req | (i) CPU µs/req | CPU (i) ÷ (b) | p50 (i) ÷ (b) |', '|---|---:|---:|---:|---:|---:|---:|'];
+  for (const scenario of scenarios) {
+    const [off, on] = [rowOf(rows, scenario, 'b'), rowOf(rows, scenario, 'i')];
+    if (!off || !on) continue;
+    lines.push(
+      `| ${scenario.name} | ${fixed(off.rps, 0)} | ${fixed(on.rps, 0)} | ${fixed(off.cpuPerReq, 0)} | ${fixed(on.cpuPerReq, 0)} | ${fixed(on.cpuPerReq / off.cpuPerReq, 2)}× | ${fixed(on.p50 / off.p50, 2)}× |`,
+    );
+  }
+  return lines.length > 2 ? lines.join('\n') : '';
+}
+
 /** (h) against the single gateway (b) and the proxy floor (d) of the same run. */
 export function replicaSection(rows: readonly Measured[], single: readonly Measured[], scenarios: readonly Scenario[]): string {
   const lines: string[] = [];

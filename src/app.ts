@@ -1,4 +1,7 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import { Agent } from 'undici';
+import { validTraceHeaders, type Tracing } from './ops/tracing.ts';
+import { traceLegacyCalls, type RequestTrace } from './upstream/request-trace.ts';
 import { bodyLimit } from 'hono/body-limit';
 import { registerExplainRoute } from './bridge/explain.ts';
 import { registerBridgeRoutes } from './bridge/parity.ts';
@@ -14,7 +17,8 @@ import { V2Error, V2Titles } from './v2/errors.ts';
 import { localState, type OpenedState } from './state/open.ts';
 import { RecentWrites } from './state/recent-writes.ts';
 import { redactKeys } from './ops/redact.ts';
-import { refuseSecretHost, requestIdFor } from './caller/request-id.ts';
+import { callerKeysOf, refuseSecretHost, requestIdFor } from './caller/request-id.ts';
+import { keyFinder } from './caller/key-disguises.ts';
 import type { Mapping } from './routes/mapping.ts';
 import type { GatewayMetrics } from './ops/metrics.ts';
 import { writeRequestLog, type RequestLog } from './ops/logger.ts';
@@ -66,6 +70,8 @@ export interface GatewayDeps {
   shared?: OpenedState;
   /** REPLICA_NAME: sent as X-V2Bridge-Replica on every answer, so a load balancer's spread can be seen. */
   replicaName?: string;
+  /** OpenTelemetry, loaded (src/ops/tracing.ts); absent: tracing is off, and a caller's valid traceparent is passed on unchanged. */
+  tracing?: Tracing;
 }
 
 /** The modes' options (src/modes/mode-context.ts), with the legacy API named by URL; plus what dry runs need. */
@@ -95,6 +101,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   // What the routes call: NerdGraph, or inside a recorded run (explain, a dry run) the run's recorder.
   const nerdgraph = recordableClient(deps.nerdgraph);
   const replicaName = deps.replicaName;
+  const tracing = deps.tracing;
   if (replicaName !== undefined) {
     app.use(async (c, next) => {
       await next();
@@ -116,9 +123,13 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
       c.set('format', formatOfPath(c.req.path));
       return next();
     }
-    const requestId = requestIdFor(c.req.raw.headers);
+    const headers = c.req.raw.headers;
+    const requestId = requestIdFor(headers);
     c.set('requestId', requestId);
     const method = c.req.method;
+    // The request's trace (src/upstream/request-trace.ts): its span, or the caller's traceparent to pass on.
+    const trace = traceOf(tracing, method, headers, c.req.path);
+    if (trace !== undefined) c.set('trace', trace);
     // Path only (query strings carry user data); a key pasted into a path by mistake is masked.
     const entry: RequestLog = { requestId, method, route: 'unmatched', path: redactKeys(c.req.path), status: 0, ms: 0, level: 'info' };
     c.set('logEntry', entry);
@@ -136,6 +147,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     entry.status = c.res.status;
     entry.ms = Math.round(seconds * 1000);
     writeRequestLog(deps.logger, entry);
+    if (trace !== undefined) endRequestTrace(trace, c, requestId);
   });
 
   // Host is reflected into Link URLs only when PUBLIC_BASE_URL does not say where the gateway lives.
@@ -251,6 +263,53 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   return app;
 }
 
+/** The legacy client's own agent settings (src/modes/passthrough.ts), for the agent its trace interceptor wraps. */
+const LEGACY_AGENT_OPTIONS = { keepAliveTimeout: 10_000, connections: 128 } as const;
+
+const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * The caller's tracestate, unless it carries its key or any New Relic key, plain or disguised
+ * (src/caller/key-disguises.ts): it goes on to NerdGraph and the legacy API, where a key may
+ * only ever be in the key header. A traceparent cannot carry one (hex ids of fixed length).
+ */
+function keylessTracestate(headers: Headers): string | null {
+  const state = headers.get('tracestate');
+  return state === null || keyFinder(callerKeysOf(headers))(state) ? null : state;
+}
+
+/** A caller's request's trace: with tracing on, its span (continuing the caller's trace); off, the caller's valid traceparent, if any. */
+function traceOf(tracing: Tracing | undefined, method: string, headers: Headers, path: string): RequestTrace | undefined {
+  if (tracing === undefined) {
+    const relay = validTraceHeaders(headers.get('traceparent'), keylessTracestate(headers));
+    return relay === undefined ? undefined : { open: true, relay };
+  }
+  // Probes and scrapes (every few seconds, from a load balancer or Prometheus) are no one's trace.
+  if (UNTRACED_PATHS.has(path)) return undefined;
+  // Named for its route once it is known (endRequestTrace); never the path, whose ids and query are the caller's.
+  const span = tracing.requestSpan(method, headers.get('traceparent'), keylessTracestate(headers), { 'http.request.method': method });
+  return { open: true, tracing, span };
+}
+
+/** The request is answered: its calls are no longer recorded under it, and its span ends with what the log line has. */
+function endRequestTrace(trace: RequestTrace, c: Context<GatewayEnv>, requestId: string): void {
+  trace.open = false;
+  if (trace.tracing === undefined) return;
+  const { span, tracing } = trace;
+  const label = c.get('routeLabel');
+  const route = c.get('route');
+  const status = c.res.status;
+  span.updateName(`${c.req.method} ${label}`);
+  span.setAttribute('http.route', label);
+  span.setAttribute('http.response.status_code', status);
+  span.setAttribute('v2bridge.request_id', requestId);
+  if (route !== undefined) span.setAttribute('v2bridge.mode', route.mode);
+  const fidelity = route?.mapping?.fidelity;
+  if (fidelity !== undefined) span.setAttribute('v2bridge.fidelity', fidelity);
+  if (status >= 500) tracing.fail(span, String(status));
+  span.end();
+}
+
 /** The migration modes' strategies for this app: its own fetch is their translation and, as a recorded run, their dry run. */
 function modeStrategiesOf(deps: GatewayDeps, modes: ModesDeps, own: { app: Hono<GatewayEnv>; identityOf: IdentityOf; now: () => number }): ModeStrategies {
   const { app } = own;
@@ -258,7 +317,8 @@ function modeStrategiesOf(deps: GatewayDeps, modes: ModesDeps, own: { app: Hono<
     {
       options: {
         rules: modes.rules,
-        legacy: createLegacyApi({ baseUrl: modes.legacyUrl, ...(modes.dispatcher ? { dispatcher: modes.dispatcher } : {}) }),
+        // Legacy calls carry the request's trace (src/upstream/request-trace.ts).
+        legacy: createLegacyApi({ baseUrl: modes.legacyUrl, dispatcher: (modes.dispatcher ?? new Agent(LEGACY_AGENT_OPTIONS)).compose(traceLegacyCalls) }),
         comparer: modes.comparer,
         sink: modes.sink,
         sampleRate: modes.sampleRate,

@@ -13,6 +13,7 @@ import type { RunningSandbox, Sandbox } from '../sandbox/server.ts';
 import { createBudgets } from './budget/budgets.ts';
 import { createNerdGraphClient } from './upstream/client.ts';
 import { loadDocuments } from './upstream/documents.ts';
+import { loadTracing, type Tracing } from './ops/tracing.ts';
 
 /**
  * The gateway, wired from a validated configuration: the one place that decides what talks to
@@ -32,7 +33,9 @@ export interface BuiltGateway {
   upstream: { graphqlUrl: string; legacyUrl: string };
   /** Set when running on the embedded sandbox. */
   sandbox?: { sandbox: Sandbox; server: RunningSandbox };
-  /** Stops the embedded sandbox, if any. */
+  /** OpenTelemetry, when an OTLP endpoint is configured (src/ops/tracing.ts); close() sends its last spans. */
+  tracing?: Tracing;
+  /** Stops the embedded sandbox, if any, after the last spans and parity records have gone out. */
   close(): Promise<void>;
 }
 
@@ -87,12 +90,27 @@ function comparerFor(config: GatewayConfig): Comparer {
   };
 }
 
+/** How long a shutdown waits for the last spans to be taken (the SDK's own export timeout is 10 s, past a drain's 8 s). */
+const TRACING_SHUTDOWN_MS = 2_000;
+
+async function stopTracing(tracing: Tracing): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, TRACING_SHUTDOWN_MS);
+    timer.unref();
+  });
+  await Promise.race([tracing.shutdown().catch(() => undefined), bound]);
+  clearTimeout(timer);
+}
+
 /** Throws ConfigError for settings that only make sense together with the mappings or upstreams. */
 export async function buildGateway(config: GatewayConfig, options: BuildOptions): Promise<BuiltGateway> {
   const comparer = comparerFor(config);
   if (config.nerdgraphUrl && (config.sandbox.diverge.length > 0 || config.sandbox.legacyJitter)) {
     options.logger.warn('SANDBOX_DIVERGE and SANDBOX_LEGACY_JITTER only shape the embedded sandbox: ignored with a real NerdGraph');
   }
+  // Loaded only when configured: with tracing off, no OpenTelemetry module is ever imported.
+  const tracing = config.tracing === undefined ? undefined : await loadTracing(config.tracing);
   const embedded = config.nerdgraphUrl ? undefined : await startEmbeddedSandbox(config, options.now);
   let shared: OpenedState | undefined;
   let store: SharedParityStore | undefined;
@@ -132,6 +150,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
       bridge: { store, probeReportPath: config.probeReportPath, ...(config.bridgeToken ? { bridgeToken: config.bridgeToken } : {}) },
       shared,
       ...(config.replicaName ? { replicaName: config.replicaName } : {}),
+      ...(tracing ? { tracing } : {}),
       nerdgraph,
       nerdgraphUrl: graphqlUrl,
       mappings,
@@ -153,14 +172,18 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
       shared,
       upstream: { graphqlUrl, legacyUrl },
       ...(embedded ? { sandbox: embedded } : {}),
+      ...(tracing ? { tracing } : {}),
       close: async () => {
         // What this replica has not published yet goes out before the state closes.
         await store?.close();
         await shared?.state.close();
         await embedded?.server.close();
+        // The last spans (the drained requests') go out; an unreachable collector neither fails nor holds the shutdown.
+        if (tracing) await stopTracing(tracing);
       },
     };
   } catch (error) {
+    if (tracing) await stopTracing(tracing);
     await store?.close();
     await shared?.state.close();
     await embedded?.server.close();

@@ -45,7 +45,9 @@ async function main(): Promise<void> {
 
   const server = serveV2({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     const base = `http://${info.address.includes(':') ? `[${info.address}]` : info.address}:${info.port}`;
-    logger.info({ port: info.port, upstream: demo ? 'embedded sandbox' : upstream.graphqlUrl, legacy: demo ? 'embedded sandbox' : upstream.legacyUrl }, 'v2-bridge listening');
+    // Tracing: on or off only (the endpoint's URL may carry credentials; its headers do).
+    const tracing = gateway.tracing ? 'otlp' : 'off';
+    logger.info({ port: info.port, upstream: demo ? 'embedded sandbox' : upstream.graphqlUrl, legacy: demo ? 'embedded sandbox' : upstream.legacyUrl, tracing }, 'v2-bridge listening');
     if (demo) {
       const demoKey = demo.keys[0] ?? '';
       process.stdout.write(

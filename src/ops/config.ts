@@ -132,6 +132,15 @@ const ConfigSchema = z
     IDENTICAL_QUERY_PER_MINUTE: positiveInt.max(1_000_000).default(120),
     /** Where `npm run probe` writes its report and /bridge/ reads the last one (src/probe/). */
     PROBE_REPORT_PATH: z.string().min(1).default('probe-report.json'),
+    /** OpenTelemetry (docs/tracing.md): either endpoint set turns tracing on; unset, no OpenTelemetry module is loaded. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+    /** The gateway's exporter speaks OTLP/HTTP with JSON (which New Relic ingests); another protocol asked for is an error, not ignored. */
+    OTEL_EXPORTER_OTLP_PROTOCOL: z.literal('http/json', 'this gateway exports http/json only').optional(),
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.literal('http/json', 'this gateway exports http/json only').optional(),
+    OTEL_SERVICE_NAME: z.string().trim().min(1).default('v2-bridge'),
+    /** The standard switch: true keeps tracing off even with an endpoint set. */
+    OTEL_SDK_DISABLED: flag.default(false),
   })
   .refine((env) => env.REDIS_URL === undefined || env.STATE_SECRET !== undefined, {
     path: ['STATE_SECRET'],
@@ -194,12 +203,30 @@ const ConfigSchema = z
     },
     replicaName: env.REPLICA_NAME,
     probeReportPath: env.PROBE_REPORT_PATH,
+    tracing: tracingOf(env),
     budgets: {
       concurrencyPerKey: env.NERDGRAPH_CONCURRENCY_PER_KEY,
       nrqlPerAccountPerMinute: env.NRQL_PER_ACCOUNT_PER_MINUTE,
       identicalQueryPerMinute: env.IDENTICAL_QUERY_PER_MINUTE,
     },
   }));
+
+/**
+ * Tracing's settings, or undefined when it is off. The traces URL as the OTLP exporter
+ * specification builds it: the signal's own endpoint as given, else the base endpoint with
+ * `v1/traces` appended to its path.
+ */
+function tracingOf(env: {
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string | undefined;
+  OTEL_SERVICE_NAME: string;
+  OTEL_SDK_DISABLED: boolean;
+}): { tracesUrl: string; serviceName: string } | undefined {
+  if (env.OTEL_SDK_DISABLED) return undefined;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`);
+  return tracesUrl === undefined ? undefined : { tracesUrl, serviceName: env.OTEL_SERVICE_NAME };
+}
 
 function legacyOriginOf(nerdgraphUrl: string | undefined): string | undefined {
   return nerdgraphUrl === undefined ? undefined : new URL(nerdgraphUrl).origin;

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { RequestLog } from '../ops/logger.ts';
 import type { ResolvedRoute } from './resolved-route.ts';
 import type { V2Format } from '../v2/format.ts';
+import type { RequestTrace } from '../upstream/request-trace.ts';
 
 /** Per-request values set by the gateway's middleware, typed for every handler. */
 export interface GatewayVariables {
@@ -24,6 +25,8 @@ export interface GatewayVariables {
   route?: ResolvedRoute;
   /** The gateway's own request (a comparison's translation, a dry run): always translated, never counted. */
   internal?: boolean;
+  /** A caller's request's trace, set by the first middleware when it has one (src/upstream/request-trace.ts). */
+  trace?: RequestTrace;
 }
 
 /** Under @hono/node-server the raw request is available: needed for GET bodies (see v2-router). */

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { Counter } from 'prom-client';
-import { requestDue, runWithRequestDue } from '../upstream/request-due.ts';
+import { requestDue, requestTrace, runWithRequestDue } from '../upstream/request-due.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph, UpstreamCall } from '../upstream/client.ts';
 import { recordedRun } from '../upstream/recorded-run.ts';
@@ -131,7 +131,9 @@ export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): Midd
     else parent?.addEventListener('abort', onParent, { once: true });
     try {
       // Budget queues below read the due time to leave before it (src/upstream/request-due.ts).
-      await runWithRequestDue(() => due, next);
+      // So do the calls below, for the request's trace; the gateway's own requests (a candidate's
+      // translation, explain) join the trace of the request they serve while it is answered.
+      await runWithRequestDue(() => due, next, c.get('trace') ?? (c.get('internal') === true ? requestTrace() : undefined));
     } finally {
       running.delete(shorten);
       clearTimeout(timer);

@@ -2,6 +2,7 @@ import { request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { redactKeys } from '../ops/redact.ts';
 import type { UpstreamCall } from './client.ts';
+import type { TraceHeaders } from '../ops/tracing.ts';
 import type { Sized } from './micro-cache.ts';
 import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';
 
@@ -102,7 +103,16 @@ export function firedError(signal: AbortSignal, sent: boolean): UpstreamError {
 }
 
 /** One POST of `body` for `call`, under `deadline`: the answer, sized, or the classified failure (counted either way). */
-export async function sendAttempt<T>(target: AttemptTarget, call: UpstreamCall, body: string, deadline: AbortSignal): Promise<Sized<T>> {
+/**
+ * `traced`, for an attempt in a request's trace (request-trace.ts): its trace headers are sent,
+ * and the answer's status is noted in it.
+ */
+export interface TracedAttempt {
+  headers: TraceHeaders;
+  status: number | undefined;
+}
+
+export async function sendAttempt<T>(target: AttemptTarget, call: UpstreamCall, body: string, deadline: AbortSignal, traced?: TracedAttempt): Promise<Sized<T>> {
   const started = performance.now();
   let outcome = 'ok';
   try {
@@ -113,13 +123,14 @@ export async function sendAttempt<T>(target: AttemptTarget, call: UpstreamCall, 
     try {
       const answer = await request(target.url, {
         method: 'POST',
-        headers: { ...REQUEST_HEADERS, 'api-key': call.apiKey },
+        headers: traced === undefined ? { ...REQUEST_HEADERS, 'api-key': call.apiKey } : { ...REQUEST_HEADERS, ...traced.headers, 'api-key': call.apiKey },
         body,
         signal: deadline,
         dispatcher: target.dispatcher,
       });
       text = await answer.body.text();
       status = answer.statusCode;
+      if (traced !== undefined) traced.status = status;
       retryAfter = header(answer.headers, 'retry-after');
       if (call.reuseIdenticalAnswer && status >= 200 && status < 300) {
         const last = target.lastAnswers.get(call.operation);

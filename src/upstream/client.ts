@@ -8,7 +8,8 @@ import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 import type { StatusReporting } from '../state/degrading-state.ts';
 import { requestDue } from './request-due.ts';
 import { OverBudget, UpstreamError } from './errors.ts';
-import { firedError, sendAttempt, type AttemptTarget } from './attempt.ts';
+import { firedError, sendAttempt, type AttemptTarget, type TracedAttempt } from './attempt.ts';
+import { endCallTrace, startCallTrace } from './request-trace.ts';
 import { LOOKUP_TIMEOUT_S, lookupFits, nrqlTimeoutFor, timeoutRetryCanFinish } from './nrql-timeout.ts';
 
 /**
@@ -138,21 +139,36 @@ async function sendCall<T>(options: NerdGraphClientOptions, target: AttemptTarge
   try {
     for (let attemptNo = 1; ; attemptNo++) {
       try {
+        // One span per attempt (request-trace.ts; tracing off: undefined, or the caller's traceparent passed on).
+        const traced = startCallTrace(`NerdGraph ${call.operation}`, {
+          'graphql.operation.name': call.operation,
+          'graphql.operation.type': document.kind,
+          'v2bridge.attempt': attemptNo,
+        });
         // Each attempt sent is admitted by the budgets first (a refused one is never sent).
         let release: (() => void) | undefined;
+        const waitStarted = traced?.span === undefined ? 0 : performance.now();
         try {
           release = await options.budget?.admit(call, document, deadline);
         } catch (refused) {
           // Held back (no slot, or no time left to send it): no more attempts. For a retry,
           // the call failed as the earlier attempt did (what a client can act on).
           heldBack = true;
+          if (traced !== undefined) endCallTrace(traced, undefined, refused instanceof UpstreamError ? refused.errorClass : 'budget');
           throw refused instanceof OverBudget && earlier !== undefined ? earlier : refused;
         }
+        traced?.span?.setAttribute('v2bridge.budget_wait_ms', Math.round(performance.now() - waitStarted));
+        const seen: TracedAttempt | undefined = traced === undefined ? undefined : { headers: traced.headers, status: undefined };
         try {
           // Fired while queued: this attempt never goes (an earlier one did, if any).
           if (deadline.aborted) throw firedError(deadline, attemptNo > 1);
           attemptStarted = performance.now();
-          return await sendAttempt<T>(target, call, bodyNow(), deadline);
+          const answer = await sendAttempt<T>(target, call, bodyNow(), deadline, seen);
+          if (traced !== undefined) endCallTrace(traced, seen?.status);
+          return answer;
+        } catch (failed) {
+          if (traced !== undefined) endCallTrace(traced, seen?.status, failed instanceof UpstreamError ? failed.errorClass : 'error');
+          throw failed;
         } finally {
           release?.();
         }

@@ -188,3 +188,22 @@ describe('without a rule naming them', () => {
     expect(await quiet.upstreamCount()).toBe(0);
   });
 });
+
+describe('compare on the NRQL conditions list', () => {
+  it('the legacy API answers, the translation is compared with it: a match', async () => {
+    const conditions = upstream.sandbox.data.alerts.conditions.filter((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_nrql_conditions');
+    // A policy whose conditions all use v2's default value function (value_function is a known gap).
+    const policy = upstream.sandbox.data.alerts.policies.find(
+      (p) => p.accountId === PRIMARY_ACCOUNT && p.id !== 100000 && conditions.some((c) => c.policyId === p.id) && conditions.every((c) => c.policyId !== p.id || c.fields.value_function === 'single_value'),
+    );
+    if (!policy) throw new Error('no policy with default value functions');
+    const comparing = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes: 'GET /v2/alerts_nrql_conditions=compare' });
+    const answer = await comparing.app.request(`/v2/alerts_nrql_conditions.json?policy_id=${policy.id}`, { headers: { 'X-Api-Key': DEMO_KEY } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-ratelimit-limit')).toBe('1000');
+    // The comparison takes the legacy answer as the caller reads it.
+    expect(((await answer.json()) as { nrql_conditions: unknown[] }).nrql_conditions.length).toBeGreaterThan(0);
+    const [record] = await comparing.sink.waitForRecords(1);
+    expect(record).toMatchObject({ mode: 'compare', outcome: 'match', status: { legacy: 200, translated: 200 } });
+  });
+});

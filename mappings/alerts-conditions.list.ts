@@ -1,5 +1,5 @@
 import { definePassthroughMapping } from '../src/mapping-api.ts';
-import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
+import { FamilyReasons } from './shared/condition-families.ts';
 
 /** GET /v2/alerts_conditions.{json,xml}: passthrough. */
 export default definePassthroughMapping({
@@ -7,5 +7,5 @@ export default definePassthroughMapping({
   route: '/v2/alerts_conditions.{format}',
   methods: ['GET'],
   summary: 'APM/browser/mobile alert conditions of a policy (policy_id, page), forwarded to the legacy REST API',
-  reason: ALERTS_KEPT_ALIVE,
+  reason: FamilyReasons.apm,
 });

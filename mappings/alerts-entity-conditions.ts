@@ -1,5 +1,5 @@
 import { definePassthroughMapping } from '../src/mapping-api.ts';
-import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
+import { FamilyReasons } from './shared/condition-families.ts';
 
 /** GET, PUT, DELETE /v2/alerts_entity_conditions/{entity_id}.{json,xml}: passthrough. */
 export default definePassthroughMapping({
@@ -7,6 +7,6 @@ export default definePassthroughMapping({
   route: '/v2/alerts_entity_conditions/{entity_id}.{format}',
   methods: ['GET', 'PUT', 'DELETE'],
   summary: 'Alert conditions of an entity (entity_type, condition_id): list, add, remove, forwarded to the legacy REST API',
-  reason: ALERTS_KEPT_ALIVE,
+  reason: FamilyReasons.entity,
   assumptions: ['The answer wraps conditions under `conditions`/`condition` (UNCONFIRMED); forwarded unchanged, whatever it is.'],
 });

@@ -1,5 +1,5 @@
 import { definePassthroughMapping } from '../src/mapping-api.ts';
-import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
+import { FamilyReasons } from './shared/condition-families.ts';
 
 /** POST /v2/alerts_external_service_conditions/policies/{policy_id}.{json,xml}: passthrough. */
 export default definePassthroughMapping({
@@ -7,5 +7,5 @@ export default definePassthroughMapping({
   route: '/v2/alerts_external_service_conditions/policies/{policy_id}.{format}',
   methods: ['POST'],
   summary: 'External service alert conditions: create in a policy, forwarded to the legacy REST API',
-  reason: ALERTS_KEPT_ALIVE,
+  reason: FamilyReasons.externalService,
 });

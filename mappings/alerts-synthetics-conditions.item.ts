@@ -1,12 +1,13 @@
 import { definePassthroughMapping } from '../src/mapping-api.ts';
-import { ALERTS_KEPT_ALIVE, SHOW_UNCONFIRMED } from './shared/alerts.ts';
+import { FamilyReasons } from './shared/condition-families.ts';
+import { SHOW_UNCONFIRMED } from './shared/alerts.ts';
 
-/** GET, PUT, DELETE /v2/alerts_synthetics_conditions/{condition_id}.{json,xml}: passthrough. */
+/** GET, PUT /v2/alerts_synthetics_conditions/{condition_id}.{json,xml}: passthrough (DELETE is translated: alerts-synthetics-conditions.delete.ts). */
 export default definePassthroughMapping({
   id: 'alerts_synthetics_conditions.item',
   route: '/v2/alerts_synthetics_conditions/{condition_id}.{format}',
-  methods: ['GET', 'PUT', 'DELETE'],
-  summary: 'Synthetics alert conditions: show, update, delete one, forwarded to the legacy REST API',
-  reason: ALERTS_KEPT_ALIVE,
+  methods: ['GET', 'PUT'],
+  summary: 'Synthetics alert conditions: show, update one, forwarded to the legacy REST API',
+  reason: FamilyReasons.synthetics,
   assumptions: [SHOW_UNCONFIRMED],
 });

@@ -1,11 +1,12 @@
 /**
  * The NerdGraph face of the sandbox's alert issues (ai-issues.ts): `Account.aiIssues {issues,
  * incidents}` (cursor pages of AI_ISSUES_PAGE_SIZE, newest first, in a time window),
- * `Account.alerts {policy, policiesSearch, nrqlConditionsSearch}` over the alert store
- * (alerts.ts), and the `aiIssuesAckIssue` / `aiIssuesResolveIssue` mutations.
+ * `Account.alerts {policy, policiesSearch, nrqlConditionsSearch, nrqlCondition}` over the alert
+ * store (alerts.ts; NRQL conditions as nrql-condition-fields.ts shows them), and the `aiIssuesAckIssue` / `aiIssuesResolveIssue` mutations.
  */
 import { GraphQLError } from 'graphql';
 import type { AlertPolicy } from './alerts.ts';
+import { nrqlConditionView } from './nrql-condition-fields.ts';
 import type { SandboxData } from './model.ts';
 import { decodeCursor, hashText, pageOf } from './search-paging.ts';
 import {
@@ -159,6 +160,12 @@ export function alertsFields(data: SandboxData, accountId: number) {
       const page = paged(list, args.cursor, ['policies', accountId, args.searchCriteria ?? null, list.length], ALERTS_SEARCH_PAGE_SIZE);
       return { policies: page.items.map(policyOutline), nextCursor: page.nextCursor, totalCount: list.length };
     },
+    nrqlCondition: ({ id }: { id: string }) => {
+      const condition = /^[1-9]\d{0,14}$/.test(String(id))
+        ? data.alerts.conditions.find((c) => c.accountId === accountId && c.family === 'alerts_nrql_conditions' && c.id === Number(id))
+        : undefined;
+      return condition ? nrqlConditionView(condition) : null;
+    },
     nrqlConditionsSearch: (args: NrqlConditionsSearchArguments) => {
       const { policyId, name, nameLike } = args.searchCriteria ?? {};
       const list = data.alerts.conditions
@@ -169,7 +176,7 @@ export function alertsFields(data: SandboxData, accountId: number) {
         .sort((a, b) => a.id - b.id);
       const page = paged(list, args.cursor, ['nrql', accountId, args.searchCriteria ?? null, list.length], ALERTS_SEARCH_PAGE_SIZE);
       return {
-        nrqlConditions: page.items.map((c) => ({ __typename: 'AlertsNrqlStaticCondition', id: String(c.id), name: String(c.fields.name), policyId: String(c.policyId) })),
+        nrqlConditions: page.items.map(nrqlConditionView),
         nextCursor: page.nextCursor,
         totalCount: list.length,
       };

@@ -26,6 +26,7 @@ import { ActorResolver, indexSandboxData, type SandboxRequestContext } from './a
 import type { SandboxData } from './model.ts';
 import { MutationResolver, mutationRoot } from './mutations.ts';
 import { notificationMutationRoot } from './notifications/mutations.ts';
+import { alertConditionMutationRoot } from './alert-condition-mutations.ts';
 import { loadSandboxSchema } from './schema.ts';
 import { keyUserOf } from './users.ts';
 import { countWrite } from './write-counts.ts';
@@ -290,6 +291,8 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
           ...countedMutations(data, mutationRoot(new MutationResolver(index, context, now))),
           // alerts_channels (notifications/mutations.ts)
           ...countedMutations(data, notificationMutationRoot(data, context, now)),
+          // NRQL conditions and condition deletes (alert-condition-mutations.ts)
+          ...countedMutations(data, alertConditionMutationRoot(data, context)),
         },
         contextValue: context,
         variableValues: body.variables ?? undefined,

@@ -83,6 +83,8 @@ interface Fixtures {
   channels: [number, number, number, number];
   policies: [number, number];
   incidents: [number, number, number, number];
+  /** Alert conditions by family (ids are one number in v2 and NerdGraph): a policy of NRQL conditions, two of each to write. */
+  conditions: { policy: number; nrql: [number, number, number, number]; apm: [number, number]; external: [number, number]; synthetics: [number, number]; location: [number, number] };
 }
 
 /** The ids the samples need, found as a client finds them: in the gateway's own lists (on a scout gateway, before any count). */
@@ -127,9 +129,20 @@ async function findFixtures(subject: CostSubject, sandbox: Sandbox): Promise<Fix
       if (values.length < 4) throw new Error(`cost fixtures: the sandbox lacks four ${what}`);
       return [values[0] as number, values[1] as number, values[2] as number, values[3] as number];
     };
+    const conditionsOf = (family: string): number[] =>
+      sandbox.data.alerts.conditions.filter((c) => c.accountId === ACCOUNT && c.family === family && (family !== 'alerts_nrql_conditions' || c.fields.type === 'static')).map((c) => c.id);
+    const nrql = conditionsOf('alerts_nrql_conditions');
     return {
       ids,
       window,
+      conditions: {
+        policy: sandbox.data.alerts.conditions.find((c) => c.id === nrql[0])?.policyId ?? 0,
+        nrql: four(nrql, 'static NRQL conditions'),
+        apm: pair(conditionsOf('alerts_conditions'), 'APM conditions'),
+        external: pair(conditionsOf('alerts_external_service_conditions'), 'external service conditions'),
+        synthetics: pair(conditionsOf('alerts_synthetics_conditions'), 'synthetics conditions'),
+        location: pair(conditionsOf('alerts_location_failure_conditions'), 'location failure conditions'),
+      },
       apps: { reporting: pair(reportingApps, 'reporting applications'), silent: pair(silentApps, 'silent applications') },
       channels: four(channels, 'email channels'),
       policies: pair(bare, 'policies without channels'),
@@ -168,6 +181,23 @@ function writeSamples(f: Fixtures): Array<[string, CostSample]> {
     ['DELETE /v2/alerts_policy_channels.{format}', { cold: send('DELETE', `/v2/alerts_policy_channels.json?policy_id=${policyA}&channel_id=${linkA}`), warm: send('DELETE', `/v2/alerts_policy_channels.json?policy_id=${policyB}&channel_id=${linkB}`) }],
     ['PUT /v2/alerts_incidents/{id}/acknowledge.{format}', { cold: send('PUT', `/v2/alerts_incidents/${ackA}/acknowledge.json`), warm: send('PUT', `/v2/alerts_incidents/${ackB}/acknowledge.json`) }],
     ['PUT /v2/alerts_incidents/{id}/close.{format}', { cold: send('PUT', `/v2/alerts_incidents/${closeA}/close.json`), warm: send('PUT', `/v2/alerts_incidents/${closeB}/close.json`) }],
+    ...conditionWrites(f.conditions),
+  ];
+}
+
+/** The condition writes: NRQL create, update and delete, and every family's delete. */
+function conditionWrites(c: Fixtures['conditions']): Array<[string, CostSample]> {
+  const nrql = (name: string) => ({ nrql_condition: { name, terms: [{ duration: '5', operator: 'above', priority: 'critical', threshold: '1', time_function: 'all' }], nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '3' } } });
+  const [updateA, updateB, deleteA, deleteB] = c.nrql;
+  const deletes = (namespace: string, [a, b]: [number, number]): [string, CostSample] => [`DELETE /v2/${namespace}/{condition_id}.{format}`, { cold: send('DELETE', `/v2/${namespace}/${a}.json`), warm: send('DELETE', `/v2/${namespace}/${b}.json`) }];
+  return [
+    ['POST /v2/alerts_nrql_conditions/policies/{policy_id}.{format}', { cold: send('POST', `/v2/alerts_nrql_conditions/policies/${c.policy}.json`, nrql('costs cold')), warm: send('POST', `/v2/alerts_nrql_conditions/policies/${c.policy}.json`, nrql('costs warm')) }],
+    ['PUT /v2/alerts_nrql_conditions/{condition_id}.{format}', { cold: send('PUT', `/v2/alerts_nrql_conditions/${updateA}.json`, { nrql_condition: { name: 'costs cold' } }), warm: send('PUT', `/v2/alerts_nrql_conditions/${updateB}.json`, { nrql_condition: { name: 'costs warm' } }) }],
+    ['DELETE /v2/alerts_nrql_conditions/{condition_id}.{format}', { cold: send('DELETE', `/v2/alerts_nrql_conditions/${deleteA}.json`), warm: send('DELETE', `/v2/alerts_nrql_conditions/${deleteB}.json`) }],
+    deletes('alerts_conditions', c.apm),
+    deletes('alerts_external_service_conditions', c.external),
+    deletes('alerts_synthetics_conditions', c.synthetics),
+    deletes('alerts_location_failure_conditions', c.location),
   ];
 }
 
@@ -176,8 +206,10 @@ function writeSamples(f: Fixtures): Array<[string, CostSample]> {
  * page by page; metric names from their whole list (the sample filters it to a few names).
  */
 function readSample(mapping: Mapping, f: Fixtures): CostSample {
-  const path = samplePath(mapping.route, f.ids, f.window);
-  if (typeof path !== 'string') throw new Error(`cost sample of ${mapping.route}: ${path.skipped}`);
+  const sampled = samplePath(mapping.route, f.ids, f.window);
+  if (typeof sampled !== 'string') throw new Error(`cost sample of ${mapping.route}: ${sampled.skipped}`);
+  // The NRQL conditions of a policy: policy_id is required.
+  const path = mapping.route === '/v2/alerts_nrql_conditions.{format}' ? `${sampled}?policy_id=${f.conditions.policy}` : sampled;
   // A show's route ends in its id, metric data in /data: every other read is a list.
   const list = !/(\}|\/data)\.\{format\}$/.test(mapping.route);
   const walk = mapping.kind === 'metric-names' ? path.replace(/\?.*$/, '') : path;

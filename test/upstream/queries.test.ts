@@ -68,7 +68,9 @@ describe('queries/*.graphql', () => {
     const without: string[] = [];
     visit(parse(document.text), {
       Field(node) {
-        if (node.name.value !== 'nrql') return;
+        // A query runs NRQL only where it passes one (`nrql(query: ...)`); a NRQL alert condition's
+        // `nrql { query }` is a plain object (AlertsNrqlConditionQuery), never a query run.
+        if (node.name.value !== 'nrql' || !node.arguments?.some((argument) => argument.name.value === 'query')) return;
         const name = node.alias?.value ?? node.name.value;
         const timeout = node.arguments?.find((argument) => argument.name.value === 'timeout');
         const variable = timeout?.value.kind === Kind.VARIABLE ? timeout.value.name.value : undefined;

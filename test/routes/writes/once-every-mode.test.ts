@@ -18,6 +18,8 @@ import { alertV2Id } from '../../../mappings/shared/alert-id.ts';
  */
 const KEY = 'NRAK-WRITESONCE0000000000000000000';
 const JSON_HEADERS = { 'x-api-key': KEY, 'content-type': 'application/json' };
+/** The translated alert routes New Relic keeps alive are passed through unless a rule names them (mapping.passthroughByDefault). */
+const ALERT_RULES = (mode: RouteMode): string => `/v2/alerts_nrql_conditions*=${mode};DELETE /v2/alerts_*conditions/*=${mode}`;
 
 interface WriteCase {
   name: string;
@@ -41,6 +43,8 @@ describe('every write route, in every mode: executed exactly once, on one side',
   const channelFixtures = new Map<RouteMode, { doomed: number; bare: number; linkable: number; policy: number; linked: number }>();
   // Per mode: an open alert incident to acknowledge and another to close.
   const incidents = new Map<RouteMode, { acknowledge: number; close: number }>();
+  // Per mode: NRQL conditions to update and to delete, and an APM condition to delete (condition ids are one number on both sides).
+  const conditions = new Map<RouteMode, { update: number; delete: number; apm: number }>();
   const cases: WriteCase[] = [
     {
       name: 'POST deployments',
@@ -120,6 +124,27 @@ describe('every write route, in every mode: executed exactly once, on one side',
       request: (mode) => ({ method: 'PUT', path: `/v2/alerts_incidents/${incidents.get(mode)?.close}/close.json`, headers: JSON_HEADERS, body: '' }),
     },
     {
+      name: 'POST NRQL condition',
+      request: (mode) => ({
+        method: 'POST',
+        path: '/v2/alerts_nrql_conditions/policies/100001.json',
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ nrql_condition: { name: `once ${mode}`, terms: [{ duration: '5', operator: 'above', priority: 'critical', threshold: '1', time_function: 'all' }], nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '3' } } }),
+      }),
+    },
+    {
+      name: 'PUT NRQL condition',
+      request: (mode) => ({ method: 'PUT', path: `/v2/alerts_nrql_conditions/${conditions.get(mode)?.update}.json`, headers: JSON_HEADERS, body: JSON.stringify({ nrql_condition: { name: `once ${mode}` } }) }),
+    },
+    {
+      name: 'DELETE NRQL condition',
+      request: (mode) => ({ method: 'DELETE', path: `/v2/alerts_nrql_conditions/${conditions.get(mode)?.delete}.json`, headers: JSON_HEADERS, body: '' }),
+    },
+    {
+      name: 'DELETE APM condition',
+      request: (mode) => ({ method: 'DELETE', path: `/v2/alerts_conditions/${conditions.get(mode)?.apm}.json`, headers: JSON_HEADERS, body: '' }),
+    },
+    {
       name: 'POST alert policy',
       passthroughOnly: true,
       request: (mode) => ({ method: 'POST', path: '/v2/alerts_policies.json', headers: JSON_HEADERS, body: JSON.stringify({ policy: { name: `once ${mode}`, incident_preference: 'PER_POLICY' } }) }),
@@ -176,6 +201,9 @@ describe('every write route, in every mode: executed exactly once, on one side',
       const idOf = (legacyId: number | undefined): number => (legacySide ? (legacyId as number) : alertV2Id(incidentKeys.get(legacyId as number) ?? ''));
       incidents.set(mode, { acknowledge: idOf(open.incidents[i]?.id), close: idOf(open.incidents[modes.length + i]?.id) });
     }
+    const nrql = sandbox.data.alerts.conditions.filter((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_nrql_conditions' && c.fields.type === 'static');
+    const apm = sandbox.data.alerts.conditions.filter((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_conditions');
+    for (const [i, mode] of modes.entries()) conditions.set(mode, { update: nrql[2 * i]?.id as number, delete: nrql[2 * i + 1]?.id as number, apm: apm[i]?.id as number });
   });
   afterAll(async () => {
     await server?.close();
@@ -183,7 +211,7 @@ describe('every write route, in every mode: executed exactly once, on one side',
 
   for (const mode of modes) {
     it(`${mode}: one write per request, on the side the mode names, none added by shadow work`, async () => {
-      const gateway = await createModesGateway({ nerdgraphUrl: `${server.url}/graphql`, legacyUrl: server.url, routeModes: `*=${mode}` });
+      const gateway = await createModesGateway({ nerdgraphUrl: `${server.url}/graphql`, legacyUrl: server.url, routeModes: `*=${mode};${ALERT_RULES(mode)}` });
       let shadowRecords = 0;
       for (const writeCase of cases) {
         const { method, path, headers, body } = writeCase.request(mode);

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { defineParams, defineWriteMapping, notFound, param, parseAnswer, writeRefused } from '../src/mapping-api.ts';
+import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
+import {
+  NRQL_CONDITION_ASSUMPTIONS,
+  NrqlCondition,
+  NrqlConditionTitles,
+  conditionIdOf,
+  nerdgraphInput,
+  nrqlConditionFields,
+  nrqlConditionGaps,
+  readNrqlCondition,
+  v2ConditionOf,
+  v2NrqlCondition,
+} from './shared/nrql-conditions.ts';
+
+const STATIC = 'NrqlConditionStaticUpdate';
+const BASELINE = 'NrqlConditionBaselineUpdate';
+
+const parameters = defineParams({
+  condition: param.bodyField('nrql_condition', {
+    fidelity: 'approximate',
+    note: 'The fields given replace the stored ones (as v2): only they are sent, to the update mutation of the condition\'s own type (read first); type cannot change (422); terms replace all terms; nrql needs query and since_value together.',
+  }),
+});
+
+/** PUT /v2/alerts_nrql_conditions/{condition_id}.{json,xml}: the condition read (its type), then one update mutation. */
+export default defineWriteMapping({
+  kind: 'write',
+  id: 'alerts_nrql_conditions.update',
+  method: 'PUT',
+  route: '/v2/alerts_nrql_conditions/{condition_id}.{format}',
+  operation: STATIC,
+  stepOperations: [BASELINE],
+  summary: 'Update a NRQL alert condition: nrqlCondition read (404 when not in the account; its type), then one alertsNrqlConditionStaticUpdate or alertsNrqlConditionBaselineUpdate with the given fields',
+  fidelity: 'approximate',
+  passthroughByDefault: ALERTS_KEPT_ALIVE,
+  successStatus: 200,
+  unconfirmedTitle: 'The NRQL condition may have been updated, but New Relic did not confirm it: read it before retrying',
+  parameters,
+  fields: nrqlConditionFields('nrql_condition'),
+  knownGaps: nrqlConditionGaps('nrql_condition'),
+  assumptions: [...NRQL_CONDITION_ASSUMPTIONS],
+  async plan(ctx) {
+    const id = conditionIdOf(ctx.pathParams.condition_id);
+    const stored = await readNrqlCondition(ctx, id);
+    if (!stored) throw notFound(NrqlConditionTitles.conditionNotFound);
+    const condition = v2ConditionOf(ctx.body, false);
+    const type = stored.type === 'BASELINE' ? 'baseline' : 'static';
+    if (condition.type !== undefined && condition.type !== type) throw writeRefused(422, NrqlConditionTitles.typeChange);
+    const input = nerdgraphInput(condition, type, false);
+    const field = type === 'baseline' ? 'alertsNrqlConditionBaselineUpdate' : 'alertsNrqlConditionStaticUpdate';
+    const operation = type === 'baseline' ? BASELINE : STATIC;
+    return {
+      operation,
+      variables: { accountId: ctx.accountId, id: String(id), condition: input },
+      answer(payload) {
+        const updated = parseAnswer(z.object({ [field]: NrqlCondition }), payload, operation)[field] as NrqlCondition;
+        return { nrql_condition: v2NrqlCondition(updated) };
+      },
+    };
+  },
+});

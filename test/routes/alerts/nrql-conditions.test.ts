@@ -1,0 +1,209 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NrqlConditionTitles } from '../../../mappings/shared/nrql-conditions.ts';
+import { BUSY_POLICY_NRQL_CONDITIONS } from '../../../sandbox/alerts.ts';
+import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, startSandbox } from '../../support/harness.ts';
+import { createModesGateway } from '../../support/modes.ts';
+
+/**
+ * alerts_nrql_conditions (list, create, update, delete) and the other families' DELETE in
+ * translate mode, over the sandbox's NerdGraph face, with the legacy API pointing at nothing:
+ * every answer comes from NerdGraph, in v2's shapes (JSON and XML); bad inputs are v2 4xx; an
+ * id of another account is v2's 404 and nothing is changed. Without a rule naming them the
+ * routes stay passthrough, even under a `*` catch-all.
+ */
+const TRANSLATE = '/v2/alerts_nrql_conditions*=translate;DELETE /v2/alerts_*conditions/*=translate';
+const TERM = { duration: '5', operator: 'above', priority: 'critical', threshold: '0.9', time_function: 'all' };
+
+/** A loopback port nothing listens on: the legacy API is unreachable. */
+async function deadUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+let upstream: Awaited<ReturnType<typeof startSandbox>>;
+let gateway: Awaited<ReturnType<typeof createModesGateway>>;
+
+beforeAll(async () => {
+  upstream = await startSandbox({ apmApps: 40 });
+  gateway = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadUrl(), routeModes: TRANSLATE });
+});
+afterAll(async () => {
+  await upstream.close();
+});
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await gateway.app.request(path, {
+    method,
+    headers: { 'X-Api-Key': DEMO_KEY, ...(body !== undefined && typeof body !== 'string' && { 'content-type': 'application/json' }), ...headers },
+    ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  const json = (response.headers.get('content-type') ?? '').includes('json') ? (JSON.parse(text) as Record<string, unknown>) : null;
+  return { status: response.status, text, json, link: response.headers.get('link') };
+}
+const titleOf = (answer: { json: Record<string, unknown> | null }): string => (answer.json?.error as { title: string } | undefined)?.title ?? '';
+const stored = (id: number) => upstream.sandbox.data.alerts.conditions.find((c) => c.id === id);
+
+describe('alerts_nrql_conditions translated', () => {
+  it('creates (static, baseline), lists, updates and deletes with the legacy API unreachable, in v2 shapes', async () => {
+    const made = await call('POST', '/v2/alerts_nrql_conditions/policies/100003.json', {
+      nrql_condition: { name: 'Errors', runbook_url: 'https://runbooks.example.com/e', terms: [TERM, { ...TERM, priority: 'warning', time_function: 'any', duration: '10', operator: 'equal', threshold: 2 }], nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '4' } },
+    });
+    expect(made.status).toBe(201);
+    const id = (made.json?.nrql_condition as { id: number }).id;
+    expect(made.json).toEqual({
+      nrql_condition: {
+        id,
+        type: 'static',
+        name: 'Errors',
+        enabled: true,
+        runbook_url: 'https://runbooks.example.com/e',
+        value_function: 'single_value',
+        violation_time_limit_seconds: 3600,
+        terms: [TERM, { duration: '10', operator: 'equal', priority: 'warning', threshold: '2', time_function: 'any' }],
+        nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '4' },
+      },
+    });
+    // The store holds the v2 condition the legacy face would show.
+    expect(stored(id)?.fields).toMatchObject({ type: 'static', terms: [TERM, { duration: '10', time_function: 'any', operator: 'equal' }], nrql: { since_value: '4' } });
+
+    const baseline = await call('POST', '/v2/alerts_nrql_conditions/policies/100003.xml', `<nrql_condition><type>baseline</type><name>Drop</name><baseline_direction>lower_only</baseline_direction><terms><term><duration>15</duration><operator>above</operator><priority>critical</priority><threshold>3</threshold><time_function>all</time_function></term></terms><nrql><query>SELECT count(*) FROM Transaction</query><since_value>2</since_value></nrql></nrql_condition>`, { 'content-type': 'application/xml' });
+    expect(baseline.status).toBe(201);
+    expect(baseline.text).toContain('<type>baseline</type>');
+    expect(baseline.text).toContain('<baseline_direction>lower_only</baseline_direction>');
+    const baselineId = Number(/<id[^>]*>(\d+)<\/id>/.exec(baseline.text)?.[1]);
+
+    const listed = await call('GET', '/v2/alerts_nrql_conditions.json?policy_id=100003');
+    expect(listed.status).toBe(200);
+    const names = (listed.json?.nrql_conditions as Array<{ id: number; name: string }>).filter((c) => c.id === id || c.id === baselineId).map((c) => c.name);
+    expect(names).toEqual(['Errors', 'Drop']);
+
+    const updated = await call('PUT', `/v2/alerts_nrql_conditions/${id}.json`, { nrql_condition: { enabled: false, terms: [{ ...TERM, threshold: '7.5' }] } });
+    expect(updated.status).toBe(200);
+    expect(updated.json?.nrql_condition).toMatchObject({ id, enabled: false, name: 'Errors', terms: [{ ...TERM, threshold: '7.5' }], nrql: { since_value: '4' } });
+    const baselineUpdated = await call('PUT', `/v2/alerts_nrql_conditions/${baselineId}.json`, { nrql_condition: { baseline_direction: 'upper_and_lower' } });
+    expect(baselineUpdated.json?.nrql_condition).toMatchObject({ type: 'baseline', baseline_direction: 'upper_and_lower', name: 'Drop' });
+
+    const deleted = await call('DELETE', `/v2/alerts_nrql_conditions/${id}.json`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.json?.nrql_condition).toMatchObject({ id, name: 'Errors', enabled: false });
+    expect(stored(id)).toBeUndefined();
+    expect((await call('DELETE', `/v2/alerts_nrql_conditions/${id}.json`)).status).toBe(404);
+  });
+
+  it('pages a policy\'s conditions by 50 with v2\'s Link header', async () => {
+    const first = await call('GET', '/v2/alerts_nrql_conditions.json?policy_id=100000');
+    expect((first.json?.nrql_conditions as unknown[]).length).toBe(50);
+    expect(first.link).toContain('page=3>; rel="last"');
+    const last = await call('GET', '/v2/alerts_nrql_conditions.json?policy_id=100000&page=3');
+    expect((last.json?.nrql_conditions as unknown[]).length).toBe(BUSY_POLICY_NRQL_CONDITIONS - 100);
+  });
+
+  it.each([
+    ['list without policy_id', 'GET', '/v2/alerts_nrql_conditions.json', undefined, 422, NrqlConditionTitles.policyIdRequired],
+    ['list with a malformed policy_id', 'GET', '/v2/alerts_nrql_conditions.json?policy_id=abc', undefined, 422, NrqlConditionTitles.idInvalid('policy_id')],
+    ['list of an unknown policy', 'GET', '/v2/alerts_nrql_conditions.json?policy_id=999999', undefined, 404, NrqlConditionTitles.policyNotFound],
+    ['list of another account\'s policy', 'GET', '/v2/alerts_nrql_conditions.json?policy_id=110000', undefined, 404, NrqlConditionTitles.policyNotFound],
+    ['create in another account\'s policy', 'POST', '/v2/alerts_nrql_conditions/policies/110000.json', { nrql_condition: { name: 'x', terms: [TERM], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 404, NrqlConditionTitles.policyNotFound],
+    ['create without the wrapper', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { name: 'x' }, 400, NrqlConditionTitles.missing('nrql_condition')],
+    ['create of an outlier', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { type: 'outlier', name: 'x', terms: [TERM], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 422, NrqlConditionTitles.outlier],
+    ['create of an unknown type', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { type: 'magic', name: 'x', terms: [TERM], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 422, 'Invalid nrql_condition: type'],
+    ['create with bad terms', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', terms: [{ ...TERM, duration: 'soon' }], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 422, 'Invalid nrql_condition: terms.0.duration'],
+    ['create with no terms', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', terms: [], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 422, 'Invalid nrql_condition: terms'],
+    ['create with value_function sum', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', value_function: 'sum', terms: [TERM], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 422, NrqlConditionTitles.valueFunctionSum],
+    ['update of a malformed id', 'PUT', '/v2/alerts_nrql_conditions/abc.json', { nrql_condition: { name: 'x' } }, 404, NrqlConditionTitles.conditionNotFound],
+    ['delete of a malformed id', 'DELETE', '/v2/alerts_nrql_conditions/1e3.json', undefined, 404, NrqlConditionTitles.conditionNotFound],
+  ])('%s: a v2 4xx', async (_name, method, path, body, status, title) => {
+    const answer = await call(method, path, body);
+    expect(answer.status).toBe(status);
+    expect(titleOf(answer)).toContain(title);
+  });
+
+  it('a condition of another account is 404 on update and delete, and stays', async () => {
+    const foreign = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === SECONDARY_ACCOUNT && c.family === 'alerts_nrql_conditions');
+    if (!foreign) throw new Error('the sandbox world lacks a secondary NRQL condition');
+    expect((await call('PUT', `/v2/alerts_nrql_conditions/${foreign.id}.json`, { nrql_condition: { name: 'mine' } })).status).toBe(404);
+    expect((await call('DELETE', `/v2/alerts_nrql_conditions/${foreign.id}.json`)).status).toBe(404);
+    expect(stored(foreign.id)?.fields.name).not.toBe('mine');
+  });
+
+  it('refuses changing a condition\'s type, with nothing changed', async () => {
+    const condition = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_nrql_conditions' && c.fields.type === 'static');
+    if (!condition) throw new Error('no static NRQL condition');
+    const answer = await call('PUT', `/v2/alerts_nrql_conditions/${condition.id}.json`, { nrql_condition: { type: 'baseline' } });
+    expect(answer.status).toBe(422);
+    expect(titleOf(answer)).toBe(NrqlConditionTitles.typeChange);
+    expect(stored(condition.id)?.fields.type).toBe('static');
+  });
+});
+
+describe('the other families\' DELETE, translated through alertsConditionDelete', () => {
+  it.each([
+    ['alerts_conditions', 'condition', ['type', 'name', 'enabled', 'entities', 'metric', 'condition_scope', 'violation_close_timer', 'runbook_url', 'terms', 'user_defined', 'gc_metric']],
+    ['alerts_external_service_conditions', 'external_service_condition', ['type', 'name', 'enabled', 'entities', 'external_service_url', 'metric', 'runbook_url', 'terms']],
+    ['alerts_synthetics_conditions', 'synthetics_condition', ['name', 'monitor_id', 'runbook_url', 'enabled']],
+    ['alerts_location_failure_conditions', 'location_failure_condition', ['name', 'enabled', 'entities', 'terms', 'violation_time_limit_seconds', 'runbook_url']],
+  ] as const)('%s: the id and every other v2 key null; the condition is gone', async (family, singular, keys) => {
+    const condition = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === PRIMARY_ACCOUNT && c.family === family);
+    if (!condition) throw new Error(`no ${family} condition`);
+    const answer = await call('DELETE', `/v2/${family}/${condition.id}.json`);
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({ [singular]: { id: condition.id, ...Object.fromEntries(keys.map((key) => [key, null])) } });
+    expect(stored(condition.id)).toBeUndefined();
+    const xml = await call('DELETE', `/v2/${family}/${condition.id}.xml`);
+    expect(xml.status).toBe(404);
+    expect(xml.text).toContain('<error>');
+  });
+
+  it('an NRQL condition\'s id is not an APM condition: 404, and it stays; another account\'s is 404 too', async () => {
+    const nrql = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_nrql_conditions');
+    const foreign = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === SECONDARY_ACCOUNT && c.family === 'alerts_conditions');
+    if (!nrql || !foreign) throw new Error('the sandbox world lacks the conditions this test needs');
+    const answer = await call('DELETE', `/v2/alerts_conditions/${nrql.id}.json`);
+    expect(answer.status).toBe(404);
+    expect(titleOf(answer)).toBe(NrqlConditionTitles.conditionNotFound);
+    expect(stored(nrql.id)).toBeDefined();
+    expect((await call('DELETE', `/v2/alerts_conditions/${foreign.id}.json`)).status).toBe(404);
+    expect(stored(foreign.id)).toBeDefined();
+    expect((await call('DELETE', '/v2/alerts_synthetics_conditions/x1.json')).status).toBe(404);
+  });
+});
+
+describe('without a rule naming them', () => {
+  it.each(['', '*=translate'])('ROUTE_MODES %j: the legacy API answers (passthrough), NerdGraph is not called', async (routeModes) => {
+    const quiet = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes });
+    const condition = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_conditions');
+    if (!condition) throw new Error('no alerts_conditions condition');
+    const list = await quiet.app.request('/v2/alerts_nrql_conditions.json?policy_id=100001', { headers: { 'X-Api-Key': DEMO_KEY } });
+    expect(list.status).toBe(200);
+    // The legacy face's rate-limit headers: only passthrough carries them.
+    expect(list.headers.get('x-ratelimit-limit')).toBe('1000');
+    const deleted = await quiet.app.request(`/v2/alerts_conditions/${condition.id}.json`, { method: 'DELETE', headers: { 'X-Api-Key': DEMO_KEY } });
+    expect(deleted.status).toBe(200);
+    expect(((await deleted.json()) as { condition: { name: unknown } }).condition.name).toBe(condition.fields.name);
+    expect(await quiet.upstreamCount()).toBe(0);
+  });
+});
+
+describe('compare on the NRQL conditions list', () => {
+  it('the legacy API answers, the translation is compared with it: a match', async () => {
+    const conditions = upstream.sandbox.data.alerts.conditions.filter((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_nrql_conditions');
+    // A policy whose conditions all use v2's default value function (value_function is a known gap).
+    const policy = upstream.sandbox.data.alerts.policies.find(
+      (p) => p.accountId === PRIMARY_ACCOUNT && p.id !== 100000 && conditions.some((c) => c.policyId === p.id) && conditions.every((c) => c.policyId !== p.id || c.fields.value_function === 'single_value'),
+    );
+    if (!policy) throw new Error('no policy with default value functions');
+    const comparing = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes: 'GET /v2/alerts_nrql_conditions=compare' });
+    const answer = await comparing.app.request(`/v2/alerts_nrql_conditions.json?policy_id=${policy.id}`, { headers: { 'X-Api-Key': DEMO_KEY } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-ratelimit-limit')).toBe('1000');
+    // The comparison takes the legacy answer as the caller reads it.
+    expect(((await answer.json()) as { nrql_conditions: unknown[] }).nrql_conditions.length).toBeGreaterThan(0);
+    const [record] = await comparing.sink.waitForRecords(1);
+    expect(record).toMatchObject({ mode: 'compare', outcome: 'match', status: { legacy: 200, translated: 200 } });
+  });
+});

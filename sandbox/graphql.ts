@@ -26,6 +26,7 @@ import { ActorResolver, indexSandboxData, type SandboxRequestContext } from './a
 import type { SandboxData } from './model.ts';
 import { MutationResolver, mutationRoot } from './mutations.ts';
 import { notificationMutationRoot } from './notifications/mutations.ts';
+import { alertPolicyMutationRoot } from './alert-policy-mutations.ts';
 import { loadSandboxSchema } from './schema.ts';
 import { keyUserOf } from './users.ts';
 import { countWrite } from './write-counts.ts';
@@ -290,6 +291,8 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
           ...countedMutations(data, mutationRoot(new MutationResolver(index, context, now))),
           // alerts_channels (notifications/mutations.ts)
           ...countedMutations(data, notificationMutationRoot(data, context, now)),
+          // alerts_policies (alert-policy-mutations.ts)
+          ...countedMutations(data, alertPolicyMutationRoot(data, context, now)),
         },
         contextValue: context,
         variableValues: body.variables ?? undefined,

@@ -187,6 +187,21 @@ describe('alerts_policies writes against a failing NerdGraph', () => {
     expect(sent('AlertPolicyUpdate')).toBe(0);
   });
 
+  it('lists from every cursor page, by id, only the caller\'s policies of exactly the name asked for', async () => {
+    const policy = (id: number, name: string, accountId = PRIMARY_ACCOUNT) => ({ id: String(id), name, incidentPreference: 'PER_POLICY', accountId });
+    const page = (policies: unknown[], nextCursor: string | null) => ({ data: { actor: { account: { alerts: { policiesSearch: { nextCursor, totalCount: 4, policies } } } } } });
+    override = (request) => {
+      if (request.operationName !== 'AlertPoliciesSearch') return undefined;
+      // NerdGraph's order and its name criterion are not relied on: a looser match and another account's policy are dropped.
+      return request.variables.cursor === null
+        ? page([policy(30, 'Billing'), policy(10, 'Billing'), policy(15, 'billing')], 'next')
+        : page([policy(20, 'Billing'), policy(25, 'Billing', SECONDARY_ACCOUNT), policy(5, 'Billing errors')], null);
+    };
+    const answer = await call(gateway.app, 'GET', '/v2/alerts_policies.json?filter[name]=Billing');
+    expect((answer.body.policies as Array<{ id: number }>).map((p) => p.id)).toEqual([10, 20, 30]);
+    expect(upstream.received.filter((r) => r.operationName === 'AlertPoliciesSearch').map((r) => r.variables.criteria)).toEqual([{ name: 'Billing' }, { name: 'Billing' }]);
+  });
+
   it('shows nothing of a policy NerdGraph answers for another account', async () => {
     override = (request) =>
       request.operationName === 'AlertPolicyShow'

@@ -1,8 +1,9 @@
 /**
  * The sandbox's alert store: policies and their conditions, per account, as REST v2's
  * `alerts_*` namespaces keep them. New Relic keeps these namespaces alive after the REST v2 end
- * of life, so the gateway never translates them: it passes them through to the legacy API. Only
- * the legacy face serves them (legacy/alerts.ts); NerdGraph's alerts API is not simulated.
+ * of life, so the gateway passes them through to the legacy API unless a rule says otherwise.
+ * The legacy face serves them (legacy/alerts.ts); NerdGraph's policy mutations write the same
+ * store (alert-policy-mutations.ts).
  *
  * Conditions are kept as the v2 objects themselves (every field but `id`, in v2's field order),
  * because v2 writes and reads them field for field: a create or update stores what it

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildGateway } from '../../../src/gateway.ts';
+import { loadConfig } from '../../../src/ops/config.ts';
+import { createLogger } from '../../../src/ops/logger.ts';
 import { PolicyTitles } from '../../../mappings/shared/alert-policies.ts';
 import { json, startFakeUpstream, forwardTo, type FakeRequest } from '../../support/fake-upstream.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
@@ -210,5 +213,49 @@ describe('alerts_policies writes against a failing NerdGraph', () => {
     expect(await call(gateway.app, 'GET', '/v2/alerts_policies/100001.json')).toMatchObject({ status: 404, body: { error: { title: PolicyTitles.notFound } } });
     expect(await call(gateway.app, 'DELETE', '/v2/alerts_policies/100001.json')).toMatchObject({ status: 404 });
     expect(sent('AlertPolicyDelete')).toBe(0);
+  });
+});
+
+describe('alerts_policies compared by a ROUTE_MODES rule', () => {
+  it('answers from the legacy API and shows parity on the policy reads (the times as known gaps)', async () => {
+    const config = loadConfig({
+      ...process.env,
+      ROUTE_MODES: 'GET /v2/alerts_policies*=compare',
+      SANDBOX_APM_APPS: '20',
+      SANDBOX_DIVERGE: '',
+      SANDBOX_LEGACY_JITTER: 'false',
+      COMPARE_SAMPLE_RATE: '1',
+      COMPARE_MAX_LOOP_UTILISATION: '1',
+      NERDGRAPH_URL: '',
+      NEW_RELIC_REGION: '',
+      LEGACY_REST_URL: '',
+      LOG_LEVEL: 'silent',
+    });
+    const frozen = Date.now();
+    const gateway = await buildGateway(config, { logger: createLogger('silent'), now: () => frozen });
+    try {
+      const paths = ['/v2/alerts_policies.json', '/v2/alerts_policies.json?page=3', `/v2/alerts_policies.json?filter[name]=${encodeURIComponent('Checkout "golden signals"')}`, '/v2/alerts_policies/100001.json', '/v2/alerts_policies/1.json'];
+      for (const path of paths) {
+        const response = await gateway.app.request(path, { headers: { 'x-api-key': DEMO_KEY } });
+        // The legacy face answers: its v2 times are numbers, never the translation's nulls.
+        const body = (await response.json()) as { policies?: Array<{ created_at: unknown }>; policy?: { created_at: unknown } };
+        if (response.status === 200) expect(typeof (body.policies?.[0] ?? body.policy)?.created_at, path).toBe('number');
+      }
+      let outcomes = gateway.store.report({ recent: 0 }).totals.outcomes;
+      for (let waited = 0; Object.values(outcomes).reduce((sum, n) => sum + n, 0) < paths.length && waited < 20_000; waited += 25) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        outcomes = gateway.store.report({ recent: 0 }).totals.outcomes;
+      }
+      expect(outcomes).toMatchObject({ match: paths.length, mismatch: 0, error: 0 });
+      const routes = gateway.store.report({ recent: 0 }).routes.filter((route) => route.route.startsWith('/v2/alerts_policies') && route.method === 'GET');
+      expect(routes.map((route) => [route.route, route.mode, route.outcomes.match])).toEqual(
+        expect.arrayContaining([
+          ['/v2/alerts_policies.{format}', 'compare', 3],
+          ['/v2/alerts_policies/{policy_id}.{format}', 'compare', 2],
+        ]),
+      );
+    } finally {
+      await gateway.close();
+    }
   });
 });

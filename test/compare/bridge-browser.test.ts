@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP, APPS, DATA, DEPLOY_DELETE, HOSTILE_NAME, PARITY_SENTINEL_KEY, POLICIES, createBridgeGateway, fillStore } from '../support/parity-fixture.ts';
+import { APP, APPS, DATA, DEPLOY_DELETE, HOSTILE_NAME, PARITY_SENTINEL_KEY, LOCATION_FAILURE, createBridgeGateway, fillStore } from '../support/parity-fixture.ts';
 import { serveOnLoopback } from '../support/http.ts';
 
 /**
@@ -71,7 +71,7 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
     expect(await verdictOf(APP)).toBe('safe to translate');
     expect(await verdictOf(DATA)).toBe('safe to translate');
     expect(await verdictOf(DEPLOY_DELETE, 'DELETE')).toBe('unsupported');
-    expect(await verdictOf(POLICIES)).toBe('passthrough only');
+    expect(await verdictOf(LOCATION_FAILURE)).toBe('passthrough only');
     expect(await page.locator(row('readiness', APPS)).getAttribute('data-verdict')).toBe('differs');
     expect(await page.locator(`${row('readiness', APPS)} td[data-outcome="mismatch"]`).innerText()).toBe('2');
     expect(await page.locator(`${row('readiness', APPS)} td[data-outcome="noise"]`).innerText()).toBe('1');
@@ -111,13 +111,13 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
     expect(
       await usage.evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-route'), r.querySelector('[data-count="requests"]')?.textContent, r.getAttribute('data-fidelity')])),
     ).toEqual([
-      [POLICIES, '7', 'passthrough'],
+      [LOCATION_FAILURE, '7', 'passthrough'],
       [APPS, '6', 'approximate'],
       [APP, '3', 'approximate'],
       [DATA, '2', 'approximate'],
       [DEPLOY_DELETE, '1', 'unsupported'],
     ]);
-    expect(await page.locator(`${row('usage', POLICIES)} div.if-switched`).innerText()).toContain('stays on the legacy API');
+    expect(await page.locator(`${row('usage', LOCATION_FAILURE)} div.if-switched`).innerText()).toContain('stays on the legacy API');
     expect(await page.locator(`${row('usage', APPS)} div.if-switched`).innerText()).toContain('differs in applications[].name');
     // The known gaps are one click away, each a list item.
     const gaps = page.locator(`${row('usage', DATA)} details.gaps`);

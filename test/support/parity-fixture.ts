@@ -14,17 +14,18 @@ export const APPS = '/v2/applications.{format}';
 export const APP = '/v2/applications/{id}.{format}';
 export const DATA = '/v2/applications/{id}/metrics/data.{format}';
 export const DEPLOY_DELETE = '/v2/applications/{id}/deployments/{deployment_id}.{format}';
-export const POLICIES = '/v2/alerts_policies.{format}';
+/** A family kept alive by New Relic that NerdGraph cannot serve: passthrough only. */
+export const LOCATION_FAILURE = '/v2/alerts_location_failure_conditions/policies/{policy_id}.{format}';
 /** Caller data that must reach the page as text, never as markup. */
 export const HOSTILE_NAME = '<img src=x onerror="window.__pwned=1">Checkout & "Co"';
 
 // Helper A's passthrough kind as the store reads it (the alert mappings land with the modes branch).
-const alertsPolicies: RouteDeclaration = { route: POLICIES, methods: ['GET', 'POST'], fidelity: 'passthrough', summary: 'List or create alert policies' };
+const locationFailureConditions: RouteDeclaration = { route: LOCATION_FAILURE, methods: ['GET', 'POST'], fidelity: 'passthrough', summary: 'List or create location failure conditions' };
 
 export async function createBridgeGateway(options: { bridgeToken?: string; maxRecords?: number } = {}): Promise<{ gateway: TestGateway; store: ParityStore }> {
   // Nothing here calls NerdGraph: a closed port is enough.
   const gateway = await createTestGateway({ nerdgraphUrl: 'http://127.0.0.1:9/graphql' });
-  const mappings = [...(await loadMappings()), alertsPolicies];
+  const mappings = [...(await loadMappings()), locationFailureConditions];
   const store = createParityStore({ mappings, registry: gateway.metrics.registry, maxRecords: options.maxRecords ?? 1000, now: () => FIXED_NOW });
   registerBridgeRoutes(gateway.app, { store, ...(options.bridgeToken === undefined ? {} : { bridgeToken: options.bridgeToken }) });
   return { gateway, store };
@@ -70,14 +71,14 @@ function times(n: number, fn: () => void): void {
  * - GET applications/{id}: 3 in candidate mode, 3 matches -> "safe to translate".
  * - GET metrics/data: 2 in compare mode, 2 noise -> "safe to translate".
  * - DELETE deployments/{id}: 1 translated request -> "unsupported".
- * - GET alerts_policies: 7 passthrough requests -> "passthrough only".
+ * - GET alerts_location_failure_conditions/policies/{policy_id}: 7 passthrough requests -> "passthrough only".
  */
 export function fillStore(store: ParityStore): void {
   times(6, () => store.noteUsage(APPS, 'GET', 'compare'));
   times(3, () => store.noteUsage(APP, 'GET', 'candidate'));
   times(2, () => store.noteUsage(DATA, 'GET', 'compare'));
   store.noteUsage(DEPLOY_DELETE, 'DELETE', 'translate');
-  times(7, () => store.noteUsage(POLICIES, 'GET', 'passthrough'));
+  times(7, () => store.noteUsage(LOCATION_FAILURE, 'GET', 'passthrough'));
 
   store.record(
     record(APPS, 'mismatch', [

@@ -2,8 +2,9 @@
  * The sandbox's alert store: policies and their conditions, per account, as REST v2's
  * `alerts_*` namespaces keep them. New Relic keeps these namespaces alive after the REST v2 end
  * of life, so the gateway passes them through unless a ROUTE_MODES rule names them. The legacy
- * face serves them all (legacy/alerts.ts); the NerdGraph face reads and writes the NRQL conditions
- * and deletes conditions of any family (nrql-condition-fields.ts, alert-condition-mutations.ts).
+ * face serves them all (legacy/alerts.ts); the NerdGraph face writes the same store's policies
+ * (alert-policy-mutations.ts), reads and writes its NRQL conditions and deletes conditions of any
+ * family (nrql-condition-fields.ts, alert-condition-mutations.ts).
  *
  * Conditions are kept as the v2 objects themselves (every field but `id`, in v2's field order),
  * because v2 writes and reads them field for field: a create or update stores what it

@@ -27,6 +27,7 @@ import type { SandboxData } from './model.ts';
 import { MutationResolver, mutationRoot } from './mutations.ts';
 import { notificationMutationRoot } from './notifications/mutations.ts';
 import { alertConditionMutationRoot } from './alert-condition-mutations.ts';
+import { alertPolicyMutationRoot } from './alert-policy-mutations.ts';
 import { loadSandboxSchema } from './schema.ts';
 import { keyUserOf } from './users.ts';
 import { countWrite } from './write-counts.ts';
@@ -293,6 +294,8 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
           ...countedMutations(data, notificationMutationRoot(data, context, now)),
           // NRQL conditions and condition deletes (alert-condition-mutations.ts)
           ...countedMutations(data, alertConditionMutationRoot(data, context)),
+          // alerts_policies (alert-policy-mutations.ts)
+          ...countedMutations(data, alertPolicyMutationRoot(data, context, now)),
         },
         contextValue: context,
         variableValues: body.variables ?? undefined,

@@ -82,6 +82,8 @@ interface Fixtures {
   apps: { reporting: [number, number]; silent: [number, number] };
   channels: [number, number, number, number];
   policies: [number, number];
+  /** Policies to rename and to delete (the last four of the account: no other sample uses them). */
+  spare: [number, number, number, number];
   incidents: [number, number, number, number];
   /** Alert conditions by family (ids are one number in v2 and NerdGraph): a policy of NRQL conditions, two of each to write. */
   conditions: { policy: number; nrql: [number, number, number, number]; apm: [number, number]; external: [number, number]; synthetics: [number, number]; location: [number, number] };
@@ -110,6 +112,7 @@ async function findFixtures(subject: CostSubject, sandbox: Sandbox): Promise<Fix
       keyTransaction: firstId(await list('/v2/key_transactions.json', 'key_transactions'), reporting),
       mobile: firstId(await list('/v2/mobile_applications.json', 'applications'), reporting),
       user: firstId(await list('/v2/users.json', 'users')),
+      policy: firstId(await list('/v2/alerts_policies.json', 'policies')),
     };
     const to = Math.floor(COST_NOW / 60_000) * 60_000 - 5 * 60_000;
     const window = `from=${encodeURIComponent(iso(to - 30 * 60_000))}&to=${encodeURIComponent(iso(to))}&summarize=true`;
@@ -146,6 +149,7 @@ async function findFixtures(subject: CostSubject, sandbox: Sandbox): Promise<Fix
       apps: { reporting: pair(reportingApps, 'reporting applications'), silent: pair(silentApps, 'silent applications') },
       channels: four(channels, 'email channels'),
       policies: pair(bare, 'policies without channels'),
+      spare: four(sandbox.data.alerts.policies.filter((policy) => policy.accountId === ACCOUNT).map((policy) => policy.id).slice(-4), 'policies'),
       incidents: four(open, 'open incidents'),
     };
   } finally {
@@ -160,6 +164,7 @@ function writeSamples(f: Fixtures): Array<[string, CostSample]> {
   const [channelA, channelB, linkA, linkB] = f.channels;
   const [policyA, policyB] = f.policies;
   const [ackA, ackB, closeA, closeB] = f.incidents;
+  const [renameA, renameB, doomedA, doomedB] = f.spare;
   const v0 = (app: number, revision: string): CostRequest => ({
     method: 'POST',
     path: '/deployments.xml',
@@ -179,6 +184,9 @@ function writeSamples(f: Fixtures): Array<[string, CostSample]> {
     ['DELETE /v2/alerts_channels/{channel_id}.{format}', { cold: send('DELETE', `/v2/alerts_channels/${channelA}.json`), warm: send('DELETE', `/v2/alerts_channels/${channelB}.json`) }],
     ['PUT /v2/alerts_policy_channels.{format}', { cold: send('PUT', `/v2/alerts_policy_channels.json?policy_id=${policyA}&channel_ids=${linkA}`), warm: send('PUT', `/v2/alerts_policy_channels.json?policy_id=${policyB}&channel_ids=${linkB}`) }],
     ['DELETE /v2/alerts_policy_channels.{format}', { cold: send('DELETE', `/v2/alerts_policy_channels.json?policy_id=${policyA}&channel_id=${linkA}`), warm: send('DELETE', `/v2/alerts_policy_channels.json?policy_id=${policyB}&channel_id=${linkB}`) }],
+    ['POST /v2/alerts_policies.{format}', { cold: send('POST', '/v2/alerts_policies.json', { policy: { name: 'costs cold' } }), warm: send('POST', '/v2/alerts_policies.json', { policy: { name: 'costs warm' } }) }],
+    ['PUT /v2/alerts_policies/{policy_id}.{format}', { cold: send('PUT', `/v2/alerts_policies/${renameA}.json`, { policy: { name: 'costs cold' } }), warm: send('PUT', `/v2/alerts_policies/${renameB}.json`, { policy: { name: 'costs warm' } }) }],
+    ['DELETE /v2/alerts_policies/{policy_id}.{format}', { cold: send('DELETE', `/v2/alerts_policies/${doomedA}.json`), warm: send('DELETE', `/v2/alerts_policies/${doomedB}.json`) }],
     ['PUT /v2/alerts_incidents/{id}/acknowledge.{format}', { cold: send('PUT', `/v2/alerts_incidents/${ackA}/acknowledge.json`), warm: send('PUT', `/v2/alerts_incidents/${ackB}/acknowledge.json`) }],
     ['PUT /v2/alerts_incidents/{id}/close.{format}', { cold: send('PUT', `/v2/alerts_incidents/${closeA}/close.json`), warm: send('PUT', `/v2/alerts_incidents/${closeB}/close.json`) }],
     ...conditionWrites(f.conditions),

@@ -155,11 +155,13 @@ export const FAMILIES: Record<AlertFamily, FamilySpec> = {
   },
 };
 
+// v2's text for a bad incident_preference is UNCONFIRMED; the sandbox names the allowed values.
+const IncidentPreference = z.enum(INCIDENT_PREFERENCES as [string, ...string[]], { error: `must be one of ${INCIDENT_PREFERENCES.join(', ')}` });
 export const PolicySchema = z.object({
   name: Name,
-  incident_preference: z.enum(INCIDENT_PREFERENCES as [string, ...string[]]).default('PER_POLICY'),
+  incident_preference: IncidentPreference.default('PER_POLICY'),
 });
-export const PolicyChangesSchema = PolicySchema.partial().extend({ incident_preference: z.enum(INCIDENT_PREFERENCES as [string, ...string[]]).optional() });
+export const PolicyChangesSchema = PolicySchema.partial().extend({ incident_preference: IncidentPreference.optional() });
 
 /** The first problem, as v2-style text: `Invalid policy: name can't be blank`. */
 export function validated<T>(schema: z.ZodType<T, unknown>, input: unknown, wrapper: string): T {

@@ -85,6 +85,7 @@ export async function compareReadRoutes(options: RouteProbeOptions): Promise<Rou
     keyTransaction: await firstId('/v2/key_transactions.json', 'key_transactions', (item) => item.reporting === true),
     mobile: await firstId('/v2/mobile_applications.json', 'applications', (item) => item.reporting === true),
     user: await firstId('/v2/users.json', 'users'),
+    policy: await firstId('/v2/alerts_policies.json', 'policies'),
   };
   const gatewayHost = app === undefined || ids.host === undefined ? undefined : await sameHostOnGateway(options, headers, app, legacy, ids.host);
   // A closed window in the past: both sides read the same finished minutes.
@@ -158,7 +159,7 @@ export function samplePath(template: string, ids: Record<string, string | undefi
     '/v2/users/': ids.user,
   };
   const owner = Object.keys(idOf).find((prefix) => template.startsWith(prefix));
-  const values: Record<string, string | undefined> = { id: owner === undefined ? undefined : idOf[owner], host_id: ids.host, instance_id: ids.instance };
+  const values: Record<string, string | undefined> = { id: owner === undefined ? undefined : idOf[owner], host_id: ids.host, instance_id: ids.instance, policy_id: ids.policy };
   let missing: string | undefined;
   let path = template.replace(/\{([a-z_]+)\}/g, (_whole, name: string) => {
     if (name === 'format') return 'json';

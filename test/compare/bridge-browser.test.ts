@@ -13,7 +13,7 @@ import {
   HOSTILE_AGENT,
   HOSTILE_NAME,
   PARITY_SENTINEL_KEY,
-  POLICIES,
+  LOCATION_FAILURE,
   SLA_AGENT,
   SLA_KEY,
   createBridgeGateway,
@@ -96,7 +96,7 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
     expect(await verdictOf(APP)).toBe('safe to translate');
     expect(await verdictOf(DATA)).toBe('safe to translate');
     expect(await verdictOf(DEPLOY_DELETE, 'DELETE')).toBe('unsupported');
-    expect(await verdictOf(POLICIES)).toBe('passthrough only');
+    expect(await verdictOf(LOCATION_FAILURE)).toBe('passthrough only');
     expect(await page.locator(row('readiness', APPS)).getAttribute('data-verdict')).toBe('differs');
     expect(await page.locator(`${row('readiness', APPS)} td[data-outcome="mismatch"]`).innerText()).toBe('2');
     expect(await page.locator(`${row('readiness', APPS)} td[data-outcome="noise"]`).innerText()).toBe('1');
@@ -136,13 +136,13 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
     expect(
       await usage.evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-route'), r.querySelector('[data-count="requests"]')?.textContent, r.getAttribute('data-fidelity')])),
     ).toEqual([
-      [POLICIES, '7', 'passthrough'],
+      [LOCATION_FAILURE, '7', 'passthrough'],
       [APPS, '6', 'approximate'],
       [APP, '3', 'approximate'],
       [DATA, '2', 'approximate'],
       [DEPLOY_DELETE, '1', 'unsupported'],
     ]);
-    expect(await page.locator(`${row('usage', POLICIES)} div.if-switched`).innerText()).toContain('stays on the legacy API');
+    expect(await page.locator(`${row('usage', LOCATION_FAILURE)} div.if-switched`).innerText()).toContain('stays on the legacy API');
     expect(await page.locator(`${row('usage', APPS)} div.if-switched`).innerText()).toContain('differs in applications[].name');
     // The known gaps are one click away, each a list item.
     const gaps = page.locator(`${row('usage', DATA)} details.gaps`);
@@ -211,7 +211,7 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
       [fingerprint(DEPLOY_KEY), HOSTILE_AGENT, '1'],
     ]);
     const sla = page.locator(`#integrations tr[data-fingerprint="${fingerprint(SLA_KEY)}"]`);
-    expect(await sla.locator('li[data-ready="false"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-route')))).toEqual([POLICIES]);
+    expect(await sla.locator('li[data-ready="false"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-route')))).toEqual([LOCATION_FAILURE]);
     expect(await sla.locator('li[data-ready="true"]').first().isVisible()).toBe(false);
     await sla.locator('details.ready-routes > summary').click();
     expect(await sla.locator('li[data-ready="true"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-route')))).toEqual([APP]);

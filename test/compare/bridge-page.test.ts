@@ -15,7 +15,7 @@ import {
   HOSTILE_AGENT,
   HOSTILE_NAME,
   PARITY_SENTINEL_KEY,
-  POLICIES,
+  LOCATION_FAILURE,
   SLA_KEY,
   createBridgeGateway,
   fillStore,
@@ -63,7 +63,7 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
       [`GET ${APP}`]: 'safe to translate',
       [`GET ${DATA}`]: 'safe to translate',
       [`DELETE ${DEPLOY_DELETE}`]: 'unsupported',
-      [`GET ${POLICIES}`]: 'passthrough only',
+      [`GET ${LOCATION_FAILURE}`]: 'passthrough only',
     });
     expect(report.recent).toHaveLength(5);
     const limited = (await (await app.request('/bridge/parity.json?recent=1')).json()) as ParityReport;
@@ -93,10 +93,10 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
     expect(apps).toContain('<td class="n" data-outcome="dropped">1</td>');
     expect(rowWith(readiness, { 'data-route': APP, 'data-method': 'GET' })).toContain('data-verdict="safe to translate"');
     expect(rowWith(readiness, { 'data-route': DEPLOY_DELETE })).toContain('data-verdict="unsupported"');
-    expect(rowWith(readiness, { 'data-route': POLICIES, 'data-method': 'GET' })).toContain('data-verdict="passthrough only"');
+    expect(rowWith(readiness, { 'data-route': LOCATION_FAILURE, 'data-method': 'GET' })).toContain('data-verdict="passthrough only"');
     // Declared routes nobody called are listed too, folded away.
     expect(html).toMatch(/<details id="idle-routes" data-fold="idle-routes"><summary>\d+ routes not requested yet<\/summary>/);
-    expect(rowWith(html, { 'data-route': POLICIES, 'data-method': 'POST' })).toContain('data-verdict="passthrough only"');
+    expect(rowWith(html, { 'data-route': LOCATION_FAILURE, 'data-method': 'POST' })).toContain('data-verdict="passthrough only"');
 
     const patterns = sectionOf(html, 'worst-patterns');
     const name = rowWith(patterns, { 'data-route': APPS, 'data-pattern': 'applications[].name' });
@@ -111,14 +111,14 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
     expect(rowWith(patterns, { 'data-pattern': 'applications[].application_summary.throughput' })).toContain('<td class="n" data-count="noise">2</td>');
 
     const usage = sectionOf(html, 'usage');
-    const policies = rowWith(usage, { 'data-route': POLICIES });
-    expect(policies).toContain('<td class="n" data-count="requests">7</td>');
-    expect(policies).toContain('data-fidelity="passthrough"');
+    const keptAlive = rowWith(usage, { 'data-route': LOCATION_FAILURE });
+    expect(keptAlive).toContain('<td class="n" data-count="requests">7</td>');
+    expect(keptAlive).toContain('data-fidelity="passthrough"');
     expect(rowWith(usage, { 'data-route': APPS })).toContain('<td class="n" data-count="requests">6</td>');
     const data = rowWith(usage, { 'data-route': DATA });
     expect(data).toMatch(/<div class="if-switched">fidelity approximate; \d+ known gaps<\/div><details class="gaps" data-fold="gaps GET [^"]+"><summary>the \d+ known gaps<\/summary><ul><li>/);
     // By requests.
-    expect(usage.indexOf(`data-route="${escapeHtml(POLICIES)}"`)).toBeLessThan(usage.indexOf(`data-route="${escapeHtml(APPS)}"`));
+    expect(usage.indexOf(`data-route="${escapeHtml(LOCATION_FAILURE)}"`)).toBeLessThan(usage.indexOf(`data-route="${escapeHtml(APPS)}"`));
 
     expect(sectionOf(html, 'recent')).toContain('The newest 5 of 5 kept');
   });
@@ -240,7 +240,7 @@ describe('over real loopback without a token', async () => {
   it('serves a loopback client (the socket address is read)', async () => {
     const res = await httpSend(`${served.url}/bridge/parity.json`);
     expect(res.status).toBe(200);
-    expect(((await res.json()) as ParityReport).usage[0]?.route).toBe(POLICIES);
+    expect(((await res.json()) as ParityReport).usage[0]?.route).toBe(LOCATION_FAILURE);
   });
 
   it('under any loopback host name, any port', async () => {

@@ -21,6 +21,7 @@ const APPS = '/v2/applications.{format}';
 const APP = '/v2/applications/{id}.{format}';
 const DEPLOYMENTS = '/v2/applications/{id}/deployments.{format}';
 const METRIC_DATA = '/v2/applications/{id}/metrics/data.{format}';
+const EXTERNAL_SERVICE = '/v2/alerts_external_service_conditions.{format}';
 
 /** Field patterns reported as differing (mismatches beyond the legacy noise), as `route pattern`. */
 function mismatchedPatterns(report: ParityReport): string[] {
@@ -78,11 +79,15 @@ describe('npm run demo: compare mode on the sandbox with injected divergences', 
     expect(moving).toContain('metric_data.metrics[].timeslices[].values.average_response_time');
   });
 
-  it('shows documented gaps as gaps, and the alert namespaces as passthrough only', () => {
+  it('shows documented gaps as gaps, the alert policies compared, and a family NerdGraph cannot serve as passthrough only', () => {
     const gaps = report.worstPatterns.filter((p) => p.gap > 0);
     expect(gaps.length).toBeGreaterThan(0);
     expect(gaps.every((p) => p.mismatch === 0)).toBe(true);
-    expect(routeOf(report, '/v2/alerts_policies.{format}')).toMatchObject({ mode: 'passthrough', readiness: 'passthrough only', requests: 2 });
+    expect(routeOf(report, '/v2/alerts_policies.{format}')).toMatchObject({ mode: 'compare', requests: 2, outcomes: expect.objectContaining({ match: 2, mismatch: 0 }) });
+    expect(report.worstPatterns.filter((p) => p.route === '/v2/alerts_policies.{format}').map((p) => [p.pattern, p.gap > 0])).toEqual(
+      expect.arrayContaining([['policies[].created_at', true], ['policies[].updated_at', true]]),
+    );
+    expect(routeOf(report, EXTERNAL_SERVICE)).toMatchObject({ mode: 'passthrough', readiness: 'passthrough only', requests: 1 });
     expect(report.totals.outcomes.error).toBe(0);
     expect(report.totals.outcomes.dropped).toBe(0);
   });
@@ -118,7 +123,7 @@ describe('npm run demo: compare mode on the sandbox with injected divergences', 
       expect(await verdict(APP)).toBe('differs in application.application_summary.response_time, application.name');
       expect(await verdict(DEPLOYMENTS)).toBe('differs in deployments[].user');
       expect(await verdict(METRIC_DATA)).toBe('safe to translate');
-      expect(await verdict('/v2/alerts_policies.{format}')).toBe('passthrough only');
+      expect(await verdict(EXTERNAL_SERVICE)).toBe('passthrough only');
 
       // The worst paths: the injected ones first, each with a legacy and a translated example.
       const shown = await page.locator('#worst-patterns tr[data-pattern]').evaluateAll((rows) =>
@@ -138,7 +143,8 @@ describe('npm run demo: compare mode on the sandbox with injected divergences', 
         rows.map((r) => [r.getAttribute('data-route'), r.querySelector('[data-count="requests"]')?.textContent, r.getAttribute('data-fidelity')]),
       );
       expect(usage).toContainEqual([METRIC_DATA, '6', 'approximate']);
-      expect(usage).toContainEqual(['/v2/alerts_policies.{format}', '2', 'passthrough']);
+      expect(usage).toContainEqual(['/v2/alerts_policies.{format}', '2', 'approximate']);
+      expect(usage).toContainEqual([EXTERNAL_SERVICE, '1', 'passthrough']);
       expect((await page.content()).includes(DEMO_KEY)).toBe(false);
     });
 

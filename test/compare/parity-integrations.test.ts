@@ -20,7 +20,7 @@ import { createMetrics } from '../../src/ops/metrics.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { openSharedState, type OpenedState } from '../../src/state/open.ts';
 import { FIXED_NOW, createTestGateway } from '../support/harness.ts';
-import { APP, APPS, DATA, POLICIES, mismatchRecord } from '../support/parity-fixture.ts';
+import { APP, APPS, DATA, LOCATION_FAILURE, mismatchRecord } from '../support/parity-fixture.ts';
 import { redisAvailable, startRedis, type TestRedis } from '../support/redis.ts';
 import { TEST_STATE_SECRET } from '../support/replicas.ts';
 import { untilShared } from '../support/state.ts';
@@ -96,7 +96,7 @@ describe('integrations in the parity store', () => {
     const store = newStore();
     for (let i = 0; i < MAX_INTEGRATIONS + 20; i += 1) store.noteCaller(APPS, 'GET', caller(`NRAK-BOUND${i}`, `agent-${i}`));
     for (let i = 0; i < 70; i += 1) store.noteCaller(`/v2/made_up_${i}.json`, 'GET', caller(KEY, 'walker'));
-    for (const route of [APPS, APP, DATA, POLICIES]) for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'BREW']) store.noteCaller(route, method, caller('NRAK-BOUND1', 'agent-1'));
+    for (const route of [APPS, APP, DATA, LOCATION_FAILURE]) for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'BREW']) store.noteCaller(route, method, caller('NRAK-BOUND1', 'agent-1'));
 
     const { integrations } = store.report();
     // The walker came after the bound too: it is one of the others.

@@ -22,17 +22,18 @@ const APPS = '/v2/applications.{format}';
 const APP = '/v2/applications/{id}.{format}';
 const DATA = '/v2/applications/{id}/metrics/data.{format}';
 const DEPLOY_DELETE = '/v2/applications/{id}/deployments/{deployment_id}.{format}';
-const POLICIES = '/v2/alerts_policies.{format}';
+// A family kept alive by New Relic that NerdGraph cannot serve (passthrough only).
+const LOCATION_FAILURE = '/v2/alerts_location_failure_conditions/policies/{policy_id}.{format}';
 
 // The passthrough kind helper A adds, as the store reads it (fidelity 'passthrough', several methods).
-const alertsPolicies: RouteDeclaration = {
-  route: POLICIES,
+const locationFailureConditions: RouteDeclaration = {
+  route: LOCATION_FAILURE,
   methods: ['GET', 'POST'],
   fidelity: 'passthrough',
-  summary: 'List or create alert policies (kept alive by New Relic)',
+  summary: 'List or create location failure conditions (kept alive by New Relic)',
 };
 
-const mappings = [...(await loadMappings()), alertsPolicies];
+const mappings = [...(await loadMappings()), locationFailureConditions];
 
 let ids = 0;
 function comparison(overrides: Partial<ComparisonRecord> = {}): ComparisonRecord {
@@ -75,7 +76,7 @@ describe('readiness verdicts', () => {
   it('come from fidelity first, then from what comparisons found', () => {
     const { store } = setup();
     expect(routeOf(store, DEPLOY_DELETE, 'DELETE')).toMatchObject({ readiness: 'unsupported', verdict: 'unsupported', fidelity: 'unsupported' });
-    expect(routeOf(store, POLICIES, 'POST')).toMatchObject({ readiness: 'passthrough only', fidelity: 'passthrough' });
+    expect(routeOf(store, LOCATION_FAILURE, 'POST')).toMatchObject({ readiness: 'passthrough only', fidelity: 'passthrough' });
     expect(routeOf(store, APP)).toMatchObject({ readiness: 'not compared yet', requests: 0 });
 
     store.record(comparison({ route: APP }));
@@ -107,8 +108,8 @@ describe('readiness verdicts', () => {
     ]);
     // A passthrough or unsupported route keeps its verdict whatever was recorded for it.
     store.record(mismatch('policies[].name'));
-    store.record(comparison({ route: POLICIES, outcome: 'mismatch', differences: [difference('policies[].name', 'mismatch')] }));
-    expect(routeOf(store, POLICIES).readiness).toBe('passthrough only');
+    store.record(comparison({ route: LOCATION_FAILURE, outcome: 'mismatch', differences: [difference('location_failure_conditions[].name', 'mismatch')] }));
+    expect(routeOf(store, LOCATION_FAILURE).readiness).toBe('passthrough only');
   });
 });
 
@@ -208,7 +209,7 @@ describe('usage', () => {
   it('lists the routes callers use by requests, with fidelity and what a switch would change', () => {
     const { store } = setup();
     for (let i = 0; i < 3; i += 1) store.noteUsage(DATA, 'GET', 'compare');
-    store.noteUsage(POLICIES, 'POST', 'passthrough');
+    store.noteUsage(LOCATION_FAILURE, 'POST', 'passthrough');
     for (let i = 0; i < 5; i += 1) store.noteUsage(APPS, 'GET', 'translate');
     store.record(comparison({ route: DATA, outcome: 'mismatch', differences: [difference('metric_data.metrics[].timeslices[].values.call_count', 'mismatch')] }));
 
@@ -216,7 +217,7 @@ describe('usage', () => {
     expect(usage.map((u) => [u.method, u.route, u.requests])).toEqual([
       ['GET', APPS, 5],
       ['GET', DATA, 3],
-      ['POST', POLICIES, 1],
+      ['POST', LOCATION_FAILURE, 1],
     ]);
     const data = mappings.find((m) => m.route === DATA);
     expect(usage[1]).toMatchObject({ fidelity: 'approximate', mode: 'compare', byMode: { compare: 3 }, readiness: 'differs' });

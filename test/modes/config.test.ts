@@ -84,7 +84,10 @@ describe('mode resolution', () => {
   const resolve = async (text: string) => modeResolverFor(parseRouteModes(text), await loadMappings());
   const APP = { template: '/v2/applications/{id}.{format}', passthroughOnly: false };
   const DATA = { template: '/v2/applications/{id}/metrics/data.{format}', passthroughOnly: false };
-  const POLICIES = { template: '/v2/alerts_policies.{format}', passthroughOnly: true };
+  // Translated, but passed through unless a specific rule names them (ALERTS_KEPT_ALIVE).
+  const POLICIES = { template: '/v2/alerts_policies.{format}', passthroughOnly: false, passthroughByDefault: true };
+  // A family NerdGraph cannot serve: passthrough only.
+  const EXTERNAL = { template: '/v2/alerts_external_service_conditions.{format}', passthroughOnly: true };
 
   it('specific rules, then the passthrough defaults, then the catch-all, then translate', async () => {
     const resolver = await resolve('*=candidate;GET /v2/applications/{id}/metrics/data=compare;PUT /v2/applications/*=translate');
@@ -105,7 +108,7 @@ describe('mode resolution', () => {
 
   it('a broad rule does not make a passthrough-only route translated', async () => {
     const resolver = await resolve('GET /v2/*=compare');
-    expect(resolver.modeOf({ method: 'GET', path: '/v2/alerts_policies.json', route: POLICIES })).toBe('passthrough');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/alerts_external_service_conditions.json', route: EXTERNAL })).toBe('passthrough');
     expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/1.json', route: APP })).toBe('compare');
   });
 
@@ -123,8 +126,17 @@ describe('mode resolution', () => {
     expect(resolveOver('GET /v2/alerts_nrql_*=translate').modeOf({ ...asked, method: 'POST' })).toBe('passthrough');
   });
 
-  // NRQL conditions and every condition family's DELETE are translated now; their other methods are not.
-  it.each(['GET /v2/alerts_synthetics_*=translate', 'GET /v2/alerts_policies=compare', 'PUT /v2/alerts_conditions/{condition_id}=candidate'])(
+  it('alert policies follow a rule that names them, method by method', async () => {
+    const resolver = await resolve('*=translate;GET /v2/alerts_policies=compare;PUT /v2/alerts_policies/*=translate');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/alerts_policies.json', route: POLICIES })).toBe('compare');
+    expect(resolver.modeOf({ method: 'POST', path: '/v2/alerts_policies.json', route: POLICIES })).toBe('passthrough');
+    const ITEM = { ...POLICIES, template: '/v2/alerts_policies/{policy_id}.{format}' };
+    expect(resolver.modeOf({ method: 'PUT', path: '/v2/alerts_policies/7.json', route: ITEM })).toBe('translate');
+    expect(resolver.modeOf({ method: 'DELETE', path: '/v2/alerts_policies/7.json', route: ITEM })).toBe('passthrough');
+  });
+
+  // NRQL conditions, alert policies and every condition family's DELETE are translated now; the other methods are not.
+  it.each(['GET /v2/alerts_synthetics_*=translate', 'GET /v2/alerts_external_service_conditions=compare', 'PUT /v2/alerts_conditions/{condition_id}=candidate'])(
     'refuses %s at start-up: those routes have only a passthrough mapping',
     async (text) => {
       await expect(resolve(text)).rejects.toThrow(ConfigError);

@@ -181,7 +181,7 @@ describe('GET /bridge/explain: reads', () => {
     expect(await gateway.upstreamCount()).toBe(before);
   });
 
-  it('a passthrough mapping (the alert policies list): passed through, no NerdGraph call', async () => {
+  it('a passthrough mapping (the external service conditions list): passed through, no NerdGraph call', async () => {
     const metrics = createMetrics();
     const app = createApp({
       config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1000, accountsCacheTtlMs: 1000, metricNamesLookbackMs: 86_400_000, requestDeadlineMs: 5000 },
@@ -192,10 +192,10 @@ describe('GET /bridge/explain: reads', () => {
       logger: pino({ level: 'silent' }),
       now: () => FIXED_NOW,
     });
-    const response = await explainRaw('/v2/alerts_policies.json?filter[name]=x', {}, app);
+    const response = await explainRaw('/v2/alerts_external_service_conditions.json?policy_id=100000', {}, app);
     const e = JSON.parse(await response.text()) as Explanation;
     expect(response.status).toBe(200);
-    expect(e).toMatchObject({ kind: 'passthrough', route: '/v2/alerts_policies.{format}', calls: [], status: null });
+    expect(e).toMatchObject({ kind: 'passthrough', route: '/v2/alerts_external_service_conditions.{format}', calls: [], status: null });
     expect(e.notes.join(' ')).toMatch(/Passed through/);
     const upstreamCalls = await metrics.upstreamRequests.get();
     expect(upstreamCalls.values.reduce((n, v) => n + v.value, 0)).toBe(0);

@@ -252,7 +252,7 @@ describe('passthrough failures and routing', () => {
 
   it('without modes configured, a passthrough-only route is a clear v2 error', async () => {
     const gateway = await createTestGateway({ nerdgraphUrl: NO_NERDGRAPH });
-    const response = await gateway.app.request('/v2/alerts_policies.json', { headers: { 'x-api-key': KEY } });
+    const response = await gateway.app.request('/v2/alerts_external_service_conditions.json?policy_id=1', { headers: { 'x-api-key': KEY } });
     expect(response.status).toBe(404);
     expect((await response.json()) as unknown).toEqual({ error: { title: expect.stringContaining('passthrough') as unknown } });
   });

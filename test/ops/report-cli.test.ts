@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportMessages, formatReport, parseBaseUrl, reportSchema } from '../../scripts/report.ts';
 import { listenOnLoopback, serveOnLoopback } from '../support/http.ts';
-import { APPS, PARITY_SENTINEL_KEY, POLICIES, createBridgeGateway, fillStore } from '../support/parity-fixture.ts';
+import { APPS, PARITY_SENTINEL_KEY, LOCATION_FAILURE, createBridgeGateway, fillStore } from '../support/parity-fixture.ts';
 
 /** `npm run report`: the table (pure, from a real store's report), and the CLI against a loopback gateway. */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -35,7 +35,7 @@ describe('formatReport', async () => {
     expect(header).toMatch(/^ROUTE\s+MODE\s+REQUESTS\s+MATCH\s+MISMATCH\s+NOISE\s+ERROR\s+DROPPED\s+DRY RUN\s+VERDICT$/);
     const apps = lines.find((l) => l.startsWith(`GET ${APPS} `));
     expect(apps?.split(/\s{2,}/)).toEqual([`GET ${APPS}`, 'compare', '6', '0', '2', '1', '0', '1', '0', 'differs in applications[].name, applications[].health_status']);
-    expect(lines.find((l) => l.startsWith(`GET ${POLICIES} `))?.split(/\s{2,}/)).toEqual([`GET ${POLICIES}`, 'passthrough', '7', '0', '0', '0', '0', '0', '0', 'passthrough only']);
+    expect(lines.find((l) => l.startsWith(`GET ${LOCATION_FAILURE} `))?.split(/\s{2,}/)).toEqual([`GET ${LOCATION_FAILURE}`, 'passthrough', '7', '0', '0', '0', '0', '0', '0', 'passthrough only']);
     expect(text).toMatch(/\(\d+ declared routes not requested yet\)/);
   });
 

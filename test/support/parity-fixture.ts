@@ -16,7 +16,8 @@ export const APPS = '/v2/applications.{format}';
 export const APP = '/v2/applications/{id}.{format}';
 export const DATA = '/v2/applications/{id}/metrics/data.{format}';
 export const DEPLOY_DELETE = '/v2/applications/{id}/deployments/{deployment_id}.{format}';
-export const POLICIES = '/v2/alerts_policies.{format}';
+/** A family kept alive by New Relic that NerdGraph cannot serve: passthrough only. */
+export const LOCATION_FAILURE = '/v2/alerts_location_failure_conditions/policies/{policy_id}.{format}';
 /** Caller data that must reach the page as text, never as markup. */
 export const HOSTILE_NAME = '<img src=x onerror="window.__pwned=1">Checkout & "Co"';
 
@@ -33,12 +34,12 @@ export const fixtureFingerprintOf = createIdentityHasher();
 const HOUR = 3_600_000;
 
 // Helper A's passthrough kind as the store reads it (the alert mappings land with the modes branch).
-const alertsPolicies: RouteDeclaration = { route: POLICIES, methods: ['GET', 'POST'], fidelity: 'passthrough', summary: 'List or create alert policies' };
+const locationFailureConditions: RouteDeclaration = { route: LOCATION_FAILURE, methods: ['GET', 'POST'], fidelity: 'passthrough', summary: 'List or create location failure conditions' };
 
 export async function createBridgeGateway(options: { bridgeToken?: string; maxRecords?: number; /** The page's clock (days left). */ now?: () => number } = {}): Promise<{ gateway: TestGateway; store: ParityStore }> {
   // Nothing here calls NerdGraph: a closed port is enough.
   const gateway = await createTestGateway({ nerdgraphUrl: 'http://127.0.0.1:9/graphql' });
-  const mappings = [...(await loadMappings()), alertsPolicies];
+  const mappings = [...(await loadMappings()), locationFailureConditions];
   const store = createParityStore({ mappings, registry: gateway.metrics.registry, maxRecords: options.maxRecords ?? 1000, now: () => FIXED_NOW });
   const now = options.now ?? (() => FIXED_NOW);
   registerBridgeRoutes(gateway.app, { store, now, ...(options.bridgeToken === undefined ? {} : { bridgeToken: options.bridgeToken }) });
@@ -85,10 +86,10 @@ function times(n: number, fn: () => void): void {
  * - GET applications/{id}: 3 in candidate mode, 3 matches -> "safe to translate".
  * - GET metrics/data: 2 in compare mode, 2 noise -> "safe to translate".
  * - DELETE deployments/{id}: 1 translated request -> "unsupported".
- * - GET alerts_policies: 7 passthrough requests -> "passthrough only".
+ * - GET alerts_location_failure_conditions/policies/{policy_id}: 7 passthrough requests -> "passthrough only".
  * So 2 of the 5 routes in use are safe to translate.
  * Integrations, most calls to routes not ready first: SLA_AGENT (SLA_KEY): applications/{id}
- * 3, alerts_policies 7 (7 not ready); DASHBOARD_AGENT (DASHBOARD_KEY): applications 6, metric
+ * 3, location failure conditions 7 (7 not ready); DASHBOARD_AGENT (DASHBOARD_KEY): applications 6, metric
  * data 2 (6 not ready); HOSTILE_AGENT (DEPLOY_KEY): the DELETE once (1 not ready).
  * Comparisons per hour (the chart): 3 hours ago a mismatch and a match, 2 and 1 hours ago a
  * match and a noise each, in FIXED_NOW's hour a mismatch and a noise.
@@ -98,12 +99,12 @@ export function fillStore(store: ParityStore): void {
   times(3, () => store.noteUsage(APP, 'GET', 'candidate'));
   times(2, () => store.noteUsage(DATA, 'GET', 'compare'));
   store.noteUsage(DEPLOY_DELETE, 'DELETE', 'translate');
-  times(7, () => store.noteUsage(POLICIES, 'GET', 'passthrough'));
+  times(7, () => store.noteUsage(LOCATION_FAILURE, 'GET', 'passthrough'));
   const caller = (key: string, agent: string) => seenCaller(new Headers({ 'x-api-key': key, 'user-agent': agent }), fixtureFingerprintOf);
   times(6, () => store.noteCaller(APPS, 'GET', caller(DASHBOARD_KEY, DASHBOARD_AGENT)));
   times(2, () => store.noteCaller(DATA, 'GET', caller(DASHBOARD_KEY, DASHBOARD_AGENT)));
   times(3, () => store.noteCaller(APP, 'GET', caller(SLA_KEY, SLA_AGENT)));
-  times(7, () => store.noteCaller(POLICIES, 'GET', caller(SLA_KEY, SLA_AGENT)));
+  times(7, () => store.noteCaller(LOCATION_FAILURE, 'GET', caller(SLA_KEY, SLA_AGENT)));
   store.noteCaller(DEPLOY_DELETE, 'DELETE', caller(DEPLOY_KEY, HOSTILE_AGENT));
 
   store.record(

@@ -19,7 +19,7 @@ import { alertV2Id } from '../../../mappings/shared/alert-id.ts';
 const KEY = 'NRAK-WRITESONCE0000000000000000000';
 const JSON_HEADERS = { 'x-api-key': KEY, 'content-type': 'application/json' };
 /** The translated alert routes New Relic keeps alive are passed through unless a rule names them (mapping.passthroughByDefault). */
-const ALERT_RULES = (mode: RouteMode): string => `/v2/alerts_nrql_conditions*=${mode};DELETE /v2/alerts_*conditions/*=${mode}`;
+const ALERT_RULES = (mode: RouteMode): string => `/v2/alerts_policies*=${mode};/v2/alerts_nrql_conditions*=${mode};DELETE /v2/alerts_*conditions/*=${mode}`;
 
 interface WriteCase {
   name: string;
@@ -39,6 +39,8 @@ describe('every write route, in every mode: executed exactly once, on one side',
   const modes: RouteMode[] = ['translate', 'passthrough', 'compare', 'candidate'];
   // Per mode: a reporting app (deployments, updates), a silent one (delete), a deployment to delete.
   const fixtures = new Map<RouteMode, { app: number; silent: number; deployment: number }>();
+  // alerts_policies: per mode a policy to rename and one to delete, none used by the channel fixtures.
+  const policyFixtures = new Map<RouteMode, { renamed: number; doomed: number }>();
   // alerts_channels: per mode a channel to delete, a policy without channels to link one to, and a policy's linked channel to unlink.
   const channelFixtures = new Map<RouteMode, { doomed: number; bare: number; linkable: number; policy: number; linked: number }>();
   // Per mode: an open alert incident to acknowledge and another to close.
@@ -123,6 +125,7 @@ describe('every write route, in every mode: executed exactly once, on one side',
       name: 'PUT close alert incident',
       request: (mode) => ({ method: 'PUT', path: `/v2/alerts_incidents/${incidents.get(mode)?.close}/close.json`, headers: JSON_HEADERS, body: '' }),
     },
+    // The alert routes below are passed through unless a specific rule names them (ALERT_RULES does).
     {
       name: 'POST NRQL condition',
       request: (mode) => ({
@@ -146,8 +149,34 @@ describe('every write route, in every mode: executed exactly once, on one side',
     },
     {
       name: 'POST alert policy',
-      passthroughOnly: true,
       request: (mode) => ({ method: 'POST', path: '/v2/alerts_policies.json', headers: JSON_HEADERS, body: JSON.stringify({ policy: { name: `once ${mode}`, incident_preference: 'PER_POLICY' } }) }),
+    },
+    {
+      name: 'PUT alert policy',
+      request: (mode) => ({ method: 'PUT', path: `/v2/alerts_policies/${policyFixtures.get(mode)?.renamed}.json`, headers: JSON_HEADERS, body: JSON.stringify({ policy: { name: `renamed ${mode}` } }) }),
+    },
+    {
+      // A condition family NerdGraph cannot serve: passed through in every mode, whatever the rules.
+      name: 'POST external service condition',
+      passthroughOnly: true,
+      request: (mode) => ({
+        method: 'POST',
+        path: `/v2/alerts_external_service_conditions/policies/${policyFixtures.get(mode)?.renamed}.json`,
+        headers: JSON_HEADERS,
+        body: JSON.stringify({
+          external_service_condition: {
+            type: 'apm',
+            name: `once ${mode}`,
+            external_service_url: 'api.example.com',
+            metric: 'throughput',
+            terms: [{ duration: '5', operator: 'above', priority: 'critical', threshold: '10', time_function: 'all' }],
+          },
+        }),
+      }),
+    },
+    {
+      name: 'DELETE alert policy',
+      request: (mode) => ({ method: 'DELETE', path: `/v2/alerts_policies/${policyFixtures.get(mode)?.doomed}.json`, headers: JSON_HEADERS, body: '' }),
     },
   ];
 
@@ -192,6 +221,9 @@ describe('every write route, in every mode: executed exactly once, on one side',
         linked: idOf(workflow?.channelIds[0] ?? ''),
       });
     }
+    const usedByChannels = new Set([...channelFixtures.values()].flatMap((f) => [f.bare, f.policy]));
+    const spare = sandbox.data.alerts.policies.filter((p) => p.accountId === PRIMARY_ACCOUNT && !usedByChannels.has(p.id)).slice(-2 * modes.length);
+    for (const [i, mode] of modes.entries()) policyFixtures.set(mode, { renamed: spare[2 * i]?.id as number, doomed: spare[2 * i + 1]?.id as number });
     const open = (await (await fetch(`${server.url}/v2/alerts_incidents.json?only_open=true`, { headers: JSON_HEADERS })).json()) as { incidents: Array<{ id: number }> };
     // The list gives the legacy API's incident ids; the translation's are derived from the same
     // NerdGraph incident (each side numbers alerts its own way).

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { type BodyObject, type FieldNote, type KnownGap, type OperationContext, type V2Body, V2Error, notFound, objectAt, parseAnswer, v2IdOf } from '../../src/mapping-api.ts';
+
+/**
+ * What the alerts_policies routes share (list, show, create, update, delete): the NerdGraph
+ * policy and its v2 shape, the body rules, the titles, the one read of a policy by id.
+ *
+ * v2's policy (rest-v2-shapes.md §9; newrelic-client-go pkg/alerts/policies.go):
+ * `{id, incident_preference, name, created_at, updated_at}`, times in epoch ms. NerdGraph's
+ * AlertsPolicy (the real schema) has id, name, incidentPreference and accountId only: no time
+ * at all (terraform-provider-newrelic dropped created_at/updated_at when it moved to NerdGraph,
+ * PR #504: "Unavailable attribute in NerdGraph"), so the two times are null, a known gap.
+ * Policy ids are the same integers in both APIs (NerdGraph spells them as ID strings).
+ */
+export const POLICY_SHOW = 'AlertPolicyShow';
+export const POLICIES_SEARCH = 'AlertPoliciesSearch';
+export const POLICY_CREATE = 'AlertPolicyCreate';
+export const POLICY_UPDATE = 'AlertPolicyUpdate';
+export const POLICY_DELETE = 'AlertPolicyDelete';
+
+/** v2's page of alert lists: 50 (UNCONFIRMED, as the legacy witness pages them). */
+export const POLICIES_PAGE_SIZE = 50;
+/** At most this many NerdGraph pages of policies are read for one list request. */
+export const MAX_POLICY_PAGES = 50;
+
+export const INCIDENT_PREFERENCES = ['PER_POLICY', 'PER_CONDITION', 'PER_CONDITION_AND_TARGET'] as const;
+type IncidentPreference = (typeof INCIDENT_PREFERENCES)[number];
+
+/**
+ * Titles as v2's Rails answers them; their exact texts are UNCONFIRMED (the sandbox's legacy face
+ * states the same ones, sandbox/legacy/alert-bodies.ts, and the differential test holds them equal).
+ */
+export const PolicyTitles = {
+  notFound: 'No Policy found with the given ID',
+  missing: 'missing parameter: policy',
+  invalid: (detail: string): string => `Invalid policy: ${detail}`,
+} as const;
+
+export const NerdGraphPolicy = z.object({
+  id: z.string().regex(/^[1-9]\d{0,14}$/),
+  name: z.string(),
+  incidentPreference: z.enum(INCIDENT_PREFERENCES),
+  accountId: z.number().int(),
+});
+export type NerdGraphPolicy = z.infer<typeof NerdGraphPolicy>;
+
+/** The v2 policy, keys in v2's order. */
+export const v2Policy = (policy: NerdGraphPolicy): V2Body => ({
+  id: Number(policy.id),
+  incident_preference: policy.incidentPreference,
+  name: policy.name,
+  created_at: null,
+  updated_at: null,
+});
+
+export function policyFields(prefix: string): FieldNote[] {
+  return [
+    { field: `${prefix}.id`, fidelity: 'exact', source: 'AlertsPolicy.id (the same integer, as a string in NerdGraph)' },
+    { field: `${prefix}.incident_preference`, fidelity: 'exact', source: 'AlertsPolicy.incidentPreference (the same three values)' },
+    { field: `${prefix}.name`, fidelity: 'exact', source: 'AlertsPolicy.name' },
+    { field: `${prefix}.created_at`, fidelity: 'approximate', source: 'none: always null (AlertsPolicy has no time)' },
+    { field: `${prefix}.updated_at`, fidelity: 'approximate', source: 'none: always null (AlertsPolicy has no time)' },
+  ];
+}
+
+export function policyGaps(prefix: string): KnownGap[] {
+  return [
+    { path: `${prefix}.created_at`, description: "created_at is null: NerdGraph's AlertsPolicy has no creation time (v2 gave epoch ms)." },
+    { path: `${prefix}.updated_at`, description: "updated_at is null: NerdGraph's AlertsPolicy has no update time (v2 gave epoch ms)." },
+  ];
+}
+
+export const POLICY_ASSUMPTIONS = [
+  'Policy ids are the same integers in REST v2 and NerdGraph (AlertsPolicy.id is an ID holding that integer).',
+  'Titles of 404, 422 and 400 answers are those of the legacy witness (v2 texts UNCONFIRMED).',
+];
+
+const ShowAnswer = z.object({
+  actor: z.object({ account: z.object({ alerts: z.object({ policy: NerdGraphPolicy.nullable() }).nullable() }).nullable() }),
+});
+
+/** The policy a path id names in the caller's account: 404 for a malformed, unknown or foreign id. */
+export async function readPolicy(ctx: OperationContext, rawId: string | undefined): Promise<NerdGraphPolicy> {
+  const id = v2IdOf(rawId ?? '');
+  if (id === undefined) throw notFound(PolicyTitles.notFound);
+  const answer = parseAnswer(ShowAnswer, await ctx.read(POLICY_SHOW, { accountId: ctx.accountId, id: String(id) }), POLICY_SHOW);
+  const policy = answer.actor.account?.alerts?.policy;
+  // Exactly the policy asked for, of exactly the caller's account: anything else is v2's 404.
+  if (!policy || policy.id !== String(id) || policy.accountId !== ctx.accountId) throw notFound(PolicyTitles.notFound);
+  return policy;
+}
+
+const MAX_NAME = 255;
+
+/** The body's `policy` object; without it, Rails' missing-parameter 400. */
+function wrapperOf(body: BodyObject): BodyObject {
+  const wrapper = objectAt(body, 'policy');
+  if (!wrapper) throw new V2Error(400, PolicyTitles.missing, { kind: 'invalid_policy' });
+  return wrapper;
+}
+
+const refused = (detail: string): V2Error => new V2Error(422, PolicyTitles.invalid(detail), { kind: 'invalid_policy' });
+
+/** A name as v2 stored it: text, trimmed, 1 to 255 characters. */
+function nameOf(value: unknown): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (name === '') throw refused("name can't be blank");
+  if (name.length > MAX_NAME) throw refused(`name is too long (maximum is ${MAX_NAME} characters)`);
+  return name;
+}
+
+function preferenceOf(value: unknown): IncidentPreference {
+  const found = INCIDENT_PREFERENCES.find((preference) => preference === value);
+  if (found === undefined) throw refused(`incident_preference must be one of ${INCIDENT_PREFERENCES.join(', ')}`);
+  return found;
+}
+
+/** POST's policy: a name, and incident_preference (default PER_POLICY); name is checked first, as v2 does. */
+export function policyToCreate(body: BodyObject): { name: string; incidentPreference: IncidentPreference } {
+  const wrapper = wrapperOf(body);
+  const name = nameOf(wrapper.name);
+  const incidentPreference = wrapper.incident_preference === undefined ? 'PER_POLICY' : preferenceOf(wrapper.incident_preference);
+  return { name, incidentPreference };
+}
+
+/** PUT's changes: only the attributes given (a given null is refused, as v2 did). */
+export function policyChanges(body: BodyObject): { name?: string; incidentPreference?: IncidentPreference } {
+  const wrapper = wrapperOf(body);
+  return {
+    ...(Object.hasOwn(wrapper, 'name') && { name: nameOf(wrapper.name) }),
+    ...(Object.hasOwn(wrapper, 'incident_preference') && { incidentPreference: preferenceOf(wrapper.incident_preference) }),
+  };
+}
+
+const Created = z.object({ alertsPolicyCreate: NerdGraphPolicy.nullable() });
+const Updated = z.object({ alertsPolicyUpdate: NerdGraphPolicy.nullable() });
+
+/** A create's or update's policy (null: NerdGraph confirmed nothing, so the outcome is unknown). */
+export function confirmedPolicy(payload: unknown, operation: typeof POLICY_CREATE | typeof POLICY_UPDATE): NerdGraphPolicy | null {
+  return operation === POLICY_CREATE ? parseAnswer(Created, payload, operation).alertsPolicyCreate : parseAnswer(Updated, payload, operation).alertsPolicyUpdate;
+}

@@ -17,8 +17,10 @@ import { servePassthrough } from './serve-passthrough.ts';
  * route once, asks modeOf, and hands every mode but `translate` to serve.
  */
 export interface ModeStrategies {
-  /** The caller's request's mode by the rules, counted in the usage (the parity page's). */
-  modeOf(route: ResolvedRoute, path: string, method: string): RouteMode;
+  /** The caller's request's mode by the rules. */
+  modeOf(route: ResolvedRoute, path: string): RouteMode;
+  /** Counts a served request in the usage (the parity page's "routes in use"), by its route's mode. */
+  noteUsage(route: ResolvedRoute, method: string): void;
   /** Serves a request in its route's mode; `translate` runs the translation (the router) in this context. */
   serve(c: GatewayContext, route: ResolvedRoute, translate: () => Promise<void>): Promise<Response | void>;
 }
@@ -28,12 +30,13 @@ export function createModeStrategies(deps: ModeDeps, mappings: readonly Mapping[
   const resolver = modeResolverFor(deps.options.rules, mappings);
   const modes = createModeContext(deps);
   return {
-    modeOf(route, path, method) {
+    modeOf(route, path) {
       // HEAD is GET without the body, for the rules as for the router.
       const known = route.template === undefined ? undefined : { template: route.template, passthroughOnly: route.passthroughOnly, passthroughByDefault: route.passthroughByDefault };
-      const mode = resolver.modeOf({ method: route.method, path, route: known });
-      deps.options.sink.noteUsage(labelOf(route), method, mode);
-      return mode;
+      return resolver.modeOf({ method: route.method, path, route: known });
+    },
+    noteUsage(route, method) {
+      deps.options.sink.noteUsage(labelOf(route), method, route.mode);
     },
     async serve(c, route, translate) {
       const label = labelOf(route);

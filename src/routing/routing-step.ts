@@ -36,11 +36,21 @@ export function createRoutingStep(table: MappingTable, strategies: ModeStrategie
     const route = matchRoute(table, c.req.path, c.req.method);
     // No v2 request (/healthz, /bridge/...): the app's own routes serve it.
     if (route === undefined) return next();
-    if (strategies !== undefined) route.mode = strategies.modeOf(route, c.req.path, c.req.method);
-    // Synchronous and memoised (an HMAC per new key): no await on the request's path.
-    if (callers !== undefined) callers.sink.noteCaller(labelOf(route), c.req.method, seenCaller(c.req.raw.headers, callers.fingerprintOf));
+    if (strategies !== undefined) route.mode = strategies.modeOf(route, c.req.path);
     c.set('route', route);
-    if (route.mode === 'translate' || strategies === undefined) return next();
-    return strategies.serve(c, route, next);
+    let response: Response | void = undefined;
+    if (route.mode === 'translate' || strategies === undefined) await next();
+    else response = await strategies.serve(c, route, next);
+    // Counted once answered, and only for a key that was not refused: made-up keys must not
+    // fill the page's integrations nor its routes in use. Synchronous and memoised (an HMAC
+    // per new key): no await is added to the request's path.
+    if (!REFUSED.has((response ?? c.res).status)) {
+      strategies?.noteUsage(route, c.req.method);
+      if (callers !== undefined) callers.sink.noteCaller(labelOf(route), c.req.method, seenCaller(c.req.raw.headers, callers.fingerprintOf));
+    }
+    return response;
   };
 }
+
+/** A refused key (401) or a key refused the account it asked for (403). */
+const REFUSED: ReadonlySet<number> = new Set([401, 403]);

@@ -19,10 +19,11 @@ import { parseEvent } from '../../src/compare/parity-wire.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { openSharedState, type OpenedState } from '../../src/state/open.ts';
-import { FIXED_NOW, createTestGateway } from '../support/harness.ts';
+import { DEMO_KEY, FIXED_NOW, createTestGateway, startSandbox } from '../support/harness.ts';
 import { APP, APPS, DATA, LOCATION_FAILURE, mismatchRecord } from '../support/parity-fixture.ts';
 import { redisAvailable, startRedis, type TestRedis } from '../support/redis.ts';
 import { TEST_STATE_SECRET } from '../support/replicas.ts';
+import { createModesGateway } from '../support/modes.ts';
 import { untilShared } from '../support/state.ts';
 
 /**
@@ -227,7 +228,35 @@ describe('integrations and the series on another replica', () => {
 });
 
 describe('the routing step counts every caller request for its integration', () => {
-  it('by the fingerprint of the key it sent and its User-Agent, before the request is served', async () => {
+  it('but not a request whose key was refused: made-up keys fill neither the integrations nor the routes in use', async () => {
+    const upstream = await startSandbox({ apmApps: 5 });
+    try {
+      const opened = openSharedState({ timeoutMs: 1000, probeMs: 1000 }, createMetrics());
+      const store = newStore();
+      const gateway = await createTestGateway({ nerdgraphUrl: upstream.graphqlUrl, shared: opened, bridge: { store } });
+      for (let i = 0; i < 5; i++) {
+        const refused = await gateway.app.request('/v2/applications.json', { headers: { 'X-Api-Key': `NRAK-MADEUP${String(i).padStart(22, '0')}`, 'User-Agent': `flood/${i}` } });
+        expect(refused.status).toBe(401);
+        await refused.arrayBuffer();
+      }
+      const served = await gateway.app.request('/v2/applications.json', { headers: { 'X-Api-Key': DEMO_KEY, 'User-Agent': 'exporter/1' } });
+      expect(served.status).toBe(200);
+      await served.arrayBuffer();
+      const report = store.report();
+      expect(report.integrations.map((i) => [i.agent, i.calls])).toEqual([['exporter/1', 1]]);
+      expect(report.usage).toEqual([]);
+
+      // The usage (the head's routes in use) is counted by the modes: a refused key is not counted there either.
+      const modes = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: 'http://127.0.0.1:9', routeModes: '*=translate' });
+      await (await modes.app.request('/v2/applications.json', { headers: { 'X-Api-Key': 'NRAK-MADEUP0000000000000000000000' } })).arrayBuffer();
+      await (await modes.app.request('/v2/applications.json', { headers: { 'X-Api-Key': DEMO_KEY } })).arrayBuffer();
+      expect(modes.sink.usage).toEqual([{ route: APPS, method: 'GET', mode: 'translate' }]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('by the fingerprint of the key it sent and its User-Agent, whether the request succeeded or not', async () => {
     const opened = openSharedState({ timeoutMs: 1000, probeMs: 1000 }, createMetrics());
     const store = newStore();
     // No NerdGraph behind it (a closed port): the request fails, and was counted anyway.

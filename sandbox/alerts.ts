@@ -54,6 +54,16 @@ export interface AlertCondition {
   fields: ConditionFields;
 }
 
+/**
+ * A condition's entity GUID, the one value both faces show (NerdGraph `entityGuid`, v2's NRQL
+ * `entity_guid`): base64 of `accountId|AIOPS|CONDITION|conditionId`, standard alphabet, no padding
+ * (New Relic's terraform-provider-newrelic, newrelic/condition_helpers.go getConditionEntityGUID;
+ * newrelic-client-go pkg/alerts/nrql_conditions_test.go's fixture GUID decodes to the same
+ * `…|CONDITION|735362` shape, its account part mangled).
+ */
+export const conditionEntityGuid = (condition: Pick<AlertCondition, 'accountId' | 'id'>): string =>
+  Buffer.from(`${condition.accountId}|AIOPS|CONDITION|${condition.id}`).toString('base64').replace(/=+$/, '');
+
 export interface SandboxAlerts {
   policies: AlertPolicy[];
   conditions: AlertCondition[];

@@ -33,7 +33,7 @@
  * - Fields REST never had (description, title template, expiration, fill, seasonality) are shown
  *   with NerdGraph's "off" values; an input that sets one is refused: the store keeps what v2 kept.
  */
-import type { AlertCondition, ConditionFields } from './alerts.ts';
+import { conditionEntityGuid, type AlertCondition, type ConditionFields } from './alerts.ts';
 import { invalidInput } from './nerdgraph-errors.ts';
 import type { JsonValue } from './legacy/wire.ts';
 
@@ -57,10 +57,6 @@ const OCCURRENCE_OF = reverse(OCCURRENCES);
 const text = (value: JsonValue | undefined): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value));
 const record = (value: JsonValue | undefined): Record<string, JsonValue> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, JsonValue>) : {};
-
-/** NerdGraph's entity GUID of a condition: `account|AIOPS|CONDITION|id` in base64 without padding. */
-export const conditionEntityGuid = (condition: AlertCondition): string =>
-  Buffer.from(`${condition.accountId}|AIOPS|CONDITION|${condition.id}`).toString('base64').replace(/=+$/, '');
 
 export const thresholdTypeOf = (condition: AlertCondition): NrqlThresholdType => (condition.fields.type === 'baseline' ? 'baseline' : 'static');
 

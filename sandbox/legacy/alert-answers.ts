@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { V2Error, notFound, CONTENT_TYPES, serialise, type V2Body } from './wire.ts';
-import type { AlertCondition, AlertFamily, AlertPolicy } from '../alerts.ts';
+import { conditionEntityGuid, type AlertCondition, type AlertFamily, type AlertPolicy } from '../alerts.ts';
 import type { SandboxData } from '../model.ts';
 import { CACHE_CONTROL, etagMatches, invalid, pageOf, type LegacyRequest, type LegacyRoute } from './common.ts';
 import { AlertTitles } from './alert-bodies.ts';
@@ -25,7 +25,16 @@ export const policyBody = (policy: AlertPolicy): V2Body => ({
   created_at: policy.createdAt,
   updated_at: policy.updatedAt,
 });
-export const conditionBody = (condition: AlertCondition): V2Body => ({ id: condition.id, ...structuredClone(condition.fields) });
+/**
+ * A condition in v2's key order: `id` first, except NRQL conditions, which v2 sent `type` first and
+ * `entity_guid` last (newrelic-client-go pkg/alerts/nrql_conditions_test.go; XML clients see the order).
+ */
+export function conditionBody(condition: AlertCondition): V2Body {
+  const fields = structuredClone(condition.fields);
+  if (condition.family !== 'alerts_nrql_conditions') return { id: condition.id, ...fields };
+  const { type, ...rest } = fields;
+  return { ...(type !== undefined && { type }), id: condition.id, ...rest, entity_guid: conditionEntityGuid(condition) };
+}
 /** A read: 200 with a strong ETag over the body, or a bodiless 304 when the client has it. */
 export function read(req: LegacyRequest, body: V2Body, headers: Record<string, string> = {}): Response {
   const text = serialise(body, req.format);

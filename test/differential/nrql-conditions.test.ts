@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import type { SandboxData } from '../../sandbox/model.ts';
+import type { JsonValue } from '../../src/v2/xml.ts';
 import { describeDifferential, type DifferentialCase, type DifferentialOptions } from '../support/differential.ts';
 import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
 
@@ -9,7 +10,8 @@ import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY 
  * sequence goes to the gateway (translating, over the first sandbox's NerdGraph face) and to the
  * second sandbox's legacy /v2 face. Condition and policy ids are one number on both sides (each
  * world hands out the next id alike), so answers compare directly, with only the mappings' gap
- * paths removed; afterwards both worlds hold the same conditions, field for field.
+ * paths removed, and (NRQL routes) every object's keys in the same order (v2's: type first, entity_guid last);
+ * afterwards both worlds hold the same conditions, field for field.
  *
  * Left out on purpose (each side would write differently, and the worlds would part): value_function
  * sum and a change of type (the gateway refuses both, v2 took them), thresholds written with
@@ -19,6 +21,8 @@ const LIST = 'alerts_nrql_conditions.list';
 const CREATE = 'alerts_nrql_conditions.create';
 const UPDATE = 'alerts_nrql_conditions.update';
 const DELETE = 'alerts_nrql_conditions.delete';
+/** The routes whose answers are compared in key order too (the other families' deletes answer null gaps where v2 had objects). */
+const NRQL_ROUTES = [LIST, CREATE, UPDATE, DELETE];
 const FAMILY_DELETES = ['alerts_conditions', 'alerts_external_service_conditions', 'alerts_synthetics_conditions', 'alerts_location_failure_conditions'] as const;
 
 const demo = { 'X-Api-Key': DEMO_KEY };
@@ -30,6 +34,20 @@ const NRQL = { query: 'SELECT count(*) FROM TransactionError', since_value: '3' 
 
 const options: DifferentialOptions = { seed: 13, apmApps: 40, twin: true, tickMs: 1_000 };
 
+/** Every object's keys, in document order: the exact comparison sorts keys, and v2's order (type first, entity_guid last) is part of the shape. */
+function keyOrders(value: JsonValue, into: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) keyOrders(item, into);
+  else if (value !== null && typeof value === 'object') {
+    into.push(Object.keys(value).join(','));
+    for (const item of Object.values(value)) keyOrders(item as JsonValue, into);
+  }
+  return into;
+}
+const inV2Order: NonNullable<DifferentialCase['judge']> = (pair, standard) => {
+  const [gateway, legacy] = [keyOrders(pair.gateway.body).join(' | '), keyOrders(pair.legacy.body).join(' | ')];
+  return standard() ?? (gateway === legacy ? undefined : `key order differs: gateway ${gateway.slice(0, 300)} / legacy ${legacy.slice(0, 300)}`);
+};
+
 function corpus(data: SandboxData): DifferentialCase[] {
   const primary = data.alerts.policies.filter((p) => p.accountId === PRIMARY_ACCOUNT).map((p) => p.id);
   const secondaryPolicy = data.alerts.policies.find((p) => p.accountId === SECONDARY_ACCOUNT)?.id as number;
@@ -40,7 +58,7 @@ function corpus(data: SandboxData): DifferentialCase[] {
   const target = primary[5] as number;
   const cases: DifferentialCase[] = [];
   const add = (route: string, name: string, method: string, path: string, headers: Record<string, string> = demo, body?: unknown, extra: Partial<DifferentialCase> = {}) =>
-    cases.push({ route, name, method, path, headers, ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }), ...extra });
+    cases.push({ route, name, method, path, headers, ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }), ...(NRQL_ROUTES.includes(route) && { judge: inV2Order }), ...extra });
   const list = (label: string, policy: number) => {
     for (const format of ['json', 'xml']) for (const page of ['', '&page=2', '&page=3', '&page=4']) add(LIST, `${label} ${format} ${page}`, 'GET', `/v2/alerts_nrql_conditions.${format}?policy_id=${policy}${page}`);
   };

@@ -204,7 +204,9 @@ describe('condition lists', () => {
     expect(pages.map((answer) => ids(answer, 'nrql_conditions').length)).toEqual([50, 50, BUSY_POLICY_NRQL_CONDITIONS - 100]);
     expect(pages[0]!.headers.get('link')).toContain(`policy_id=${busy.id}&page=3>; rel="last"`);
     const [condition] = pages[0]!.body?.nrql_conditions as Array<Record<string, unknown>>;
-    expect(Object.keys(condition!)).toEqual(['id', 'type', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql']);
+    // v2's order (newrelic-client-go nrql_conditions_test.go): type first, entity_guid last.
+    expect(Object.keys(condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'entity_guid']);
+    expect(Buffer.from(String(condition!.entity_guid), 'base64').toString()).toBe(`${PRIMARY_ACCOUNT}|AIOPS|CONDITION|${String(condition!.id)}`);
     expect(typeof (condition!.terms as Array<Record<string, unknown>>)[0]!.threshold).toBe('string');
   });
 

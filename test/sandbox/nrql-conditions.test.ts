@@ -13,7 +13,7 @@ import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY 
  */
 const fresh = (): Sandbox => createSandbox({ seed: 7, apmApps: 40, now: () => FIXED_NOW });
 
-const FIELDS = `id name policyId type enabled description runbookUrl violationTimeLimitSeconds
+const FIELDS = `id name policyId type enabled description runbookUrl violationTimeLimitSeconds entityGuid
   nrql { query dataAccountId }
   signal { aggregationWindow aggregationMethod aggregationDelay fillOption }
   expiration { expirationDuration openViolationOnExpiration }
@@ -62,10 +62,15 @@ describe('sandbox NerdGraph NRQL conditions', () => {
     expect(created.errors).toBeUndefined();
     const condition = created.data?.alertsNrqlConditionStaticCreate as Record<string, unknown>;
     expect(condition).toMatchObject({ name: 'Error spike', policyId: '100001', type: 'STATIC', description: null, signal: { aggregationWindow: 60, aggregationMethod: 'CADENCE', aggregationDelay: 300, fillOption: 'NONE' } });
+    // A condition entity's GUID: base64 of account|AIOPS|CONDITION|id (terraform-provider-newrelic getConditionEntityGUID).
+    expect(Buffer.from(String(condition.entityGuid), 'base64').toString()).toBe(`${PRIMARY_ACCOUNT}|AIOPS|CONDITION|${String(condition.id)}`);
+    expect(String(condition.entityGuid)).not.toContain('=');
     const shown = await legacy(sandbox, 'GET', `/v2/alerts_nrql_conditions/${String(condition.id)}.json`);
+    // v2's order: type before id, entity_guid last, the same GUID the NerdGraph face shows.
+    expect(Object.keys(shown.body.nrql_condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'entity_guid']);
     expect(shown.body.nrql_condition).toEqual({
-      id: Number(condition.id),
       type: 'static',
+      id: Number(condition.id),
       name: 'Error spike',
       enabled: true,
       runbook_url: 'https://runbooks.example.com/errors',
@@ -76,6 +81,7 @@ describe('sandbox NerdGraph NRQL conditions', () => {
         { duration: '5', operator: 'equal', priority: 'warning', threshold: '3', time_function: 'all' },
       ],
       nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '5' },
+      entity_guid: condition.entityGuid,
     });
   });
 
@@ -88,6 +94,7 @@ describe('sandbox NerdGraph NRQL conditions', () => {
     const read = await graphql(sandbox, ONE, { a: PRIMARY_ACCOUNT, id: String(made.body.nrql_condition?.id) });
     const account = (read.data?.actor as { account: { alerts: { nrqlCondition: Record<string, unknown> } } }).account;
     expect(account.alerts.nrqlCondition).toMatchObject({
+      entityGuid: made.body.nrql_condition?.entity_guid,
       type: 'BASELINE',
       baselineDirection: 'LOWER_ONLY',
       runbookUrl: null,

@@ -31,7 +31,8 @@ async function deadUrl(): Promise<string> {
 
 type Json = Record<string, unknown>;
 const POLICY_KEYS = ['id', 'incident_preference', 'name', 'created_at', 'updated_at'];
-const NRQL_CONDITION_KEYS = ['id', 'type', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql'];
+/** v2's order (newrelic-client-go pkg/alerts/nrql_conditions_test.go): type before id, entity_guid (newer answers) last. */
+const NRQL_CONDITION_KEYS = ['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'entity_guid'];
 const TERM = { duration: '5', operator: 'above', priority: 'critical', threshold: '2', time_function: 'all' };
 
 let upstream: Awaited<ReturnType<typeof startSandbox>>;
@@ -88,6 +89,12 @@ describe('alert policies and NRQL conditions with the legacy API gone', () => {
 
     const listed = await send('GET', `/v2/alerts_nrql_conditions.json?policy_id=${String(policy.id)}`);
     expect(listed).toEqual({ status: 200, json: { nrql_conditions: [shown] } });
+    // The sandbox's own v2 face shows the very same condition, entity_guid and key order included.
+    const witnessed = await fetch(`${upstream.url}/v2/alerts_nrql_conditions.json?policy_id=${String(policy.id)}`, { headers: { 'X-Api-Key': DEMO_KEY } });
+    const [seen] = ((await witnessed.json()) as { nrql_conditions: Json[] }).nrql_conditions;
+    expect(Object.keys(seen!)).toEqual(NRQL_CONDITION_KEYS);
+    expect(seen).toEqual(shown);
+    expect(typeof shown.entity_guid === 'string' && /^[A-Za-z0-9+/]+$/.test(shown.entity_guid)).toBe(true);
 
     const updated = await send('PUT', `/v2/alerts_nrql_conditions/${String(shown.id)}.json`, { nrql_condition: { terms: [{ ...TERM, threshold: '4' }] } });
     expect(updated.status).toBe(200);

@@ -47,6 +47,10 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
 }
 const titleOf = (answer: { json: Record<string, unknown> | null }): string => (answer.json?.error as { title: string } | undefined)?.title ?? '';
 const stored = (id: number) => upstream.sandbox.data.alerts.conditions.find((c) => c.id === id);
+/** v2's keys in v2's order (newrelic-client-go pkg/alerts/nrql_conditions_test.go): type first, entity_guid last. */
+const V2_KEYS = ['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'entity_guid'];
+/** The condition entity's GUID as New Relic writes it: base64, no padding, of account|AIOPS|CONDITION|id. */
+const conditionGuidText = (guid: unknown): string => (typeof guid === 'string' && !guid.includes('=') ? Buffer.from(guid, 'base64').toString() : `not a GUID: ${String(guid)}`);
 
 describe('alerts_nrql_conditions translated', () => {
   it('creates (static, baseline), lists, updates and deletes with the legacy API unreachable, in v2 shapes', async () => {
@@ -55,10 +59,12 @@ describe('alerts_nrql_conditions translated', () => {
     });
     expect(made.status).toBe(201);
     const id = (made.json?.nrql_condition as { id: number }).id;
+    const guid = (made.json?.nrql_condition as { entity_guid: string }).entity_guid;
+    expect(conditionGuidText(guid)).toBe(`${PRIMARY_ACCOUNT}|AIOPS|CONDITION|${id}`);
     expect(made.json).toEqual({
       nrql_condition: {
-        id,
         type: 'static',
+        id,
         name: 'Errors',
         enabled: true,
         runbook_url: 'https://runbooks.example.com/e',
@@ -66,8 +72,11 @@ describe('alerts_nrql_conditions translated', () => {
         violation_time_limit_seconds: 3600,
         terms: [TERM, { duration: '10', operator: 'equal', priority: 'warning', threshold: '2', time_function: 'any' }],
         nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '4' },
+        entity_guid: guid,
       },
     });
+    // toEqual ignores order; v2's clients (XML ones above all) see it.
+    expect(Object.keys(made.json?.nrql_condition as object)).toEqual(V2_KEYS);
     // The store holds the v2 condition the legacy face would show.
     expect(stored(id)?.fields).toMatchObject({ type: 'static', terms: [TERM, { duration: '10', time_function: 'any', operator: 'equal' }], nrql: { since_value: '4' } });
 
@@ -76,21 +85,30 @@ describe('alerts_nrql_conditions translated', () => {
     expect(baseline.text).toContain('<type>baseline</type>');
     expect(baseline.text).toContain('<baseline_direction>lower_only</baseline_direction>');
     const baselineId = Number(/<id[^>]*>(\d+)<\/id>/.exec(baseline.text)?.[1]);
+    // XML in v2's order too: type, then id, ..., entity_guid last.
+    expect(baseline.text).toMatch(/<nrql_condition>\s*<type>baseline<\/type>\s*<id[^>]*>\d+<\/id>\s*<name>Drop<\/name>[\s\S]*<\/nrql>\s*<entity_guid>([^<]+)<\/entity_guid>\s*<\/nrql_condition>/);
+    expect(conditionGuidText(/<entity_guid>([^<]+)<\/entity_guid>/.exec(baseline.text)?.[1])).toBe(`${PRIMARY_ACCOUNT}|AIOPS|CONDITION|${baselineId}`);
 
     const listed = await call('GET', '/v2/alerts_nrql_conditions.json?policy_id=100003');
     expect(listed.status).toBe(200);
-    const names = (listed.json?.nrql_conditions as Array<{ id: number; name: string }>).filter((c) => c.id === id || c.id === baselineId).map((c) => c.name);
-    expect(names).toEqual(['Errors', 'Drop']);
+    const mine = (listed.json?.nrql_conditions as Array<{ id: number; name: string }>).filter((c) => c.id === id || c.id === baselineId);
+    expect(mine.map((c) => c.name)).toEqual(['Errors', 'Drop']);
+    expect(Object.keys(mine[0]!)).toEqual(V2_KEYS);
+    expect(mine[0]).toEqual(made.json?.nrql_condition);
+    expect(Object.keys(mine[1]!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'baseline_direction', 'violation_time_limit_seconds', 'terms', 'nrql', 'entity_guid']);
 
-    const updated = await call('PUT', `/v2/alerts_nrql_conditions/${id}.json`, { nrql_condition: { enabled: false, terms: [{ ...TERM, threshold: '7.5' }] } });
+    // A client sends back what it read, entity_guid included: the key is ignored, as v2 ignored it (UNCONFIRMED).
+    const updated = await call('PUT', `/v2/alerts_nrql_conditions/${id}.json`, { nrql_condition: { ...mine[0], enabled: false, terms: [{ ...TERM, threshold: '7.5' }] } });
     expect(updated.status).toBe(200);
-    expect(updated.json?.nrql_condition).toMatchObject({ id, enabled: false, name: 'Errors', terms: [{ ...TERM, threshold: '7.5' }], nrql: { since_value: '4' } });
+    expect(updated.json?.nrql_condition).toMatchObject({ id, enabled: false, name: 'Errors', terms: [{ ...TERM, threshold: '7.5' }], nrql: { since_value: '4' }, entity_guid: guid });
+    expect(Object.keys(updated.json?.nrql_condition as object)).toEqual(V2_KEYS);
     const baselineUpdated = await call('PUT', `/v2/alerts_nrql_conditions/${baselineId}.json`, { nrql_condition: { baseline_direction: 'upper_and_lower' } });
     expect(baselineUpdated.json?.nrql_condition).toMatchObject({ type: 'baseline', baseline_direction: 'upper_and_lower', name: 'Drop' });
 
     const deleted = await call('DELETE', `/v2/alerts_nrql_conditions/${id}.json`);
     expect(deleted.status).toBe(200);
-    expect(deleted.json?.nrql_condition).toMatchObject({ id, name: 'Errors', enabled: false });
+    expect(deleted.json?.nrql_condition).toMatchObject({ id, name: 'Errors', enabled: false, entity_guid: guid });
+    expect(Object.keys(deleted.json?.nrql_condition as object)).toEqual(V2_KEYS);
     expect(stored(id)).toBeUndefined();
     expect((await call('DELETE', `/v2/alerts_nrql_conditions/${id}.json`)).status).toBe(404);
   });

@@ -36,7 +36,8 @@ const isSeriesOutcome = (outcome: Outcome): outcome is SeriesOutcome => (SERIES_
 
 /** Counts `count` comparisons of `outcome` at `at` (epoch ms); other outcomes are not charted. */
 export function noteSeries(series: SeriesTally, at: number, outcome: Outcome, count: number): void {
-  if (!isSeriesOutcome(outcome) || !Number.isFinite(at) || count <= 0) return;
+  // Only times a Date can hold: the chart prints each bucket's start.
+  if (!isSeriesOutcome(outcome) || !(at >= 0 && at <= 8.64e15) || count <= 0) return;
   const start = Math.floor(at / SERIES_BUCKET_MS) * SERIES_BUCKET_MS;
   let bucket = series.get(start);
   if (bucket === undefined) {

@@ -39,9 +39,12 @@ const differenceSchema = z.object({
   translated: jsonUpTo(8 * 1024).optional(),
 });
 
+/** An epoch-ms time a Date can hold (a replica's `at`): anything else would break the page's chart. */
+const epochMs = z.number().min(0).max(8.64e15);
+
 const recordSchema = z.object({
   id: text,
-  at: z.number().finite(),
+  at: epochMs,
   route: label,
   method,
   mode: z.enum(['compare', 'candidate']),
@@ -72,7 +75,7 @@ const eventSchema = z.discriminatedUnion('kind', [
     mode: z.enum(['compare', 'candidate']),
     count,
     onSuccess: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    at: z.number().finite().optional(),
+    at: epochMs.optional(),
   }),
   z.object({ kind: z.literal('caller'), fingerprint: z.string().max(32), agent: z.string().max(AGENT_CHARS + 64), route: label, method, count }),
   z.object({ kind: z.literal('record'), record: recordSchema }),
@@ -84,7 +87,7 @@ const eventSchema = z.discriminatedUnion('kind', [
     outcome: z.enum(OUTCOMES),
     count,
     onSuccess: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    at: z.number().finite(),
+    at: epochMs,
     tally: z.array(tallyRow).max(2000),
   }),
 ]);

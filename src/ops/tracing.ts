@@ -52,10 +52,15 @@ const TRACEPARENT = /^(?!ff)[\da-f]{2}-(?!0{32})[\da-f]{32}-(?!0{16})[\da-f]{16}
 /** tracestate: list members of printable ASCII, at most 512 characters as the spec lets a vendor cut it. */
 const TRACESTATE = /^[\x20-\x7e]{1,512}$/;
 
-/** The caller's trace-context headers if its traceparent is valid (and version 00 has nothing after the flags). */
+/**
+ * The caller's trace-context headers if its traceparent is valid (and version 00 has nothing
+ * after the flags). A later version is passed on as version 00 of its first four fields, as
+ * the spec has a version-00 vendor propagate it: whatever followed the flags is never relayed.
+ */
 export function validTraceHeaders(traceparent: string | null, tracestate: string | null): TraceHeaders | undefined {
   if (traceparent === null || !TRACEPARENT.test(traceparent) || (traceparent.startsWith('00-') && traceparent.length !== 55)) return undefined;
-  return tracestate !== null && TRACESTATE.test(tracestate) ? { traceparent, tracestate } : { traceparent };
+  const relayed = traceparent.startsWith('00-') ? traceparent : `00${traceparent.slice(2, 55)}`;
+  return tracestate !== null && TRACESTATE.test(tracestate) ? { traceparent: relayed, tracestate } : { traceparent: relayed };
 }
 
 /** How many times the OpenTelemetry packages were loaded in this process (a test holds tracing-off to zero). */
@@ -73,10 +78,11 @@ export async function loadTracing(config: TracingConfig): Promise<Tracing> {
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
   ]);
+  // The operator's OTEL_RESOURCE_ATTRIBUTES (service.name included) win over the default name.
   const resource = resources
     .defaultResource()
-    .merge(resources.detectResources({ detectors: [resources.envDetector] }))
-    .merge(resources.resourceFromAttributes({ 'service.name': config.serviceName }));
+    .merge(resources.resourceFromAttributes({ 'service.name': config.serviceName }))
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const exporter = new otlp.OTLPTraceExporter({ url: config.tracesUrl });
   // The sampler comes from OTEL_TRACES_SAMPLER (default: parent-based, always on), read by the provider.
   const provider = new sdk.BasicTracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor(exporter)] });

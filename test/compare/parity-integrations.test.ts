@@ -190,6 +190,16 @@ describe('integrations and the series on another replica', () => {
     expect(b.report().series.buckets).toEqual([{ start: FIXED_NOW - (FIXED_NOW % SERIES_BUCKET_MS), match: 4, mismatch: 0, noise: 0 }]);
   });
 
+  it('refuses a time no Date can hold, so a bad event from a replica cannot break the page', () => {
+    const matched = { kind: 'matched', route: APP, method: 'GET', mode: 'compare', count: 1, onSuccess: 1 };
+    expect(parseEvent({ ...matched, at: 1e300 })).toBeUndefined();
+    expect(parseEvent({ ...matched, at: -5 })).toBeUndefined();
+    expect(parseEvent({ ...matched, at: FIXED_NOW })).toBeDefined();
+    const b = newStore(() => FIXED_NOW);
+    b.applyRemote({ ...matched, at: 1e300 } as Parameters<typeof b.applyRemote>[0]);
+    expect(b.report().series.buckets).toEqual([]);
+  });
+
   const hasRedis = redisAvailable();
   describe.skipIf(!hasRedis)('through Redis', () => {
     let redis: TestRedis;

@@ -264,12 +264,16 @@ describe('tracing off', () => {
         headers: { 'X-Api-Key': DEMO_KEY, traceparent: CALLER_TRACEPARENT, tracestate: `k=${Buffer.from(DEMO_KEY).toString('base64').replace(/=/g, '')}` },
       });
       await keyed.arrayBuffer();
+      // A later version is relayed as version 00 of its first four fields: what followed the flags (a key here) never is.
+      const later = await off.app.request('/v2/alerts_policies.json', { headers: { 'X-Api-Key': DEMO_KEY, traceparent: `01${CALLER_TRACEPARENT.slice(2)}-${DEMO_KEY}` } });
+      await later.arrayBuffer();
       const seen = relay.seen.slice(before);
       const [legacy, ...rest] = seen.filter((r) => r.path.startsWith('/v2/alerts_policies.json'));
       expect(legacy?.headers.traceparent).toBe(CALLER_TRACEPARENT);
       expect(rest[0]?.headers.traceparent).toBeUndefined();
       expect(rest[1]?.headers.traceparent).toBe(CALLER_TRACEPARENT);
       expect(rest[1]?.headers.tracestate).toBeUndefined();
+      expect(rest[2]?.headers.traceparent).toBe(CALLER_TRACEPARENT);
       const graphql = seen.filter((r) => r.path === '/graphql');
       expect(graphql.length).toBeGreaterThan(0);
       for (const sent of graphql) expect(sent.headers.traceparent).toBe(CALLER_TRACEPARENT);

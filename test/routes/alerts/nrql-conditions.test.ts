@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NrqlConditionTitles } from '../../../mappings/shared/nrql-conditions.ts';
 import { BUSY_POLICY_NRQL_CONDITIONS } from '../../../sandbox/alerts.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, startSandbox } from '../../support/harness.ts';
+import { forwardTo, startFakeUpstream } from '../../support/fake-upstream.ts';
 import { createModesGateway } from '../../support/modes.ts';
 
 /**
@@ -156,6 +157,42 @@ describe('alerts_nrql_conditions translated', () => {
     expect(answer.status).toBe(422);
     expect(titleOf(answer)).toBe(NrqlConditionTitles.typeChange);
     expect(stored(condition.id)?.fields.type).toBe('static');
+  });
+});
+
+describe('an update sends evaluationOffset only for a changed since_value', () => {
+  it('a PUT echoing the condition read sends no offset (nor the unchanged query); a changed since_value sends it', async () => {
+    // A relay recording the GraphQL variables NerdGraph receives, passing every call to the sandbox.
+    const relay = await startFakeUpstream((request, res) => forwardTo(upstream.graphqlUrl, request, res));
+    try {
+      const recorded = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadUrl(), routeModes: TRANSLATE });
+      const request = async (method: string, path: string, body?: unknown) => {
+        const response = await recorded.app.request(path, { method, headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+        return { status: response.status, json: (await response.json()) as { nrql_condition: Record<string, unknown> } };
+      };
+      const made = await request('POST', '/v2/alerts_nrql_conditions/policies/100003.json', { nrql_condition: { name: 'Echoed', terms: [TERM], nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '3' } } });
+      expect(made.status).toBe(201);
+      const read = made.json.nrql_condition;
+      const updateConditions = () => relay.received.filter((r) => r.operationName === 'NrqlConditionStaticUpdate').map((r) => r.variables.condition as Record<string, unknown>);
+
+      // newrelic-client-go sends the whole condition back, since_value included, to rename it.
+      const renamed = await request('PUT', `/v2/alerts_nrql_conditions/${String(read.id)}.json`, { nrql_condition: { ...read, name: 'Renamed' } });
+      expect(renamed.status).toBe(200);
+      expect(renamed.json.nrql_condition).toMatchObject({ name: 'Renamed', nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '3' } });
+      expect(updateConditions()).toHaveLength(1);
+      expect(updateConditions()[0]).not.toHaveProperty('nrql');
+
+      const newQuery = await request('PUT', `/v2/alerts_nrql_conditions/${String(read.id)}.json`, { nrql_condition: { nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: 3 } } });
+      expect(newQuery.status).toBe(200);
+      expect(updateConditions()[1]?.nrql).toEqual({ query: 'SELECT count(*) FROM TransactionError' });
+
+      const offset = await request('PUT', `/v2/alerts_nrql_conditions/${String(read.id)}.json`, { nrql_condition: { nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '5' } } });
+      expect(offset.status).toBe(200);
+      expect(updateConditions()[2]?.nrql).toEqual({ evaluationOffset: 5 });
+      expect(offset.json.nrql_condition).toMatchObject({ nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '5' } });
+    } finally {
+      await relay.close();
+    }
   });
 });
 

@@ -130,7 +130,8 @@ const V2Term = z.object({
   duration: Whole('a whole number of minutes').refine((minutes) => minutes >= 1 && minutes <= 1440, 'must be 1 to 1440 minutes'),
   operator: z.enum(['above', 'below', 'equal']),
   priority: z.enum(['critical', 'warning']),
-  threshold: z.union([z.number().finite(), z.string().trim().regex(NUMBER_TEXT).transform(Number)], { error: 'must be a number' }),
+  // Text past a double's range ("1e400") parses to Infinity: refused here, not by NerdGraph.
+  threshold: z.union([z.number().finite(), z.string().trim().regex(NUMBER_TEXT).transform(Number)], { error: 'must be a number' }).refine(Number.isFinite, 'must be a finite number'),
   time_function: z.enum(['all', 'any']),
 });
 const V2Condition = z.object({

@@ -142,6 +142,19 @@ describe('alerts_nrql_conditions translated', () => {
     expect(titleOf(answer)).toContain(title);
   });
 
+  it('a threshold past a double\'s range ("1e400") is v2\'s 422 on threshold, and no mutation is sent', async () => {
+    const condition = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_nrql_conditions' && c.fields.type === 'static');
+    if (!condition) throw new Error('no static NRQL condition');
+    const before = upstream.sandbox.writes().total;
+    const created = await call('POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', terms: [{ ...TERM, threshold: '1e400' }], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } });
+    const updated = await call('PUT', `/v2/alerts_nrql_conditions/${condition.id}.json`, { nrql_condition: { terms: [{ ...TERM, threshold: '-1e400' }] } });
+    for (const answer of [created, updated]) {
+      expect(answer.status).toBe(422);
+      expect(titleOf(answer)).toBe('Invalid nrql_condition: terms.0.threshold must be a finite number');
+    }
+    expect(upstream.sandbox.writes().total).toBe(before);
+  });
+
   it('a condition of another account is 404 on update and delete, and stays', async () => {
     const foreign = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === SECONDARY_ACCOUNT && c.family === 'alerts_nrql_conditions');
     if (!foreign) throw new Error('the sandbox world lacks a secondary NRQL condition');

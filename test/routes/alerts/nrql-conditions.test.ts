@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NrqlConditionTitles } from '../../../mappings/shared/nrql-conditions.ts';
 import { BUSY_POLICY_NRQL_CONDITIONS } from '../../../sandbox/alerts.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, startSandbox } from '../../support/harness.ts';
-import { forwardTo, startFakeUpstream } from '../../support/fake-upstream.ts';
+import { forwardTo, json, startFakeUpstream } from '../../support/fake-upstream.ts';
 import { createModesGateway } from '../../support/modes.ts';
 
 /**
@@ -238,6 +238,30 @@ describe('the other families\' DELETE, translated through alertsConditionDelete'
     expect((await call('DELETE', `/v2/alerts_conditions/${foreign.id}.json`)).status).toBe(404);
     expect(stored(foreign.id)).toBeDefined();
     expect((await call('DELETE', '/v2/alerts_synthetics_conditions/x1.json')).status).toBe(404);
+  });
+});
+
+describe('the other families\' DELETE when NerdGraph answers NOT_FOUND for a non-NRQL id', () => {
+  it('a NOT_FOUND error on the nrqlCondition read means "not an NRQL condition": the condition is deleted', async () => {
+    // NerdGraph as it may really answer nrqlCondition(id) for an APM condition's id: a NOT_FOUND
+    // error (the sandbox answers null); everything else goes to the sandbox.
+    const relay = await startFakeUpstream((request, res) =>
+      request.operationName === 'NrqlConditionById'
+        ? json(res, 200, { data: { actor: { account: { alerts: { nrqlCondition: null } } } }, errors: [{ message: 'Condition not found', path: ['actor', 'account', 'alerts', 'nrqlCondition'], extensions: { errorClass: 'NOT_FOUND' } }] })
+        : forwardTo(upstream.graphqlUrl, request, res),
+    );
+    try {
+      const strict = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadUrl(), routeModes: TRANSLATE });
+      const condition = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_conditions');
+      if (!condition) throw new Error('no alerts_conditions condition');
+      const answer = await strict.app.request(`/v2/alerts_conditions/${condition.id}.json`, { method: 'DELETE', headers: { 'X-Api-Key': DEMO_KEY } });
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { condition: { id: number } }).condition.id).toBe(condition.id);
+      expect(stored(condition.id)).toBeUndefined();
+      expect(relay.received.filter((r) => r.operationName === 'AlertConditionDelete')).toHaveLength(1);
+    } finally {
+      await relay.close();
+    }
   });
 });
 

@@ -29,6 +29,8 @@ export const NrqlConditionTitles = {
     'Invalid nrql_condition: type outlier is not supported: New Relic has no outlier NRQL conditions in NerdGraph any more; use type baseline (alertsNrqlConditionBaselineCreate) or a static condition over a FACET query',
   valueFunctionSum:
     'Invalid nrql_condition: value_function sum is not supported: NerdGraph has no value function any more; sum inside the query, or use a sliding-window aggregation (signal.slideBy) in NerdGraph',
+  tooMany: (pages: number): string =>
+    `The policy has more NRQL conditions than the gateway reads in one request (${pages} NerdGraph pages of nrqlConditionsSearch); nothing partial is shown: list them through NerdGraph, or split the policy`,
   typeChange: 'Invalid nrql_condition: type cannot be changed: NerdGraph keeps a condition\'s threshold type; delete it and create one of the new type',
 } as const;
 

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_NRQL_CONDITION_PAGES } from '../../../mappings/alerts-nrql-conditions.list.ts';
 import { NrqlConditionTitles } from '../../../mappings/shared/nrql-conditions.ts';
 import { BUSY_POLICY_NRQL_CONDITIONS } from '../../../sandbox/alerts.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, startSandbox } from '../../support/harness.ts';
@@ -238,6 +239,40 @@ describe('the other families\' DELETE, translated through alertsConditionDelete'
     expect((await call('DELETE', `/v2/alerts_conditions/${foreign.id}.json`)).status).toBe(404);
     expect(stored(foreign.id)).toBeDefined();
     expect((await call('DELETE', '/v2/alerts_synthetics_conditions/x1.json')).status).toBe(404);
+  });
+});
+
+describe('a policy\'s NRQL conditions past the walk\'s bound', () => {
+  it(`a list cut at ${MAX_NRQL_CONDITION_PAGES} NerdGraph pages is a 422 naming the bound, never a partial list; one ending on the last page read is served`, async () => {
+    // The sandbox's first page of the policy, answered as if NerdGraph always had one more page
+    // (until `lastPage`): the walk meets its bound without thousands of conditions in the sandbox.
+    let lastPage = Number.POSITIVE_INFINITY;
+    let pages = 0;
+    const relay = await startFakeUpstream(async (request, res) => {
+      if (request.operationName !== 'NrqlConditionsOfPolicy') return forwardTo(upstream.graphqlUrl, request, res);
+      pages += 1;
+      const answer = await fetch(upstream.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': String(request.headers['api-key']) }, body: JSON.stringify({ query: request.query, variables: { ...request.variables, cursor: null } }) });
+      const body = (await answer.json()) as { data: { actor: { account: { alerts: { nrqlConditionsSearch: { nextCursor: string | null } } } } } };
+      body.data.actor.account.alerts.nrqlConditionsSearch.nextCursor = pages >= lastPage ? null : `after-${pages}`;
+      json(res, 200, body);
+    });
+    try {
+      const walking = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadUrl(), routeModes: TRANSLATE });
+      const list = () => walking.app.request('/v2/alerts_nrql_conditions.json?policy_id=100000', { headers: { 'X-Api-Key': DEMO_KEY } });
+      const cut = await list();
+      expect(cut.status).toBe(422);
+      expect(cut.headers.get('link')).toBeNull();
+      expect(((await cut.json()) as { error: { title: string } }).error.title).toBe(NrqlConditionTitles.tooMany(MAX_NRQL_CONDITION_PAGES));
+      expect(pages).toBe(MAX_NRQL_CONDITION_PAGES);
+
+      pages = 0;
+      lastPage = MAX_NRQL_CONDITION_PAGES;
+      const whole = await list();
+      expect(whole.status).toBe(200);
+      expect(((await whole.json()) as { nrql_conditions: unknown[] }).nrql_conditions.length).toBe(50);
+    } finally {
+      await relay.close();
+    }
   });
 });
 

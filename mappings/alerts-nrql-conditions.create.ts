@@ -50,7 +50,7 @@ export default defineWriteMapping({
     if (found.actor.account?.alerts.policy?.id !== String(policyId)) throw notFound(NrqlConditionTitles.policyNotFound);
     const condition = v2ConditionOf(ctx.body, true);
     const type = thresholdType(condition);
-    const input = nerdgraphInput(condition, type, true);
+    const input = nerdgraphInput(condition, type);
     const field = type === 'baseline' ? 'alertsNrqlConditionBaselineCreate' : 'alertsNrqlConditionStaticCreate';
     const operation = type === 'baseline' ? BASELINE : STATIC;
     return {

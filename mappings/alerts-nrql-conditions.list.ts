@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { defineReadPlanMapping, defineParams, invalidParameter, notFound, pageOfList, param, parseAnswer, walkCursors } from '../src/mapping-api.ts';
-import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
+import { ALERTS_KEPT_ALIVE, wholeList } from './shared/alerts.ts';
 import { NRQL_CONDITIONS_PAGE_SIZE, NRQL_CONDITION_ASSUMPTIONS, NrqlCondition, NrqlConditionTitles, nrqlConditionFields, nrqlConditionGaps, v2NrqlCondition } from './shared/nrql-conditions.ts';
 
 const OPERATION = 'NrqlConditionsOfPolicy';
 /** NerdGraph pages read at most (200 conditions each in the sandbox): a policy with more is cut. */
-const MAX_PAGES = 25;
+export const MAX_NRQL_CONDITION_PAGES = 25;
 
 const parameters = defineParams({
   policy_id: param.id('policy_id', { fidelity: 'exact', note: 'Required (422 without it, 404 for a policy not in the account): nrqlConditionsSearch searchCriteria.policyId.', title: NrqlConditionTitles.idInvalid('policy_id') }),
@@ -39,7 +39,7 @@ export default defineReadPlanMapping({
   fields: nrqlConditionFields('nrql_conditions[]'),
   knownGaps: [
     ...nrqlConditionGaps('nrql_conditions[]'),
-    { description: `At most ${MAX_PAGES} NerdGraph pages of a policy's conditions are read; a policy with more shows the first ones only.` },
+    { description: `At most ${MAX_NRQL_CONDITION_PAGES} NerdGraph pages of a policy's conditions are read: a policy with more is refused whole (422 naming the bound) rather than listed in part, where v2 listed every condition.` },
     { description: 'Each v2 page reads the policy\'s whole condition list again (one NerdGraph request per 200 conditions in the sandbox).' },
   ],
   assumptions: [...NRQL_CONDITION_ASSUMPTIONS, `v2's alerts lists page by ${NRQL_CONDITIONS_PAGE_SIZE} (UNCONFIRMED; the sandbox's legacy face does the same).`],
@@ -58,10 +58,10 @@ export default defineReadPlanMapping({
         // A policy of another account is null here: nothing of it is listed.
         return { items: search?.nrqlConditions ?? [], nextCursor: alerts?.policy ? search?.nextCursor : null };
       },
-      { enough: Number.POSITIVE_INFINITY, maxPages: MAX_PAGES },
+      { enough: Number.POSITIVE_INFINITY, maxPages: MAX_NRQL_CONDITION_PAGES },
     );
     if (!policyFound) throw notFound(NrqlConditionTitles.policyNotFound);
-    const conditions = walked.items
+    const conditions = wholeList(walked, NrqlConditionTitles.tooMany(MAX_NRQL_CONDITION_PAGES))
       .filter((condition) => condition.policyId === String(policyId))
       .sort((a, b) => Number(a.id) - Number(b.id))
       .map(v2NrqlCondition);

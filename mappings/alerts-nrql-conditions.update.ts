@@ -48,7 +48,7 @@ export default defineWriteMapping({
     const condition = v2ConditionOf(ctx.body, false);
     const type = stored.type === 'BASELINE' ? 'baseline' : 'static';
     if (condition.type !== undefined && condition.type !== type) throw writeRefused(422, NrqlConditionTitles.typeChange);
-    const input = nerdgraphInput(condition, type, false);
+    const input = nerdgraphInput(condition, type, stored);
     const field = type === 'baseline' ? 'alertsNrqlConditionBaselineUpdate' : 'alertsNrqlConditionStaticUpdate';
     const operation = type === 'baseline' ? BASELINE : STATIC;
     return {

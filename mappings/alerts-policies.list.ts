@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { defineReadPlanMapping, defineParams, pageOfList, param, parseAnswer, walkCursors, UpstreamError } from '../src/mapping-api.ts';
-import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
+import { ALERTS_KEPT_ALIVE, wholeList } from './shared/alerts.ts';
 import {
   MAX_POLICY_PAGES,
   NerdGraphPolicy,
   POLICIES_PAGE_SIZE,
   POLICIES_SEARCH,
   POLICY_ASSUMPTIONS,
+  PolicyTitles,
   policyFields,
   policyGaps,
   v2Policy,
@@ -45,7 +46,7 @@ export default defineReadPlanMapping({
   knownGaps: [
     ...policyGaps('policies[]'),
     {
-      description: `Every page reads all the account's policies (one request per NerdGraph page, so v2's order by id holds whatever order NerdGraph answers in); at most ${MAX_POLICY_PAGES} NerdGraph pages, an account with more lists the first ones only.`,
+      description: `Every page reads all the account's policies (one request per NerdGraph page, so v2's order by id holds whatever order NerdGraph answers in); at most ${MAX_POLICY_PAGES} NerdGraph pages: an account with more is refused whole (422 naming the bound and filter[name]) rather than listed in part, where v2 listed every policy.`,
     },
   ],
   assumptions: [
@@ -67,7 +68,7 @@ export default defineReadPlanMapping({
       // Only the caller's account, and only the exact name asked for.
       { enough: Number.POSITIVE_INFINITY, maxPages: MAX_POLICY_PAGES, keep: (policy) => policy.accountId === ctx.accountId && (name === undefined || policy.name === name) },
     );
-    const policies = [...walked.items].sort((a, b) => Number(a.id) - Number(b.id)).map(v2Policy);
+    const policies = [...wholeList(walked, PolicyTitles.tooMany)].sort((a, b) => Number(a.id) - Number(b.id)).map(v2Policy);
     return pageOfList(policies, { page, pageSize: POLICIES_PAGE_SIZE, wrapperKey: 'policies', publicUrl: ctx.publicUrl });
   },
 });

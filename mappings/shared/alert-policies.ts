@@ -34,6 +34,7 @@ export const PolicyTitles = {
   notFound: 'No Policy found with the given ID',
   missing: 'missing parameter: policy',
   invalid: (detail: string): string => `Invalid policy: ${detail}`,
+  tooMany: `The account has more alert policies than the gateway reads in one request (${MAX_POLICY_PAGES} NerdGraph pages of policiesSearch); nothing partial is shown: use filter[name] to find a policy by its exact name`,
 } as const;
 
 export const NerdGraphPolicy = z.object({

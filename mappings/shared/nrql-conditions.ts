@@ -29,6 +29,8 @@ export const NrqlConditionTitles = {
     'Invalid nrql_condition: type outlier is not supported: New Relic has no outlier NRQL conditions in NerdGraph any more; use type baseline (alertsNrqlConditionBaselineCreate) or a static condition over a FACET query',
   valueFunctionSum:
     'Invalid nrql_condition: value_function sum is not supported: NerdGraph has no value function any more; sum inside the query, or use a sliding-window aggregation (signal.slideBy) in NerdGraph',
+  tooMany: (pages: number): string =>
+    `The policy has more NRQL conditions than the gateway reads in one request (${pages} NerdGraph pages of nrqlConditionsSearch); nothing partial is shown: list them through NerdGraph, or split the policy`,
   typeChange: 'Invalid nrql_condition: type cannot be changed: NerdGraph keeps a condition\'s threshold type; delete it and create one of the new type',
 } as const;
 
@@ -130,7 +132,8 @@ const V2Term = z.object({
   duration: Whole('a whole number of minutes').refine((minutes) => minutes >= 1 && minutes <= 1440, 'must be 1 to 1440 minutes'),
   operator: z.enum(['above', 'below', 'equal']),
   priority: z.enum(['critical', 'warning']),
-  threshold: z.union([z.number().finite(), z.string().trim().regex(NUMBER_TEXT).transform(Number)], { error: 'must be a number' }),
+  // Text past a double's range ("1e400") parses to Infinity: refused here, not by NerdGraph.
+  threshold: z.union([z.number().finite(), z.string().trim().regex(NUMBER_TEXT).transform(Number)], { error: 'must be a number' }).refine(Number.isFinite, 'must be a finite number'),
   time_function: z.enum(['all', 'any']),
 });
 const V2Condition = z.object({
@@ -179,8 +182,22 @@ export function v2ConditionOf(body: BodyObject, creating: boolean): V2NrqlCondit
 /** The threshold type a body asks for (create: default static). */
 export const thresholdType = (condition: V2NrqlCondition): 'static' | 'baseline' => (condition.type === 'baseline' ? 'baseline' : 'static');
 
-/** NerdGraph's condition input from the fields the body gave (an update sends only those). */
-export function nerdgraphInput(condition: V2NrqlCondition, type: 'static' | 'baseline', creating: boolean): Record<string, unknown> {
+/**
+ * nrql's update input: only what differs from the condition read. evaluationOffset is deprecated
+ * and cannot be set with an aggregation method, delay or timer (Terraform newrelic_nrql_alert_condition,
+ * evaluation_offset), so sending it back unchanged would turn a modern condition into CADENCE or be
+ * refused; it goes only when the since_value given differs from the one read (UNCONFIRMED, see the assumptions).
+ */
+function nrqlUpdateOf(nrql: NonNullable<V2NrqlCondition['nrql']>, stored: NrqlCondition): Record<string, unknown> | undefined {
+  const input: Record<string, unknown> = {};
+  if (nrql.query !== stored.nrql.query) input.query = nrql.query;
+  if (String(nrql.since_value) !== sinceValueOf(stored)) input.evaluationOffset = nrql.since_value;
+  return Object.keys(input).length > 0 ? input : undefined;
+}
+
+/** NerdGraph's condition input from the fields the body gave (an update sends only those, `stored` being the condition read). */
+export function nerdgraphInput(condition: V2NrqlCondition, type: 'static' | 'baseline', stored?: NrqlCondition): Record<string, unknown> {
+  const creating = stored === undefined;
   if (type === 'baseline' && condition.terms?.some((term) => term.operator !== 'above')) {
     throw invalidParameter(NrqlConditionTitles.invalid(WRAPPER, 'terms must use operator above in a baseline condition'));
   }
@@ -199,7 +216,10 @@ export function nerdgraphInput(condition: V2NrqlCondition, type: 'static' | 'bas
       thresholdOccurrences: OCCURRENCES_TO[term.time_function],
     }));
   }
-  if (condition.nrql !== undefined) input.nrql = { query: condition.nrql.query, evaluationOffset: condition.nrql.since_value };
+  if (condition.nrql !== undefined) {
+    const nrql = stored === undefined ? { query: condition.nrql.query, evaluationOffset: condition.nrql.since_value } : nrqlUpdateOf(condition.nrql, stored);
+    if (nrql !== undefined) input.nrql = nrql;
+  }
   return input;
 }
 
@@ -240,6 +260,11 @@ export function nrqlConditionGaps(prefix: string): KnownGap[] {
         'NerdGraph-only settings (fill option, aggregation method other than CADENCE, expiration, description, title template, signal seasonality) are neither shown nor changed; operators ABOVE_OR_EQUALS, BELOW_OR_EQUALS and NOT_EQUALS, which v2 never had, are shown in lower case (above_or_equals ...).',
     },
     {
+      // No path: since_value reads back as given; the gap is what a write does to the aggregation.
+      description:
+        'since_value is written as the deprecated nrql.evaluationOffset: every create, and every update whose since_value differs from the one read, makes the condition a CADENCE one (aggregation method, delay and timer reset to the offset\'s); an update echoing the since_value read leaves the aggregation as it is.',
+    },
+    {
       description:
         "Outlier conditions (v2 type 'outlier', expected_groups, ignore_overlap): NerdGraph has none any more; creating one is refused (422) naming baseline conditions, and expected_groups and ignore_overlap (outlier-only keys) are never shown.",
     },
@@ -248,6 +273,7 @@ export function nrqlConditionGaps(prefix: string): KnownGap[] {
 
 export const NRQL_CONDITION_ASSUMPTIONS: readonly string[] = [
   'since_value N is written as nrql.evaluationOffset N (NerdGraph: the offset in aggregation windows, "equivalent to since_value"), and read back as signal.aggregationDelay / aggregationWindow (UNCONFIRMED: NerdGraph reports an offset condition as CADENCE with that delay).',
+  'An update sends nrql.evaluationOffset only when the since_value given differs from the one the condition read shows (and nrql.query only when the query differs), so a client sending back the whole condition it read (as newrelic-client-go does) leaves an EVENT_FLOW or EVENT_TIMER condition as it is: evaluationOffset "cannot be set with aggregation_method, aggregation_delay, or aggregation_timer" (Terraform newrelic_nrql_alert_condition) (UNCONFIRMED: what NerdGraph does with an offset on such a condition, refusal or a switch to CADENCE, is untested).',
   "A baseline condition's v2 fields (type 'baseline', baseline_direction upper_only/lower_only/upper_and_lower, default upper_only) are UNCONFIRMED: REST's baseline fields are undocumented.",
   "runbook_url is '' when the condition has none (UNCONFIRMED).",
   "entity_guid is on every answer, create and update included (UNCONFIRMED: client-go's list, show and delete fixtures carry it, its create and update fixtures do not, probably older captures; an extra key breaks no client, a missing one can).",

@@ -1,8 +1,10 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_NRQL_CONDITION_PAGES } from '../../../mappings/alerts-nrql-conditions.list.ts';
 import { NrqlConditionTitles } from '../../../mappings/shared/nrql-conditions.ts';
 import { BUSY_POLICY_NRQL_CONDITIONS } from '../../../sandbox/alerts.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, startSandbox } from '../../support/harness.ts';
+import { forwardTo, json, startFakeUpstream } from '../../support/fake-upstream.ts';
 import { createModesGateway } from '../../support/modes.ts';
 
 /**
@@ -141,6 +143,19 @@ describe('alerts_nrql_conditions translated', () => {
     expect(titleOf(answer)).toContain(title);
   });
 
+  it('a threshold past a double\'s range ("1e400") is v2\'s 422 on threshold, and no mutation is sent', async () => {
+    const condition = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_nrql_conditions' && c.fields.type === 'static');
+    if (!condition) throw new Error('no static NRQL condition');
+    const before = upstream.sandbox.writes().total;
+    const created = await call('POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', terms: [{ ...TERM, threshold: '1e400' }], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } });
+    const updated = await call('PUT', `/v2/alerts_nrql_conditions/${condition.id}.json`, { nrql_condition: { terms: [{ ...TERM, threshold: '-1e400' }] } });
+    for (const answer of [created, updated]) {
+      expect(answer.status).toBe(422);
+      expect(titleOf(answer)).toBe('Invalid nrql_condition: terms.0.threshold must be a finite number');
+    }
+    expect(upstream.sandbox.writes().total).toBe(before);
+  });
+
   it('a condition of another account is 404 on update and delete, and stays', async () => {
     const foreign = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === SECONDARY_ACCOUNT && c.family === 'alerts_nrql_conditions');
     if (!foreign) throw new Error('the sandbox world lacks a secondary NRQL condition');
@@ -156,6 +171,42 @@ describe('alerts_nrql_conditions translated', () => {
     expect(answer.status).toBe(422);
     expect(titleOf(answer)).toBe(NrqlConditionTitles.typeChange);
     expect(stored(condition.id)?.fields.type).toBe('static');
+  });
+});
+
+describe('an update sends evaluationOffset only for a changed since_value', () => {
+  it('a PUT echoing the condition read sends no offset (nor the unchanged query); a changed since_value sends it', async () => {
+    // A relay recording the GraphQL variables NerdGraph receives, passing every call to the sandbox.
+    const relay = await startFakeUpstream((request, res) => forwardTo(upstream.graphqlUrl, request, res));
+    try {
+      const recorded = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadUrl(), routeModes: TRANSLATE });
+      const request = async (method: string, path: string, body?: unknown) => {
+        const response = await recorded.app.request(path, { method, headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+        return { status: response.status, json: (await response.json()) as { nrql_condition: Record<string, unknown> } };
+      };
+      const made = await request('POST', '/v2/alerts_nrql_conditions/policies/100003.json', { nrql_condition: { name: 'Echoed', terms: [TERM], nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '3' } } });
+      expect(made.status).toBe(201);
+      const read = made.json.nrql_condition;
+      const updateConditions = () => relay.received.filter((r) => r.operationName === 'NrqlConditionStaticUpdate').map((r) => r.variables.condition as Record<string, unknown>);
+
+      // newrelic-client-go sends the whole condition back, since_value included, to rename it.
+      const renamed = await request('PUT', `/v2/alerts_nrql_conditions/${String(read.id)}.json`, { nrql_condition: { ...read, name: 'Renamed' } });
+      expect(renamed.status).toBe(200);
+      expect(renamed.json.nrql_condition).toMatchObject({ name: 'Renamed', nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '3' } });
+      expect(updateConditions()).toHaveLength(1);
+      expect(updateConditions()[0]).not.toHaveProperty('nrql');
+
+      const newQuery = await request('PUT', `/v2/alerts_nrql_conditions/${String(read.id)}.json`, { nrql_condition: { nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: 3 } } });
+      expect(newQuery.status).toBe(200);
+      expect(updateConditions()[1]?.nrql).toEqual({ query: 'SELECT count(*) FROM TransactionError' });
+
+      const offset = await request('PUT', `/v2/alerts_nrql_conditions/${String(read.id)}.json`, { nrql_condition: { nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '5' } } });
+      expect(offset.status).toBe(200);
+      expect(updateConditions()[2]?.nrql).toEqual({ evaluationOffset: 5 });
+      expect(offset.json.nrql_condition).toMatchObject({ nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '5' } });
+    } finally {
+      await relay.close();
+    }
   });
 });
 
@@ -188,6 +239,64 @@ describe('the other families\' DELETE, translated through alertsConditionDelete'
     expect((await call('DELETE', `/v2/alerts_conditions/${foreign.id}.json`)).status).toBe(404);
     expect(stored(foreign.id)).toBeDefined();
     expect((await call('DELETE', '/v2/alerts_synthetics_conditions/x1.json')).status).toBe(404);
+  });
+});
+
+describe('a policy\'s NRQL conditions past the walk\'s bound', () => {
+  it(`a list cut at ${MAX_NRQL_CONDITION_PAGES} NerdGraph pages is a 422 naming the bound, never a partial list; one ending on the last page read is served`, async () => {
+    // The sandbox's first page of the policy, answered as if NerdGraph always had one more page
+    // (until `lastPage`): the walk meets its bound without thousands of conditions in the sandbox.
+    let lastPage = Number.POSITIVE_INFINITY;
+    let pages = 0;
+    const relay = await startFakeUpstream(async (request, res) => {
+      if (request.operationName !== 'NrqlConditionsOfPolicy') return forwardTo(upstream.graphqlUrl, request, res);
+      pages += 1;
+      const answer = await fetch(upstream.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': String(request.headers['api-key']) }, body: JSON.stringify({ query: request.query, variables: { ...request.variables, cursor: null } }) });
+      const body = (await answer.json()) as { data: { actor: { account: { alerts: { nrqlConditionsSearch: { nextCursor: string | null } } } } } };
+      body.data.actor.account.alerts.nrqlConditionsSearch.nextCursor = pages >= lastPage ? null : `after-${pages}`;
+      json(res, 200, body);
+    });
+    try {
+      const walking = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadUrl(), routeModes: TRANSLATE });
+      const list = () => walking.app.request('/v2/alerts_nrql_conditions.json?policy_id=100000', { headers: { 'X-Api-Key': DEMO_KEY } });
+      const cut = await list();
+      expect(cut.status).toBe(422);
+      expect(cut.headers.get('link')).toBeNull();
+      expect(((await cut.json()) as { error: { title: string } }).error.title).toBe(NrqlConditionTitles.tooMany(MAX_NRQL_CONDITION_PAGES));
+      expect(pages).toBe(MAX_NRQL_CONDITION_PAGES);
+
+      pages = 0;
+      lastPage = MAX_NRQL_CONDITION_PAGES;
+      const whole = await list();
+      expect(whole.status).toBe(200);
+      expect(((await whole.json()) as { nrql_conditions: unknown[] }).nrql_conditions.length).toBe(50);
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
+describe('the other families\' DELETE when NerdGraph answers NOT_FOUND for a non-NRQL id', () => {
+  it('a NOT_FOUND error on the nrqlCondition read means "not an NRQL condition": the condition is deleted', async () => {
+    // NerdGraph as it may really answer nrqlCondition(id) for an APM condition's id: a NOT_FOUND
+    // error (the sandbox answers null); everything else goes to the sandbox.
+    const relay = await startFakeUpstream((request, res) =>
+      request.operationName === 'NrqlConditionById'
+        ? json(res, 200, { data: { actor: { account: { alerts: { nrqlCondition: null } } } }, errors: [{ message: 'Condition not found', path: ['actor', 'account', 'alerts', 'nrqlCondition'], extensions: { errorClass: 'NOT_FOUND' } }] })
+        : forwardTo(upstream.graphqlUrl, request, res),
+    );
+    try {
+      const strict = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadUrl(), routeModes: TRANSLATE });
+      const condition = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_conditions');
+      if (!condition) throw new Error('no alerts_conditions condition');
+      const answer = await strict.app.request(`/v2/alerts_conditions/${condition.id}.json`, { method: 'DELETE', headers: { 'X-Api-Key': DEMO_KEY } });
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { condition: { id: number } }).condition.id).toBe(condition.id);
+      expect(stored(condition.id)).toBeUndefined();
+      expect(relay.received.filter((r) => r.operationName === 'AlertConditionDelete')).toHaveLength(1);
+    } finally {
+      await relay.close();
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildGateway } from '../../../src/gateway.ts';
 import { loadConfig } from '../../../src/ops/config.ts';
 import { createLogger } from '../../../src/ops/logger.ts';
-import { PolicyTitles } from '../../../mappings/shared/alert-policies.ts';
+import { MAX_POLICY_PAGES, PolicyTitles } from '../../../mappings/shared/alert-policies.ts';
 import { json, startFakeUpstream, forwardTo, type FakeRequest } from '../../support/fake-upstream.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
 import { createModesGateway, startLegacyServer } from '../../support/modes.ts';
@@ -203,6 +203,26 @@ describe('alerts_policies writes against a failing NerdGraph', () => {
     const answer = await call(gateway.app, 'GET', '/v2/alerts_policies.json?filter[name]=Billing');
     expect((answer.body.policies as Array<{ id: number }>).map((p) => p.id)).toEqual([10, 20, 30]);
     expect(upstream.received.filter((r) => r.operationName === 'AlertPoliciesSearch').map((r) => r.variables.criteria)).toEqual([{ name: 'Billing' }, { name: 'Billing' }]);
+  });
+
+  it(`refuses a list cut at the walk's bound (${MAX_POLICY_PAGES} NerdGraph pages) with a 422 naming filter[name], never a partial list; a list ending on the last page it reads is served`, async () => {
+    const policy = (id: number) => ({ id: String(id), name: `P${id}`, incidentPreference: 'PER_POLICY', accountId: PRIMARY_ACCOUNT });
+    const endlessFrom = (lastPage: number) => (request: FakeRequest) => {
+      if (request.operationName !== 'AlertPoliciesSearch') return undefined;
+      const n = upstream.received.filter((r) => r.operationName === 'AlertPoliciesSearch').length;
+      return { data: { actor: { account: { alerts: { policiesSearch: { nextCursor: n >= lastPage ? null : `after-${n}`, totalCount: null, policies: [policy(n)] } } } } } };
+    };
+    override = endlessFrom(Number.POSITIVE_INFINITY);
+    const cut = await call(gateway.app, 'GET', '/v2/alerts_policies.json');
+    expect(cut).toMatchObject({ status: 422, body: { error: { title: PolicyTitles.tooMany } } });
+    expect(cut.headers.get('link')).toBeNull();
+    expect(sent('AlertPoliciesSearch')).toBe(MAX_POLICY_PAGES);
+
+    upstream.received.length = 0;
+    override = endlessFrom(MAX_POLICY_PAGES);
+    const whole = await call(gateway.app, 'GET', '/v2/alerts_policies.json');
+    expect(whole.status).toBe(200);
+    expect((whole.body.policies as unknown[]).length).toBe(MAX_POLICY_PAGES);
   });
 
   it('shows nothing of a policy NerdGraph answers for another account', async () => {

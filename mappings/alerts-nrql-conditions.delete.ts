@@ -1,6 +1,6 @@
-import { defineWriteMapping, NO_PARAMS, notFound } from '../src/mapping-api.ts';
+import { defineWriteMapping, NO_PARAMS } from '../src/mapping-api.ts';
 import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
-import { NRQL_CONDITION_ASSUMPTIONS, NrqlConditionTitles, conditionIdOf, nrqlConditionFields, nrqlConditionGaps, readNrqlCondition, v2NrqlCondition } from './shared/nrql-conditions.ts';
+import { NRQL_CONDITION_ASSUMPTIONS, nrqlConditionFields, nrqlConditionGaps, pathNrqlCondition, v2NrqlCondition } from './shared/nrql-conditions.ts';
 import { confirmedDelete } from './shared/condition-delete.ts';
 
 /** DELETE /v2/alerts_nrql_conditions/{condition_id}.{json,xml}: the condition read (v2 answers it), then alertsConditionDelete. */
@@ -20,9 +20,7 @@ export default defineWriteMapping({
   knownGaps: nrqlConditionGaps('nrql_condition'),
   assumptions: [...NRQL_CONDITION_ASSUMPTIONS],
   async plan(ctx) {
-    const id = conditionIdOf(ctx.pathParams.condition_id);
-    const stored = await readNrqlCondition(ctx, id);
-    if (!stored) throw notFound(NrqlConditionTitles.conditionNotFound);
+    const { id, stored } = await pathNrqlCondition(ctx);
     const shown = v2NrqlCondition(stored);
     return {
       variables: { accountId: ctx.accountId, id: String(id) },

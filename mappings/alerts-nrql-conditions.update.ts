@@ -1,15 +1,14 @@
 import { z } from 'zod';
-import { defineParams, defineWriteMapping, notFound, param, parseAnswer, writeRefused } from '../src/mapping-api.ts';
+import { defineParams, defineWriteMapping, param, parseAnswer, writeRefused } from '../src/mapping-api.ts';
 import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
 import {
   NRQL_CONDITION_ASSUMPTIONS,
   NrqlCondition,
   NrqlConditionTitles,
-  conditionIdOf,
   nerdgraphInput,
   nrqlConditionFields,
   nrqlConditionGaps,
-  readNrqlCondition,
+  pathNrqlCondition,
   v2ConditionOf,
   v2NrqlCondition,
 } from './shared/nrql-conditions.ts';
@@ -42,9 +41,7 @@ export default defineWriteMapping({
   knownGaps: nrqlConditionGaps('nrql_condition'),
   assumptions: [...NRQL_CONDITION_ASSUMPTIONS],
   async plan(ctx) {
-    const id = conditionIdOf(ctx.pathParams.condition_id);
-    const stored = await readNrqlCondition(ctx, id);
-    if (!stored) throw notFound(NrqlConditionTitles.conditionNotFound);
+    const { id, stored } = await pathNrqlCondition(ctx);
     const condition = v2ConditionOf(ctx.body, false);
     const type = stored.type === 'BASELINE' ? 'baseline' : 'static';
     if (condition.type !== undefined && condition.type !== type) throw writeRefused(422, NrqlConditionTitles.typeChange);

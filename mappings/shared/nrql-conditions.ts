@@ -116,6 +116,14 @@ export function conditionIdOf(raw: string | undefined): number {
   return id;
 }
 
+/** The path's NRQL condition, as the account holds it: a malformed, unknown or other account's id is v2's 404. */
+export async function pathNrqlCondition(ctx: Parameters<typeof readNrqlCondition>[0] & { pathParams: Readonly<Record<string, string>> }): Promise<{ id: number; stored: NrqlCondition }> {
+  const id = conditionIdOf(ctx.pathParams.condition_id);
+  const stored = await readNrqlCondition(ctx, id);
+  if (!stored) throw notFound(NrqlConditionTitles.conditionNotFound);
+  return { id, stored };
+}
+
 // ---------------------------------------------------------------------------------------------
 // A v2 body -> NerdGraph's input
 

@@ -1,5 +1,5 @@
 import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { serveV2, type FetchHandler } from '../../src/v2/client-error.ts';
 
 /**
@@ -51,4 +51,13 @@ export function httpSend(url: string, options: { method?: string; headers?: Reco
     req.on('error', reject);
     req.end(options.body);
   });
+}
+
+/** A loopback origin nothing listens on (a port just freed): an unreachable upstream, such as a legacy API that is gone. */
+export async function deadOrigin(): Promise<string> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
 }

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEY, startSandbox } from '../../support/harness.ts';
-import { serveOnLoopback } from '../../support/http.ts';
+import { deadOrigin, serveOnLoopback } from '../../support/http.ts';
 import { createModesGateway } from '../../support/modes.ts';
 
 /**
@@ -21,14 +20,6 @@ function readmeRule(): string {
   return rule;
 }
 
-async function deadUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
-
 type Json = Record<string, unknown>;
 const POLICY_KEYS = ['id', 'incident_preference', 'name', 'created_at', 'updated_at'];
 /** v2's order (newrelic-client-go pkg/alerts/nrql_conditions_test.go): type before id, entity_guid (newer answers) last. */
@@ -41,7 +32,7 @@ let legacyUrl: string;
 
 beforeAll(async () => {
   upstream = await startSandbox({ apmApps: 20 });
-  legacyUrl = await deadUrl();
+  legacyUrl = await deadOrigin();
   const gateway = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl, routeModes: readmeRule() });
   served = await serveOnLoopback(gateway.app.fetch);
 });

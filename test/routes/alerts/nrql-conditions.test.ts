@@ -1,10 +1,10 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_NRQL_CONDITION_PAGES } from '../../../mappings/alerts-nrql-conditions.list.ts';
 import { NrqlConditionTitles } from '../../../mappings/shared/nrql-conditions.ts';
 import { BUSY_POLICY_NRQL_CONDITIONS } from '../../../sandbox/alerts.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, startSandbox } from '../../support/harness.ts';
 import { forwardTo, json, startFakeUpstream } from '../../support/fake-upstream.ts';
+import { deadOrigin } from '../../support/http.ts';
 import { createModesGateway } from '../../support/modes.ts';
 
 /**
@@ -17,21 +17,12 @@ import { createModesGateway } from '../../support/modes.ts';
 const TRANSLATE = '/v2/alerts_nrql_conditions*=translate;DELETE /v2/alerts_*conditions/*=translate';
 const TERM = { duration: '5', operator: 'above', priority: 'critical', threshold: '0.9', time_function: 'all' };
 
-/** A loopback port nothing listens on: the legacy API is unreachable. */
-async function deadUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
-
 let upstream: Awaited<ReturnType<typeof startSandbox>>;
 let gateway: Awaited<ReturnType<typeof createModesGateway>>;
 
 beforeAll(async () => {
   upstream = await startSandbox({ apmApps: 40 });
-  gateway = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadUrl(), routeModes: TRANSLATE });
+  gateway = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
 });
 afterAll(async () => {
   await upstream.close();
@@ -179,7 +170,7 @@ describe('an update sends evaluationOffset only for a changed since_value', () =
     // A relay recording the GraphQL variables NerdGraph receives, passing every call to the sandbox.
     const relay = await startFakeUpstream((request, res) => forwardTo(upstream.graphqlUrl, request, res));
     try {
-      const recorded = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadUrl(), routeModes: TRANSLATE });
+      const recorded = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
       const request = async (method: string, path: string, body?: unknown) => {
         const response = await recorded.app.request(path, { method, headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
         return { status: response.status, json: (await response.json()) as { nrql_condition: Record<string, unknown> } };
@@ -257,7 +248,7 @@ describe('a policy\'s NRQL conditions past the walk\'s bound', () => {
       json(res, 200, body);
     });
     try {
-      const walking = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadUrl(), routeModes: TRANSLATE });
+      const walking = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
       const list = () => walking.app.request('/v2/alerts_nrql_conditions.json?policy_id=100000', { headers: { 'X-Api-Key': DEMO_KEY } });
       const cut = await list();
       expect(cut.status).toBe(422);
@@ -286,7 +277,7 @@ describe('the other families\' DELETE when NerdGraph answers NOT_FOUND for a non
         : forwardTo(upstream.graphqlUrl, request, res),
     );
     try {
-      const strict = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadUrl(), routeModes: TRANSLATE });
+      const strict = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
       const condition = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_conditions');
       if (!condition) throw new Error('no alerts_conditions condition');
       const answer = await strict.app.request(`/v2/alerts_conditions/${condition.id}.json`, { method: 'DELETE', headers: { 'X-Api-Key': DEMO_KEY } });

@@ -127,24 +127,18 @@ async function dryRunWrite(modes: ModeContext, compared: Compared, answer: Answe
     const { response, calls } = await modes.dryRun(internalRequest(c, body, compared.route));
     await response.arrayBuffer();
     const mutations: DryRunCall[] = calls.filter((call) => call.kind === 'mutation').map((call) => ({ operation: call.operation, variables: maskSecrets(call.variables) }));
-    // The translation refused before planning any write (e.g. a DELETE that reads what it
-    // deletes, run after the legacy API deleted it): an empty dry run would read as "nothing
-    // to check". (A planned write answers an error too: its mutation was held back; and an
-    // unsupported route never plans one, which its page verdict already says.)
-    if (mutations.length === 0 && response.status >= 400 && compared.mapping.kind !== 'unsupported') {
-      recordOf(modes, c, label, 'compare', {
-        outcome: 'error',
-        status: { legacy: answer.status, translated: response.status },
-        ms: { legacy: legacyMs, translated: performance.now() - dryStarted },
-        error: `dry run answered ${response.status}: the translation planned no write${answer.status < 300 ? ' (run after the legacy API had made it: a write that reads its object first finds it changed or gone)' : ''}`,
-      });
-      return;
-    }
+    // The translation refused before planning any write: its status is kept, so an empty dry
+    // run does not read as "nothing to check". Where the legacy API made the write, say why (a
+    // write that reads its object first finds it changed or gone: every DELETE); where both
+    // refused, they agree and nothing more is said. (A planned write answers an error too: its
+    // mutation was held back; an unsupported route never plans one, as its verdict says.)
+    const planless = mutations.length === 0 && response.status >= 400 && compared.mapping.kind !== 'unsupported';
     recordOf(modes, c, label, 'compare', {
       outcome: 'dry_run',
-      status: { legacy: answer.status, translated: null },
+      status: { legacy: answer.status, translated: planless ? response.status : null },
       ms: { legacy: legacyMs, translated: performance.now() - dryStarted },
       dryRun: { side: 'translated', calls: mutations },
+      ...(planless && answer.status < 400 && { error: `the dry run answered ${response.status} and planned no write: it ran after the legacy API had made it, and a write that reads its object first finds it changed or gone` }),
     });
   } catch (error) {
     recordOf(modes, c, label, 'compare', { outcome: 'error', status: { legacy: answer.status, translated: null }, ms: { legacy: legacyMs, translated: null }, error: `dry run failed: ${reasonOf(error)}` });

@@ -38,18 +38,32 @@ export function createRoutingStep(table: MappingTable, strategies: ModeStrategie
     if (route === undefined) return next();
     if (strategies !== undefined) route.mode = strategies.modeOf(route, c.req.path);
     c.set('route', route);
-    let response: Response | void = undefined;
-    if (route.mode === 'translate' || strategies === undefined) await next();
-    else response = await strategies.serve(c, route, next);
     // Counted once answered, and only for a key that was not refused: made-up keys must not
     // fill the page's integrations nor its routes in use. Synchronous and memoised (an HMAC
     // per new key): no await is added to the request's path.
-    if (!REFUSED.has((response ?? c.res).status)) {
+    const count = (status: number): void => {
+      if (REFUSED.has(status)) return;
       strategies?.noteUsage(route, c.req.method);
       if (callers !== undefined) callers.sink.noteCaller(labelOf(route), c.req.method, seenCaller(c.req.raw.headers, callers.fingerprintOf));
+    };
+    let response: Response | void = undefined;
+    try {
+      if (route.mode === 'translate' || strategies === undefined) await next();
+      else response = await strategies.serve(c, route, next);
+    } catch (error) {
+      // A failed legacy call (passthrough, compare) is thrown to the error handler: still a use.
+      count(statusOf(error));
+      throw error;
     }
+    count((response ?? c.res).status);
     return response;
   };
+}
+
+/** The status a thrown error will be answered with (the typed HTTP errors carry one), else 500. */
+function statusOf(error: unknown): number {
+  const status: unknown = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
+  return typeof status === 'number' ? status : 500;
 }
 
 /** A refused key (401) or a key refused the account it asked for (403). */

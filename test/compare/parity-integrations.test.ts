@@ -23,6 +23,7 @@ import { DEMO_KEY, FIXED_NOW, createTestGateway, startSandbox } from '../support
 import { APP, APPS, DATA, LOCATION_FAILURE, mismatchRecord } from '../support/parity-fixture.ts';
 import { redisAvailable, startRedis, type TestRedis } from '../support/redis.ts';
 import { TEST_STATE_SECRET } from '../support/replicas.ts';
+import { deadOrigin } from '../support/http.ts';
 import { createModesGateway } from '../support/modes.ts';
 import { untilShared } from '../support/state.ts';
 
@@ -261,6 +262,13 @@ describe('the routing step counts every caller request for its integration', () 
       await (await modes.app.request('/v2/applications.json', { headers: { 'X-Api-Key': 'NRAK-MADEUP0000000000000000000000' } })).arrayBuffer();
       await (await modes.app.request('/v2/applications.json', { headers: { 'X-Api-Key': DEMO_KEY } })).arrayBuffer();
       expect(modes.sink.usage).toEqual([{ route: APPS, method: 'GET', mode: 'translate' }]);
+
+      // A request the legacy API failed (thrown to the error handler) is a use all the same.
+      const outage = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes: '*=passthrough' });
+      const failed = await outage.app.request('/v2/applications.json', { headers: { 'X-Api-Key': DEMO_KEY } });
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+      await failed.arrayBuffer();
+      expect(outage.sink.usage).toEqual([{ route: APPS, method: 'GET', mode: 'passthrough' }]);
     } finally {
       await upstream.close();
     }

@@ -3,14 +3,13 @@ import { defineParams, defineWriteMapping, notFound, param, parseAnswer, v2IdOf 
 import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
 import {
   NRQL_CONDITION_ASSUMPTIONS,
-  NrqlCondition,
+  mutatedConditionAnswer,
   NrqlConditionTitles,
   nerdgraphInput,
   nrqlConditionFields,
   nrqlConditionGaps,
   thresholdType,
   v2ConditionOf,
-  v2NrqlCondition,
 } from './shared/nrql-conditions.ts';
 
 const STATIC = 'NrqlConditionStaticCreate';
@@ -51,15 +50,11 @@ export default defineWriteMapping({
     const condition = v2ConditionOf(ctx.body, true);
     const type = thresholdType(condition);
     const input = nerdgraphInput(condition, type);
-    const field = type === 'baseline' ? 'alertsNrqlConditionBaselineCreate' : 'alertsNrqlConditionStaticCreate';
     const operation = type === 'baseline' ? BASELINE : STATIC;
     return {
       operation,
       variables: { accountId: ctx.accountId, policyId: String(policyId), condition: input },
-      answer(payload) {
-        const created = parseAnswer(z.object({ [field]: NrqlCondition }), payload, operation)[field] as NrqlCondition;
-        return { nrql_condition: v2NrqlCondition(created) };
-      },
+      answer: mutatedConditionAnswer('create', type, operation),
     };
   },
 });

@@ -1,16 +1,14 @@
-import { z } from 'zod';
-import { defineParams, defineWriteMapping, param, parseAnswer, writeRefused } from '../src/mapping-api.ts';
+import { defineParams, defineWriteMapping, param, writeRefused } from '../src/mapping-api.ts';
 import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
 import {
   NRQL_CONDITION_ASSUMPTIONS,
-  NrqlCondition,
+  mutatedConditionAnswer,
   NrqlConditionTitles,
   nerdgraphInput,
   nrqlConditionFields,
   nrqlConditionGaps,
   pathNrqlCondition,
   v2ConditionOf,
-  v2NrqlCondition,
 } from './shared/nrql-conditions.ts';
 
 const STATIC = 'NrqlConditionStaticUpdate';
@@ -46,15 +44,11 @@ export default defineWriteMapping({
     const type = stored.type === 'BASELINE' ? 'baseline' : 'static';
     if (condition.type !== undefined && condition.type !== type) throw writeRefused(422, NrqlConditionTitles.typeChange);
     const input = nerdgraphInput(condition, type, stored);
-    const field = type === 'baseline' ? 'alertsNrqlConditionBaselineUpdate' : 'alertsNrqlConditionStaticUpdate';
     const operation = type === 'baseline' ? BASELINE : STATIC;
     return {
       operation,
       variables: { accountId: ctx.accountId, id: String(id), condition: input },
-      answer(payload) {
-        const updated = parseAnswer(z.object({ [field]: NrqlCondition }), payload, operation)[field] as NrqlCondition;
-        return { nrql_condition: v2NrqlCondition(updated) };
-      },
+      answer: mutatedConditionAnswer('update', type, operation),
     };
   },
 });

@@ -101,6 +101,30 @@ export function v2NrqlCondition(condition: NrqlCondition): V2Body {
   };
 }
 
+/** The two kinds of NRQL condition NerdGraph can write. */
+export type ConditionType = 'static' | 'baseline';
+
+/** The four condition mutations, by v2 type and write, with the field each answers under. */
+const MUTATIONS = {
+  create: { static: 'alertsNrqlConditionStaticCreate', baseline: 'alertsNrqlConditionBaselineCreate' },
+  update: { static: 'alertsNrqlConditionStaticUpdate', baseline: 'alertsNrqlConditionBaselineUpdate' },
+} as const;
+type MutationField = (typeof MUTATIONS)[keyof typeof MUTATIONS][ConditionType];
+type MutatedAnswer = z.ZodType<Partial<Record<MutationField, NrqlCondition>>>;
+/** Each mutation's answer schema, built once (zod compiles a schema on its first parse). */
+const MUTATED = new Map<MutationField, MutatedAnswer>(
+  Object.values(MUTATIONS).flatMap((byType) => Object.values(byType)).map((field) => [field, z.object({ [field]: NrqlCondition })]),
+);
+
+/** The v2 answer of a create or update of a condition of `type`: the condition NerdGraph returned under its mutation's field. */
+export function mutatedConditionAnswer(write: keyof typeof MUTATIONS, type: ConditionType, operation: string): (payload: unknown) => V2Body {
+  const field = MUTATIONS[write][type];
+  return (payload) => {
+    const condition = parseAnswer(MUTATED.get(field) as MutatedAnswer, payload, operation)[field] as NrqlCondition;
+    return { nrql_condition: v2NrqlCondition(condition) };
+  };
+}
+
 const Found = z.object({ actor: z.object({ account: z.object({ alerts: z.object({ nrqlCondition: NrqlCondition.nullable() }) }).nullable() }) });
 
 /** The account's NRQL condition `id` names (NrqlConditionById), or null. */

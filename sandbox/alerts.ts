@@ -137,20 +137,36 @@ function generatedFields(random: Random, family: AlertFamily, name: string, appI
         ...(metric === 'user_defined' ? { user_defined: { metric: 'Custom/Queue/Depth', value_function: 'average' } } : {}),
       };
     }
-    case 'alerts_nrql_conditions':
+    case 'alerts_nrql_conditions': {
+      // Stored as the legacy face's contract stores a v2 body (legacy/nrql-condition-body.ts): some
+      // conditions carry the deprecated offset, the others a modern aggregation.
+      const since = random() < 0.5 ? String(pick(random, [1, 3, 5])) : null;
+      const method = since === null ? pick(random, ['EVENT_FLOW', 'CADENCE', 'EVENT_TIMER'] as const) : null;
       return {
         type: 'static',
         name,
         enabled,
         runbook_url: runbook,
         value_function: pick(random, ['single_value', 'sum'] as const),
-        violation_time_limit_seconds: pick(random, [3600, 7200, 86400]),
+        violation_time_limit_seconds: pick(random, [3600, 7200, 86400, 259200]),
         terms: terms(random),
         nrql: {
           query: `SELECT count(*) FROM Transaction WHERE appId = ${appIds.length === 0 ? 1 : pick(random, appIds)} AND error IS true`,
-          since_value: String(pick(random, [1, 3, 5])),
+          since_value: since,
         },
+        signal: {
+          aggregation_window: '60',
+          aggregation_method: method,
+          aggregation_delay: method === 'EVENT_FLOW' || method === 'CADENCE' ? 120 : null,
+          aggregation_timer: method === 'EVENT_TIMER' ? 60 : null,
+          slide_by: null,
+          fill_option: 'none',
+          fill_value: null,
+          evaluation_offset: since === null ? null : Number(since),
+        },
+        expiration: { expiration_duration: null, open_violation_on_expiration: false, close_violations_on_expiration: false },
       };
+    }
     case 'alerts_external_service_conditions':
       return {
         type: 'apm',

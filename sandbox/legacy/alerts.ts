@@ -26,6 +26,7 @@ import {
 } from '../alerts.ts';
 import { invalid, text, valuesOf, type LegacyRequest, type LegacyRoute } from './common.ts';
 import { AlertTitles, FAMILIES, PolicyChangesSchema, PolicySchema, validated, wrapped } from './alert-bodies.ts';
+import { mergedNrqlUpdate } from './nrql-condition-body.ts';
 import { alertRoute, byId, conditionBody, conditionIn, idOf, page, policyBody, policyIn, read, written } from './alert-answers.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -103,9 +104,9 @@ function updateConditionRoute(family: AlertFamily) {
     const spec = FAMILIES[family];
     const condition = conditionIn(req, family, req.path.condition_id);
     const given = await wrapped(req, spec.singular);
-    const merged: Params = { ...condition.fields };
+    const merged: Params = family === 'alerts_nrql_conditions' ? mergedNrqlUpdate(condition.fields, given) : { ...condition.fields };
     // defineProperty: a `__proto__` key from a JSON body stays a plain (then refused) field, never a prototype.
-    for (const [key, value] of Object.entries(given)) if (key !== 'id') Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
+    if (family !== 'alerts_nrql_conditions') for (const [key, value] of Object.entries(given)) if (key !== 'id') Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
     condition.fields = validated(spec.schema, merged, spec.singular);
     return written(req, 200, { [spec.singular]: conditionBody(condition) });
   };

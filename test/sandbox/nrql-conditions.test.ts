@@ -9,12 +9,13 @@ import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY 
  * alert-condition-mutations.ts): full conditions in nrqlConditionsSearch and nrqlCondition, the
  * static and baseline creates and updates, alertsConditionDelete for any family, and the same
  * conditions seen through the legacy face (one store), with the sandbox's v2 <-> NerdGraph
- * correspondence (minutes <-> seconds, all/any <-> ALL/AT_LEAST_ONCE, since_value <-> delay).
+ * correspondence (minutes <-> seconds, all/any <-> ALL/AT_LEAST_ONCE, since_value <-> the deprecated
+ * nrql.evaluationOffset, signal and expiration key by key).
  */
 const fresh = (): Sandbox => createSandbox({ seed: 7, apmApps: 40, now: () => FIXED_NOW });
 
 const FIELDS = `id name policyId type enabled description runbookUrl violationTimeLimitSeconds entityGuid
-  nrql { query dataAccountId }
+  nrql { query dataAccountId evaluationOffset }
   signal { aggregationWindow aggregationMethod aggregationDelay fillOption }
   expiration { expirationDuration openViolationOnExpiration }
   terms { operator priority threshold thresholdDuration thresholdOccurrences }`;
@@ -67,7 +68,7 @@ describe('sandbox NerdGraph NRQL conditions', () => {
     expect(String(condition.entityGuid)).not.toContain('=');
     const shown = await legacy(sandbox, 'GET', `/v2/alerts_nrql_conditions/${String(condition.id)}.json`);
     // v2's order: type before id, entity_guid last, the same GUID the NerdGraph face shows.
-    expect(Object.keys(shown.body.nrql_condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'entity_guid']);
+    expect(Object.keys(shown.body.nrql_condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid']);
     expect(shown.body.nrql_condition).toEqual({
       type: 'static',
       id: Number(condition.id),
@@ -80,7 +81,9 @@ describe('sandbox NerdGraph NRQL conditions', () => {
         { duration: '10', operator: 'above', priority: 'critical', threshold: '12.5', time_function: 'any' },
         { duration: '5', operator: 'equal', priority: 'warning', threshold: '3', time_function: 'all' },
       ],
-      nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '5' },
+      nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: null },
+      signal: { aggregation_window: '60', aggregation_method: 'CADENCE', aggregation_delay: 300, aggregation_timer: null, slide_by: null, fill_option: 'none', fill_value: null, evaluation_offset: null },
+      expiration: { expiration_duration: null, open_violation_on_expiration: false, close_violations_on_expiration: false },
       entity_guid: condition.entityGuid,
     });
   });
@@ -98,8 +101,10 @@ describe('sandbox NerdGraph NRQL conditions', () => {
       type: 'BASELINE',
       baselineDirection: 'LOWER_ONLY',
       runbookUrl: null,
-      violationTimeLimitSeconds: 3600,
-      signal: { aggregationDelay: 120 },
+      // v2's default time limit, 3 days (FN #violation_time_limit_seconds); since_value is the deprecated offset.
+      violationTimeLimitSeconds: 259200,
+      nrql: { evaluationOffset: 2 },
+      signal: { aggregationDelay: null, aggregationMethod: null },
       terms: [{ operator: 'ABOVE', priority: 'CRITICAL', threshold: 3, thresholdDuration: 900, thresholdOccurrences: 'ALL' }],
     });
     // The other account cannot see it.
@@ -111,7 +116,8 @@ describe('sandbox NerdGraph NRQL conditions', () => {
     const sandbox = fresh();
     const created = (await graphql(sandbox, STATIC_CREATE, { a: PRIMARY_ACCOUNT, p: '100001', c: staticInput })).data?.alertsNrqlConditionStaticCreate as { id: string };
     const updated = await graphql(sandbox, STATIC_UPDATE, { a: PRIMARY_ACCOUNT, id: created.id, c: { enabled: false, nrql: { evaluationOffset: 7 } } });
-    expect(updated.data?.alertsNrqlConditionStaticUpdate).toMatchObject({ enabled: false, name: 'Error spike', signal: { aggregationDelay: 420 }, violationTimeLimitSeconds: 7200 });
+    // An offset replaces the aggregation method and delay (deprecated "in favor of" them).
+    expect(updated.data?.alertsNrqlConditionStaticUpdate).toMatchObject({ enabled: false, name: 'Error spike', nrql: { evaluationOffset: 7 }, signal: { aggregationDelay: null, aggregationMethod: null }, violationTimeLimitSeconds: 7200 });
     const wrongType = await graphql(sandbox, BASELINE_UPDATE, { a: PRIMARY_ACCOUNT, id: created.id, c: { name: 'x' } });
     expect(wrongType.errors?.[0]).toMatchObject({ message: ConditionMessages.wrongType(created.id, 'BASELINE'), extensions: { errorClass: 'INVALID_INPUT' } });
     const badDuration = await graphql(sandbox, STATIC_UPDATE, { a: PRIMARY_ACCOUNT, id: created.id, c: { terms: [{ ...staticInput.terms[0], thresholdDuration: 90 }] } });
@@ -119,7 +125,7 @@ describe('sandbox NerdGraph NRQL conditions', () => {
     const after = await legacy(sandbox, 'GET', `/v2/alerts_nrql_conditions/${created.id}.json`);
     expect(after.body.nrql_condition).toMatchObject({ enabled: false, name: 'Error spike', nrql: { since_value: '7' } });
     const baseline = await graphql(sandbox, BASELINE_CREATE, { a: PRIMARY_ACCOUNT, p: '100001', c: { name: 'b', enabled: true, baselineDirection: 'UPPER_AND_LOWER', nrql: { query: 'SELECT 1 FROM Transaction' }, terms: [{ operator: 'ABOVE', priority: 'CRITICAL', threshold: 2, thresholdDuration: 120, thresholdOccurrences: 'ALL' }] } });
-    expect(baseline.data?.alertsNrqlConditionBaselineCreate).toMatchObject({ type: 'BASELINE', baselineDirection: 'UPPER_AND_LOWER', violationTimeLimitSeconds: 86400, signal: { aggregationDelay: 180 } });
+    expect(baseline.data?.alertsNrqlConditionBaselineCreate).toMatchObject({ type: 'BASELINE', baselineDirection: 'UPPER_AND_LOWER', violationTimeLimitSeconds: 259200, signal: { aggregationMethod: 'EVENT_FLOW', aggregationDelay: 120 } });
   });
 
   it('alertsConditionDelete removes a condition of any family; unknown, foreign and unseen accounts are refused', async () => {

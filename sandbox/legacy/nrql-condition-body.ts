@@ -210,7 +210,12 @@ export function mergedNrqlUpdate(stored: ConditionFields, given: Hash): Hash {
   const aggregationGiven = set(givenSignal.aggregation_method) || set(givenSignal.aggregation_delay) || set(givenSignal.aggregation_timer);
   const nrql = hashOf(merged.nrql);
   const signal = hashOf(merged.signal);
-  if (offsetGiven && !aggregationGiven && signal) merged.signal = { ...signal, aggregation_method: null, aggregation_delay: null, aggregation_timer: null };
+  if (offsetGiven) {
+    // One offset, under either spelling: the one given replaces both stored ones.
+    const offset = set(givenNrql.since_value) ? givenNrql.since_value! : givenSignal.evaluation_offset!;
+    if (nrql) merged.nrql = { ...nrql, since_value: offset };
+    merged.signal = { ...(signal ?? {}), evaluation_offset: offset, ...(!aggregationGiven && { aggregation_method: null, aggregation_delay: null, aggregation_timer: null }) };
+  }
   if (aggregationGiven && !offsetGiven) {
     if (nrql) merged.nrql = { ...nrql, since_value: null };
     if (signal) merged.signal = { ...hashOf(merged.signal), evaluation_offset: null };

@@ -344,12 +344,15 @@ function signalInput(condition: V2NrqlCondition, stored: NrqlCondition | undefin
     const effective = method ?? before?.aggregationMethod;
     const defaultDelay = changed && effective !== 'EVENT_TIMER' ? DEFAULT_DELAY_SECONDS : undefined;
     const defaultTimer = changed && effective === 'EVENT_TIMER' ? DEFAULT_TIMER_SECONDS : undefined;
-    put('aggregationDelay', signal.aggregation_delay ?? defaultDelay, changed ? undefined : before?.aggregationDelay);
-    put('aggregationTimer', signal.aggregation_timer ?? defaultTimer, changed ? undefined : before?.aggregationTimer);
+    // The CALLS create example sends a delay and a timer with any method: only the one the method uses is sent (FN #signal_aggregation_delay, #signal_aggregation_timer).
+    if (effective !== 'EVENT_TIMER') put('aggregationDelay', signal.aggregation_delay ?? defaultDelay, changed ? undefined : before?.aggregationDelay);
+    if (effective === 'EVENT_TIMER') put('aggregationTimer', signal.aggregation_timer ?? defaultTimer, changed ? undefined : before?.aggregationTimer);
   }
   put('slideBy', signal.slide_by, before?.slideBy);
-  put('fillOption', signal.fill_option?.toUpperCase(), before?.fillOption);
-  put('fillValue', signal.fill_value, before?.fillValue);
+  const fillOption = signal.fill_option?.toUpperCase();
+  put('fillOption', fillOption, before?.fillOption);
+  // FN #signal_fill_value: the value of fill_option static; with another option it has no use and is not sent.
+  if ((fillOption ?? before?.fillOption) === 'STATIC') put('fillValue', signal.fill_value, before?.fillValue);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

@@ -137,13 +137,13 @@ function settled(c: Parsed, ctx: z.RefinementCtx): ConditionFields {
     fail(['signal', 'evaluation_offset'], 'must equal nrql.since_value');
   }
   const method = offset !== null ? null : (signal.aggregation_method ?? 'EVENT_FLOW');
-  // FN #signal_aggregation_delay: "Required when using CADENCE or EVENT_FLOW"; #signal_aggregation_timer: "Required when using the EVENT_TIMER".
-  if (method === 'EVENT_TIMER' && given(signal.aggregation_delay)) fail(['signal', 'aggregation_delay'], 'cannot be set with aggregation_method EVENT_TIMER');
-  if (method !== null && method !== 'EVENT_TIMER' && given(signal.aggregation_timer)) fail(['signal', 'aggregation_timer'], `cannot be set with aggregation_method ${method}`);
+  // FN #signal_aggregation_delay: "Used with event flow and cadence aggregation methods"; #signal_aggregation_timer:
+  // "Required when using the EVENT_TIMER". The CALLS create example sends both with any method: the one the
+  // method does not use is accepted and kept as null (UNCONFIRMED: what live v2 answers; probe nrql-condition-fields).
   const window = signal.aggregation_window ?? 60;
   if (given(signal.slide_by) && (signal.slide_by! >= window || window % signal.slide_by! !== 0)) fail(['signal', 'slide_by'], 'must be less than the aggregation window and divide it evenly');
   const fillOption = signal.fill_option ?? 'none';
-  if (fillOption !== 'static' && given(signal.fill_value)) fail(['signal', 'fill_value'], 'is used only with fill_option static');
+  // FN #signal_fill_value: "the value used by the fill_option custom value": kept only with fill_option static (the CALLS example sends it with any).
   if (c.type === 'baseline' && c.terms.some((term) => term.operator !== 'above')) fail(['terms'], 'must use operator above in a baseline condition');
   if (c.type === 'outlier' && c.terms.some((term) => term.operator !== 'above')) fail(['terms'], 'must use operator above in an outlier condition');
   if (c.type === 'outlier' && c.expected_groups === undefined) fail(['expected_groups'], 'is required in an outlier condition');

@@ -235,12 +235,5 @@ export function v2FieldsOf(type: NrqlThresholdType, input: ConditionInput, store
     const issue = parsed.error.issues[0];
     throw invalidInput(`${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is not valid'}`.trim());
   }
-  // NerdGraph: "thresholdDuration must be a multiple of aggregationWindow".
-  const window = Number(record(parsed.data.signal).aggregation_window ?? 60);
-  const terms = Array.isArray(parsed.data.terms) ? parsed.data.terms : [];
-  terms.forEach((term, index) => {
-    const seconds = Math.round(Number(text(record(term).duration)) * 60);
-    if (seconds % window !== 0) throw invalidInput(`terms[${index}].thresholdDuration must be a multiple of the aggregation window (${window} seconds)`);
-  });
   return parsed.data;
 }

@@ -390,6 +390,16 @@ export function nerdgraphInput(condition: V2NrqlCondition, type: ConditionType, 
   if (type !== 'static' && condition.value_function === 'sum') throw refuse(`value_function sum is only for static conditions, not ${type}`);
   if (type !== 'outlier' && (given(condition.expected_groups) || given(condition.ignore_overlap))) throw refuse('expected_groups and ignore_overlap are only for outlier conditions');
   if (type === 'outlier' && creating && !given(condition.expected_groups)) throw refuse('expected_groups is required in an outlier condition');
+  // Checked here so that the refusal is v2's, naming the field, before anything is sent.
+  const window = condition.signal?.aggregation_window ?? stored?.signal.aggregationWindow ?? DEFAULT_WINDOW_SECONDS;
+  const slide = condition.signal?.slide_by ?? (condition.signal?.aggregation_window === undefined ? undefined : stored?.signal.slideBy ?? undefined);
+  // FN #signal_slide_by: "must divide evenly into your aggregation window ... must also be less than the window duration".
+  if (given(slide) && (slide >= window || window % slide !== 0)) throw refuse('signal.slide_by must be less than the aggregation window and divide it evenly');
+  // NerdGraph: "thresholdDuration must be a multiple of aggregationWindow" (nerdgraph-api-nrql-condition-alerts).
+  const terms = condition.terms ?? (condition.signal?.aggregation_window === undefined || !stored ? [] : stored.terms.map((term) => ({ duration: term.thresholdDuration / 60 })));
+  terms.forEach((term, index) => {
+    if (Math.round(term.duration * 60) % window !== 0) throw refuse(`terms.${index}.duration must be a multiple of the aggregation window (${window} seconds)`);
+  });
   const input: Record<string, unknown> = {};
   if (condition.name !== undefined) input.name = condition.name;
   // FN #enabled: "The default is false."

@@ -142,6 +142,10 @@ function settled(c: Parsed, ctx: z.RefinementCtx): ConditionFields {
   // method does not use is accepted and kept as null (UNCONFIRMED: what live v2 answers; probe nrql-condition-fields).
   const window = signal.aggregation_window ?? 60;
   if (given(signal.slide_by) && (signal.slide_by! >= window || window % signal.slide_by! !== 0)) fail(['signal', 'slide_by'], 'must be less than the aggregation window and divide it evenly');
+  // NerdGraph (nerdgraph-api-nrql-condition-alerts): "thresholdDuration must be a multiple of aggregationWindow".
+  c.terms.forEach((term, index) => {
+    if (Math.round(Number(term.duration) * 60) % window !== 0) fail(['terms', String(index), 'duration'], `must be a multiple of the aggregation window (${window} seconds)`);
+  });
   const fillOption = signal.fill_option ?? 'none';
   // FN #signal_fill_value: "the value used by the fill_option custom value": kept only with fill_option static (the CALLS example sends it with any).
   if (c.type === 'baseline' && c.terms.some((term) => term.operator !== 'above')) fail(['terms'], 'must use operator above in a baseline condition');

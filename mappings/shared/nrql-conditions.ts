@@ -9,8 +9,11 @@ import { fieldNotesUnder, invalidParameter, isBodyObject, notFound, parseAnswer,
  * v2's fields are New Relic's REST pages (docs-website src/content/docs/alerts/scale-automate/
  * rest-api/): FN = alerts-conditions-api-field-names.mdx by collapser id, CALLS =
  * rest-api-calls-alerts.mdx #conditions-nrql. Their NerdGraph counterparts are how New Relic's own
- * tools map them (newrelic-client-go pkg/alerts/nrql_conditions.go, graphqlNrqlConditionStructFields;
- * terraform-provider-newrelic newrelic_nrql_alert_condition): terms[].duration minutes =
+ * tools map them (newrelic-client-go @dc87be3 pkg/alerts/nrql_conditions.go, graphqlNrqlConditionStructFields
+ * and NrqlConditionUpdateInput; terraform-provider-newrelic @6cec439 newrelic/structures_newrelic_nrql_alert_condition.go
+ * expandNrql, expandUpdateNrql and flattenNrql for since_value = nrql.evaluationOffset, and
+ * resource_newrelic_nrql_alert_condition.go for the defaults EVENT_FLOW, a 120 s delay for
+ * EVENT_FLOW and CADENCE, a 60 s timer for EVENT_TIMER): terms[].duration minutes =
  * thresholdDuration / 60; time_function all/any = thresholdOccurrences ALL/AT_LEAST_ONCE; the six
  * operators (FN #terms_operator) by name (equal = EQUALS); nrql.since_value = the deprecated
  * nrql.evaluationOffset; signal[...] and expiration[...] key by key; value_function = the deprecated

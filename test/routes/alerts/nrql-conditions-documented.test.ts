@@ -128,6 +128,22 @@ describe.each(FACES)('New Relic\'s documented NRQL condition calls through %s', 
     expect(stored(made.id)).toBeUndefined();
   });
 
+  it('CALLS #create-nrql-conditions as XML (Rails from_xml): signal and expiration kept, an empty element as none', async () => {
+    const xml =
+      '<nrql_condition><name>From XML</name><enabled>true</enabled><terms><term><duration>10</duration><operator>below_or_equals</operator><priority>critical</priority><threshold>2</threshold><time_function>any</time_function></term></terms>' +
+      '<nrql><query>SELECT count(*) FROM Transaction</query></nrql><signal><aggregation_window>120</aggregation_window><aggregation_method>EVENT_TIMER</aggregation_method><aggregation_timer>90</aggregation_timer><fill_option>last_value</fill_option><fill_value></fill_value></signal>' +
+      '<expiration><expiration_duration>300</expiration_duration><open_violation_on_expiration>false</open_violation_on_expiration><close_violations_on_expiration>true</close_violations_on_expiration></expiration></nrql_condition>';
+    const made = await call('POST', `/v2/alerts_nrql_conditions/policies/${POLICY}.xml`, xml, 'application/xml');
+    expect(made.status, made.text).toBe(201);
+    const id = /<id[^>]*>(\d+)<\/id>/.exec(made.text)?.[1];
+    expect(stored(id)?.fields).toMatchObject({
+      enabled: true,
+      terms: [{ duration: '10', operator: 'below_or_equals', time_function: 'any' }],
+      signal: { aggregation_window: '120', aggregation_method: 'EVENT_TIMER', aggregation_delay: null, aggregation_timer: 90, fill_option: 'last_value', fill_value: null },
+      expiration: { expiration_duration: '300', open_violation_on_expiration: false, close_violations_on_expiration: true },
+    });
+  });
+
   it('FN #required, #enabled: a create without enabled is disabled; FN #violation_time_limit_seconds: 3 days by default', async () => {
     const { enabled: _enabled, ...withoutEnabled } = DOCUMENTED_CREATE.nrql_condition;
     const made = await call('POST', `/v2/alerts_nrql_conditions/policies/${POLICY}.json`, { nrql_condition: withoutEnabled });

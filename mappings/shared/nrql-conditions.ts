@@ -263,7 +263,8 @@ const V2Condition = z.object({
   expected_groups: nullable(Whole('a whole number of groups').refine((n) => n >= 1, 'must be at least 1')),
   ignore_overlap: nullable(Flag),
   // FN #violation_time_limit_seconds: "Maximum is 30 days"; NerdGraph's input: 300 to 2,592,000.
-  violation_time_limit_seconds: WholeIn(300, 2_592_000, 'seconds').optional(),
+  // null (a condition read without one) is "not given", so that a read written back is accepted.
+  violation_time_limit_seconds: nullable(WholeIn(300, 2_592_000, 'seconds')),
   terms: z.preprocess(asList, z.array(V2Term).min(1, 'must hold at least one term')).optional(),
   nrql: z
     .object({
@@ -411,7 +412,7 @@ export function nerdgraphInput(condition: V2NrqlCondition, type: ConditionType, 
   const runbook = condition.runbook_url ?? (condition.runbook_url === null ? '' : undefined);
   if (runbook !== undefined && (creating ? runbook !== '' : runbook !== (stored.runbookUrl ?? ''))) input.runbookUrl = runbook;
   // FN #violation_time_limit_seconds: "Default is 259,200 seconds (3 days)".
-  if (condition.violation_time_limit_seconds !== undefined || creating) input.violationTimeLimitSeconds = condition.violation_time_limit_seconds ?? DEFAULT_TIME_LIMIT_SECONDS;
+  if (given(condition.violation_time_limit_seconds) || creating) input.violationTimeLimitSeconds = condition.violation_time_limit_seconds ?? DEFAULT_TIME_LIMIT_SECONDS;
   if (type === 'static' && condition.value_function !== undefined && (creating ? condition.value_function !== 'single_value' : condition.value_function.toUpperCase() !== (stored.valueFunction ?? 'SINGLE_VALUE'))) {
     input.valueFunction = condition.value_function.toUpperCase();
   }

@@ -278,3 +278,29 @@ describe('translated NRQL conditions read what NerdGraph holds, and write it bac
     expect(upstream.sandbox.writes().total).toBe(before);
   });
 });
+
+describe('a read written back, where NerdGraph answers null', () => {
+  it('a condition read with no time limit (violationTimeLimitSeconds null) is accepted back, and no limit is sent', async () => {
+    const { NrqlCondition, v2NrqlCondition, v2ConditionOf, nerdgraphInput } = await import('../../../mappings/shared/nrql-conditions.ts');
+    const answer = NrqlCondition.parse({
+      id: '42',
+      name: 'Old limit',
+      policyId: '7',
+      type: 'STATIC',
+      enabled: true,
+      runbookUrl: null,
+      violationTimeLimitSeconds: null,
+      nrql: { query: 'SELECT 1 FROM T', evaluationOffset: null },
+      signal: { aggregationWindow: 60, aggregationMethod: 'EVENT_FLOW', aggregationDelay: 120, aggregationTimer: null, slideBy: null, fillOption: 'NONE', fillValue: null },
+      expiration: { expirationDuration: null, openViolationOnExpiration: false, closeViolationsOnExpiration: false },
+      terms: [{ operator: 'ABOVE', priority: 'CRITICAL', threshold: 1, thresholdDuration: 300, thresholdOccurrences: 'ALL' }],
+      valueFunction: 'SINGLE_VALUE',
+      entityGuid: 'MTB8QUlPUFN8Q09ORElUSU9OfDQy',
+    });
+    const read = v2NrqlCondition(answer);
+    expect(read.violation_time_limit_seconds).toBeNull();
+    const input = nerdgraphInput(v2ConditionOf({ nrql_condition: read }, false), 'static', answer);
+    expect(input).not.toHaveProperty('violationTimeLimitSeconds');
+    expect(Object.keys(input).filter((key) => ['signal', 'expiration', 'nrql', 'runbookUrl', 'valueFunction'].includes(key))).toEqual([]);
+  });
+});

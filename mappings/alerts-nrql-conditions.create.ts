@@ -6,12 +6,10 @@ import {
   NRQL_CONDITION_OPERATIONS,
   mutatedConditionAnswer,
   NrqlConditionTitles,
-  nerdgraphInput,
   nrqlConditionFields,
   nrqlConditionGaps,
-  thresholdType,
-  v2ConditionOf,
 } from './shared/nrql-conditions.ts';
+import { nerdgraphInput, thresholdType, v2ConditionOf } from './shared/nrql-condition-input.ts';
 
 const OPERATIONS = NRQL_CONDITION_OPERATIONS.create;
 

@@ -5,13 +5,11 @@ import {
   NRQL_CONDITION_OPERATIONS,
   mutatedConditionAnswer,
   NrqlConditionTitles,
-  nerdgraphInput,
   nrqlConditionFields,
   nrqlConditionGaps,
   pathNrqlCondition,
-  storedType,
-  v2ConditionOf,
 } from './shared/nrql-conditions.ts';
+import { nerdgraphInput, storedType, v2ConditionOf } from './shared/nrql-condition-input.ts';
 
 const OPERATIONS = NRQL_CONDITION_OPERATIONS.update;
 

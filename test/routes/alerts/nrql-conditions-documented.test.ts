@@ -281,7 +281,8 @@ describe('translated NRQL conditions read what NerdGraph holds, and write it bac
 
 describe('a read written back, where NerdGraph answers null', () => {
   it('a condition read with no time limit (violationTimeLimitSeconds null) is accepted back, and no limit is sent', async () => {
-    const { NrqlCondition, v2NrqlCondition, v2ConditionOf, nerdgraphInput } = await import('../../../mappings/shared/nrql-conditions.ts');
+    const { NrqlCondition, v2NrqlCondition } = await import('../../../mappings/shared/nrql-conditions.ts');
+    const { v2ConditionOf, nerdgraphInput } = await import('../../../mappings/shared/nrql-condition-input.ts');
     const answer = NrqlCondition.parse({
       id: '42',
       name: 'Old limit',

@@ -138,32 +138,25 @@ function generatedFields(random: Random, family: AlertFamily, name: string, appI
       };
     }
     case 'alerts_nrql_conditions': {
-      // Stored as the legacy face's contract stores a v2 body (legacy/nrql-condition-body.ts): some
-      // conditions carry the deprecated offset, the others a modern aggregation.
-      const since = random() < 0.5 ? String(pick(random, [1, 3, 5])) : null;
-      const method = since === null ? pick(random, ['EVENT_FLOW', 'CADENCE', 'EVENT_TIMER'] as const) : null;
+      // Conditions of the v2 era: each with its since_value, the deprecated offset (no aggregation
+      // method, delay or timer), stored as the legacy face's contract stores a v2 body
+      // (legacy/nrql-condition-body.ts). Modern ones are those created later, through either face.
+      // Drawn in the order they always were, so that the world stays the same.
+      const valueFunction = pick(random, ['single_value', 'sum'] as const);
+      const timeLimit = pick(random, [3600, 7200, 86400]);
+      const drawnTerms = terms(random);
+      const query = `SELECT count(*) FROM Transaction WHERE appId = ${appIds.length === 0 ? 1 : pick(random, appIds)} AND error IS true`;
+      const since = String(pick(random, [1, 3, 5]));
       return {
         type: 'static',
         name,
         enabled,
         runbook_url: runbook,
-        value_function: pick(random, ['single_value', 'sum'] as const),
-        violation_time_limit_seconds: pick(random, [3600, 7200, 86400, 259200]),
-        terms: terms(random),
-        nrql: {
-          query: `SELECT count(*) FROM Transaction WHERE appId = ${appIds.length === 0 ? 1 : pick(random, appIds)} AND error IS true`,
-          since_value: since,
-        },
-        signal: {
-          aggregation_window: '60',
-          aggregation_method: method,
-          aggregation_delay: method === 'EVENT_FLOW' || method === 'CADENCE' ? 120 : null,
-          aggregation_timer: method === 'EVENT_TIMER' ? 60 : null,
-          slide_by: null,
-          fill_option: 'none',
-          fill_value: null,
-          evaluation_offset: since === null ? null : Number(since),
-        },
+        value_function: valueFunction,
+        violation_time_limit_seconds: timeLimit,
+        terms: drawnTerms,
+        nrql: { query, since_value: since },
+        signal: { aggregation_window: '60', aggregation_method: null, aggregation_delay: null, aggregation_timer: null, slide_by: null, fill_option: 'none', fill_value: null, evaluation_offset: Number(since) },
         expiration: { expiration_duration: null, open_violation_on_expiration: false, close_violations_on_expiration: false },
       };
     }

@@ -153,6 +153,8 @@ function generatedFields(random: Random, family: AlertFamily, name: string, appI
         enabled,
         runbook_url: runbook,
         value_function: valueFunction,
+        expected_groups: null,
+        ignore_overlap: null,
         violation_time_limit_seconds: timeLimit,
         terms: drawnTerms,
         nrql: { query, since_value: since },

@@ -133,7 +133,9 @@ export function v2NrqlCondition(condition: NrqlCondition): V2Body {
     runbook_url: condition.runbookUrl ?? '',
     value_function: (condition.valueFunction ?? 'SINGLE_VALUE').toLowerCase(),
     ...(type === 'baseline' && { baseline_direction: (condition.baselineDirection ?? 'UPPER_ONLY').toLowerCase() }),
-    ...(type === 'outlier' && { expected_groups: condition.expectedGroups ?? null, ignore_overlap: condition.openViolationOnGroupOverlap === undefined ? null : !condition.openViolationOnGroupOverlap }),
+    // rest-v2-shapes.md lists the outlier keys for every nrql_condition: null on the other types (UNCONFIRMED; probe nrql-condition-fields).
+    expected_groups: condition.expectedGroups ?? null,
+    ignore_overlap: condition.openViolationOnGroupOverlap === undefined ? null : !condition.openViolationOnGroupOverlap,
     violation_time_limit_seconds: condition.violationTimeLimitSeconds,
     terms: condition.terms.map((term) => ({
       duration: minutesOf(term.thresholdDuration),
@@ -219,8 +221,8 @@ const note = (prefix: string): FieldNote[] => {
     at('runbook_url', 'exact', "runbookUrl ('' when null; '' or null clears it, sent as '')"),
     at('value_function', 'exact', 'the deprecated valueFunction of a static condition, lower case (single_value for baseline and outlier)'),
     at('baseline_direction', 'exact', 'baselineDirection, lower case (baseline conditions only)'),
-    at('expected_groups', 'exact', 'expectedGroups (outlier conditions only)'),
-    at('ignore_overlap', 'exact', 'not openViolationOnGroupOverlap (outlier conditions only)'),
+    at('expected_groups', 'exact', 'expectedGroups (outlier conditions; null on the others)'),
+    at('ignore_overlap', 'exact', 'not openViolationOnGroupOverlap (outlier conditions; null on the others)'),
     at('violation_time_limit_seconds', 'exact', 'violationTimeLimitSeconds (300 to 2,592,000; a create without it: 259,200)'),
     at('terms[].duration', 'exact', 'thresholdDuration seconds / 60, as text, never rounded (90 s is "1.5")'),
     at('terms[].operator', 'exact', 'operator, the six by name (EQUALS is equal)'),
@@ -273,7 +275,7 @@ export const NRQL_CONDITION_ASSUMPTIONS: readonly string[] = [
   'A create sends v2\'s documented signal defaults (FN: EVENT_FLOW, 60 s window, 120 s delay; 60 s timer for EVENT_TIMER) rather than relying on NerdGraph\'s (UNCONFIRMED that they agree; probe nrql-condition-fields).',
   "Clearing runbook_url ('' or null) sends runbookUrl '' (client-go's NrqlConditionUpdateInput sends runbookUrl without omitempty); null might leave the old runbook (UNCONFIRMED which NerdGraph does with null; probe nrql-condition-fields).",
   "A baseline condition's v2 fields (type 'baseline', baseline_direction upper_only/lower_only/upper_and_lower, default upper_only) are UNCONFIRMED: REST's baseline fields are undocumented (probe nrql-condition-fields, on a policy holding one).",
-  "Outlier conditions: expected_groups = expectedGroups, ignore_overlap = not openViolationOnGroupOverlap (rest-v2-shapes.md names the v2 keys; the negation is UNCONFIRMED; probe nrql-condition-fields with an outlier condition).",
+  "Outlier conditions: expected_groups = expectedGroups, ignore_overlap = not openViolationOnGroupOverlap (rest-v2-shapes.md names the v2 keys; the negation is UNCONFIRMED; probe nrql-condition-fields with an outlier condition); static and baseline conditions carry both as null (UNCONFIRMED whether v2 sent them there; the same probe).",
   "runbook_url is '' when the condition has none (UNCONFIRMED; probe nrql-condition-fields).",
   "entity_guid is on every answer, create and update included (UNCONFIRMED: client-go's list, show and delete fixtures carry it, its create and update fixtures do not, probably older captures; an extra key breaks no client, a missing one can).",
 ];

@@ -110,8 +110,8 @@ const Body = z.object({
   value_function: z.enum(['single_value', 'sum']).default('single_value'),
   baseline_direction: z.enum(['upper_only', 'lower_only', 'upper_and_lower']).optional(),
   // Outlier conditions (rest-v2-shapes.md: expected_groups, ignore_overlap).
-  expected_groups: Whole.refine((n) => n >= 1, 'must be at least 1').optional(),
-  ignore_overlap: Flag.optional(),
+  expected_groups: optionalNull(Whole.refine((n) => n >= 1, 'must be at least 1')),
+  ignore_overlap: optionalNull(Flag),
   // FN #violation_time_limit_seconds: "Default is 259,200 seconds (3 days). Maximum is 30 days."
   violation_time_limit_seconds: wholeIn(300, 30 * DAY, 'seconds').default(3 * DAY),
   terms: z.preprocess(asList, z.array(Term).min(1, 'must hold at least one term')),
@@ -150,8 +150,8 @@ function settled(c: Parsed, ctx: z.RefinementCtx): ConditionFields {
   // FN #signal_fill_value: "the value used by the fill_option custom value": kept only with fill_option static (the CALLS example sends it with any).
   if (c.type === 'baseline' && c.terms.some((term) => term.operator !== 'above')) fail(['terms'], 'must use operator above in a baseline condition');
   if (c.type === 'outlier' && c.terms.some((term) => term.operator !== 'above')) fail(['terms'], 'must use operator above in an outlier condition');
-  if (c.type === 'outlier' && c.expected_groups === undefined) fail(['expected_groups'], 'is required in an outlier condition');
-  if (c.type !== 'outlier' && (c.expected_groups !== undefined || c.ignore_overlap !== undefined)) fail(['expected_groups'], 'is used only in an outlier condition');
+  if (c.type === 'outlier' && !given(c.expected_groups)) fail(['expected_groups'], 'is required in an outlier condition');
+  if (c.type !== 'outlier' && (given(c.expected_groups) || given(c.ignore_overlap))) fail(['expected_groups'], 'is used only in an outlier condition');
   if (c.type !== 'baseline' && c.baseline_direction !== undefined) fail(['baseline_direction'], 'is used only in a baseline condition');
   const priorities = c.terms.map((term) => term.priority);
   if (new Set(priorities).size !== priorities.length) fail(['terms'], 'must hold at most one term per priority');
@@ -162,7 +162,9 @@ function settled(c: Parsed, ctx: z.RefinementCtx): ConditionFields {
     runbook_url: c.runbook_url,
     value_function: c.value_function,
     ...(c.type === 'baseline' && { baseline_direction: c.baseline_direction ?? 'upper_only' }),
-    ...(c.type === 'outlier' && { expected_groups: c.expected_groups ?? 1, ignore_overlap: c.ignore_overlap ?? false }),
+    // Every NRQL condition carries the outlier keys (rest-v2-shapes.md lists them for nrql_condition), null when not an outlier (UNCONFIRMED).
+    expected_groups: c.type === 'outlier' ? (c.expected_groups ?? 1) : null,
+    ignore_overlap: c.type === 'outlier' ? (c.ignore_overlap ?? false) : null,
     violation_time_limit_seconds: c.violation_time_limit_seconds,
     terms: c.terms,
     nrql: { query: c.nrql.query, since_value: offset },

@@ -205,7 +205,7 @@ describe('condition lists', () => {
     expect(pages[0]!.headers.get('link')).toContain(`policy_id=${busy.id}&page=3>; rel="last"`);
     const [condition] = pages[0]!.body?.nrql_conditions as Array<Record<string, unknown>>;
     // v2's order (newrelic-client-go nrql_conditions_test.go): type first, entity_guid last.
-    expect(Object.keys(condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid']);
+    expect(Object.keys(condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'expected_groups', 'ignore_overlap', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid']);
     expect(Buffer.from(String(condition!.entity_guid), 'base64').toString()).toBe(`${PRIMARY_ACCOUNT}|AIOPS|CONDITION|${String(condition!.id)}`);
     expect(typeof (condition!.terms as Array<Record<string, unknown>>)[0]!.threshold).toBe('string');
   });

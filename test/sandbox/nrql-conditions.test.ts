@@ -68,7 +68,7 @@ describe('sandbox NerdGraph NRQL conditions', () => {
     expect(String(condition.entityGuid)).not.toContain('=');
     const shown = await legacy(sandbox, 'GET', `/v2/alerts_nrql_conditions/${String(condition.id)}.json`);
     // v2's order: type before id, entity_guid last, the same GUID the NerdGraph face shows.
-    expect(Object.keys(shown.body.nrql_condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid']);
+    expect(Object.keys(shown.body.nrql_condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'expected_groups', 'ignore_overlap', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid']);
     expect(shown.body.nrql_condition).toEqual({
       type: 'static',
       id: Number(condition.id),
@@ -76,6 +76,8 @@ describe('sandbox NerdGraph NRQL conditions', () => {
       enabled: true,
       runbook_url: 'https://runbooks.example.com/errors',
       value_function: 'single_value',
+      expected_groups: null,
+      ignore_overlap: null,
       violation_time_limit_seconds: 7200,
       terms: [
         { duration: '10', operator: 'above', priority: 'critical', threshold: '12.5', time_function: 'any' },

@@ -41,7 +41,7 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
 const titleOf = (answer: { json: Record<string, unknown> | null }): string => (answer.json?.error as { title: string } | undefined)?.title ?? '';
 const stored = (id: number) => upstream.sandbox.data.alerts.conditions.find((c) => c.id === id);
 /** v2's keys in v2's order (newrelic-client-go pkg/alerts/nrql_conditions_test.go): type first, entity_guid last. */
-const V2_KEYS = ['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid'];
+const V2_KEYS = ['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'expected_groups', 'ignore_overlap', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid'];
 /** The signal of a condition holding the deprecated offset: no method, delay or timer (FN #nrql-since). */
 const OFFSET_SIGNAL = (offset: number) => ({ aggregation_window: '60', aggregation_method: null, aggregation_delay: null, aggregation_timer: null, slide_by: null, fill_option: 'none', fill_value: null, evaluation_offset: offset });
 const NO_EXPIRATION = { expiration_duration: null, open_violation_on_expiration: false, close_violations_on_expiration: false };
@@ -65,6 +65,8 @@ describe('alerts_nrql_conditions translated', () => {
         enabled: true,
         runbook_url: 'https://runbooks.example.com/e',
         value_function: 'single_value',
+        expected_groups: null,
+        ignore_overlap: null,
         violation_time_limit_seconds: 259200,
         terms: [TERM, { duration: '10', operator: 'equal', priority: 'warning', threshold: '2', time_function: 'any' }],
         nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '4' },
@@ -93,7 +95,7 @@ describe('alerts_nrql_conditions translated', () => {
     expect(mine.map((c) => c.name)).toEqual(['Errors', 'Drop']);
     expect(Object.keys(mine[0]!)).toEqual(V2_KEYS);
     expect(mine[0]).toEqual(made.json?.nrql_condition);
-    expect(Object.keys(mine[1]!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'baseline_direction', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid']);
+    expect(Object.keys(mine[1]!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'baseline_direction', 'expected_groups', 'ignore_overlap', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid']);
 
     // A client sends back what it read, entity_guid included: the key is ignored, as v2 ignored it (UNCONFIRMED).
     const updated = await call('PUT', `/v2/alerts_nrql_conditions/${id}.json`, { nrql_condition: { ...mine[0], enabled: false, terms: [{ ...TERM, threshold: '7.5' }] } });

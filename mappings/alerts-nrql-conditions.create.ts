@@ -38,7 +38,7 @@ export default defineWriteMapping({
   parameters,
   fields: nrqlConditionFields('nrql_condition'),
   knownGaps: nrqlConditionGaps('nrql_condition'),
-  assumptions: [...NRQL_CONDITION_ASSUMPTIONS, "Success is 201, as the sandbox's legacy face answers (v2's status is UNCONFIRMED; clients accept any 2xx)."],
+  assumptions: [...NRQL_CONDITION_ASSUMPTIONS, "Success is 201, as the sandbox's legacy face answers (v2's status is UNCONFIRMED; clients accept any 2xx; no probe: it would have to write, and the probes are read-only)."],
   async plan(ctx) {
     const policyId = v2IdOf(ctx.pathParams.policy_id ?? '');
     if (policyId === undefined) throw notFound(NrqlConditionTitles.policyNotFound);

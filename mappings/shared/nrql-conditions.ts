@@ -22,7 +22,7 @@ import { fieldNotesUnder, notFound, parseAnswer, v2IdOf, type FieldNote, type Kn
  */
 export const NRQL_CONDITIONS_PAGE_SIZE = 50;
 
-/** v2's titles, as the sandbox's legacy face states them (its own choices: UNCONFIRMED in v2). */
+/** v2's titles, as the sandbox's legacy face states them (its own choices: UNCONFIRMED in v2; no probe: a title shows only on a refused write or a bad read, which the read-only probes do not make). */
 export const NrqlConditionTitles = {
   policyNotFound: 'No Policy found with the given ID',
   conditionNotFound: 'No Condition found with the given ID',
@@ -133,7 +133,7 @@ export function v2NrqlCondition(condition: NrqlCondition): V2Body {
     runbook_url: condition.runbookUrl ?? '',
     value_function: (condition.valueFunction ?? 'SINGLE_VALUE').toLowerCase(),
     ...(type === 'baseline' && { baseline_direction: (condition.baselineDirection ?? 'UPPER_ONLY').toLowerCase() }),
-    // rest-v2-shapes.md lists the outlier keys for every nrql_condition: null on the other types (UNCONFIRMED; probe nrql-condition-fields).
+    // rest-v2-shapes.md lists the outlier keys for every nrql_condition: null on the other types (UNCONFIRMED; probe: v2-nrql-conditions-field-by-field).
     expected_groups: condition.expectedGroups ?? null,
     ignore_overlap: condition.openViolationOnGroupOverlap === undefined ? null : !condition.openViolationOnGroupOverlap,
     violation_time_limit_seconds: condition.violationTimeLimitSeconds,
@@ -259,7 +259,7 @@ export function nrqlConditionGaps(prefix: string): KnownGap[] {
     },
     {
       description:
-        "Baseline (anomaly) conditions are listed, typed 'baseline', and can be created and updated, though CALLS #conditions-nrql says \"NRQL anomaly conditions are not available from this endpoint\": v2's own list left them out, which made a policy look empty of conditions it holds; an extra type a client can filter on is the lesser harm (UNCONFIRMED how a live list answers such a policy; probe nrql-condition-fields).",
+        "Baseline (anomaly) conditions are listed, typed 'baseline', and can be created and updated, though CALLS #conditions-nrql says \"NRQL anomaly conditions are not available from this endpoint\": v2's own list left them out, which made a policy look empty of conditions it holds; an extra type a client can filter on is the lesser harm (UNCONFIRMED how a live list answers such a policy; probe: v2-nrql-conditions-field-by-field, which samples a baseline condition where the account has one).",
     },
     {
       path: `${prefix}.value_function`,
@@ -269,13 +269,13 @@ export function nrqlConditionGaps(prefix: string): KnownGap[] {
 }
 
 export const NRQL_CONDITION_ASSUMPTIONS: readonly string[] = [
-  'since_value N is written as the deprecated nrql.evaluationOffset N and read back from it, as newrelic-client-go and Terraform do; a condition without an offset reads since_value null (UNCONFIRMED: whether live v2 sent null, no key or a value computed from the aggregation delay; probe nrql-condition-fields).',
-  'An update sends nrql.evaluationOffset, query, signal and expiration keys only where they differ from the condition read, so a client sending back the whole condition it read (as newrelic-client-go does) leaves an EVENT_FLOW or EVENT_TIMER condition as it is: evaluationOffset "cannot be set with aggregation_method, aggregation_delay, or aggregation_timer" (Terraform newrelic_nrql_alert_condition). A since_value given on a modern condition, or a method on an offset one, switches it (UNCONFIRMED: that NerdGraph clears the other on such a switch; probe nrql-condition-fields).',
-  'The JSON types of signal and expiration in answers follow the documented create body (CALLS create-nrql-conditions): aggregation_window, fill_value and expiration_duration as text, delay, timer and slide_by as numbers (UNCONFIRMED; probe nrql-condition-fields).',
-  'A create sends v2\'s documented signal defaults (FN: EVENT_FLOW, 60 s window, 120 s delay; 60 s timer for EVENT_TIMER) rather than relying on NerdGraph\'s (UNCONFIRMED that they agree; probe nrql-condition-fields).',
-  "Clearing runbook_url ('' or null) sends runbookUrl '' (client-go's NrqlConditionUpdateInput sends runbookUrl without omitempty); null might leave the old runbook (UNCONFIRMED which NerdGraph does with null; probe nrql-condition-fields).",
-  "A baseline condition's v2 fields (type 'baseline', baseline_direction upper_only/lower_only/upper_and_lower, default upper_only) are UNCONFIRMED: REST's baseline fields are undocumented (probe nrql-condition-fields, on a policy holding one).",
-  "Outlier conditions: expected_groups = expectedGroups, ignore_overlap = not openViolationOnGroupOverlap (rest-v2-shapes.md names the v2 keys; the negation is UNCONFIRMED; probe nrql-condition-fields with an outlier condition); static and baseline conditions carry both as null (UNCONFIRMED whether v2 sent them there; the same probe).",
-  "runbook_url is '' when the condition has none (UNCONFIRMED; probe nrql-condition-fields).",
-  "entity_guid is on every answer, create and update included (UNCONFIRMED: client-go's list, show and delete fixtures carry it, its create and update fixtures do not, probably older captures; an extra key breaks no client, a missing one can).",
+  'since_value N is written as the deprecated nrql.evaluationOffset N and read back from it, as newrelic-client-go and Terraform do; a condition without an offset reads since_value null (UNCONFIRMED: whether live v2 sent null, no key or a value computed from the aggregation delay; probe: v2-nrql-conditions-field-by-field).',
+  'An update sends nrql.evaluationOffset, query, signal and expiration keys only where they differ from the condition read, so a client sending back the whole condition it read (as newrelic-client-go does) leaves an EVENT_FLOW or EVENT_TIMER condition as it is: evaluationOffset "cannot be set with aggregation_method, aggregation_delay, or aggregation_timer" (Terraform newrelic_nrql_alert_condition). A since_value given on a modern condition, or a method on an offset one, switches it (UNCONFIRMED: that NerdGraph clears the other on such a switch; no probe: it would have to write a condition, and the probes are read-only).',
+  'The JSON types of signal and expiration in answers follow the documented create body (CALLS create-nrql-conditions): aggregation_window, fill_value and expiration_duration as text, delay, timer and slide_by as numbers (UNCONFIRMED; probe: v2-nrql-conditions-field-by-field).',
+  'A create sends v2\'s documented signal defaults (FN: EVENT_FLOW, 60 s window, 120 s delay; 60 s timer for EVENT_TIMER) rather than relying on NerdGraph\'s (UNCONFIRMED that they agree; no probe: it would have to write a condition, and the probes are read-only).',
+  "Clearing runbook_url ('' or null) sends runbookUrl '' (client-go's NrqlConditionUpdateInput sends runbookUrl without omitempty); null might leave the old runbook (UNCONFIRMED which NerdGraph does with null; no probe: it would have to write a condition, and the probes are read-only).",
+  "A baseline condition's v2 fields (type 'baseline', baseline_direction upper_only/lower_only/upper_and_lower, default upper_only) are UNCONFIRMED: REST's baseline fields are undocumented (probe: v2-nrql-conditions-field-by-field, on a policy holding one).",
+  "Outlier conditions: expected_groups = expectedGroups, ignore_overlap = not openViolationOnGroupOverlap (rest-v2-shapes.md names the v2 keys; the negation is UNCONFIRMED; probe: v2-nrql-conditions-field-by-field, with an outlier condition); static and baseline conditions carry both as null (UNCONFIRMED whether v2 sent them there; probe: v2-nrql-conditions-field-by-field).",
+  "runbook_url is '' when the condition has none (UNCONFIRMED; probe: v2-nrql-conditions-field-by-field).",
+  "entity_guid is on every answer, create and update included (UNCONFIRMED: client-go's list, show and delete fixtures carry it, its create and update fixtures do not, probably older captures; an extra key breaks no client, a missing one can; probe: v2-nrql-conditions-field-by-field for the list, no probe: it would have to write a condition, and the probes are read-only for create and update).",
 ];

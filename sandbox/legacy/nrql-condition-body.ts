@@ -139,7 +139,7 @@ function settled(c: Parsed, ctx: z.RefinementCtx): ConditionFields {
   const method = offset !== null ? null : (signal.aggregation_method ?? 'EVENT_FLOW');
   // FN #signal_aggregation_delay: "Used with event flow and cadence aggregation methods"; #signal_aggregation_timer:
   // "Required when using the EVENT_TIMER". The CALLS create example sends both with any method: the one the
-  // method does not use is accepted and kept as null (UNCONFIRMED: what live v2 answers; probe nrql-condition-fields).
+  // method does not use is accepted and kept as null (UNCONFIRMED: what live v2 answers; no probe: it would have to write, and the probes are read-only).
   const window = signal.aggregation_window ?? 60;
   if (given(signal.slide_by) && (signal.slide_by! >= window || window % signal.slide_by! !== 0)) fail(['signal', 'slide_by'], 'must be less than the aggregation window and divide it evenly');
   // NerdGraph (nerdgraph-api-nrql-condition-alerts): "thresholdDuration must be a multiple of aggregationWindow".

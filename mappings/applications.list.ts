@@ -9,10 +9,12 @@ import {
   applicationFields,
   applicationGaps,
   browserApdexOf,
+  endUserApdexScores,
+  EndUserApdexRows,
   realUserMonitoringOf,
   reshapeApplication,
 } from './shared/application.ts';
-import { appInstancesQuery, currentWindow, hostIndexQuery } from './shared/topology-queries.ts';
+import { appInstancesQuery, currentWindow, endUserApdexQuery, hostIndexQuery } from './shared/topology-queries.ts';
 
 /** Fresh enough for a host filter, long enough that paging one filtered list reuses it. */
 const HOST_INDEX_TTL_MS = 60_000;
@@ -135,6 +137,7 @@ export default defineListMapping({
       links: details?.links === null || details === undefined ? null : (details.links.get(app.applicationId) ?? { instances: [], hosts: [] }),
       browserApdexTarget: browserApdexOf(app.applicationId, browser),
       realUserMonitoring: realUserMonitoringOf(app.applicationId, browser),
+      endUserApdexScore: details?.endUserApdex.get(app.applicationId) ?? null,
     });
   },
   keepItem(params, item) {
@@ -152,11 +155,14 @@ const FacetRow = z.object({
   hosts: z.array(z.string()).nullable().optional(),
   instances: z.array(z.union([z.number(), z.string()])).nullable().optional(),
 });
-const NrqlRows = z.object({ nrql: z.object({ results: z.array(FacetRow).nullable() }).nullable() }).nullable();
+const FacetRows = z.object({ results: z.array(FacetRow).nullable() }).nullable();
+const NrqlRows = z.object({ nrql: FacetRows }).nullable();
 const BrowserSearch = z.object({ results: z.object({ entities: z.array(z.unknown()).nullable() }).nullable() }).nullable();
 
-const PageDetailsAnswer = z.object({ actor: z.object({ account: NrqlRows, entitySearch: BrowserSearch }) });
-const BrowserApdexAnswer = z.object({ actor: z.object({ entitySearch: BrowserSearch }) });
+const PageDetailsAnswer = z.object({
+  actor: z.object({ account: z.object({ nrql: FacetRows, endUser: EndUserApdexRows }).nullable(), entitySearch: BrowserSearch }),
+});
+const BrowserApdexAnswer = z.object({ actor: z.object({ account: z.object({ endUser: EndUserApdexRows }).nullable(), entitySearch: BrowserSearch }) });
 const HostIndexAnswer = z.object({ actor: z.object({ account: NrqlRows }) });
 
 /** What enrichPage gives reshapeItem: per app id. */
@@ -164,6 +170,8 @@ interface PageDetails {
   /** null when exclude_links=true. */
   links: Map<number, AppLinkIds> | null;
   browsers: Map<number, BrowserApdexEntity>;
+  /** end_user_summary.apdex_score by app id (apps without EndUser/Apdex rows are absent). */
+  endUserApdex: Map<number, number>;
 }
 
 function appIdOf(row: z.infer<typeof FacetRow>): number | null {
@@ -178,7 +186,7 @@ function appIdOf(row: z.infer<typeof FacetRow>): number | null {
  */
 async function readPageDetails(entities: readonly unknown[], ctx: PageReadContext, withLinks: boolean): Promise<PageDetails> {
   const appIds = [...new Set(entities.map((entity) => ApmEntity.safeParse(entity)).flatMap((parsed) => (parsed.success ? [parsed.data.applicationId] : [])))];
-  const details: PageDetails = { links: null, browsers: new Map() };
+  const details: PageDetails = { links: null, browsers: new Map(), endUserApdex: new Map() };
   if (appIds.length === 0) return details;
   const browserQuery = entityQuery([
     { field: 'domain', op: '=', value: EntityKinds.browserApplication.domain },
@@ -187,10 +195,12 @@ async function readPageDetails(entities: readonly unknown[], ctx: PageReadContex
     { field: 'domainId', op: 'IN', values: appIds.map(String) },
   ]);
   let browserEntities: unknown[];
+  const endUserApdex = endUserApdexQuery({ appIds, ...currentWindow(ctx.now) });
   if (withLinks) {
     const operation = 'ApplicationsPageDetails';
     const instances = appInstancesQuery({ appIds, ...currentWindow(ctx.now) });
-    const answer = parseAnswer(PageDetailsAnswer, await ctx.read(operation, { accountId: ctx.accountId, instances, browserQuery }), operation).actor;
+    const answer = parseAnswer(PageDetailsAnswer, await ctx.read(operation, { accountId: ctx.accountId, instances, endUserApdex, browserQuery }), operation).actor;
+    details.endUserApdex = endUserApdexScores(answer.account?.endUser, appIds);
     details.links = new Map();
     for (const row of answer.account?.nrql?.results ?? []) {
       const appId = appIdOf(row);
@@ -199,7 +209,9 @@ async function readPageDetails(entities: readonly unknown[], ctx: PageReadContex
     browserEntities = answer.entitySearch?.results?.entities ?? [];
   } else {
     const operation = 'ApplicationsBrowserApdex';
-    browserEntities = parseAnswer(BrowserApdexAnswer, await ctx.read(operation, { browserQuery }), operation).actor.entitySearch?.results?.entities ?? [];
+    const answer = parseAnswer(BrowserApdexAnswer, await ctx.read(operation, { accountId: ctx.accountId, endUserApdex, browserQuery }), operation).actor;
+    details.endUserApdex = endUserApdexScores(answer.account?.endUser, appIds);
+    browserEntities = answer.entitySearch?.results?.entities ?? [];
   }
   for (const entity of browserEntities) {
     if (!ctx.inAccount(entity, withLinks ? 'ApplicationsPageDetails' : 'ApplicationsBrowserApdex')) continue;

@@ -56,7 +56,7 @@ export default defineListMapping({
   method: 'GET',
   route: '/v2/applications.{format}',
   operation: 'ApplicationsSearch',
-  summary: 'List APM applications (entity search, page numbers emulated over cursors), plus one request per page for links and browser apdex; filter[host] via a cached NRQL host index',
+  summary: 'List APM applications (entity search, page numbers emulated over cursors), plus one request per page for links, browser apdex targets and end-user apdex scores (NRQL); filter[host] via a cached NRQL host index',
   fidelity: 'approximate',
   wrapperKey: 'applications',
   pageSize: 200,

@@ -107,7 +107,8 @@ export function legacyApplication(app: SandboxApp, data: SandboxData, now: numbe
       response_time: app.browser.pageLoadTimeSeconds,
       throughput: app.browser.pageLoadThroughput,
       apdex_target: app.browser.apdexTarget,
-      apdex_score: endUserApdexScore(app, data, now),
+      // Browser monitoring just turned on (writes.ts) has measured no page views: no score yet.
+      apdex_score: app.browser.pageLoadThroughput === 0 ? null : endUserApdexScore(app, data, now),
     };
   }
   body.settings = {

@@ -66,7 +66,7 @@ export default defineListMapping({
   knownGaps: [
     {
       description:
-        'A page needs its details request (links NRQL and browser apdex) as well as the search: when that request fails, the page fails (502/503/504) rather than answer without links or with a browser apdex threshold a client would write back.',
+        'A page needs its details request (links NRQL, browser apdex targets, end-user apdex NRQL) as well as the search: when that request fails, the page fails (502/503/504) rather than answer without links or with a browser apdex threshold a client would write back.',
     },
     ...applicationGaps('applications[]'),
     { path: 'applications[].links.application_hosts', description: 'Host ids in links.application_hosts are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
@@ -92,7 +92,7 @@ export default defineListMapping({
     'Current hosts and instances (links, filter[host]) are those with HttpDispatcher or OtherTransaction/all timeslices in the last 10 whole minutes, as NerdGraph\'s applicationInstances defaults to 10 minutes (which metrics every agent reports is UNCONFIRMED).',
     'filter[host] is a case-insensitive substring of a current host name, as v2 matched it; NRQL LIKE is case-sensitive (UNCONFIRMED), so the match is made on the uniques(host) answer instead.',
     'A filter[host] host index is reused for 60 s per caller and account: a host that starts reporting may take up to a minute to be matched.',
-    'A page costs two NerdGraph requests: the search, then one request for the page\'s links (NRQL) and browser apdex targets (entity search); with exclude_links=true the second request still reads the browser apdex targets (settings.end_user_apdex_threshold is always sent).',
+    'A page costs two NerdGraph requests: the search, then one request for the page\'s links (NRQL), browser apdex targets (entity search) and end-user apdex scores (NRQL); with exclude_links=true the second request still reads the browser apdex targets and scores (settings.end_user_apdex_threshold and end_user_summary are always sent).',
     'The browser app of an APM app has the APM app\'s id (UNCONFIRMED); without one, settings.end_user_apdex_threshold is 7, v2\'s documented default.',
     "settings.enable_real_user_monitoring is true when a browser app serves the APM app: the search outline has no loader (browserSettings is on the full entity only), and New Relic is taken to keep an APM app's browser side only while its loader is not NONE (UNCONFIRMED). The show reads the loader itself.",
     `The \`domainId IN (...)\` of filter[host] may hold up to ${HOST_INDEX_FACETS} ids; NerdGraph's limit on entity-search query length is UNCONFIRMED.`,

@@ -118,7 +118,7 @@ export function legacyV2Routes(
         request: c.req.raw,
         query: url.searchParams,
         ifNoneMatch: c.req.header('if-none-match'),
-        shown: (shownApp) => ({ application: legacyApplication(shownApp, clock, true), links: APPLICATION_LINK_TEMPLATES }),
+        shown: (shownApp) => ({ application: legacyApplication(shownApp, data, clock, true), links: APPLICATION_LINK_TEMPLATES }),
         ...(options.jitter && { jitter: options.jitter }),
       });
       // An executed write (2xx) counts once, whichever face ran it (write-counts.ts).

@@ -3,7 +3,8 @@ import { createMetrics } from '../ops/metrics.ts';
 import type { Mapping } from '../routes/mapping.ts';
 import { createNerdGraphClient } from '../upstream/client.ts';
 import { loadDocuments, type OperationDocument } from '../upstream/documents.ts';
-import { PROBE_OPERATIONS, runProbes, type ProbeOperation } from './probes.ts';
+import { PROBE_OPERATIONS, SharedReads, runProbes, type ProbeContext, type ProbeOperation } from './probes.ts';
+import { runV2Probes, type V2Side } from './v2-probes.ts';
 import type { ProbeReport } from './report.ts';
 import { LEGACY_PROBES, judgeLegacyProbe } from './legacy-probes.ts';
 import { compareReadRoutes } from './routes.ts';
@@ -54,6 +55,23 @@ function shownUrl(text: string): string {
   }
 }
 
+/** The legacy API and the translation as the probes that read v2 see them (src/probe/v2-probes.ts). */
+function v2Side(legacy: NonNullable<ProbeRunOptions['legacy']>, options: Pick<ProbeRunOptions, 'apiKey' | 'accountId' | 'timeoutMs'>): V2Side {
+  const headers = { 'X-Api-Key': options.apiKey, 'X-Account-Id': String(options.accountId), Accept: 'application/json' };
+  const base = legacy.url.replace(/\/+$/, '');
+  return {
+    legacy: (path, init) =>
+      fetch(`${base}${path}`, {
+        headers: init ? { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' } : headers,
+        ...(init && { method: init.method, body: init.form }),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+        redirect: 'manual',
+      }),
+    translate: (path) => legacy.translate(path, headers),
+    gapsOf: (route) => legacy.mappings.filter((mapping) => mapping.route === route && mapping.method === 'GET').flatMap((mapping) => mapping.knownGaps.flatMap((gap) => (gap.path === undefined ? [] : [gap.path]))),
+  };
+}
+
 export async function runProbe(options: ProbeRunOptions): Promise<ProbeReport> {
   const now = options.now ?? Date.now;
   const documents = probeDocuments();
@@ -63,7 +81,10 @@ export async function runProbe(options: ProbeRunOptions): Promise<ProbeReport> {
     if (!documents.has(operation)) return Promise.reject(new Error(`not a probe document: ${operation}`));
     return client.call({ operation, variables, apiKey: options.apiKey });
   };
-  const probes = await runProbes({ accountId: options.accountId, now: now(), read }, redact);
+  const ctx: ProbeContext = { accountId: options.accountId, now: now(), read };
+  const shared = new SharedReads(ctx);
+  const probes = await runProbes(ctx, redact, shared);
+  probes.push(...(await runV2Probes(ctx, shared, options.legacy ? v2Side(options.legacy, options) : null, redact)));
   let legacy: ProbeReport['legacy'] = null;
   if (options.legacy) {
     const outcome = await compareReadRoutes({

@@ -175,13 +175,18 @@ async function compareOne(mapping: Mapping, path: string, legacy: (path: string)
 }
 
 /**
- * The request the two sides are compared on: the sampled one, but for the users list. The two
+ * The request the two sides are compared on: the sampled one, but for the NRQL condition list
+ * (asked for a policy that has conditions) and the users list. The two
  * sides order users differently (the gateway reads NerdGraph's domain order to stay within 3
  * calls a page: mappings/shared/users.ts), so a page of the whole list holds other users on each
  * side: that list is compared at the sampled user, which both sides find by id.
  */
 function comparedPath(template: string, ids: Record<string, string | undefined>, window: string): string | { skipped: string } {
   const path = samplePath(template, ids, window);
+  // The NRQL condition list requires a policy: one that has conditions, so there is an answer to compare.
+  if (template === '/v2/alerts_nrql_conditions.{format}' && typeof path === 'string') {
+    return ids.nrqlPolicy === undefined ? { skipped: 'no policy with NRQL conditions to sample (policy_id is required)' } : `${path}?policy_id=${encodeURIComponent(ids.nrqlPolicy)}`;
+  }
   return template === '/v2/users.{format}' && typeof path === 'string' && ids.user !== undefined ? `${path}?filter[ids]=${encodeURIComponent(ids.user)}` : path;
 }
 
@@ -203,10 +208,6 @@ export function samplePath(template: string, ids: Record<string, string | undefi
     return encodeURIComponent(value ?? '');
   });
   if (missing !== undefined) return { skipped: `no ${missing} to sample (the legacy lists gave none)` };
-  if (template === '/v2/alerts_nrql_conditions.{format}') {
-    if (ids.nrqlPolicy === undefined) return { skipped: 'no policy with NRQL conditions to sample (policy_id is required)' };
-    path += `?policy_id=${encodeURIComponent(ids.nrqlPolicy)}`;
-  }
   const mobile = template.startsWith('/v2/mobile_applications/');
   if (template.endsWith('/metrics/data.{format}')) {
     path += `?${mobile ? 'names[]=Session/Start' : 'names[]=HttpDispatcher'}&values[]=call_count&${window}`;

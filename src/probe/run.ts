@@ -13,7 +13,8 @@ import { compareReadRoutes } from './routes.ts';
  * One run of `npm run probe` (scripts/probe.ts), in process so tests run it against the
  * sandbox: the named probes over NerdGraph and, with a legacy API, the read routes compared.
  * Read-only by construction: the NerdGraph client it builds knows only the probe documents,
- * each checked to be a query, so no mutation can be sent.
+ * each checked to be a query, so no mutation can be sent; the legacy API gets GETs and one POST
+ * of a query form (v2-probes.ts) to a route v2 documents no write for.
  */
 export interface ProbeRunOptions {
   nerdgraphUrl: string;

@@ -69,11 +69,17 @@ const patternOf = (path: string): string => path.replace(/\[\d+\]/g, '[]');
 const coveredBy = (pattern: string, gaps: readonly string[]): boolean => gaps.some((gap) => pattern === gap || pattern.startsWith(`${gap}.`) || pattern.startsWith(`${gap}[`));
 
 /** One v2 object against its translation, leaf by leaf: differing (and missing) leaves, documented gaps aside. */
-export function compareFields(legacy: Record<string, Json>, translated: Record<string, Json>, prefix: string, gaps: readonly string[]): { compared: number; differing: string[]; gaps: string[]; extra: string[] } {
+export function compareFields(
+  legacy: Record<string, Json>,
+  translated: Record<string, Json>,
+  prefix: string,
+  gaps: readonly string[],
+): { compared: number; differing: string[]; gaps: string[]; extra: string[]; examples: string[] } {
   const left = leaves(legacy, '', new Map());
   const right = leaves(translated, '', new Map());
   const differing = new Set<string>();
   const gapped = new Set<string>();
+  const examples: string[] = [];
   let compared = 0;
   for (const [path, value] of left) {
     const pattern = `${prefix}${patternOf(path)}`;
@@ -82,12 +88,18 @@ export function compareFields(legacy: Record<string, Json>, translated: Record<s
       continue;
     }
     compared++;
-    if (!right.has(path)) differing.add(`${pattern} (missing)`);
-    else if (right.get(path) !== value) differing.add(pattern);
+    const other = right.get(path);
+    if (other === value) continue;
+    differing.add(other === undefined ? `${pattern} (missing)` : pattern);
+    if (examples.length < MAX_EXAMPLES) examples.push(`${path}: legacy ${shortened(value)}, translated ${other === undefined ? '(missing)' : shortened(other)}`);
   }
   const extra = [...right.keys()].filter((path) => !left.has(path)).map((path) => `${prefix}${patternOf(path)}`);
-  return { compared, differing: [...differing], gaps: [...gapped], extra: [...new Set(extra)] };
+  return { compared, differing: [...differing], gaps: [...gapped], extra: [...new Set(extra)], examples };
 }
+
+/** Differing values shown per condition, each cut to a few dozen characters. */
+const MAX_EXAMPLES = 3;
+const shortened = (json: string): string => (json.length > 40 ? `${json.slice(0, 37)}...` : json);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -142,7 +154,7 @@ export const nrqlConditionsFieldByField: V2Probe = {
       }
       const result = compareFields(condition, twin, 'nrql_conditions[].', gaps);
       const notes = [result.gaps.length > 0 ? `documented gaps differing: ${result.gaps.join(', ')}` : '', result.extra.length > 0 ? `only in the translation: ${result.extra.join(', ')}` : ''].filter(Boolean).join('; ');
-      if (result.differing.length > 0) differ.push(`${label}: ${result.differing.join(', ')} differ of ${result.compared} fields${notes ? ` (${notes})` : ''}`);
+      if (result.differing.length > 0) differ.push(`${label}: ${result.differing.join(', ')} differ of ${result.compared} fields [${result.examples.join('; ')}]${notes ? ` (${notes})` : ''}`);
       else alike.push(`${label}: ${result.compared} fields alike${notes ? ` (${notes})` : ''}`);
     }
     const absent = NRQL_TYPES.filter((type) => !chosen.has(type));

@@ -97,7 +97,11 @@ export function legacyV2Routes(
       const format = found.format;
       if (format !== 'json' && format !== 'xml') throw notFound(`Unknown format .${format}: use .json or .xml`);
       const method = c.req.method === 'HEAD' && found.allow.includes('GET') ? 'GET' : c.req.method;
-      const hit = found.hits.find((entry) => entry.route.methods.includes(method));
+      // Behaviour legacyPostServesRead (behaviours.ts, off by default): a POST to a route with no
+      // POST of its own is served as its GET, the form body read as its parameters.
+      const hit =
+        found.hits.find((entry) => entry.route.methods.includes(method)) ??
+        (method === 'POST' && data.behaviours.legacyPostServesRead === true ? found.hits.find((entry) => entry.route.methods.includes('GET') && entry.route.body !== 'own') : undefined);
       if (!hit) throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow: found.allow.join(', ') } });
       const accountId = accountFor(c.req.raw.headers, data);
       const url = new URL(c.req.url);

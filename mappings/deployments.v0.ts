@@ -109,7 +109,10 @@ export default defineWriteMapping({
     },
   ],
   assumptions: [
-    "v0 recorded a deployment without deployment[revision] (its documented example sends none; UNCONFIRMED, and no probe can settle it or what change tracking does with a blank version: the probe is read-only and these are writes).",'Success is 201 with Rails XML (dashed names, type attributes); errors are v2 XML error bodies.', 'A JSON request (/deployments.json) gets the same fields as JSON.'],
+    'v0 recorded a deployment without deployment[revision] (its documented example sends none; UNCONFIRMED, and no probe can settle it or what change tracking does with a blank version: the probe is read-only and these are writes).',
+    'Success is 201 with Rails XML (dashed names, type attributes); errors are v2 XML error bodies.',
+    'A JSON request (/deployments.json) gets the same fields as JSON.',
+  ],
   serialise(body: V2Body, format: V2Format) {
     return format === 'xml' ? v0Xml(body) : JSON.stringify(body);
   },

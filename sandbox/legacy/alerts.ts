@@ -34,7 +34,8 @@ import { alertRoute, byId, conditionBody, conditionIn, idOf, page, policyBody, p
 /**
  * filter[name] is an exact match of the name as stored (trimmed on write), so the value is
  * trimmed too: docs-website alerts/scale-automate/rest-api/manage-entities-alerts-conditions.mdx,
- * #example step 3 sends `filter[name]= Logjam Alert` and step 4 shows "Logjam Alert" found.
+ * #example step 3 sends `filter[name]= Logjam Alert` and step 4 shows "Logjam Alert" found; so
+ * does disable-enable-alerts-conditions-using-api.mdx, #example step 1 (curl --data-urlencode).
  */
 function listPolicies(req: LegacyRequest): Response {
   const raw = text(req.params, 'filter[name]');

@@ -105,6 +105,19 @@ describe('manage-entities-alerts-conditions.mdx, #example step 3', () => {
   });
 });
 
+describe('disable-enable-alerts-conditions-using-api.mdx, #example step 1', () => {
+  // curl -G --data-urlencode 'filter[name]= Logjam Alert': curl encodes the value, space included,
+  // and the page's output shows the policy "Logjam Alert".
+  it.each(FACES)("%s: GET /v2/alerts_policies.json -G --data-urlencode 'filter[name]= Logjam Alert' finds it", async (face: Face) => {
+    const policy = policies()[9];
+    if (!policy) throw new Error('no policy');
+    policy.name = 'Logjam Alert (disable example)';
+    const found = await faces.send(face, { method: 'GET', path: `/v2/alerts_policies.json?filter[name]=${encodeURIComponent(' Logjam Alert (disable example)')}` });
+    expect(found.status).toBe(200);
+    expect(found.json?.policies).toEqual([expect.objectContaining({ id: policy.id, name: 'Logjam Alert (disable example)' })]);
+  });
+});
+
 describe('rest-api-calls-alerts.mdx, the other condition families\' DELETE', () => {
   it.each([
     ['#conditions-delete', 'alerts_conditions', 'condition'],

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { DEMO_KEY, startSandbox } from '../../support/harness.ts';
 import { deadOrigin, httpSend, serveOnLoopback } from '../../support/http.ts';
 import { createModesGateway } from '../../support/modes.ts';
@@ -46,3 +47,18 @@ export async function startFaces(routeModes: string, apmApps = 20) {
 }
 
 export const FACES: readonly Face[] = ['gateway', 'legacy'];
+
+/** The faces for one test file: started before its tests, closed after. */
+export function useFaces(routeModes: string): () => Awaited<ReturnType<typeof startFaces>> {
+  let faces: Awaited<ReturnType<typeof startFaces>> | undefined;
+  beforeAll(async () => {
+    faces = await startFaces(routeModes);
+  });
+  afterAll(async () => {
+    await faces?.close();
+  });
+  return () => {
+    if (!faces) throw new Error('faces not started');
+    return faces;
+  };
+}

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PRIMARY_ACCOUNT } from '../../support/harness.ts';
-import { FACES, startFaces, type Face } from './faces.ts';
+import { FACES, useFaces, type Face } from './faces.ts';
 
 /**
  * New Relic's documented alert requests that the gateway translates, from docs-website
@@ -20,17 +20,8 @@ import { FACES, startFaces, type Face } from './faces.ts';
  * PER_CONDITION_AND_TARGET. Both faces take the template with those values filled in; the
  * template as written, with "string" for incident_preference, is refused alike (422 naming it).
  */
-const ROUTE_MODES = '/v2/alerts_policies*=translate;DELETE /v2/alerts_*conditions/*=translate';
-
-let faces: Awaited<ReturnType<typeof startFaces>>;
-beforeAll(async () => {
-  faces = await startFaces(ROUTE_MODES);
-});
-afterAll(async () => {
-  await faces.close();
-});
-
-const policies = () => faces.upstream.sandbox.data.alerts.policies.filter((p) => p.accountId === PRIMARY_ACCOUNT);
+const faces = useFaces('/v2/alerts_policies*=translate;DELETE /v2/alerts_*conditions/*=translate');
+const policies = () => faces().upstream.sandbox.data.alerts.policies.filter((p) => p.accountId === PRIMARY_ACCOUNT);
 const policyBody = (name: string, incidentPreference: string) => `'{
   "policy": {
     "incident_preference": "${incidentPreference}",
@@ -42,7 +33,7 @@ const titleOf = (json: Record<string, unknown> | null): string => (json?.error a
 describe('rest-api-calls-alerts.mdx, #alert-policies', () => {
   it.each(FACES)('%s: #policies-create, POST /v2/alerts_policies.json with the template filled in creates the policy', async (face: Face) => {
     const before = policies().length;
-    const created = await faces.send(face, { method: 'POST', path: '/v2/alerts_policies.json', body: policyBody('string', 'PER_CONDITION'), contentType: 'json' });
+    const created = await faces().send(face, { method: 'POST', path: '/v2/alerts_policies.json', body: policyBody('string', 'PER_CONDITION'), contentType: 'json' });
     expect(created.status).toBe(201);
     const policy = created.json?.policy as { id: number; name: string; incident_preference: string };
     expect(policy).toMatchObject({ name: 'string', incident_preference: 'PER_CONDITION' });
@@ -54,7 +45,7 @@ describe('rest-api-calls-alerts.mdx, #alert-policies', () => {
 
   it.each(FACES)('%s: #policies-create, the template as written ("string" for incident_preference) is 422 naming it, nothing created', async (face: Face) => {
     const before = policies().length;
-    const refused = await faces.send(face, { method: 'POST', path: '/v2/alerts_policies.json', body: policyBody('string', 'string'), contentType: 'json' });
+    const refused = await faces().send(face, { method: 'POST', path: '/v2/alerts_policies.json', body: policyBody('string', 'string'), contentType: 'json' });
     expect(refused.status).toBe(422);
     expect(titleOf(refused.json)).toContain('incident_preference');
     expect(policies()).toHaveLength(before);
@@ -64,7 +55,7 @@ describe('rest-api-calls-alerts.mdx, #alert-policies', () => {
     const policy = policies()[face === 'gateway' ? 4 : 5];
     if (!policy) throw new Error('no policy');
     const name = `Renamed through ${face}`;
-    const updated = await faces.send(face, { method: 'PUT', path: `/v2/alerts_policies/${policy.id}.json`, body: policyBody(name, 'PER_CONDITION_AND_TARGET'), contentType: 'json' });
+    const updated = await faces().send(face, { method: 'PUT', path: `/v2/alerts_policies/${policy.id}.json`, body: policyBody(name, 'PER_CONDITION_AND_TARGET'), contentType: 'json' });
     expect(updated.status).toBe(200);
     expect(updated.json?.policy).toMatchObject({ id: policy.id, name, incident_preference: 'PER_CONDITION_AND_TARGET' });
     expect(policy).toMatchObject({ name, incidentPreference: 'PER_CONDITION_AND_TARGET' });
@@ -73,48 +64,19 @@ describe('rest-api-calls-alerts.mdx, #alert-policies', () => {
   it.each(FACES)('%s: #policies-delete, DELETE /v2/alerts_policies/$POLICY_ID.json removes the policy and its conditions', async (face: Face) => {
     const policy = policies()[face === 'gateway' ? 6 : 7];
     if (!policy) throw new Error('no policy');
-    const deleted = await faces.send(face, { method: 'DELETE', path: `/v2/alerts_policies/${policy.id}.json` });
+    const deleted = await faces().send(face, { method: 'DELETE', path: `/v2/alerts_policies/${policy.id}.json` });
     expect(deleted.status).toBe(200);
     expect(deleted.json?.policy).toMatchObject({ id: policy.id, name: policy.name });
     expect(policies().some((p) => p.id === policy.id)).toBe(false);
-    expect(faces.upstream.sandbox.data.alerts.conditions.some((c) => c.accountId === PRIMARY_ACCOUNT && c.policyId === policy.id)).toBe(false);
+    expect(faces().upstream.sandbox.data.alerts.conditions.some((c) => c.accountId === PRIMARY_ACCOUNT && c.policyId === policy.id)).toBe(false);
   });
 
   it.each(FACES)('%s: #policies-list, GET /v2/alerts_policies.json lists the first page of the account\'s policies by id', async (face: Face) => {
-    const listed = await faces.send(face, { method: 'GET', path: '/v2/alerts_policies.json' });
+    const listed = await faces().send(face, { method: 'GET', path: '/v2/alerts_policies.json' });
     expect(listed.status).toBe(200);
     const ids = ((listed.json?.policies ?? []) as Array<{ id: number }>).map((p) => p.id);
     expect(ids).toEqual(policies().map((p) => p.id).sort((a, b) => a - b).slice(0, ids.length));
     expect(ids.length).toBeGreaterThan(0);
-  });
-});
-
-describe('manage-entities-alerts-conditions.mdx, #example step 3', () => {
-  // curl -G -d 'filter[name]= Logjam Alert': the page's value has a leading space, and its
-  // step 4 shows the policy "Logjam Alert" found. curl sends -G data as written, so the query
-  // holds the space (here percent-encoded, as an HTTP client must send it).
-  it.each(FACES)("%s: GET /v2/alerts_policies.json -G -d 'filter[name]= Logjam Alert' finds the policy named Logjam Alert", async (face: Face) => {
-    const policy = policies()[8];
-    if (!policy) throw new Error('no policy');
-    policy.name = 'Logjam Alert';
-    const found = await faces.send(face, { method: 'GET', path: '/v2/alerts_policies.json?filter[name]=%20Logjam%20Alert' });
-    expect(found.status).toBe(200);
-    expect(found.json?.policies).toEqual([expect.objectContaining({ id: policy.id, name: 'Logjam Alert' })]);
-    const exact = await faces.send(face, { method: 'GET', path: '/v2/alerts_policies.json?filter[name]=Logjam%20Alert' });
-    expect(exact.json?.policies).toEqual(found.json?.policies);
-  });
-});
-
-describe('disable-enable-alerts-conditions-using-api.mdx, #example step 1', () => {
-  // curl -G --data-urlencode 'filter[name]= Logjam Alert': curl encodes the value, space included,
-  // and the page's output shows the policy "Logjam Alert".
-  it.each(FACES)("%s: GET /v2/alerts_policies.json -G --data-urlencode 'filter[name]= Logjam Alert' finds it", async (face: Face) => {
-    const policy = policies()[9];
-    if (!policy) throw new Error('no policy');
-    policy.name = 'Logjam Alert (disable example)';
-    const found = await faces.send(face, { method: 'GET', path: `/v2/alerts_policies.json?filter[name]=${encodeURIComponent(' Logjam Alert (disable example)')}` });
-    expect(found.status).toBe(200);
-    expect(found.json?.policies).toEqual([expect.objectContaining({ id: policy.id, name: 'Logjam Alert (disable example)' })]);
   });
 });
 
@@ -125,13 +87,13 @@ describe('rest-api-calls-alerts.mdx, the other condition families\' DELETE', () 
     ['#synthetics-conditions-delete', 'alerts_synthetics_conditions', 'synthetics_condition'],
     ['#multilocation-synthetics-conditions-delete', 'alerts_location_failure_conditions', 'location_failure_condition'],
   ] as const)('%s: DELETE /v2/%s/$CONDITION_ID.json deletes the condition on both faces', async (_section, family, singular) => {
-    const own = faces.upstream.sandbox.data.alerts.conditions.filter((c) => c.accountId === PRIMARY_ACCOUNT && c.family === family);
+    const own = faces().upstream.sandbox.data.alerts.conditions.filter((c) => c.accountId === PRIMARY_ACCOUNT && c.family === family);
     for (const [face, condition] of [['gateway', own[0]], ['legacy', own[1]]] as const) {
       if (!condition) throw new Error(`no ${family} condition`);
-      const deleted = await faces.send(face, { method: 'DELETE', path: `/v2/${family}/${condition.id}.json` });
+      const deleted = await faces().send(face, { method: 'DELETE', path: `/v2/${family}/${condition.id}.json` });
       expect(deleted.status, face).toBe(200);
       expect((deleted.json?.[singular] as { id: number }).id).toBe(condition.id);
-      expect(faces.upstream.sandbox.data.alerts.conditions.some((c) => c.id === condition.id), face).toBe(false);
+      expect(faces().upstream.sandbox.data.alerts.conditions.some((c) => c.id === condition.id), face).toBe(false);
     }
   });
 });

@@ -169,10 +169,20 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   });
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
 
-  // The one match of a request's route, and its mode's strategy (src/routing/routing-step.ts).
+  // One per app: explain and the v2 routes share the per-address budget and the refused-key
+  // memory, which are keyed by identity, so they share the identity hasher too.
+  // Accounts and refusals get a second, shared copy only when it is shared (Redis): in a lone
+  // process the in-process caches already are everything a memory copy would hold.
+  const replicated = shared.state.backend === 'redis' ? { state: shared.state, keyOf: shared.keyOf } : undefined;
+  const keyGuard = new KeyGuard(deps.config.keyGuard ?? KEY_GUARD_DEFAULTS, undefined, replicated);
+  const identityOf = shared.identityOf;
+
+  // The one match of a request's route, and its mode's strategy (src/routing/routing-step.ts);
+  // callers are counted for /bridge/ once their key is known good (the guard's word on it).
   const table = deps.routeTable ?? mappingTable(deps.mappings);
   const strategies = deps.modes ? modeStrategiesOf(deps, deps.modes, { app, identityOf: shared.identityOf, now }) : undefined;
-  app.use(createRoutingStep(table, strategies, deps.bridge ? { sink: deps.bridge.store, fingerprintOf: shared.fingerprintOf } : undefined));
+  const callers = deps.bridge ? { sink: deps.bridge.store, fingerprintOf: shared.fingerprintOf, keyAccepted: (key: string) => keyGuard.isAccepted(identityOf(key)) } : undefined;
+  app.use(createRoutingStep(table, strategies, callers));
 
   app.get('/healthz', (c) => {
     c.set('routeLabel', '/healthz');
@@ -190,13 +200,6 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     return c.text(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
   });
 
-  // One per app: explain and the v2 routes share the per-address budget and the refused-key
-  // memory, which are keyed by identity, so they share the identity hasher too.
-  // Accounts and refusals get a second, shared copy only when it is shared (Redis): in a lone
-  // process the in-process caches already are everything a memory copy would hold.
-  const replicated = shared.state.backend === 'redis' ? { state: shared.state, keyOf: shared.keyOf } : undefined;
-  const keyGuard = new KeyGuard(deps.config.keyGuard ?? KEY_GUARD_DEFAULTS, undefined, replicated);
-  const identityOf = shared.identityOf;
   const accounts = createAccountResolver({
     nerdgraph,
     metrics: deps.metrics,

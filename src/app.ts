@@ -17,8 +17,8 @@ import { V2Error, V2Titles } from './v2/errors.ts';
 import { localState, type OpenedState } from './state/open.ts';
 import { RecentWrites } from './state/recent-writes.ts';
 import { redactKeys } from './ops/redact.ts';
-import { callerKeysOf, refuseSecretHost, requestIdFor } from './caller/request-id.ts';
-import { keyFinder } from './caller/key-disguises.ts';
+import { refuseSecretHost, requestIdFor } from './caller/request-id.ts';
+import { keylessTraceContext } from './caller/trace-context.ts';
 import type { Mapping } from './routes/mapping.ts';
 import type { GatewayMetrics } from './ops/metrics.ts';
 import { writeRequestLog, type RequestLog } from './ops/logger.ts';
@@ -271,26 +271,18 @@ const LEGACY_AGENT_OPTIONS = { keepAliveTimeout: 10_000, connections: 128 } as c
 
 const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
-/**
- * The caller's tracestate, unless it carries its key or any New Relic key, plain or disguised
- * (src/caller/key-disguises.ts): it goes on to NerdGraph and the legacy API, where a key may
- * only ever be in the key header. A traceparent cannot carry one (hex ids of fixed length).
- */
-function keylessTracestate(headers: Headers): string | null {
-  const state = headers.get('tracestate');
-  return state === null || keyFinder(callerKeysOf(headers))(state) ? null : state;
-}
-
 /** A caller's request's trace: with tracing on, its span (continuing the caller's trace); off, the caller's valid traceparent, if any. */
 function traceOf(tracing: Tracing | undefined, method: string, headers: Headers, path: string): RequestTrace | undefined {
+  // Probes and scrapes (every few seconds, from a load balancer or Prometheus) are no one's trace.
+  if (tracing !== undefined && UNTRACED_PATHS.has(path)) return undefined;
+  // Either header carrying a key is dropped (src/caller/trace-context.ts): never relayed, continued or exported.
+  const { traceparent, tracestate } = keylessTraceContext(headers);
   if (tracing === undefined) {
-    const relay = validTraceHeaders(headers.get('traceparent'), keylessTracestate(headers));
+    const relay = validTraceHeaders(traceparent, tracestate);
     return relay === undefined ? undefined : { open: true, relay };
   }
-  // Probes and scrapes (every few seconds, from a load balancer or Prometheus) are no one's trace.
-  if (UNTRACED_PATHS.has(path)) return undefined;
   // Named for its route once it is known (endRequestTrace); never the path, whose ids and query are the caller's.
-  const span = tracing.requestSpan(method, headers.get('traceparent'), keylessTracestate(headers), { 'http.request.method': method });
+  const span = tracing.requestSpan(method, traceparent, tracestate, { 'http.request.method': method });
   return { open: true, tracing, span };
 }
 

@@ -44,7 +44,7 @@ export function createRoutingStep(table: MappingTable, strategies: ModeStrategie
       }
       return next();
     }
-    const route = matchRoute(table, c.req.path, c.req.method);
+    const route = matchRoute(table, c.req.path, c.req.method, { readByPost: c.req.method === 'POST' && readableAsQuery(c.req.raw.headers) });
     // No v2 request (/healthz, /bridge/...): the app's own routes serve it.
     if (route === undefined) return next();
     if (strategies !== undefined) route.mode = strategies.modeOf(route, c.req.path);
@@ -82,6 +82,30 @@ export function createRoutingStep(table: MappingTable, strategies: ModeStrategie
 function statusOf(error: unknown): number {
   const status: unknown = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
   return typeof status === 'number' ? status : 500;
+}
+
+/**
+ * Reads by POST: a POST to a v2 route that has no POST of its own, carrying its parameters as a
+ * form body, in the query or not at all, is served as the route's read (matchRoute takes the
+ * GET's mapping and parameter schema; the form is parsed as the GET's query, src/v2/form-body.ts).
+ * Ansible's community.general.newrelic_deployment looks an application up this way, `POST
+ * /v2/applications.json` with `filter[name]=<name>` as its body (urllib's method and form
+ * content type for a request with data; plugins/modules/newrelic_deployment.py,
+ * get_application_id), and has since 2022 with no report of failure. UNCONFIRMED that live v2
+ * serves every list and show route so: the `post-as-read` probe (npm run probe) POSTs such a
+ * form to a list route of the legacy API, read-only, and says. A POST with another body (JSON,
+ * XML) is no read: it stays the 405 it was. A route with its own POST (deployments, alert
+ * policies) keeps it: that is a write.
+ *
+ * This is whether the body reads as a query: a form body, or none (a length of 0, or no length,
+ * not chunked and no other content type).
+ */
+function readableAsQuery(headers: Headers): boolean {
+  const type = (headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type === 'application/x-www-form-urlencoded') return true;
+  if (headers.has('transfer-encoding')) return false;
+  const length = headers.get('content-length');
+  return length === null ? type === '' : Number(length) === 0;
 }
 
 /** The key as seenCaller reads it (the first key header that is not blank). */

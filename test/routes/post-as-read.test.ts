@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEY, createTestGateway, startSandbox, type TestGateway } from '../support/harness.ts';
 import { httpSend, serveOnLoopback } from '../support/http.ts';
@@ -96,6 +97,49 @@ describe("Ansible's request, exactly as it is sent, over loopback HTTP", () => {
       const json = { method: 'POST', headers: { 'Api-Key': DEMO_KEY, 'Content-Type': 'application/json' }, body: '{}' };
       expect((await httpSend(`${server.url}/v2/applications.json`, json)).status).toBe(405);
       expect((await httpSend(`${upstream.url}/v2/applications.json`, json)).status).toBe(405);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** Is there a python3 to run urllib with? (The test below is skipped without one.) */
+const hasPython = spawnSync('python3', ['-c', 'import urllib.request'], { encoding: 'utf8' }).status === 0;
+
+describe.skipIf(!hasPython)("Ansible's lookup run by Python's urllib itself", () => {
+  /**
+   * fetch_url hands Ansible's Request (ansible.module_utils.urls) a urllib request with data and
+   * no method: urllib makes it a POST and adds `Content-Type: application/x-www-form-urlencoded`.
+   * Run here by urllib, not imitated: the module's data and headers, its reading of the answer.
+   */
+  const LOOKUP = [
+    'import json, sys, urllib.request',
+    'url, key, name = sys.argv[1:4]',
+    'data = ("filter[name]=%s" % name).encode()',
+    'request = urllib.request.Request(url + "/v2/applications.json", data=data, headers={"Api-Key": key, "User-Agent": "ansible-httpget"})',
+    'with urllib.request.urlopen(request) as response:',
+    '    result = json.loads(response.read())',
+    '    print(response.status, request.get_method(), result["applications"][0]["id"])',
+  ].join('\n');
+
+  it('finds the application id through the gateway, as through the legacy face', async () => {
+    const server = await serveOnLoopback(gateway.app.fetch);
+    try {
+      const run = (url: string): Promise<string> =>
+        new Promise((resolve, reject) => {
+          const child = spawn('python3', ['-c', LOOKUP, url, DEMO_KEY, appName], { stdio: ['ignore', 'pipe', 'pipe'] });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+          child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+          child.on('error', reject);
+          child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`python3 exited ${code}: ${err}`))));
+        });
+      const [viaGateway, viaLegacy] = [await run(server.url), await run(upstream.url)];
+      expect(viaGateway).toBe(viaLegacy);
+      const [status, method, id] = viaGateway.split(' ');
+      expect([status, method]).toEqual(['200', 'POST']);
+      expect(Number(id)).toBeGreaterThan(0);
     } finally {
       await server.close();
     }

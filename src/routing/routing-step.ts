@@ -92,7 +92,7 @@ function statusOf(error: unknown): number {
  * /v2/applications.json` with `filter[name]=<name>` as its body (urllib's method and form
  * content type for a request with data; plugins/modules/newrelic_deployment.py,
  * get_application_id), and has since 2022 with no report of failure. UNCONFIRMED that live v2
- * serves every list and show route so: the `post-as-read` probe (npm run probe) POSTs such a
+ * serves every list and show route so: the probe `v2-post-on-list-route-is-read` (npm run probe) POSTs such a
  * form to a list route of the legacy API, read-only, and says. A POST with another body (JSON,
  * XML) is no read: it stays the 405 it was. A route with its own POST (deployments, alert
  * policies) keeps it: that is a write.

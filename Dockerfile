@@ -2,7 +2,7 @@
 # Production runs the compiled JavaScript (npm run build) on plain node: no TypeScript loader.
 
 # 1. Build: every dependency (TypeScript included), then src/ and mappings/ compiled to dist/.
-FROM node:20-bookworm-slim AS build
+FROM node:26-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -15,7 +15,7 @@ RUN npm run build
 
 # 2. Production dependencies only. tsx is listed in "dependencies" (npm start runs on it), but
 #    the image never loads TypeScript, so it is dropped here (a no-op once it is a devDependency).
-FROM node:20-bookworm-slim AS deps
+FROM node:26-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm pkg delete dependencies.tsx \
@@ -23,7 +23,7 @@ RUN npm pkg delete dependencies.tsx \
   && npm cache clean --force
 
 # 3. Runtime: compiled code, queries/, production node_modules; runs as the image's non-root user.
-FROM node:20-bookworm-slim
+FROM node:26-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 COPY --from=deps /app/node_modules ./node_modules

@@ -28,7 +28,7 @@ export default defineWriteMapping({
   ],
   assumptions: [
     ...CHANNEL_ASSUMPTIONS,
-    'NerdGraph removes a deleted channel from the workflows that route to it (UNCONFIRMED; should it refuse with ENTITY_IN_USE, the answer is a 422 naming it and nothing was deleted).',
+    'NerdGraph removes a deleted channel from the workflows that route to it (UNCONFIRMED; no probe: only a delete shows it, and the probe never writes; should it refuse with ENTITY_IN_USE, the answer is a 422 naming it and nothing was deleted).',
   ],
   async plan(ctx) {
     const channelId = v2IdOf(ctx.pathParams.channel_id ?? '', 'derived');

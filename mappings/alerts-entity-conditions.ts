@@ -8,5 +8,5 @@ export default definePassthroughMapping({
   methods: ['GET', 'PUT', 'DELETE'],
   summary: 'Alert conditions of an entity (entity_type, condition_id): list, add, remove, forwarded to the legacy REST API',
   reason: FamilyReasons.entity,
-  assumptions: ['The answer wraps conditions under `conditions`/`condition` (UNCONFIRMED); forwarded unchanged, whatever it is.'],
+  assumptions: ['The answer wraps conditions under `conditions`/`condition` (UNCONFIRMED); forwarded unchanged, whatever it is (no probe: nothing is translated, so there is nothing to compare).'],
 });

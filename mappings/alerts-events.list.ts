@@ -156,7 +156,7 @@ export default defineReadPlanMapping({
   assumptions: [
     XML_ASSUMPTION,
     ...SLICE_ASSUMPTIONS,
-    'Page size 200 (UNCONFIRMED); newest first, ties by id.',
+    'Page size 200 (UNCONFIRMED; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing); newest first, ties by id.',
     'Products in upper case as the 2016 swagger lists them; filter values compare case-insensitively; a value outside the lists is 422.',
     'filter[event_type]=VIOLATION matches both VIOLATION_OPEN and VIOLATION_CLOSE.',
     'Windows end a minute after now (clock skew).',

@@ -81,7 +81,7 @@ export default defineReadPlanMapping({
   assumptions: [
     XML_ASSUMPTION,
     ...SLICE_ASSUMPTIONS,
-    'Page size 200 (UNCONFIRMED for alerts); newest first.',
+    'Page size 200 (UNCONFIRMED for alerts; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing); newest first.',
     'incident_preference is a string, as real data showed (the 2016 swagger says integer).',
     'only_open means not closed: a DEACTIVATED issue without closedAt is open (v2 had no such state).',
     'A repeated NerdGraph cursor is a 502 (nothing partial is shown).',

@@ -91,7 +91,7 @@ export default defineReadPlanMapping({
   assumptions: [
     XML_ASSUMPTION,
     ...SLICE_ASSUMPTIONS,
-    'Page size 200 (UNCONFIRMED for alerts); newest first.',
+    'Page size 200 (UNCONFIRMED for alerts; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing); newest first.',
     'start_date/end_date bound opened_at (NerdGraph timeWindow); filter[start_time]/filter[end_time] are their spellings.',
     'A bad date or an end before the start is 422.',
     'A start after now (or a window wholly before 1970) lists nothing and reads nothing; a start before 1970 counts from 1970.',

@@ -23,7 +23,7 @@ export default defineMetricDataMapping({
   ],
   assumptions: [
     ...applicationMetricData.assumptions.filter((text) => !text.startsWith('An unknown id')),
-    "The v2 instance id is the agent instance id (applicationInstancesV2 details.id), and timeslices carry it as realAgentId (rest-v2.md §7 item 1, UNCONFIRMED). Its stored type is undocumented (New Relic's migration page quotes it, `realAgentId = '$AGENT_ID'`; public nr1 nerdpack code, khpeet/nr1-mobile-lite, nerdlets/home/overview.js, does not) and NRQL compares by type, so the scope is `realAgentId IN (<id>, '<id>')`, which matches either.",
+    "The v2 instance id is the agent instance id (applicationInstancesV2 details.id), and timeslices carry it as realAgentId (rest-v2.md §7 item 1, UNCONFIRMED; probes: instance-id-is-real-agent-id, v2-instance-ids-are-agent-ids). Its stored type is undocumented (New Relic's migration page quotes it, `realAgentId = '$AGENT_ID'`; public nr1 nerdpack code, khpeet/nr1-mobile-lite, nerdlets/home/overview.js, does not) and NRQL compares by type, so the scope is `realAgentId IN (<id>, '<id>')`, which matches either.",
     'An unknown, foreign or malformed app id answers 404 "No Application found with the given ID"; an unknown or malformed instance id of a known app, "No application instance found with the given ID" (a malformed one still probes the app, to choose between them).',
   ],
 });

@@ -20,7 +20,7 @@ export default defineMetricNamesMapping({
   ],
   assumptions: [
     ...applicationMetricNames.assumptions.filter((text) => !text.startsWith('An unknown id')),
-    "Timeslices carry the v2 instance id as realAgentId (UNCONFIRMED), of undocumented type: the scope is `realAgentId IN (<id>, '<id>')`, which matches a number or a string.",
+    "Timeslices carry the v2 instance id as realAgentId (UNCONFIRMED; probe: instance-id-is-real-agent-id), of undocumented type: the scope is `realAgentId IN (<id>, '<id>')`, which matches a number or a string.",
     'An unknown, foreign or malformed app id answers 404 "No Application found with the given ID"; an unknown or malformed instance id of a known app, "No application instance found with the given ID".',
   ],
 });

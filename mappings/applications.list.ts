@@ -9,10 +9,12 @@ import {
   applicationFields,
   applicationGaps,
   browserApdexOf,
+  endUserApdexScores,
+  EndUserApdexRows,
   realUserMonitoringOf,
   reshapeApplication,
 } from './shared/application.ts';
-import { appInstancesQuery, currentWindow, hostIndexQuery } from './shared/topology-queries.ts';
+import { appInstancesQuery, currentWindow, endUserApdexQuery, hostIndexQuery } from './shared/topology-queries.ts';
 
 /** Fresh enough for a host filter, long enough that paging one filtered list reuses it. */
 const HOST_INDEX_TTL_MS = 60_000;
@@ -54,7 +56,7 @@ export default defineListMapping({
   method: 'GET',
   route: '/v2/applications.{format}',
   operation: 'ApplicationsSearch',
-  summary: 'List APM applications (entity search, page numbers emulated over cursors), plus one request per page for links and browser apdex; filter[host] via a cached NRQL host index',
+  summary: 'List APM applications (entity search, page numbers emulated over cursors), plus one request per page for links, browser apdex targets and end-user apdex scores (NRQL); filter[host] via a cached NRQL host index',
   fidelity: 'approximate',
   wrapperKey: 'applications',
   pageSize: 200,
@@ -64,7 +66,7 @@ export default defineListMapping({
   knownGaps: [
     {
       description:
-        'A page needs its details request (links NRQL and browser apdex) as well as the search: when that request fails, the page fails (502/503/504) rather than answer without links or with a browser apdex threshold a client would write back.',
+        'A page needs its details request (links NRQL, browser apdex targets, end-user apdex NRQL) as well as the search: when that request fails, the page fails (502/503/504) rather than answer without links or with a browser apdex threshold a client would write back.',
     },
     ...applicationGaps('applications[]'),
     { path: 'applications[].links.application_hosts', description: 'Host ids in links.application_hosts are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
@@ -90,7 +92,7 @@ export default defineListMapping({
     'Current hosts and instances (links, filter[host]) are those with HttpDispatcher or OtherTransaction/all timeslices in the last 10 whole minutes, as NerdGraph\'s applicationInstances defaults to 10 minutes (which metrics every agent reports is UNCONFIRMED).',
     'filter[host] is a case-insensitive substring of a current host name, as v2 matched it; NRQL LIKE is case-sensitive (UNCONFIRMED), so the match is made on the uniques(host) answer instead.',
     'A filter[host] host index is reused for 60 s per caller and account: a host that starts reporting may take up to a minute to be matched.',
-    'A page costs two NerdGraph requests: the search, then one request for the page\'s links (NRQL) and browser apdex targets (entity search); with exclude_links=true the second request still reads the browser apdex targets (settings.end_user_apdex_threshold is always sent).',
+    'A page costs two NerdGraph requests: the search, then one request for the page\'s links (NRQL), browser apdex targets (entity search) and end-user apdex scores (NRQL); with exclude_links=true the second request still reads the browser apdex targets and scores (settings.end_user_apdex_threshold and end_user_summary are always sent).',
     'The browser app of an APM app has the APM app\'s id (UNCONFIRMED); without one, settings.end_user_apdex_threshold is 7, v2\'s documented default.',
     "settings.enable_real_user_monitoring is true when a browser app serves the APM app: the search outline has no loader (browserSettings is on the full entity only), and New Relic is taken to keep an APM app's browser side only while its loader is not NONE (UNCONFIRMED). The show reads the loader itself.",
     `The \`domainId IN (...)\` of filter[host] may hold up to ${HOST_INDEX_FACETS} ids; NerdGraph's limit on entity-search query length is UNCONFIRMED.`,
@@ -135,6 +137,7 @@ export default defineListMapping({
       links: details?.links === null || details === undefined ? null : (details.links.get(app.applicationId) ?? { instances: [], hosts: [] }),
       browserApdexTarget: browserApdexOf(app.applicationId, browser),
       realUserMonitoring: realUserMonitoringOf(app.applicationId, browser),
+      endUserApdexScore: details?.endUserApdex.get(app.applicationId) ?? null,
     });
   },
   keepItem(params, item) {
@@ -152,11 +155,14 @@ const FacetRow = z.object({
   hosts: z.array(z.string()).nullable().optional(),
   instances: z.array(z.union([z.number(), z.string()])).nullable().optional(),
 });
-const NrqlRows = z.object({ nrql: z.object({ results: z.array(FacetRow).nullable() }).nullable() }).nullable();
+const FacetRows = z.object({ results: z.array(FacetRow).nullable() }).nullable();
+const NrqlRows = z.object({ nrql: FacetRows }).nullable();
 const BrowserSearch = z.object({ results: z.object({ entities: z.array(z.unknown()).nullable() }).nullable() }).nullable();
 
-const PageDetailsAnswer = z.object({ actor: z.object({ account: NrqlRows, entitySearch: BrowserSearch }) });
-const BrowserApdexAnswer = z.object({ actor: z.object({ entitySearch: BrowserSearch }) });
+const PageDetailsAnswer = z.object({
+  actor: z.object({ account: z.object({ nrql: FacetRows, endUser: EndUserApdexRows }).nullable(), entitySearch: BrowserSearch }),
+});
+const BrowserApdexAnswer = z.object({ actor: z.object({ account: z.object({ endUser: EndUserApdexRows }).nullable(), entitySearch: BrowserSearch }) });
 const HostIndexAnswer = z.object({ actor: z.object({ account: NrqlRows }) });
 
 /** What enrichPage gives reshapeItem: per app id. */
@@ -164,6 +170,8 @@ interface PageDetails {
   /** null when exclude_links=true. */
   links: Map<number, AppLinkIds> | null;
   browsers: Map<number, BrowserApdexEntity>;
+  /** end_user_summary.apdex_score by app id (apps without EndUser/Apdex rows are absent). */
+  endUserApdex: Map<number, number>;
 }
 
 function appIdOf(row: z.infer<typeof FacetRow>): number | null {
@@ -178,7 +186,7 @@ function appIdOf(row: z.infer<typeof FacetRow>): number | null {
  */
 async function readPageDetails(entities: readonly unknown[], ctx: PageReadContext, withLinks: boolean): Promise<PageDetails> {
   const appIds = [...new Set(entities.map((entity) => ApmEntity.safeParse(entity)).flatMap((parsed) => (parsed.success ? [parsed.data.applicationId] : [])))];
-  const details: PageDetails = { links: null, browsers: new Map() };
+  const details: PageDetails = { links: null, browsers: new Map(), endUserApdex: new Map() };
   if (appIds.length === 0) return details;
   const browserQuery = entityQuery([
     { field: 'domain', op: '=', value: EntityKinds.browserApplication.domain },
@@ -187,10 +195,12 @@ async function readPageDetails(entities: readonly unknown[], ctx: PageReadContex
     { field: 'domainId', op: 'IN', values: appIds.map(String) },
   ]);
   let browserEntities: unknown[];
+  const endUserApdex = endUserApdexQuery({ appIds, ...currentWindow(ctx.now) });
   if (withLinks) {
     const operation = 'ApplicationsPageDetails';
     const instances = appInstancesQuery({ appIds, ...currentWindow(ctx.now) });
-    const answer = parseAnswer(PageDetailsAnswer, await ctx.read(operation, { accountId: ctx.accountId, instances, browserQuery }), operation).actor;
+    const answer = parseAnswer(PageDetailsAnswer, await ctx.read(operation, { accountId: ctx.accountId, instances, endUserApdex, browserQuery }), operation).actor;
+    details.endUserApdex = endUserApdexScores(answer.account?.endUser, appIds);
     details.links = new Map();
     for (const row of answer.account?.nrql?.results ?? []) {
       const appId = appIdOf(row);
@@ -199,7 +209,9 @@ async function readPageDetails(entities: readonly unknown[], ctx: PageReadContex
     browserEntities = answer.entitySearch?.results?.entities ?? [];
   } else {
     const operation = 'ApplicationsBrowserApdex';
-    browserEntities = parseAnswer(BrowserApdexAnswer, await ctx.read(operation, { browserQuery }), operation).actor.entitySearch?.results?.entities ?? [];
+    const answer = parseAnswer(BrowserApdexAnswer, await ctx.read(operation, { accountId: ctx.accountId, endUserApdex, browserQuery }), operation).actor;
+    details.endUserApdex = endUserApdexScores(answer.account?.endUser, appIds);
+    browserEntities = answer.entitySearch?.results?.entities ?? [];
   }
   for (const entity of browserEntities) {
     if (!ctx.inAccount(entity, withLinks ? 'ApplicationsPageDetails' : 'ApplicationsBrowserApdex')) continue;

@@ -14,7 +14,7 @@ export default defineReadPlanMapping({
   method: 'GET',
   route: '/v2/applications/{id}.{format}',
   operation: 'ApplicationByGuid',
-  summary: 'Show one APM application and its browser app (both GUIDs computed, one request; more only for the later pages of a large app\'s instances)',
+  summary: 'Show one APM application and its browser app (both GUIDs computed) with its end-user apdex (NRQL), in one request; more only for the later pages of a large app\'s instances',
   fidelity: 'approximate',
   parameters: NO_PARAMS,
   topLinks: APPLICATION_TOP_LINKS,
@@ -27,6 +27,7 @@ export default defineReadPlanMapping({
   knownGaps: [
     ...applicationGaps('application'),
     { path: 'application.links.application_hosts', description: 'Host ids are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
+    { description: "The end-user apdex score is an NRQL query inside the show's one request: when NerdGraph fails it, the show fails (502/504) as for any part of that request, rather than answer without it." },
     {
       description:
         'Every page of applicationInstancesV2 is read for the links: later pages once per app, kept 30 seconds (per caller and account). Past 20 pages or 10,000 instances the show answers 503 naming the bound, never short links. A walk cut short (by the request deadline or a failed page) keeps its progress 60 seconds (bounded like the lists): the next request resumes it from the page it stopped at, so such a list joins pages read up to a minute apart.',

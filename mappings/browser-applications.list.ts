@@ -33,7 +33,7 @@ export default defineListMapping({
   fields: [
     { field: 'browser_applications[].id', fidelity: 'exact', source: 'applicationId (the GUID domain id)' },
     { field: 'browser_applications[].name', fidelity: 'exact', source: 'name' },
-    { field: 'browser_applications[].browser_monitoring_key', fidelity: 'approximate', source: 'browserProperties.jsConfig.licenseKey (key path UNCONFIRMED); null when absent' },
+    { field: 'browser_applications[].browser_monitoring_key', fidelity: 'approximate', source: 'browserProperties.jsConfig.licenseKey (key path UNCONFIRMED; no probe: the route comparison of /v2/browser_applications shows it); null when absent' },
     { field: 'browser_applications[].loader_script', fidelity: 'approximate', source: 'browserProperties.jsLoaderScript: the app\'s configured loader (SPA/Pro), v2 showed Lite' },
   ],
   knownGaps: [
@@ -49,7 +49,7 @@ export default defineListMapping({
   assumptions: [
     XML_ASSUMPTION,
     ...NAME_IDS_LIST_ASSUMPTIONS,
-    'browser_monitoring_key is `licenseKey` inside browserProperties.jsConfig (key path UNCONFIRMED, routes-next.md §10 item 3).',
+    'browser_monitoring_key is `licenseKey` inside browserProperties.jsConfig (key path UNCONFIRMED, routes-next.md §10 item 3; no probe: the route comparison of /v2/browser_applications shows it).',
     'Both standalone and APM-attached browser apps are listed (`domain = BROWSER AND type = APPLICATION`), as v2 did.',
     'A browser app the search found but entities(guids) did not return is listed with null browser_monitoring_key and loader_script.',
   ],

@@ -4,7 +4,7 @@ import { TAGGED_ENTITIES_OPERATION, readTaggedApplications } from './shared/labe
 import { LABELS_PAGE_SIZE, aggregateLabels } from './shared/label-rules.ts';
 
 const parameters = defineParams({
-  page: param.page({ fidelity: 'approximate', note: `${LABELS_PAGE_SIZE} labels per page (v2's size is UNCONFIRMED), by category then name, v2 Link header.` }),
+  page: param.page({ fidelity: 'approximate', note: `${LABELS_PAGE_SIZE} labels per page (v2's size is UNCONFIRMED; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing), by category then name, v2 Link header.` }),
 });
 
 /** GET /v2/labels.{json,xml}: every label (user tag key:value) of the account's APM applications. */

@@ -2,9 +2,9 @@ import { defineReadPlanMapping, defineParams, linkHeader, pageCount, param, V2Er
 import { firstUsersRead, listedUsers, MAX_USER_READS, readUsersUntil, USERS_OPERATION, USERS_PAGE_SIZE, USER_ASSUMPTIONS, userFields, userGaps, UserTitles, type UserFilter, type UsersRead } from './shared/users.ts';
 
 const parameters = defineParams({
-  email: param.text('filter[email]', { fidelity: 'approximate', note: 'NerdGraph user filter `email.contains`: a substring, case-insensitive in the sandbox (UNCONFIRMED on both v2 and NerdGraph)' }),
+  email: param.text('filter[email]', { fidelity: 'approximate', note: 'NerdGraph user filter `email.contains`: a substring, case-insensitive in the sandbox (UNCONFIRMED on both v2 and NerdGraph; no probe: the probe sends no user filter)' }),
   ids: param.idList('filter[ids]', { fidelity: 'approximate', note: 'NerdGraph user filter `id.in`; users with derived ids are not found by them' }),
-  page: param.page({ fidelity: 'approximate', note: `${USERS_PAGE_SIZE} per page (page size UNCONFIRMED), domain after domain in NerdGraph's order, read only as far as the page needs; v2 Link header` }),
+  page: param.page({ fidelity: 'approximate', note: `${USERS_PAGE_SIZE} per page (page size UNCONFIRMED; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing), domain after domain in NerdGraph's order, read only as far as the page needs; v2 Link header` }),
 });
 
 /** How long a walk's read is kept for its later pages (per caller, account and filter: ctx.keep). */

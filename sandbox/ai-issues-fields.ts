@@ -7,6 +7,7 @@
 import { GraphQLError } from 'graphql';
 import type { AlertPolicy } from './alerts.ts';
 import { nrqlConditionView } from './nrql-condition-fields.ts';
+import { absentNrqlCondition, shownNrqlCondition } from './nrql-condition-facts.ts';
 import type { SandboxData } from './model.ts';
 import { decodeCursor, hashText, pageOf } from './search-paging.ts';
 import {
@@ -164,7 +165,8 @@ export function alertsFields(data: SandboxData, accountId: number) {
       const condition = /^[1-9]\d{0,14}$/.test(String(id))
         ? data.alerts.conditions.find((c) => c.accountId === accountId && c.family === 'alerts_nrql_conditions' && c.id === Number(id))
         : undefined;
-      return condition ? nrqlConditionView(condition) : null;
+      if (!condition) return /^[1-9]\d{0,14}$/.test(String(id)) ? absentNrqlCondition(data.alerts.conditions, accountId, Number(id), data.behaviours) : null;
+      return shownNrqlCondition(nrqlConditionView(condition), data.behaviours);
     },
     nrqlConditionsSearch: (args: NrqlConditionsSearchArguments) => {
       const { policyId, name, nameLike } = args.searchCriteria ?? {};
@@ -176,7 +178,7 @@ export function alertsFields(data: SandboxData, accountId: number) {
         .sort((a, b) => a.id - b.id);
       const page = paged(list, args.cursor, ['nrql', accountId, args.searchCriteria ?? null, list.length], ALERTS_SEARCH_PAGE_SIZE);
       return {
-        nrqlConditions: page.items.map(nrqlConditionView),
+        nrqlConditions: page.items.map((condition) => shownNrqlCondition(nrqlConditionView(condition), data.behaviours)),
         nextCursor: page.nextCursor,
         totalCount: list.length,
       };

@@ -14,14 +14,21 @@
 import type { JsonValue } from './legacy/wire.ts';
 import { createRandom } from './world/draws.ts';
 
+/** v2's three values (docs-website rest-api-calls-alerts.mdx, #policies-create: "This must be one of the following"). */
 export type IncidentPreference = 'PER_POLICY' | 'PER_CONDITION' | 'PER_CONDITION_AND_TARGET';
 export const INCIDENT_PREFERENCES: readonly IncidentPreference[] = ['PER_POLICY', 'PER_CONDITION', 'PER_CONDITION_AND_TARGET'];
+/**
+ * NerdGraph's AlertsIncidentPreference gained CUSTOM after both schema files were pulled
+ * (../shared/reference/nerdgraph.md §1, quirk 3: newrelic-sb-sdk's 2026-04-19 types). Only the
+ * NerdGraph face writes it; the store keeps it, so the legacy face shows such a policy as it is.
+ */
+export type StoredIncidentPreference = IncidentPreference | 'CUSTOM';
 
 export interface AlertPolicy {
   accountId: number;
   id: number;
   name: string;
-  incidentPreference: IncidentPreference;
+  incidentPreference: StoredIncidentPreference;
   /** Epoch ms, as v2 shows them. */
   createdAt: number;
   updatedAt: number;
@@ -259,13 +266,13 @@ export function generateAlerts(seed: number, accounts: readonly AlertAccount[], 
 // ---------------------------------------------------------------------------------------------
 // Writes: the legacy face validates, these apply.
 
-export function createPolicy(store: SandboxAlerts, accountId: number, name: string, incidentPreference: IncidentPreference, now: number): AlertPolicy {
+export function createPolicy(store: SandboxAlerts, accountId: number, name: string, incidentPreference: StoredIncidentPreference, now: number): AlertPolicy {
   const policy: AlertPolicy = { accountId, id: ++store.lastPolicyId, name, incidentPreference, createdAt: now, updatedAt: now };
   store.policies.push(policy);
   return policy;
 }
 
-export function updatePolicy(policy: AlertPolicy, changes: { name?: string; incidentPreference?: IncidentPreference }, now: number): void {
+export function updatePolicy(policy: AlertPolicy, changes: { name?: string; incidentPreference?: StoredIncidentPreference }, now: number): void {
   if (changes.name !== undefined) policy.name = changes.name;
   if (changes.incidentPreference !== undefined) policy.incidentPreference = changes.incidentPreference;
   policy.updatedAt = now;

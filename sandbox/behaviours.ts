@@ -105,6 +105,44 @@ export interface SandboxBehaviours {
    * Probes: mobile-rows-carry-entityGuid, mobile-rows-carry-entity-guid.
    */
   mobileGuidAttribute: 'entityGuid' | 'entity.guid' | 'both';
+  /**
+   * Unscoped timeslice rows have no `scope` attribute at all, so `scope IS NULL` selects them;
+   * off (test-only): they carry an empty `scope`, and `scope IS NULL` selects nothing. Source:
+   * "Query APM metric timeslice data with NRQL" shows scoped rows with `scope = '...'` and says
+   * nothing of the unscoped ones (UNCONFIRMED). Probe: unscoped-rows-have-no-scope.
+   */
+  unscopedRowsHaveNoScope: boolean;
+  /**
+   * An APM app's browser side (the browser app serving it) exists only while its loader is not
+   * NONE; off (test-only): every third APM app with browser traffic has had its loader switched
+   * to NONE after its browser app was made, which stays, with its last page views (the
+   * schema's AgentApplicationBrowserLoader NONE is a setting; nothing documented deletes the
+   * browser entity with it; UNCONFIRMED). Probe: browser-side-only-while-loader-on.
+   */
+  browserSideOnlyWhileLoaderOn: boolean;
+  /**
+   * What `nrqlCondition(id)` answers for the id of another family's condition (an APM
+   * condition): null, a NOT_FOUND error, or (test-only) another error. Undocumented: the
+   * schema says only that the field is nullable (UNCONFIRMED). Probe:
+   * nrql-condition-of-other-family-is-absent.
+   */
+  nrqlConditionOfOtherFamily: 'null' | 'not-found' | 'error';
+  /**
+   * NerdGraph shows a condition made with a v2 since_value (nrql.evaluationOffset) as a CADENCE
+   * signal whose aggregationDelay is since_value windows; off (test-only): as an EVENT_FLOW
+   * signal with a 120 s delay and no evaluation offset (EVENT_FLOW is the schema's default
+   * aggregationMethod, AlertsNrqlConditionSignal; 120 s the delay of the Terraform provider's
+   * documented example). UNCONFIRMED. Probe: v2-nrql-conditions-field-by-field.
+   */
+  nrqlOffsetReadsAsCadenceDelay: boolean;
+  /**
+   * The legacy face serves a POST with a form or query body to a GET-only route as that GET
+   * (Ansible's community.general.newrelic_deployment looks applications up by
+   * `POST /v2/applications.json` with `filter[name]=`; UNCONFIRMED on live v2). On by default,
+   * as the gateway serves it (src/routing/routing-step.ts); off (the sandbox answers such a POST
+   * 405) shows the other world to `npm run probe`. Probe: v2-post-on-list-route-is-read.
+   */
+  legacyPostServesRead: boolean;
 }
 
 export const DEFAULT_BEHAVIOURS: Readonly<SandboxBehaviours> = Object.freeze({
@@ -123,6 +161,11 @@ export const DEFAULT_BEHAVIOURS: Readonly<SandboxBehaviours> = Object.freeze({
   browserAppCarriesApmAppId: true,
   metricHostIsInstanceHost: true,
   mobileGuidAttribute: 'entityGuid',
+  unscopedRowsHaveNoScope: true,
+  browserSideOnlyWhileLoaderOn: true,
+  nrqlConditionOfOtherFamily: 'null',
+  nrqlOffsetReadsAsCadenceDelay: true,
+  legacyPostServesRead: true,
 });
 
 export function resolveBehaviours(overrides: Partial<SandboxBehaviours> = {}): SandboxBehaviours {

@@ -41,6 +41,15 @@ export function seededBrowserLoader(app: SandboxApp, loaderConfig: boolean): Bro
   return (h >>> 8) % 4 === 0 ? loader : 'NONE';
 }
 
+/**
+ * Behaviour `browserSideOnlyWhileLoaderOn` off (test-only): every third APM app with browser
+ * traffic (by the same mix of its id) has had its loader switched to NONE after its browser app
+ * was made; the browser app and its page views stay.
+ */
+export function switchedOffLater(app: SandboxApp): boolean {
+  return app.browser !== null && (mix(app.id) >>> 4) % 3 === 0;
+}
+
 /** The app's configured loader (an app made without one follows its traffic, as before). */
 export function browserLoaderOf(app: SandboxApp): BrowserLoader {
   return app.browserLoader ?? (app.browser === null ? 'NONE' : 'SPA');

@@ -14,7 +14,7 @@ import { generateAlerts } from './alerts.ts';
 import type { DivergenceName } from './divergence.ts';
 import { createWriteCounter } from './write-counts.ts';
 import { seededUserTags } from './tagging.ts';
-import { seededBrowserLoader } from './browser-loader.ts';
+import { seededBrowserLoader, switchedOffLater } from './browser-loader.ts';
 import { PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, checkKeysReferToAccounts, defaultApiKeys, defaultKeyUsers } from './world/accounts.ts';
 import { FLEET_EXTRA_HOSTS, addFleetHosts, appName, generateApp } from './world/apm-apps.ts';
 import { createRandom, intBetween } from './world/draws.ts';
@@ -92,6 +92,8 @@ export function generateSandboxData(opts: GenerateOptions): SandboxData {
   // Browser loaders (browser-loader.ts): a pure function of each app's id and traffic.
   for (const app of apps) app.browserLoader = seededBrowserLoader(app, behaviours.browserLoaderConfig);
   const others = generateOtherEntities(opts, apps);
+  // Made after the browser apps, so those apps keep theirs (behaviours.ts).
+  if (!behaviours.browserSideOnlyWhileLoaderOn) for (const app of apps) if (switchedOffLater(app)) app.browserLoader = 'NONE';
   const alerts = generateAlerts(
     opts.seed,
     accounts.map((account) => ({ accountId: account.id, primary: account.id === PRIMARY_ACCOUNT.id, appIds: apps.filter((app) => app.accountId === account.id).map((app) => app.id) })),

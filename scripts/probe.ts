@@ -12,7 +12,9 @@ import { redactKeys } from '../src/ops/redact.ts';
  * `npm run probe [-- --out probe-report.json] [-- --no-legacy]`: checks on a real account the
  * facts the mappings take as UNCONFIRMED (src/probe/probes.ts), and, while a legacy REST API
  * answers (LEGACY_REST_URL set), compares one sampled GET of every read route with the
- * translation. Read-only. Prints one line per probe and per route, and writes the report as
+ * translation; the probes of src/probe/v2-probes.ts read it beside NerdGraph. Read-only: to the
+ * legacy API GETs, and one POST of a query form to /v2/applications.json, a route v2 documents
+ * no write for. Prints one line per probe and per route, and writes the report as
  * JSON (PROBE_REPORT_PATH or --out; /bridge/ shows the last one).
  *
  * NerdGraph as for `npm start` (NEW_RELIC_REGION or NERDGRAPH_URL; src/ops/config.ts) with the

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveV2 } from './v2/client-error.ts';
 import { buildGateway, type BuiltGateway } from './gateway.ts';
 import { ConfigError, loadConfig, type GatewayConfig } from './ops/config.ts';
-import { createLogger } from './ops/logger.ts';
+import { createLogger, stdoutLog } from './ops/logger.ts';
 import { bringDeadlinesForward } from './routes/request-signal.ts';
 
 /**
@@ -26,7 +26,8 @@ async function main(): Promise<void> {
   } catch (error) {
     exitOnConfigError(error);
   }
-  const logger = createLogger(config.logLevel);
+  const stdout = stdoutLog(config.logBufferMaxBytes);
+  const logger = createLogger(config.logLevel, stdout.stream);
   let draining = false;
   let gateway: BuiltGateway;
   try {
@@ -82,18 +83,25 @@ async function main(): Promise<void> {
    * answer; connections with no request in progress close now), then exit 0. Request deadlines
    * are brought forward to end a margin before SHUTDOWN_DRAIN_MS, so a request still waiting on
    * NerdGraph answers 504 (or "outcome unknown") rather than being cut. After SHUTDOWN_DRAIN_MS
-   * whatever is still open is cut and the exit code is 1; a second signal exits at once.
+   * whatever is still open is cut and the exit code is 1; a second signal exits at once, without
+   * the final log flush. The exit's log flush is bounded (FINAL_FLUSH_MS), so a log destination
+   * that stopped reading adds at most that to the exit: the bound is never cleared before it.
    */
   const shutdown = (signal: NodeJS.Signals): void => {
     if (draining) {
-      logger.warn({ signal, inFlight }, 'second signal during drain: exiting now');
+      stdout.abandon();
+      try {
+        logger.warn({ signal, inFlight }, 'second signal during drain: exiting now');
+      } catch {
+        // Exiting matters more than the line.
+      }
       process.exit(1);
     }
     draining = true;
     logger.info({ signal, inFlight, drainMs: config.shutdownDrainMs }, 'shutting down: draining requests in flight');
     // Time left after the deadline to write the answer: up to 1 s, a quarter of a short drain.
     bringDeadlinesForward(config.shutdownDrainMs - Math.min(1000, Math.floor(config.shutdownDrainMs / 4)));
-    const bound = setTimeout(() => {
+    setTimeout(() => {
       logger.warn({ inFlight }, 'drain bound reached: cutting the requests still in flight');
       server.closeAllConnections();
       process.exit(1);
@@ -102,13 +110,11 @@ async function main(): Promise<void> {
       // The last parity batch goes out and Redis is closed before exit; the drain bound still holds.
       void gateway.close().then(
         () => {
-          clearTimeout(bound);
           logger.info('drained: exiting');
           process.exit(0);
         },
         (error: unknown) => {
           // Drained, but what the gateway still had to hand over (the last parity batch) may be lost.
-          clearTimeout(bound);
           logger.warn({ err: { name: (error as Error).name } }, 'drained, but closing the gateway failed: exiting');
           process.exit(1);
         },

@@ -146,12 +146,13 @@ function newestFirstWithin(items: ReadonlyArray<{ createdAt: number }>, task: Sl
 }
 
 /**
- * What the slicing takes from NerdGraph's aiIssues lists (UNCONFIRMED; the mappings list them,
+ * What the slicing takes from NerdGraph's aiIssues lists (UNCONFIRMED; no probe: a
+ * page out of order or outside its window is walked by its cursor, so the answer is right either way; the mappings list them,
  * and a page seen out of order or outside its window falls back to its cursor).
  */
 export const SLICE_ASSUMPTIONS: readonly string[] = [
-  'aiIssues incidents and issues pages list their timeWindow newest first (UNCONFIRMED): a full page tells that everything newer than its oldest item was read; a page seen otherwise is walked by its cursor instead.',
-  'aiIssues timeWindow filters on createdAt with both bounds included (UNCONFIRMED): slices share their edge milliseconds and items are kept once, by id.',
+  'aiIssues incidents and issues pages list their timeWindow newest first (UNCONFIRMED; no probe: a page seen otherwise is walked by its cursor, so only the cost depends on it): a full page tells that everything newer than its oldest item was read; a page seen otherwise is walked by its cursor instead.',
+  'aiIssues timeWindow filters on createdAt with both bounds included (UNCONFIRMED; no probe: items are kept once by id, so the answer is the same either way): slices share their edge milliseconds and items are kept once, by id.',
 ];
 
 /** A list read in slices: the items (once each) and where the list is whole from. */

@@ -14,7 +14,7 @@ import { policyIdsOf, v2Incident } from './ai-issues-v2.ts';
  */
 const DAY_MS = 86_400_000;
 
-/** v2 pages of 200 (rest-v2.md §3.9: other endpoints UNCONFIRMED, assume 200). */
+/** v2 pages of 200 (rest-v2.md §3.9: other endpoints UNCONFIRMED, assume 200; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing). */
 export const AI_ISSUES_PAGE_SIZE = 200;
 /**
  * How far back a list reaches when the request names no start: NerdGraph defaults to 24 hours,

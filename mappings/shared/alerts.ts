@@ -8,7 +8,7 @@ export const ALERTS_KEPT_ALIVE =
   'New Relic keeps this alert namespace alive after the REST v2 end of life: the legacy REST API answers it, unchanged.';
 
 /** Show routes of alert objects are not in New Relic's v2 documentation; forwarded anyway. */
-export const SHOW_UNCONFIRMED = 'GET of one object is UNCONFIRMED in REST v2: forwarded as sent, the legacy API answers whatever it does.';
+export const SHOW_UNCONFIRMED = 'GET of one object is UNCONFIRMED in REST v2: forwarded as sent, the legacy API answers whatever it does (no probe: nothing is translated, so there is nothing to compare).';
 
 /**
  * The items of a cursor walk that read its list to the end; a walk cut at its page bound is

@@ -179,7 +179,8 @@ export function reshapeHost(topology: Topology, host: AppHost): V2Body {
     language: topology.language,
     health_status: topology.healthStatus,
     ...summaries(topology.rows.get(host.name), host.instances.length),
-    links: { application: topology.appId, application_instances: host.instances.map((instance) => instance.id) },
+    // links.server: the legacy Servers API's id, which NerdGraph does not have; null keeps the key v2 sent.
+    links: { application: topology.appId, application_instances: host.instances.map((instance) => instance.id), server: null },
   };
 }
 
@@ -192,7 +193,7 @@ export function reshapeInstance(topology: Topology, instance: AppInstance): V2Bo
     language: topology.language,
     health_status: topology.healthStatus,
     ...summaries(topology.rows.get(String(instance.id)), 1),
-    links: { application: topology.appId, application_host: syntheticHostId(topology.appId, instance.host) },
+    links: { application: topology.appId, application_host: syntheticHostId(topology.appId, instance.host), server: null },
   };
 }
 
@@ -271,7 +272,7 @@ export function topologyGaps(prefix: string): KnownGap[] {
       description:
         'Every page of applicationInstancesV2 is read: the first with the request, later ones once per app and kept 30 seconds (per caller and account), so a host or instance that appeared on a later page meanwhile shows within 30 seconds. Past 20 pages or 10,000 instances the route answers 503 naming the bound, never a cut list. A walk cut short (by the request deadline or a failed page) keeps its progress 60 seconds (bounded like the lists): the next request resumes it from the page it stopped at, so such a list joins pages read up to a minute apart.',
     },
-    { path: `${prefix}.links.server`, description: 'links.server (legacy Servers API) has no NerdGraph source and is omitted (v2 omitted it too when no server was linked).' },
+    { path: `${prefix}.links.server`, description: 'links.server (the id of the legacy Servers API) has no NerdGraph source: always null.' },
     { description: 'v2 listed hosts and instances that reported in about the last hour; NerdGraph lists the instances of the last minutes.' },
   ];
 }
@@ -297,6 +298,6 @@ export function topologyFields(prefix: string, kind: TopologyKind): FieldNote[] 
       ? f('links.application_instances', 'exact', 'details.id of the instances on the host')
       : f('links.application_host', 'approximate', 'syntheticHostId(appId, details.host)'),
     f('links.application', 'exact', 'applicationId'),
-    f('links.server', 'unsupported', 'no NerdGraph source; omitted'),
+    f('links.server', 'unsupported', 'no NerdGraph source: null'),
   ];
 }

@@ -3,6 +3,7 @@ import { type FieldNote, type KnownGap, type OperationContext, type ReshapeConte
 import { EntityTitles } from './entity-titles.ts';
 import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from './app-instances.ts';
 import { ApmOutline } from './entity-schemas.ts';
+import { currentWindow, endUserApdexQuery } from './topology-queries.ts';
 
 /**
  * An APM application entity (outline or full) reshaped into the v2 application object
@@ -106,14 +107,11 @@ export function secondsToMs(seconds: number): number {
   return Math.round(seconds * 100_000) / 100;
 }
 
-/** Drops null/undefined members so absent NerdGraph values are absent, not null, in v2. */
-function present(object: Record<string, number | null | undefined>): V2Body {
+/** Every member kept, a value NerdGraph did not give as null: v2 sent each key, and a client reads them all. */
+function orNulls(object: Record<string, number | null | undefined>): V2Body {
   // A plain loop: this runs for every item of every 200-item page (hot path).
   const out: V2Body = {};
-  for (const key in object) {
-    const value = object[key];
-    if (value !== null && value !== undefined) out[key] = value;
-  }
+  for (const key in object) out[key] = object[key] ?? null;
   return out;
 }
 
@@ -138,6 +136,8 @@ export interface ReshapeOptions {
   browserApdexTarget: number | null;
   /** settings.enable_real_user_monitoring: the configured loader is not NONE (realUserMonitoringOf). */
   realUserMonitoring: boolean;
+  /** end_user_summary.apdex_score: the EndUser/Apdex score of the current window (endUserApdexQuery); null without rows. */
+  endUserApdexScore: number | null;
 }
 
 export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, options: ReshapeOptions): V2Body {
@@ -157,7 +157,7 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
   // A block is shown only when NerdGraph gave at least one of its own values: an object of
   // nulls (or only the apdex target, which is a setting) is no summary at all.
   if (reporting && summary && anyValue(summary)) {
-    app.application_summary = present({
+    app.application_summary = orNulls({
       response_time: summary.responseTimeAverage == null ? undefined : secondsToMs(summary.responseTimeAverage),
       throughput: summary.throughput,
       error_rate: summary.errorRate,
@@ -165,19 +165,22 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
       apdex_score: summary.apdexScore,
       host_count: summary.hostCount,
       instance_count: summary.instanceCount,
+      // "Concurrent instances of background applications" (rest-v2.md §3.3): no NerdGraph source.
+      concurrent_instance_count: null,
     });
   }
   const browser = entity.apmBrowserSummary;
   const browserMonitored = browser !== null && browser !== undefined && anyValue(browser);
   if (reporting && browserMonitored) {
-    app.end_user_summary = present({
+    app.end_user_summary = orNulls({
       response_time: browser.pageLoadTimeAverage,
       throughput: browser.pageLoadThroughput,
       apdex_target: options.browserApdexTarget,
+      apdex_score: options.endUserApdexScore,
     });
   }
   app.settings = {
-    ...present({ app_apdex_threshold: entity.settings?.apdexTarget }),
+    app_apdex_threshold: entity.settings?.apdexTarget ?? null,
     // v2 always sent it (clients read it before every update); 7 without a browser app.
     end_user_apdex_threshold: options.browserApdexTarget ?? DEFAULT_END_USER_APDEX,
     // The configured loader, not recent traffic: an app configured for browser monitoring that
@@ -186,7 +189,8 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
     use_server_side_config: entity.settings?.serverSideConfig ?? false,
   };
   if (options.links !== null) {
-    app.links = { application_instances: options.links.instances, servers: [], application_hosts: options.links.hosts };
+    // alert_policy: NerdGraph links no policy to an application (policies hold conditions); null keeps v2's key.
+    app.links = { application_instances: options.links.instances, servers: [], application_hosts: options.links.hosts, alert_policy: null };
   }
   return app;
 }
@@ -208,6 +212,7 @@ export const APPLICATION_ASSUMPTIONS: readonly string[] = [
   'apmSummary.errorRate and v2 error_rate share one scale (both UNCONFIRMED); the value is passed through unscaled.',
   'A non-reporting application has no last_reported_at, application_summary or end_user_summary (v2 docs: no timestamp once not reporting).',
   'health_status comes from alertSeverity (CRITICAL red, WARNING orange, NOT_ALERTING green, NOT_CONFIGURED unknown), gray when not reporting.',
+  "end_user_summary.apdex_score, which the APM entity lacks, is the score of the app's EndUser/Apdex timeslices over the last 10 whole minutes, (S + T/2) / (S + T + F) rounded to 2 decimals, null without samples (one more NRQL query in the request that already reads the page or the app). v2's own window and rounding are UNCONFIRMED: `npm run probe` compares the field with the legacy API's in its sampled GET of the application list and show.",
 ];
 
 /** Field provenance shared by both routes; `prefix` is `applications[]` or `application`. */
@@ -227,23 +232,23 @@ export function applicationFields(prefix: string): FieldNote[] {
     f('application_summary.apdex_score', 'exact', 'apmSummary.apdexScore'),
     f('application_summary.host_count', 'exact', 'apmSummary.hostCount'),
     f('application_summary.instance_count', 'exact', 'apmSummary.instanceCount'),
-    f('application_summary.concurrent_instance_count', 'unsupported', 'no NerdGraph equivalent; omitted'),
+    f('application_summary.concurrent_instance_count', 'unsupported', 'no NerdGraph equivalent: null'),
     f('end_user_summary.response_time', 'exact', 'apmBrowserSummary.pageLoadTimeAverage (seconds)'),
     f('end_user_summary.throughput', 'exact', 'apmBrowserSummary.pageLoadThroughput'),
     f('end_user_summary.apdex_target', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED)'),
-    f('end_user_summary.apdex_score', 'unsupported', 'no browser apdex on the APM entity; omitted'),
+    f('end_user_summary.apdex_score', 'approximate', 'NRQL score of the app\'s EndUser/Apdex timeslices, (S + T/2) / (S + T + F), last 10 whole minutes, 2 decimals; null without rows'),
     f('settings.app_apdex_threshold', 'exact', 'settings.apdexTarget'),
     f('settings.end_user_apdex_threshold', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED); 7, v2\'s default, without one'),
     f('settings.enable_real_user_monitoring', 'approximate', "the configured loader is not NONE: the browser side's browserSettings.browserMonitoring.loader (show), a browser side serving the app (list); not recent traffic"),
     f('settings.use_server_side_config', 'exact', 'settings.serverSideConfig'),
+    f('links.alert_policy', 'unsupported', 'NerdGraph links no alert policy to an application: null'),
   ];
 }
 
 export function applicationGaps(prefix: string): KnownGap[] {
   return [
-    { path: `${prefix}.application_summary.concurrent_instance_count`, description: 'concurrent_instance_count has no NerdGraph equivalent and is omitted.' },
-    { path: `${prefix}.end_user_summary.apdex_score`, description: 'The APM entity exposes no browser apdex score; end_user_summary.apdex_score is omitted.' },
-    { path: `${prefix}.links.alert_policy`, description: 'The alert policy id of an application is not exposed by the entity; links.alert_policy is omitted.' },
+    { path: `${prefix}.application_summary.concurrent_instance_count`, description: 'concurrent_instance_count has no NerdGraph equivalent: always null.' },
+    { path: `${prefix}.links.alert_policy`, description: 'The alert policy of an application (a legacy alert policy link) has no NerdGraph source: links.alert_policy is always null.' },
   ];
 }
 
@@ -252,6 +257,27 @@ export interface ReadEntity {
   guid: string;
   entity: ApmEntity;
   browser: BrowserApdexEntity | null;
+  /** end_user_summary.apdex_score (endUserApdexQuery); null without EndUser/Apdex rows. */
+  endUserApdexScore: number | null;
+}
+
+const EndUserApdexRow = z.object({ facet: z.union([z.string(), z.number()]).nullable().optional(), eu_apdex_score: z.number().nullable().optional() });
+export const EndUserApdexRows = z.object({ results: z.array(z.unknown()).nullable() }).nullable().optional();
+
+/** Two decimals after dropping float noise, as v2 showed summary numbers. */
+const round2 = (value: number): number => Math.round(Number(value.toPrecision(12)) * 100) / 100;
+
+/** The end-user apdex score per app id from endUserApdexQuery's rows (rows of other apps are dropped). */
+export function endUserApdexScores(answer: z.infer<typeof EndUserApdexRows>, appIds: readonly number[]): Map<number, number> {
+  const wanted = new Set(appIds);
+  const scores = new Map<number, number>();
+  for (const raw of answer?.results ?? []) {
+    const row = EndUserApdexRow.safeParse(raw);
+    if (!row.success || row.data.eu_apdex_score === null || row.data.eu_apdex_score === undefined) continue;
+    const appId = Number(row.data.facet);
+    if (wanted.has(appId)) scores.set(appId, round2(row.data.eu_apdex_score));
+  }
+  return scores;
 }
 
 /**
@@ -260,13 +286,17 @@ export interface ReadEntity {
  * so an app past the instance bound can still be updated and deleted.
  */
 // Built once: zod compiles a schema on its first parse, so one built per request costs a compile each time.
-const ApplicationByGuidAnswer = z.object({ actor: z.object({ entity: z.unknown(), browser: z.unknown().optional() }) });
+const ApplicationByGuidAnswer = z.object({
+  actor: z.object({ entity: z.unknown(), browser: z.unknown().optional(), account: z.object({ endUser: EndUserApdexRows }).nullable().optional() }),
+});
 
 export async function readApplicationEntity(ctx: OperationContext, guid: string): Promise<ReadEntity> {
   const appId = decodeEntityGuid(guid)?.domainId;
   if (appId === undefined) throw new UpstreamError('upstream_failure', 'readApplication needs a computed application GUID');
   const browserGuid = browserGuidOf(ctx.accountId, appId);
-  const data = await ctx.read('ApplicationByGuid', { guid, browserGuid });
+  const appIdNumber = Number(appId);
+  const endUserApdex = endUserApdexQuery({ appIds: [appIdNumber], ...currentWindow(ctx.now) });
+  const data = await ctx.read('ApplicationByGuid', { guid, browserGuid, accountId: ctx.accountId, endUserApdex });
   const actor = parseAnswer(ApplicationByGuidAnswer, data, 'ApplicationByGuid').actor;
   const entity = ctx.requireEntity(actor.entity, { guid }, EntityTitles.applicationNotFound);
   const browser = actor.browser === null || actor.browser === undefined ? null : ctx.requireEntity(actor.browser, { guid: browserGuid }, EntityTitles.applicationNotFound);
@@ -274,7 +304,8 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
   if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected entity shape in ApplicationByGuid');
   const parsedBrowser = browser === null ? null : BrowserApdexEntity.safeParse(browser);
   if (parsedBrowser !== null && !parsedBrowser.success) throw new UpstreamError('upstream_failure', 'unexpected browser entity shape in ApplicationByGuid');
-  return { guid, entity: parsed.data, browser: parsedBrowser === null ? null : parsedBrowser.data };
+  const endUserApdexScore = endUserApdexScores(actor.account?.endUser, [appIdNumber]).get(appIdNumber) ?? null;
+  return { guid, entity: parsed.data, browser: parsedBrowser === null ? null : parsedBrowser.data, endUserApdexScore };
 }
 
 /**
@@ -295,7 +326,7 @@ export async function shownApplication(ctx: OperationContext, read: ReadEntity, 
     if (overBound === 'refuse' || !isInstancesOverBound(error)) throw error;
     instances = app.applicationInstancesV2?.applicationInstances ?? [];
   }
-  const body = reshapeShownApplication(app, browser, { accountId: ctx.accountId, now: ctx.now }, instances);
+  const body = reshapeShownApplication(app, browser, { accountId: ctx.accountId, now: ctx.now }, instances, read.endUserApdexScore);
   return { application: body, links: APPLICATION_TOP_LINKS };
 }
 
@@ -306,10 +337,17 @@ export async function readApplication(ctx: OperationContext, guid: string, overB
 }
 
 /** The application as the show route and the writes show it: links from every page of applicationInstancesV2. */
-export function reshapeShownApplication(app: ApmEntity, browser: BrowserApdexEntity | null, ctx: ReshapeContext, instances: readonly ApplicationInstance[]): V2Body {
+export function reshapeShownApplication(
+  app: ApmEntity,
+  browser: BrowserApdexEntity | null,
+  ctx: ReshapeContext,
+  instances: readonly ApplicationInstance[],
+  endUserApdexScore: number | null,
+): V2Body {
   return reshapeApplication(app, ctx, {
     links: linkIdsFromInstances(app.applicationId, instances),
     browserApdexTarget: browserApdexOf(app.applicationId, browser),
     realUserMonitoring: realUserMonitoringOf(app.applicationId, browser),
+    endUserApdexScore,
   });
 }

@@ -5,7 +5,8 @@
  * configuration a channel becomes, policy links through workflows, and their titles. (The
  * sandbox's legacy face keeps its own copy of these rules: sandbox/legacy/channel-rules.ts.)
  *
- * Choices where the reference is UNCONFIRMED (each is listed in the mappings' assumptions):
+ * Choices where the reference is UNCONFIRMED (each is listed in the mappings' assumptions, no probe:
+ * the route comparison of /v2/alerts_channels shows them for the channel types the account has):
  * - v2 `slack` is NerdGraph's `SLACK_LEGACY` (webhook-URL Slack); `SLACK` (app-based) lists as
  *   slack too. `user` is `MOBILE_PUSH`. `pagerduty` is `PAGERDUTY_SERVICE_INTEGRATION`
  *   (`PAGERDUTY_ACCOUNT_INTEGRATION` lists as pagerduty too).
@@ -248,7 +249,7 @@ export function v2Configuration(view: ChannelView): Record<string, string | null
   }
 }
 
-/** The workflow filter predicate that binds a policy (UNCONFIRMED attribute, routes-next.md §5.5). */
+/** The workflow filter predicate that binds a policy (UNCONFIRMED attribute, routes-next.md §5.5; no probe: the route comparison of /v2/alerts_channels shows the links). */
 export const POLICY_PREDICATE = { attribute: 'labels.policyIds', operator: 'EXACTLY_MATCHES' } as const;
 
 /** The policy ids a workflow's filter binds: every value of its `labels.policyIds EXACTLY_MATCHES` predicates that is an id. */

@@ -101,21 +101,20 @@ export function reshapeKeyTransaction(kt: KeyTransactionEntity, sums: KeyTransac
     health_status: healthStatus(reporting, kt.alertSeverity),
     reporting,
   };
-  if (reporting) body.last_reported_at = startOfMinute(now);
-  if (reporting) {
-    const s = sums ?? { calls: 0, callTime: 0, apdexS: 0, apdexT: 0, apdexF: 0 };
-    const samples = s.apdexS + s.apdexT + s.apdexF;
-    body.application_summary = {
-      response_time: s.calls > 0 ? round2((s.callTime / s.calls) * 1000) : null,
-      throughput: round2(s.calls / SUMMARY_MINUTES),
-      error_rate: null,
-      apdex_target: kt.apdexTarget,
-      apdex_score: samples > 0 ? round2((s.apdexS + s.apdexT / 2) / samples) : null,
-    };
-    if (kt.browserApdexTarget !== null && kt.browserApdexTarget !== undefined) {
-      body.end_user_summary = { response_time: null, throughput: null, apdex_target: kt.browserApdexTarget, apdex_score: null };
-    }
-  }
+  // Every key v2 sent, null where there is nothing to say: a client reads
+  // `kt['application_summary']['apdex_score']` whether or not the KT reports (v2: no timestamp once
+  // not reporting, rest-v2.md §3.3; whether the key was then null or absent is UNCONFIRMED).
+  body.last_reported_at = reporting ? startOfMinute(now) : null;
+  const s = sums ?? { calls: 0, callTime: 0, apdexS: 0, apdexT: 0, apdexF: 0 };
+  const samples = s.apdexS + s.apdexT + s.apdexF;
+  body.application_summary = {
+    response_time: reporting && s.calls > 0 ? round2((s.callTime / s.calls) * 1000) : null,
+    throughput: reporting ? round2(s.calls / SUMMARY_MINUTES) : null,
+    error_rate: null,
+    apdex_target: kt.apdexTarget,
+    apdex_score: reporting && samples > 0 ? round2((s.apdexS + s.apdexT / 2) / samples) : null,
+  };
+  body.end_user_summary = { response_time: null, throughput: null, apdex_target: kt.browserApdexTarget ?? null, apdex_score: null };
   body.links = { application: applicationIdOf(kt) };
   return body;
 }
@@ -128,13 +127,13 @@ export function keyTransactionFields(prefix: string): FieldNote[] {
     f('transaction_name', 'approximate', 'metricName without its first two segments; a path for URI-named transactions (rule UNCONFIRMED)'),
     f('health_status', 'approximate', 'alertSeverity as for applications; gray when not reporting'),
     f('reporting', 'exact', 'reporting'),
-    f('last_reported_at', 'approximate', 'no NerdGraph field: start of the current minute while reporting, omitted otherwise (as for applications)'),
-    f('application_summary.response_time', 'approximate', 'NRQL on entity.guid, last 10 minutes: sum / count of the call rows x 1000, 2 decimals'),
-    f('application_summary.throughput', 'approximate', 'NRQL: call rows count / 10 (per minute), 2 decimals'),
+    f('last_reported_at', 'approximate', 'no NerdGraph field: start of the current minute while reporting, null otherwise'),
+    f('application_summary.response_time', 'approximate', 'NRQL on entity.guid, last 10 minutes: sum / count of the call rows x 1000, 2 decimals; null when not reporting or without calls'),
+    f('application_summary.throughput', 'approximate', 'NRQL: call rows count / 10 (per minute), 2 decimals; null when not reporting'),
     f('application_summary.error_rate', 'unsupported', 'no per-transaction error source: null'),
     f('application_summary.apdex_target', 'exact', 'apdexTarget'),
-    f('application_summary.apdex_score', 'approximate', 'NRQL on the Apdex rows: (S + T/2) / (S + T + F), 2 decimals'),
-    f('end_user_summary.apdex_target', 'exact', 'browserApdexTarget (block present only when set)'),
+    f('application_summary.apdex_score', 'approximate', 'NRQL on the Apdex rows: (S + T/2) / (S + T + F), 2 decimals; null when not reporting or without samples'),
+    f('end_user_summary.apdex_target', 'exact', 'browserApdexTarget; null when the parent app has no browser monitoring'),
     f('end_user_summary.response_time', 'unsupported', 'no source: null'),
     f('end_user_summary.throughput', 'unsupported', 'no source: null'),
     f('end_user_summary.apdex_score', 'unsupported', 'no source: null'),
@@ -148,7 +147,11 @@ export function keyTransactionGaps(prefix: string): KnownGap[] {
     { path: `${prefix}.end_user_summary.response_time`, description: 'No NerdGraph source gives a key transaction\'s browser response time: null.' },
     { path: `${prefix}.end_user_summary.throughput`, description: 'No NerdGraph source gives a key transaction\'s browser throughput: null.' },
     { path: `${prefix}.end_user_summary.apdex_score`, description: 'No NerdGraph source gives a key transaction\'s browser apdex score: null.' },
-    { description: 'last_reported_at has no NerdGraph field: while reporting it is the start of the current minute, otherwise omitted.' },
+    { description: 'last_reported_at has no NerdGraph field: while reporting it is the start of the current minute, otherwise null.' },
+    {
+      description:
+        'A key transaction that is not reporting still sends application_summary and end_user_summary, their values null but the apdex targets (settings); v2 may have left the blocks out (UNCONFIRMED: no capture of a non-reporting key transaction; the probe compares a live key transaction\'s keys only where the account has one).',
+    },
   ];
 }
 
@@ -157,6 +160,6 @@ export const KEY_TRANSACTION_ASSUMPTIONS: readonly string[] = [
   "KT timeslices queryable by the KT's entity.guid (UNCONFIRMED): `FROM Metric WHERE entity.guid IN (<KT GUIDs>) FACET entity.guid` returns the parent app's rows of metricName and `Apdex/<metricName without its first segment>`.",
   'Summaries cover the last 10 whole minutes (v2: a rolling 10-minute average); response_time, throughput and apdex_score are rounded to 2 decimals.',
   'transaction_name is metricName without its first two segments: a path for URI-named transactions (`WebTransaction/Uri/kt/checkout` -> `/kt/checkout`), the name itself otherwise (`WebTransaction/Custom/Login Page` -> `Login Page`); the transformation is UNCONFIRMED.',
-  'A non-reporting key transaction has no last_reported_at, application_summary or end_user_summary (as for applications).',
-  'end_user_summary is shown only when browserApdexTarget is set (the parent app has browser monitoring).',
+  'A non-reporting key transaction sends last_reported_at null and both summaries with null values (the apdex targets kept): every key v2 documented is present (rest-v2-shapes.md §6); whether v2 then omitted the blocks is UNCONFIRMED, and no probe settles it without a live non-reporting key transaction to read.',
+  'end_user_summary is always sent: apdex_target is browserApdexTarget (null without browser monitoring); no NerdGraph source gives a key transaction\'s browser response time, throughput or apdex score, so they are null.',
 ];

@@ -35,8 +35,8 @@ export const LABEL_GAPS: readonly KnownGap[] = [
 
 export const LABEL_ASSUMPTIONS: readonly string[] = [
   'The label Category:Name is the entity tag key Category with the value Name (routes-next.md §6, INFER); keys and values match exactly (case-sensitive).',
-  `Labels are ordered by category then name, ${LABELS_PAGE_SIZE} per page (v2's order and size are UNCONFIRMED).`,
-  'An application without alert conditions (v2 health "unknown") is counted gray in application_health_status (UNCONFIRMED).',
+  `Labels are ordered by category then name, ${LABELS_PAGE_SIZE} per page (v2's order and size are UNCONFIRMED; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing).`,
+  'An application without alert conditions (v2 health "unknown") is counted gray in application_health_status (UNCONFIRMED; no probe: the route comparison of /v2/labels shows it where a labelled app has no alert condition).',
 ];
 
 export const LABEL_WRITE_GAPS: readonly KnownGap[] = [
@@ -51,7 +51,7 @@ export const LABEL_WRITE_GAPS: readonly KnownGap[] = [
 ];
 
 export const LABEL_WRITE_ASSUMPTIONS: readonly string[] = [
-  'An application id the account does not have is refused (422, nothing written) before anything is sent; v2\'s answer is UNCONFIRMED.',
-  'Success is 200 with {"label": ...} as the label stands afterwards (v2\'s status is UNCONFIRMED; clients accept any 2xx).',
+  'An application id the account does not have is refused (422, nothing written) before anything is sent; v2\'s answer is UNCONFIRMED (no probe: it is a write\'s answer, and the probe never writes).',
+  'Success is 200 with {"label": ...} as the label stands afterwards (v2\'s status is UNCONFIRMED; clients accept any 2xx; no probe: it is a write\'s answer, and the probe never writes).',
   'The body may be JSON, XML or a form (label[category]=...&label[links][applications][]=1). In JSON links.applications must be an array; XML and forms may also give one id or comma-separated ids, and XML Rails\' list element (<applications type="array"><application>1</application></applications>). A form giving both applications= and applications[]= is refused (400).',
 ];

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { ID_PATTERN, type V2Body, V2Error } from '../../src/mapping-api.ts';
 
-/** Labels per page of `GET /v2/labels` (v2's own size is UNCONFIRMED; chosen, documented in the mapping). */
+/** Labels per page of `GET /v2/labels` (v2's own size is UNCONFIRMED; chosen, documented in the mapping; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing). */
 export const LABELS_PAGE_SIZE = 20;
 
 /**
@@ -204,7 +204,8 @@ export type HealthBucket = 'green' | 'orange' | 'red' | 'gray';
 /**
  * An application's bucket in `application_health_status`: its alert severity while it
  * reports, gray when it does not. An app without alert conditions (v2 health `unknown`) has no
- * bucket of its own in the label object and is counted gray (UNCONFIRMED).
+ * bucket of its own in the label object and is counted gray (UNCONFIRMED; no probe: the
+ * route comparison of /v2/labels shows it where a labelled app has no alert condition).
  */
 export function healthBucket(reporting: boolean, alertSeverity: string): HealthBucket {
   if (!reporting) return 'gray';

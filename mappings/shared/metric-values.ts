@@ -164,7 +164,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
  * each mapping that reads timeslices.
  */
 export const UNSCOPED_ROWS_ASSUMPTION =
-  'Only unscoped timeslice rows are read (`scope IS NULL`), as REST v2 reported them: agents also record segment metrics (Datastore/statement/..., External/<host>/<library>/..., Custom/..., Ruby Controller/...) scoped to their transaction under the same metricTimesliceName ("Query APM metric timeslice data with NRQL"), which a query by name alone counts twice. That an unscoped row has no `scope` attribute at all (rather than an empty one) is UNCONFIRMED.';
+  'Only unscoped timeslice rows are read (`scope IS NULL`), as REST v2 reported them: agents also record segment metrics (Datastore/statement/..., External/<host>/<library>/..., Custom/..., Ruby Controller/...) scoped to their transaction under the same metricTimesliceName ("Query APM metric timeslice data with NRQL"), which a query by name alone counts twice. That an unscoped row has no `scope` attribute at all (rather than an empty one) is UNCONFIRMED (probe: unscoped-rows-have-no-scope).';
 
 export function familyOf(name: string): MetricFamily {
   // The last family matches every name, so find() always succeeds.

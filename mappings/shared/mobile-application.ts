@@ -9,7 +9,7 @@ import { ApplicationOutline } from './entity-schemas.ts';
  */
 export const MOBILE_NOT_FOUND = 'No Mobile Application found with the given ID';
 
-/** v2's wrapper keys for mobile applications (UNCONFIRMED: see MOBILE_ASSUMPTIONS). */
+/** v2's wrapper keys for mobile applications (UNCONFIRMED: see MOBILE_ASSUMPTIONS; probe: v2-mobile-wrapper-keys). */
 export const MOBILE_LIST_KEY = 'applications';
 export const MOBILE_ITEM_KEY = 'application';
 
@@ -75,9 +75,9 @@ export function reshapeMobileApplication(entity: MobileEntity, ctx: ReshapeConte
   return app;
 }
 
-/** Choices taken where the reference is UNCONFIRMED, shared by both mobile routes. */
+/** Choices taken where the reference is UNCONFIRMED, shared by both mobile routes (each names its probe). */
 export const MOBILE_ASSUMPTIONS: readonly string[] = [
-  'Wrapper keys are `applications` (list) and `application` (show), as the 2016 swagger and ambitioninc show (UNCONFIRMED: opsmatters reads `mobile_applications` / `mobile_application`); the sandbox legacy face uses the same keys. No top-level `links`.',
+  'Wrapper keys are `applications` (list) and `application` (show), as the 2016 swagger and ambitioninc show (UNCONFIRMED: opsmatters reads `mobile_applications` / `mobile_application`; probe: v2-mobile-wrapper-keys); the sandbox legacy face uses the same keys. No top-level `links`.',
   'last_reported_at is sent while reporting (start of the current minute, as for APM apps; opsmatters has the field, the swagger does not) and omitted otherwise.',
   'A non-reporting app (or one NerdGraph gives no mobileSummary) has neither mobile_summary nor crash_summary, as v2 omitted summaries without recent data.',
   'mobile_summary.response_time is httpResponseTimeAverage in seconds, unscaled (v2 example 0.428 looks like seconds).',

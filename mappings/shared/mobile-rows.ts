@@ -12,4 +12,4 @@
 export const MOBILE_GUID_ATTRIBUTES = ['entityGuid', 'entity.guid'] as const;
 
 export const MOBILE_ROWS_ASSUMPTION =
-  "Mobile timeslices are selected by the mobile GUID as entityGuid OR entity.guid: public nr1 nerdpack code that reads mobile timeslices (khpeet/nr1-mobile-lite, nerdlets/home/overview.js) filters on entityGuid, the APM attribute table names entity.guid (UNCONFIRMED which mobile rows carry; whether they carry appId is UNCONFIRMED too, routes-next.md §3).";
+  "Mobile timeslices are selected by the mobile GUID as entityGuid OR entity.guid: public nr1 nerdpack code that reads mobile timeslices (khpeet/nr1-mobile-lite, nerdlets/home/overview.js) filters on entityGuid, the APM attribute table names entity.guid (UNCONFIRMED which mobile rows carry, probes: mobile-rows-carry-entityGuid, mobile-rows-carry-entity-guid; whether they carry appId is UNCONFIRMED too, no probe: the gateway does not read mobile rows by appId, routes-next.md §3).";

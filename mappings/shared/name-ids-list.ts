@@ -11,7 +11,7 @@ export const nameIdsListParams = defineParams({
     note: "entity search `name LIKE '<text>'`, then v2's case-insensitive substring test on each item",
   }),
   ids: param.idList('filter[ids]', { fidelity: 'exact', note: '`domainId IN (...)`; raw or encoded commas, repeated, or filter[ids][]' }),
-  page: param.page({ fidelity: 'exact', note: '200 per page (page size UNCONFIRMED); emulated over entity-search cursors with a page-cursor cache' }),
+  page: param.page({ fidelity: 'exact', note: '200 per page (page size UNCONFIRMED; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing); emulated over entity-search cursors with a page-cursor cache' }),
 });
 
 export type NameIdsListParams = ReturnType<typeof nameIdsListParams.parse>;
@@ -47,7 +47,7 @@ export const NAME_IDS_LIST_GAPS: readonly KnownGap[] = [
 ];
 
 export const NAME_IDS_LIST_ASSUMPTIONS: readonly string[] = [
-  'Page size 200 (UNCONFIRMED for this route, as for other v2 lists); NerdGraph entity search returns 200 entities per page, so v2 page N is NerdGraph page N.',
+  'Page size 200 (UNCONFIRMED for this route, as for other v2 lists; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing); NerdGraph entity search returns 200 entities per page, so v2 page N is NerdGraph page N.',
   'An empty filter[ids] (`filter[ids]=` or only commas) matches nothing.',
   'A `page` past the last page answers an empty list with `first`/`prev` links; page must be a positive integer (422 otherwise).',
 ];

@@ -3,14 +3,14 @@
  * channels, their destinations and its workflows read through NotificationDirectory (every
  * cursor walked, bounded), v2 channel objects rebuilt from them, and the policy links found by
  * inverting the workflows' `labels.policyIds EXACTLY_MATCHES` predicates (UNCONFIRMED attribute,
- * routes-next.md §5.5).
+ * routes-next.md §5.5; no probe: the route comparison of /v2/alerts_channels shows the links where workflows bind policies).
  */
 import { z } from 'zod';
 import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, UpstreamError, V2Error, notFound, writeRefused, type V2Body, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 import { ChannelTitles, POLICY_PREDICATE, V2_TYPE_OF_CHANNEL, isOwnPolicyFilter, policyIdsOfPredicates, policyWorkflowName, v2Configuration, channelV2Id } from './channel-config.ts';
 
 export const DIRECTORY = 'NotificationDirectory';
-/** v2 list page size (UNCONFIRMED, routes-next.md §0 assumes 200; the sandbox's alert lists page by 50, as here). */
+/** v2 list page size (UNCONFIRMED, routes-next.md §0 assumes 200; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing; the sandbox's alert lists page by 50, as here). */
 export const CHANNELS_PAGE_SIZE = 50;
 /** NerdGraph pages read per list at most (a few thousand channels); beyond, the rest is not shown (a list) or nothing is written (a write). */
 export const MAX_DIRECTORY_PAGES = 50;
@@ -317,9 +317,9 @@ export const channelGaps = (prefix: string): KnownGap[] => [
 
 export const CHANNEL_ASSUMPTIONS: readonly string[] = [
   XML_ASSUMPTION,
-  'v2 types map to NerdGraph channel types: email EMAIL, slack SLACK_LEGACY (SLACK lists as slack too), webhook WEBHOOK, pagerduty PAGERDUTY_SERVICE_INTEGRATION (PAGERDUTY_ACCOUNT_INTEGRATION lists as pagerduty), user MOBILE_PUSH (UNCONFIRMED).',
-  'Configuration keys map to properties: destination email (recipients), url (slack url, webhook base_url), userId (user_id); channel includeJsonAttachment, channel (slack), payloadType, payload, headers (UNCONFIRMED keys). Every key of the type is shown, null when unset; headers and payload sent as objects are kept as JSON text.',
-  'A policy is linked to a channel by a workflow whose issues filter holds labels.policyIds EXACTLY_MATCHES [policy id] (UNCONFIRMED attribute); workflows with other filters link no policy.',
+  'v2 types map to NerdGraph channel types: email EMAIL, slack SLACK_LEGACY (SLACK lists as slack too), webhook WEBHOOK, pagerduty PAGERDUTY_SERVICE_INTEGRATION (PAGERDUTY_ACCOUNT_INTEGRATION lists as pagerduty), user MOBILE_PUSH (UNCONFIRMED; no probe: the route comparison of /v2/alerts_channels shows it for the types the account has).',
+  'Configuration keys map to properties: destination email (recipients), url (slack url, webhook base_url), userId (user_id); channel includeJsonAttachment, channel (slack), payloadType, payload, headers (UNCONFIRMED keys; no probe: the route comparison of /v2/alerts_channels shows them for the types the account has). Every key of the type is shown, null when unset; headers and payload sent as objects are kept as JSON text.',
+  'A policy is linked to a channel by a workflow whose issues filter holds labels.policyIds EXACTLY_MATCHES [policy id] (UNCONFIRMED attribute; no probe: the route comparison of /v2/alerts_channels shows the links where workflows bind policies); workflows with other filters link no policy.',
   `Page size ${CHANNELS_PAGE_SIZE}, channels ordered by their (derived) id.`,
 ];
 

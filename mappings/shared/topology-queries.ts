@@ -1,3 +1,4 @@
+import { acceptedFormulasOf } from './metric-values.ts';
 import { MAX_UNIQUES, type NrqlEquality, nrqlAlias, nrqlAttribute, nrqlLiteral, type SelectItem, expandFormula, sinceUntil, timesliceWhere } from '../../src/mapping-api.ts';
 
 /**
@@ -79,4 +80,22 @@ export function facetedSummaryQuery(options: {
     `FACET ${nrqlAttribute(options.facet)} LIMIT MAX`,
     sinceUntil(options.since, options.until),
   ].join(' ');
+}
+
+/**
+ * Each app's browser apdex score over the current window, one row per app (FACET appId): v2's
+ * end_user_summary.apdex_score, the score of the app's EndUser/Apdex timeslices (S + T/2) / N
+ * (rest-v2.md §2.2, docs/metric-data-rules.md), which the APM entity does not carry.
+ */
+export function endUserApdexQuery(options: { appIds: readonly number[]; since: number; until: number }): string {
+  if (options.appIds.length === 0) throw new Error('endUserApdexQuery needs at least one app id');
+  const score = acceptedFormulasOf('EndUser/Apdex').score;
+  if (score === undefined) throw new Error('no EndUser/Apdex score formula');
+  return facetedSummaryQuery({
+    scope: [{ attribute: 'appId', value: options.appIds }],
+    facet: 'appId',
+    items: [{ alias: 'eu_apdex_score', metrics: ['EndUser/Apdex'], expression: score }],
+    since: options.since,
+    until: options.until,
+  });
 }

@@ -32,8 +32,15 @@ import { alertRoute, byId, conditionBody, conditionIn, idOf, page, policyBody, p
 // ---------------------------------------------------------------------------------------------
 // Policies
 
+/**
+ * filter[name] is an exact match of the name as stored (trimmed on write), so the value is
+ * trimmed too: docs-website alerts/scale-automate/rest-api/manage-entities-alerts-conditions.mdx,
+ * #example step 3 sends `filter[name]= Logjam Alert` and step 4 shows "Logjam Alert" found; so
+ * does disable-enable-alerts-conditions-using-api.mdx, #example step 1 (curl --data-urlencode).
+ */
 function listPolicies(req: LegacyRequest): Response {
-  const name = text(req.params, 'filter[name]');
+  const raw = text(req.params, 'filter[name]');
+  const name = raw === undefined || raw.trim() === '' ? raw : raw.trim();
   const policies = req.data.alerts.policies.filter((p) => p.accountId === req.accountId && (name === undefined || p.name === name)).sort(byId);
   return page(req, policies, 'policies', policyBody);
 }

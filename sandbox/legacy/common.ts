@@ -8,6 +8,7 @@ import { CONTENT_TYPES, V2Error, isoSeconds, notFound, serialise, type V2Body, t
 import { currentHosts } from '../hosts.ts';
 import { browserConfigured } from '../browser-loader.ts';
 import type { SandboxApp, SandboxData } from '../model.ts';
+import { findMetric, rowsOf } from '../timeslices.ts';
 
 /** Request parameters as ordered [key, value] pairs: query string first, then a form body. */
 export type Pairs = Array<[string, string]>;
@@ -55,8 +56,28 @@ export const HEALTH_BY_SEVERITY: Record<string, string> = {
   NOT_CONFIGURED: 'unknown',
 };
 
+/**
+ * The app's browser apdex over the 10 whole minutes before now, from its EndUser/Apdex rows:
+ * (S + T/2) / (S + T + F), S in count, T in total, F in totalExclusive (rest-v2.md §2.2: Apdex
+ * timeslices keep the satisfied, tolerating and frustrated counts there; v2 summaries are
+ * 10-minute averages, rest-v2.md §3.5), 2 decimals; null without samples.
+ */
+function endUserApdexScore(app: SandboxApp, data: SandboxData, now: number): number | null {
+  const metric = findMetric(app, data, 'EndUser/Apdex');
+  if (!metric) return null;
+  const until = Math.floor(now / 60_000) * 60_000;
+  const sums = { s: 0, t: 0, f: 0 };
+  for (const row of rowsOf(app, metric, until - 10 * 60_000, until, now)) {
+    sums.s += row.count;
+    sums.t += row.total;
+    sums.f += row.totalExclusive;
+  }
+  const samples = sums.s + sums.t + sums.f;
+  return samples === 0 ? null : Math.round(Number(((sums.s + sums.t / 2) / samples).toPrecision(12)) * 100) / 100;
+}
+
 /** The full v2 application object, as REST v2 rendered it. */
-export function legacyApplication(app: SandboxApp, now: number, withLinks: boolean): V2Body {
+export function legacyApplication(app: SandboxApp, data: SandboxData, now: number, withLinks: boolean): V2Body {
   const body: V2Body = {
     id: app.id,
     name: app.name,
@@ -75,6 +96,10 @@ export function legacyApplication(app: SandboxApp, now: number, withLinks: boole
       apdex_score: app.summary.apdexScore,
       host_count: currentHosts(app).length,
       instance_count: currentHosts(app).reduce((n, h) => n + h.instances.length, 0),
+      // v2 sent it (rest-v2-shapes.md §1 from client-go's capture; swagger AppSummaryResponse):
+      // "concurrent instances of background applications" (rest-v2.md §3.3). The world keeps no
+      // such count, so the key holds null.
+      concurrent_instance_count: null,
     };
   }
   if (app.reporting && app.browser) {
@@ -82,7 +107,8 @@ export function legacyApplication(app: SandboxApp, now: number, withLinks: boole
       response_time: app.browser.pageLoadTimeSeconds,
       throughput: app.browser.pageLoadThroughput,
       apdex_target: app.browser.apdexTarget,
-      apdex_score: app.browser.apdexScore,
+      // Browser monitoring just turned on (writes.ts) has measured no page views: no score yet.
+      apdex_score: app.browser.pageLoadThroughput === 0 ? null : endUserApdexScore(app, data, now),
     };
   }
   body.settings = {
@@ -100,7 +126,9 @@ export function legacyApplication(app: SandboxApp, now: number, withLinks: boole
       servers: [],
       application_hosts: hosts.map((h) => h.id).sort((a, b) => a - b),
     };
-    if (app.alertPolicyId !== null) links.alert_policy = app.alertPolicyId;
+    // rest-v2-shapes.md §1 links: `alert_policy` int (client-go needs an int when present); an app
+    // with no policy holds null (rest-v2.md §3.3: "may be missing"; null keeps the key).
+    links.alert_policy = app.alertPolicyId;
     body.links = links;
   }
   return body;

@@ -100,15 +100,15 @@ function legacyKeyTransaction(data: SandboxData, kt: SandboxKeyTransaction, now:
     health_status: kt.reporting ? (HEALTH_BY_SEVERITY[kt.alertSeverity] ?? 'unknown') : 'gray',
     reporting: kt.reporting,
   };
-  // As for applications: reporting means it reported this minute; no timestamp otherwise.
-  if (kt.reporting) body.last_reported_at = isoSeconds(Math.floor(now / MINUTE_MS) * MINUTE_MS);
-  if (kt.reporting) {
-    body.application_summary = keyTransactionSummary(data, kt, now);
-    if (kt.browserApdexTarget !== null) {
-      // The model holds no per-transaction browser numbers, only the browser apdex target.
-      body.end_user_summary = { response_time: null, throughput: null, apdex_target: kt.browserApdexTarget, apdex_score: null };
-    }
-  }
+  // Every key of rest-v2-shapes.md §6 (client-go's key_transactions_test.go captures; swagger
+  // KeyTransactionResponseType for end_user_summary). Reporting means it reported this minute; no
+  // timestamp otherwise (rest-v2.md §3.3), so null.
+  body.last_reported_at = kt.reporting ? isoSeconds(Math.floor(now / MINUTE_MS) * MINUTE_MS) : null;
+  body.application_summary = kt.reporting
+    ? keyTransactionSummary(data, kt, now)
+    : { response_time: null, throughput: null, error_rate: null, apdex_target: kt.apdexTarget, apdex_score: null };
+  // The model holds no per-transaction browser numbers, only the browser apdex target.
+  body.end_user_summary = { response_time: null, throughput: null, apdex_target: kt.browserApdexTarget, apdex_score: null };
   body.links = { application: kt.appId };
   return body;
 }

@@ -81,7 +81,7 @@ function listApplications(data: SandboxData, accountId: number, filters: ListFil
     .filter((app) => language === undefined || app.language === language)
     .filter((app) => host === undefined || currentHosts(app).some((h) => h.name.toLowerCase().includes(host)))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const items = matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).map((app) => legacyApplication(app, now, !filters.excludeLinks));
+  const items = matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).map((app) => legacyApplication(app, data, now, !filters.excludeLinks));
   return { body: { applications: items, links: APPLICATION_LINK_TEMPLATES }, lastPage: Math.ceil(matching.length / PAGE_SIZE) };
 }
 

@@ -121,7 +121,9 @@ function legacyHost(req: LegacyRequest, app: SandboxApp, host: SandboxHost): V2B
     language,
     health_status,
     ...summaries(rowsOf, host.instances.length),
-    links: { application: app.id, application_instances: host.instances.map((instance) => instance.id).sort((a, b) => a - b) },
+    // v2 linked the host's server (rest-v2-shapes.md §2 Host, swagger ApplicationHostLinksResponse
+    // `server`); the world has no Servers-API servers (a retired product), so the key holds null.
+    links: { application: app.id, application_instances: host.instances.map((instance) => instance.id).sort((a, b) => a - b), server: null },
   };
 }
 
@@ -136,7 +138,8 @@ function legacyInstance(req: LegacyRequest, app: SandboxApp, host: SandboxHost, 
     language,
     health_status,
     ...summaries(rowsOf, 1),
-    links: { application: app.id, application_host: host.id },
+    // As for hosts: swagger ApplicationInstanceLinksResponse `server`, no server in this world.
+    links: { application: app.id, application_host: host.id, server: null },
   };
 }
 

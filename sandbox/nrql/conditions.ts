@@ -36,7 +36,7 @@ export function appAttribute(app: MetricOwner, attribute: string): unknown {
 
 export function attributeOf(series: Series, attribute: string): unknown {
   if (attribute === 'metricTimesliceName') return series.metric.name;
-  if (attribute === 'scope') return series.scope?.name ?? null;
+  if (attribute === 'scope') return series.scope?.name ?? (rules().unscopedRowsHaveNoScope ? null : '');
   if (attribute === TIMESLICE_VALUE) return TIMESLICE_VALUE_PRESENT;
   if (INSTANCE_ATTRIBUTE_SET.has(attribute)) return instanceAttribute(series.share, attribute);
   if (attribute === 'entity.guid' && series.keyTransaction) return series.keyTransaction.guid;

@@ -66,7 +66,7 @@ export interface Series {
 }
 
 /** The behaviours one execution reads. */
-export type EngineRules = Pick<SandboxBehaviours, 'strictAttributeTypes' | 'mobileGuidAttribute' | 'rollupSnapping'>;
+export type EngineRules = Pick<SandboxBehaviours, 'strictAttributeTypes' | 'mobileGuidAttribute' | 'rollupSnapping' | 'unscopedRowsHaveNoScope'>;
 
 /**
  * The behaviours (behaviours.ts) one execution follows. Set for the duration of one synchronous

@@ -81,6 +81,11 @@ export class KeyGuard {
     this.accepted.set(identity, true);
   }
 
+  /** Did NerdGraph accept this key lately (its accounts lookup, here or read from another replica)? */
+  isAccepted(identity: string): boolean {
+    return this.accepted.has(identity);
+  }
+
   /** The class NerdGraph refused this key with, while that is remembered. */
   refusal(identity: string): UpstreamErrorClass | undefined {
     return this.refused?.get(identity);

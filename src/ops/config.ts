@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { LOG_BUFFER_MAX_BYTES } from './log-destination.ts';
 import { parseRouteModes, RouteModesError, type ModeRule } from './route-modes.ts';
 
 /**
@@ -73,6 +74,8 @@ const ConfigSchema = z
     MICRO_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
     MICRO_CACHE_MAX_BYTES: positiveInt.max(1_073_741_824).default(64 * 1024 * 1024),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Bytes of log lines held while stdout does not read; past it, lines are dropped and counted. */
+    LOG_BUFFER_MAX_BYTES: positiveInt.min(65_536).max(1_073_741_824).default(LOG_BUFFER_MAX_BYTES),
     SANDBOX_SEED: z.coerce.number().int().min(-2_147_483_648).max(4_294_967_295).default(42),
     SANDBOX_APM_APPS: z.coerce.number().int().min(0).max(100_000).default(500),
     /** `KEY=acct[,acct];KEY2=acct` for the embedded sandbox; its defaults include a demo key. */
@@ -168,6 +171,7 @@ const ConfigSchema = z
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     microCache: { ttlMs: env.MICRO_CACHE_MS, maxBytes: env.MICRO_CACHE_MAX_BYTES },
     logLevel: env.LOG_LEVEL,
+    logBufferMaxBytes: env.LOG_BUFFER_MAX_BYTES,
     sandbox: {
       seed: env.SANDBOX_SEED,
       apmApps: env.SANDBOX_APM_APPS,

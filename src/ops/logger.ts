@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { bufferedLog, type BufferedLog } from './log-destination.ts';
 
 /**
  * Structured JSON logs. The gateway never hands headers, URLs with query strings or keys to
@@ -14,15 +15,12 @@ export const REDACTED_PATHS = [
   'req.headers',
 ];
 
-/** Longest a log line waits in the stdout buffer. */
-const FLUSH_EVERY_MS = 1000;
-
 /**
  * The access-log writer beside each logger createLogger builds: the same level, fields and
  * destination, without the redaction pass. A RequestLog has none of the redacted keys (apiKey,
  * headers) by its type and its values are sanitised where they are set, so the pass could never
- * change an access line; it cost about 40 µs and 8 KB of garbage per request (issue 22's
- * profile of the passthrough route).
+ * change an access line; it cost about 40 µs and 8 KB of garbage per request (a profile of the
+ * passthrough route).
  */
 const accessLoggers = new WeakMap<Logger, Logger>();
 
@@ -31,23 +29,26 @@ function withAccessLogger(logger: Logger, options: { level: LevelWithSilent; bas
   return logger;
 }
 
-export function createLogger(level: LevelWithSilent, destination?: DestinationStream): Logger {
+let stdout: BufferedLog | undefined;
+
+/**
+ * The process's one stdout destination, buffered: one write per 4 KB of lines instead of one
+ * per request line (that write syscall was 7% of the samples in a profile of the show route),
+ * bounded while stdout does not read (src/ops/log-destination.ts), flushed at least every second
+ * and, within a bound, on exit. The first call sets the buffer's bound.
+ */
+export function stdoutLog(maxBufferBytes?: number): BufferedLog {
+  if (stdout) return stdout;
+  const log = bufferedLog(1, maxBufferBytes);
+  process.once('exit', () => log.finalFlush());
+  stdout = log;
+  return log;
+}
+
+export function createLogger(level: LevelWithSilent, destination: DestinationStream = stdoutLog().stream): Logger {
   const plain = { level, base: { service: 'v2-bridge' } };
   const options = { ...plain, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  if (destination) return withAccessLogger(pino(options, destination), plain, destination);
-  // stdout, buffered: one write per 4 KB of lines instead of one per request line (that write
-  // syscall was 7% of the samples in a profile of the show route). Flushed at least every
-  // second and on exit (the SIGTERM/SIGINT shutdown exits normally).
-  const stdout = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => stdout.flush(), FLUSH_EVERY_MS).unref();
-  process.once('exit', () => {
-    try {
-      stdout.flushSync();
-    } catch {
-      // Nothing more can be done for the last lines at exit.
-    }
-  });
-  return withAccessLogger(pino(options, stdout), plain, stdout);
+  return withAccessLogger(pino(options, destination), plain, destination);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { logLinesDropped } from './log-destination.ts';
 
 /**
  * Prometheus metrics, on a registry per app so tests stay isolated. Labels are route
@@ -27,6 +28,8 @@ export interface GatewayMetrics {
   nerdgraphInFlight: Gauge;
   /** NerdGraph calls this replica has queued for a concurrency slot (their caller's 25 are taken). */
   nerdgraphQueued: Gauge;
+  /** Log lines the stdout buffer dropped (src/ops/log-destination.ts). */
+  logLinesDropped: Counter;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
@@ -128,6 +131,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Gatew
       name: 'v2bridge_nerdgraph_queued',
       help: 'NerdGraph calls this replica has queued for a concurrency slot',
       registers,
+    }),
+    logLinesDropped: new Counter({
+      name: 'v2bridge_log_lines_dropped_total',
+      help: 'Log lines dropped because the log destination did not read (its buffer was at LOG_BUFFER_MAX_BYTES) or was gone',
+      registers,
+      // The process's one count, read at each scrape: the destination outlives every app.
+      collect() {
+        this.reset();
+        this.inc(logLinesDropped());
+      },
     }),
   };
 }

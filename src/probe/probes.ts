@@ -4,7 +4,7 @@ import { acceptedFormulasOf } from '../../mappings/shared/metric-values.ts';
 import { appInstancesQuery, currentWindow, facetedSummaryQuery } from '../../mappings/shared/topology-queries.ts';
 import { EntityKinds } from '../routes/entity-ref.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
-import { metricNamesQuery } from '../upstream/nrql.ts';
+import { UNSCOPED_ROWS, expandFormula, metricNamesQuery, sinceUntil, timesliceWhere } from '../upstream/nrql.ts';
 import type { ProbeResult, Verdict } from './report.ts';
 
 /**
@@ -15,8 +15,8 @@ import type { ProbeResult, Verdict } from './report.ts';
  * whose client values go through quoteLiteral, the one literal function. Evidence is numbers,
  * ids and names, never a key.
  */
-export type ProbeOperation = 'ProbeEntities' | 'ProbeKeyTransactions' | 'ProbeApplicationInstances' | 'ProbeNrql';
-export const PROBE_OPERATIONS: readonly ProbeOperation[] = ['ProbeEntities', 'ProbeKeyTransactions', 'ProbeApplicationInstances', 'ProbeNrql'];
+export type ProbeOperation = 'ProbeEntities' | 'ProbeKeyTransactions' | 'ProbeApplicationInstances' | 'ProbeNrql' | 'ProbeBrowserLoaders' | 'ProbeNrqlCondition';
+export const PROBE_OPERATIONS: readonly ProbeOperation[] = ['ProbeEntities', 'ProbeKeyTransactions', 'ProbeApplicationInstances', 'ProbeNrql', 'ProbeBrowserLoaders', 'ProbeNrqlCondition'];
 
 export interface ProbeContext {
   accountId: number;
@@ -323,6 +323,38 @@ function mobileProbe(attribute: 'entity.guid' | 'entityGuid', settles: string): 
 export const mobileRowsCarryEntityGuid = mobileProbe('entityGuid', "mobile metric routes (mappings/mobile-applications.metric-*.ts): New Relic's own mobile code filters timeslices on entityGuid");
 export const mobileRowsCarryEntityDotGuid = mobileProbe('entity.guid', 'mappings/mobile-applications.metric-*.ts: mobile timeslices are selected by entity.guid');
 
+/** Metrics agents record unscoped only (no transaction scopes them): with or without the filter, the same rows. */
+const UNSCOPED_METRICS = ['HttpDispatcher', 'OtherTransaction/all'];
+
+export const unscopedRowsHaveNoScope: Probe = {
+  name: 'unscoped-rows-have-no-scope',
+  checks: `the same unscoped timeslice metric (${UNSCOPED_METRICS.join(', ')}) counted over one app's last 10 minutes with and without \`${UNSCOPED_ROWS}\` gives the same count`,
+  settles: "mappings/shared/metric-values.ts: only unscoped rows are read (`scope IS NULL`); if unscoped rows carried a scope, every metric the gateway reads would read zero",
+  async run(ctx, shared) {
+    const apps = (await shared.entities('apmApplication')).filter((app) => app.reporting === true && app.applicationId != null).slice(0, SAMPLE);
+    if (apps.length === 0) return { verdict: 'unknown', evidence: 'no reporting APM application in the first page' };
+    const window = currentWindow(ctx.now);
+    const calls = expandFormula(formula('HttpDispatcher', 'call_count'), 60);
+    const filtered = ` AND ${UNSCOPED_ROWS}`;
+    const seen: string[] = [];
+    for (const app of apps) {
+      const where = timesliceWhere([{ attribute: 'appId', value: app.applicationId as number }], UNSCOPED_METRICS);
+      // timesliceWhere always ends with the filter: the same query without it is the other side.
+      if (!where.endsWith(filtered)) throw new Error('the timeslice filter moved: the probe no longer knows the query without it');
+      const count = async (conditions: string): Promise<number> => numberOf((await shared.nrql(`SELECT ${calls} AS calls FROM Metric WHERE ${conditions} ${sinceUntil(window.since, window.until)}`))[0]?.calls) ?? 0;
+      const every = await count(where.slice(0, -filtered.length));
+      if (every <= 0) continue;
+      const unscoped = await count(where);
+      const evidence = `app ${app.applicationId}: ${round(every)} rows' calls without the filter, ${round(unscoped)} with \`${UNSCOPED_ROWS}\``;
+      if (unscoped !== every) return { verdict: 'refuted', evidence: `${evidence}: unscoped rows carry a scope` };
+      seen.push(evidence);
+      if (seen.length >= 2) break;
+    }
+    if (seen.length === 0) return { verdict: 'unknown', evidence: `${apps.length} reporting apps, none with ${UNSCOPED_METRICS.join(' or ')} rows in the last 10 minutes` };
+    return { verdict: 'confirmed', evidence: `${seen.join('; ')}: the same` };
+  },
+};
+
 export const PROBES: readonly Probe[] = [
   errorRateIsPercent,
   keyTransactionRowsCarryEntityGuid,
@@ -331,11 +363,11 @@ export const PROBES: readonly Probe[] = [
   browserAppCarriesApmAppId,
   mobileRowsCarryEntityGuid,
   mobileRowsCarryEntityDotGuid,
+  unscopedRowsHaveNoScope,
 ];
 
 /** Runs every probe; a probe that fails answers unknown with the (key-free) reason. */
-export async function runProbes(ctx: ProbeContext, redact: (text: string) => string): Promise<ProbeResult[]> {
-  const shared = new SharedReads(ctx);
+export async function runProbes(ctx: ProbeContext, redact: (text: string) => string, shared = new SharedReads(ctx)): Promise<ProbeResult[]> {
   const results: ProbeResult[] = [];
   for (const probe of PROBES) {
     let outcome: { verdict: Verdict; evidence: string };

@@ -28,8 +28,12 @@ export const RouteComparison = z.object({
   route: z.string(),
   /** The sampled request: path and query (no key). */
   request: z.string(),
-  /** agree: the compare engine found nothing but gaps, noise and tolerances; disagree: mismatches; error: a side failed. */
-  result: z.enum(['agree', 'disagree', 'error', 'skipped']),
+  /**
+   * agree: both sides answered 2xx and the compare engine found nothing but gaps, noise and
+   * tolerances; disagree: mismatches; unknown: a side answered other than 2xx, so no answer was
+   * compared (two alike 422s agree on nothing); error: a side failed.
+   */
+  result: z.enum(['agree', 'disagree', 'unknown', 'error', 'skipped']),
   /** The compare engine's outcome (match, noise, mismatch, error), or why the route was skipped. */
   outcome: z.string(),
   status: z.object({ legacy: z.number().nullable(), translated: z.number().nullable() }),

@@ -33,6 +33,7 @@ export interface RouteProbeOutcome {
 
 const READ_KINDS: ReadonlySet<Mapping['kind']> = new Set(['entity-search-list', 'entity-by-id', 'metric-names', 'metric-data', 'read-plan']);
 const MAX_DIFFERING = 50;
+const ok = (status: number): boolean => status >= 200 && status < 300;
 
 /** The GET routes the gateway translates. */
 export function readRoutes(mappings: readonly Mapping[]): Mapping[] {
@@ -86,6 +87,7 @@ export async function compareReadRoutes(options: RouteProbeOptions): Promise<Rou
     mobile: await firstId('/v2/mobile_applications.json', 'applications', (item) => item.reporting === true),
     user: await firstId('/v2/users.json', 'users'),
     policy: await firstId('/v2/alerts_policies.json', 'policies'),
+    nrqlPolicy: await policyWithNrqlConditions(legacy),
   };
   const gatewayHost = app === undefined || ids.host === undefined ? undefined : await sameHostOnGateway(options, headers, app, legacy, ids.host);
   // A closed window in the past: both sides read the same finished minutes.
@@ -105,6 +107,33 @@ export async function compareReadRoutes(options: RouteProbeOptions): Promise<Rou
     routes.push(await compareOne(mapping, sample, legacy, () => options.translate(translated, headers)));
   }
   return { unavailable: null, routes };
+}
+
+/** How many policies of the legacy list's first page are asked for their NRQL conditions. */
+const POLICIES_SEARCHED = 20;
+
+/**
+ * A policy (of the legacy list's first page) that has NRQL conditions: the NRQL condition list
+ * requires a policy_id (without one both sides refuse alike and nothing is compared).
+ */
+export async function policyWithNrqlConditions(legacy: (path: string) => Promise<Response>): Promise<string | undefined> {
+  try {
+    const answer = await legacy('/v2/alerts_policies.json');
+    if (!answer.ok) return undefined;
+    const policies = ((await answer.json()) as { policies?: unknown }).policies;
+    if (!Array.isArray(policies)) return undefined;
+    for (const policy of policies.slice(0, POLICIES_SEARCHED)) {
+      const id = (policy as { id?: unknown } | null)?.id;
+      if (typeof id !== 'number' && typeof id !== 'string') continue;
+      const conditions = await legacy(`/v2/alerts_nrql_conditions.json?policy_id=${encodeURIComponent(String(id))}`);
+      if (!conditions.ok) continue;
+      const list = ((await conditions.json()) as { nrql_conditions?: unknown }).nrql_conditions;
+      if (Array.isArray(list) && list.length > 0) return String(id);
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
 }
 
 /** The gateway's id of the host the legacy API calls `legacyHost`, found by its name in each side's list. */
@@ -135,18 +164,29 @@ async function compareOne(mapping: Mapping, path: string, legacy: (path: string)
   const gapPatterns = mapping.knownGaps.flatMap((gap) => (gap.path === undefined ? [] : [gap.path]));
   const judged = compareAnswers({ legacy: first, legacyAgain: again, translated, rules: { gapPatterns, thresholds: [] } });
   const differing = [...new Set(judged.tally.filter((entry) => entry.verdict === 'mismatch').map((entry) => entry.pattern))].slice(0, MAX_DIFFERING);
+  const status = { legacy: first.status, translated: translated.status };
+  // Two refusals alike compared no answer: that is not agreement.
+  if (!ok(first.status) || !ok(translated.status)) {
+    const alike = first.status === translated.status ? 'both sides refused alike, no answer compared' : 'a side refused, no answer compared';
+    return { route: mapping.route, request: path, result: 'unknown', outcome: `${alike} (${judged.error ?? judged.outcome})`, status, differing };
+  }
   const result = judged.outcome === 'match' || judged.outcome === 'noise' ? 'agree' : judged.outcome === 'mismatch' ? 'disagree' : 'error';
-  return { route: mapping.route, request: path, result, outcome: judged.error ?? judged.outcome, status: { legacy: first.status, translated: translated.status }, differing };
+  return { route: mapping.route, request: path, result, outcome: judged.error ?? judged.outcome, status, differing };
 }
 
 /**
- * The request the two sides are compared on: the sampled one, but for the users list. The two
+ * The request the two sides are compared on: the sampled one, but for the NRQL condition list
+ * (asked for a policy that has conditions) and the users list. The two
  * sides order users differently (the gateway reads NerdGraph's domain order to stay within 3
  * calls a page: mappings/shared/users.ts), so a page of the whole list holds other users on each
  * side: that list is compared at the sampled user, which both sides find by id.
  */
 function comparedPath(template: string, ids: Record<string, string | undefined>, window: string): string | { skipped: string } {
   const path = samplePath(template, ids, window);
+  // The NRQL condition list requires a policy: one that has conditions, so there is an answer to compare.
+  if (template === '/v2/alerts_nrql_conditions.{format}' && typeof path === 'string') {
+    return ids.nrqlPolicy === undefined ? { skipped: 'no policy with NRQL conditions to sample (policy_id is required)' } : `${path}?policy_id=${encodeURIComponent(ids.nrqlPolicy)}`;
+  }
   return template === '/v2/users.{format}' && typeof path === 'string' && ids.user !== undefined ? `${path}?filter[ids]=${encodeURIComponent(ids.user)}` : path;
 }
 

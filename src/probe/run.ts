@@ -3,7 +3,8 @@ import { createMetrics } from '../ops/metrics.ts';
 import type { Mapping } from '../routes/mapping.ts';
 import { createNerdGraphClient } from '../upstream/client.ts';
 import { loadDocuments, type OperationDocument } from '../upstream/documents.ts';
-import { PROBE_OPERATIONS, runProbes, type ProbeOperation } from './probes.ts';
+import { PROBE_OPERATIONS, SharedReads, runProbes, type ProbeContext, type ProbeOperation } from './probes.ts';
+import { runV2Probes, type V2Side } from './v2-probes.ts';
 import type { ProbeReport } from './report.ts';
 import { LEGACY_PROBES, judgeLegacyProbe } from './legacy-probes.ts';
 import { compareReadRoutes } from './routes.ts';
@@ -12,7 +13,8 @@ import { compareReadRoutes } from './routes.ts';
  * One run of `npm run probe` (scripts/probe.ts), in process so tests run it against the
  * sandbox: the named probes over NerdGraph and, with a legacy API, the read routes compared.
  * Read-only by construction: the NerdGraph client it builds knows only the probe documents,
- * each checked to be a query, so no mutation can be sent.
+ * each checked to be a query, so no mutation can be sent; the legacy API gets GETs and one POST
+ * of a query form (v2-probes.ts) to a route v2 documents no write for.
  */
 export interface ProbeRunOptions {
   nerdgraphUrl: string;
@@ -54,6 +56,23 @@ function shownUrl(text: string): string {
   }
 }
 
+/** The legacy API and the translation as the probes that read v2 see them (src/probe/v2-probes.ts). */
+function v2Side(legacy: NonNullable<ProbeRunOptions['legacy']>, options: Pick<ProbeRunOptions, 'apiKey' | 'accountId' | 'timeoutMs'>): V2Side {
+  const headers = { 'X-Api-Key': options.apiKey, 'X-Account-Id': String(options.accountId), Accept: 'application/json' };
+  const base = legacy.url.replace(/\/+$/, '');
+  return {
+    legacy: (path, init) =>
+      fetch(`${base}${path}`, {
+        headers: init ? { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' } : headers,
+        ...(init && { method: init.method, body: init.form }),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+        redirect: 'manual',
+      }),
+    translate: (path) => legacy.translate(path, headers),
+    gapsOf: (route) => legacy.mappings.filter((mapping) => mapping.route === route && mapping.method === 'GET').flatMap((mapping) => mapping.knownGaps.flatMap((gap) => (gap.path === undefined ? [] : [gap.path]))),
+  };
+}
+
 export async function runProbe(options: ProbeRunOptions): Promise<ProbeReport> {
   const now = options.now ?? Date.now;
   const documents = probeDocuments();
@@ -63,7 +82,10 @@ export async function runProbe(options: ProbeRunOptions): Promise<ProbeReport> {
     if (!documents.has(operation)) return Promise.reject(new Error(`not a probe document: ${operation}`));
     return client.call({ operation, variables, apiKey: options.apiKey });
   };
-  const probes = await runProbes({ accountId: options.accountId, now: now(), read }, redact);
+  const ctx: ProbeContext = { accountId: options.accountId, now: now(), read };
+  const shared = new SharedReads(ctx);
+  const probes = await runProbes(ctx, redact, shared);
+  probes.push(...(await runV2Probes(ctx, shared, options.legacy ? v2Side(options.legacy, options) : null, redact)));
   let legacy: ProbeReport['legacy'] = null;
   if (options.legacy) {
     const outcome = await compareReadRoutes({

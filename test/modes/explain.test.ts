@@ -137,7 +137,8 @@ describe('GET /bridge/explain: reads', () => {
     expect(e).toMatchObject({ route: '/v2/applications/{id}.{format}', mapping: 'applications.show', status: 200 });
     const show = callOf(e, 'ApplicationByGuid');
     expect(show.variables.guid).toBe(appGuid(live.id));
-    expect(show.nrql).toEqual([]);
+    // One NRQL query: the end-user apdex score the entity lacks.
+    expect(show.nrql).toEqual([show.variables.endUserApdex]);
   });
 
   it('a percent-encoded path is explained as the same request sent directly reads it', async () => {

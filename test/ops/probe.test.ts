@@ -12,6 +12,7 @@ import { PROBES } from '../../src/probe/probes.ts';
 import { ProbeReport, type Verdict } from '../../src/probe/report.ts';
 import { readRoutes } from '../../src/probe/routes.ts';
 import { probeDocuments, runProbe } from '../../src/probe/run.ts';
+import { V2_PROBES } from '../../src/probe/v2-probes.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway } from '../support/harness.ts';
 
@@ -22,7 +23,7 @@ import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway } from '../supp
  */
 const now = (): number => FIXED_NOW;
 const NERDGRAPH_NAMES = PROBES.map((probe) => probe.name);
-const ALL_NAMES = [...NERDGRAPH_NAMES, ...LEGACY_PROBES.map((probe) => probe.name)];
+const ALL_NAMES = [...NERDGRAPH_NAMES, ...V2_PROBES.map((probe) => probe.name), ...LEGACY_PROBES.map((probe) => probe.name)];
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const cleanup of cleanups) await cleanup();
@@ -59,6 +60,8 @@ describe('npm run probe against the sandbox', () => {
     const { report, sandbox } = await probeSandbox({}, { legacy: true, only: (template) => template !== slow });
     // The sandbox's mobile rows carry entityGuid only (behaviours.ts, the evidence), so the
     // entity.guid spelling's probe refutes; the gateway asks for both spellings either way.
+    // The sandbox serves a POST to a list route as its GET, as the gateway does (behaviours.ts
+    // legacyPostServesRead; test/ops/probe-v2.test.ts refutes it with the switch off).
     expect(verdicts(report)).toEqual({ ...Object.fromEntries(ALL_NAMES.map((name) => [name, 'confirmed'])), 'mobile-rows-carry-entity-guid': 'refuted' });
     for (const probe of report.probes) expect(probe.evidence).toMatch(/\d/);
     // Every read route sampled against the legacy face; the applications are alike.
@@ -70,6 +73,9 @@ describe('npm run probe against the sandbox', () => {
     // v2's host ids were New Relic's own, the gateway's are derived from app and host name: the
     // independent sandbox's ids differ there, a documented gap (by path) the comparison discounts.
     expect(routes.find((route) => route.route === '/v2/applications.{format}')?.result).toBe('agree');
+    // The NRQL condition list needs a policy: sampled with one that has conditions, it is compared.
+    expect(routes.find((route) => route.route === '/v2/alerts_nrql_conditions.{format}')).toMatchObject({ result: 'agree', status: { legacy: 200, translated: 200 } });
+    expect(routes.filter((route) => route.result === 'unknown')).toEqual([]);
     // A host is asked of each side by its own id (matched by name): alike but for the id, a gap.
     expect(routes.find((route) => route.route === '/v2/applications/{id}/hosts/{host_id}.{format}')?.result).toBe('agree');
     expect(routes.find((route) => route.route === '/v2/applications/{id}/hosts/{host_id}/metrics/data.{format}')?.result).toBe('agree');
@@ -155,7 +161,7 @@ describe('npm run probe against the sandbox', () => {
 
   it('is read-only by construction: it knows only its own documents, all queries', () => {
     const documents = probeDocuments();
-    expect([...documents.keys()].sort()).toEqual(['ProbeApplicationInstances', 'ProbeEntities', 'ProbeKeyTransactions', 'ProbeNrql']);
+    expect([...documents.keys()].sort()).toEqual(['ProbeApplicationInstances', 'ProbeBrowserLoaders', 'ProbeEntities', 'ProbeKeyTransactions', 'ProbeNrql', 'ProbeNrqlCondition']);
     for (const document of documents.values()) expect(document.kind).toBe('query');
   });
 });

@@ -155,7 +155,7 @@ describe('against a scripted NerdGraph', () => {
       health_status: 'green',
       application_summary: { response_time: 120, throughput: 30, error_rate: 0.75, apdex_score: 0.93, instance_count: 2 },
       end_user_summary: { response_time: 1.23, throughput: 6, apdex_score: 0.5 },
-      links: { application: APP, application_instances: [11, 12] },
+      links: { application: APP, application_instances: [11, 12], server: null },
     });
     const quiet = hosts.find((host) => host.host === 'quiet-host');
     expect(quiet).not.toHaveProperty('application_summary');
@@ -169,7 +169,7 @@ describe('against a scripted NerdGraph', () => {
       [13, 0],
     ]);
     expect((list[1]?.application_summary as Record<string, unknown>).error_rate).toBe(0);
-    expect(list[0]?.links).toEqual({ application: APP, application_host: syntheticHostId(APP, "web-1'; DROP") });
+    expect(list[0]?.links).toEqual({ application: APP, application_host: syntheticHostId(APP, "web-1'; DROP"), server: null });
   });
 
   it('answers 404 for an entity of another account (counted as a scope violation) and 502 for an answer without NRQL results', async () => {

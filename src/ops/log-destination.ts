@@ -1,0 +1,117 @@
+import { fstatSync } from 'node:fs';
+import sonicBoom from 'sonic-boom';
+
+// sonic-boom's module is the class itself (`module.exports = SonicBoom`); its typings, read as
+// CommonJS under NodeNext, describe the default import as a namespace holding the class.
+const SonicBoom = sonicBoom as unknown as typeof sonicBoom.SonicBoom;
+type SonicBoom = InstanceType<typeof SonicBoom>;
+
+/**
+ * The buffered log destination on a file descriptor (stdout in production). A log collector
+ * that stops reading (a blocked container log driver, a stuck sidecar) must neither hold the
+ * process nor grow its memory:
+ * - the fd is written non-blocking, so a full pipe answers EAGAIN instead of parking the
+ *   thread in the kernel, where no timer or signal handler could run;
+ * - while the pipe stays full, the buffer holds at most `maxBufferBytes`; lines past it are
+ *   dropped and counted (`v2bridge_log_lines_dropped_total`), and serving goes on;
+ * - the final flush at exit gives up after FINAL_FLUSH_MS (sonic-boom's `flushSync` would
+ *   otherwise retry EAGAIN forever, inside `process.exit`).
+ */
+
+/** Default bound of the lines waiting for the log destination: 8 MiB. */
+export const LOG_BUFFER_MAX_BYTES = 8 * 1024 * 1024;
+/** How long the synchronous flush at exit may retry a full pipe before the rest is given up. */
+export const FINAL_FLUSH_MS = 500;
+/** Lines are written in batches of at least this many bytes (one write per 4 KB, not per line). */
+const MIN_WRITE_BYTES = 4096;
+/** Longest a log line waits in the buffer while the destination reads. */
+const FLUSH_EVERY_MS = 1000;
+
+let droppedLines = 0;
+
+/** Log lines dropped by every buffered destination of this process: buffer full, or destination gone. */
+export function logLinesDropped(): number {
+  return droppedLines;
+}
+
+export interface BufferedLog {
+  /** The stream pino writes to. */
+  stream: SonicBoom;
+  /** Bytes waiting to be written. */
+  bufferedBytes: () => number;
+  /**
+   * Writes what is buffered synchronously, giving up after `withinMs` of a full destination.
+   * Never throws. Called at exit, where no event loop is left to wait on.
+   */
+  finalFlush: (withinMs?: number) => void;
+  /** Skips the final flush: the process must exit at once (a second signal). */
+  abandon: () => void;
+}
+
+/** sonic-boom keeps its buffered length private; it is the one figure the bound is about. */
+interface SonicBoomInternals {
+  _len: number;
+}
+
+/**
+ * A pipe or socket fd shared with another process is made non-blocking by the Node stream that
+ * wraps it (libuv opens stdio pipes O_NONBLOCK). Without it a write to a full pipe blocks in
+ * the kernel: sonic-boom's async write would park a thread-pool thread for good, and the exit
+ * flush the main thread.
+ */
+function makeNonBlocking(fd: number): void {
+  if (fd !== 1) return;
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isFIFO() || stat.isSocket()) void process.stdout;
+  } catch {
+    // No stdout to stat: sonic-boom reports what writing to it does.
+  }
+}
+
+export function bufferedLog(fd: number, maxBufferBytes = LOG_BUFFER_MAX_BYTES): BufferedLog {
+  makeNonBlocking(fd);
+  let giveUpAt: number | undefined;
+  let dead = false;
+  let abandoned = false;
+  const stream = new SonicBoom({
+    fd,
+    sync: false,
+    minLength: MIN_WRITE_BYTES,
+    maxLength: maxBufferBytes,
+    // While serving, a full pipe is retried every 100 ms off the event loop's way (sonic-boom's
+    // timer); in the final flush, only until its bound.
+    retryEAGAIN: () => giveUpAt === undefined || Date.now() < giveUpAt,
+  });
+  stream.on('drop', () => droppedLines++);
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    // The reader is gone (EPIPE) or the fd is unusable: nothing will be written again, so lines
+    // are counted as dropped from now on instead of piling up behind a write that always fails.
+    void error;
+    dead = true;
+    stream.write = (): boolean => {
+      droppedLines++;
+      return true;
+    };
+  });
+  setInterval(() => {
+    if (!dead) stream.flush();
+  }, FLUSH_EVERY_MS).unref();
+  const bufferedBytes = (): number => (stream as unknown as SonicBoomInternals)._len;
+  return {
+    stream,
+    bufferedBytes,
+    finalFlush: (withinMs = FINAL_FLUSH_MS) => {
+      if (dead || abandoned || bufferedBytes() === 0) return;
+      giveUpAt = Date.now() + withinMs;
+      try {
+        stream.flushSync();
+      } catch {
+        // Past the bound (or the destination failed): the lines left are lost, the exit is not held.
+      }
+    },
+    abandon: () => {
+      abandoned = true;
+    },
+  };
+}

@@ -7,7 +7,7 @@ import type { OperationDocument } from '../upstream/documents.ts';
 import { OverBudget } from '../upstream/errors.ts';
 import { CONCURRENCY_RETRY_AFTER_S, leaseInTime, planWindows, spendWindows, type Admission, type BudgetName, type BudgetsContext, type WindowRefusal } from './admission.ts';
 import { AccountPresence, reserveOf } from './fair-share.ts';
-import { accountOf, createNrqlProfiles, nrqlTextsOf } from './nrql-cost.ts';
+import { accountOf, createNrqlProfiles, nrqlSpentBy } from './nrql-cost.ts';
 import { requestDue } from '../upstream/request-due.ts';
 import { SlotWaiters, stopped } from './slot-waiters.ts';
 import { pause } from '../upstream/pause.ts';
@@ -193,15 +193,16 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
       const identity = options.keyUsers?.callerOf(identityOf(call.apiKey)) ?? identityOf(call.apiKey);
       const profile = profileOf(document);
       const account = accountOf(call.variables);
-      const cost = account === undefined ? 0 : profile.queries;
-      const texts = nrqlTextsOf(profile, call.variables);
+      const spent = nrqlSpentBy(profile, call.variables);
+      const cost = account === undefined ? 0 : spent.queries;
+      const texts = spent.texts;
       const plan = planWindows({ keyOf, identity, account, cost, texts, identicalLimit: limits.identicalQueryPerMinute, windowMs });
       if (plan.nrqlAccount !== undefined) budgets.presence.note(plan.nrqlAccount, identity);
       const waitedMs: Record<BudgetName, number> = { concurrency: 0, nrql_account: 0, nrql_fair_share: 0, identical_query: 0 };
       const refuse = (budget: BudgetName, retryAfterMs: number, title = titles[budget](account)): OverBudget => {
         metrics.budgetDecisions.inc({ budget, result: 'refused' });
         metrics.budgetWaitSeconds.observe({ budget }, waitedMs[budget] / 1000);
-        return new OverBudget(title, retryAfterMs / 1000);
+        return new OverBudget(title, retryAfterMs / 1000, budget);
       };
       const admission: Admission = {
         call,

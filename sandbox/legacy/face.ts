@@ -87,7 +87,7 @@ function readByPost(request: Request, method: string, found: Matched): Matched['
   if (method !== 'POST') return undefined;
   const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   const length = request.headers.get('content-length');
-  const noBody = !request.headers.has('transfer-encoding') && (length === null ? type === '' : Number(length) === 0);
+  const noBody = !request.headers.has('transfer-encoding') && type === '' && (length === null || Number(length) === 0);
   if (type !== 'application/x-www-form-urlencoded' && !noBody) return undefined;
   return found.hits.find((entry) => entry.route.methods.includes('GET') && entry.route.body !== 'own');
 }

@@ -97,15 +97,16 @@ function statusOf(error: unknown): number {
  * XML) is no read: it stays the 405 it was. A route with its own POST (deployments, alert
  * policies) keeps it: that is a write.
  *
- * This is whether the body reads as a query: a form body, or none (a length of 0, or no length,
- * not chunked and no other content type).
+ * This is whether the body reads as a query: a form body, or none (no content type, a length of
+ * 0 or no length, not chunked).
  */
 function readableAsQuery(headers: Headers): boolean {
   const type = (headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (type === 'application/x-www-form-urlencoded') return true;
   if (headers.has('transfer-encoding')) return false;
   const length = headers.get('content-length');
-  return length === null ? type === '' : Number(length) === 0;
+  // An empty body that names another type (JSON, XML) is still no form: 405, as a JSON POST.
+  return type === '' && (length === null || Number(length) === 0);
 }
 
 /** The key as seenCaller reads it (the first key header that is not blank). */

@@ -143,6 +143,19 @@ describe('the key guard tables', () => {
     expect(guard.admit('10.0.0.9', 'u3').admitted).toBe(false);
   });
 
+  it('keeps a key in use accepted past the hour, and lets an unused one go', () => {
+    let now = 1_000_000;
+    const guard = new KeyGuard(settings, () => now);
+    guard.accept('in-use');
+    guard.accept('unused');
+    // Checked every 50 minutes (each answered request asks), over three hours.
+    for (let i = 0; i < 4; i++) {
+      now += 50 * 60_000;
+      expect(guard.isAccepted('in-use')).toBe(true);
+    }
+    expect(guard.isAccepted('unused')).toBe(false);
+  });
+
   it('groups IPv6 clients by /64 and IPv4-mapped addresses as IPv4', () => {
     expect(addressBucket('::ffff:203.0.113.7')).toBe('203.0.113.7');
     expect(addressBucket('203.0.113.7')).toBe('203.0.113.7');

@@ -97,6 +97,12 @@ describe("Ansible's request, exactly as it is sent, over loopback HTTP", () => {
       const json = { method: 'POST', headers: { 'Api-Key': DEMO_KEY, 'Content-Type': 'application/json' }, body: '{}' };
       expect((await httpSend(`${server.url}/v2/applications.json`, json)).status).toBe(405);
       expect((await httpSend(`${upstream.url}/v2/applications.json`, json)).status).toBe(405);
+      // An empty body that names JSON (or XML) is no form either.
+      for (const type of ['application/json', 'application/xml']) {
+        const empty = { method: 'POST', headers: { 'Api-Key': DEMO_KEY, 'Content-Type': type }, body: '' };
+        expect((await httpSend(`${server.url}/v2/applications.json`, empty)).status).toBe(405);
+        expect((await httpSend(`${upstream.url}/v2/applications.json`, empty)).status).toBe(405);
+      }
     } finally {
       await server.close();
     }

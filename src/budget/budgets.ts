@@ -118,6 +118,8 @@ export interface BudgetOptions {
   callBoundMs: number;
   /** The NRQL windows' length: a minute, as NerdGraph's; shorter in tests. */
   windowMs?: number;
+  /** The clock presence windows are counted on (Date.now); a test's own with a MemoryState on it. */
+  now?: () => number;
 }
 
 const MINUTE_MS = 60_000;
@@ -168,7 +170,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     state,
     metrics,
     slots: new SlotWaiters(),
-    presence: new AccountPresence(state, keyOf, windowMs),
+    presence: new AccountPresence(state, keyOf, windowMs, options.now),
     leaseTtlMs,
     accountBudget,
     reserve: reserveOf(accountBudget),
@@ -196,7 +198,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
       const spent = nrqlSpentBy(profile, call.variables);
       const cost = account === undefined ? 0 : spent.queries;
       const texts = spent.texts;
-      const plan = planWindows({ keyOf, identity, account, cost, texts, identicalLimit: limits.identicalQueryPerMinute, windowMs });
+      const plan = planWindows({ keyOf, identity, account, cost, texts, identicalLimit: limits.identicalQueryPerMinute, windowMs, spentWindow: (on, caller) => budgets.presence.spentWindow(on, caller) });
       if (plan.nrqlAccount !== undefined) budgets.presence.note(plan.nrqlAccount, identity);
       const waitedMs: Record<BudgetName, number> = { concurrency: 0, nrql_account: 0, nrql_fair_share: 0, identical_query: 0 };
       const refuse = (budget: BudgetName, retryAfterMs: number, title = titles[budget](account)): OverBudget => {

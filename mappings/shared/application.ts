@@ -40,7 +40,7 @@ export const BrowserApdexEntity = z.object({
   applicationId: z.number().int().optional(),
   servingApmApplicationId: z.number().int().nullable().optional(),
   settings: z.object({ apdexTarget: num }).nullable().optional(),
-  /** The configured loader (show only: entity(guid) has it, the search outline does not). */
+  /** The configured loader (on the full entity only: the show's entity(guid), the list's entities(guids)). */
   browserSettings: z
     .object({ browserMonitoring: z.object({ loader: z.string().nullable().optional() }).nullable().optional() })
     .nullable()
@@ -55,9 +55,8 @@ function servesApp(appId: number, browser: BrowserApdexEntity | null): browser i
 
 /**
  * The browser loader configured for APM app `appId`, from its browser side's
- * `browserSettings.browserMonitoring.loader` (issue 20, point 4): NONE when the app has no
- * browser side; null when one serves it but NerdGraph did not say its loader (the search
- * outline never does).
+ * `browserSettings.browserMonitoring.loader`: NONE when the app has no browser side; null when
+ * one serves it but NerdGraph did not say its loader.
  */
 export function browserLoaderOf(appId: number, browser: BrowserApdexEntity | null): string | null {
   if (!servesApp(appId, browser)) return 'NONE';
@@ -66,9 +65,9 @@ export function browserLoaderOf(appId: number, browser: BrowserApdexEntity | nul
 
 /**
  * v2's settings.enable_real_user_monitoring: browser monitoring is configured (the loader is not
- * NONE), whether or not browser traffic arrived lately. A browser side whose loader is unknown
- * (the list's search outline) counts as configured: New Relic keeps an APM app's browser side
- * only while browser monitoring is on (UNCONFIRMED: the probe settles it).
+ * NONE), whether or not browser traffic arrived lately. A browser side whose loader NerdGraph
+ * did not say counts as configured (UNCONFIRMED: the list and the show both read the loader, so
+ * this is only a null loader). A browser side with the loader NONE is off, page views or not.
  */
 export function realUserMonitoringOf(appId: number, browser: BrowserApdexEntity | null): boolean {
   const loader = browserLoaderOf(appId, browser);
@@ -239,7 +238,7 @@ export function applicationFields(prefix: string): FieldNote[] {
     f('end_user_summary.apdex_score', 'approximate', 'NRQL score of the app\'s EndUser/Apdex timeslices, (S + T/2) / (S + T + F), last 10 whole minutes, 2 decimals; null without rows'),
     f('settings.app_apdex_threshold', 'exact', 'settings.apdexTarget'),
     f('settings.end_user_apdex_threshold', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED); 7, v2\'s default, without one'),
-    f('settings.enable_real_user_monitoring', 'approximate', "the configured loader is not NONE: the browser side's browserSettings.browserMonitoring.loader (show), a browser side serving the app (list); not recent traffic"),
+    f('settings.enable_real_user_monitoring', 'approximate', "the configured loader is not NONE: the browser side's browserSettings.browserMonitoring.loader (read by GUID on the list and the show alike); not recent traffic"),
     f('settings.use_server_side_config', 'exact', 'settings.serverSideConfig'),
     f('links.alert_policy', 'unsupported', 'NerdGraph links no alert policy to an application: null'),
   ];

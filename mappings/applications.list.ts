@@ -5,6 +5,8 @@ import { linkIdsFromNames, type AppLinkIds } from './shared/app-instances.ts';
 import {
   APPLICATION_ASSUMPTIONS,
   APPLICATION_TOP_LINKS,
+  END_USER_APDEX_PART,
+  endUserApdexGap,
   ApmEntity,
   BrowserApdexEntity,
   applicationFields,
@@ -68,9 +70,10 @@ export default defineListMapping({
   knownGaps: [
     {
       description:
-        'A page needs its details request (links NRQL, browser apdex targets, end-user apdex NRQL) as well as the search: when that request fails, the page fails (502/503/504) rather than answer without links or with a browser apdex threshold a client would write back.',
+        'A page needs its details request (links NRQL, browser sides) as well as the search: when that request fails, the page fails (502/503/504) rather than answer without links or with a browser setting a client would write back. Only its end-user apdex NRQL part is optional (below).',
     },
     ...applicationGaps('applications[]'),
+    endUserApdexGap('applications[]'),
     { path: 'applications[].links.application_hosts', description: 'Host ids in links.application_hosts are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
     {
       description: `filter[host] reads the hosts of at most ${HOST_INDEX_FACETS} reporting applications (NRQL FACET LIMIT MAX); in larger accounts some matching applications are missed.`,
@@ -194,7 +197,7 @@ async function readPageDetails(entities: readonly unknown[], ctx: PageReadContex
   const operation = withLinks ? 'ApplicationsPageDetails' : 'ApplicationsBrowserApdex';
   const variables: Record<string, unknown> = { ...guidBatchVariables(browserGuids), accountId: ctx.accountId, endUserApdex };
   if (withLinks) variables.instances = appInstancesQuery({ appIds, ...currentWindow(ctx.now) });
-  const data = await ctx.read(operation, variables);
+  const data = await ctx.read(operation, variables, END_USER_APDEX_PART);
   const answer = parseAnswer(PageDetailsAnswer, data, operation).actor;
   details.endUserApdex = endUserApdexScores(answer.account?.endUser, appIds);
   if (withLinks) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, type ReshapeContext, fieldNotesUnder, parseAnswer, UpstreamError, type V2Body, isoSeconds, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type ReadOptions, type ReshapeContext, fieldNotesUnder, parseAnswer, UpstreamError, type V2Body, isoSeconds, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
 import { EntityTitles } from './entity-titles.ts';
 import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from './app-instances.ts';
 import { ApmOutline } from './entity-schemas.ts';
@@ -260,6 +260,22 @@ export interface ReadEntity {
   endUserApdexScore: number | null;
 }
 
+/**
+ * The end-user apdex NRQL part of a read (ApplicationByGuid, ApplicationsPageDetails,
+ * ApplicationsBrowserApdex): optional, so an NRQL timeout or rate limit there leaves
+ * end_user_summary.apdex_score null rather than fail the application (CallerScope.read).
+ */
+export const END_USER_APDEX_PART: ReadOptions = { optional: { 'actor.account.endUser': 'end_user_summary.apdex_score is null' } };
+
+/** The known gap of a failed end-user apdex part, for the routes that read one. */
+export function endUserApdexGap(prefix: string): KnownGap {
+  return {
+    path: `${prefix}.end_user_summary.apdex_score`,
+    description:
+      'end_user_summary.apdex_score is null when its NRQL query fails (an NRQL timeout or rate limit beside the rest of the answer): every other field is answered, the request log records the answer as degraded, and nothing is cached as whole.',
+  };
+}
+
 const EndUserApdexRow = z.object({ facet: z.union([z.string(), z.number()]).nullable().optional(), eu_apdex_score: z.number().nullable().optional() });
 export const EndUserApdexRows = z.object({ results: z.array(z.unknown()).nullable() }).nullable().optional();
 
@@ -295,7 +311,7 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
   const browserGuid = browserGuidOf(ctx.accountId, appId);
   const appIdNumber = Number(appId);
   const endUserApdex = endUserApdexQuery({ appIds: [appIdNumber], ...currentWindow(ctx.now) });
-  const data = await ctx.read('ApplicationByGuid', { guid, browserGuid, accountId: ctx.accountId, endUserApdex });
+  const data = await ctx.read('ApplicationByGuid', { guid, browserGuid, accountId: ctx.accountId, endUserApdex }, END_USER_APDEX_PART);
   const actor = parseAnswer(ApplicationByGuidAnswer, data, 'ApplicationByGuid').actor;
   const entity = ctx.requireEntity(actor.entity, { guid }, EntityTitles.applicationNotFound);
   const browser = actor.browser === null || actor.browser === undefined ? null : ctx.requireEntity(actor.browser, { guid: browserGuid }, EntityTitles.applicationNotFound);

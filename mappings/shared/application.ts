@@ -235,7 +235,7 @@ export function applicationFields(prefix: string): FieldNote[] {
     f('end_user_summary.response_time', 'exact', 'apmBrowserSummary.pageLoadTimeAverage (seconds)'),
     f('end_user_summary.throughput', 'exact', 'apmBrowserSummary.pageLoadThroughput'),
     f('end_user_summary.apdex_target', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED)'),
-    f('end_user_summary.apdex_score', 'approximate', 'NRQL score of the app\'s EndUser/Apdex timeslices, (S + T/2) / (S + T + F), last 10 whole minutes, 2 decimals; null without rows'),
+    f('end_user_summary.apdex_score', 'approximate', 'NRQL score of the app\'s EndUser/Apdex timeslices, (S + T/2) / (S + T + F), last 10 whole minutes, 2 decimals; null without rows, or when that NRQL part fails (the request is logged degraded)'),
     f('settings.app_apdex_threshold', 'exact', 'settings.apdexTarget'),
     f('settings.end_user_apdex_threshold', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED); 7, v2\'s default, without one'),
     f('settings.enable_real_user_monitoring', 'approximate', "the configured loader is not NONE: the browser side's browserSettings.browserMonitoring.loader (read by GUID on the list and the show alike); not recent traffic"),

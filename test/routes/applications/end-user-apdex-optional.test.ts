@@ -137,6 +137,17 @@ describe('a failed end-user apdex NRQL part', () => {
     expect([sent('ApplicationByGuid'), sent('ApplicationsPageDetails')]).toEqual([byGuid + 1, details + 1]);
   });
 
+  it('marks every request that shares one degraded page read as degraded', async () => {
+    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url, microCacheMs: 30_000 });
+    failure = 'rate-limit';
+    const details = sent('ApplicationsPageDetails');
+    const answers = await Promise.all([get(gateway, '/v2/applications.json'), get(gateway, '/v2/applications.json'), get(gateway, '/v2/applications.json')]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    // One page read for the three (coalesced), and each of the three logged as degraded.
+    expect(sent('ApplicationsPageDetails')).toBe(details + 1);
+    expect(degradedLines(gateway).map((line) => line.degraded)).toEqual(Array(3).fill(expect.stringMatching(/failed \((rate_limited|no result)\)/)));
+  });
+
   it('lets an update write exactly once and answer it, apdex score null', async () => {
     failure = 'timeout';
     const app = browserApp();

@@ -3,22 +3,20 @@ import { defineParams, defineWriteMapping, notFound, param, parseAnswer, v2IdOf 
 import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
 import {
   NRQL_CONDITION_ASSUMPTIONS,
+  NRQL_CONDITION_OPERATIONS,
   mutatedConditionAnswer,
   NrqlConditionTitles,
-  nerdgraphInput,
   nrqlConditionFields,
   nrqlConditionGaps,
-  thresholdType,
-  v2ConditionOf,
 } from './shared/nrql-conditions.ts';
+import { nerdgraphInput, thresholdType, v2ConditionOf } from './shared/nrql-condition-input.ts';
 
-const STATIC = 'NrqlConditionStaticCreate';
-const BASELINE = 'NrqlConditionBaselineCreate';
+const OPERATIONS = NRQL_CONDITION_OPERATIONS.create;
 
 const parameters = defineParams({
   condition: param.bodyField('nrql_condition', {
     fidelity: 'approximate',
-    note: "type static (alertsNrqlConditionStaticCreate) or baseline (alertsNrqlConditionBaselineCreate; outlier is refused, 422), name, enabled, runbook_url, baseline_direction, violation_time_limit_seconds, terms (duration minutes -> thresholdDuration seconds, all/any -> ALL/AT_LEAST_ONCE), nrql {query, since_value -> evaluationOffset}; value_function sum is refused (422).",
+    note: "type static (default), baseline or outlier (alertsNrqlConditionStatic/Baseline/OutlierCreate), name, enabled (default false), runbook_url, value_function (static: valueFunction), baseline_direction, expected_groups and ignore_overlap (outlier), violation_time_limit_seconds (default 259,200), terms (duration minutes -> thresholdDuration seconds, six operators, all/any -> ALL/AT_LEAST_ONCE), nrql {query, since_value (optional, deprecated) -> evaluationOffset}, signal and expiration key by key (v2's documented signal defaults sent when not given).",
   }),
 });
 
@@ -30,9 +28,9 @@ export default defineWriteMapping({
   id: 'alerts_nrql_conditions.create',
   method: 'POST',
   route: '/v2/alerts_nrql_conditions/policies/{policy_id}.{format}',
-  operation: STATIC,
-  stepOperations: [BASELINE],
-  summary: 'Create a NRQL alert condition in a policy: the policy read (404 when not in the account), then one alertsNrqlConditionStaticCreate or alertsNrqlConditionBaselineCreate by v2 type',
+  operation: OPERATIONS.static,
+  stepOperations: [OPERATIONS.baseline, OPERATIONS.outlier],
+  summary: 'Create a NRQL alert condition in a policy: the policy read (404 when not in the account), then one alertsNrqlConditionStaticCreate, BaselineCreate or OutlierCreate by v2 type',
   fidelity: 'approximate',
   passthroughByDefault: ALERTS_KEPT_ALIVE,
   successStatus: 201,
@@ -40,7 +38,7 @@ export default defineWriteMapping({
   parameters,
   fields: nrqlConditionFields('nrql_condition'),
   knownGaps: nrqlConditionGaps('nrql_condition'),
-  assumptions: [...NRQL_CONDITION_ASSUMPTIONS, "Success is 201, as the sandbox's legacy face answers (v2's status is UNCONFIRMED; clients accept any 2xx)."],
+  assumptions: [...NRQL_CONDITION_ASSUMPTIONS, "Success is 201, as the sandbox's legacy face answers (v2's status is UNCONFIRMED; clients accept any 2xx; no probe: it would have to write, and the probes are read-only)."],
   async plan(ctx) {
     const policyId = v2IdOf(ctx.pathParams.policy_id ?? '');
     if (policyId === undefined) throw notFound(NrqlConditionTitles.policyNotFound);
@@ -50,7 +48,7 @@ export default defineWriteMapping({
     const condition = v2ConditionOf(ctx.body, true);
     const type = thresholdType(condition);
     const input = nerdgraphInput(condition, type);
-    const operation = type === 'baseline' ? BASELINE : STATIC;
+    const operation = OPERATIONS[type];
     return {
       operation,
       variables: { accountId: ctx.accountId, policyId: String(policyId), condition: input },

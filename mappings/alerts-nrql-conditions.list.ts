@@ -9,7 +9,7 @@ export const MAX_NRQL_CONDITION_PAGES = 25;
 
 const parameters = defineParams({
   policy_id: param.id('policy_id', { fidelity: 'exact', note: 'Required (422 without it, 404 for a policy not in the account): nrqlConditionsSearch searchCriteria.policyId.', title: NrqlConditionTitles.idInvalid('policy_id') }),
-  page: param.page({ fidelity: 'approximate', note: `${NRQL_CONDITIONS_PAGE_SIZE} per page (v2's alerts page size is UNCONFIRMED), ordered by id, v2 Link header.` }),
+  page: param.page({ fidelity: 'approximate', note: `${NRQL_CONDITIONS_PAGE_SIZE} per page (v2's alerts page size is UNCONFIRMED; no probe: it needs a policy of more than 50 NRQL conditions, which the read-only probes cannot make), ordered by id, v2 Link header.` }),
 });
 
 const Page = z.object({
@@ -42,7 +42,7 @@ export default defineReadPlanMapping({
     { description: `At most ${MAX_NRQL_CONDITION_PAGES} NerdGraph pages of a policy's conditions are read: a policy with more is refused whole (422 naming the bound) rather than listed in part, where v2 listed every condition.` },
     { description: 'Each v2 page reads the policy\'s whole condition list again (one NerdGraph request per 200 conditions in the sandbox).' },
   ],
-  assumptions: [...NRQL_CONDITION_ASSUMPTIONS, `v2's alerts lists page by ${NRQL_CONDITIONS_PAGE_SIZE} (UNCONFIRMED; the sandbox's legacy face does the same).`],
+  assumptions: [...NRQL_CONDITION_ASSUMPTIONS, `v2's alerts lists page by ${NRQL_CONDITIONS_PAGE_SIZE} (UNCONFIRMED; the sandbox's legacy face does the same; no probe: it needs a policy of more than 50 NRQL conditions, which the read-only probes cannot make).`],
   async load(ctx) {
     const { policy_id: policyId, page } = parameters.parse(ctx.params);
     if (policyId === undefined) throw invalidParameter(NrqlConditionTitles.policyIdRequired);

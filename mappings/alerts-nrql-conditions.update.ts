@@ -2,22 +2,21 @@ import { defineParams, defineWriteMapping, param, writeRefused } from '../src/ma
 import { ALERTS_KEPT_ALIVE } from './shared/alerts.ts';
 import {
   NRQL_CONDITION_ASSUMPTIONS,
+  NRQL_CONDITION_OPERATIONS,
   mutatedConditionAnswer,
   NrqlConditionTitles,
-  nerdgraphInput,
   nrqlConditionFields,
   nrqlConditionGaps,
   pathNrqlCondition,
-  v2ConditionOf,
 } from './shared/nrql-conditions.ts';
+import { nerdgraphInput, storedType, v2ConditionOf } from './shared/nrql-condition-input.ts';
 
-const STATIC = 'NrqlConditionStaticUpdate';
-const BASELINE = 'NrqlConditionBaselineUpdate';
+const OPERATIONS = NRQL_CONDITION_OPERATIONS.update;
 
 const parameters = defineParams({
   condition: param.bodyField('nrql_condition', {
     fidelity: 'approximate',
-    note: 'The fields given replace the stored ones (as v2): only they are sent, to the update mutation of the condition\'s own type (read first); type cannot change (422); terms replace all terms; nrql needs query and since_value together.',
+    note: 'The fields given replace the stored ones (as v2): only they are sent, to the update mutation of the condition\'s own type (read first); type cannot change (422); terms replace all terms; nrql, signal and expiration keys are sent only where they differ from the condition read (an echo of a read changes nothing); nrql may be a query alone.',
   }),
 });
 
@@ -27,9 +26,9 @@ export default defineWriteMapping({
   id: 'alerts_nrql_conditions.update',
   method: 'PUT',
   route: '/v2/alerts_nrql_conditions/{condition_id}.{format}',
-  operation: STATIC,
-  stepOperations: [BASELINE],
-  summary: 'Update a NRQL alert condition: nrqlCondition read (404 when not in the account; its type), then one alertsNrqlConditionStaticUpdate or alertsNrqlConditionBaselineUpdate with the given fields',
+  operation: OPERATIONS.static,
+  stepOperations: [OPERATIONS.baseline, OPERATIONS.outlier],
+  summary: 'Update a NRQL alert condition: nrqlCondition read (404 when not in the account; its type), then one alertsNrqlConditionStaticUpdate, BaselineUpdate or OutlierUpdate (by the type read) with the given fields',
   fidelity: 'approximate',
   passthroughByDefault: ALERTS_KEPT_ALIVE,
   successStatus: 200,
@@ -41,10 +40,10 @@ export default defineWriteMapping({
   async plan(ctx) {
     const { id, stored } = await pathNrqlCondition(ctx);
     const condition = v2ConditionOf(ctx.body, false);
-    const type = stored.type === 'BASELINE' ? 'baseline' : 'static';
+    const type = storedType(stored);
     if (condition.type !== undefined && condition.type !== type) throw writeRefused(422, NrqlConditionTitles.typeChange);
     const input = nerdgraphInput(condition, type, stored);
-    const operation = type === 'baseline' ? BASELINE : STATIC;
+    const operation = OPERATIONS[type];
     return {
       operation,
       variables: { accountId: ctx.accountId, id: String(id), condition: input },

@@ -16,7 +16,7 @@ import {
 const parameters = defineParams({
   'filter[name]': param.text('filter[name]', {
     fidelity: 'exact',
-    note: "The policy's whole name, case and spaces included (v2: \"must be exact match\"): policiesSearch's name criterion, each policy re-checked for equality.",
+    note: "The policy's whole name, case and inner spaces included (v2: \"must be exact match\"), spaces around it ignored: policiesSearch's name criterion, each policy re-checked for equality.",
   }),
   page: param.page({ fidelity: 'exact', note: `${POLICIES_PAGE_SIZE} per page, ordered by id, v2 Link header.` }),
 });
@@ -53,9 +53,12 @@ export default defineReadPlanMapping({
     ...POLICY_ASSUMPTIONS,
     `v2 pages alert policies by ${POLICIES_PAGE_SIZE} (UNCONFIRMED; the legacy witness does).`,
     "filter[name] is an exact match (v2's swagger: \"Name (must be exact match)\"); policiesSearch's name criterion is taken as exact too (UNCONFIRMED), and each policy it returns is re-checked for equality, so a looser NerdGraph match shows nothing more.",
+    "Spaces around filter[name] are ignored (UNCONFIRMED: New Relic's manage-entities-alerts-conditions.mdx (#example steps 3 and 4) and disable-enable-alerts-conditions-using-api.mdx (#example step 1, with curl --data-urlencode) send ' Logjam Alert' and show 'Logjam Alert' found; names are stored trimmed, so nothing else could match). The probe policy-filter-name-trimmed (GET /v2/alerts_policies.json?filter[name]=%20<an existing name> on the legacy API, read-only) settles it.",
   ],
   async load(ctx) {
-    const { 'filter[name]': name, page } = parameters.parse(ctx.params);
+    const { 'filter[name]': raw, page } = parameters.parse(ctx.params);
+    // Names are stored trimmed, so a value with spaces around it means the trimmed name.
+    const name = raw === undefined || raw.trim() === '' ? raw : raw.trim();
     const walked = await walkCursors(
       ctx,
       POLICIES_SEARCH,

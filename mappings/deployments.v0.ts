@@ -13,7 +13,7 @@ const AS_V2 = { fidelity: 'approximate', note: 'As POST /v2/applications/{id}/de
 const parameters = defineParams({
   application_id: param.single('deployment[application_id]', { fidelity: 'exact', note: 'The app id; wins over app_name.' }),
   app_name: param.single('deployment[app_name]', { fidelity: 'exact', note: 'Exact, case-sensitive app name in the account (an entity search, then an exact check).' }),
-  revision: param.single('deployment[revision]', AS_V2),
+  revision: param.single('deployment[revision]', { fidelity: 'approximate', note: "As POST /v2/applications/{id}/deployments: required (v0's documented example sends none; change tracking needs a version)." }),
   changelog: param.single('deployment[changelog]', AS_V2),
   description: param.single('deployment[description]', AS_V2),
   user: param.single('deployment[user]', AS_V2),
@@ -103,8 +103,16 @@ export default defineWriteMapping({
     { description: 'v0\'s XML answer is not documented anywhere the project could read; the Rails form is an assumption.' },
     { description: 'deployment[host] and other v0 extras are ignored.' },
     { description: 'As for v2 deployments: 24-hour timestamp limit, unconfirmed outcomes answered as such, derived ids.' },
+    {
+      description:
+        "deployment[revision] is required (400 \"Revision parameter required\", nothing recorded), as docs/write-rules.md §5 applies §4's rule, though New Relic's own v0 example (setting-deployment-notifications#api, deployment-notifications#examples, pages that now redirect to record-monitor-deployments.mdx) sends only app_name and description. Change tracking needs a version (ChangeTrackingDeploymentFieldsInput.version is non-null; a blank one is refused, UNCONFIRMED, as the sandbox does), and inventing one would be a silent change.",
+    },
   ],
-  assumptions: ['Success is 201 with Rails XML (dashed names, type attributes); errors are v2 XML error bodies.', 'A JSON request (/deployments.json) gets the same fields as JSON.'],
+  assumptions: [
+    'v0 recorded a deployment without deployment[revision] (its documented example sends none; UNCONFIRMED, and no probe can settle it or what change tracking does with a blank version: the probe is read-only and these are writes).',
+    'Success is 201 with Rails XML (dashed names, type attributes); errors are v2 XML error bodies.',
+    'A JSON request (/deployments.json) gets the same fields as JSON.',
+  ],
   serialise(body: V2Body, format: V2Format) {
     return format === 'xml' ? v0Xml(body) : JSON.stringify(body);
   },

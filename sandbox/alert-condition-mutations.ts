@@ -72,6 +72,8 @@ export function alertConditionMutationRoot(data: SandboxData, context: SandboxRe
     alertsNrqlConditionStaticUpdate: update('static'),
     alertsNrqlConditionBaselineCreate: create('baseline'),
     alertsNrqlConditionBaselineUpdate: update('baseline'),
+    alertsNrqlConditionOutlierCreate: create('outlier'),
+    alertsNrqlConditionOutlierUpdate: update('outlier'),
     alertsConditionDelete: ({ accountId, id }: { accountId: number; id: string }) => {
       writable(accountId);
       const condition = conditionIn(accountId, id);

@@ -22,10 +22,14 @@
  * - a blank name, or one over 255 characters (the v2 limit the legacy face keeps; NerdGraph's
  *   own is UNCONFIRMED): INVALID_INPUT. An unknown incidentPreference never arrives: the enum
  *   refuses it in validation.
+ *
+ * incidentPreference may be CUSTOM, the value AlertsIncidentPreference gained after both schema
+ * files were pulled (../shared/reference/nerdgraph.md §1, quirk 3); that the mutations accept it
+ * as input, as the shared enum lets them, is UNCONFIRMED.
  */
 import { GraphQLError } from 'graphql';
 import type { SandboxRequestContext } from './actor.ts';
-import { createPolicy, deletePolicy, updatePolicy, type AlertPolicy, type IncidentPreference } from './alerts.ts';
+import { createPolicy, deletePolicy, updatePolicy, type AlertPolicy, type StoredIncidentPreference } from './alerts.ts';
 import type { SandboxData } from './model.ts';
 import { forbidden, invalidInput } from './nerdgraph-errors.ts';
 
@@ -39,7 +43,7 @@ const MAX_NAME = 255;
 
 interface PolicyInput {
   name?: string | null;
-  incidentPreference?: IncidentPreference | null;
+  incidentPreference?: StoredIncidentPreference | null;
 }
 
 const nerdgraphPolicy = (policy: AlertPolicy) => ({ id: String(policy.id), name: policy.name, accountId: policy.accountId, incidentPreference: policy.incidentPreference });
@@ -67,7 +71,7 @@ export function alertPolicyMutationRoot(data: SandboxData, context: SandboxReque
   };
 
   return {
-    alertsPolicyCreate: ({ accountId, policy }: { accountId: number; policy: { name: string; incidentPreference: IncidentPreference } }) => {
+    alertsPolicyCreate: ({ accountId, policy }: { accountId: number; policy: { name: string; incidentPreference: StoredIncidentPreference } }) => {
       writable(accountId);
       const created = createPolicy(data.alerts, accountId, checkedName(policy.name), policy.incidentPreference, now());
       return nerdgraphPolicy(created);

@@ -14,14 +14,21 @@
 import type { JsonValue } from './legacy/wire.ts';
 import { createRandom } from './world/draws.ts';
 
+/** v2's three values (docs-website rest-api-calls-alerts.mdx, #policies-create: "This must be one of the following"). */
 export type IncidentPreference = 'PER_POLICY' | 'PER_CONDITION' | 'PER_CONDITION_AND_TARGET';
 export const INCIDENT_PREFERENCES: readonly IncidentPreference[] = ['PER_POLICY', 'PER_CONDITION', 'PER_CONDITION_AND_TARGET'];
+/**
+ * NerdGraph's AlertsIncidentPreference gained CUSTOM after both schema files were pulled
+ * (../shared/reference/nerdgraph.md §1, quirk 3: newrelic-sb-sdk's 2026-04-19 types). Only the
+ * NerdGraph face writes it; the store keeps it, so the legacy face shows such a policy as it is.
+ */
+export type StoredIncidentPreference = IncidentPreference | 'CUSTOM';
 
 export interface AlertPolicy {
   accountId: number;
   id: number;
   name: string;
-  incidentPreference: IncidentPreference;
+  incidentPreference: StoredIncidentPreference;
   /** Epoch ms, as v2 shows them. */
   createdAt: number;
   updatedAt: number;
@@ -137,20 +144,31 @@ function generatedFields(random: Random, family: AlertFamily, name: string, appI
         ...(metric === 'user_defined' ? { user_defined: { metric: 'Custom/Queue/Depth', value_function: 'average' } } : {}),
       };
     }
-    case 'alerts_nrql_conditions':
+    case 'alerts_nrql_conditions': {
+      // Conditions of the v2 era: each with its since_value, the deprecated offset (no aggregation
+      // method, delay or timer), stored as the legacy face's contract stores a v2 body
+      // (legacy/nrql-condition-body.ts). Modern ones are those created later, through either face.
+      // Drawn in the order they always were, so that the world stays the same.
+      const valueFunction = pick(random, ['single_value', 'sum'] as const);
+      const timeLimit = pick(random, [3600, 7200, 86400]);
+      const drawnTerms = terms(random);
+      const query = `SELECT count(*) FROM Transaction WHERE appId = ${appIds.length === 0 ? 1 : pick(random, appIds)} AND error IS true`;
+      const since = String(pick(random, [1, 3, 5]));
       return {
         type: 'static',
         name,
         enabled,
         runbook_url: runbook,
-        value_function: pick(random, ['single_value', 'sum'] as const),
-        violation_time_limit_seconds: pick(random, [3600, 7200, 86400]),
-        terms: terms(random),
-        nrql: {
-          query: `SELECT count(*) FROM Transaction WHERE appId = ${appIds.length === 0 ? 1 : pick(random, appIds)} AND error IS true`,
-          since_value: String(pick(random, [1, 3, 5])),
-        },
+        value_function: valueFunction,
+        expected_groups: null,
+        ignore_overlap: null,
+        violation_time_limit_seconds: timeLimit,
+        terms: drawnTerms,
+        nrql: { query, since_value: since },
+        signal: { aggregation_window: '60', aggregation_method: null, aggregation_delay: null, aggregation_timer: null, slide_by: null, fill_option: 'none', fill_value: null, evaluation_offset: Number(since) },
+        expiration: { expiration_duration: null, open_violation_on_expiration: false, close_violations_on_expiration: false },
       };
+    }
     case 'alerts_external_service_conditions':
       return {
         type: 'apm',
@@ -248,13 +266,13 @@ export function generateAlerts(seed: number, accounts: readonly AlertAccount[], 
 // ---------------------------------------------------------------------------------------------
 // Writes: the legacy face validates, these apply.
 
-export function createPolicy(store: SandboxAlerts, accountId: number, name: string, incidentPreference: IncidentPreference, now: number): AlertPolicy {
+export function createPolicy(store: SandboxAlerts, accountId: number, name: string, incidentPreference: StoredIncidentPreference, now: number): AlertPolicy {
   const policy: AlertPolicy = { accountId, id: ++store.lastPolicyId, name, incidentPreference, createdAt: now, updatedAt: now };
   store.policies.push(policy);
   return policy;
 }
 
-export function updatePolicy(policy: AlertPolicy, changes: { name?: string; incidentPreference?: IncidentPreference }, now: number): void {
+export function updatePolicy(policy: AlertPolicy, changes: { name?: string; incidentPreference?: StoredIncidentPreference }, now: number): void {
   if (changes.name !== undefined) policy.name = changes.name;
   if (changes.incidentPreference !== undefined) policy.incidentPreference = changes.incidentPreference;
   policy.updatedAt = now;

@@ -138,9 +138,9 @@ export interface SandboxBehaviours {
   /**
    * The legacy face serves a POST with a form or query body to a GET-only route as that GET
    * (Ansible's community.general.newrelic_deployment looks applications up by
-   * `POST /v2/applications.json` with `filter[name]=`; UNCONFIRMED on live v2). Off by default:
-   * the sandbox answers such a POST 405, as it did; on shows the other world to
-   * `npm run probe`. Probe: v2-post-on-list-route-is-read.
+   * `POST /v2/applications.json` with `filter[name]=`; UNCONFIRMED on live v2). On by default,
+   * as the gateway serves it (src/routing/routing-step.ts); off (the sandbox answers such a POST
+   * 405) shows the other world to `npm run probe`. Probe: v2-post-on-list-route-is-read.
    */
   legacyPostServesRead: boolean;
 }
@@ -165,7 +165,7 @@ export const DEFAULT_BEHAVIOURS: Readonly<SandboxBehaviours> = Object.freeze({
   browserSideOnlyWhileLoaderOn: true,
   nrqlConditionOfOtherFamily: 'null',
   nrqlOffsetReadsAsCadenceDelay: true,
-  legacyPostServesRead: false,
+  legacyPostServesRead: true,
 });
 
 export function resolveBehaviours(overrides: Partial<SandboxBehaviours> = {}): SandboxBehaviours {

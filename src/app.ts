@@ -17,8 +17,8 @@ import { V2Error, V2Titles } from './v2/errors.ts';
 import { localState, type OpenedState } from './state/open.ts';
 import { RecentWrites } from './state/recent-writes.ts';
 import { redactKeys } from './ops/redact.ts';
-import { callerKeysOf, refuseSecretHost, requestIdFor } from './caller/request-id.ts';
-import { keyFinder } from './caller/key-disguises.ts';
+import { refuseSecretHost, requestIdFor } from './caller/request-id.ts';
+import { keylessTraceContext } from './caller/trace-context.ts';
 import type { Mapping } from './routes/mapping.ts';
 import type { GatewayMetrics } from './ops/metrics.ts';
 import { writeRequestLog, type RequestLog } from './ops/logger.ts';
@@ -169,10 +169,20 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   });
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
 
-  // The one match of a request's route, and its mode's strategy (src/routing/routing-step.ts).
+  // One per app: explain and the v2 routes share the per-address budget and the refused-key
+  // memory, which are keyed by identity, so they share the identity hasher too.
+  // Accounts and refusals get a second, shared copy only when it is shared (Redis): in a lone
+  // process the in-process caches already are everything a memory copy would hold.
+  const replicated = shared.state.backend === 'redis' ? { state: shared.state, keyOf: shared.keyOf } : undefined;
+  const keyGuard = new KeyGuard(deps.config.keyGuard ?? KEY_GUARD_DEFAULTS, undefined, replicated);
+  const identityOf = shared.identityOf;
+
+  // The one match of a request's route, and its mode's strategy (src/routing/routing-step.ts);
+  // callers are counted for /bridge/ once their key is known good (the guard's word on it).
   const table = deps.routeTable ?? mappingTable(deps.mappings);
   const strategies = deps.modes ? modeStrategiesOf(deps, deps.modes, { app, identityOf: shared.identityOf, now }) : undefined;
-  app.use(createRoutingStep(table, strategies, deps.bridge ? { sink: deps.bridge.store, fingerprintOf: shared.fingerprintOf } : undefined));
+  const callers = deps.bridge ? { sink: deps.bridge.store, fingerprintOf: shared.fingerprintOf, keyAccepted: (key: string) => keyGuard.isAccepted(identityOf(key)) } : undefined;
+  app.use(createRoutingStep(table, strategies, callers));
 
   app.get('/healthz', (c) => {
     c.set('routeLabel', '/healthz');
@@ -190,13 +200,6 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     return c.text(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
   });
 
-  // One per app: explain and the v2 routes share the per-address budget and the refused-key
-  // memory, which are keyed by identity, so they share the identity hasher too.
-  // Accounts and refusals get a second, shared copy only when it is shared (Redis): in a lone
-  // process the in-process caches already are everything a memory copy would hold.
-  const replicated = shared.state.backend === 'redis' ? { state: shared.state, keyOf: shared.keyOf } : undefined;
-  const keyGuard = new KeyGuard(deps.config.keyGuard ?? KEY_GUARD_DEFAULTS, undefined, replicated);
-  const identityOf = shared.identityOf;
   const accounts = createAccountResolver({
     nerdgraph,
     metrics: deps.metrics,
@@ -268,26 +271,18 @@ const LEGACY_AGENT_OPTIONS = { keepAliveTimeout: 10_000, connections: 128 } as c
 
 const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
-/**
- * The caller's tracestate, unless it carries its key or any New Relic key, plain or disguised
- * (src/caller/key-disguises.ts): it goes on to NerdGraph and the legacy API, where a key may
- * only ever be in the key header. A traceparent cannot carry one (hex ids of fixed length).
- */
-function keylessTracestate(headers: Headers): string | null {
-  const state = headers.get('tracestate');
-  return state === null || keyFinder(callerKeysOf(headers))(state) ? null : state;
-}
-
 /** A caller's request's trace: with tracing on, its span (continuing the caller's trace); off, the caller's valid traceparent, if any. */
 function traceOf(tracing: Tracing | undefined, method: string, headers: Headers, path: string): RequestTrace | undefined {
+  // Probes and scrapes (every few seconds, from a load balancer or Prometheus) are no one's trace.
+  if (tracing !== undefined && UNTRACED_PATHS.has(path)) return undefined;
+  // Either header carrying a key is dropped (src/caller/trace-context.ts): never relayed, continued or exported.
+  const { traceparent, tracestate } = keylessTraceContext(headers);
   if (tracing === undefined) {
-    const relay = validTraceHeaders(headers.get('traceparent'), keylessTracestate(headers));
+    const relay = validTraceHeaders(traceparent, tracestate);
     return relay === undefined ? undefined : { open: true, relay };
   }
-  // Probes and scrapes (every few seconds, from a load balancer or Prometheus) are no one's trace.
-  if (UNTRACED_PATHS.has(path)) return undefined;
   // Named for its route once it is known (endRequestTrace); never the path, whose ids and query are the caller's.
-  const span = tracing.requestSpan(method, headers.get('traceparent'), keylessTracestate(headers), { 'http.request.method': method });
+  const span = tracing.requestSpan(method, traceparent, tracestate, { 'http.request.method': method });
   return { open: true, tracing, span };
 }
 

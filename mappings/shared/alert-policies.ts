@@ -23,8 +23,17 @@ export const POLICIES_PAGE_SIZE = 50;
 /** At most this many NerdGraph pages of policies are read for one list request. */
 export const MAX_POLICY_PAGES = 50;
 
+/** v2's values, the only ones a v2 write may send (rest-api-calls-alerts.mdx, #policies-create: "must be one of"). */
 export const INCIDENT_PREFERENCES = ['PER_POLICY', 'PER_CONDITION', 'PER_CONDITION_AND_TARGET'] as const;
 type IncidentPreference = (typeof INCIDENT_PREFERENCES)[number];
+
+/**
+ * What a read takes from AlertsPolicy.incidentPreference: any enum value, shown as it is. NerdGraph
+ * gained CUSTOM after v2 (../shared/reference/nerdgraph.md §1, quirk 3), and v2 has no name for
+ * it: reading it as one of v2's three would be a silent change that a read-then-write would
+ * make real, and refusing it would fail the whole list for one policy.
+ */
+const NerdGraphPreference = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/);
 
 /**
  * Titles as v2's Rails answers them; their exact texts are UNCONFIRMED (the sandbox's legacy face
@@ -40,7 +49,7 @@ export const PolicyTitles = {
 export const NerdGraphPolicy = z.object({
   id: z.string().regex(/^[1-9]\d{0,14}$/),
   name: z.string(),
-  incidentPreference: z.enum(INCIDENT_PREFERENCES),
+  incidentPreference: NerdGraphPreference,
   accountId: z.number().int(),
 });
 export type NerdGraphPolicy = z.infer<typeof NerdGraphPolicy>;
@@ -57,7 +66,7 @@ export const v2Policy = (policy: NerdGraphPolicy): V2Body => ({
 export function policyFields(prefix: string): FieldNote[] {
   return [
     { field: `${prefix}.id`, fidelity: 'exact', source: 'AlertsPolicy.id (the same integer, as a string in NerdGraph)' },
-    { field: `${prefix}.incident_preference`, fidelity: 'exact', source: 'AlertsPolicy.incidentPreference (the same three values)' },
+    { field: `${prefix}.incident_preference`, fidelity: 'exact', source: "AlertsPolicy.incidentPreference (v2's three values alike; CUSTOM, which v2 never had, shown as it is)" },
     { field: `${prefix}.name`, fidelity: 'exact', source: 'AlertsPolicy.name' },
     { field: `${prefix}.created_at`, fidelity: 'approximate', source: 'none: always null (AlertsPolicy has no time)' },
     { field: `${prefix}.updated_at`, fidelity: 'approximate', source: 'none: always null (AlertsPolicy has no time)' },
@@ -68,11 +77,17 @@ export function policyGaps(prefix: string): KnownGap[] {
   return [
     { path: `${prefix}.created_at`, description: "created_at is null: NerdGraph's AlertsPolicy has no creation time (v2 gave epoch ms)." },
     { path: `${prefix}.updated_at`, description: "updated_at is null: NerdGraph's AlertsPolicy has no update time (v2 gave epoch ms)." },
+    {
+      path: `${prefix}.incident_preference`,
+      description:
+        "A policy NerdGraph holds as CUSTOM (a value v2 never had) reads incident_preference \"CUSTOM\"; a v2 write of CUSTOM is refused (422 naming incident_preference), so such a policy read and written back whole is refused: send only the name. What live v2 shows for it is UNCONFIRMED: the probe policy-custom-preference-on-v2 (GET /v2/alerts_policies.json on the legacy API for an account holding a CUSTOM policy; read-only) settles it.",
+    },
   ];
 }
 
 export const POLICY_ASSUMPTIONS = [
   'Policy ids are the same integers in REST v2 and NerdGraph (AlertsPolicy.id is an ID holding that integer).',
+  "AlertsIncidentPreference has CUSTOM besides v2's three (newrelic-sb-sdk's 2026-04-19 types; both schema files predate it); any value NerdGraph answers is shown as it is.",
   'Titles of 404, 422 and 400 answers are those of the legacy witness (v2 texts UNCONFIRMED).',
 ];
 

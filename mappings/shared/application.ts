@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, type ReadOptions, type ReshapeContext, fieldNotesUnder, parseAnswer, UpstreamError, type V2Body, isoSeconds, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type ReadOptions, type ReshapeContext, fieldNotesUnder, parseAnswer, OverBudget, UpstreamError, type V2Body, isoSeconds, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
 import { EntityTitles } from './entity-titles.ts';
 import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from './app-instances.ts';
 import { ApmOutline } from './entity-schemas.ts';
@@ -305,13 +305,31 @@ const ApplicationByGuidAnswer = z.object({
   actor: z.object({ entity: z.unknown(), browser: z.unknown().optional(), account: z.object({ endUser: EndUserApdexRows }).nullable().optional() }),
 });
 
+/** An app's end-user apdex score, kept per caller and account: its 10-minute window moves on by the minute. */
+interface KeptEndUserApdex {
+  score: number | null;
+}
+const END_USER_APDEX_KEPT_MS = 60_000;
+
 export async function readApplicationEntity(ctx: OperationContext, guid: string): Promise<ReadEntity> {
   const appId = decodeEntityGuid(guid)?.domainId;
   if (appId === undefined) throw new UpstreamError('upstream_failure', 'readApplication needs a computed application GUID');
   const browserGuid = browserGuidOf(ctx.accountId, appId);
   const appIdNumber = Number(appId);
   const endUserApdex = endUserApdexQuery({ appIds: [appIdNumber], ...currentWindow(ctx.now) });
-  const data = await ctx.read('ApplicationByGuid', { guid, browserGuid, accountId: ctx.accountId, endUserApdex }, END_USER_APDEX_PART);
+  const keptKey = `end-user-apdex:${appId}`;
+  const kept = ctx.keep.get<KeptEndUserApdex>(keptKey);
+  const variables = { guid, browserGuid, accountId: ctx.accountId, endUserApdex };
+  let data: unknown;
+  let withEndUserApdex = kept === undefined;
+  try {
+    data = await ctx.read('ApplicationByGuid', { ...variables, withEndUserApdex }, withEndUserApdex ? END_USER_APDEX_PART : undefined);
+  } catch (error) {
+    // The score is worth no refused read, update or delete: without it the NRQL budgets are not asked.
+    if (!withEndUserApdex || !(error instanceof OverBudget) || error.budget === 'concurrency') throw error;
+    withEndUserApdex = false;
+    data = await ctx.read('ApplicationByGuid', { ...variables, withEndUserApdex });
+  }
   const actor = parseAnswer(ApplicationByGuidAnswer, data, 'ApplicationByGuid').actor;
   const entity = ctx.requireEntity(actor.entity, { guid }, EntityTitles.applicationNotFound);
   const browser = actor.browser === null || actor.browser === undefined ? null : ctx.requireEntity(actor.browser, { guid: browserGuid }, EntityTitles.applicationNotFound);
@@ -319,7 +337,13 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
   if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected entity shape in ApplicationByGuid');
   const parsedBrowser = browser === null ? null : BrowserApdexEntity.safeParse(browser);
   if (parsedBrowser !== null && !parsedBrowser.success) throw new UpstreamError('upstream_failure', 'unexpected browser entity shape in ApplicationByGuid');
-  const endUserApdexScore = endUserApdexScores(actor.account?.endUser, [appIdNumber]).get(appIdNumber) ?? null;
+  let endUserApdexScore = kept?.score ?? null;
+  // A failed NRQL part (null: END_USER_APDEX_PART) is no score to keep: the next read asks again.
+  const endUser = actor.account?.endUser;
+  if (withEndUserApdex && endUser !== null && endUser !== undefined) {
+    endUserApdexScore = endUserApdexScores(endUser, [appIdNumber]).get(appIdNumber) ?? null;
+    ctx.keep.set(keptKey, { score: endUserApdexScore }, END_USER_APDEX_KEPT_MS);
+  }
   return { guid, entity: parsed.data, browser: parsedBrowser === null ? null : parsedBrowser.data, endUserApdexScore };
 }
 

@@ -8,6 +8,15 @@ import { NrqlConditionTitles, conditionIdOf, readNrqlCondition } from './nrql-co
  * condition of any type by id). NerdGraph can read only NRQL conditions, so for the other
  * families the gateway cannot show v2's deleted condition: it answers its id, every other v2 key
  * null (each a known gap), and what to use instead of the family is said in its passthrough module.
+ *
+ * The family check. v2 answered 404 for another family's id on a family's route, deleting nothing.
+ * NerdGraph tells only NRQL conditions from the rest: nrqlCondition(id) (here, and the NRQL
+ * route's own read). Neither schema file has a read of an APM, external service, synthetics or
+ * location failure condition: AlertsAccountStitchedFields holds nrqlCondition(s), policies and
+ * muting rules only; a condition's entity (GUID account|AIOPS|CONDITION|id) has no typed entity
+ * (Entity's implementations have none for conditions), only a GenericEntity's type and tags,
+ * which no New Relic document says name the family. So among those four families the gateway
+ * cannot answer v2's 404: that is a known gap of each of their DELETEs.
  */
 const Deleted = z.object({ alertsConditionDelete: z.object({ id: z.string() }).nullable() });
 
@@ -65,12 +74,13 @@ export function conditionDeleteMapping(family: ConditionFamily): WriteMapping {
       ...gaps,
       {
         description:
-          "alertsConditionDelete deletes a condition of any family by id: an id of another non-NRQL family (e.g. an APM condition's id sent to alerts_synthetics_conditions) is deleted where v2 answered 404. An unknown id is 404 with the gateway's title 'Resource not found'.",
+          "An NRQL condition's id is v2's 404, nothing deleted (nrqlCondition finds it). But NerdGraph has no read that tells the other four families apart (APM, external service, synthetics, location failure), and alertsConditionDelete deletes a condition of any family by id: an id of another of those four (e.g. an APM condition's id sent to alerts_synthetics_conditions) is deleted where v2 answered 404. Passthrough (the default for this route) keeps v2's check. An unknown id is 404 with the gateway's title 'Resource not found'.",
       },
     ],
     assumptions: [
       'A condition id is the same number in REST v2 and NerdGraph (NerdGraph ids are v2 ids, as text).',
-      "nrqlCondition(id) for another family's id answers null or a NOT_FOUND error; both mean 'not an NRQL condition' and the delete goes on (UNCONFIRMED: which one real NerdGraph answers is untested; the sandbox answers null).",
+      "nrqlCondition(id) for another family's id answers null or a NOT_FOUND error; both mean 'not an NRQL condition' and the delete goes on (UNCONFIRMED: the sandbox answers null; the probe nrql-condition-of-another-family, nrqlCondition of one condition id of each other family, read-only, settles which).",
+      "No NerdGraph read names a non-NRQL condition's family (UNCONFIRMED for the condition's entity: the probe condition-entity-names-family, actor.entity of account|AIOPS|CONDITION|id for one condition of each family, read-only, shows whether its type or tags name the family; if one does, the four families can be told apart).",
     ],
     async plan(ctx) {
       const id = conditionIdOf(ctx.pathParams.condition_id);

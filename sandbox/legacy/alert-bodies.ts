@@ -9,6 +9,7 @@ import { V2Error, type JsonValue } from './wire.ts';
 import { INCIDENT_PREFERENCES, type AlertFamily, type ConditionFields } from '../alerts.ts';
 import { invalid, type LegacyRequest } from './common.ts';
 import { bodyParams, type Params } from './bodies.ts';
+import { NrqlConditionBody } from './nrql-condition-body.ts';
 export const AlertTitles = {
   policyNotFound: 'No Policy found with the given ID',
   conditionNotFound: 'No Condition found with the given ID',
@@ -79,31 +80,8 @@ const ConditionSchema = z
     path: ['user_defined'],
   });
 
-/**
- * NRQL conditions: static, or baseline with its `baseline_direction` (UNCONFIRMED: REST's baseline
- * fields are undocumented; see sandbox/README.md). Every key is answered, runbook_url '' when none
- * (UNCONFIRMED). A baseline's terms compare above the baseline only, as NerdGraph's do.
- */
-const NrqlConditionSchema = z
-  .object({
-    type: z.enum(['static', 'baseline']).default('static'),
-    name: Name,
-    enabled: Flag.default(true),
-    runbook_url: Runbook.default(''),
-    value_function: z.enum(['single_value', 'sum']).default('single_value'),
-    baseline_direction: z.enum(['upper_only', 'lower_only', 'upper_and_lower']).optional(),
-    violation_time_limit_seconds: oneOf([3600, 7200, 14400, 28800, 43200, 86400]).default(3600),
-    terms: Terms,
-    nrql: z.object({
-      query: z.string({ error: 'is required' }).trim().min(1, "can't be blank").max(4096, 'is too long (maximum is 4096 characters)'),
-      since_value: z.union([z.number().int().transform(String), z.string().trim()]).pipe(z.enum(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19', '20'])),
-    }),
-  })
-  .refine((c) => c.type === 'static' || c.terms.every((term) => term.operator === 'above'), { message: 'must use operator above in a baseline condition', path: ['terms'] })
-  .transform(({ baseline_direction: direction, ...c }) => {
-    const { violation_time_limit_seconds: limit, terms, nrql, ...head } = c;
-    return { ...head, ...(c.type === 'baseline' && { baseline_direction: direction ?? 'upper_only' }), violation_time_limit_seconds: limit, terms, nrql };
-  });
+/** NRQL conditions: the contract written from New Relic's two REST pages (nrql-condition-body.ts). */
+const NrqlConditionSchema = NrqlConditionBody;
 
 const ExternalServiceConditionSchema = z.object({
   type: z.enum(['apm', 'mobile']),

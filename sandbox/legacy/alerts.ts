@@ -26,13 +26,21 @@ import {
 } from '../alerts.ts';
 import { invalid, text, valuesOf, type LegacyRequest, type LegacyRoute } from './common.ts';
 import { AlertTitles, FAMILIES, PolicyChangesSchema, PolicySchema, validated, wrapped } from './alert-bodies.ts';
+import { mergedNrqlUpdate } from './nrql-condition-body.ts';
 import { alertRoute, byId, conditionBody, conditionIn, idOf, page, policyBody, policyIn, read, written } from './alert-answers.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Policies
 
+/**
+ * filter[name] is an exact match of the name as stored (trimmed on write), so the value is
+ * trimmed too: docs-website alerts/scale-automate/rest-api/manage-entities-alerts-conditions.mdx,
+ * #example step 3 sends `filter[name]= Logjam Alert` and step 4 shows "Logjam Alert" found; so
+ * does disable-enable-alerts-conditions-using-api.mdx, #example step 1 (curl --data-urlencode).
+ */
 function listPolicies(req: LegacyRequest): Response {
-  const name = text(req.params, 'filter[name]');
+  const raw = text(req.params, 'filter[name]');
+  const name = raw === undefined || raw.trim() === '' ? raw : raw.trim();
   const policies = req.data.alerts.policies.filter((p) => p.accountId === req.accountId && (name === undefined || p.name === name)).sort(byId);
   return page(req, policies, 'policies', policyBody);
 }
@@ -103,9 +111,9 @@ function updateConditionRoute(family: AlertFamily) {
     const spec = FAMILIES[family];
     const condition = conditionIn(req, family, req.path.condition_id);
     const given = await wrapped(req, spec.singular);
-    const merged: Params = { ...condition.fields };
+    const merged: Params = family === 'alerts_nrql_conditions' ? mergedNrqlUpdate(condition.fields, given) : { ...condition.fields };
     // defineProperty: a `__proto__` key from a JSON body stays a plain (then refused) field, never a prototype.
-    for (const [key, value] of Object.entries(given)) if (key !== 'id') Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
+    if (family !== 'alerts_nrql_conditions') for (const [key, value] of Object.entries(given)) if (key !== 'id') Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
     condition.fields = validated(spec.schema, merged, spec.singular);
     return written(req, 200, { [spec.singular]: conditionBody(condition) });
   };

@@ -71,6 +71,27 @@ function matcher(routes: readonly LegacyRoute[]): (path: string) => Matched | un
   };
 }
 
+/**
+ * A POST with a form body (or none) to a route with no POST of its own is answered as the
+ * route's GET. The evidence: Ansible's community.general.newrelic_deployment looks an
+ * application up with `fetch_url(module, url, data=data, headers=headers)`, url
+ * `https://api.newrelic.com/v2/applications.json` and data `filter[name]=<app_name>`
+ * (plugins/modules/newrelic_deployment.py, get_application_id, lines 146-153 at
+ * ade4f3ecc1409b45b843660721178c9992bc3bcb): urllib sends a request with data as a POST with
+ * `Content-Type: application/x-www-form-urlencoded`, and the module reads the answer's
+ * `applications` as the list's. It has done so since 2022 with no report of failure. No New
+ * Relic page says so (UNCONFIRMED; the probe `v2-post-on-list-route-is-read` asks the real API). A POST
+ * with any other body is not a read: 405 as before.
+ */
+function readByPost(request: Request, method: string, found: Matched): Matched['hits'][number] | undefined {
+  if (method !== 'POST') return undefined;
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  const length = request.headers.get('content-length');
+  const noBody = !request.headers.has('transfer-encoding') && type === '' && (length === null || Number(length) === 0);
+  if (type !== 'application/x-www-form-urlencoded' && !noBody) return undefined;
+  return found.hits.find((entry) => entry.route.methods.includes('GET') && entry.route.body !== 'own');
+}
+
 /** Under @hono/node-server the raw request is there, for GET bodies. */
 type LegacyEnv = { Bindings: { incoming?: AsyncIterable<Buffer> } };
 
@@ -97,11 +118,11 @@ export function legacyV2Routes(
       const format = found.format;
       if (format !== 'json' && format !== 'xml') throw notFound(`Unknown format .${format}: use .json or .xml`);
       const method = c.req.method === 'HEAD' && found.allow.includes('GET') ? 'GET' : c.req.method;
-      // Behaviour legacyPostServesRead (behaviours.ts, off by default): a POST to a route with no
-      // POST of its own is served as its GET, the form body read as its parameters.
+      // Behaviour legacyPostServesRead (behaviours.ts, on by default): a POST with a form body, or
+      // none, to a route with no POST of its own is served as its GET (readByPost).
       const hit =
         found.hits.find((entry) => entry.route.methods.includes(method)) ??
-        (method === 'POST' && data.behaviours.legacyPostServesRead === true ? found.hits.find((entry) => entry.route.methods.includes('GET') && entry.route.body !== 'own') : undefined);
+        (data.behaviours.legacyPostServesRead === true ? readByPost(c.req.raw, method, found) : undefined);
       if (!hit) throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow: found.allow.join(', ') } });
       const accountId = accountFor(c.req.raw.headers, data);
       const url = new URL(c.req.url);

@@ -53,6 +53,19 @@ describe('alert policy mutations', () => {
     });
   });
 
+  it('takes CUSTOM, the incident preference newer than both schema files, and reads it back on both faces; the legacy face refuses it as a v2 write', async () => {
+    const body = await graphql(CREATE, { accountId: PRIMARY_ACCOUNT, policy: { name: 'Custom grouping', incidentPreference: 'CUSTOM' } });
+    expect(body.errors).toBeUndefined();
+    const policy = created(body);
+    expect(policy?.incidentPreference).toBe('CUSTOM');
+    const read = await graphql(SHOW, { accountId: PRIMARY_ACCOUNT, id: policy?.id });
+    expect(read.data).toEqual({ actor: { account: { alerts: { policy: { id: policy?.id, name: 'Custom grouping', incidentPreference: 'CUSTOM', accountId: PRIMARY_ACCOUNT } } } } });
+    expect((await legacy('GET', `/v2/alerts_policies/${policy?.id}.json`)).body).toMatchObject({ policy: { incident_preference: 'CUSTOM' } });
+    expect((await legacy('PUT', `/v2/alerts_policies/${policy?.id}.json`, { policy: { incident_preference: 'CUSTOM' } })).status).toBe(422);
+    const back = await graphql(UPDATE, { accountId: PRIMARY_ACCOUNT, id: policy?.id, policy: { incidentPreference: 'PER_POLICY' } });
+    expect((back.data?.alertsPolicyUpdate as { incidentPreference: string }).incidentPreference).toBe('PER_POLICY');
+  });
+
   it('updates only the attributes given, and moves updated_at', async () => {
     const made = await legacy('POST', '/v2/alerts_policies.json', { policy: { name: 'Legacy made', incident_preference: 'PER_POLICY' } });
     const id = String((made.body.policy as { id: number }).id);

@@ -24,6 +24,8 @@ export interface WindowRefusal {
 /** Lease polling: starts fast (a slot frees within one NerdGraph call), backs off to this. */
 const FIRST_POLL_MS = 5;
 const MAX_POLL_MS = 100;
+/** Other callers whose parts an over-share call reads (the share of each beyond is small anyway). */
+const MAX_CLAIMS_READ = 200;
 /** Retry-After when a lease is what was missing (a slot frees within one call), or time was. */
 export const CONCURRENCY_RETRY_AFTER_S = 1;
 
@@ -75,6 +77,8 @@ export interface WindowPlan {
    * the middle of the account's window.
    */
   windowsUpTo(account: number, accountLimit: number, callerLimit: number): BudgetWindow[];
+  /** The key of a caller's part of the account's window. */
+  partKey(account: number, identity: string): string;
 }
 
 /** The windows of a call of `identity` running `texts` (NRQL) that cost `cost` queries of `account`. */
@@ -101,6 +105,7 @@ export function planWindows(plan: { keyOf: StateKeyer; identity: string; account
       // Created ending when the account's window ends (expiresWith: the window just before it).
       { budget: 'nrql_fair_share', key: keyOf('nrql-account', account, identity), cost, limit: callerLimit, windowMs, expiresWith: identical.length },
     ],
+    partKey: (account, caller) => keyOf('nrql-account', account, caller),
   };
 }
 
@@ -175,29 +180,55 @@ async function spendInTime(budgets: BudgetsContext, admission: Admission, spendi
   return { budget: spending[spent.answer.refused]?.budget ?? first, retryAfterMs: spent.answer.retryAfterMs };
 }
 
-/** Callers of the account seen in this presence window or the last, this one included. */
-async function callersInTime(budgets: BudgetsContext, admission: Admission, account: number): Promise<number> {
+/** Callers of the account seen in this presence window or the last, this one included (fair-share.ts memoises the read). */
+async function callersInTime(budgets: BudgetsContext, admission: Admission, account: number): Promise<string[]> {
   const { sendBy, deadline } = admission;
-  const seen = await beforeTime(budgets.presence.seen(account), sendBy, deadline);
+  const seen = await beforeTime(budgets.presence.callers(account), sendBy, deadline);
   if (seen === 'late') {
     if (deadline.aborted) throw stopped(deadline, () => admission.noTime('nrql_fair_share'));
     throw admission.noTime('nrql_fair_share');
   }
-  return new Set([admission.identity, ...seen.answer.flatMap((callers) => Object.keys(callers))]).size;
+  return [...new Set([admission.identity, ...seen.answer])];
 }
 
-/** The call's windows: the account's last reserve only for a caller within its fair share (budgets.ts). */
+/** What the account's other callers may still spend within their shares: their parts read at once. */
+async function claimsInTime(budgets: BudgetsContext, admission: Admission, plan: WindowPlan, account: number, callers: readonly string[], share: number): Promise<number> {
+  const { sendBy, deadline } = admission;
+  const others = callers.filter((identity) => identity !== admission.identity).slice(0, MAX_CLAIMS_READ);
+  if (others.length === 0) return 0;
+  const totals = await beforeTime(budgets.state.windowTotals(others.map((identity) => plan.partKey(account, identity))), sendBy, deadline);
+  if (totals === 'late') {
+    if (deadline.aborted) throw stopped(deadline, () => admission.noTime('nrql_fair_share'));
+    throw admission.noTime('nrql_fair_share');
+  }
+  return totals.answer.reduce((sum, spent) => sum + Math.max(0, share - spent), 0);
+}
+
+/**
+ * The call's windows, by the fair share (budgets.ts): within its share a caller spends the
+ * account's whole budget (the reserve included); over it, only what neither the reserve nor the
+ * other callers' unspent shares hold.
+ */
 export async function spendWindows(budgets: BudgetsContext, admission: Admission, plan: WindowPlan): Promise<WindowRefusal | undefined> {
   const { nrqlAccount, identical } = plan;
   const { accountBudget, reserve } = budgets;
   if (nrqlAccount === undefined) return identical.length > 0 ? spendInTime(budgets, admission, identical) : undefined;
-  const open = await spendInTime(budgets, admission, plan.windowsUpTo(nrqlAccount, accountBudget - reserve, UNLIMITED));
-  // No reserve (a budget under 10): the account's refusal is the whole story.
-  if (open?.budget !== 'nrql_account' || reserve === 0) return open;
+  // No reserve (a budget under 10, not shared): the account's refusal is the whole story.
+  if (reserve === 0) return spendInTime(budgets, admission, plan.windowsUpTo(nrqlAccount, accountBudget, UNLIMITED));
+  const callers = await callersInTime(budgets, admission, nrqlAccount);
+  // At least two: a caller this account has not seen yet has a share too.
+  const share = fairShareOf(accountBudget, callers.length);
+  const open = await spendInTime(budgets, admission, plan.windowsUpTo(nrqlAccount, accountBudget - reserve, share));
+  if (open === undefined || open.budget === 'identical_query') return open;
   admission.askedReserve = true;
-  // At least two: the reserve stays for a caller this account has not seen yet.
-  const share = fairShareOf(accountBudget, await callersInTime(budgets, admission, nrqlAccount));
-  const reserved = await spendInTime(budgets, admission, plan.windowsUpTo(nrqlAccount, accountBudget, share));
-  // Over its share: it may spend again once the account's window resets, or its own does.
-  return reserved?.budget === 'nrql_fair_share' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, reserved.retryAfterMs) } : reserved;
+  if (open.budget === 'nrql_account') {
+    // The open part is spent: the reserve, to a caller within its share.
+    const reserved = await spendInTime(budgets, admission, plan.windowsUpTo(nrqlAccount, accountBudget, share));
+    return reserved?.budget === 'nrql_fair_share' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, reserved.retryAfterMs) } : reserved;
+  }
+  // Over its share: what the reserve and the others' unspent shares leave.
+  const claims = await claimsInTime(budgets, admission, plan, nrqlAccount, callers, share);
+  const over = await spendInTime(budgets, admission, plan.windowsUpTo(nrqlAccount, accountBudget - Math.max(reserve, claims), UNLIMITED));
+  // Refused by the account's window below its budget: by the shares it keeps for the others.
+  return over?.budget === 'nrql_account' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, over.retryAfterMs) } : over;
 }

@@ -7,7 +7,7 @@ import type { OperationDocument } from '../upstream/documents.ts';
 import { OverBudget } from '../upstream/errors.ts';
 import { CONCURRENCY_RETRY_AFTER_S, leaseInTime, planWindows, spendWindows, type Admission, type BudgetName, type BudgetsContext, type WindowRefusal } from './admission.ts';
 import { AccountPresence, reserveOf } from './fair-share.ts';
-import { accountOf, createNrqlProfiles, nrqlTextsOf } from './nrql-cost.ts';
+import { accountOf, createNrqlProfiles, nrqlSpentBy } from './nrql-cost.ts';
 import { requestDue } from '../upstream/request-due.ts';
 import { SlotWaiters, stopped } from './slot-waiters.ts';
 import { pause } from '../upstream/pause.ts';
@@ -37,22 +37,27 @@ import { pause } from '../upstream/pause.ts';
  * per freed slot at once; the others keep polling), or sleeps until the spent window resets;
  * then it is refused, not sent: v2's 429 with Retry-After (OverBudget).
  *
- * Fair share of an account's NRQL budget B (callers as above: users, or keys not known yet): the last
- * FAIR_SHARE_RESERVE of it (10%, rounded down: none under 10 queries) is a reserve. Any caller
- * spends while the account has more than the reserve left. The reserve goes only to a caller
- * whose own spend, this call included, stays within its fair share: B divided by the account's
- * callers seen this presence window or the last (windows of the same length, on the clock),
- * itself counted, and never by fewer than two: the reserve is kept for a caller not seen yet (a
- * CI job's one deployment, a script run now and then), so a lone caller spends B less the
- * reserve. A heavy caller is refused (`nrql_fair_share`) once the reserve is all that is left,
- * until the account's window or its own resets, while a light one, known or new, still spends
- * the reserve. Across replicas: each caller's part is one more window (`nrql-account` with the
- * caller's identity) spent in the same spendAll, the open part and the reserve are the same
- * account window checked against two limits, and presence is a hash per account and presence
- * window (written once a window per replica, read only when the reserve is asked for).
- * A caller's part is created ending when the account's window does (WindowSpend.expiresWith),
- * so they reset together. Approximate on purpose: a caller nobody has seen for two windows is
- * not counted.
+ * Fair share of an account's NRQL budget B (callers as above: users, or keys not known yet): a
+ * caller's share is B divided by the account's callers seen this presence window or the last
+ * (windows of the same length, on the clock), itself counted, and never by fewer than two (a
+ * caller not seen yet, a CI job's one deployment, has a share too). The last FAIR_SHARE_RESERVE
+ * of B (10%, rounded down: none under 10 queries) is a reserve. A caller within its share, this
+ * call included, spends while the account has budget at all (the reserve included). A caller
+ * over its share spends only what neither the reserve nor the other callers' unspent shares
+ * hold (each seen caller's share less what it spent this window): so a caller under its share
+ * is served while the account has budget, however hard another one asks, and a lone caller
+ * spends B less the reserve. The price is budget kept unspent: a caller seen lately keeps its
+ * whole share for the rest of the window even if it asks no more (two windows at most, then it
+ * is no longer seen). A caller over its share is refused (`nrql_fair_share`) until the
+ * account's window (with its own part) resets. Across replicas: each caller's part is one more
+ * window (`nrql-account` with the caller's identity) spent in the same spendAll, the others'
+ * parts are read at once (windowTotals, only for a call over its share), and presence is a
+ * hash per account and presence window (written once a window per replica, read at most once
+ * a second per account and replica, fair-share.ts). A caller's part is created ending when the
+ * account's window does (WindowSpend.expiresWith), so they reset together. Approximate on
+ * purpose: a caller nobody has seen for two windows is not counted, one first seen on another
+ * replica is counted here within a second, and an account's callers beyond the first 200
+ * keep no share from an over-share caller.
  *
  * Clients that leave: a call whose request signal has fired takes no lease and spends no
  * window (checked before each, and again before it is sent). A queued call takes its slot only
@@ -188,15 +193,16 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
       const identity = options.keyUsers?.callerOf(identityOf(call.apiKey)) ?? identityOf(call.apiKey);
       const profile = profileOf(document);
       const account = accountOf(call.variables);
-      const cost = account === undefined ? 0 : profile.queries;
-      const texts = nrqlTextsOf(profile, call.variables);
+      const spent = nrqlSpentBy(profile, call.variables);
+      const cost = account === undefined ? 0 : spent.queries;
+      const texts = spent.texts;
       const plan = planWindows({ keyOf, identity, account, cost, texts, identicalLimit: limits.identicalQueryPerMinute, windowMs });
       if (plan.nrqlAccount !== undefined) budgets.presence.note(plan.nrqlAccount, identity);
       const waitedMs: Record<BudgetName, number> = { concurrency: 0, nrql_account: 0, nrql_fair_share: 0, identical_query: 0 };
       const refuse = (budget: BudgetName, retryAfterMs: number, title = titles[budget](account)): OverBudget => {
         metrics.budgetDecisions.inc({ budget, result: 'refused' });
         metrics.budgetWaitSeconds.observe({ budget }, waitedMs[budget] / 1000);
-        return new OverBudget(title, retryAfterMs / 1000);
+        return new OverBudget(title, retryAfterMs / 1000, budget);
       };
       const admission: Admission = {
         call,

@@ -4,8 +4,9 @@ import type { SharedState, StateKeyer } from '../state/shared-state.ts';
  * The fair share of an account's NRQL budget (the rule is in budgets.ts's comment): the reserve
  * kept of it, a caller's share of it, and the presence the share is counted from. Presence is a
  * hash per account and presence window (windows of the budget's length, on the clock), written
- * once a window per replica and caller, never waited for, and read only when a call asks for
- * the reserve: a caller counts for an account in the window it was seen in, and the next.
+ * once a window per replica and caller, never waited for, and read by a call of the account at
+ * most once per PRESENCE_MEMO_SHARE of a window (a caller this process notes anew reads it at
+ * once): a caller counts for an account in the window it was seen in, and the next.
  */
 
 /** The share of an account's NRQL budget kept for callers within their fair share. */
@@ -14,6 +15,10 @@ const FAIR_SHARE_RESERVE = 0.1;
 export const UNLIMITED = Number.MAX_SAFE_INTEGER;
 /** (account, caller) pairs whose presence this process wrote this window; beyond, it starts afresh. */
 const MAX_PRESENCE_MEMO = 10_000;
+/** An account's callers, as last read, are reused for this share of a window (a second of a minute). */
+const PRESENCE_MEMO_SHARE = 1 / 60;
+/** Accounts whose callers are remembered; beyond, the memo starts afresh. */
+const MAX_ACCOUNTS_MEMO = 10_000;
 
 /** The reserve kept of an account's budget: none under 10 queries a minute (a budget that small is a test's or a trickle, not shared). */
 export function reserveOf(accountBudget: number): number {
@@ -29,6 +34,8 @@ export function fairShareOf(accountBudget: number, callers: number): number {
 export class AccountPresence {
   /** `account\ncaller` -> the presence window this process last wrote it in (one write per window). */
   private readonly written = new Map<string, number>();
+  /** account -> its callers as last read, and when (Date.now()). */
+  private readonly read = new Map<number, { at: number; callers: Promise<string[]> }>();
 
   constructor(
     private readonly state: SharedState,
@@ -51,6 +58,8 @@ export class AccountPresence {
     if (this.written.get(memo) === window) return;
     if (this.written.size >= MAX_PRESENCE_MEMO) this.written.clear();
     this.written.set(memo, window);
+    // A caller new to this process: the account's callers are read again, with it.
+    this.read.delete(account);
     // Kept two windows from its creation: read as "the previous window" throughout the next one.
     void this.state.hashSet(this.keyFor(account, window), { [identity]: '1' }, 2 * this.windowMs).catch(() => this.written.delete(memo));
   }
@@ -59,5 +68,19 @@ export class AccountPresence {
   seen(account: number): Promise<Array<Record<string, string>>> {
     const window = this.windowOf(Date.now());
     return Promise.all([this.state.hashGetAll(this.keyFor(account, window)), this.state.hashGetAll(this.keyFor(account, window - 1))]);
+  }
+
+  /** The account's callers (seen), read at most once per PRESENCE_MEMO_SHARE of a window; a failed read is not kept. */
+  callers(account: number): Promise<string[]> {
+    const now = Date.now();
+    const known = this.read.get(account);
+    if (known !== undefined && now - known.at < this.windowMs * PRESENCE_MEMO_SHARE && this.windowOf(known.at) === this.windowOf(now)) return known.callers;
+    const callers = this.seen(account).then((windows) => [...new Set(windows.flatMap((callers) => Object.keys(callers)))]);
+    if (this.read.size >= MAX_ACCOUNTS_MEMO) this.read.clear();
+    this.read.set(account, { at: now, callers });
+    callers.catch(() => {
+      if (this.read.get(account)?.callers === callers) this.read.delete(account);
+    });
+    return callers;
   }
 }

@@ -122,3 +122,13 @@ export function keyFinder(callerKeys: readonly string[]): (value: string) => boo
     return forms.some((form) => hasKeyShape(form) || keys.some((runs) => carries(form, runs)));
   };
 }
+
+/**
+ * The same test without decoding: the value as it is carries a New Relic key shape or a run of
+ * a caller's key. For values of one alphabet whose only disguise is decoded by the caller (the
+ * hex ids of a traceparent, src/caller/trace-context.ts).
+ */
+export function plainKeyFinder(callerKeys: readonly string[]): (value: string) => boolean {
+  const keys = callerKeys.filter((key) => key.length > 0).map(keyRunsOf);
+  return (value) => hasKeyShape(value) || keys.some((runs) => carries(value, runs));
+}

@@ -74,11 +74,18 @@ export class KeyGuard {
     const clock = { perf: { now }, ttlResolution: 0 };
     this.refused = settings.refusedTtlMs > 0 ? new LRUCache({ max: settings.refusedMax, ttl: settings.refusedTtlMs, ...clock }) : undefined;
     this.windows = settings.verificationsPerAddressPerMinute > 0 ? new LRUCache({ max: MAX_ADDRESSES, ttl: WINDOW_MS, ...clock }) : undefined;
-    this.accepted = new LRUCache({ max: MAX_ACCEPTED, ttl: ACCEPTED_TTL_MS, ...clock });
+    // A key in use stays accepted past the hour (each check renews it): while its accounts are
+    // cached (ACCOUNTS_CACHE_TTL_MS may be longer), nothing accepts it again.
+    this.accepted = new LRUCache({ max: MAX_ACCEPTED, ttl: ACCEPTED_TTL_MS, updateAgeOnHas: true, ...clock });
   }
 
   accept(identity: string): void {
     this.accepted.set(identity, true);
+  }
+
+  /** Did NerdGraph accept this key lately (its accounts lookup, here or read from another replica)? */
+  isAccepted(identity: string): boolean {
+    return this.accepted.has(identity);
   }
 
   /** The class NerdGraph refused this key with, while that is remembered. */

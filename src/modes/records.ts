@@ -1,7 +1,7 @@
 import { maskTargetSecrets } from '../compare/secrets.ts';
 import type { AnswerSnapshot, ComparisonRecord } from '../compare/types.ts';
 import type { GatewayContext } from '../routes/context.ts';
-import type { Mapping } from '../routes/mapping.ts';
+import { methodsOf, type Mapping } from '../routes/mapping.ts';
 import { apiKeyOf, READ_METHODS, targetOf } from './caller-request.ts';
 import type { ModeContext } from './mode-context.ts';
 import type { Comparer } from './ports.ts';
@@ -23,6 +23,8 @@ export const REFUSED_CALLER: ReadonlySet<number> = new Set([401, 403, 429]);
  */
 export function isWrite(mapping: Mapping, method: string): boolean {
   if (READ_METHODS.has(method)) return false;
+  // A POST served by a mapping without a POST of its own is its read (src/routing/routing-step.ts).
+  if (method === 'POST' && !methodsOf(mapping).includes('POST')) return false;
   return !(method === 'POST' && mapping.kind !== 'passthrough' && mapping.readOnlyPost === true);
 }
 

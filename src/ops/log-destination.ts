@@ -1,4 +1,4 @@
-import { fstatSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 import sonicBoom from 'sonic-boom';
 
 // sonic-boom's module is the class itself (`module.exports = SonicBoom`); its typings, read as
@@ -14,8 +14,9 @@ type SonicBoom = InstanceType<typeof SonicBoom>;
  *   thread in the kernel, where no timer or signal handler could run;
  * - while the pipe stays full, the buffer holds at most `maxBufferBytes`; lines past it are
  *   dropped and counted (`v2bridge_log_lines_dropped_total`), and serving goes on;
- * - the final flush at exit gives up after FINAL_FLUSH_MS (sonic-boom's `flushSync` would
- *   otherwise retry EAGAIN forever, inside `process.exit`).
+ * - the final flush at exit gives up after FINAL_FLUSH_MS of a full pipe, and at once on any
+ *   other error (sonic-boom's `flushSync` would retry EAGAIN, and EPIPE, forever, inside
+ *   `process.exit`).
  */
 
 /** Default bound of the lines waiting for the log destination: 8 MiB. */
@@ -48,9 +49,42 @@ export interface BufferedLog {
   abandon: () => void;
 }
 
-/** sonic-boom keeps its buffered length private; it is the one figure the bound is about. */
+/**
+ * sonic-boom keeps its buffer private: its length is the figure the bound is about, and the
+ * final flush writes the chunks itself (sonic-boom's own flushSync retries every error but a
+ * refused EAGAIN forever, a closed pipe's EPIPE included).
+ */
 interface SonicBoomInternals {
   _len: number;
+  /** Chunks waiting, oldest first. */
+  _bufs: (string | Buffer)[];
+  /** The chunk an async write has in hand (still unwritten when no write is in flight). */
+  _writingBuf: string | Buffer;
+  _writing: boolean;
+}
+
+/** Waits synchronously: at exit no event loop is left to wait on. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Writes the chunks to fd synchronously, retrying a full destination (EAGAIN, EBUSY) until
+ * `giveUpAt`; any other error (the reader gone, the fd closed) ends it at once.
+ */
+function writeAllSync(fd: number, chunks: readonly (string | Buffer)[], giveUpAt: number): void {
+  for (const chunk of chunks) {
+    let rest = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    while (rest.length > 0) {
+      try {
+        rest = rest.subarray(writeSync(fd, rest));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if ((code !== 'EAGAIN' && code !== 'EBUSY') || Date.now() >= giveUpAt) return;
+        pause(10);
+      }
+    }
+  }
 }
 
 /**
@@ -71,7 +105,6 @@ function makeNonBlocking(fd: number): void {
 
 export function bufferedLog(fd: number, maxBufferBytes = LOG_BUFFER_MAX_BYTES): BufferedLog {
   makeNonBlocking(fd);
-  let giveUpAt: number | undefined;
   let dead = false;
   let abandoned = false;
   const stream = new SonicBoom({
@@ -79,15 +112,13 @@ export function bufferedLog(fd: number, maxBufferBytes = LOG_BUFFER_MAX_BYTES): 
     sync: false,
     minLength: MIN_WRITE_BYTES,
     maxLength: maxBufferBytes,
-    // While serving, a full pipe is retried every 100 ms off the event loop's way (sonic-boom's
-    // timer); in the final flush, only until its bound.
-    retryEAGAIN: () => giveUpAt === undefined || Date.now() < giveUpAt,
+    // While serving, a full pipe is retried every 100 ms by sonic-boom's timer, off the event loop's way.
+    retryEAGAIN: () => true,
   });
   stream.on('drop', () => droppedLines++);
-  stream.on('error', (error: NodeJS.ErrnoException) => {
+  stream.on('error', () => {
     // The reader is gone (EPIPE) or the fd is unusable: nothing will be written again, so lines
     // are counted as dropped from now on instead of piling up behind a write that always fails.
-    void error;
     dead = true;
     stream.write = (): boolean => {
       droppedLines++;
@@ -103,12 +134,11 @@ export function bufferedLog(fd: number, maxBufferBytes = LOG_BUFFER_MAX_BYTES): 
     bufferedBytes,
     finalFlush: (withinMs = FINAL_FLUSH_MS) => {
       if (dead || abandoned || bufferedBytes() === 0) return;
-      giveUpAt = Date.now() + withinMs;
-      try {
-        stream.flushSync();
-      } catch {
-        // Past the bound (or the destination failed): the lines left are lost, the exit is not held.
-      }
+      const internals = stream as unknown as SonicBoomInternals;
+      // A chunk an async write has in flight is the thread pool's; the rest is written here.
+      const chunks = internals._writing ? internals._bufs : [internals._writingBuf, ...internals._bufs];
+      // Past the bound, or once the destination fails, the lines left are lost: the exit is not held.
+      writeAllSync(fd, chunks, Date.now() + withinMs);
     },
     abandon: () => {
       abandoned = true;

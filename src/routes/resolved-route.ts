@@ -28,6 +28,8 @@ export interface ResolvedRoute {
   passthroughByDefault: boolean;
   /** How it is served (ROUTE_MODES); always `translate` for the gateway's own requests and without modes. */
   mode: RouteMode;
+  /** A POST served as the route's read (src/routing/routing-step.ts): `method` is GET, the request's own is POST. */
+  postAsRead?: true;
 }
 
 export type MappingTable = RouteTable<Mapping>;
@@ -42,14 +44,20 @@ export function mappingTable(mappings: readonly Mapping[]): MappingTable {
  * all (no template matched, not under /v2/); every v2 route is under /v2/ except the
  * Deployments v0 API (`POST /deployments.xml`). The mode is `translate` until the routing step picks one.
  */
-export function matchRoute(table: MappingTable, path: string, method: string): ResolvedRoute | undefined {
-  const routeMethod = method === 'HEAD' ? 'GET' : method;
+export function matchRoute(table: MappingTable, path: string, method: string, options: { readByPost?: boolean } = {}): ResolvedRoute | undefined {
+  let routeMethod = method === 'HEAD' ? 'GET' : method;
   const matched = table.match(path);
   if (matched === undefined) {
     if (!path.startsWith('/v2/')) return undefined;
     return { method: routeMethod, format: undefined, template: undefined, mapping: undefined, pathParams: {}, allow: [], passthroughOnly: false, passthroughByDefault: false, mode: 'translate' };
   }
-  const hit = matched.entries.find((entry) => entry.methods.includes(routeMethod));
+  let hit = matched.entries.find((entry) => entry.methods.includes(routeMethod));
+  // A POST the caller may mean as the read (src/routing/routing-step.ts decides): the GET's, when the path has no POST.
+  const postAsRead = hit === undefined && routeMethod === 'POST' && options.readByPost === true ? matched.entries.find((entry) => entry.methods.includes('GET')) : undefined;
+  if (postAsRead !== undefined) {
+    hit = postAsRead;
+    routeMethod = 'GET';
+  }
   return {
     method: routeMethod,
     format: matched.format,
@@ -60,6 +68,7 @@ export function matchRoute(table: MappingTable, path: string, method: string): R
     passthroughOnly: hit ? hit.value.kind === 'passthrough' : matched.entries.every((entry) => entry.value.kind === 'passthrough'),
     passthroughByDefault: hit !== undefined && hit.value.kind !== 'passthrough' && hit.value.passthroughByDefault !== undefined,
     mode: 'translate',
+    ...(postAsRead !== undefined ? { postAsRead: true as const } : {}),
   };
 }
 

@@ -242,6 +242,10 @@ export class DegradingState implements SharedState, StatusReporting {
     return this.both('spend_all', (s) => s.spendAll(windows));
   }
 
+  windowTotals(keys: readonly string[]): Promise<number[]> {
+    return this.both('window_totals', (s) => s.windowTotals(keys));
+  }
+
   append(stream: string, data: string, maxLength: number): Promise<void> {
     return this.run('append', (s) => s.append(stream, data, maxLength), async () => undefined);
   }

@@ -128,6 +128,14 @@ export class MemoryState implements SharedState {
     return { spent: true };
   }
 
+  async windowTotals(keys: readonly string[]): Promise<number[]> {
+    const now = this.now();
+    return keys.map((key) => {
+      const window = this.windows.get(key);
+      return window === undefined || window.endsAt <= now ? 0 : window.total;
+    });
+  }
+
   async append(stream: string, data: string, maxLength: number): Promise<void> {
     const known = this.streams.get(stream) ?? { next: 1, entries: [] };
     known.entries.push({ id: `${known.next++}-0`, data });

@@ -228,6 +228,12 @@ export class RedisState implements SharedState {
     return answer[0] === 1 ? { spent: true } : { spent: false, retryAfterMs: Number(answer[1]), refused: Number(answer[2]) };
   }
 
+  async windowTotals(keys: readonly string[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    const totals = await this.client.mget(...keys);
+    return totals.map((total) => Number(total ?? 0) || 0);
+  }
+
   async append(stream: string, data: string, maxLength: number): Promise<void> {
     await this.client.xadd(stream, 'MAXLEN', '~', maxLength, '*', 'd', data);
   }

@@ -66,6 +66,8 @@ export interface SharedState {
    * of the others). Refused: the refusing window whose reset comes last, and the time until then.
    */
   spendAll(windows: readonly WindowSpend[]): Promise<SpendAll>;
+  /** What each window (spendAll's keys) has spent so far: 0 for one not started or reset. */
+  windowTotals(keys: readonly string[]): Promise<number[]>;
 
   /** Appends to a stream kept to about `maxLength` entries. */
   append(stream: string, data: string, maxLength: number): Promise<void>;

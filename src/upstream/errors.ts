@@ -73,6 +73,8 @@ export class OverBudget extends UpstreamError {
   constructor(
     readonly title: string,
     retryAfterSeconds: number,
+    /** Which budget refused: `concurrency`, or one of the NRQL budgets (the call would have sent NRQL). */
+    readonly budget: 'concurrency' | 'nrql_account' | 'nrql_fair_share' | 'identical_query' = 'concurrency',
   ) {
     super('rate_limited', title, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)), retryable: false, sent: false });
   }

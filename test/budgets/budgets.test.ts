@@ -165,6 +165,29 @@ describe('NRQL budgets', () => {
     expect(await counter(gateway, 'nrql_account', 'immediate')).toBe(3);
   });
 
+  it("never refuses an application read for its end-user apdex score: the score spends one NRQL per app a minute, and goes when the NRQL budget is spent", async () => {
+    const meter = await meterOn();
+    const gateway = await gatewayOn(meter.url, { NRQL_PER_ACCOUNT_PER_MINUTE: '2', MICRO_CACHE_MS: '0' });
+    const show = async (id: number | undefined) => {
+      const answer = await get(gateway, `/v2/applications/${id}.json`);
+      return { status: answer.status, body: (await answer.json()) as { application: { id: number; end_user_summary?: { apdex_score: number | null } } } };
+    };
+    // The first show of each app scores it (1 NRQL); shows of it within the minute reuse that score.
+    const first = await show(appIds[0]);
+    expect(first.status).toBe(200);
+    for (let i = 0; i < 3; i++) expect(await show(appIds[0])).toEqual(first);
+    expect(await counter(gateway, 'nrql_account', 'immediate')).toBe(1);
+    expect((await show(appIds[1])).status).toBe(200);
+    expect(await counter(gateway, 'nrql_account', 'immediate')).toBe(2);
+    // The budget is spent: a third app is still shown, with no score, and nothing over budget was sent.
+    const unscored = await show(appIds[2]);
+    expect(unscored.status).toBe(200);
+    expect(unscored.body.application.id).toBe(appIds[2]);
+    if (unscored.body.application.end_user_summary) expect(unscored.body.application.end_user_summary.apdex_score).toBeNull();
+    expect(await counter(gateway, 'nrql_account', 'refused')).toBe(1);
+    expect(await counter(gateway, 'nrql_account', 'immediate')).toBe(2);
+  });
+
   it('refuses the same NRQL past IDENTICAL_QUERY_PER_MINUTE, while other queries still go', async () => {
     const meter = await meterOn();
     const gateway = await gatewayOn(meter.url, { IDENTICAL_QUERY_PER_MINUTE: '2' });

@@ -65,20 +65,49 @@ describe.each(backends)('the NRQL budget of one account (%s)', (_name, open) => 
         if (answer === 'admitted') heavyAdmitted++;
         else heavyRefusal = answer;
       }
-      // The light caller's queries still go, on either replica; the heavy one's still do not.
-      const light: string[] = [];
-      for (const replica of [replicaB, replicaA, replicaB, replicaA, replicaB]) light.push(await ask(replica, LIGHT));
-      expect(light).toEqual(Array(5).fill('admitted'));
-      expect(await ask(replicaB, HEAVY)).toMatch(/^refused: .* is nearly spent/);
-      // The heavy caller had all but the reserve (10%): 90 queries of the minute, one of them the light caller's.
-      expect(heavyAdmitted).toBe(89);
+      // Two callers seen: a share of half the budget each. The heavy one had its share; what the
+      // light one has not spent of its own stays its, on either replica, to the last query.
+      expect(heavyAdmitted).toBe(BUDGET / 2);
       expect(heavyRefusal).toBe(
         `refused: NerdGraph's budget of ${BUDGET} NRQL queries per minute for account ${ACCOUNT} is nearly spent, and the rest is kept for callers that used less of it than this API key; nothing was sent, retry later`,
       );
+      const light: string[] = [];
+      for (let i = 0; i < BUDGET / 2; i++) {
+        light.push(await ask(i % 2 === 0 ? replicaB : replicaA, LIGHT));
+        if (i % 10 === 0) expect(await ask(replicaB, HEAVY)).toMatch(/^refused: .* is nearly spent/);
+      }
+      expect(light.slice(0, BUDGET / 2 - 1)).toEqual(Array(BUDGET / 2 - 1).fill('admitted'));
+      // Its share spent too, and with it the account's whole budget: refused as the account's.
+      expect(light.at(-1)).toMatch(/^refused: .* for account 7 is spent;/);
       // What an operator sees: the heavy caller refused by its fair share, the light one served from the reserve.
-      expect(await decisions(metrics, 'nrql_fair_share', 'refused')).toBe(2);
-      expect(await decisions(metrics, 'nrql_fair_share', 'immediate')).toBe(5);
-      expect(await decisions(metrics, 'nrql_account', 'refused')).toBe(0);
+      expect(await decisions(metrics, 'nrql_fair_share', 'refused')).toBe(1 + BUDGET / 20);
+      expect(await decisions(metrics, 'nrql_fair_share', 'immediate')).toBe(BUDGET / 10);
+      expect(await decisions(metrics, 'nrql_account', 'refused')).toBe(1);
+    } finally {
+      await state.close();
+    }
+  });
+
+  it('serves a light caller far under its share to the end of the minute, however hard a heavy one asks (a budget of 300)', async () => {
+    const state = open();
+    try {
+      await untilAnswering(state);
+      const shared = { ...localState(), state };
+      const limits = { concurrencyPerKey: 25, nrqlPerAccountPerMinute: 300, identicalQueryPerMinute: 1_000 };
+      const metrics = createMetrics();
+      const [replicaA, replicaB] = [createBudgets({ ...shared, limits, metrics, callBoundMs: 10_000 }), createBudgets({ ...shared, limits, metrics, callBoundMs: 10_000 })];
+      expect(await ask(replicaB, LIGHT)).toBe('admitted');
+      // The heavy caller, flat out on one replica, ten queries for each of the light caller's.
+      let heavyAdmitted = 0;
+      for (let i = 0; i < 270; i++) if ((await ask(replicaA, HEAVY)) === 'admitted') heavyAdmitted++;
+      const light: string[] = [];
+      for (let round = 0; round < 54; round++) {
+        light.push(await ask(round % 2 === 0 ? replicaB : replicaA, LIGHT));
+        for (let i = 0; i < 10; i++) if ((await ask(replicaA, HEAVY)) === 'admitted') heavyAdmitted++;
+      }
+      // 55 queries, a third of its share of 150: every one served.
+      expect(light).toEqual(Array(54).fill('admitted'));
+      expect(heavyAdmitted).toBe(150);
     } finally {
       await state.close();
     }

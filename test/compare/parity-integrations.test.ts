@@ -19,7 +19,7 @@ import { parseEvent } from '../../src/compare/parity-wire.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { openSharedState, type OpenedState } from '../../src/state/open.ts';
-import { DEMO_KEY, FIXED_NOW, createTestGateway, startSandbox } from '../support/harness.ts';
+import { DEMO_KEY, FIXED_NOW, SECONDARY_KEY, createTestGateway, startSandbox } from '../support/harness.ts';
 import { APP, APPS, DATA, LOCATION_FAILURE, mismatchRecord } from '../support/parity-fixture.ts';
 import { redisAvailable, startRedis, type TestRedis } from '../support/redis.ts';
 import { TEST_STATE_SECRET } from '../support/replicas.ts';
@@ -274,33 +274,91 @@ describe('the routing step counts every caller request for its integration', () 
     }
   });
 
-  it('by the fingerprint of the key it sent and its User-Agent, whether the request succeeded or not', async () => {
-    const opened = openSharedState({ timeoutMs: 1000, probeMs: 1000 }, createMetrics());
-    const store = newStore();
-    // No NerdGraph behind it (a closed port): the request fails, and was counted anyway.
-    const gateway = await createTestGateway({ nerdgraphUrl: 'http://127.0.0.1:9/graphql', shared: opened, bridge: { store } });
-    for (const [key, agent] of [[KEY, 'exporter/1'], [KEY, 'exporter/1'], [OTHER_KEY, '<script>alert(1)</script>']] as const) {
-      const res = await gateway.app.request('/v2/applications.json', { headers: { 'X-Api-Key': key, 'User-Agent': agent } });
-      await res.arrayBuffer();
+  it('by the fingerprint of the key it sent and its User-Agent, once the key is known good, whether the request succeeded or not', async () => {
+    const upstream = await startSandbox({ apmApps: 5 });
+    try {
+      const opened = openSharedState({ timeoutMs: 1000, probeMs: 1000 }, createMetrics());
+      const store = newStore();
+      const gateway = await createTestGateway({ nerdgraphUrl: upstream.graphqlUrl, shared: opened, bridge: { store } });
+      for (const [key, agent] of [[DEMO_KEY, 'exporter/1'], [DEMO_KEY, 'exporter/1'], [SECONDARY_KEY, '<script>alert(1)</script>']] as const) {
+        const res = await gateway.app.request('/v2/applications.json', { headers: { 'X-Api-Key': key, 'User-Agent': agent } });
+        expect(res.status).toBe(200);
+        await res.arrayBuffer();
+      }
+      // A known key's request answered before any key check (an unknown path) still counts.
+      const unknown = await gateway.app.request('/v2/no_such_thing.json', { headers: { 'Api-Key': DEMO_KEY, 'User-Agent': 'exporter/1' } });
+      expect(unknown.status).toBe(404);
+      await unknown.arrayBuffer();
+      await (await gateway.app.request('/healthz', { headers: { 'X-Api-Key': DEMO_KEY } })).arrayBuffer();
+
+      const mine = opened.fingerprintOf(DEMO_KEY).slice(0, FINGERPRINT_CHARS);
+      const { integrations } = store.report();
+      expect(integrations.map((i) => [i.fingerprint, i.agent, i.calls])).toEqual([
+        [mine, 'exporter/1', 3],
+        [opened.fingerprintOf(SECONDARY_KEY).slice(0, FINGERPRINT_CHARS), '<script>alert(1)</script>', 1],
+      ]);
+      expect(integrations[0]?.routes.map((r) => `${r.method} ${r.route}`).sort()).toEqual([`GET ${APPS}`, 'GET unmapped']);
+      expect(mine).not.toBe(DEMO_KEY.slice(0, FINGERPRINT_CHARS));
+      // Not the key's identity either (what caches key by): a secret of its own.
+      expect(opened.identityOf(DEMO_KEY).startsWith(mine)).toBe(false);
+
+      const page = await (await gateway.app.request('/bridge/')).text();
+      expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+      expect(page).not.toContain('<script>alert(1)');
+      expectNoKey(page, DEMO_KEY);
+      expectNoKey(page, SECONDARY_KEY);
+    } finally {
+      await upstream.close();
     }
-    await (await gateway.app.request('/v2/no_such_thing.json', { headers: { 'Api-Key': KEY, 'User-Agent': 'exporter/1' } })).arrayBuffer();
-    await (await gateway.app.request('/healthz', { headers: { 'X-Api-Key': KEY } })).arrayBuffer();
+  });
 
-    const mine = opened.fingerprintOf(KEY).slice(0, FINGERPRINT_CHARS);
-    const { integrations } = store.report();
-    expect(integrations.map((i) => [i.fingerprint, i.agent, i.calls])).toEqual([
-      [mine, 'exporter/1', 3],
-      [opened.fingerprintOf(OTHER_KEY).slice(0, FINGERPRINT_CHARS), '<script>alert(1)</script>', 1],
-    ]);
-    expect(integrations[0]?.routes.map((r) => `${r.method} ${r.route}`).sort()).toEqual([`GET ${APPS}`, 'GET unmapped']);
-    expect(mine).not.toBe(KEY.slice(0, FINGERPRINT_CHARS));
-    // Not the key's identity either (what caches key by): a secret of its own.
-    expect(opened.identityOf(KEY).startsWith(mine)).toBe(false);
+  it('not for a key never known good: invented keys on unknown paths, or with NerdGraph down, make no integration', async () => {
+    const upstream = await startSandbox({ apmApps: 5 });
+    try {
+      const opened = openSharedState({ timeoutMs: 1000, probeMs: 1000 }, createMetrics());
+      const store = newStore();
+      const gateway = await createTestGateway({ nerdgraphUrl: upstream.graphqlUrl, shared: opened, bridge: { store } });
+      const served = await gateway.app.request('/v2/applications.json', { headers: { 'X-Api-Key': DEMO_KEY, 'User-Agent': 'exporter/1' } });
+      expect(served.status).toBe(200);
+      await served.arrayBuffer();
+      // An unknown path, a method the route does not serve, a bad format: answered before any key check.
+      for (let i = 0; i < MAX_INTEGRATIONS + 5; i++) {
+        const path = ['/v2/no_such_thing.json', '/v2/applications.yaml', '/v2/key_transactions.json'][i % 3] as string;
+        const res = await gateway.app.request(path, { method: i % 3 === 2 ? 'PATCH' : 'GET', headers: { 'X-Api-Key': `NRAK-INVENTED${String(i).padStart(20, '0')}`, 'User-Agent': `flood/${i}` } });
+        expect([404, 405]).toContain(res.status);
+        await res.arrayBuffer();
+      }
+      const after = await gateway.app.request('/v2/applications.json', { headers: { 'X-Api-Key': SECONDARY_KEY, 'User-Agent': 'dashboards/2' } });
+      expect(after.status).toBe(200);
+      await after.arrayBuffer();
+      expect(store.report().integrations.map((i) => [i.agent, i.calls])).toEqual([
+        ['dashboards/2', 1],
+        ['exporter/1', 1],
+      ]);
 
-    const page = await (await gateway.app.request('/bridge/')).text();
-    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-    expect(page).not.toContain('<script>alert(1)');
-    expectNoKey(page, KEY);
-    expectNoKey(page, OTHER_KEY);
+      // NerdGraph down: an unverified key is no integration either.
+      const outage = newStore();
+      const down = await createTestGateway({ nerdgraphUrl: 'http://127.0.0.1:9/graphql', shared: openSharedState({ timeoutMs: 1000, probeMs: 1000 }, createMetrics()), bridge: { store: outage } });
+      const failed = await down.app.request('/v2/applications.json', { headers: { 'X-Api-Key': KEY, 'User-Agent': 'flood/x' } });
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+      await failed.arrayBuffer();
+      expect(outage.report().integrations).toEqual([]);
+
+      // Passthrough: the legacy API's 2xx makes a key known good; its 404 for an unknown path does not.
+      const relayed = newStore();
+      const modes = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes: '*=passthrough', bridge: { store: relayed } });
+      for (let i = 0; i < 5; i++) {
+        const res = await modes.app.request('/v2/no_such_thing.json', { headers: { 'X-Api-Key': `NRAK-INVENTED${String(i).padStart(20, '0')}`, 'User-Agent': `flood/${i}` } });
+        expect(res.status).toBe(404);
+        await res.arrayBuffer();
+      }
+      for (const path of ['/v2/applications.json', '/v2/no_such_thing.json']) {
+        const res = await modes.app.request(path, { headers: { 'X-Api-Key': DEMO_KEY, 'User-Agent': 'exporter/1' } });
+        await res.arrayBuffer();
+      }
+      expect(relayed.report().integrations.map((i) => [i.agent, i.calls])).toEqual([['exporter/1', 2]]);
+    } finally {
+      await upstream.close();
+    }
   });
 });

@@ -13,9 +13,9 @@ import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY 
  * paths removed, and (NRQL routes) every object's keys in the same order (v2's: type first, entity_guid last);
  * afterwards both worlds hold the same conditions, field for field.
  *
- * Left out on purpose (each side would write differently, and the worlds would part): value_function
- * sum and a change of type (the gateway refuses both, v2 took them), thresholds written with
- * trailing zeros (NerdGraph keeps a float: 1.50 reads back 1.5). The routes tests cover those.
+ * Left out on purpose (each side would write differently, and the worlds would part): a change of
+ * type (the gateway refuses it, v2 took it), thresholds written with trailing zeros (NerdGraph keeps
+ * a float: 1.50 reads back 1.5). The routes tests cover those.
  */
 const LIST = 'alerts_nrql_conditions.list';
 const CREATE = 'alerts_nrql_conditions.create';
@@ -97,14 +97,24 @@ function corpus(data: SandboxData): DifferentialCase[] {
   // v2's 422 texts are UNCONFIRMED; where the two word a bad value differently, statuses only.
   const worded = { statusGap: [422, 422] } as const;
   add(CREATE, 'bad duration', 'POST', `/v2/alerts_nrql_conditions/policies/${target}.json`, json, { nrql_condition: { name: 'x', terms: [{ ...TERM, duration: 'soon' }], nrql: NRQL } }, worded);
-  create('bad operator', { name: 'x', terms: [{ ...TERM, operator: 'above_or_equals' }], nrql: NRQL });
+  // FN #terms_operator: the three NRQL-only operators.
+  for (const operator of ['above_or_equals', 'below_or_equals', 'not_equals']) create(`operator ${operator}`, { name: operator, terms: [{ ...TERM, operator }], nrql: NRQL });
+  create('bad operator', { name: 'x', terms: [{ ...TERM, operator: 'around' }], nrql: NRQL });
+  // CALLS #create-nrql-conditions: signal and expiration, no since_value; FN #value_function sum.
+  create('signal and expiration, no since_value', { name: 'Streaming', enabled: true, value_function: 'sum', terms: [{ ...TERM, duration: '6' }], nrql: { query: NRQL.query }, signal: { aggregation_window: '120', slide_by: '60', aggregation_method: 'EVENT_TIMER', aggregation_timer: 90, fill_option: 'last_value' }, expiration: { expiration_duration: '900', open_violation_on_expiration: true } });
+  create('cadence with a delay', { name: 'Cadence', terms: [{ ...TERM, duration: '4' }], nrql: { query: NRQL.query }, signal: { aggregation_method: 'CADENCE', aggregation_delay: 300 } });
+  create('outlier', { type: 'outlier', name: 'Odd one', expected_groups: 2, ignore_overlap: false, terms: [TERM], nrql: { query: 'SELECT average(duration) FROM Transaction FACET host' } });
+  create('time limit of 30 days', { name: 'Long', violation_time_limit_seconds: 2592000, terms: [TERM], nrql: NRQL });
+  create('since_value and a method', { name: 'x', terms: [TERM], nrql: NRQL, signal: { aggregation_method: 'EVENT_FLOW' } });
+  create('a duration not a multiple of the window', { name: 'x', terms: [TERM], nrql: { query: NRQL.query }, signal: { aggregation_window: 120 } });
+  create('slide_by not dividing the window', { name: 'x', terms: [TERM], nrql: { query: NRQL.query }, signal: { slide_by: 45 } }, target, json, 'json');
   create('bad time function', { name: 'x', terms: [{ ...TERM, time_function: 'most' }], nrql: NRQL });
   add(CREATE, 'bad since_value', 'POST', `/v2/alerts_nrql_conditions/policies/${target}.json`, json, { nrql_condition: { name: 'x', terms: [TERM], nrql: { ...NRQL, since_value: '30' } } }, worded);
   create('blank query', { name: 'x', terms: [TERM], nrql: { ...NRQL, query: '' } });
   create('bad violation time limit', { name: 'x', violation_time_limit_seconds: 60, terms: [TERM], nrql: NRQL });
   create('baseline below', { type: 'baseline', name: 'x', terms: [{ ...TERM, operator: 'below' }], nrql: NRQL });
-  // Both refuse; the texts differ (the gateway names what to use instead of outlier).
-  add(CREATE, 'outlier', 'POST', `/v2/alerts_nrql_conditions/policies/${target}.json`, json, { nrql_condition: { type: 'outlier', name: 'x', terms: [TERM], nrql: NRQL } }, { statusGap: [422, 422] });
+  // Both refuse; the texts differ.
+  add(CREATE, 'outlier without expected_groups', 'POST', `/v2/alerts_nrql_conditions/policies/${target}.json`, json, { nrql_condition: { type: 'outlier', name: 'x', terms: [TERM], nrql: NRQL } }, { statusGap: [422, 422] });
   add(CREATE, 'bad key', 'POST', `/v2/alerts_nrql_conditions/policies/${target}.json`, { 'X-Api-Key': 'NRAK-NOT-A-KEY', 'content-type': 'application/json' }, { nrql_condition: { name: 'x', terms: [TERM], nrql: NRQL } });
   list('after creates', target);
 
@@ -115,6 +125,11 @@ function corpus(data: SandboxData): DifferentialCase[] {
   update('replace terms', u1 as number, { terms: [{ ...TERM, threshold: 12, duration: 30 }, { ...TERM, priority: 'warning', threshold: '6' }] });
   update('replace nrql', u2 as number, { nrql: { query: 'SELECT max(duration) FROM Transaction', since_value: 5 } });
   update('time limit', u3 as number, { violation_time_limit_seconds: 86400 });
+  update('clear runbook', u0 as number, { runbook_url: '' });
+  update('nrql query alone (CALLS #update-nrql-conditions)', u1 as number, { nrql: { query: 'SELECT count(*) FROM Transaction' } });
+  update('to an aggregation method', u2 as number, { signal: { aggregation_method: 'EVENT_FLOW', aggregation_delay: 60 } });
+  update('expiration', u2 as number, { expiration: { expiration_duration: 600, close_violations_on_expiration: true } });
+  update('value_function sum', u3 as number, { value_function: 'sum' });
   update('nothing given', u3 as number, {});
   update('unknown', 999999999, { name: 'x' });
   update('malformed id', 'abc', { name: 'x' });

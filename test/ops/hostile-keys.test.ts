@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { KeyGuard, addressBucket } from '../../src/caller/key-guard.ts';
+import { keylessTraceContext } from '../../src/caller/trace-context.ts';
 import { accountsAnswer, apmEntity, json, startFakeUpstream } from '../support/fake-upstream.ts';
 import { createTestGateway } from '../support/harness.ts';
 import { httpSend, serveOnLoopback } from '../support/http.ts';
@@ -141,6 +143,19 @@ describe('the key guard tables', () => {
     expect(guard.admit('10.0.0.9', 'u3').admitted).toBe(false);
   });
 
+  it('keeps a key in use accepted past the hour, and lets an unused one go', () => {
+    let now = 1_000_000;
+    const guard = new KeyGuard(settings, () => now);
+    guard.accept('in-use');
+    guard.accept('unused');
+    // Checked every 50 minutes (each answered request asks), over three hours.
+    for (let i = 0; i < 4; i++) {
+      now += 50 * 60_000;
+      expect(guard.isAccepted('in-use')).toBe(true);
+    }
+    expect(guard.isAccepted('unused')).toBe(false);
+  });
+
   it('groups IPv6 clients by /64 and IPv4-mapped addresses as IPv4', () => {
     expect(addressBucket('::ffff:203.0.113.7')).toBe('203.0.113.7');
     expect(addressBucket('203.0.113.7')).toBe('203.0.113.7');
@@ -148,5 +163,38 @@ describe('the key guard tables', () => {
     expect(addressBucket('2001:0db8:0000:0001:ffff:1:2:3')).toBe('2001:db8:0:1::/64');
     expect(addressBucket('::1')).toBe('0:0:0:0::/64');
     expect(addressBucket('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+  });
+});
+
+describe('a caller trace context carrying a key', () => {
+  const USER_KEY = 'NRAK-Q7WZ4KX9MD2PLR8TVB3HJ6NC5YF';
+  const LICENSE_KEY = '0123456789abcdef0123456789abcdef01234567';
+  const hex = (text: string): string => Buffer.from(text).toString('hex');
+  const context = (traceparent: string, key = USER_KEY, tracestate = 'vendor=opaque') =>
+    keylessTraceContext(new Headers({ 'x-api-key': key, traceparent, tracestate }));
+
+  it('is dropped, with its tracestate, whether the key is the trace id, the span id, in either case or hex of hex', () => {
+    const cases = [
+      `00-${hex(USER_KEY.slice(0, 16))}-${'5'.repeat(16)}-01`,
+      `00-${hex(USER_KEY.slice(10, 26)).toUpperCase()}-${'5'.repeat(16)}-01`,
+      `00-${'4'.repeat(32)}-${hex(USER_KEY.slice(20, 28))}-01`,
+      `00-${hex(hex(USER_KEY.slice(5, 13)))}-${'5'.repeat(16)}-01`,
+      // Any New Relic key, not the caller's: 8 characters with a key prefix.
+      `00-${'4'.repeat(32)}-${hex('NRII-ABC')}-01`,
+    ];
+    for (const traceparent of cases) expect(context(traceparent), traceparent).toEqual({ traceparent: null, tracestate: null });
+    // A hex key (a license key) as the trace id, as it is.
+    expect(context(`00-${LICENSE_KEY.slice(4, 36)}-${'5'.repeat(16)}-01`, LICENSE_KEY)).toEqual({ traceparent: null, tracestate: null });
+  });
+
+  it('keeps honest trace contexts: random ids, with the tracestate unless it carries a key', () => {
+    for (let i = 0; i < 2000; i++) {
+      const traceparent = `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
+      expect(context(traceparent)).toEqual({ traceparent, tracestate: 'vendor=opaque' });
+      expect(context(traceparent, LICENSE_KEY).traceparent).toBe(traceparent);
+    }
+    const honest = `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
+    expect(context(honest, USER_KEY, `k=${Buffer.from(USER_KEY).toString('base64')}`)).toEqual({ traceparent: honest, tracestate: null });
+    expect(keylessTraceContext(new Headers({ 'x-api-key': USER_KEY }))).toEqual({ traceparent: null, tracestate: null });
   });
 });

@@ -63,6 +63,7 @@ async function until(probe: () => Promise<boolean>, what: string, ms = 30_000): 
 
 interface StalledGateway {
   gateway: ChildProcess;
+  reader: ChildProcess;
   base: string;
   exited: Promise<{ code: number | null; at: number }>;
   stderr: () => string;
@@ -98,7 +99,7 @@ async function gatewayOnStalledPipe(env: Record<string, string>): Promise<Stalle
   let stderr = '';
   gateway.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => gateway.on('exit', (code) => resolve({ code, at: Date.now() })));
-  return { gateway, base: `http://127.0.0.1:${port}`, exited, stderr: () => stderr };
+  return { gateway, reader, base: `http://127.0.0.1:${port}`, exited, stderr: () => stderr };
 }
 
 /** Over a thousand requests, each a log line: far more than the pipe's 64 KB and the 64 KB buffer hold. */
@@ -135,6 +136,26 @@ describe('a stalled log pipe', () => {
     } finally {
       agent.destroy();
     }
+    running.gateway.kill('SIGTERM');
+    const { code, after } = await exitWithin(running, DRAIN_MS + EXIT_MARGIN_MS);
+    expect(after).toBeLessThan(DRAIN_MS + EXIT_MARGIN_MS);
+    expect(code).toBe(0);
+  }, 60_000);
+
+  it('exits at once when the reader of its stdout is gone, lines still buffered', async () => {
+    const running = await gatewayOnStalledPipe({ SHUTDOWN_DRAIN_MS: String(DRAIN_MS), LOG_LEVEL: 'info' });
+    const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+    try {
+      await until(async () => (await get(agent, `${running.base}/healthz`)) === 200, 'the gateway to listen');
+      // A few lines, under the 4 KB a write waits for: they are still in the buffer at exit.
+      for (let i = 0; i < 3; i++) expect(await get(agent, `${running.base}/v2/no-such-route-${i}.json`)).toBe(404);
+    } finally {
+      agent.destroy();
+    }
+    // The reader exits (a log shipper that died, `npm start | pino-pretty` after Ctrl-C): every write is EPIPE.
+    const readerGone = new Promise((resolve) => running.reader.once('exit', resolve));
+    running.reader.kill('SIGKILL');
+    await readerGone;
     running.gateway.kill('SIGTERM');
     const { code, after } = await exitWithin(running, DRAIN_MS + EXIT_MARGIN_MS);
     expect(after).toBeLessThan(DRAIN_MS + EXIT_MARGIN_MS);

@@ -19,8 +19,6 @@ const WINDOW = 3;
  * their texts name their probes.
  */
 const PENDING: readonly RegExp[] = [
-  /^mappings\/shared\/nrql-conditions\.ts$/,
-  /^mappings\/alerts-nrql-conditions\.[a-z-]+\.ts$/,
   /^mappings\/shared\/alert-policies\.ts$/,
   /^mappings\/alerts-policies\.[a-z-]+\.ts$/,
   /^mappings\/shared\/condition-delete\.ts$/,

@@ -60,9 +60,9 @@ describe('npm run probe against the sandbox', () => {
     const { report, sandbox } = await probeSandbox({}, { legacy: true, only: (template) => template !== slow });
     // The sandbox's mobile rows carry entityGuid only (behaviours.ts, the evidence), so the
     // entity.guid spelling's probe refutes; the gateway asks for both spellings either way.
-    // The sandbox answers a POST to a list route 405 unless told otherwise (behaviours.ts
-    // legacyPostServesRead; test/ops/probe-v2.test.ts confirms it with the switch on).
-    expect(verdicts(report)).toEqual({ ...Object.fromEntries(ALL_NAMES.map((name) => [name, 'confirmed'])), 'mobile-rows-carry-entity-guid': 'refuted', 'v2-post-on-list-route-is-read': 'refuted' });
+    // The sandbox serves a POST to a list route as its GET, as the gateway does (behaviours.ts
+    // legacyPostServesRead; test/ops/probe-v2.test.ts refutes it with the switch off).
+    expect(verdicts(report)).toEqual({ ...Object.fromEntries(ALL_NAMES.map((name) => [name, 'confirmed'])), 'mobile-rows-carry-entity-guid': 'refuted' });
     for (const probe of report.probes) expect(probe.evidence).toMatch(/\d/);
     // Every read route sampled against the legacy face; the applications are alike.
     const routes = report.legacy?.routes ?? [];

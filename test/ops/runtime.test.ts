@@ -14,8 +14,10 @@ const wanted = /^NODE_WANTED=(\d+)\.\d+\.\d+$/m.exec(read('.ci/run'))?.[1];
 describe('the runtime', () => {
   it('is the same Node line in .ci/run, every Dockerfile stage and engines', () => {
     expect(wanted).toBeDefined();
-    const stages = [...read('Dockerfile').matchAll(/^FROM node:(\d+)-/gm)].map((match) => match[1]);
-    expect(stages.length).toBeGreaterThan(0);
+    const froms = [...read('Dockerfile').matchAll(/^FROM node:(\S+)/gm)].map((match) => match[1] ?? '');
+    expect(froms.length).toBeGreaterThan(0);
+    // node:26-bookworm-slim and node:26.12.1-bookworm-slim alike name the line 26.
+    const stages = froms.map((tag) => /^(\d+)[.-]/.exec(tag)?.[1] ?? tag);
     expect(new Set(stages)).toEqual(new Set([wanted]));
     const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
     const floor = Number(/^>=(\d+)$/.exec(engines)?.[1]);
@@ -24,7 +26,8 @@ describe('the runtime', () => {
     expect(floor).toBeGreaterThanOrEqual(24);
   });
 
-  it.runIf(process.env.CI === 'true')('is what CI runs the suite on', () => {
-    expect(process.versions.node.split('.')[0]).toBe(wanted);
+  // CI runs .ci/run with CI=true; the script moves onto the wanted line when the machine's node is older.
+  it.runIf(process.env.CI === 'true')('is what CI runs the suite on, or a later line', () => {
+    expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(Number(wanted));
   });
 });

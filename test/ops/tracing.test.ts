@@ -232,6 +232,41 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(receiver.spans.filter((span) => span.parentSpanId === '3'.repeat(16))).toEqual([]);
   });
 
+  it('a traceparent whose ids are the hex of a key is neither continued, relayed nor exported, nor its tracestate', async () => {
+    // DEMO_KEY's first 16 characters as the trace id; 8 characters of another New Relic key as the span id.
+    const keyTrace = Buffer.from(DEMO_KEY.slice(0, 16)).toString('hex');
+    const otherKeySpan = Buffer.from('NRAK-7QZ').toString('hex');
+    const honestSpan = '5'.repeat(16);
+    const before = relay.seen.length;
+    const sentHeaders: Array<Record<string, string>> = [
+      { traceparent: `00-${keyTrace}-${honestSpan}-01`, tracestate: 'vendor=opaque' },
+      { traceparent: `00-${CALLER_TRACE}-${otherKeySpan}-01` },
+      // Upper-case hex, and a later version: the same ids.
+      { traceparent: `01-${keyTrace.toUpperCase()}-${honestSpan}-01-extra` },
+    ];
+    for (const path of ['/v2/applications.json', '/v2/alerts_policies.json']) {
+      for (const headers of sentHeaders) {
+        const answer = await gateway.app.request(path, { headers: { 'X-Api-Key': DEMO_KEY, ...headers } });
+        expect(answer.status).toBe(200);
+        await answer.arrayBuffer();
+      }
+    }
+    await gateway.tracing?.forceFlush();
+    const exported = receiver.bodies.join('\n').toLowerCase();
+    expect(exported).not.toContain(keyTrace);
+    expect(exported).not.toContain(otherKeySpan);
+    const upstream = relay.seen.slice(before);
+    expect(upstream.some((r) => r.path === '/graphql')).toBe(true);
+    expect(upstream.some((r) => r.path.startsWith('/v2/alerts_policies.json'))).toBe(true);
+    for (const sent of upstream) {
+      // Each call carries the gateway's own new trace, never the caller's ids or its state.
+      const [, trace, parent] = String(sent.headers.traceparent).split('-');
+      expect(trace).not.toBe(keyTrace);
+      expect(parent).not.toBe(otherKeySpan);
+      expect(sent.headers.tracestate).toBeUndefined();
+    }
+  });
+
   it('no span attribute, name or resource holds the API key or a query string', () => {
     expect(receiver.bodies.length).toBeGreaterThan(0);
     for (const body of receiver.bodies) {
@@ -264,9 +299,20 @@ describe('tracing off', () => {
         headers: { 'X-Api-Key': DEMO_KEY, traceparent: CALLER_TRACEPARENT, tracestate: `k=${Buffer.from(DEMO_KEY).toString('base64').replace(/=/g, '')}` },
       });
       await keyed.arrayBuffer();
-      // A later version is relayed as version 00 of its first four fields: what followed the flags (a key here) never is.
-      const later = await off.app.request('/v2/alerts_policies.json', { headers: { 'X-Api-Key': DEMO_KEY, traceparent: `01${CALLER_TRACEPARENT.slice(2)}-${DEMO_KEY}` } });
+      // A later version is relayed as version 00 of its first four fields: what followed the flags never is.
+      const later = await off.app.request('/v2/alerts_policies.json', { headers: { 'X-Api-Key': DEMO_KEY, traceparent: `01${CALLER_TRACEPARENT.slice(2)}-future` } });
       await later.arrayBuffer();
+      // A traceparent carrying a key (its trace id the key's hex, or the key after the flags): not passed on at all, nor its tracestate.
+      const hexKey = Buffer.from(DEMO_KEY.slice(0, 16)).toString('hex');
+      const beforeKeyed = relay.seen.length;
+      for (const [path, traceparent] of [
+        ['/v2/alerts_policies.json', `00-${hexKey}-${CALLER_SPAN}-01`],
+        ['/v2/applications.json?filter[name]=keyed', `00-${hexKey}-${CALLER_SPAN}-01`],
+        ['/v2/alerts_policies.json', `01${CALLER_TRACEPARENT.slice(2)}-${DEMO_KEY}`],
+      ] as const) {
+        const keyed = await off.app.request(path, { headers: { 'X-Api-Key': DEMO_KEY, traceparent, tracestate: 'vendor=opaque' } });
+        await keyed.arrayBuffer();
+      }
       const seen = relay.seen.slice(before);
       const [legacy, ...rest] = seen.filter((r) => r.path.startsWith('/v2/alerts_policies.json'));
       expect(legacy?.headers.traceparent).toBe(CALLER_TRACEPARENT);
@@ -274,9 +320,15 @@ describe('tracing off', () => {
       expect(rest[1]?.headers.traceparent).toBe(CALLER_TRACEPARENT);
       expect(rest[1]?.headers.tracestate).toBeUndefined();
       expect(rest[2]?.headers.traceparent).toBe(CALLER_TRACEPARENT);
-      const graphql = seen.filter((r) => r.path === '/graphql');
+      const keyedCalls = relay.seen.slice(beforeKeyed);
+      const graphql = seen.filter((r) => r.path === '/graphql' && !keyedCalls.includes(r));
       expect(graphql.length).toBeGreaterThan(0);
       for (const sent of graphql) expect(sent.headers.traceparent).toBe(CALLER_TRACEPARENT);
+      expect(keyedCalls.map((r) => r.path.split('?')[0])).toEqual(expect.arrayContaining(['/v2/alerts_policies.json', '/graphql']));
+      for (const sent of keyedCalls) {
+        expect(sent.headers.traceparent).toBeUndefined();
+        expect(sent.headers.tracestate).toBeUndefined();
+      }
     } finally {
       await off.close();
     }

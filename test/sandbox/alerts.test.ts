@@ -205,7 +205,7 @@ describe('condition lists', () => {
     expect(pages[0]!.headers.get('link')).toContain(`policy_id=${busy.id}&page=3>; rel="last"`);
     const [condition] = pages[0]!.body?.nrql_conditions as Array<Record<string, unknown>>;
     // v2's order (newrelic-client-go nrql_conditions_test.go): type first, entity_guid last.
-    expect(Object.keys(condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'entity_guid']);
+    expect(Object.keys(condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'expected_groups', 'ignore_overlap', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid']);
     expect(Buffer.from(String(condition!.entity_guid), 'base64').toString()).toBe(`${PRIMARY_ACCOUNT}|AIOPS|CONDITION|${String(condition!.id)}`);
     expect(typeof (condition!.terms as Array<Record<string, unknown>>)[0]!.threshold).toBe('string');
   });
@@ -265,7 +265,8 @@ describe('writes', () => {
     const created = await call(sandbox, 'POST', `/v2/${family}/policies/${policy.id}.json`, { [singular]: valid });
     expect(created.status).toBe(201);
     const condition = created.body?.[singular] as Record<string, unknown> & { id: number };
-    expect(condition).toMatchObject({ id: expect.any(Number), name: valid.name, enabled: true });
+    // NRQL conditions: "enabled (defaults to false)" (alerts-conditions-api-field-names.mdx #required).
+    expect(condition).toMatchObject({ id: expect.any(Number), name: valid.name, enabled: family !== 'alerts_nrql_conditions' });
     const location = family === 'alerts_location_failure_conditions';
     const listPath = location ? `/v2/${family}/policies/${policy.id}.json` : `/v2/${family}.json?policy_id=${policy.id}`;
     expect(ids(await call(sandbox, 'GET', listPath), plural)).toContain(condition.id);
@@ -274,7 +275,7 @@ describe('writes', () => {
     const updated = await call(sandbox, 'PUT', `/v2/${family}/${condition.id}.json`, { [singular]: update });
     expect(updated.status).toBe(200);
     const after = updated.body?.[singular] as Record<string, unknown>;
-    expect(after).toMatchObject({ ...condition, ...update, ...('nrql' in update ? { nrql: { query: update.nrql.query, since_value: '5' } } : {}) });
+    expect(after).toMatchObject({ ...condition, ...update, ...('nrql' in update ? { nrql: { query: update.nrql.query, since_value: '5' }, signal: { evaluation_offset: 5 } } : {}) });
     // An update that would make it invalid is refused and changes nothing.
     const broken = await call(sandbox, 'PUT', `/v2/${family}/${condition.id}.json`, { [singular]: { name: '' } });
     expect([broken.status, errorTitle(broken)]).toEqual([422, `Invalid ${singular}: name can't be blank`]);

@@ -701,7 +701,8 @@ describe('legacy metric data: answer format', () => {
     const data405 = await sandbox.app.request(dataPath('names[]=HttpDispatcher'), { method: 'PUT', headers: DEMO });
     expect(data405.status).toBe(405);
     expect(data405.headers.get('allow')).toBe('GET, POST');
-    const names405 = await sandbox.app.request(`/v2/applications/${APP.id}/metrics.json`, { method: 'POST', headers: DEMO });
+    // A JSON POST (a form or bodiless one is served as the GET).
+    const names405 = await sandbox.app.request(`/v2/applications/${APP.id}/metrics.json`, { method: 'POST', headers: { ...DEMO, 'content-type': 'application/json' }, body: '{}' });
     expect(names405.status).toBe(405);
     expect(names405.headers.get('allow')).toBe('GET');
     const show405 = await sandbox.app.request(`/v2/applications/${APP.id}.json`, { method: 'PATCH', headers: DEMO });

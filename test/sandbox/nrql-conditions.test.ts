@@ -9,12 +9,13 @@ import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY 
  * alert-condition-mutations.ts): full conditions in nrqlConditionsSearch and nrqlCondition, the
  * static and baseline creates and updates, alertsConditionDelete for any family, and the same
  * conditions seen through the legacy face (one store), with the sandbox's v2 <-> NerdGraph
- * correspondence (minutes <-> seconds, all/any <-> ALL/AT_LEAST_ONCE, since_value <-> delay).
+ * correspondence (minutes <-> seconds, all/any <-> ALL/AT_LEAST_ONCE, since_value <-> the deprecated
+ * nrql.evaluationOffset, signal and expiration key by key).
  */
 const fresh = (): Sandbox => createSandbox({ seed: 7, apmApps: 40, now: () => FIXED_NOW });
 
 const FIELDS = `id name policyId type enabled description runbookUrl violationTimeLimitSeconds entityGuid
-  nrql { query dataAccountId }
+  nrql { query dataAccountId evaluationOffset }
   signal { aggregationWindow aggregationMethod aggregationDelay fillOption }
   expiration { expirationDuration openViolationOnExpiration }
   terms { operator priority threshold thresholdDuration thresholdOccurrences }`;
@@ -67,7 +68,7 @@ describe('sandbox NerdGraph NRQL conditions', () => {
     expect(String(condition.entityGuid)).not.toContain('=');
     const shown = await legacy(sandbox, 'GET', `/v2/alerts_nrql_conditions/${String(condition.id)}.json`);
     // v2's order: type before id, entity_guid last, the same GUID the NerdGraph face shows.
-    expect(Object.keys(shown.body.nrql_condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'entity_guid']);
+    expect(Object.keys(shown.body.nrql_condition!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'expected_groups', 'ignore_overlap', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid']);
     expect(shown.body.nrql_condition).toEqual({
       type: 'static',
       id: Number(condition.id),
@@ -75,12 +76,16 @@ describe('sandbox NerdGraph NRQL conditions', () => {
       enabled: true,
       runbook_url: 'https://runbooks.example.com/errors',
       value_function: 'single_value',
+      expected_groups: null,
+      ignore_overlap: null,
       violation_time_limit_seconds: 7200,
       terms: [
         { duration: '10', operator: 'above', priority: 'critical', threshold: '12.5', time_function: 'any' },
         { duration: '5', operator: 'equal', priority: 'warning', threshold: '3', time_function: 'all' },
       ],
-      nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '5' },
+      nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: null },
+      signal: { aggregation_window: '60', aggregation_method: 'CADENCE', aggregation_delay: 300, aggregation_timer: null, slide_by: null, fill_option: 'none', fill_value: null, evaluation_offset: null },
+      expiration: { expiration_duration: null, open_violation_on_expiration: false, close_violations_on_expiration: false },
       entity_guid: condition.entityGuid,
     });
   });
@@ -98,8 +103,10 @@ describe('sandbox NerdGraph NRQL conditions', () => {
       type: 'BASELINE',
       baselineDirection: 'LOWER_ONLY',
       runbookUrl: null,
-      violationTimeLimitSeconds: 3600,
-      signal: { aggregationDelay: 120 },
+      // v2's default time limit, 3 days (FN #violation_time_limit_seconds); since_value is the deprecated offset.
+      violationTimeLimitSeconds: 259200,
+      nrql: { evaluationOffset: 2 },
+      signal: { aggregationDelay: null, aggregationMethod: null },
       terms: [{ operator: 'ABOVE', priority: 'CRITICAL', threshold: 3, thresholdDuration: 900, thresholdOccurrences: 'ALL' }],
     });
     // The other account cannot see it.
@@ -111,7 +118,8 @@ describe('sandbox NerdGraph NRQL conditions', () => {
     const sandbox = fresh();
     const created = (await graphql(sandbox, STATIC_CREATE, { a: PRIMARY_ACCOUNT, p: '100001', c: staticInput })).data?.alertsNrqlConditionStaticCreate as { id: string };
     const updated = await graphql(sandbox, STATIC_UPDATE, { a: PRIMARY_ACCOUNT, id: created.id, c: { enabled: false, nrql: { evaluationOffset: 7 } } });
-    expect(updated.data?.alertsNrqlConditionStaticUpdate).toMatchObject({ enabled: false, name: 'Error spike', signal: { aggregationDelay: 420 }, violationTimeLimitSeconds: 7200 });
+    // An offset replaces the aggregation method and delay (deprecated "in favor of" them).
+    expect(updated.data?.alertsNrqlConditionStaticUpdate).toMatchObject({ enabled: false, name: 'Error spike', nrql: { evaluationOffset: 7 }, signal: { aggregationDelay: null, aggregationMethod: null }, violationTimeLimitSeconds: 7200 });
     const wrongType = await graphql(sandbox, BASELINE_UPDATE, { a: PRIMARY_ACCOUNT, id: created.id, c: { name: 'x' } });
     expect(wrongType.errors?.[0]).toMatchObject({ message: ConditionMessages.wrongType(created.id, 'BASELINE'), extensions: { errorClass: 'INVALID_INPUT' } });
     const badDuration = await graphql(sandbox, STATIC_UPDATE, { a: PRIMARY_ACCOUNT, id: created.id, c: { terms: [{ ...staticInput.terms[0], thresholdDuration: 90 }] } });
@@ -119,7 +127,7 @@ describe('sandbox NerdGraph NRQL conditions', () => {
     const after = await legacy(sandbox, 'GET', `/v2/alerts_nrql_conditions/${created.id}.json`);
     expect(after.body.nrql_condition).toMatchObject({ enabled: false, name: 'Error spike', nrql: { since_value: '7' } });
     const baseline = await graphql(sandbox, BASELINE_CREATE, { a: PRIMARY_ACCOUNT, p: '100001', c: { name: 'b', enabled: true, baselineDirection: 'UPPER_AND_LOWER', nrql: { query: 'SELECT 1 FROM Transaction' }, terms: [{ operator: 'ABOVE', priority: 'CRITICAL', threshold: 2, thresholdDuration: 120, thresholdOccurrences: 'ALL' }] } });
-    expect(baseline.data?.alertsNrqlConditionBaselineCreate).toMatchObject({ type: 'BASELINE', baselineDirection: 'UPPER_AND_LOWER', violationTimeLimitSeconds: 86400, signal: { aggregationDelay: 180 } });
+    expect(baseline.data?.alertsNrqlConditionBaselineCreate).toMatchObject({ type: 'BASELINE', baselineDirection: 'UPPER_AND_LOWER', violationTimeLimitSeconds: 259200, signal: { aggregationMethod: 'EVENT_FLOW', aggregationDelay: 120 } });
   });
 
   it('alertsConditionDelete removes a condition of any family; unknown, foreign and unseen accounts are refused', async () => {
@@ -151,5 +159,102 @@ describe('sandbox NerdGraph NRQL conditions', () => {
       cursor = search.nextCursor;
     } while (cursor !== null);
     expect(new Set(seen).size).toBe(BUSY_POLICY_NRQL_CONDITIONS);
+  });
+});
+
+/**
+ * The witness's v2 contract (sandbox/legacy/nrql-condition-body.ts), each rule from New Relic's
+ * pages: FN = alerts-conditions-api-field-names.mdx by collapser id, CALLS = rest-api-calls-alerts.mdx.
+ */
+describe('sandbox legacy face: the v2 NRQL condition contract', () => {
+  const TERM = { duration: '5', operator: 'above', priority: 'critical', threshold: '1', time_function: 'all' };
+  const base = { name: 'Contract', terms: [TERM], nrql: { query: 'SELECT count(*) FROM Transaction' } };
+  const create = (sandbox: Sandbox, condition: Record<string, unknown>) => legacy(sandbox, 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: condition });
+  const titleOf = (answer: { body: Record<string, Record<string, unknown>> }): string => String(answer.body.error?.title ?? '');
+
+  it('FN #required, #enabled, #violation_time_limit_seconds, #signal_*, #expiration_*: the defaults of a create with none of them', async () => {
+    const made = await create(fresh(), base);
+    expect(made.status).toBe(201);
+    expect(made.body.nrql_condition).toMatchObject({
+      type: 'static',
+      enabled: false,
+      value_function: 'single_value',
+      violation_time_limit_seconds: 259200,
+      nrql: { since_value: null },
+      signal: { aggregation_window: '60', aggregation_method: 'EVENT_FLOW', aggregation_delay: 120, aggregation_timer: null, slide_by: null, fill_option: 'none', fill_value: null, evaluation_offset: null },
+      expiration: { expiration_duration: null, open_violation_on_expiration: false, close_violations_on_expiration: false },
+    });
+  });
+
+  it.each([
+    ['FN #signal_aggregation_window: at most 6 hours', { signal: { aggregation_window: 21601 } }, 'signal.aggregation_window must be 30 to 21600 seconds'],
+    ['FN #nrql-since: 1 to 20', { nrql: { query: 'SELECT 1 FROM T', since_value: 21 } }, 'nrql.since_value must be 1 to 20 minutes'],
+    ['FN #violation_time_limit_seconds: at most 30 days', { violation_time_limit_seconds: 2592001 }, 'violation_time_limit_seconds must be 300 to 2592000 seconds'],
+    ['FN #nrql-since: deprecated in favor of an aggregation method', { nrql: { query: 'SELECT 1 FROM T', since_value: 3 }, signal: { aggregation_method: 'CADENCE' } }, 'nrql.since_value cannot be set with signal aggregation_method'],
+    ['FN #signal_slide_by: divides the window evenly', { signal: { slide_by: 45 } }, 'signal.slide_by must be less than the aggregation window'],
+    ['FN #signal_aggregation_method: one of three', { signal: { aggregation_method: 'SOMETIMES' } }, 'signal.aggregation_method must be one of EVENT_FLOW, CADENCE, EVENT_TIMER'],
+    ['FN #terms_operator: six operators, no more', { terms: [{ ...TERM, operator: 'around' }] }, 'terms.0.operator must be one of above'],
+  ])('%s: a 422 naming the field', async (_rule, change, title) => {
+    const answer = await create(fresh(), { ...base, ...change });
+    expect(answer.status).toBe(422);
+    expect(titleOf(answer)).toContain(`Invalid nrql_condition: ${title}`);
+  });
+
+  it('FN #terms_operator: above_or_equals, below_or_equals and not_equals are NRQL operators, shown to NerdGraph by name', async () => {
+    const sandbox = fresh();
+    for (const [operator, nerdgraph] of [['above_or_equals', 'ABOVE_OR_EQUALS'], ['below_or_equals', 'BELOW_OR_EQUALS'], ['not_equals', 'NOT_EQUALS']] as const) {
+      const made = await create(sandbox, { ...base, terms: [{ ...TERM, operator }] });
+      expect(made.status).toBe(201);
+      const read = await graphql(sandbox, ONE, { a: PRIMARY_ACCOUNT, id: String(made.body.nrql_condition?.id) });
+      expect((read.data?.actor as { account: { alerts: { nrqlCondition: { terms: Array<{ operator: string }> } } } }).account.alerts.nrqlCondition.terms[0]?.operator).toBe(nerdgraph);
+    }
+  });
+
+  it('FN #runbook_url: a PUT with "" clears it; an update with nrql holding a query alone keeps the offset (CALLS #update-nrql-conditions)', async () => {
+    const sandbox = fresh();
+    const made = await create(sandbox, { ...base, runbook_url: 'https://runbooks.example.com/x', nrql: { query: 'SELECT 1 FROM T', since_value: 4 } });
+    const id = String(made.body.nrql_condition?.id);
+    const cleared = await legacy(sandbox, 'PUT', `/v2/alerts_nrql_conditions/${id}.json`, { nrql_condition: { runbook_url: '', nrql: { query: 'SELECT 2 FROM T' } } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.nrql_condition).toMatchObject({ runbook_url: '', nrql: { query: 'SELECT 2 FROM T', since_value: '4' } });
+  });
+});
+
+describe('sandbox NerdGraph face: the deprecated fields and outlier mutations of the 2025-04-15 schema', () => {
+  const OUTLIER_CREATE = `mutation($a: Int!, $p: ID!, $c: AlertsNrqlConditionOutlierInput!) { alertsNrqlConditionOutlierCreate(accountId: $a, policyId: $p, condition: $c) { id type ... on AlertsNrqlOutlierCondition { expectedGroups openViolationOnGroupOverlap } } }`;
+  const OUTLIER_UPDATE = `mutation($a: Int!, $id: ID!, $c: AlertsNrqlConditionUpdateOutlierInput!) { alertsNrqlConditionOutlierUpdate(accountId: $a, id: $id, condition: $c) { id ... on AlertsNrqlOutlierCondition { expectedGroups } } }`;
+  const DEPRECATED = `query($a: Int!, $id: ID!) { actor { account(id: $a) { alerts { nrqlCondition(id: $id) { nrql { evaluationOffset } signal { evaluationOffset } ... on AlertsNrqlStaticCondition { valueFunction } } } } } }`;
+
+  it('alertsNrqlConditionOutlierCreate/Update write an outlier condition the legacy face shows as type outlier', async () => {
+    const sandbox = fresh();
+    const created = await graphql(sandbox, OUTLIER_CREATE, {
+      a: PRIMARY_ACCOUNT,
+      p: '100001',
+      c: { name: 'Odd host', enabled: true, expectedGroups: 2, openViolationOnGroupOverlap: false, nrql: { query: 'SELECT average(duration) FROM Transaction FACET host' }, terms: [{ operator: 'ABOVE', priority: 'CRITICAL', threshold: 3, thresholdDuration: 300, thresholdOccurrences: 'ALL' }] },
+    });
+    expect(created.errors).toBeUndefined();
+    const id = (created.data?.alertsNrqlConditionOutlierCreate as { id: string }).id;
+    expect(created.data?.alertsNrqlConditionOutlierCreate).toMatchObject({ type: 'OUTLIER', expectedGroups: 2, openViolationOnGroupOverlap: false });
+    const updated = await graphql(sandbox, OUTLIER_UPDATE, { a: PRIMARY_ACCOUNT, id, c: { expectedGroups: 4 } });
+    expect(updated.data?.alertsNrqlConditionOutlierUpdate).toMatchObject({ expectedGroups: 4 });
+    const shown = await legacy(sandbox, 'GET', `/v2/alerts_nrql_conditions/${id}.json`);
+    expect(shown.body.nrql_condition).toMatchObject({ type: 'outlier', expected_groups: 4, ignore_overlap: true });
+    // The static mutation does not update an outlier condition.
+    const wrong = await graphql(sandbox, STATIC_UPDATE, { a: PRIMARY_ACCOUNT, id, c: { name: 'x' } });
+    expect(wrong.errors?.[0]?.extensions?.errorClass).toBe('INVALID_INPUT');
+  });
+
+  it('nrql.evaluationOffset, signal.evaluationOffset and valueFunction read what v2 stored: since_value and value_function', async () => {
+    const sandbox = fresh();
+    const made = await legacy(sandbox, 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', {
+      nrql_condition: { name: 'Old style', value_function: 'sum', runbook_url: 'https://runbooks.example.com/old', terms: [{ duration: '5', operator: 'above', priority: 'critical', threshold: '1', time_function: 'all' }], nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '6' } },
+    });
+    const read = await graphql(sandbox, DEPRECATED, { a: PRIMARY_ACCOUNT, id: String(made.body.nrql_condition?.id) });
+    expect(read.errors).toBeUndefined();
+    expect((read.data?.actor as { account: { alerts: { nrqlCondition: unknown } } }).account.alerts.nrqlCondition).toEqual({ nrql: { evaluationOffset: 6 }, signal: { evaluationOffset: 6 }, valueFunction: 'SUM' });
+    // A NerdGraph update with runbookUrl null keeps the runbook (null is "not given"); valueFunction writes value_function.
+    const updated = await graphql(sandbox, STATIC_UPDATE, { a: PRIMARY_ACCOUNT, id: String(made.body.nrql_condition?.id), c: { valueFunction: 'SINGLE_VALUE', runbookUrl: null } });
+    expect(updated.errors).toBeUndefined();
+    expect((await legacy(sandbox, 'GET', `/v2/alerts_nrql_conditions/${String(made.body.nrql_condition?.id)}.json`)).body.nrql_condition).toMatchObject({ value_function: 'single_value', runbook_url: 'https://runbooks.example.com/old' });
   });
 });

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { Writable } from 'node:stream';
-import { createApp, type ModesDeps } from '../../src/app.ts';
+import { createApp, type GatewayDeps, type ModesDeps } from '../../src/app.ts';
 import type { ComparisonRecord, RouteMode } from '../../src/compare/types.ts';
 import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { createLogger } from '../../src/ops/logger.ts';
@@ -93,6 +93,8 @@ export async function createModesGateway(options: {
   /** The shadow-work gate (COMPARE_MAX_LOOP_UTILISATION) and an injected utilisation source. */
   maxLoopUtilisation?: number;
   loopUtilisation?: () => number;
+  /** A parity store behind /bridge/ (its callers counted by the routing step); default none. */
+  bridge?: GatewayDeps['bridge'];
 }) {
   const logs: string[] = [];
   const metrics = createMetrics();
@@ -134,6 +136,7 @@ export async function createModesGateway(options: {
     logger: createLogger('debug', new Writable({ write: (chunk: Buffer, _e, done) => (logs.push(chunk.toString('utf8')), done()) })),
     now: () => FIXED_NOW,
     modes,
+    ...(options.bridge ? { bridge: options.bridge } : {}),
   });
   return {
     app,

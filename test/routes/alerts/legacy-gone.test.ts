@@ -23,7 +23,7 @@ function readmeRule(): string {
 type Json = Record<string, unknown>;
 const POLICY_KEYS = ['id', 'incident_preference', 'name', 'created_at', 'updated_at'];
 /** v2's order (newrelic-client-go pkg/alerts/nrql_conditions_test.go): type before id, entity_guid (newer answers) last. */
-const NRQL_CONDITION_KEYS = ['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'entity_guid'];
+const NRQL_CONDITION_KEYS = ['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'expected_groups', 'ignore_overlap', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid'];
 const TERM = { duration: '5', operator: 'above', priority: 'critical', threshold: '2', time_function: 'all' };
 
 let upstream: Awaited<ReturnType<typeof startSandbox>>;

@@ -41,14 +41,17 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
 const titleOf = (answer: { json: Record<string, unknown> | null }): string => (answer.json?.error as { title: string } | undefined)?.title ?? '';
 const stored = (id: number) => upstream.sandbox.data.alerts.conditions.find((c) => c.id === id);
 /** v2's keys in v2's order (newrelic-client-go pkg/alerts/nrql_conditions_test.go): type first, entity_guid last. */
-const V2_KEYS = ['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'violation_time_limit_seconds', 'terms', 'nrql', 'entity_guid'];
+const V2_KEYS = ['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'expected_groups', 'ignore_overlap', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid'];
+/** The signal of a condition holding the deprecated offset: no method, delay or timer (FN #nrql-since). */
+const OFFSET_SIGNAL = (offset: number) => ({ aggregation_window: '60', aggregation_method: null, aggregation_delay: null, aggregation_timer: null, slide_by: null, fill_option: 'none', fill_value: null, evaluation_offset: offset });
+const NO_EXPIRATION = { expiration_duration: null, open_violation_on_expiration: false, close_violations_on_expiration: false };
 /** The condition entity's GUID as New Relic writes it: base64, no padding, of account|AIOPS|CONDITION|id. */
 const conditionGuidText = (guid: unknown): string => (typeof guid === 'string' && !guid.includes('=') ? Buffer.from(guid, 'base64').toString() : `not a GUID: ${String(guid)}`);
 
 describe('alerts_nrql_conditions translated', () => {
   it('creates (static, baseline), lists, updates and deletes with the legacy API unreachable, in v2 shapes', async () => {
     const made = await call('POST', '/v2/alerts_nrql_conditions/policies/100003.json', {
-      nrql_condition: { name: 'Errors', runbook_url: 'https://runbooks.example.com/e', terms: [TERM, { ...TERM, priority: 'warning', time_function: 'any', duration: '10', operator: 'equal', threshold: 2 }], nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '4' } },
+      nrql_condition: { name: 'Errors', enabled: true, runbook_url: 'https://runbooks.example.com/e', terms: [TERM, { ...TERM, priority: 'warning', time_function: 'any', duration: '10', operator: 'equal', threshold: 2 }], nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '4' } },
     });
     expect(made.status).toBe(201);
     const id = (made.json?.nrql_condition as { id: number }).id;
@@ -62,9 +65,13 @@ describe('alerts_nrql_conditions translated', () => {
         enabled: true,
         runbook_url: 'https://runbooks.example.com/e',
         value_function: 'single_value',
-        violation_time_limit_seconds: 3600,
+        expected_groups: null,
+        ignore_overlap: null,
+        violation_time_limit_seconds: 259200,
         terms: [TERM, { duration: '10', operator: 'equal', priority: 'warning', threshold: '2', time_function: 'any' }],
         nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '4' },
+        signal: OFFSET_SIGNAL(4),
+        expiration: NO_EXPIRATION,
         entity_guid: guid,
       },
     });
@@ -79,7 +86,7 @@ describe('alerts_nrql_conditions translated', () => {
     expect(baseline.text).toContain('<baseline_direction>lower_only</baseline_direction>');
     const baselineId = Number(/<id[^>]*>(\d+)<\/id>/.exec(baseline.text)?.[1]);
     // XML in v2's order too: type, then id, ..., entity_guid last.
-    expect(baseline.text).toMatch(/<nrql_condition>\s*<type>baseline<\/type>\s*<id[^>]*>\d+<\/id>\s*<name>Drop<\/name>[\s\S]*<\/nrql>\s*<entity_guid>([^<]+)<\/entity_guid>\s*<\/nrql_condition>/);
+    expect(baseline.text).toMatch(/<nrql_condition>\s*<type>baseline<\/type>\s*<id[^>]*>\d+<\/id>\s*<name>Drop<\/name>[\s\S]*<\/nrql>\s*<signal>[\s\S]*<\/signal>\s*<expiration>[\s\S]*<\/expiration>\s*<entity_guid>([^<]+)<\/entity_guid>\s*<\/nrql_condition>/);
     expect(conditionGuidText(/<entity_guid>([^<]+)<\/entity_guid>/.exec(baseline.text)?.[1])).toBe(`${PRIMARY_ACCOUNT}|AIOPS|CONDITION|${baselineId}`);
 
     const listed = await call('GET', '/v2/alerts_nrql_conditions.json?policy_id=100003');
@@ -88,7 +95,7 @@ describe('alerts_nrql_conditions translated', () => {
     expect(mine.map((c) => c.name)).toEqual(['Errors', 'Drop']);
     expect(Object.keys(mine[0]!)).toEqual(V2_KEYS);
     expect(mine[0]).toEqual(made.json?.nrql_condition);
-    expect(Object.keys(mine[1]!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'baseline_direction', 'violation_time_limit_seconds', 'terms', 'nrql', 'entity_guid']);
+    expect(Object.keys(mine[1]!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'baseline_direction', 'expected_groups', 'ignore_overlap', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid']);
 
     // A client sends back what it read, entity_guid included: the key is ignored, as v2 ignored it (UNCONFIRMED).
     const updated = await call('PUT', `/v2/alerts_nrql_conditions/${id}.json`, { nrql_condition: { ...mine[0], enabled: false, terms: [{ ...TERM, threshold: '7.5' }] } });
@@ -121,11 +128,14 @@ describe('alerts_nrql_conditions translated', () => {
     ['list of another account\'s policy', 'GET', '/v2/alerts_nrql_conditions.json?policy_id=110000', undefined, 404, NrqlConditionTitles.policyNotFound],
     ['create in another account\'s policy', 'POST', '/v2/alerts_nrql_conditions/policies/110000.json', { nrql_condition: { name: 'x', terms: [TERM], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 404, NrqlConditionTitles.policyNotFound],
     ['create without the wrapper', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { name: 'x' }, 400, NrqlConditionTitles.missing('nrql_condition')],
-    ['create of an outlier', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { type: 'outlier', name: 'x', terms: [TERM], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 422, NrqlConditionTitles.outlier],
+    ['create of an outlier without expected_groups', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { type: 'outlier', name: 'x', terms: [TERM], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 422, 'Invalid nrql_condition: expected_groups is required in an outlier condition'],
     ['create of an unknown type', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { type: 'magic', name: 'x', terms: [TERM], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 422, 'Invalid nrql_condition: type'],
     ['create with bad terms', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', terms: [{ ...TERM, duration: 'soon' }], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 422, 'Invalid nrql_condition: terms.0.duration'],
     ['create with no terms', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', terms: [], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 422, 'Invalid nrql_condition: terms'],
-    ['create with value_function sum', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', value_function: 'sum', terms: [TERM], nrql: { query: 'SELECT 1 FROM T', since_value: 3 } } }, 422, NrqlConditionTitles.valueFunctionSum],
+    ['create of a baseline with value_function sum', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { type: 'baseline', name: 'x', value_function: 'sum', terms: [TERM], nrql: { query: 'SELECT 1 FROM T' } } }, 422, 'Invalid nrql_condition: value_function sum is only for static conditions, not baseline'],
+    ['create with a duration of no whole seconds', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', terms: [{ ...TERM, duration: '0.01' }], nrql: { query: 'SELECT 1 FROM T' } } }, 422, 'Invalid nrql_condition: terms.0.duration must be whole seconds'],
+    ['create with since_value and an aggregation method', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', terms: [TERM], nrql: { query: 'SELECT 1 FROM T', since_value: 3 }, signal: { aggregation_method: 'EVENT_FLOW' } } }, 422, 'Invalid nrql_condition: nrql.since_value cannot be set with signal aggregation_method'],
+    ['create with a time limit past 30 days', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', violation_time_limit_seconds: 2592001, terms: [TERM], nrql: { query: 'SELECT 1 FROM T' } } }, 422, 'Invalid nrql_condition: violation_time_limit_seconds must be 300 to 2592000 seconds'],
     ['update of a malformed id', 'PUT', '/v2/alerts_nrql_conditions/abc.json', { nrql_condition: { name: 'x' } }, 404, NrqlConditionTitles.conditionNotFound],
     ['delete of a malformed id', 'DELETE', '/v2/alerts_nrql_conditions/1e3.json', undefined, 404, NrqlConditionTitles.conditionNotFound],
   ])('%s: a v2 4xx', async (_name, method, path, body, status, title) => {

@@ -144,7 +144,6 @@ const DeploymentsAnswer = z.object({
 
 /** The v2 deployment object. */
 export function v2Deployment(appId: number, id: number, fields: Omit<DeploymentFields, 'explicitTimestamp'>): V2Body {
-  // revision is null only in a v0 answer for a deployment sent without one.
   return {
     id,
     revision: fields.revision,

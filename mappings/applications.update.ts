@@ -154,7 +154,7 @@ export default defineWriteMapping({
     XML_ASSUMPTION,
     ...APPLICATION_ASSUMPTIONS,
     'Validation failures list every field problem under error.messages.',
-    "The configured loader is the browser app's browserSettings.browserMonitoring.loader (the browser app with the APM app's id, UNCONFIRMED); no browser app is NONE.",
+    "The configured loader is the browser app's browserSettings.browserMonitoring.loader (the browser app with the APM app's id, UNCONFIRMED; probes: browser-app-carries-apm-app-id, browser-side-only-while-loader-on); no browser app is NONE.",
   ],
   async plan(ctx) {
     const { guid } = applicationGuid(ctx, ctx.pathParams.id);

@@ -32,7 +32,7 @@ export type ApmEntity = z.infer<typeof ApmEntity>;
 
 /**
  * The browser app serving an APM app, as far as v2 needs it (its apdex target). New Relic
- * gives an APM-attached browser app the APM app's id (UNCONFIRMED), so its GUID is computed.
+ * gives an APM-attached browser app the APM app's id (UNCONFIRMED (probe: browser-app-carries-apm-app-id)), so its GUID is computed.
  */
 export const BrowserApdexEntity = z.object({
   guid: z.string(),
@@ -48,7 +48,7 @@ export const BrowserApdexEntity = z.object({
 });
 export type BrowserApdexEntity = z.infer<typeof BrowserApdexEntity>;
 
-/** Whether `browser` is the browser side of APM app `appId` (New Relic gives it the app's id; UNCONFIRMED). */
+/** Whether `browser` is the browser side of APM app `appId` (New Relic gives it the app's id; UNCONFIRMED (probe: browser-app-carries-apm-app-id)). */
 function servesApp(appId: number, browser: BrowserApdexEntity | null): browser is BrowserApdexEntity {
   return browser !== null && browser.servingApmApplicationId === appId;
 }
@@ -66,7 +66,7 @@ export function browserLoaderOf(appId: number, browser: BrowserApdexEntity | nul
 /**
  * v2's settings.enable_real_user_monitoring: browser monitoring is configured (the loader is not
  * NONE), whether or not browser traffic arrived lately. A browser side whose loader NerdGraph
- * did not say counts as configured (UNCONFIRMED: the list and the show both read the loader, so
+ * did not say counts as configured (UNCONFIRMED, probe: browser-side-only-while-loader-on: the list and the show both read the loader, so
  * this is only a null loader). A browser side with the loader NONE is off, page views or not.
  */
 export function realUserMonitoringOf(appId: number, browser: BrowserApdexEntity | null): boolean {
@@ -205,13 +205,13 @@ export const APPLICATION_TOP_LINKS: V2Body = {
   'application.alert_policy': '/v2/alert_policies/{alert_policy_id}',
 };
 
-/** Choices taken where the reference is UNCONFIRMED, shared by both application routes. */
+/** Choices taken where the reference is UNCONFIRMED, shared by both application routes (each names its probe). */
 export const APPLICATION_ASSUMPTIONS: readonly string[] = [
   'apmSummary.responseTimeAverage is in seconds (schema type Seconds); v2 response_time is in ms, rounded to 2 decimals.',
-  'apmSummary.errorRate and v2 error_rate share one scale (both UNCONFIRMED); the value is passed through unscaled.',
+  'apmSummary.errorRate and v2 error_rate share one scale (both UNCONFIRMED; probes: apm-error-rate-is-percent, v2-error-rate-is-apm-summary-error-rate); the value is passed through unscaled.',
   'A non-reporting application has no last_reported_at, application_summary or end_user_summary (v2 docs: no timestamp once not reporting).',
   'health_status comes from alertSeverity (CRITICAL red, WARNING orange, NOT_ALERTING green, NOT_CONFIGURED unknown), gray when not reporting.',
-  "end_user_summary.apdex_score, which the APM entity lacks, is the score of the app's EndUser/Apdex timeslices over the last 10 whole minutes, (S + T/2) / (S + T + F) rounded to 2 decimals, null without samples (one more NRQL query in the request that already reads the page or the app). v2's own window and rounding are UNCONFIRMED: `npm run probe` compares the field with the legacy API's in its sampled GET of the application list and show.",
+  "end_user_summary.apdex_score, which the APM entity lacks, is the score of the app's EndUser/Apdex timeslices over the last 10 whole minutes, (S + T/2) / (S + T + F) rounded to 2 decimals, null without samples (one more NRQL query in the request that already reads the page or the app). v2's own window and rounding are UNCONFIRMED (no probe: the route comparison of `npm run probe` compares the field with the legacy API's in its sampled GET of the application list and show).",
 ];
 
 /** Field provenance shared by both routes; `prefix` is `applications[]` or `application`. */
@@ -226,7 +226,7 @@ export function applicationFields(prefix: string): FieldNote[] {
     f('last_reported_at', 'approximate', 'start of the current minute while reporting; omitted otherwise'),
     f('application_summary.response_time', 'exact', 'apmSummary.responseTimeAverage (seconds) x 1000, 2 decimals'),
     f('application_summary.throughput', 'exact', 'apmSummary.throughput (rpm)'),
-    f('application_summary.error_rate', 'approximate', 'apmSummary.errorRate, unscaled (scale UNCONFIRMED on both sides)'),
+    f('application_summary.error_rate', 'approximate', 'apmSummary.errorRate, unscaled (scale UNCONFIRMED on both sides; probes: apm-error-rate-is-percent, v2-error-rate-is-apm-summary-error-rate)'),
     f('application_summary.apdex_target', 'exact', 'settings.apdexTarget'),
     f('application_summary.apdex_score', 'exact', 'apmSummary.apdexScore'),
     f('application_summary.host_count', 'exact', 'apmSummary.hostCount'),
@@ -234,10 +234,10 @@ export function applicationFields(prefix: string): FieldNote[] {
     f('application_summary.concurrent_instance_count', 'unsupported', 'no NerdGraph equivalent: null'),
     f('end_user_summary.response_time', 'exact', 'apmBrowserSummary.pageLoadTimeAverage (seconds)'),
     f('end_user_summary.throughput', 'exact', 'apmBrowserSummary.pageLoadThroughput'),
-    f('end_user_summary.apdex_target', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED)'),
+    f('end_user_summary.apdex_target', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED, (probe: browser-app-carries-apm-app-id))'),
     f('end_user_summary.apdex_score', 'approximate', 'NRQL score of the app\'s EndUser/Apdex timeslices, (S + T/2) / (S + T + F), last 10 whole minutes, 2 decimals; null without rows, or when that NRQL part fails (the request is logged degraded)'),
     f('settings.app_apdex_threshold', 'exact', 'settings.apdexTarget'),
-    f('settings.end_user_apdex_threshold', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED); 7, v2\'s default, without one'),
+    f('settings.end_user_apdex_threshold', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED, (probe: browser-app-carries-apm-app-id)); 7, v2\'s default, without one'),
     f('settings.enable_real_user_monitoring', 'approximate', "the configured loader is not NONE: the browser side's browserSettings.browserMonitoring.loader (read by GUID on the list and the show alike); not recent traffic"),
     f('settings.use_server_side_config', 'exact', 'settings.serverSideConfig'),
     f('links.alert_policy', 'unsupported', 'NerdGraph links no alert policy to an application: null'),

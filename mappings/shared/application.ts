@@ -205,7 +205,7 @@ export const APPLICATION_TOP_LINKS: V2Body = {
   'application.alert_policy': '/v2/alert_policies/{alert_policy_id}',
 };
 
-/** Choices taken where the reference is UNCONFIRMED, shared by both application routes (each names its probe). */
+/** Choices taken where the reference is UNCONFIRMED, shared by both application routes (no probe: each choice below names its own). */
 export const APPLICATION_ASSUMPTIONS: readonly string[] = [
   'apmSummary.responseTimeAverage is in seconds (schema type Seconds); v2 response_time is in ms, rounded to 2 decimals.',
   'apmSummary.errorRate and v2 error_rate share one scale (both UNCONFIRMED; probes: apm-error-rate-is-percent, v2-error-rate-is-apm-summary-error-rate); the value is passed through unscaled.',

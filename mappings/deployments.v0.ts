@@ -105,11 +105,11 @@ export default defineWriteMapping({
     { description: 'As for v2 deployments: 24-hour timestamp limit, unconfirmed outcomes answered as such, derived ids.' },
     {
       description:
-        "deployment[revision] is required (400 \"Revision parameter required\", nothing recorded), as docs/write-rules.md §5 applies §4's rule, though New Relic's own v0 example (setting-deployment-notifications#api, deployment-notifications#examples, pages that now redirect to record-monitor-deployments.mdx) sends only app_name and description. Change tracking needs a version (ChangeTrackingDeploymentFieldsInput.version is non-null; a blank one is refused, UNCONFIRMED, as the sandbox does), and inventing one would be a silent change.",
+        "deployment[revision] is required (400 \"Revision parameter required\", nothing recorded), as docs/write-rules.md §5 applies §4's rule, though New Relic's own v0 example (setting-deployment-notifications#api, deployment-notifications#examples, pages that now redirect to record-monitor-deployments.mdx) sends only app_name and description. Change tracking needs a version (ChangeTrackingDeploymentFieldsInput.version is non-null; a blank one is refused, UNCONFIRMED, as the sandbox does; no probe: it is a write's answer, and the probe never writes), and inventing one would be a silent change.",
     },
   ],
   assumptions: [
-    'v0 recorded a deployment without deployment[revision] (its documented example sends none; UNCONFIRMED, and no probe can settle it or what change tracking does with a blank version: the probe is read-only and these are writes).',
+    'v0 recorded a deployment without deployment[revision] (its documented example sends none; UNCONFIRMED; no probe: neither it nor what change tracking does with a blank version can be read back, the probe is read-only and these are writes).',
     'Success is 201 with Rails XML (dashed names, type attributes); errors are v2 XML error bodies.',
     'A JSON request (/deployments.json) gets the same fields as JSON.',
   ],

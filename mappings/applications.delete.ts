@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { V2Error, writeRefused, UpstreamError, NO_PARAMS, defineWriteMapping, parseAnswer, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { applicationGuid } from './shared/deployment.ts';
-import { APPLICATION_ASSUMPTIONS, readApplicationEntity, shownApplication } from './shared/application.ts';
+import { APPLICATION_ASSUMPTIONS, endUserApdexGap, readApplicationEntity, shownApplication } from './shared/application.ts';
 
 /** DELETE /v2/applications/{id}.{json,xml}: only an application that stopped reporting (v2's 409 otherwise). */
 const DeleteAnswer = z.object({ agentApplicationDelete: z.object({ success: z.boolean() }).nullable() });
@@ -19,6 +19,7 @@ export default defineWriteMapping({
   parameters: NO_PARAMS,
   fields: [{ field: 'application', fidelity: 'approximate', source: 'ApplicationByGuid read just before the delete' }],
   knownGaps: [
+    endUserApdexGap('application'),
     { description: "The reporting check and the delete are two requests; an app that starts reporting in between is refused by NerdGraph, answered 422 with NerdGraph's reason." },
     {
       description:

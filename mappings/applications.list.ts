@@ -1,14 +1,18 @@
 import { z } from 'zod';
-import { defineListMapping, type PageReadContext, XML_ASSUMPTION, MAX_PAGES_WALKED, EntityKinds, parseAnswer, entityQuery, type Condition, defineParams, param } from '../src/mapping-api.ts';
+import { defineListMapping, type PageReadContext, XML_ASSUMPTION, MAX_PAGES_WALKED, parseAnswer, type Condition, defineParams, param } from '../src/mapping-api.ts';
+import { entitiesByGuid, guidBatchVariables } from './shared/guid-batches.ts';
 import { linkIdsFromNames, type AppLinkIds } from './shared/app-instances.ts';
 import {
   APPLICATION_ASSUMPTIONS,
   APPLICATION_TOP_LINKS,
+  END_USER_APDEX_PART,
+  endUserApdexGap,
   ApmEntity,
   BrowserApdexEntity,
   applicationFields,
   applicationGaps,
   browserApdexOf,
+  browserGuidOf,
   endUserApdexScores,
   EndUserApdexRows,
   realUserMonitoringOf,
@@ -56,7 +60,7 @@ export default defineListMapping({
   method: 'GET',
   route: '/v2/applications.{format}',
   operation: 'ApplicationsSearch',
-  summary: 'List APM applications (entity search, page numbers emulated over cursors), plus one request per page for links, browser apdex targets and end-user apdex scores (NRQL); filter[host] via a cached NRQL host index',
+  summary: 'List APM applications (entity search, page numbers emulated over cursors), plus one request per page for links, the browser sides (apdex target and loader, by GUID) and end-user apdex scores (NRQL); filter[host] via a cached NRQL host index',
   fidelity: 'approximate',
   wrapperKey: 'applications',
   pageSize: 200,
@@ -66,9 +70,10 @@ export default defineListMapping({
   knownGaps: [
     {
       description:
-        'A page needs its details request (links NRQL, browser apdex targets, end-user apdex NRQL) as well as the search: when that request fails, the page fails (502/503/504) rather than answer without links or with a browser apdex threshold a client would write back.',
+        'A page needs its details request (links NRQL, browser sides) as well as the search: when that request fails, the page fails (502/503/504) rather than answer without links or with a browser setting a client would write back. Only its end-user apdex NRQL part is optional (below).',
     },
     ...applicationGaps('applications[]'),
+    endUserApdexGap('applications[]'),
     { path: 'applications[].links.application_hosts', description: 'Host ids in links.application_hosts are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
     {
       description: `filter[host] reads the hosts of at most ${HOST_INDEX_FACETS} reporting applications (NRQL FACET LIMIT MAX); in larger accounts some matching applications are missed.`,
@@ -92,9 +97,9 @@ export default defineListMapping({
     'Current hosts and instances (links, filter[host]) are those with HttpDispatcher or OtherTransaction/all timeslices in the last 10 whole minutes, as NerdGraph\'s applicationInstances defaults to 10 minutes (which metrics every agent reports is UNCONFIRMED).',
     'filter[host] is a case-insensitive substring of a current host name, as v2 matched it; NRQL LIKE is case-sensitive (UNCONFIRMED), so the match is made on the uniques(host) answer instead.',
     'A filter[host] host index is reused for 60 s per caller and account: a host that starts reporting may take up to a minute to be matched.',
-    'A page costs two NerdGraph requests: the search, then one request for the page\'s links (NRQL), browser apdex targets (entity search) and end-user apdex scores (NRQL); with exclude_links=true the second request still reads the browser apdex targets and scores (settings.end_user_apdex_threshold and end_user_summary are always sent).',
+    'A page costs two NerdGraph requests: the search, then one request for the page\'s links (NRQL), browser sides (8 aliased entities() calls of at most 25 computed GUIDs: apdex target and loader) and end-user apdex scores (NRQL); with exclude_links=true the second request still reads the browser sides and scores (settings are always sent).',
     'The browser app of an APM app has the APM app\'s id (UNCONFIRMED); without one, settings.end_user_apdex_threshold is 7, v2\'s documented default.',
-    "settings.enable_real_user_monitoring is true when a browser app serves the APM app: the search outline has no loader (browserSettings is on the full entity only), and New Relic is taken to keep an APM app's browser side only while its loader is not NONE (UNCONFIRMED). The show reads the loader itself.",
+    "settings.enable_real_user_monitoring is the browser side's configured loader (browserSettings.browserMonitoring.loader, read by GUID as the show reads it) not being NONE: an APM app whose loader is NONE while its browser app and page views remain reads false, as v2 and the show say (the probe's browser-side-only-while-loader-on found such apps), so a list-then-PUT echo cannot turn browser monitoring on.",
     `The \`domainId IN (...)\` of filter[host] may hold up to ${HOST_INDEX_FACETS} ids; NerdGraph's limit on entity-search query length is UNCONFIRMED.`,
   ],
   async searchConditions(params, accountId, ctx) {
@@ -157,12 +162,10 @@ const FacetRow = z.object({
 });
 const FacetRows = z.object({ results: z.array(FacetRow).nullable() }).nullable();
 const NrqlRows = z.object({ nrql: FacetRows }).nullable();
-const BrowserSearch = z.object({ results: z.object({ entities: z.array(z.unknown()).nullable() }).nullable() }).nullable();
 
-const PageDetailsAnswer = z.object({
-  actor: z.object({ account: z.object({ nrql: FacetRows, endUser: EndUserApdexRows }).nullable(), entitySearch: BrowserSearch }),
-});
-const BrowserApdexAnswer = z.object({ actor: z.object({ account: z.object({ endUser: EndUserApdexRows }).nullable(), entitySearch: BrowserSearch }) });
+// The b0..b7 browser batches are read by entitiesByGuid (guid-batches.ts).
+// Both documents: ApplicationsBrowserApdex has no `nrql` (links) field.
+const PageDetailsAnswer = z.object({ actor: z.object({ account: z.object({ nrql: FacetRows.optional(), endUser: EndUserApdexRows }).nullable() }) });
 const HostIndexAnswer = z.object({ actor: z.object({ account: NrqlRows }) });
 
 /** What enrichPage gives reshapeItem: per app id. */
@@ -181,40 +184,31 @@ function appIdOf(row: z.infer<typeof FacetRow>): number | null {
 
 /**
  * One request for the page: each app's current hosts and instances (NRQL faceted by appId,
- * when links are sent) and the browser apps with the page's app ids (at most 200, one page of
- * entity search).
+ * when links are sent), their end-user apdex scores (NRQL), and the browser apps with the
+ * page's app ids, read by computed GUID (at most 200, 8 entities() calls of 25): the full
+ * entity, so the loader is read as the show reads it.
  */
 async function readPageDetails(entities: readonly unknown[], ctx: PageReadContext, withLinks: boolean): Promise<PageDetails> {
   const appIds = [...new Set(entities.map((entity) => ApmEntity.safeParse(entity)).flatMap((parsed) => (parsed.success ? [parsed.data.applicationId] : [])))];
   const details: PageDetails = { links: null, browsers: new Map(), endUserApdex: new Map() };
   if (appIds.length === 0) return details;
-  const browserQuery = entityQuery([
-    { field: 'domain', op: '=', value: EntityKinds.browserApplication.domain },
-    { field: 'type', op: '=', value: EntityKinds.browserApplication.type },
-    { field: 'accountId', op: '=', value: ctx.accountId },
-    { field: 'domainId', op: 'IN', values: appIds.map(String) },
-  ]);
-  let browserEntities: unknown[];
+  const browserGuids = appIds.map((appId) => browserGuidOf(ctx.accountId, appId));
   const endUserApdex = endUserApdexQuery({ appIds, ...currentWindow(ctx.now) });
+  const operation = withLinks ? 'ApplicationsPageDetails' : 'ApplicationsBrowserApdex';
+  const variables: Record<string, unknown> = { ...guidBatchVariables(browserGuids), accountId: ctx.accountId, endUserApdex };
+  if (withLinks) variables.instances = appInstancesQuery({ appIds, ...currentWindow(ctx.now) });
+  const data = await ctx.read(operation, variables, END_USER_APDEX_PART);
+  const answer = parseAnswer(PageDetailsAnswer, data, operation).actor;
+  details.endUserApdex = endUserApdexScores(answer.account?.endUser, appIds);
   if (withLinks) {
-    const operation = 'ApplicationsPageDetails';
-    const instances = appInstancesQuery({ appIds, ...currentWindow(ctx.now) });
-    const answer = parseAnswer(PageDetailsAnswer, await ctx.read(operation, { accountId: ctx.accountId, instances, endUserApdex, browserQuery }), operation).actor;
-    details.endUserApdex = endUserApdexScores(answer.account?.endUser, appIds);
     details.links = new Map();
     for (const row of answer.account?.nrql?.results ?? []) {
       const appId = appIdOf(row);
       if (appId !== null) details.links.set(appId, linkIdsFromNames(appId, row.hosts ?? [], row.instances ?? []));
     }
-    browserEntities = answer.entitySearch?.results?.entities ?? [];
-  } else {
-    const operation = 'ApplicationsBrowserApdex';
-    const answer = parseAnswer(BrowserApdexAnswer, await ctx.read(operation, { accountId: ctx.accountId, endUserApdex, browserQuery }), operation).actor;
-    details.endUserApdex = endUserApdexScores(answer.account?.endUser, appIds);
-    browserEntities = answer.entitySearch?.results?.entities ?? [];
   }
-  for (const entity of browserEntities) {
-    if (!ctx.inAccount(entity, withLinks ? 'ApplicationsPageDetails' : 'ApplicationsBrowserApdex')) continue;
+  const scoped: Pick<PageReadContext, 'inAccount'> = { inAccount: (entity) => ctx.inAccount(entity, operation) };
+  for (const entity of entitiesByGuid(data, operation, browserGuids, scoped).values()) {
     const parsed = BrowserApdexEntity.safeParse(entity);
     if (parsed.success && parsed.data.applicationId !== undefined) details.browsers.set(parsed.data.applicationId, parsed.data);
   }

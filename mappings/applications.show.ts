@@ -1,5 +1,5 @@
 import { NO_PARAMS, defineReadPlanMapping, XML_ASSUMPTION } from '../src/mapping-api.ts';
-import { APPLICATION_ASSUMPTIONS, APPLICATION_TOP_LINKS, applicationFields, applicationGaps, readApplication } from './shared/application.ts';
+import { APPLICATION_ASSUMPTIONS, APPLICATION_TOP_LINKS, applicationFields, applicationGaps, endUserApdexGap, readApplication } from './shared/application.ts';
 import { applicationGuid } from './shared/deployment.ts';
 
 /**
@@ -27,7 +27,8 @@ export default defineReadPlanMapping({
   knownGaps: [
     ...applicationGaps('application'),
     { path: 'application.links.application_hosts', description: 'Host ids are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
-    { description: "The end-user apdex score is an NRQL query inside the show's one request, sent with the first read of the app by a caller in a minute; the reads of that minute reuse the score (one more request: the same read without the NRQL). When the NRQL budgets (NRQL_PER_ACCOUNT_PER_MINUTE, the caller's fair share, IDENTICAL_QUERY_PER_MINUTE) would refuse it, the app is read without it and apdex_score is null, never a 429 (the same holds for the reads before an update or a delete). When NerdGraph fails the NRQL, the show fails (502/504) as for any part of that request, rather than answer without it." },
+    { description: "The end-user apdex score is an NRQL query inside the show's one request, sent with the first read of the app by a caller in a minute; the reads of that minute reuse the score (one more request: the same read without the NRQL). When the NRQL budgets (NRQL_PER_ACCOUNT_PER_MINUTE, the caller's fair share, IDENTICAL_QUERY_PER_MINUTE) would refuse it, the app is read without it and apdex_score is null, never a 429 (the same holds for the reads before an update or a delete)." },
+    endUserApdexGap('application'),
     {
       description:
         'Every page of applicationInstancesV2 is read for the links: later pages once per app, kept 30 seconds (per caller and account). Past 20 pages or 10,000 instances the show answers 503 naming the bound, never short links. A walk cut short (by the request deadline or a failed page) keeps its progress 60 seconds (bounded like the lists): the next request resumes it from the page it stopped at, so such a list joins pages read up to a minute apart.',

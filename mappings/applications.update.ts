@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { V2Error, writeRefused, UpstreamError, defineParams, param, defineWriteMapping, parseAnswer, isBodyObject, type BodyObject, type BodyValue, XML_ASSUMPTION } from '../src/mapping-api.ts';
 import { EntityTitles } from './shared/entity-titles.ts';
 import { applicationGuid } from './shared/deployment.ts';
-import { APPLICATION_ASSUMPTIONS, browserLoaderOf, readApplication, readApplicationEntity, shownApplication } from './shared/application.ts';
+import { APPLICATION_ASSUMPTIONS, endUserApdexGap, browserLoaderOf, readApplication, readApplicationEntity, shownApplication } from './shared/application.ts';
 
 /**
  * PUT /v2/applications/{id}.{json,xml}: name (the display alias), apdex thresholds and real
@@ -134,6 +134,7 @@ export default defineWriteMapping({
   }),
   fields: [{ field: 'application', fidelity: 'approximate', source: 'ApplicationByGuid after the update, as GET /v2/applications/{id} shows it' }],
   knownGaps: [
+    endUserApdexGap('application'),
     {
       description:
         'settings.end_user_apdex_threshold is ignored while browser monitoring is off (docs/write-rules.md §2): the answer then shows the default 7, not the value sent.',

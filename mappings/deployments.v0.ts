@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { entityQuery, hasControlCharacters, V2Error, notFound, defineWriteMapping, type OperationContext, parseAnswer, type V2Body, type V2Format, decodeEntityGuid, defineParams, param, objectAt, type BodyObject, type JsonValue } from '../src/mapping-api.ts';
-import { DeploymentTitles, applicationGuid, planDeploymentCreate } from './shared/deployment.ts';
+import { DeploymentTitles, NO_REVISION_VERSION, applicationGuid, planDeploymentCreate } from './shared/deployment.ts';
 
 /**
  * POST /deployments.xml: the Deployments v0 API (retired with REST v2), still sent by older
@@ -13,7 +13,7 @@ const AS_V2 = { fidelity: 'approximate', note: 'As POST /v2/applications/{id}/de
 const parameters = defineParams({
   application_id: param.single('deployment[application_id]', { fidelity: 'exact', note: 'The app id; wins over app_name.' }),
   app_name: param.single('deployment[app_name]', { fidelity: 'exact', note: 'Exact, case-sensitive app name in the account (an entity search, then an exact check).' }),
-  revision: param.single('deployment[revision]', { fidelity: 'approximate', note: "As POST /v2/applications/{id}/deployments: required (v0's documented example sends none; change tracking needs a version)." }),
+  revision: param.single('deployment[revision]', { fidelity: 'approximate', note: `Optional, as v0's documented example sends none: absent or blank, change tracking gets the version "${NO_REVISION_VERSION}" and the answer has no revision. Otherwise as POST /v2/applications/{id}/deployments.` }),
   changelog: param.single('deployment[changelog]', AS_V2),
   description: param.single('deployment[description]', AS_V2),
   user: param.single('deployment[user]', AS_V2),
@@ -104,12 +104,11 @@ export default defineWriteMapping({
     { description: 'deployment[host] and other v0 extras are ignored.' },
     { description: 'As for v2 deployments: 24-hour timestamp limit, unconfirmed outcomes answered as such, derived ids.' },
     {
-      description:
-        "deployment[revision] is required (400 \"Revision parameter required\", nothing recorded), as docs/write-rules.md §5 applies §4's rule, though New Relic's own v0 example (setting-deployment-notifications#api, deployment-notifications#examples, pages that now redirect to record-monitor-deployments.mdx) sends only app_name and description. Change tracking needs a version (ChangeTrackingDeploymentFieldsInput.version is non-null; a blank one is refused, UNCONFIRMED, as the sandbox does; no probe: it is a write's answer, and the probe never writes), and inventing one would be a silent change.",
+      description: `A deployment without deployment[revision] (New Relic's own v0 example, setting-deployment-notifications#api and deployment-notifications#examples, pages that now redirect to record-monitor-deployments.mdx, sends only app_name and description) is recorded with the change-tracking version "${NO_REVISION_VERSION}", since ChangeTrackingDeploymentFieldsInput.version is non-null: the v0 answer has no revision (nil, as sent), but GET /v2/applications/{id}/deployments then reads that text as its revision. UNCONFIRMED that NerdGraph accepts that version as any other (no probe: the probe never writes).`,
     },
   ],
   assumptions: [
-    'v0 recorded a deployment without deployment[revision] (its documented example sends none; UNCONFIRMED; no probe: neither it nor what change tracking does with a blank version can be read back, the probe is read-only and these are writes).',
+    'v0 recorded a deployment without deployment[revision] (its documented example sends none; UNCONFIRMED; no probe: only a write shows it, and the probe is read-only).',
     'Success is 201 with Rails XML (dashed names, type attributes); errors are v2 XML error bodies.',
     'A JSON request (/deployments.json) gets the same fields as JSON.',
   ],
@@ -125,8 +124,12 @@ export default defineWriteMapping({
     else if (typeof rawName === 'string' && rawName.trim() !== '') appIdText = await appIdByName(ctx, rawName);
     else throw new V2Error(422, 'Validation error: an application_id or app_name is required', { kind: 'invalid_deployment' });
     const app = applicationGuid(ctx, appIdText);
-    return planDeploymentCreate(ctx, app, fields, ({ links: _links, ...created }) => ({
-      deployment: { ...created, account_id: ctx.accountId, agent_id: app.id },
-    }));
+    return planDeploymentCreate(
+      ctx,
+      app,
+      fields,
+      ({ links: _links, ...created }) => ({ deployment: { ...created, account_id: ctx.accountId, agent_id: app.id } }),
+      { revisionOptional: true },
+    );
   },
 });

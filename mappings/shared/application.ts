@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, type ReshapeContext, fieldNotesUnder, parseAnswer, OverBudget, UpstreamError, type V2Body, isoSeconds, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type ReadOptions, type ReshapeContext, fieldNotesUnder, parseAnswer, OverBudget, UpstreamError, type V2Body, isoSeconds, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
 import { EntityTitles } from './entity-titles.ts';
 import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from './app-instances.ts';
 import { ApmOutline } from './entity-schemas.ts';
@@ -40,7 +40,7 @@ export const BrowserApdexEntity = z.object({
   applicationId: z.number().int().optional(),
   servingApmApplicationId: z.number().int().nullable().optional(),
   settings: z.object({ apdexTarget: num }).nullable().optional(),
-  /** The configured loader (show only: entity(guid) has it, the search outline does not). */
+  /** The configured loader (on the full entity only: the show's entity(guid), the list's entities(guids)). */
   browserSettings: z
     .object({ browserMonitoring: z.object({ loader: z.string().nullable().optional() }).nullable().optional() })
     .nullable()
@@ -55,9 +55,8 @@ function servesApp(appId: number, browser: BrowserApdexEntity | null): browser i
 
 /**
  * The browser loader configured for APM app `appId`, from its browser side's
- * `browserSettings.browserMonitoring.loader` (issue 20, point 4): NONE when the app has no
- * browser side; null when one serves it but NerdGraph did not say its loader (the search
- * outline never does).
+ * `browserSettings.browserMonitoring.loader`: NONE when the app has no browser side; null when
+ * one serves it but NerdGraph did not say its loader.
  */
 export function browserLoaderOf(appId: number, browser: BrowserApdexEntity | null): string | null {
   if (!servesApp(appId, browser)) return 'NONE';
@@ -66,9 +65,9 @@ export function browserLoaderOf(appId: number, browser: BrowserApdexEntity | nul
 
 /**
  * v2's settings.enable_real_user_monitoring: browser monitoring is configured (the loader is not
- * NONE), whether or not browser traffic arrived lately. A browser side whose loader is unknown
- * (the list's search outline) counts as configured: New Relic keeps an APM app's browser side
- * only while browser monitoring is on (UNCONFIRMED: the probe settles it).
+ * NONE), whether or not browser traffic arrived lately. A browser side whose loader NerdGraph
+ * did not say counts as configured (UNCONFIRMED: the list and the show both read the loader, so
+ * this is only a null loader). A browser side with the loader NONE is off, page views or not.
  */
 export function realUserMonitoringOf(appId: number, browser: BrowserApdexEntity | null): boolean {
   const loader = browserLoaderOf(appId, browser);
@@ -236,10 +235,10 @@ export function applicationFields(prefix: string): FieldNote[] {
     f('end_user_summary.response_time', 'exact', 'apmBrowserSummary.pageLoadTimeAverage (seconds)'),
     f('end_user_summary.throughput', 'exact', 'apmBrowserSummary.pageLoadThroughput'),
     f('end_user_summary.apdex_target', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED)'),
-    f('end_user_summary.apdex_score', 'approximate', 'NRQL score of the app\'s EndUser/Apdex timeslices, (S + T/2) / (S + T + F), last 10 whole minutes, 2 decimals; null without rows'),
+    f('end_user_summary.apdex_score', 'approximate', 'NRQL score of the app\'s EndUser/Apdex timeslices, (S + T/2) / (S + T + F), last 10 whole minutes, 2 decimals; null without rows, or when that NRQL part fails (the request is logged degraded)'),
     f('settings.app_apdex_threshold', 'exact', 'settings.apdexTarget'),
     f('settings.end_user_apdex_threshold', 'approximate', 'settings.apdexTarget of the browser app with the APM app\'s id (id sharing UNCONFIRMED); 7, v2\'s default, without one'),
-    f('settings.enable_real_user_monitoring', 'approximate', "the configured loader is not NONE: the browser side's browserSettings.browserMonitoring.loader (show), a browser side serving the app (list); not recent traffic"),
+    f('settings.enable_real_user_monitoring', 'approximate', "the configured loader is not NONE: the browser side's browserSettings.browserMonitoring.loader (read by GUID on the list and the show alike); not recent traffic"),
     f('settings.use_server_side_config', 'exact', 'settings.serverSideConfig'),
     f('links.alert_policy', 'unsupported', 'NerdGraph links no alert policy to an application: null'),
   ];
@@ -259,6 +258,22 @@ export interface ReadEntity {
   browser: BrowserApdexEntity | null;
   /** end_user_summary.apdex_score (endUserApdexQuery); null without EndUser/Apdex rows. */
   endUserApdexScore: number | null;
+}
+
+/**
+ * The end-user apdex NRQL part of a read (ApplicationByGuid, ApplicationsPageDetails,
+ * ApplicationsBrowserApdex): optional, so an NRQL timeout or rate limit there leaves
+ * end_user_summary.apdex_score null rather than fail the application (CallerScope.read).
+ */
+export const END_USER_APDEX_PART: ReadOptions = { optional: { 'actor.account.endUser': 'end_user_summary.apdex_score is null' } };
+
+/** The known gap of a failed end-user apdex part, for the routes that read one. */
+export function endUserApdexGap(prefix: string): KnownGap {
+  return {
+    path: `${prefix}.end_user_summary.apdex_score`,
+    description:
+      'end_user_summary.apdex_score is null when its NRQL query fails (an NRQL timeout or rate limit beside the rest of the answer): every other field is answered, the request log records the answer as degraded, and nothing is cached as whole.',
+  };
 }
 
 const EndUserApdexRow = z.object({ facet: z.union([z.string(), z.number()]).nullable().optional(), eu_apdex_score: z.number().nullable().optional() });
@@ -308,7 +323,7 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
   let data: unknown;
   let withEndUserApdex = kept === undefined;
   try {
-    data = await ctx.read('ApplicationByGuid', { ...variables, withEndUserApdex });
+    data = await ctx.read('ApplicationByGuid', { ...variables, withEndUserApdex }, withEndUserApdex ? END_USER_APDEX_PART : undefined);
   } catch (error) {
     // The score is worth no refused read, update or delete: without it the NRQL budgets are not asked.
     if (!withEndUserApdex || !(error instanceof OverBudget) || error.budget === 'concurrency') throw error;
@@ -323,8 +338,10 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
   const parsedBrowser = browser === null ? null : BrowserApdexEntity.safeParse(browser);
   if (parsedBrowser !== null && !parsedBrowser.success) throw new UpstreamError('upstream_failure', 'unexpected browser entity shape in ApplicationByGuid');
   let endUserApdexScore = kept?.score ?? null;
-  if (withEndUserApdex) {
-    endUserApdexScore = endUserApdexScores(actor.account?.endUser, [appIdNumber]).get(appIdNumber) ?? null;
+  // A failed NRQL part (null: END_USER_APDEX_PART) is no score to keep: the next read asks again.
+  const endUser = actor.account?.endUser;
+  if (withEndUserApdex && endUser !== null && endUser !== undefined) {
+    endUserApdexScore = endUserApdexScores(endUser, [appIdNumber]).get(appIdNumber) ?? null;
     ctx.keep.set(keptKey, { score: endUserApdexScore }, END_USER_APDEX_KEPT_MS);
   }
   return { guid, entity: parsed.data, browser: parsedBrowser === null ? null : parsedBrowser.data, endUserApdexScore };

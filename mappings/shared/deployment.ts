@@ -15,6 +15,14 @@ export const DEPLOYMENT_WINDOW_MS = 395 * 24 * HOUR_MS;
 /** NerdGraph refuses change-tracking timestamps further than this from now. */
 const CHANGE_TRACKING_SKEW_MS = 24 * HOUR_MS;
 
+/**
+ * The change-tracking version sent for a v0 deployment without a revision: v0's documented
+ * example sends none, and ChangeTrackingDeploymentFieldsInput.version is non-null. Fixed and
+ * recognisable, so a listing that reads it back (it is what NerdGraph stores) says no revision
+ * was given rather than inventing one.
+ */
+export const NO_REVISION_VERSION = 'unspecified (v0 deployment without a revision)';
+
 export const DeploymentTitles = {
   missingWrapper: 'missing parameter: deployment',
   revisionRequired: 'Revision parameter required',
@@ -29,7 +37,8 @@ export const DeploymentTitles = {
 } as const;
 
 export interface DeploymentFields {
-  revision: string;
+  /** null: none given, which only the v0 form allows. */
+  revision: string | null;
   changelog: string | null;
   description: string | null;
   user: string | null;
@@ -69,10 +78,18 @@ function text(fields: BodyObject, key: string): string | null {
   return found;
 }
 
-/** v2's rules in v2's order, except "later than the most recent", which needs a read. */
-export function parseDeploymentFields(fields: BodyObject, now: number): DeploymentFields {
-  const revision = textOf(Object.hasOwn(fields, 'revision') ? fields.revision : undefined);
-  if (revision === undefined || revision.trim() === '') throw new V2Error(400, DeploymentTitles.revisionRequired, { kind: 'invalid_deployment' });
+/**
+ * v2's rules in v2's order, except "later than the most recent", which needs a read. With
+ * `revisionOptional` (the v0 form only), an absent, null or blank revision is none (null).
+ */
+export function parseDeploymentFields(fields: BodyObject, now: number, options: { revisionOptional?: boolean } = {}): DeploymentFields {
+  const raw = Object.hasOwn(fields, 'revision') ? fields.revision : undefined;
+  const given = textOf(raw);
+  const none = raw === undefined || raw === null || (given !== undefined && given.trim() === '');
+  let revision: string | null;
+  if (none && options.revisionOptional === true) revision = null;
+  else if (given === undefined || given.trim() === '') throw new V2Error(400, DeploymentTitles.revisionRequired, { kind: 'invalid_deployment' });
+  else revision = given;
   const parsed = {
     revision,
     changelog: text(fields, 'changelog'),
@@ -193,7 +210,7 @@ export function deploymentEvent(guid: string, fields: DeploymentFields): Record<
     entitySearch: { query: entityQuery([{ field: 'id', op: '=', value: guid }]) },
     categoryAndTypeData: {
       kind: { category: 'Deployment', type: 'Basic' },
-      categoryFields: { deployment: { version: fields.revision, ...(fields.changelog === null ? {} : { changelog: fields.changelog }) } },
+      categoryFields: { deployment: { version: fields.revision ?? NO_REVISION_VERSION, ...(fields.changelog === null ? {} : { changelog: fields.changelog }) } },
     },
     ...(fields.description === null ? {} : { description: fields.description }),
     ...(fields.user === null ? {} : { user: fields.user }),
@@ -212,14 +229,16 @@ const CreatedEvent = z.object({
 
 /**
  * The created deployment in v2 shape, from NerdGraph's confirmation (a 2xx needs one): what
- * NerdGraph says it stored, so the answer and later listings agree.
+ * NerdGraph says it stored, so the answer and later listings agree (for a deployment sent
+ * without a revision, the version sent in its place).
  */
 export function createdDeployment(payload: unknown, appId: number, fields: DeploymentFields): V2Body {
   const event = parseAnswer(CreatedEvent, payload, 'DeploymentCreate').changeTrackingCreateEvent.changeTrackingEvent;
   if (!event) throw new UpstreamError('upstream_failure', 'DeploymentCreate: no event in the answer');
   const stored = (value: string | null | undefined, sent: string | null): string | null => (value === undefined ? sent : value);
+  const sentVersion = fields.revision ?? NO_REVISION_VERSION;
   return v2Deployment(appId, deploymentV2Id(event.changeTrackingId), {
-    revision: stored(event.version, fields.revision) ?? fields.revision,
+    revision: stored(event.version, sentVersion) ?? sentVersion,
     changelog: stored(event.changelog, fields.changelog),
     description: stored(event.description, fields.description),
     user: stored(event.user, fields.user),
@@ -247,15 +266,18 @@ export const DEPLOYMENT_RULES = { validationFlags: ['FAIL_ON_FIELD_LENGTH'] } as
 /**
  * The common tail of both create routes (v2 and v0): v2's rules on the fields, the read the
  * "later than the latest" rule needs (which also 404s an app that is not there), then the one
- * change-tracking mutation; `shape` wraps the created deployment as the route answers it.
+ * change-tracking mutation; `shape` wraps the created deployment as the route answers it (a
+ * deployment sent without a revision, v0 only, is answered with none: the caller's revision,
+ * while the recent writes keep what NerdGraph stored, as listings will read it).
  */
 export async function planDeploymentCreate(
   ctx: OperationContext,
   app: { id: number; guid: string },
   raw: BodyObject,
   shape: (created: V2Body) => V2Body,
+  options: { revisionOptional?: boolean } = {},
 ): Promise<WritePlan> {
-  const fields = parseDeploymentFields(raw, ctx.now);
+  const fields = parseDeploymentFields(raw, ctx.now, options);
   const { latestTimestamp } = await readDeployments(ctx, app.id, app.guid, 1);
   checkAgainstHistory(fields, latestTimestamp, ctx.now);
   return {
@@ -264,7 +286,7 @@ export async function planDeploymentCreate(
       const created = createdDeployment(payload, app.id, fields);
       // Listed by every replica until NRQL shows it, and seen by the next "later than the latest" check.
       await ctx.recent.rememberDeployment(ctx.accountId, rememberedOf(app.id, created));
-      return shape(created);
+      return shape(fields.revision === null ? { ...created, revision: null } : created);
     },
   };
 }

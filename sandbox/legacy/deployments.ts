@@ -13,13 +13,19 @@ import { OUTSIDE_BMP, bodyParams, characters, field, given, isObject, queryParam
 import { WriteTitles, invalid, reply, type DeploymentsRequest, type WriteRequest } from './writes.ts';
 
 const PAGE_SIZE = 200;
+/**
+ * The shared model keeps a revision as text; '' is "none given", which only the v0 form can
+ * record (a v2 create refuses a blank one), and reads as nil, as Rails kept it.
+ */
+const NO_REVISION = '';
+const revisionOf = (deployment: SandboxDeployment): string | null => (deployment.revision === NO_REVISION ? null : deployment.revision);
 // ---------------------------------------------------------------------------------------------
 // Deployments (rules §4)
 
 function deploymentBody(deployment: SandboxDeployment): V2Body {
   return {
     id: deployment.id,
-    revision: deployment.revision,
+    revision: revisionOf(deployment),
     changelog: deployment.changelog,
     description: deployment.description,
     user: deployment.user,
@@ -57,10 +63,18 @@ function optionalText(deployment: Params, key: string): string | null {
   return text;
 }
 
-/** The §4 rules, in their order; the fields to record. */
-function deploymentFields(deployment: Params, app: SandboxApp, data: SandboxData, now: number): DeploymentFields {
-  const revision = textOf(field(deployment, 'revision'));
-  if (revision === undefined || revision.trim() === '') throw new V2Error(400, WriteTitles.revisionRequired);
+/**
+ * The §4 rules, in their order; the fields to record. `revisionOptional` is the v0 form's
+ * (§5): an absent, null or blank revision is none.
+ */
+function deploymentFields(deployment: Params, app: SandboxApp, data: SandboxData, now: number, revisionOptional = false): DeploymentFields {
+  const raw = field(deployment, 'revision');
+  const sent = textOf(raw);
+  const blank = sent === undefined || sent.trim() === '';
+  // v0 without a revision: none at all, null, or blank text (a boolean or object is still refused).
+  const none = revisionOptional && (!given(raw) || (sent !== undefined && blank));
+  if (blank && !none) throw new V2Error(400, WriteTitles.revisionRequired);
+  const revision = none ? NO_REVISION : (sent as string);
   if (characters(revision) > 127) throw invalid(WriteTitles.tooLong('revision', 127));
   const changelog = optionalText(deployment, 'changelog');
   if (changelog !== null && characters(changelog) > 65_535) throw invalid(WriteTitles.tooLong('changelog', 65_535));
@@ -108,6 +122,12 @@ export function legacyDeleteDeployment(req: WriteRequest, app: SandboxApp, deplo
 
 // ---------------------------------------------------------------------------------------------
 // Deployments v0: POST /deployments.xml (rules §5)
+//
+// New Relic's v0 pages (docs/apm/new-relic-apm/maintenance/setting-deployment-notifications #api
+// and .../deployment-notifications #examples, which record-monitor-deployments.mdx now stands
+// for) give the request as
+//   curl -H "x-api-key:..." -d "deployment[app_name]=..." -d "deployment[description]=This is an app id deployment" https://api.newrelic.com/deployments.xml
+// with no deployment[revision]: v0 recorded a deployment without one, so this form does.
 
 /** The v0 answer: Rails' `to_xml` of the record, dashed names, typed scalars. */
 function v0DeploymentXml(deployment: SandboxDeployment): string {
@@ -124,7 +144,7 @@ function v0DeploymentXml(deployment: SandboxDeployment): string {
     element('changelog', deployment.changelog),
     element('description', deployment.description),
     element('id', deployment.id, 'integer'),
-    element('revision', deployment.revision),
+    element('revision', revisionOf(deployment)),
     element('timestamp', isoSeconds(deployment.timestamp), 'datetime'),
     element('user', deployment.user),
     '</deployment>',
@@ -150,7 +170,7 @@ export async function legacyDeploymentV0(req: WriteRequest): Promise<Response> {
   } else {
     throw invalid(WriteTitles.appFieldRequired);
   }
-  const created = recordDeployment(req.data, app, deploymentFields(deployment, app, req.data, req.now), 'Deployment');
+  const created = recordDeployment(req.data, app, deploymentFields(deployment, app, req.data, req.now, true), 'Deployment');
   if (req.format === 'json') {
     // v0 was an XML API; a `.json` request gets the same fields as JSON (the gateway's choice too).
     const body = {
@@ -160,7 +180,7 @@ export async function legacyDeploymentV0(req: WriteRequest): Promise<Response> {
         changelog: created.changelog,
         description: created.description,
         id: created.id,
-        revision: created.revision,
+        revision: revisionOf(created),
         timestamp: isoSeconds(created.timestamp),
         user: created.user,
       },

@@ -28,7 +28,7 @@ import {
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../server.ts';
 import { loadSandboxSchema } from '../schema.ts';
-import { SHARED_EXAMPLES_PATH, hasRealSchema, hasSharedExamples, realNerdGraphSchema } from '../../test/support/schema.ts';
+import { SHARED_EXAMPLES_PATH, clientGoSchema, hasClientGoSchema, hasRealSchema, hasSharedExamples, realNerdGraphSchema } from '../../test/support/schema.ts';
 
 
 /**
@@ -150,7 +150,12 @@ describe.skipIf(!hasRealSchema)('sandbox SDL against the real NerdGraph schema',
   });
 
   it('defines only types, fields, arguments, enum values and interfaces that exist with the same types', () => {
-    expect(subsetProblems(mine, real)).toEqual([]);
+    // schema.json was pulled without deprecated fields (nrql.evaluationOffset, valueFunction, the
+    // outlier NRQL condition mutations), which live NerdGraph still serves and New Relic's tools
+    // use: what schema.json lacks must then be in the 2025-04-15 client-go schema, alike.
+    const problems = subsetProblems(mine, real);
+    const olderProblems = hasClientGoSchema ? new Set(subsetProblems(mine, clientGoSchema())) : undefined;
+    expect(olderProblems === undefined ? problems : problems.filter((problem) => olderProblems.has(problem))).toEqual([]);
   });
 
   it('covers the types the gateway relies on', () => {

@@ -9,7 +9,7 @@ import { beforeTime, nextTurn, stopped, type SlotWaiters } from './slot-waiters.
  * The steps of one call's admission (budgets.ts runs them, in its admit): the windows it will
  * spend (planWindows), a concurrency lease taken in time, queueing for it (leaseInTime), and
  * every window spent at once, the account's reserve only for a caller within its fair share
- * (spendWindows). Each step gives up with a refusal (v2's 429) once the call could no longer
+ * (spendWindows), and for a caller over it, what the others are likely to ask held back. Each step gives up with a refusal (v2's 429) once the call could no longer
  * be sent in time, or with a cancellation when its client left.
  */
 
@@ -82,7 +82,17 @@ export interface WindowPlan {
 }
 
 /** The windows of a call of `identity` running `texts` (NRQL) that cost `cost` queries of `account`. */
-export function planWindows(plan: { keyOf: StateKeyer; identity: string; account: number | undefined; cost: number; texts: readonly string[]; identicalLimit: number; windowMs: number }): WindowPlan {
+export function planWindows(plan: {
+  keyOf: StateKeyer;
+  identity: string;
+  account: number | undefined;
+  cost: number;
+  texts: readonly string[];
+  identicalLimit: number;
+  windowMs: number;
+  /** The window counting the caller's spend of the account in this presence window (fair-share.ts). */
+  spentWindow: (account: number, identity: string) => { key: string; windowMs: number };
+}): WindowPlan {
   const { keyOf, identity, account, cost, texts, windowMs } = plan;
   // Every window the call spends, with the budget it belongs to (repeated texts spend their count).
   const repeats = new Map<string, number>();
@@ -104,6 +114,8 @@ export function planWindows(plan: { keyOf: StateKeyer; identity: string; account
       { budget: 'nrql_account', key: keyOf('nrql-account', account), cost, limit: accountLimit, windowMs },
       // Created ending when the account's window ends (expiresWith: the window just before it).
       { budget: 'nrql_fair_share', key: keyOf('nrql-account', account, identity), cost, limit: callerLimit, windowMs, expiresWith: identical.length },
+      // What the caller spent this presence window: only counted, it tells the next window what to hold back for it.
+      { budget: 'nrql_fair_share', ...plan.spentWindow(account, identity), cost, limit: UNLIMITED },
     ],
     partKey: (account, caller) => keyOf('nrql-account', account, caller),
   };
@@ -191,23 +203,30 @@ async function callersInTime(budgets: BudgetsContext, admission: Admission, acco
   return [...new Set([admission.identity, ...seen.answer])];
 }
 
-/** What the account's other callers may still spend within their shares: their parts read at once. */
+/**
+ * What the account's other callers are likely to ask of it still this window, within their
+ * shares: each one's spend in the previous presence window, up to its share, less what it has
+ * spent of its part this window. Their parts are read at once; their previous spends once a
+ * window (fair-share.ts).
+ */
 async function claimsInTime(budgets: BudgetsContext, admission: Admission, plan: WindowPlan, account: number, callers: readonly string[], share: number): Promise<number> {
   const { sendBy, deadline } = admission;
   const others = callers.filter((identity) => identity !== admission.identity).slice(0, MAX_CLAIMS_READ);
   if (others.length === 0) return 0;
-  const totals = await beforeTime(budgets.state.windowTotals(others.map((identity) => plan.partKey(account, identity))), sendBy, deadline);
+  const reading = Promise.all([budgets.state.windowTotals(others.map((identity) => plan.partKey(account, identity))), budgets.presence.previousSpend(account, others)]);
+  const totals = await beforeTime(reading, sendBy, deadline);
   if (totals === 'late') {
     if (deadline.aborted) throw stopped(deadline, () => admission.noTime('nrql_fair_share'));
     throw admission.noTime('nrql_fair_share');
   }
-  return totals.answer.reduce((sum, spent) => sum + Math.max(0, share - spent), 0);
+  const [parts, previous] = totals.answer;
+  return parts.reduce((sum, spent, index) => sum + Math.max(0, Math.min(share, previous[index] ?? 0) - spent), 0);
 }
 
 /**
  * The call's windows, by the fair share (budgets.ts): within its share a caller spends the
- * account's whole budget (the reserve included); over it, only what neither the reserve nor the
- * other callers' unspent shares hold.
+ * account's whole budget (the reserve included); over it, only what is left once the reserve
+ * and what the other callers are likely to ask still (claimsInTime) are held back.
  */
 export async function spendWindows(budgets: BudgetsContext, admission: Admission, plan: WindowPlan): Promise<WindowRefusal | undefined> {
   const { nrqlAccount, identical } = plan;
@@ -226,9 +245,9 @@ export async function spendWindows(budgets: BudgetsContext, admission: Admission
     const reserved = await spendInTime(budgets, admission, plan.windowsUpTo(nrqlAccount, accountBudget, share));
     return reserved?.budget === 'nrql_fair_share' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, reserved.retryAfterMs) } : reserved;
   }
-  // Over its share: what the reserve and the others' unspent shares leave.
+  // Over its share: what the reserve (for callers with no history) and the others' likely asks leave.
   const claims = await claimsInTime(budgets, admission, plan, nrqlAccount, callers, share);
-  const over = await spendInTime(budgets, admission, plan.windowsUpTo(nrqlAccount, accountBudget - Math.max(reserve, claims), UNLIMITED));
-  // Refused by the account's window below its budget: by the shares it keeps for the others.
+  const over = await spendInTime(budgets, admission, plan.windowsUpTo(nrqlAccount, accountBudget - reserve - claims, UNLIMITED));
+  // Refused by the account's window below its budget: by what it holds back for the others.
   return over?.budget === 'nrql_account' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, over.retryAfterMs) } : over;
 }

@@ -41,23 +41,28 @@ import { pause } from '../upstream/pause.ts';
  * caller's share is B divided by the account's callers seen this presence window or the last
  * (windows of the same length, on the clock), itself counted, and never by fewer than two (a
  * caller not seen yet, a CI job's one deployment, has a share too). The last FAIR_SHARE_RESERVE
- * of B (10%, rounded down: none under 10 queries) is a reserve. A caller within its share, this
- * call included, spends while the account has budget at all (the reserve included). A caller
- * over its share spends only what neither the reserve nor the other callers' unspent shares
- * hold (each seen caller's share less what it spent this window): so a caller under its share
- * is served while the account has budget, however hard another one asks, and a lone caller
- * spends B less the reserve. The price is budget kept unspent: a caller seen lately keeps its
- * whole share for the rest of the window even if it asks no more (two windows at most, then it
- * is no longer seen). A caller over its share is refused (`nrql_fair_share`) until the
- * account's window (with its own part) resets. Across replicas: each caller's part is one more
- * window (`nrql-account` with the caller's identity) spent in the same spendAll, the others'
- * parts are read at once (windowTotals, only for a call over its share), and presence is a
- * hash per account and presence window (written once a window per replica, read at most once
- * a second per account and replica, fair-share.ts). A caller's part is created ending when the
- * account's window does (WindowSpend.expiresWith), so they reset together. Approximate on
- * purpose: a caller nobody has seen for two windows is not counted, one first seen on another
- * replica is counted here within a second, and an account's callers beyond the first 200
- * keep no share from an over-share caller.
+ * of B (10%, rounded down: none under 10 queries) is a reserve, for callers with no recent
+ * history. A caller within its share, this call included, spends while the account has budget
+ * at all (the reserve included). A caller over its share spends only what is left once the
+ * reserve and the other seen callers' likely asks are held back: each one's spend of the
+ * account in the previous presence window, up to its share, less what it has spent of its part
+ * this window. So a caller that asked once holds nothing back the window after, a lone caller
+ * spends B less the reserve, and a caller asking steadily under its share is served however
+ * hard another one asks. The price: in its first window on the account (no spend the window
+ * before) a caller is protected by the reserve only. A caller over its share is refused
+ * (`nrql_fair_share`) until the account's window (with its own part) resets, or the others'
+ * likely asks shrink. Across replicas: each caller's part is one more window (`nrql-account`
+ * with the caller's identity) spent in the same spendAll, and so is its spend per presence
+ * window (keyed by the window, kept two, never refusing); the others' parts are read at once
+ * (windowTotals, only for a call over its share), their previous windows' spends once a window
+ * per account and replica, and presence is a hash per account and presence window (written
+ * once a window per replica, read at most once a second per account and replica,
+ * fair-share.ts). A caller's part is created ending when the account's window does
+ * (WindowSpend.expiresWith), so they reset together. Approximate on purpose: presence and
+ * spend windows are on the clock while the account's window starts with its first spend, a
+ * caller nobody has seen for two windows is not counted, one first seen on another replica is
+ * counted here within a second, and an account's callers beyond the first 200 have nothing
+ * held back for them but the reserve.
  *
  * Clients that leave: a call whose request signal has fired takes no lease and spends no
  * window (checked before each, and again before it is sent). A queued call takes its slot only
@@ -118,6 +123,8 @@ export interface BudgetOptions {
   callBoundMs: number;
   /** The NRQL windows' length: a minute, as NerdGraph's; shorter in tests. */
   windowMs?: number;
+  /** The clock presence windows are counted on (Date.now); a test's own with a MemoryState on it. */
+  now?: () => number;
 }
 
 const MINUTE_MS = 60_000;
@@ -168,7 +175,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
     state,
     metrics,
     slots: new SlotWaiters(),
-    presence: new AccountPresence(state, keyOf, windowMs),
+    presence: new AccountPresence(state, keyOf, windowMs, options.now),
     leaseTtlMs,
     accountBudget,
     reserve: reserveOf(accountBudget),
@@ -196,7 +203,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
       const spent = nrqlSpentBy(profile, call.variables);
       const cost = account === undefined ? 0 : spent.queries;
       const texts = spent.texts;
-      const plan = planWindows({ keyOf, identity, account, cost, texts, identicalLimit: limits.identicalQueryPerMinute, windowMs });
+      const plan = planWindows({ keyOf, identity, account, cost, texts, identicalLimit: limits.identicalQueryPerMinute, windowMs, spentWindow: (on, caller) => budgets.presence.spentWindow(on, caller) });
       if (plan.nrqlAccount !== undefined) budgets.presence.note(plan.nrqlAccount, identity);
       const waitedMs: Record<BudgetName, number> = { concurrency: 0, nrql_account: 0, nrql_fair_share: 0, identical_query: 0 };
       const refuse = (budget: BudgetName, retryAfterMs: number, title = titles[budget](account)): OverBudget => {

@@ -150,7 +150,7 @@ export const browserSideOnlyWhileLoaderOn: V2Probe = {
   checks:
     "no browser app serving an APM app has the loader NONE (browserSettings.browserMonitoring.loader); for an app whose loader is NONE, what legacy v2 and the translation (list and show) show of settings.enable_real_user_monitoring and end_user_summary",
   settles:
-    "mappings/applications.list.ts: settings.enable_real_user_monitoring is true when a browser app serves the APM app (the list reads no loader): with a browser side of loader NONE the list says true, and a list-then-PUT echo would turn browser monitoring on",
+    "mappings/applications.list.ts and applications.show.ts: settings.enable_real_user_monitoring is the browser side's loader not being NONE (both read the loader); a NONE side serving an APM app must read false in the list and the show, as in legacy v2, or a list-then-PUT echo would turn browser monitoring on",
   async run(ctx, shared, v2) {
     const outlines = (await shared.entities('browserApplication')).filter((app) => app.servingApmApplicationId != null).slice(0, BROWSER_SAMPLE);
     if (outlines.length === 0) return { verdict: 'unknown', evidence: 'no browser application serving an APM app in the first page' };

@@ -7,7 +7,7 @@ import { wrap } from './entities.ts';
 import { inAccount } from './entity-ref.ts';
 import { linkHeaders, searchPageLink } from './paging.ts';
 import { createSearchFetches, emptyPage, fetchSearchPage, type FetchedPage, type SearchFetches } from './search-pages.ts';
-import { loadingScope, readsOf, type RouteDeps, type RouteRequest } from './types.ts';
+import { loadingScope, noteDegraded, readsOf, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
  * Serves a v2 list from entity search: the page's search (src/routes/search-pages.ts, page
@@ -18,6 +18,8 @@ interface ScopedPage {
   entities: unknown[];
   /** Shared by the requests rendering this page: it runs under its own signal (SingleFlight). */
   enrichment: SharedOnce<unknown>;
+  /** What the enrichment did without (CallerScope.read's optional parts): such a page is neither kept nor its body cached. */
+  degraded: string[];
 }
 
 /** Bound of PageReadContext.memo entries per gateway (each a small answer, e.g. a host index). */
@@ -81,11 +83,12 @@ function scopedPage(stage: ListStage, mapping: EntityListMapping, params: ListPa
   if (scoped === undefined) {
     const entities = fetched.entities.filter((entity) => inAccount(entity, ctx.accountId, mapping.operation, deps.metrics));
     const enrich = mapping.enrichPage;
+    const degraded: string[] = [];
     // Its reads go under the shared signal, not this request's: others may wait for it.
     const enrichment = new SharedOnce<unknown>((signal) =>
-      enrich && entities.length > 0 ? enrich(entities, { ...ctx, read: readsOf(deps, req.caller, signal) }, params) : Promise.resolve(undefined),
+      enrich && entities.length > 0 ? enrich(entities, { ...ctx, read: readsOf(deps, req.caller, signal, (note) => degraded.push(note)) }, params) : Promise.resolve(undefined),
     );
-    scoped = { entities, enrichment };
+    scoped = { entities, enrichment, degraded };
     byVariant.set(variant, scoped);
   }
   return scoped;
@@ -96,13 +99,21 @@ async function renderPage(stage: ListStage, mapping: EntityListMapping, params: 
   const { deps } = stage;
   const format = req.format;
   const variant = mapping.renderVariant?.(params) ?? '';
-  const { entities, enrichment } = scopedPage(stage, mapping, params, variant, fetched, ctx, req);
+  const scoped = scopedPage(stage, mapping, params, variant, fetched, ctx, req);
+  const { entities, enrichment } = scoped;
   const extra = await enrichment.get(req.signal);
+  // Every request that shares a degraded enrichment says so; the next one reads it again.
+  const whole = scoped.degraded.length === 0;
+  if (!whole) {
+    for (const note of scoped.degraded) noteDegraded(req.c, note);
+    const byVariant = stage.scopedPages.get(fetched);
+    if (byVariant?.get(variant) === scoped) byVariant.delete(variant);
+  }
   const now = deps.now();
   const key = `${variant}|${format}|${Math.floor(now / 60_000)}`;
   const byKey = stage.renderings.get(fetched) ?? new Map<string, Uint8Array>();
   stage.renderings.set(fetched, byKey);
-  const cached = byKey.get(key);
+  const cached = whole ? byKey.get(key) : undefined;
   if (cached !== undefined) return cached;
   const reshapeCtx = { accountId: ctx.accountId, now };
   const items: V2Body[] = [];
@@ -118,7 +129,7 @@ async function renderPage(stage: ListStage, mapping: EntityListMapping, params: 
     if (mapping.keepItem === undefined || mapping.keepItem(params, item)) items.push(item);
   }
   const bytes = Buffer.from(serialise(wrap(mapping.wrapperKey, items, mapping.topLinks), format), 'utf8');
-  byKey.set(key, bytes);
+  if (whole) byKey.set(key, bytes);
   return bytes;
 }
 

@@ -31,7 +31,21 @@ export interface KnownGap {
   description: string;
 }
 
-/** Reads a list mapping may make beside its search (queries only, through the caller's key). */
+/** How one CallerScope.read may answer. */
+export interface ReadOptions {
+  /**
+   * Parts of the answer the mapping can do without, by answer path (response keys, aliases as
+   * the document names them, e.g. `actor.account.endUser`), each with what the v2 answer shows
+   * without it. A GraphQL error in such a part (an NRQL timeout or rate limit) leaves it null
+   * instead of failing the read; the request's log line records it as degraded, and the answer
+   * is not cached as whole (the micro-cache keeps no answer missing an optional part, a list
+   * page no enrichment or body of one). Not for reads inside `shared` or `memo` loads: those
+   * keep what they load.
+   */
+  optional?: Readonly<Record<string, string>>;
+}
+
+
 /**
  * What every mapping hook gets about its caller: the account, the clock, reads through the
  * caller's key (queries only), and the one way to entities (src/routes/entity-ref.ts). Built by
@@ -42,7 +56,7 @@ export interface CallerScope {
   /** Epoch ms of the request, from the injected clock. */
   now: number;
   /** A query through the caller's key (counted as an upstream request); never a mutation. */
-  read(operation: string, variables: Record<string, unknown>): Promise<unknown>;
+  read(operation: string, variables: Record<string, unknown>, options?: ReadOptions): Promise<unknown>;
   /** The entity a path id names in the caller's account: its GUID is computed (404 when malformed). */
   entityRef(kind: EntityKind, rawId: string | undefined, notFoundTitle: string): EntityRef;
   /** 404 unless `entity` is exactly the one `ref` names, in the caller's account (a foreign one is counted). */

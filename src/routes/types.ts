@@ -10,7 +10,8 @@ import type { RecentWrites } from '../state/recent-writes.ts';
 import type { V2Format } from '../v2/format.ts';
 import type { V2Params } from '../v2/params.ts';
 import { entityRef, inAccount, requireEntity } from './entity-ref.ts';
-import type { CallerScope } from './mapping.ts';
+import type { CallerScope, ReadOptions } from './mapping.ts';
+import type { RequestLog } from '../ops/logger.ts';
 import { callUpstream } from './request-signal.ts';
 
 /** What a route strategy needs from the app (built once in app.ts). */
@@ -32,14 +33,58 @@ export interface RouteDeps {
  * request: query operations only, so a write's one mutation can only be sent by its runner.
  * `signal`: the request's, or a shared load's (none is sent once it fired).
  */
-export function readsOf(deps: RouteDeps, caller: Caller, signal: AbortSignal) {
-  return (operation: string, variables: Record<string, unknown>): Promise<unknown> => {
+export function readsOf(deps: RouteDeps, caller: Caller, signal: AbortSignal, onDegraded?: (note: string) => void) {
+  return (operation: string, variables: Record<string, unknown>, options?: ReadOptions): Promise<unknown> => {
+    // Thrown at once, not as a rejection: a mapping that asks for a mutation is a gateway bug.
     if (deps.mutations.has(operation)) throw new Error(`read() takes query operations only, not ${operation}`);
-    return callUpstream(deps.nerdgraph, { operation, variables, apiKey: caller.apiKey, signal });
+    const optional = options?.optional;
+    if (optional === undefined) return callUpstream(deps.nerdgraph, { operation, variables, apiKey: caller.apiKey, signal });
+    return readWithOptional(deps, caller, signal, { operation, variables, optional }, onDegraded);
   };
 }
 
-type ScopedRequest = Pick<RouteRequest, 'caller' | 'accountId' | 'signal'>;
+/** A read whose `optional` parts may fail alone: each one missing from the answer is told to `onDegraded`. */
+async function readWithOptional(
+  deps: RouteDeps,
+  caller: Caller,
+  signal: AbortSignal,
+  read: { operation: string; variables: Record<string, unknown>; optional: Readonly<Record<string, string>> },
+  onDegraded: ((note: string) => void) | undefined,
+): Promise<unknown> {
+  const { operation, variables, optional } = read;
+  const failures = new Map<string, string>();
+  const data = await callUpstream(deps.nerdgraph, {
+    operation,
+    variables,
+    apiKey: caller.apiKey,
+    signal,
+    optionalFields: Object.keys(optional),
+    onOptionalFieldError: (path, error) => failures.set(path, error.errorClass),
+  });
+  // Told by the data itself too: a read joined through the micro-cache hears no callback.
+  for (const [path, without] of Object.entries(optional)) {
+    if (valueAt(data, path) === null || valueAt(data, path) === undefined) onDegraded?.(`${operation} ${path} failed (${failures.get(path) ?? 'no result'}): ${without}`);
+  }
+  return data;
+}
+
+function valueAt(data: unknown, path: string): unknown {
+  let value = data;
+  for (const key of path.split('.')) value = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
+}
+
+/** The request's log line records what its answer did without (ReadOptions.optional), at warn. */
+export function noteDegraded(c: GatewayContext | undefined, note: string): void {
+  const entry = c?.get('logEntry') as RequestLog | undefined;
+  if (entry === undefined) return;
+  entry.level = 'warn';
+  const notes = entry.degraded === undefined ? [] : entry.degraded.split('; ');
+  if (!notes.includes(note)) entry.degraded = [...notes, note].join('; ');
+}
+
+/** The caller, account and signal of a request; its context (`c`) when it has one, for its log line. */
+type ScopedRequest = Pick<RouteRequest, 'caller' | 'accountId' | 'signal'> & { c?: GatewayContext };
 
 /** Bound of CallerScope.shared entries per gateway: one per large app (only apps whose instances span pages are kept)... */
 const MAX_SHARED_ENTRIES = 1_000;
@@ -80,7 +125,7 @@ export function callerScope(deps: RouteDeps, req: ScopedRequest, operation: stri
   return {
     accountId: req.accountId,
     now: deps.now(),
-    read: readsOf(deps, req.caller, req.signal),
+    read: readsOf(deps, req.caller, req.signal, (note) => noteDegraded(req.c, note)),
     entityRef: (kind, rawId, notFoundTitle) => entityRef(kind, rawId, req.accountId, notFoundTitle),
     requireEntity: (entity, ref, notFoundTitle) => requireEntity(entity, ref, scope, notFoundTitle),
     inAccount: (entity, label = operation) => inAccount(entity, req.accountId, label, deps.metrics),
@@ -121,7 +166,7 @@ export function loadingScope(deps: RouteDeps, req: ScopedRequest, operation: str
   let loadSignal: AbortSignal | undefined;
   const scope: CallerScope = {
     ...callerScope(deps, req, operation),
-    read: (op, variables) => readsOf(deps, req.caller, loadSignal ?? req.signal)(op, variables),
+    read: (op, variables, options) => readsOf(deps, req.caller, loadSignal ?? req.signal, (note) => noteDegraded(req.c, note))(op, variables, options),
   };
   async function underLoad<T>(signal: AbortSignal, load: () => Promise<T>): Promise<T> {
     loadSignal = signal;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBudgets } from '../../src/budget/budgets.ts';
 import { createMetrics, type GatewayMetrics } from '../../src/ops/metrics.ts';
+import { MemoryState } from '../../src/state/memory-state.ts';
 import { localState } from '../../src/state/open.ts';
 import type { SharedState } from '../../src/state/shared-state.ts';
 import type { NerdGraphBudget } from '../../src/upstream/client.ts';
@@ -10,9 +11,11 @@ import { stateBackends, untilAnswering } from '../support/state.ts';
 
 /**
  * An account's NRQL budget shared fairly between its callers: a heavy caller over its share
- * is refused first, so a light caller of the same account keeps getting its queries through,
- * whether it was seen before the heavy one spent the open part or only after; a caller alone
- * spends all but the reserve. Two budgets over one shared state are two replicas.
+ * is refused once what the others are likely to ask (their spend the minute before, up to their
+ * shares, less what they spent already) and the reserve are all that is left, so a light caller
+ * that has been asking steadily keeps getting its queries through, and a caller that asked once
+ * holds nothing back; a caller alone spends all but the reserve. Two budgets over one shared
+ * state are two replicas; the minute before is reached on a test clock (memory state).
  */
 const HEAVY = 'NRAK-FAIR-SHARE-HEAVY';
 const LIGHT = 'NRAK-FAIR-SHARE-LIGHT';
@@ -49,65 +52,64 @@ async function ask(budget: NerdGraphBudget, apiKey: string): Promise<string> {
 const decisions = async (metrics: GatewayMetrics, budget: string, result: string): Promise<number> =>
   (await metrics.budgetDecisions.get()).values.filter((v) => v.labels.budget === budget && v.labels.result === result).reduce((sum, v) => sum + v.value, 0);
 
+/** Asks `budget` for `apiKey` until refused (at most `most` times): how many were admitted, and the refusal. */
+async function untilRefused(budget: NerdGraphBudget, apiKey: string, most: number): Promise<{ admitted: number; refusal: string }> {
+  let admitted = 0;
+  for (let i = 0; i < most; i++) {
+    const answer = await ask(budget, apiKey);
+    if (answer !== 'admitted') return { admitted, refusal: answer };
+    admitted++;
+  }
+  return { admitted, refusal: '' };
+}
+
+const NEARLY_SPENT = /^refused: .* is nearly spent, and the rest is kept for callers that used less of it than this API key/;
+
 describe.each(backends)('the NRQL budget of one account (%s)', (_name, open) => {
-  it('keeps serving a light caller after a heavy caller on another replica has spent all it may', async () => {
+  it('gives a poller all but the reserve after four callers asked once each (a budget of 3000)', async () => {
     const state = open();
     try {
       await untilAnswering(state);
+      const shared = { ...localState(), state };
+      const limits = { concurrencyPerKey: 25, nrqlPerAccountPerMinute: 3000, identicalQueryPerMinute: 1_000 };
       const metrics = createMetrics();
-      const [replicaA, replicaB] = replicas(state, metrics);
-      // The light caller uses the account now and then; the heavy one asks until it is refused.
-      expect(await ask(replicaB, LIGHT)).toBe('admitted');
-      let heavyAdmitted = 0;
-      let heavyRefusal = '';
-      while (heavyRefusal === '' && heavyAdmitted <= BUDGET) {
-        const answer = await ask(replicaA, HEAVY);
-        if (answer === 'admitted') heavyAdmitted++;
-        else heavyRefusal = answer;
-      }
-      // Two callers seen: a share of half the budget each. The heavy one had its share; what the
-      // light one has not spent of its own stays its, on either replica, to the last query.
-      expect(heavyAdmitted).toBe(BUDGET / 2);
-      expect(heavyRefusal).toBe(
-        `refused: NerdGraph's budget of ${BUDGET} NRQL queries per minute for account ${ACCOUNT} is nearly spent, and the rest is kept for callers that used less of it than this API key; nothing was sent, retry later`,
-      );
-      const light: string[] = [];
-      for (let i = 0; i < BUDGET / 2; i++) {
-        light.push(await ask(i % 2 === 0 ? replicaB : replicaA, LIGHT));
-        if (i % 10 === 0) expect(await ask(replicaB, HEAVY)).toMatch(/^refused: .* is nearly spent/);
-      }
-      expect(light.slice(0, BUDGET / 2 - 1)).toEqual(Array(BUDGET / 2 - 1).fill('admitted'));
-      // Its share spent too, and with it the account's whole budget: refused as the account's.
-      expect(light.at(-1)).toMatch(/^refused: .* for account 7 is spent;/);
-      // What an operator sees: the heavy caller refused by its fair share, the light one served from the reserve.
-      expect(await decisions(metrics, 'nrql_fair_share', 'refused')).toBe(1 + BUDGET / 20);
-      expect(await decisions(metrics, 'nrql_fair_share', 'immediate')).toBe(BUDGET / 10);
-      expect(await decisions(metrics, 'nrql_account', 'refused')).toBe(1);
+      const [replicaA, replicaB] = [createBudgets({ ...shared, limits, metrics, callBoundMs: 10_000 }), createBudgets({ ...shared, limits, metrics, callBoundMs: 10_000 })];
+      // Four colleagues open one page each; none of them asked the minute before.
+      for (const [i, replica] of [replicaA, replicaB, replicaA, replicaB].entries()) expect(await ask(replica, `NRAK-FAIR-SHARE-ONCE-${i}`)).toBe('admitted');
+      // A dashboard poller of the same account: nothing is held back for callers with no recent demand but the reserve.
+      const poller = await untilRefused(replicaA, 'NRAK-FAIR-SHARE-POLLER', 3000);
+      expect(poller.admitted).toBe(3000 - 300 - 4);
+      expect(poller.refusal).toMatch(NEARLY_SPENT);
+      // The reserve is still there for a caller within its share.
+      expect(await ask(replicaB, 'NRAK-FAIR-SHARE-ONCE-0')).toBe('admitted');
     } finally {
       await state.close();
     }
   });
 
-  it('serves a light caller far under its share to the end of the minute, however hard a heavy one asks (a budget of 300)', async () => {
+  it('spends all but the reserve for a heavy caller when the light one has no recent demand, and the reserve serves the light one', async () => {
     const state = open();
     try {
       await untilAnswering(state);
-      const shared = { ...localState(), state };
-      const limits = { concurrencyPerKey: 25, nrqlPerAccountPerMinute: 300, identicalQueryPerMinute: 1_000 };
       const metrics = createMetrics();
-      const [replicaA, replicaB] = [createBudgets({ ...shared, limits, metrics, callBoundMs: 10_000 }), createBudgets({ ...shared, limits, metrics, callBoundMs: 10_000 })];
+      const [replicaA, replicaB] = replicas(state, metrics);
       expect(await ask(replicaB, LIGHT)).toBe('admitted');
-      // The heavy caller, flat out on one replica, ten queries for each of the light caller's.
-      let heavyAdmitted = 0;
-      for (let i = 0; i < 270; i++) if ((await ask(replicaA, HEAVY)) === 'admitted') heavyAdmitted++;
+      // Two callers seen (a share of 50 each), but the light one asked nothing the window before: only the reserve is kept.
+      const heavy = await untilRefused(replicaA, HEAVY, BUDGET);
+      expect(heavy.admitted).toBe(BUDGET - BUDGET / 10 - 1);
+      expect(heavy.refusal).toBe(
+        `refused: NerdGraph's budget of ${BUDGET} NRQL queries per minute for account ${ACCOUNT} is nearly spent, and the rest is kept for callers that used less of it than this API key; nothing was sent, retry later`,
+      );
+      // The light caller, within its share, spends the reserve on either replica; then the account's budget is spent.
       const light: string[] = [];
-      for (let round = 0; round < 54; round++) {
-        light.push(await ask(round % 2 === 0 ? replicaB : replicaA, LIGHT));
-        for (let i = 0; i < 10; i++) if ((await ask(replicaA, HEAVY)) === 'admitted') heavyAdmitted++;
-      }
-      // 55 queries, a third of its share of 150: every one served.
-      expect(light).toEqual(Array(54).fill('admitted'));
-      expect(heavyAdmitted).toBe(150);
+      for (let i = 0; i <= BUDGET / 10; i++) light.push(await ask(i % 2 === 0 ? replicaB : replicaA, LIGHT));
+      expect(light.slice(0, BUDGET / 10)).toEqual(Array(BUDGET / 10).fill('admitted'));
+      expect(light.at(-1)).toMatch(/^refused: .* for account 7 is spent;/);
+      // What an operator sees: the heavy caller refused by its fair share; decided by it, the heavy caller's
+      // calls past its share of 50 and the light one's from the reserve.
+      expect(await decisions(metrics, 'nrql_fair_share', 'refused')).toBe(1);
+      expect(await decisions(metrics, 'nrql_fair_share', 'immediate')).toBe(heavy.admitted - BUDGET / 2 + BUDGET / 10);
+      expect(await decisions(metrics, 'nrql_account', 'refused')).toBe(1);
     } finally {
       await state.close();
     }
@@ -161,5 +163,83 @@ describe('a caller\'s part of the account resets with the account', () => {
     await heavy;
     expect(light.filter((answer) => answer !== 'admitted')).toEqual([]);
     expect(light.length).toBeGreaterThan(10);
+  });
+});
+
+describe('what an account holds back for a caller follows its demand (memory state on a test clock)', () => {
+  const MINUTE = 60_000;
+  /** Two replicas over one MemoryState, all on `clock` (the presence windows, the state's windows). */
+  function onClock(clock: () => number, nrqlPerAccountPerMinute: number): [NerdGraphBudget, NerdGraphBudget] {
+    const shared = { ...localState(), state: new MemoryState(clock), now: clock };
+    const limits = { concurrencyPerKey: 25, nrqlPerAccountPerMinute, identicalQueryPerMinute: 1_000 };
+    const metrics = createMetrics();
+    return [createBudgets({ ...shared, limits, metrics, callBoundMs: 10_000 }), createBudgets({ ...shared, limits, metrics, callBoundMs: 10_000 })];
+  }
+
+  it('serves a light caller far under its share that has been asking steadily, however hard a heavy one asks (a budget of 300)', async () => {
+    let now = 28_000_000 * MINUTE;
+    const [replicaA, replicaB] = onClock(() => now, 300);
+    // The minute before: the light caller asks 55 times, about once a second.
+    for (let i = 0; i < 55; i++) {
+      expect(await ask(i % 2 === 0 ? replicaB : replicaA, LIGHT)).toBe('admitted');
+      now += 1_000;
+    }
+    now = 28_000_001 * MINUTE;
+    expect(await ask(replicaB, LIGHT)).toBe('admitted');
+    // The heavy caller, flat out on one replica, ten queries for each of the light caller's.
+    let heavyAdmitted = 0;
+    for (let i = 0; i < 270; i++) if ((await ask(replicaA, HEAVY)) === 'admitted') heavyAdmitted++;
+    const light: string[] = [];
+    for (let round = 0; round < 54; round++) {
+      now += 500;
+      light.push(await ask(round % 2 === 0 ? replicaB : replicaA, LIGHT));
+      for (let i = 0; i < 10; i++) if ((await ask(replicaA, HEAVY)) === 'admitted') heavyAdmitted++;
+    }
+    // 55 queries, as the minute before (a third of its share of 150): every one served.
+    expect(light).toEqual(Array(54).fill('admitted'));
+    // The heavy caller had all but the reserve and the light caller's 55.
+    expect(heavyAdmitted).toBe(300 - 30 - 55);
+  });
+
+  it('keeps only the reserve for a light caller in its first minute on the account (the price of following demand)', async () => {
+    const now = 28_000_000 * MINUTE;
+    const [replicaA, replicaB] = onClock(() => now, 300);
+    expect(await ask(replicaB, LIGHT)).toBe('admitted');
+    let heavyAdmitted = 0;
+    for (let i = 0; i < 270; i++) if ((await ask(replicaA, HEAVY)) === 'admitted') heavyAdmitted++;
+    const light: string[] = [];
+    for (let round = 0; round < 54; round++) {
+      light.push(await ask(round % 2 === 0 ? replicaB : replicaA, LIGHT));
+      for (let i = 0; i < 10; i++) if ((await ask(replicaA, HEAVY)) === 'admitted') heavyAdmitted++;
+    }
+    // No spend the minute before: the heavy caller takes all but the reserve, and the reserve (30) is the light caller's.
+    expect(heavyAdmitted).toBe(300 - 30 - 1);
+    expect(light.filter((answer) => answer === 'admitted')).toHaveLength(30);
+  });
+
+  it('holds back for a caller only what it spent the minute before, up to its share, less what it spent already', async () => {
+    let now = 28_000_000 * MINUTE;
+    const [replicaA, replicaB] = onClock(() => now, 300);
+    // The minute before: one caller asks 20 times, another 200 (over its share of 150), a third once.
+    for (let i = 0; i < 20; i++) expect(await ask(replicaA, LIGHT)).toBe('admitted');
+    for (let i = 0; i < 200; i++) expect(await ask(replicaB, 'NRAK-FAIR-SHARE-BUSY')).toBe('admitted');
+    expect(await ask(replicaA, 'NRAK-FAIR-SHARE-ONCE')).toBe('admitted');
+    now = 28_000_001 * MINUTE;
+    // This minute the light caller has asked 5 times already; the others not yet.
+    for (let i = 0; i < 5; i++) expect(await ask(replicaB, LIGHT)).toBe('admitted');
+    // Four callers seen (a share of 75): held back, the reserve (30), the light caller's 15 to come, the busy one's 75 (its share), the one-shot's 1.
+    const heavy = await untilRefused(replicaA, HEAVY, 300);
+    expect(heavy.admitted).toBe(300 - 30 - 15 - 75 - 1 - 5);
+    expect(heavy.refusal).toMatch(NEARLY_SPENT);
+  });
+
+  it('holds nothing back for callers that asked nothing the minute before but the reserve, whatever they asked longer ago', async () => {
+    let now = 28_000_000 * MINUTE;
+    const [replicaA, replicaB] = onClock(() => now, 300);
+    for (let i = 0; i < 100; i++) expect(await ask(replicaB, LIGHT)).toBe('admitted');
+    // Two minutes later the light caller is no longer seen, and nothing is held back for it.
+    now = 28_000_002 * MINUTE;
+    const heavy = await untilRefused(replicaA, HEAVY, 300);
+    expect(heavy.admitted).toBe(300 - 30);
   });
 });

@@ -78,7 +78,7 @@ describe('account scoping', () => {
         return json(res, 200, { data: { actor: { entitySearch: { count: 3, results: { nextCursor: null, entities: [apm(MINE, 1), apm(OTHER, 2), apm(MINE, 3, OTHER)] } } } } });
       }
       if (req.operationName === 'ApplicationsPageDetails') {
-        // Browser apps with app 1's id: the caller's (apdex 3), another account's, and one whose accountId lies.
+        // Browser apps with app 1's id: the caller's (apdex 3), another account's, and one whose accountId lies (an upstream that ignores the GUIDs asked).
         const browser = (accountId: number, apdexTarget: number, guidAccount = accountId) => ({
           guid: entityGuid(guidAccount, 'BROWSER', 'APPLICATION', 1),
           accountId,
@@ -87,7 +87,7 @@ describe('account scoping', () => {
           settings: { apdexTarget },
         });
         const entities = [browser(MINE, 3), browser(OTHER, 9), browser(MINE, 8, OTHER)];
-        return json(res, 200, { data: { actor: { account: { nrql: { results: [] } }, entitySearch: { results: { entities } } } } });
+        return json(res, 200, { data: { actor: { account: { nrql: { results: [] } }, b0: entities } } });
       }
       return json(res, 200, { data: { actor: { entity: apm(OTHER, 2) } } });
     });

@@ -582,6 +582,23 @@ describe('POST /deployments.xml (v0, rules §5)', () => {
     ]);
   });
 
+  it('records a deployment without a revision (v0 documented none): nil in the answer and in the v2 listing', async () => {
+    const sandbox = fresh();
+    const app = withDeployments(sandbox);
+    const before = deploymentsOf(sandbox.data, app).length;
+    const response = await v0(sandbox, `deployment[application_id]=${app.id}&deployment[description]=no+rev`);
+    const text = await response.text();
+    expect(response.status, text).toBe(201);
+    expect(text).toContain('  <revision nil="true"/>');
+    expect(deploymentsOf(sandbox.data, app)).toHaveLength(before + 1);
+    const [listed] = await listDeployments(sandbox, app);
+    expect(listed).toMatchObject({ revision: null, description: 'no rev' });
+    const asJson = await call(sandbox, 'POST', '/deployments.json', JSON.stringify({ deployment: { application_id: app.id, revision: null } }), JSON_TYPE);
+    expect(((await asJson.json()) as { deployment: { revision: unknown } }).deployment.revision).toBeNull();
+    // The v2 route still requires one.
+    await expectError(postDeployment(sandbox, app, {}), 400, 'Revision parameter required');
+  });
+
   it('applies the rules of §4 and answers errors as v2 XML', async () => {
     const sandbox = fresh();
     const app = withDeployments(sandbox);
@@ -589,7 +606,7 @@ describe('POST /deployments.xml (v0, rules §5)', () => {
     await expectXmlError(v0(sandbox, 'deployment[revision]=x&deployment[application_id]=&deployment[app_name]=+'), 422, 'Validation error: an application_id or app_name is required');
     await expectXmlError(v0(sandbox, 'revision=x'), 400, 'missing parameter: deployment');
     await expectXmlError(call(sandbox, 'POST', '/deployments.xml'), 400, 'missing parameter: deployment');
-    await expectXmlError(v0(sandbox, `deployment[application_id]=${app.id}`), 400, 'Revision parameter required');
+    await expectXmlError(call(sandbox, 'POST', '/deployments.xml', JSON.stringify({ deployment: { application_id: app.id, revision: true } }), JSON_TYPE), 400, 'Revision parameter required');
     await expectXmlError(v0(sandbox, `deployment[application_id]=${app.id}&deployment[revision]=${'r'.repeat(128)}`), 422, 'Invalid deployment: revision is longer than 127 characters');
     await expectXmlError(v0(sandbox, `deployment[application_id]=${app.id}&deployment[revision]=r&deployment[user]=%F0%9F%9A%80`), 422, 'Invalid deployment: user contains a 4-byte UTF-8 character');
     await expectXmlError(v0(sandbox, `deployment[application_id]=${app.id}&deployment[revision]=r&deployment[timestamp]=2030-01-01`), 422, 'Invalid deployment: timestamp must not be in the future');

@@ -73,7 +73,7 @@ export const PAGE_DETAIL_OPERATIONS: ReadonlySet<string> = new Set(['Application
 
 /** Their answer when no app has current hosts or a browser app (fits both documents). */
 export function emptyPageDetails() {
-  return { data: { actor: { account: { nrql: { results: [] } }, entitySearch: { results: { entities: [] } } } } };
+  return { data: { actor: { account: { nrql: { results: [] } } } } };
 }
 
 /** Answers `request` as the NerdGraph at `graphqlUrl` does (a scripted upstream passing the rest on). */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildClientSchema, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import { buildClientSchema, GraphQLSchema as Schema, specifiedDirectives, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
 import { PULLED_SCHEMA_PATH } from '../../scripts/schema-path.ts';
 
 /**
@@ -56,4 +56,50 @@ export function realNerdGraphSchema(): GraphQLSchema {
     cached = buildClientSchema(json.data, { assumeValid: true });
   }
   return cached;
+}
+
+/**
+ * The second schema file beside schema.json: the 2025-04-15 introspection newrelic-client-go's
+ * tutone generator uses, which keeps the deprecated fields schema.json was pulled without
+ * (nrql.evaluationOffset, valueFunction) and the outlier NRQL condition mutations.
+ */
+export const CLIENT_GO_SCHEMA_PATH = SHARED_SCHEMA_PATH.replace(/schema\.json$/, 'schema-client-go-2025-04-15.tutone.json');
+/** True when the client-go schema file is beside schema.json (in CI, with ../shared, it is). */
+export const hasClientGoSchema = existsSync(CLIENT_GO_SCHEMA_PATH);
+let tutone: GraphQLSchema | undefined;
+
+interface TutoneType {
+  kind: string;
+  name: string;
+  fields?: Array<{ args?: unknown[] } & Record<string, unknown>>;
+  interfaces?: Array<{ name: string }>;
+  possibleTypes?: Array<{ name: string; kind: string }>;
+  [key: string]: unknown;
+}
+
+/**
+ * The tutone file is the `__schema` object alone, and leaves out empty lists and false flags
+ * (interfaces, args, isDeprecated): put them back, and each interface's possible types from the
+ * objects naming it, as graphql-js's buildClientSchema needs them. No type or field is invented.
+ */
+export function clientGoSchema(): GraphQLSchema {
+  if (tutone) return tutone;
+  const raw = JSON.parse(readFileSync(CLIENT_GO_SCHEMA_PATH, 'utf8')) as { queryType: { name: string }; mutationType?: { name: string }; types: TutoneType[] };
+  const implementers = new Map<string, Array<{ kind: string; name: string }>>();
+  for (const type of raw.types) for (const iface of type.interfaces ?? []) implementers.set(iface.name, [...(implementers.get(iface.name) ?? []), { kind: type.kind, name: type.name }]);
+  const types = raw.types.map((type) => ({
+    ...type,
+    ...((type.kind === 'OBJECT' || type.kind === 'INTERFACE') && {
+      interfaces: type.interfaces ?? [],
+      fields: (type.fields ?? []).map((field) => ({ isDeprecated: false, ...field, args: (field.args ?? []).map((arg) => ({ defaultValue: null, ...(arg as object) })) })),
+    }),
+    ...(type.kind === 'INTERFACE' && { possibleTypes: type.possibleTypes ?? implementers.get(type.name) ?? [] }),
+    ...(type.kind === 'UNION' && { possibleTypes: type.possibleTypes ?? [] }),
+    ...(type.kind === 'ENUM' && { enumValues: ((type.enumValues as unknown[] | undefined) ?? []).map((value) => ({ isDeprecated: false, ...(value as object) })) }),
+    ...(type.kind === 'INPUT_OBJECT' && { inputFields: ((type.inputFields as unknown[] | undefined) ?? []).map((field) => ({ defaultValue: null, ...(field as object) })) }),
+  }));
+  const schema = { queryType: raw.queryType, mutationType: raw.mutationType ?? null, subscriptionType: null, types, directives: [] };
+  // The file lists no directives: graphql's own (@include, @skip, @deprecated) are NerdGraph's too.
+  tutone = new Schema({ ...buildClientSchema({ __schema: schema } as unknown as IntrospectionQuery, { assumeValid: true }).toConfig(), directives: specifiedDirectives });
+  return tutone;
 }

@@ -1,55 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { buildClientSchema, GraphQLSchema as Schema, Kind, specifiedDirectives, parse, validate, visit, type FieldNode, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import { Kind, parse, validate, visit, type FieldNode, type GraphQLSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { loadDocuments, loadFragments } from '../../src/upstream/documents.ts';
 import { takesLookupTimeout } from '../../src/upstream/nrql-timeout.ts';
-import { hasRealSchema, realNerdGraphSchema, SHARED_SCHEMA_PATH } from '../support/schema.ts';
+import { clientGoSchema as tutoneSchema, hasClientGoSchema as hasTutoneSchema, hasRealSchema, realNerdGraphSchema } from '../support/schema.ts';
 
-/**
- * The second schema file beside schema.json: the 2025-04-15 introspection newrelic-client-go's
- * tutone generator uses, which keeps the deprecated fields schema.json was pulled without
- * (nrql.evaluationOffset, valueFunction) and the outlier NRQL condition mutations.
- */
-const TUTONE_SCHEMA_PATH = SHARED_SCHEMA_PATH.replace(/schema\.json$/, 'schema-client-go-2025-04-15.tutone.json');
-const hasTutoneSchema = existsSync(TUTONE_SCHEMA_PATH);
-let tutone: GraphQLSchema | undefined;
-
-interface TutoneType {
-  kind: string;
-  name: string;
-  fields?: Array<{ args?: unknown[] } & Record<string, unknown>>;
-  interfaces?: Array<{ name: string }>;
-  possibleTypes?: Array<{ name: string; kind: string }>;
-  [key: string]: unknown;
-}
-
-/**
- * The tutone file is the `__schema` object alone, and leaves out empty lists and false flags
- * (interfaces, args, isDeprecated): put them back, and each interface's possible types from the
- * objects naming it, as graphql-js's buildClientSchema needs them. No type or field is invented.
- */
-function tutoneSchema(): GraphQLSchema {
-  if (tutone) return tutone;
-  const raw = JSON.parse(readFileSync(TUTONE_SCHEMA_PATH, 'utf8')) as { queryType: { name: string }; mutationType?: { name: string }; types: TutoneType[] };
-  const implementers = new Map<string, Array<{ kind: string; name: string }>>();
-  for (const type of raw.types) for (const iface of type.interfaces ?? []) implementers.set(iface.name, [...(implementers.get(iface.name) ?? []), { kind: type.kind, name: type.name }]);
-  const types = raw.types.map((type) => ({
-    ...type,
-    ...((type.kind === 'OBJECT' || type.kind === 'INTERFACE') && {
-      interfaces: type.interfaces ?? [],
-      fields: (type.fields ?? []).map((field) => ({ isDeprecated: false, ...field, args: (field.args ?? []).map((arg) => ({ defaultValue: null, ...(arg as object) })) })),
-    }),
-    ...(type.kind === 'INTERFACE' && { possibleTypes: type.possibleTypes ?? implementers.get(type.name) ?? [] }),
-    ...(type.kind === 'UNION' && { possibleTypes: type.possibleTypes ?? [] }),
-    ...(type.kind === 'ENUM' && { enumValues: ((type.enumValues as unknown[] | undefined) ?? []).map((value) => ({ isDeprecated: false, ...(value as object) })) }),
-    ...(type.kind === 'INPUT_OBJECT' && { inputFields: ((type.inputFields as unknown[] | undefined) ?? []).map((field) => ({ defaultValue: null, ...(field as object) })) }),
-  }));
-  const schema = { queryType: raw.queryType, mutationType: raw.mutationType ?? null, subscriptionType: null, types, directives: [] };
-  // The file lists no directives: graphql's own (@include, @skip, @deprecated) are NerdGraph's too.
-  tutone = new Schema({ ...buildClientSchema({ __schema: schema } as unknown as IntrospectionQuery, { assumeValid: true }).toConfig(), directives: specifiedDirectives });
-  return tutone;
-}
 const CANNOT_QUERY = /^Cannot query field "(\w+)" on type "(\w+)"\.?/;
 
 /** Every document in queries/, discovered, as the gateway sends it (fragments included). */

@@ -3,6 +3,7 @@ import type { SandboxApp } from '../../../sandbox/model.ts';
 import { forwardTo, startFakeUpstream } from '../../support/fake-upstream.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, SECONDARY_KEY, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
 import { appInstancesQuery, hostIndexQuery } from '../../../mappings/shared/topology-queries.ts';
+import { browserGuidOf } from '../../../mappings/shared/application.ts';
 
 /**
  * The application list's extra reads (links, browser apdex, filter[host]) as the differential
@@ -165,19 +166,23 @@ describe('filter[host]', () => {
 });
 
 describe('page details', () => {
-  it("carry exactly the page's app ids, in one NRQL query and one browser search", async () => {
+  it("carry exactly the page's app ids, in one NRQL query and the browser sides' computed GUIDs", async () => {
     const gateway = await createTestGateway({ nerdgraphUrl: proxy.url });
     proxy.received.length = 0;
     const page = (await list(gateway, '?page=2')).body.applications.map((a) => a.id);
     const details = proxy.received.filter((r) => r.operationName === 'ApplicationsPageDetails');
     expect(details).toHaveLength(1);
-    const { instances, browserQuery, accountId } = details[0]!.variables as { instances: string; browserQuery: string; accountId: number };
+    const variables = details[0]!.variables as Record<string, unknown> & { instances: string; accountId: number };
+    const { instances, accountId } = variables;
     expect(accountId).toBe(PRIMARY_ACCOUNT);
     const sentIds = /appId IN \(([^)]*)\)/.exec(instances)![1]!.split(', ').map(Number);
     expect([...sentIds].sort()).toEqual([...page].sort());
     expect(instances).toBe(appInstancesQuery({ appIds: sentIds, since: Date.UTC(2026, 10, 22, 11, 50), until: Date.UTC(2026, 10, 22, 12, 0) }));
     expect(instances).toContain('FACET appId LIMIT MAX');
-    expect(browserQuery).toMatch(new RegExp(`^domain = 'BROWSER' AND type = 'APPLICATION' AND accountId = ${PRIMARY_ACCOUNT} AND domainId IN \\('\\d+'(, '\\d+'){199}\\)$`));
+    // The browser side of each app of the page, by the GUID the show computes: 8 batches of 25.
+    const batches = Array.from({ length: 8 }, (_, call) => variables[`b${call}`] as string[]);
+    expect(batches.map((batch) => batch.length)).toEqual(Array(8).fill(25));
+    expect(batches.flat().sort()).toEqual(page.map((id) => browserGuidOf(PRIMARY_ACCOUNT, id)).sort());
   });
 
   it('list items and show agree, app for app, reporting or not, with or without a browser app', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXED_NOW, PRIMARY_ACCOUNT } from '../../support/harness.ts';
 import { deploymentsOf } from '../../../sandbox/writes.ts';
+import { NO_REVISION_VERSION } from '../../../mappings/shared/deployment.ts';
 import { FACES, startFaces, type Face } from './faces.ts';
 
 /**
@@ -92,24 +93,49 @@ describe('record-monitor-deployments.mdx', () => {
  * and .../deployment-notifications). Their #api / #examples request, as quoted by clients written
  * from them (e.g. a Heroku webhook's deploy notifier and a newrelic-deploy-notify README):
  *   curl -H "x-api-key:..." -d "deployment[app_name]=..." -d "deployment[description]=This is an app id deployment" https://api.newrelic.com/deployments.xml
- * It sends no revision.
+ * It sends no revision, and is recorded without one (docs/write-rules.md §5); the v2 JSON route
+ * keeps requiring it.
  */
 describe('the v0 deployments.xml form (setting-deployment-notifications#api, deployment-notifications#examples)', () => {
-  const v0Body = (name: string) => `deployment[app_name]=${encodeURIComponent(name)}&deployment[description]=${encodeURIComponent('This is an app id deployment')}`;
+  const DESCRIPTION = 'This is an app id deployment';
+  const v0Body = (name: string) => `deployment[app_name]=${encodeURIComponent(name)}&deployment[description]=${encodeURIComponent(DESCRIPTION)}`;
+  /** What each face's store holds for a deployment sent without a revision. */
+  const noRevision = (face: Face) => (face === 'gateway' ? NO_REVISION_VERSION : '');
 
-  // Both faces refuse the example as written (docs/write-rules.md §5 applies §4's required
-  // revision to v0, and change tracking needs a version): a documented example refused alike,
-  // saying why, with nothing recorded; the same form with a revision is recorded.
-  it.each(FACES)('%s: without deployment[revision] it is 400 "Revision parameter required", nothing recorded; with one, 201 in v0 XML', async (face: Face) => {
+  it.each(FACES)('%s: the example as written (no deployment[revision]) is 201 in v0 XML with a nil revision, recorded once', async (face: Face) => {
     const app = appFor(face, 2);
     const before = stored(app).length;
-    const refused = await faces.send(face, { method: 'POST', path: '/deployments.xml', body: v0Body(app.name), keyHeader: 'X-Api-Key' });
-    expect(refused.status).toBe(400);
-    expect(refused.text).toContain('<title>Revision parameter required</title>');
-    expect(stored(app)).toHaveLength(before);
+    const created = await faces.send(face, { method: 'POST', path: '/deployments.xml', body: v0Body(app.name), keyHeader: 'X-Api-Key' });
+    expect(created.status, created.text).toBe(201);
+    expect(created.text).toContain(`<description>${DESCRIPTION}</description>`);
+    expect(created.text).toContain('<revision nil="true"/>');
+    expect(created.text).toContain(`<agent-id type="integer">${app.id}</agent-id>`);
+    // The documented effect: one deployment for the app, with the description sent.
+    expect(stored(app)).toHaveLength(before + 1);
+    expect(stored(app).filter((d) => d.description === DESCRIPTION && d.revision === noRevision(face))).toHaveLength(1);
+  });
+
+  it.each(FACES)('%s: the example sent twice in a row is two deployments; a blank revision is none too; with a revision, as before', async (face: Face) => {
+    const app = appFor(face, 3);
+    const before = stored(app).length;
+    for (const body of [v0Body(app.name), v0Body(app.name), `${v0Body(app.name)}&deployment[revision]=+`]) {
+      const created = await faces.send(face, { method: 'POST', path: '/deployments.xml', body, keyHeader: 'X-Api-Key' });
+      expect(created.status, created.text).toBe(201);
+      expect(created.text).toContain('<revision nil="true"/>');
+    }
+    expect(stored(app).filter((d) => d.description === DESCRIPTION && d.revision === noRevision(face))).toHaveLength(3);
     const recorded = await faces.send(face, { method: 'POST', path: '/deployments.xml', body: `${v0Body(app.name)}&deployment[revision]=v1`, keyHeader: 'X-Api-Key' });
     expect(recorded.status).toBe(201);
-    expect(recorded.text).toContain('<description>This is an app id deployment</description>');
-    expect(stored(app)).toHaveLength(before + 1);
+    expect(recorded.text).toContain('<revision>v1</revision>');
+    expect(stored(app)).toHaveLength(before + 4);
+  });
+
+  it.each(FACES)('%s: the v2 JSON create still requires a revision (400 "Revision parameter required", nothing recorded)', async (face: Face) => {
+    const app = appFor(face, 4);
+    const before = stored(app).length;
+    const refused = await faces.send(face, { method: 'POST', path: `/v2/applications/${app.id}/deployments.json`, body: JSON.stringify({ deployment: { description: DESCRIPTION } }), contentType: 'json', keyHeader: 'Api-Key' });
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.text)).toEqual({ error: { title: 'Revision parameter required' } });
+    expect(stored(app)).toHaveLength(before);
   });
 });

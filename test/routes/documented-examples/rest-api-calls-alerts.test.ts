@@ -20,7 +20,7 @@ import { FACES, useFaces, type Face } from './faces.ts';
  * PER_CONDITION_AND_TARGET. Both faces take the template with those values filled in; the
  * template as written, with "string" for incident_preference, is refused alike (422 naming it).
  */
-const faces = useFaces('/v2/alerts_policies*=translate;DELETE /v2/alerts_*conditions/*=translate');
+const faces = useFaces('/v2/alerts_policies*=translate;DELETE /v2/alerts_*conditions/*=translate;GET /v2/alerts_nrql_conditions=translate');
 const policies = () => faces().upstream.sandbox.data.alerts.policies.filter((p) => p.accountId === PRIMARY_ACCOUNT);
 const policyBody = (name: string, incidentPreference: string) => `'{
   "policy": {
@@ -95,5 +95,21 @@ describe('rest-api-calls-alerts.mdx, the other condition families\' DELETE', () 
       expect((deleted.json?.[singular] as { id: number }).id).toBe(condition.id);
       expect(faces().upstream.sandbox.data.alerts.conditions.some((c) => c.id === condition.id), face).toBe(false);
     }
+  });
+});
+
+describe('rest-api-calls-alerts.mdx, #list-nrql-conditions', () => {
+  // The page's curl: `curl -X GET 'https://api.newrelic.com/v2/alerts_nrql_conditions.json' -H "$API_KEY" -d 'policy_id=$POLICY_ID'`:
+  // policy_id in a GET's form body, not in the query string.
+  it.each(FACES)('%s: GET /v2/alerts_nrql_conditions.json with policy_id as a form body lists that policy\'s NRQL conditions', async (face: Face) => {
+    const own = faces().upstream.sandbox.data.alerts.conditions.filter((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_nrql_conditions');
+    const policyId = own[0]?.policyId;
+    if (policyId === undefined) throw new Error('no NRQL condition in the sandbox');
+    const listed = await faces().send(face, { method: 'GET', path: '/v2/alerts_nrql_conditions.json', body: `policy_id=${policyId}` });
+    expect(listed.status, listed.text).toBe(200);
+    const ids = (listed.json?.nrql_conditions as { id: number }[]).map((c) => c.id).sort((a, b) => a - b);
+    // The first page (50 a page) of the policy's conditions, and none of another policy's.
+    const policys = own.filter((c) => c.policyId === policyId).map((c) => c.id).sort((a, b) => a - b);
+    expect(ids).toEqual(policys.slice(0, 50));
   });
 });

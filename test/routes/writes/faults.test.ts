@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxApp } from '../../../sandbox/model.ts';
 import { deploymentsOf } from '../../../sandbox/writes.ts';
+import { NO_REVISION_VERSION } from '../../../mappings/shared/deployment.ts';
 import { startFaultProxy, type Fault, type FaultProxy } from '../../support/fault-proxy.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
 
@@ -73,6 +74,43 @@ describe('a deployment create under faults', () => {
     // Let a silenced exchange finish on the sandbox's side before counting.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(records(revision)).toBe(expected);
+  });
+
+  // v0's documented form sends no revision: the deployments are told apart by nothing the
+  // gateway could de-duplicate on, so each request is one mutation, whatever befalls it.
+  it.each([
+    ['none', 1, 201],
+    ['refuse-500', 0, 502],
+    ['applied-then-500', 1, 502],
+    ['applied-then-reset', 1, 502],
+  ] as const)('v0 without a revision, fault %s: one mutation, %i record', async (which, expected, status) => {
+    fault = which;
+    const description = `v0-${which}`;
+    const sentBefore = await gateway.upstreamCount('DeploymentCreate');
+    clock += 60_000;
+    const response = await gateway.app.request('/deployments.xml', {
+      method: 'POST',
+      headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `deployment[application_id]=${app.id}&deployment[description]=${description}`,
+    });
+    expect(response.status).toBe(status);
+    expect((await gateway.upstreamCount('DeploymentCreate')) - sentBefore).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(deploymentsOf(sandbox.sandbox.data, app).filter((d) => d.description === description && d.revision === NO_REVISION_VERSION)).toHaveLength(expected);
+  });
+
+  it('v0 without a revision, twice in the same second: two deployments', async () => {
+    fault = 'none';
+    clock += 60_000;
+    for (let i = 0; i < 2; i += 1) {
+      const response = await gateway.app.request('/deployments.xml', {
+        method: 'POST',
+        headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `deployment[application_id]=${app.id}&deployment[description]=v0-twice`,
+      });
+      expect(response.status).toBe(201);
+    }
+    expect(deploymentsOf(sandbox.sandbox.data, app).filter((d) => d.description === 'v0-twice')).toHaveLength(2);
   });
 
   it('refuses a changelog change tracking would cut (a documented gap: v2 took 65,535 characters)', async () => {

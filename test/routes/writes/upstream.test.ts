@@ -7,6 +7,7 @@ import { entityGuid } from '../../../src/v2/ids.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../../support/harness.ts';
 import { accountsAnswer, apmEntity, json, startFakeUpstream, type FakeRequest } from '../../support/fake-upstream.ts';
 import { deploymentV2Id } from '../../../mappings/shared/deployment-id.ts';
+import { NO_REVISION_VERSION } from '../../../mappings/shared/deployment.ts';
 
 /**
  * Writes against a scripted NerdGraph: what is sent (exactly one mutation, after the reads the
@@ -267,7 +268,7 @@ describe('v0 deployments and app creation: validation titles, nothing sent', () 
   it.each([
     ['v0 without an app', '/deployments.xml', 'deployment[revision]=1', form, 422, 'Validation error: an application_id or app_name is required'],
     ['v0 with a malformed id', '/deployments.xml', 'deployment[application_id]=abc&deployment[revision]=1', form, 404, 'No Application found with the given ID'],
-    ['v0 without a revision', '/deployments.xml', `deployment[application_id]=${APP}`, form, 400, 'Revision parameter required'],
+    ['v0 with a revision that is not text', '/deployments.xml', JSON.stringify({ deployment: { application_id: APP, revision: true } }), json_, 400, 'Revision parameter required'],
     ['v0 with a control character in the name', '/deployments.xml', 'deployment[app_name]=a%0Ab&deployment[revision]=1', form, 404, 'No Application found with the given name'],
     ['mobile without a name', '/v2/mobile_applications.json', '{"mobile_application":{}}', json_, 422, "Validation error: name can't be blank"],
     ['browser with a long name', '/v2/browser_applications.json', JSON.stringify({ browser_application: { name: 'n'.repeat(256) } }), json_, 422, 'Validation error: name is too long (maximum is 255 characters)'],
@@ -276,6 +277,28 @@ describe('v0 deployments and app creation: validation titles, nothing sent', () 
     expect(response.status).toBe(status);
     expect(await response.text()).toContain(title.replace(/'/g, path.endsWith('.xml') ? '&apos;' : "'"));
     expect(upstream.received.filter((r) => r.operationName !== 'AccessibleAccounts')).toHaveLength(0);
+  });
+
+  it('v0 without a revision (its documented example): one mutation with the fixed version, answered with a nil revision', async () => {
+    script = { ApplicationDeployments: noDeployments, DeploymentCreate: created('ct-v0', FIXED_NOW) };
+    for (const body of [`deployment[application_id]=${APP}`, `deployment[application_id]=${APP}&deployment[revision]=%20`]) {
+      const response = await gateway.app.request('/deployments.xml', { method: 'POST', headers: form, body });
+      const text = await response.text();
+      expect(response.status, text).toBe(201);
+      expect(text).toContain('<revision nil="true"/>');
+    }
+    const versions = sent('DeploymentCreate').map((r) => (r.variables.event as { categoryAndTypeData: { categoryFields: unknown } }).categoryAndTypeData.categoryFields);
+    expect(versions).toEqual([{ deployment: { version: NO_REVISION_VERSION } }, { deployment: { version: NO_REVISION_VERSION } }]);
+    const asJson = await gateway.app.request('/deployments.json', { method: 'POST', headers: form, body: `deployment[application_id]=${APP}` });
+    expect(((await asJson.json()) as { deployment: { revision: unknown } }).deployment.revision).toBeNull();
+  });
+
+  it('v0 without a revision whose answer is lost: sent once (retries on), answered "may have been recorded"', async () => {
+    script = { ApplicationDeployments: noDeployments, DeploymentCreate: (_r, res) => json(res, 500, { errors: [{ message: 'boom' }] }) };
+    const response = await gateway.app.request('/deployments.xml', { method: 'POST', headers: form, body: `deployment[application_id]=${APP}` });
+    expect(response.status).toBe(502);
+    expect(await response.text()).toContain('may have been recorded');
+    expect(sent('DeploymentCreate')).toHaveLength(1);
   });
 
   it('creates a browser app with the Lite loader and reads the key out of the loader script', async () => {

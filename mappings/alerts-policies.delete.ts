@@ -23,7 +23,7 @@ export default defineWriteMapping({
     ...policyGaps('policy'),
     { description: `A policy deleted between the read (${POLICY_SHOW}) and the mutation answers NerdGraph's not-found as 404 "Resource not found", not v2's title.` },
   ],
-  assumptions: [...POLICY_ASSUMPTIONS, "The policy's conditions go with it, as in v2 (UNCONFIRMED that NerdGraph deletes a policy's conditions with it; the sandbox does)."],
+  assumptions: [...POLICY_ASSUMPTIONS, "The policy's conditions go with it, as in v2 (UNCONFIRMED that NerdGraph deletes a policy's conditions with it; the sandbox does; no probe: a write's answer, and the probe never writes)."],
   async plan(ctx) {
     const policy = await readPolicy(ctx, ctx.pathParams.policy_id);
     return {

@@ -51,9 +51,9 @@ export default defineReadPlanMapping({
   ],
   assumptions: [
     ...POLICY_ASSUMPTIONS,
-    `v2 pages alert policies by ${POLICIES_PAGE_SIZE} (UNCONFIRMED; the legacy witness does).`,
-    "filter[name] is an exact match (v2's swagger: \"Name (must be exact match)\"); policiesSearch's name criterion is taken as exact too (UNCONFIRMED), and each policy it returns is re-checked for equality, so a looser NerdGraph match shows nothing more.",
-    "Spaces around filter[name] are ignored (UNCONFIRMED: New Relic's manage-entities-alerts-conditions.mdx (#example steps 3 and 4) and disable-enable-alerts-conditions-using-api.mdx (#example step 1, with curl --data-urlencode) send ' Logjam Alert' and show 'Logjam Alert' found; names are stored trimmed, so nothing else could match). The probe policy-filter-name-trimmed (GET /v2/alerts_policies.json?filter[name]=%20<an existing name> on the legacy API, read-only) settles it.",
+    `v2 pages alert policies by ${POLICIES_PAGE_SIZE} (UNCONFIRMED; the legacy witness does; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing).`,
+    "filter[name] is an exact match (v2's swagger: \"Name (must be exact match)\"); policiesSearch's name criterion is taken as exact too (UNCONFIRMED; no probe: the probe sends NerdGraph no name filter, and no answer could show it, since each policy returned is re-checked for equality), so a looser NerdGraph match shows nothing more.",
+    "Spaces around filter[name] are ignored (UNCONFIRMED: New Relic's manage-entities-alerts-conditions.mdx (#example steps 3 and 4) and disable-enable-alerts-conditions-using-api.mdx (#example step 1, with curl --data-urlencode) send ' Logjam Alert' and show 'Logjam Alert' found; names are stored trimmed, so nothing else could match; probe: policy-filter-name-trimmed, GET /v2/alerts_policies.json?filter[name]=%20<an existing name> on the legacy API, read-only).",
   ],
   async load(ctx) {
     const { 'filter[name]': raw, page } = parameters.parse(ctx.params);

@@ -108,7 +108,7 @@ export default defineWriteMapping({
     },
   ],
   assumptions: [
-    'v0 recorded a deployment without deployment[revision] (its documented example sends none; UNCONFIRMED, and no probe can settle it or what change tracking does with a blank version: the probe is read-only and these are writes).',
+    'v0 recorded a deployment without deployment[revision] (its documented example sends none; UNCONFIRMED; no probe: only a write shows it, and the probe is read-only).',
     'Success is 201 with Rails XML (dashed names, type attributes); errors are v2 XML error bodies.',
     'A JSON request (/deployments.json) gets the same fields as JSON.',
   ],

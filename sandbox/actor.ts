@@ -7,6 +7,7 @@ import { forbidden, invalidInput } from './nerdgraph-errors.ts';
 import { aiIssuesFields, alertsFields } from './ai-issues-fields.ts';
 import { evaluate, parseEntitySearchQuery } from './entity-search.ts';
 import { settleIngest } from './ingest.ts';
+import { conditionEntity } from './condition-entities.ts';
 import { ENTITY_KINDS, type EntityKind, type EntityOutlineSource, type EntitySearchFields, type EntityViewContext } from './entities/index.ts';
 import type { SandboxAccount, SandboxApp, SandboxData } from './model.ts';
 import { NrqlError, runNrql, type NrqlMetadata } from './nrql/engine.ts';
@@ -213,7 +214,8 @@ export class ActorResolver {
   /** Any kind's full entity; null for unknown GUIDs and other accounts' entities alike. */
   entity({ guid }: { guid: string }): EntityOutlineSource | null {
     const entity = this.index.entitiesByGuid.get(String(guid));
-    if (!entity || !this.visible.has(entity.fields.accountId)) return null;
+    if (!entity) return conditionEntity(this.index.data, String(guid), this.visible);
+    if (!this.visible.has(entity.fields.accountId)) return null;
     return entity.kind.entity(entity.item, this.viewContext(entity));
   }
 

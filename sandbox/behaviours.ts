@@ -143,6 +143,30 @@ export interface SandboxBehaviours {
    * 405) shows the other world to `npm run probe`. Probe: v2-post-on-list-route-is-read.
    */
   legacyPostServesRead: boolean;
+  /**
+   * The legacy face trims `filter[name]` of the policies list before its exact match, as New
+   * Relic's pages show (docs-website manage-entities-alerts-conditions.mdx, #example steps 3 and
+   * 4: `filter[name]= Logjam Alert` finds "Logjam Alert"; disable-enable-alerts-conditions-using-api.mdx,
+   * #example step 1); off (test-only): the value is matched as sent, so a leading space finds
+   * nothing. UNCONFIRMED on live v2. Probe: policy-filter-name-trimmed.
+   */
+  legacyPolicyFilterNameTrimmed: boolean;
+  /**
+   * The legacy face shows a policy NerdGraph holds as CUSTOM (AlertsIncidentPreference's value
+   * newer than both schema files, ../shared/reference/nerdgraph.md §1 quirk 3) with
+   * incident_preference "CUSTOM", as it is stored; off (test-only): as "PER_POLICY", the default
+   * of v2's create (rest-api-calls-alerts.mdx, #policies-create). What live v2 shows is
+   * UNCONFIRMED. Probe: policy-custom-preference-on-v2.
+   */
+  legacyShowsCustomPreference: boolean;
+  /**
+   * What `actor.entity(guid:)` answers for a condition's entity GUID
+   * (`accountId|AIOPS|CONDITION|id`, alerts.ts conditionEntityGuid): `none`, null, as the
+   * sandbox models no condition entity (no page it is written from documents one's type or
+   * tags); `family-tagged` (test-only): a GenericEntity of domain AIOPS, type CONDITION, tagged
+   * `conditionFamily` with its v2 namespace. UNCONFIRMED. Probe: condition-entity-names-family.
+   */
+  conditionEntities: 'none' | 'family-tagged';
 }
 
 export const DEFAULT_BEHAVIOURS: Readonly<SandboxBehaviours> = Object.freeze({
@@ -166,6 +190,9 @@ export const DEFAULT_BEHAVIOURS: Readonly<SandboxBehaviours> = Object.freeze({
   nrqlConditionOfOtherFamily: 'null',
   nrqlOffsetReadsAsCadenceDelay: true,
   legacyPostServesRead: true,
+  legacyPolicyFilterNameTrimmed: true,
+  legacyShowsCustomPreference: true,
+  conditionEntities: 'none',
 });
 
 export function resolveBehaviours(overrides: Partial<SandboxBehaviours> = {}): SandboxBehaviours {

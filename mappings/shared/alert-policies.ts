@@ -18,7 +18,7 @@ export const POLICY_CREATE = 'AlertPolicyCreate';
 export const POLICY_UPDATE = 'AlertPolicyUpdate';
 export const POLICY_DELETE = 'AlertPolicyDelete';
 
-/** v2's page of alert lists: 50 (UNCONFIRMED, as the legacy witness pages them). */
+/** v2's page of alert lists: 50 (UNCONFIRMED, as the legacy witness pages them; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing). */
 export const POLICIES_PAGE_SIZE = 50;
 /** At most this many NerdGraph pages of policies are read for one list request. */
 export const MAX_POLICY_PAGES = 50;
@@ -36,8 +36,9 @@ type IncidentPreference = (typeof INCIDENT_PREFERENCES)[number];
 const NerdGraphPreference = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/);
 
 /**
- * Titles as v2's Rails answers them; their exact texts are UNCONFIRMED (the sandbox's legacy face
- * states the same ones, sandbox/legacy/alert-bodies.ts, and the differential test holds them equal).
+ * Titles as v2's Rails answers them; their exact texts are UNCONFIRMED (no probe: titles show only
+ * on refused requests; the sandbox's legacy face states the same ones, sandbox/legacy/alert-bodies.ts,
+ * and the differential test holds them equal).
  */
 export const PolicyTitles = {
   notFound: 'No Policy found with the given ID',
@@ -80,7 +81,7 @@ export function policyGaps(prefix: string): KnownGap[] {
     {
       path: `${prefix}.incident_preference`,
       description:
-        "A policy NerdGraph holds as CUSTOM (a value v2 never had) reads incident_preference \"CUSTOM\"; a v2 write of CUSTOM is refused (422 naming incident_preference), so such a policy read and written back whole is refused: send only the name. What live v2 shows for it is UNCONFIRMED: the probe policy-custom-preference-on-v2 (GET /v2/alerts_policies.json on the legacy API for an account holding a CUSTOM policy; read-only) settles it.",
+        "A policy NerdGraph holds as CUSTOM (a value v2 never had) reads incident_preference \"CUSTOM\"; a v2 write of CUSTOM is refused (422 naming incident_preference), so such a policy read and written back whole is refused: send only the name. What live v2 shows for it is UNCONFIRMED (probe: policy-custom-preference-on-v2, which lists the policies on the legacy API and NerdGraph and compares incident_preference of the CUSTOM ones; read-only, unknown on an account without one).",
     },
   ];
 }
@@ -88,7 +89,7 @@ export function policyGaps(prefix: string): KnownGap[] {
 export const POLICY_ASSUMPTIONS = [
   'Policy ids are the same integers in REST v2 and NerdGraph (AlertsPolicy.id is an ID holding that integer).',
   "AlertsIncidentPreference has CUSTOM besides v2's three (newrelic-sb-sdk's 2026-04-19 types; both schema files predate it); any value NerdGraph answers is shown as it is.",
-  'Titles of 404, 422 and 400 answers are those of the legacy witness (v2 texts UNCONFIRMED).',
+  'Titles of 404, 422 and 400 answers are those of the legacy witness (v2 texts UNCONFIRMED; no probe: titles show only on refused requests).',
 ];
 
 const ShowAnswer = z.object({

@@ -38,10 +38,10 @@ export const INSTANCE_TOP_LINKS: V2Body = {
 export const topologyListParams = defineParams({
   hostname: param.text('filter[hostname]', {
     fidelity: 'approximate',
-    note: 'case-insensitive substring of the host name (match semantics UNCONFIRMED), filtered locally',
+    note: 'case-insensitive substring of the host name (match semantics UNCONFIRMED; no probe: the probe sends no host filter), filtered locally',
   }),
   ids: param.idList('filter[ids]', { fidelity: 'exact', note: 'host (or instance) ids; raw or encoded commas, repeated, or filter[ids][]' }),
-  page: param.page({ fidelity: 'exact', note: '200 per page (UNCONFIRMED), paged locally, v2 Link header' }),
+  page: param.page({ fidelity: 'exact', note: '200 per page (UNCONFIRMED; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing), paged locally, v2 Link header' }),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -246,7 +246,7 @@ export async function loadTopologyItem(ctx: OperationContext, kind: TopologyKind
 export const TOPOLOGY_ASSUMPTIONS: readonly string[] = [
   UNSCOPED_ROWS_ASSUMPTION,
   'Summaries cover the last 10 whole minutes before the request minute (v2: "last 10 minutes"), from one NRQL query faceted by host or realAgentId.',
-  'error_rate = 100 x Errors/all count / (HttpDispatcher + OtherTransaction/all call counts), a percentage with 2 decimals, as the application summary scale of this gateway (fraction vs percent is UNCONFIRMED).',
+  'error_rate = 100 x Errors/all count / (HttpDispatcher + OtherTransaction/all call counts), a percentage with 2 decimals, as the application summary scale of this gateway (fraction vs percent is UNCONFIRMED; probes: apm-error-rate-is-percent, v2-host-error-rate-is-percent).',
   'response_time is HttpDispatcher average_response_time (ms), throughput HttpDispatcher calls_per_minute, apdex_score the Apdex score; all rounded to 2 decimals; 0 when the facet has no such rows.',
   'A host or instance without any summary row in the window has no application_summary.',
   'end_user_summary is shown when the host or instance has EndUser rows: response_time in seconds (as the application route), throughput per minute, apdex_score from EndUser/Apdex.',
@@ -282,7 +282,7 @@ export function topologyFields(prefix: string, kind: TopologyKind): FieldNote[] 
   return [
     kind === 'hosts'
       ? f('id', 'approximate', 'syntheticHostId(appId, details.host)')
-      : f('id', 'approximate', 'applicationInstancesV2 details.id (UNCONFIRMED as the v2 instance id)'),
+      : f('id', 'approximate', 'applicationInstancesV2 details.id (UNCONFIRMED as the v2 instance id; probes: instance-id-is-real-agent-id, v2-instance-ids-are-agent-ids)'),
     f('application_name', 'exact', 'entity name'),
     f('host', 'exact', 'details.host'),
     ...(kind === 'instances' ? [f('port', 'approximate', 'trailing :<port> of details.instanceName, else 0')] : []),

@@ -40,7 +40,8 @@ export interface ConditionFamily {
 /**
  * Whether `id` is an NRQL condition of the account. The sandbox answers nrqlCondition null for
  * another family's id; real NerdGraph may answer a NOT_FOUND error instead, which means the same
- * here (UNCONFIRMED), so such a DELETE still deletes rather than answering 404.
+ * here (UNCONFIRMED; probe: nrql-condition-of-other-family-is-absent), so such a DELETE still
+ * deletes rather than answering 404.
  */
 async function isNrqlCondition(ctx: Parameters<typeof readNrqlCondition>[0], id: number): Promise<boolean> {
   try {
@@ -79,8 +80,8 @@ export function conditionDeleteMapping(family: ConditionFamily): WriteMapping {
     ],
     assumptions: [
       'A condition id is the same number in REST v2 and NerdGraph (NerdGraph ids are v2 ids, as text).',
-      "nrqlCondition(id) for another family's id answers null or a NOT_FOUND error; both mean 'not an NRQL condition' and the delete goes on (UNCONFIRMED: the sandbox answers null; the probe nrql-condition-of-another-family, nrqlCondition of one condition id of each other family, read-only, settles which).",
-      "No NerdGraph read names a non-NRQL condition's family (UNCONFIRMED for the condition's entity: the probe condition-entity-names-family, actor.entity of account|AIOPS|CONDITION|id for one condition of each family, read-only, shows whether its type or tags name the family; if one does, the four families can be told apart).",
+      "nrqlCondition(id) for another family's id answers null or a NOT_FOUND error; both mean 'not an NRQL condition' and the delete goes on (UNCONFIRMED: the sandbox answers null; probe: nrql-condition-of-other-family-is-absent, nrqlCondition of an APM condition's id listed by the legacy API, read-only).",
+      "No NerdGraph read names a non-NRQL condition's family (UNCONFIRMED for the condition's entity; probe: condition-entity-names-family, actor.entity of account|AIOPS|CONDITION|id for conditions of each family the legacy API lists, read-only, shows whether its type or tags name the family; if one does, the four families can be told apart).",
     ],
     async plan(ctx) {
       const id = conditionIdOf(ctx.pathParams.condition_id);

@@ -71,7 +71,8 @@ const round2 = (value: number): number => Math.round(value * 100) / 100;
  * (`WebTransaction/<naming scheme>`); a URI-named transaction reads as its path
  * (`WebTransaction/Uri/kt/checkout` -> `/kt/checkout`), any other as its name
  * (`WebTransaction/Custom/Login Page` -> `Login Page`, as v2 showed it). The reference leaves the
- * transformation UNCONFIRMED (routes-next.md §10 item 2); shorter names are kept as is.
+ * transformation UNCONFIRMED (routes-next.md §10 item 2; probe: v2-key-transaction-name-rule);
+ * shorter names are kept as is.
  */
 export function transactionNameOf(metricName: string): string {
   const segments = metricName.split('/');
@@ -103,7 +104,8 @@ export function reshapeKeyTransaction(kt: KeyTransactionEntity, sums: KeyTransac
   };
   // Every key v2 sent, null where there is nothing to say: a client reads
   // `kt['application_summary']['apdex_score']` whether or not the KT reports (v2: no timestamp once
-  // not reporting, rest-v2.md §3.3; whether the key was then null or absent is UNCONFIRMED).
+  // not reporting, rest-v2.md §3.3; whether the key was then null or absent is UNCONFIRMED;
+  // no probe: only a live non-reporting key transaction read on v2 shows it, and the probe samples reporting ones).
   body.last_reported_at = reporting ? startOfMinute(now) : null;
   const s = sums ?? { calls: 0, callTime: 0, apdexS: 0, apdexT: 0, apdexF: 0 };
   const samples = s.apdexS + s.apdexT + s.apdexF;
@@ -124,7 +126,7 @@ export function keyTransactionFields(prefix: string): FieldNote[] {
   return [
     f('id', 'exact', 'the domain id in the KT GUID'),
     f('name', 'exact', 'name'),
-    f('transaction_name', 'approximate', 'metricName without its first two segments; a path for URI-named transactions (rule UNCONFIRMED)'),
+    f('transaction_name', 'approximate', 'metricName without its first two segments; a path for URI-named transactions (rule UNCONFIRMED; probe: v2-key-transaction-name-rule)'),
     f('health_status', 'approximate', 'alertSeverity as for applications; gray when not reporting'),
     f('reporting', 'exact', 'reporting'),
     f('last_reported_at', 'approximate', 'no NerdGraph field: start of the current minute while reporting, null otherwise'),
@@ -150,16 +152,16 @@ export function keyTransactionGaps(prefix: string): KnownGap[] {
     { description: 'last_reported_at has no NerdGraph field: while reporting it is the start of the current minute, otherwise null.' },
     {
       description:
-        'A key transaction that is not reporting still sends application_summary and end_user_summary, their values null but the apdex targets (settings); v2 may have left the blocks out (UNCONFIRMED: no capture of a non-reporting key transaction; the probe compares a live key transaction\'s keys only where the account has one).',
+        'A key transaction that is not reporting still sends application_summary and end_user_summary, their values null but the apdex targets (settings); v2 may have left the blocks out (UNCONFIRMED: no capture of a non-reporting key transaction; no probe: the route comparison of npm run probe reads a live key transaction\'s keys, and shows this only where the one it samples is not reporting).',
     },
   ];
 }
 
 export const KEY_TRANSACTION_ASSUMPTIONS: readonly string[] = [
   UNSCOPED_ROWS_ASSUMPTION,
-  "KT timeslices queryable by the KT's entity.guid (UNCONFIRMED): `FROM Metric WHERE entity.guid IN (<KT GUIDs>) FACET entity.guid` returns the parent app's rows of metricName and `Apdex/<metricName without its first segment>`.",
+  "KT timeslices queryable by the KT's entity.guid (UNCONFIRMED; probe: key-transaction-rows-carry-entity-guid): `FROM Metric WHERE entity.guid IN (<KT GUIDs>) FACET entity.guid` returns the parent app's rows of metricName and `Apdex/<metricName without its first segment>`.",
   'Summaries cover the last 10 whole minutes (v2: a rolling 10-minute average); response_time, throughput and apdex_score are rounded to 2 decimals.',
-  'transaction_name is metricName without its first two segments: a path for URI-named transactions (`WebTransaction/Uri/kt/checkout` -> `/kt/checkout`), the name itself otherwise (`WebTransaction/Custom/Login Page` -> `Login Page`); the transformation is UNCONFIRMED.',
-  'A non-reporting key transaction sends last_reported_at null and both summaries with null values (the apdex targets kept): every key v2 documented is present (rest-v2-shapes.md §6); whether v2 then omitted the blocks is UNCONFIRMED, and no probe settles it without a live non-reporting key transaction to read.',
+  'transaction_name is metricName without its first two segments: a path for URI-named transactions (`WebTransaction/Uri/kt/checkout` -> `/kt/checkout`), the name itself otherwise (`WebTransaction/Custom/Login Page` -> `Login Page`); the transformation is UNCONFIRMED (probe: v2-key-transaction-name-rule).',
+  'A non-reporting key transaction sends last_reported_at null and both summaries with null values (the apdex targets kept): every key v2 documented is present (rest-v2-shapes.md §6); whether v2 then omitted the blocks is UNCONFIRMED (no probe: it shows only in the v2 answer for a live non-reporting key transaction, which the probe cannot choose to have).',
   'end_user_summary is always sent: apdex_target is browserApdexTarget (null without browser monitoring); no NerdGraph source gives a key transaction\'s browser response time, throughput or apdex score, so they are null.',
 ];

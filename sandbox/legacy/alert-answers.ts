@@ -18,9 +18,10 @@ export const RATE_LIMIT_PER_MINUTE = 1000;
 // ---------------------------------------------------------------------------------------------
 // Answers: v2 bodies, the ETag on reads, the rate-limit headers on everything.
 
-export const policyBody = (policy: AlertPolicy): V2Body => ({
+/** `showCustom` off (behaviour legacyShowsCustomPreference, test-only): CUSTOM reads as v2's default. */
+export const policyBody = (policy: AlertPolicy, showCustom = true): V2Body => ({
   id: policy.id,
-  incident_preference: policy.incidentPreference,
+  incident_preference: policy.incidentPreference === 'CUSTOM' && !showCustom ? 'PER_POLICY' : policy.incidentPreference,
   name: policy.name,
   created_at: policy.createdAt,
   updated_at: policy.updatedAt,

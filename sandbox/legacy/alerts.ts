@@ -40,9 +40,11 @@ import { alertRoute, byId, conditionBody, conditionIn, idOf, page, policyBody, p
  */
 function listPolicies(req: LegacyRequest): Response {
   const raw = text(req.params, 'filter[name]');
-  const name = raw === undefined || raw.trim() === '' ? raw : raw.trim();
+  // Behaviour legacyPolicyFilterNameTrimmed (on by default); off (test-only) matches the value as sent.
+  const trimmed = req.data.behaviours.legacyPolicyFilterNameTrimmed;
+  const name = raw === undefined || raw.trim() === '' || !trimmed ? raw : raw.trim();
   const policies = req.data.alerts.policies.filter((p) => p.accountId === req.accountId && (name === undefined || p.name === name)).sort(byId);
-  return page(req, policies, 'policies', policyBody);
+  return page(req, policies, 'policies', (policy) => policyBody(policy, req.data.behaviours.legacyShowsCustomPreference));
 }
 
 async function createPolicyRoute(req: LegacyRequest): Promise<Response> {
@@ -206,7 +208,7 @@ function familyRoutes(family: AlertFamily): LegacyRoute[] {
 export const ALERT_ROUTES: readonly LegacyRoute[] = [
   alertRoute('/v2/alerts_policies.{format}', 'GET', listPolicies),
   alertRoute('/v2/alerts_policies.{format}', 'POST', createPolicyRoute),
-  alertRoute('/v2/alerts_policies/{policy_id}.{format}', 'GET', (req) => read(req, { policy: policyBody(policyIn(req, req.path.policy_id)) })),
+  alertRoute('/v2/alerts_policies/{policy_id}.{format}', 'GET', (req) => read(req, { policy: policyBody(policyIn(req, req.path.policy_id), req.data.behaviours.legacyShowsCustomPreference) })),
   alertRoute('/v2/alerts_policies/{policy_id}.{format}', 'PUT', updatePolicyRoute),
   alertRoute('/v2/alerts_policies/{policy_id}.{format}', 'DELETE', deletePolicyRoute),
   ...ALERT_FAMILIES.flatMap(familyRoutes),

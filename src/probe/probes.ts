@@ -15,8 +15,16 @@ import type { ProbeResult, Verdict } from './report.ts';
  * whose client values go through quoteLiteral, the one literal function. Evidence is numbers,
  * ids and names, never a key.
  */
-export type ProbeOperation = 'ProbeEntities' | 'ProbeKeyTransactions' | 'ProbeApplicationInstances' | 'ProbeNrql' | 'ProbeBrowserLoaders' | 'ProbeNrqlCondition';
-export const PROBE_OPERATIONS: readonly ProbeOperation[] = ['ProbeEntities', 'ProbeKeyTransactions', 'ProbeApplicationInstances', 'ProbeNrql', 'ProbeBrowserLoaders', 'ProbeNrqlCondition'];
+export type ProbeOperation =
+  | 'ProbeEntities'
+  | 'ProbeKeyTransactions'
+  | 'ProbeApplicationInstances'
+  | 'ProbeNrql'
+  | 'ProbeBrowserLoaders'
+  | 'ProbeNrqlCondition'
+  | 'ProbeAlertPolicies'
+  | 'ProbeConditionEntity';
+export const PROBE_OPERATIONS: readonly ProbeOperation[] = ['ProbeEntities', 'ProbeKeyTransactions', 'ProbeApplicationInstances', 'ProbeNrql', 'ProbeBrowserLoaders', 'ProbeNrqlCondition', 'ProbeAlertPolicies', 'ProbeConditionEntity'];
 
 export interface ProbeContext {
   accountId: number;

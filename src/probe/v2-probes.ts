@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { UpstreamError } from '../upstream/errors.ts';
 import type { ProbeResult, Verdict } from './report.ts';
 import type { ProbeContext, SharedReads } from './probes.ts';
+import { NO_LEGACY, bodyOf, isRecord, legacyPolicies, listIn, ok, type Json, type V2Probe, type V2Side } from './v2-common.ts';
+import { conditionEntityNamesFamily, policyCustomPreferenceOnV2, policyFilterNameTrimmed } from './v2-alert-probes.ts';
 
 /**
  * The probes of `npm run probe` that read the legacy REST API (and the translation, the gateway
@@ -10,44 +12,7 @@ import type { ProbeContext, SharedReads } from './probes.ts';
  * Without a legacy API each answers unknown, or what NerdGraph alone can tell. Evidence is
  * numbers, ids, field paths and names, never a key.
  */
-export interface V2Side {
-  /** A request to the legacy API (key and account headers added by the caller). */
-  legacy(path: string, init?: { method: 'POST'; form: string }): Promise<Response>;
-  /** A GET through the translation. */
-  translate(path: string): Promise<Response>;
-  /** The documented gaps' field patterns of a mapping (by route template and method). */
-  gapsOf(route: string): readonly string[];
-}
-
-export interface V2Probe {
-  name: string;
-  checks: string;
-  settles: string;
-  run(ctx: ProbeContext, shared: SharedReads, v2: V2Side | null): Promise<{ verdict: Verdict; evidence: string }>;
-}
-
-const NO_LEGACY = 'no legacy API compared (set LEGACY_REST_URL while it answers)';
-const ok = (status: number): boolean => status >= 200 && status < 300;
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-const isRecord = (value: unknown): value is Record<string, Json> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** A 2xx JSON answer's body, or the status it answered instead. */
-async function bodyOf(answer: Promise<Response>): Promise<{ status: number; body?: Record<string, Json> }> {
-  const response = await answer;
-  const text = await response.text();
-  if (!ok(response.status)) return { status: response.status };
-  try {
-    const body: unknown = JSON.parse(text);
-    return isRecord(body) ? { status: response.status, body } : { status: response.status };
-  } catch {
-    return { status: response.status };
-  }
-}
-
-const listIn = (body: Record<string, Json> | undefined, wrapper: string): Array<Record<string, Json>> => {
-  const items = body?.[wrapper];
-  return Array.isArray(items) ? items.filter(isRecord) : [];
-};
+export type { V2Probe, V2Side } from './v2-common.ts';
 
 /** Every leaf of a v2 value as `path -> JSON`, array items by index (`terms[0].duration`). */
 function leaves(value: Json, path: string, into: Map<string, string>): Map<string, string> {
@@ -104,15 +69,9 @@ const shortened = (json: string): string => (json.length > 40 ? `${json.slice(0,
 // ---------------------------------------------------------------------------------------------
 
 const NRQL_LIST = '/v2/alerts_nrql_conditions.{format}';
-/** Policies of the legacy list's first page searched for conditions (one list call each). */
-const POLICIES_SEARCHED = 25;
 /** The v2 types of NRQL condition, each sampled once when the account has one. */
 const NRQL_TYPES = ['static', 'baseline', 'outlier'] as const;
 
-async function legacyPolicies(v2: V2Side): Promise<{ status: number; ids: string[] }> {
-  const { status, body } = await bodyOf(v2.legacy('/v2/alerts_policies.json'));
-  return { status, ids: listIn(body, 'policies').flatMap((policy) => (typeof policy.id === 'number' || typeof policy.id === 'string' ? [String(policy.id)] : [])).slice(0, POLICIES_SEARCHED) };
-}
 
 export const nrqlConditionsFieldByField: V2Probe = {
   name: 'v2-nrql-conditions-field-by-field',
@@ -305,7 +264,16 @@ export const postOnListRouteIsRead: V2Probe = {
   },
 };
 
-export const V2_PROBES: readonly V2Probe[] = [nrqlConditionsFieldByField, browserSideOnlyWhileLoaderOn, nrqlConditionOfOtherFamilyIsAbsent, postOnListRouteIsRead];
+
+export const V2_PROBES: readonly V2Probe[] = [
+  nrqlConditionsFieldByField,
+  browserSideOnlyWhileLoaderOn,
+  nrqlConditionOfOtherFamilyIsAbsent,
+  postOnListRouteIsRead,
+  policyCustomPreferenceOnV2,
+  policyFilterNameTrimmed,
+  conditionEntityNamesFamily,
+];
 
 /** Runs the probes that read v2; a probe that fails answers unknown with the (key-free) reason. */
 export async function runV2Probes(ctx: ProbeContext, shared: SharedReads, v2: V2Side | null, redact: (text: string) => string): Promise<ProbeResult[]> {

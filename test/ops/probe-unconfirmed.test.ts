@@ -19,18 +19,8 @@ const WINDOW = 3;
  * their texts name their probes.
  */
 const PENDING: readonly RegExp[] = [
-  /^mappings\/shared\/alert-policies\.ts$/,
-  /^mappings\/alerts-policies\.[a-z-]+\.ts$/,
-  /^mappings\/shared\/condition-delete\.ts$/,
-  /^mappings\/shared\/condition-families\.ts$/,
-  /^mappings\/alerts-[a-z-]+-conditions\.delete\.ts$/,
-  /^mappings\/deployments\.v0\.ts$/,
   /^mappings\/applications\.[a-z.-]+\.ts$/,
   /^mappings\/shared\/application\.ts$/,
-  /^mappings\/shared\/key-transaction[a-z-]*\.ts$/,
-  /^mappings\/key-transactions\.[a-z-]+\.ts$/,
-  /^mappings\/shared\/app-instances\.ts$/,
-  /^mappings\/shared\/app-topology\.ts$/,
 ];
 const pending = (path: string): boolean => PENDING.some((pattern) => pattern.test(path));
 

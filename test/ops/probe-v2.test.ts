@@ -49,6 +49,16 @@ async function probeSandbox(behave: Partial<SandboxBehaviours>, options: { legac
     expect(created.status).toBeLessThan(300);
   }
   const nerdgraphUrl = `${server.url}/graphql`;
+  // A policy made CUSTOM through NerdGraph (the one face that takes it), for policy-custom-preference-on-v2.
+  const custom = await fetch(nerdgraphUrl, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'API-Key': DEMO_KEY },
+    body: JSON.stringify({
+      query: 'mutation ($accountId: Int!, $policy: AlertsPolicyInput!) { alertsPolicyCreate(accountId: $accountId, policy: $policy) { id } }',
+      variables: { accountId: PRIMARY_ACCOUNT, policy: { name: 'Probe custom grouping', incidentPreference: 'CUSTOM' } },
+    }),
+  });
+  expect(((await custom.json()) as { data?: { alertsPolicyCreate?: { id?: string } } }).data?.alertsPolicyCreate?.id).toBeTruthy();
   let legacy;
   if (options.legacy !== false) {
     const gateway = await createTestGateway({ nerdgraphUrl, now });
@@ -75,8 +85,15 @@ describe('the probes that say what they compared', () => {
     expect(byName['browser-side-only-while-loader-on']?.evidence).toMatch(/all \d+ browser apps serving APM apps read have a loader other than NONE/);
     expect(byName['nrql-condition-of-other-family-is-absent']?.evidence).toMatch(/APM condition \d+ .*answered null/);
     expect(byName['v2-post-on-list-route-is-read']?.evidence).toMatch(/answered 200 with the same \d+ applications as the GET/);
-    // Read-only but for the baseline condition this test made itself.
-    expect(sandbox.writes().total).toBe(1);
+    expect(byName['policy-custom-preference-on-v2']?.evidence).toMatch(/of 1 CUSTOM policies on NerdGraph \(\d+ read\): policy \d+: "CUSTOM"$/);
+    expect(byName['policy-filter-name-trimmed']?.evidence).toMatch(/^policy \d+: filter\[name\]=%20<its name> found it/);
+    // Four families have a condition in the first policies; none has an entity to name it.
+    const entities = byName['condition-entity-names-family']?.evidence ?? '';
+    for (const family of ['alerts_conditions', 'alerts_nrql_conditions', 'alerts_external_service_conditions', 'alerts_synthetics_conditions']) {
+      expect(entities).toMatch(new RegExp(`${family} \\d+: no entity`));
+    }
+    // Read-only but for the baseline condition and the CUSTOM policy this test made itself.
+    expect(sandbox.writes().total).toBe(2);
   });
 
   it('refutes each new probe where the sandbox is made to behave the other way, naming what differs', async () => {
@@ -86,6 +103,9 @@ describe('the probes that say what they compared', () => {
       nrqlConditionOfOtherFamily: 'error',
       nrqlOffsetReadsAsCadenceDelay: false,
       legacyPostServesRead: false,
+      legacyShowsCustomPreference: false,
+      legacyPolicyFilterNameTrimmed: false,
+      conditionEntities: 'family-tagged',
     });
     for (const name of NEW_PROBES) expect(byName[name]?.verdict, `${name}: ${byName[name]?.evidence}`).toBe('refuted');
     expect(byName['unscoped-rows-have-no-scope']?.evidence).toMatch(/, 0 with `scope IS NULL`: unscoped rows carry a scope/);
@@ -96,13 +116,20 @@ describe('the probes that say what they compared', () => {
     expect(byName['nrql-condition-of-other-family-is-absent']?.evidence).toMatch(/error of class upstream_failure, neither null nor NOT_FOUND/);
     // Switched off: a POST to the list answers 405.
     expect(byName['v2-post-on-list-route-is-read']?.evidence).toMatch(/answered 405/);
+    expect(byName['policy-custom-preference-on-v2']?.evidence).toMatch(/policy \d+: legacy "PER_POLICY"/);
+    expect(byName['policy-filter-name-trimmed']?.evidence).toMatch(/filter\[name\]=%20<its name> answered 200 without it, filter\[name\]=<its name> found it/);
+    expect(byName['condition-entity-names-family']?.evidence).toMatch(/alerts_external_service_conditions \d+ \(AIOPS\/CONDITION\): its tag conditionFamily names the family/);
   });
 
   it('confirms the other-family probe on a NOT_FOUND error too, and answers unknown without a legacy API where only v2 can tell', async () => {
     const { byName } = await probeSandbox({ nrqlConditionOfOtherFamily: 'not-found' });
     expect(byName['nrql-condition-of-other-family-is-absent']).toMatchObject({ verdict: 'confirmed', evidence: expect.stringMatching(/NOT_FOUND error/) });
     const alone = await probeSandbox({ browserSideOnlyWhileLoaderOn: false }, { legacy: false });
-    for (const name of ['v2-nrql-conditions-field-by-field', 'nrql-condition-of-other-family-is-absent', 'v2-post-on-list-route-is-read']) expect(alone.byName[name]?.verdict, name).toBe('unknown');
+    for (const name of ['v2-nrql-conditions-field-by-field', 'nrql-condition-of-other-family-is-absent', 'v2-post-on-list-route-is-read', 'policy-filter-name-trimmed', 'condition-entity-names-family']) {
+      expect(alone.byName[name]?.verdict, name).toBe('unknown');
+    }
+    // NerdGraph alone finds the CUSTOM policy; what v2 shows of it needs the legacy API.
+    expect(alone.byName['policy-custom-preference-on-v2']).toMatchObject({ verdict: 'unknown', evidence: expect.stringMatching(/^1 CUSTOM policies on NerdGraph; no legacy API compared/) });
     // NerdGraph alone tells the browser side; what v2 showed is left unknown in the evidence.
     expect(alone.byName['browser-side-only-while-loader-on']).toMatchObject({ verdict: 'refuted', evidence: expect.stringContaining('no legacy API compared') });
   });

@@ -62,7 +62,13 @@ describe('npm run probe against the sandbox', () => {
     // entity.guid spelling's probe refutes; the gateway asks for both spellings either way.
     // The sandbox serves a POST to a list route as its GET, as the gateway does (behaviours.ts
     // legacyPostServesRead; test/ops/probe-v2.test.ts refutes it with the switch off).
-    expect(verdicts(report)).toEqual({ ...Object.fromEntries(ALL_NAMES.map((name) => [name, 'confirmed'])), 'mobile-rows-carry-entity-guid': 'refuted' });
+    // The generated world holds no CUSTOM policy (only NerdGraph writes one, and this run writes
+    // nothing), so policy-custom-preference-on-v2 has nothing to compare (probe-v2.test.ts makes one).
+    expect(verdicts(report)).toEqual({
+      ...Object.fromEntries(ALL_NAMES.map((name) => [name, 'confirmed'])),
+      'mobile-rows-carry-entity-guid': 'refuted',
+      'policy-custom-preference-on-v2': 'unknown',
+    });
     for (const probe of report.probes) expect(probe.evidence).toMatch(/\d/);
     // Every read route sampled against the legacy face; the applications are alike.
     const routes = report.legacy?.routes ?? [];
@@ -161,7 +167,16 @@ describe('npm run probe against the sandbox', () => {
 
   it('is read-only by construction: it knows only its own documents, all queries', () => {
     const documents = probeDocuments();
-    expect([...documents.keys()].sort()).toEqual(['ProbeApplicationInstances', 'ProbeBrowserLoaders', 'ProbeEntities', 'ProbeKeyTransactions', 'ProbeNrql', 'ProbeNrqlCondition']);
+    expect([...documents.keys()].sort()).toEqual([
+      'ProbeAlertPolicies',
+      'ProbeApplicationInstances',
+      'ProbeBrowserLoaders',
+      'ProbeConditionEntity',
+      'ProbeEntities',
+      'ProbeKeyTransactions',
+      'ProbeNrql',
+      'ProbeNrqlCondition',
+    ]);
     for (const document of documents.values()) expect(document.kind).toBe('query');
   });
 });

@@ -13,17 +13,6 @@ import { V2_PROBES } from '../../src/probe/v2-probes.ts';
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAPPINGS = join(ROOT, 'mappings');
 const WINDOW = 3;
-/**
- * Files whose UNCONFIRMED texts were being rewritten elsewhere when the convention came in: their
- * probe names are still checked, but a missing one is not yet a failure. Empty this list once
- * their texts name their probes.
- */
-const PENDING: readonly RegExp[] = [
-  /^mappings\/applications\.[a-z.-]+\.ts$/,
-  /^mappings\/shared\/application\.ts$/,
-];
-const pending = (path: string): boolean => PENDING.some((pattern) => pattern.test(path));
-
 const UNCONFIRMED = /(?<![A-Za-z_])UNCONFIRMED(?![A-Za-z_])/;
 /** `probe: a-b` or `probes: a-b, c-d` (not `no probe:`): the names it lists. */
 const NAMED = /(?<!no )\bprobes?: ((?:[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+)(?:, (?:[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+))*)/g;
@@ -45,7 +34,6 @@ describe('every UNCONFIRMED in mappings/ says which probe settles it', () => {
   it('names a probe, or says why none can, beside each UNCONFIRMED', () => {
     const unsettled: string[] = [];
     for (const { path, lines } of all) {
-      if (pending(path)) continue;
       lines.forEach((line, index) => {
         if (!UNCONFIRMED.test(line)) return;
         if (!SETTLED.test(lines.slice(index, index + WINDOW).join('\n'))) unsettled.push(`${path}:${index + 1}: ${line.trim().slice(0, 120)}`);
@@ -64,9 +52,5 @@ describe('every UNCONFIRMED in mappings/ says which probe settles it', () => {
       });
     }
     expect(unknown).toEqual([]);
-  });
-
-  it('lists as pending only patterns that match a file', () => {
-    for (const pattern of PENDING) expect(all.some((file) => pattern.test(file.path)), String(pattern)).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { Lease, SharedState, StateKeyer, WindowSpend } from '../state/shared-state.ts';
 import type { UpstreamCall } from '../upstream/client.ts';
 import type { OverBudget } from '../upstream/errors.ts';
-import { fairShareOf, UNLIMITED, type AccountPresence } from './fair-share.ts';
+import { fairShareOf, floorOf, UNLIMITED, type AccountPresence } from './fair-share.ts';
 import { beforeTime, nextTurn, stopped, type SlotWaiters } from './slot-waiters.ts';
 
 /**
@@ -205,11 +205,12 @@ async function callersInTime(budgets: BudgetsContext, admission: Admission, acco
 
 /**
  * What the account's other callers are likely to ask of it still this window, within their
- * shares: each one's spend in the previous presence window, up to its share, less what it has
- * spent of its part this window. Their parts are read at once; their previous spends once a
- * window (fair-share.ts).
+ * shares: each one's spend in the previous presence window, up to its share, and at least the
+ * floor (fair-share.ts), less what it has spent of its part this window. Their parts are read
+ * at once; their previous spends once a window (fair-share.ts).
  */
 async function claimsInTime(budgets: BudgetsContext, admission: Admission, plan: WindowPlan, account: number, callers: readonly string[], share: number): Promise<number> {
+  const floor = floorOf(budgets.reserve, share, callers.length);
   const { sendBy, deadline } = admission;
   const others = callers.filter((identity) => identity !== admission.identity).slice(0, MAX_CLAIMS_READ);
   if (others.length === 0) return 0;
@@ -220,7 +221,7 @@ async function claimsInTime(budgets: BudgetsContext, admission: Admission, plan:
     throw admission.noTime('nrql_fair_share');
   }
   const [parts, previous] = totals.answer;
-  return parts.reduce((sum, spent, index) => sum + Math.max(0, Math.min(share, previous[index] ?? 0) - spent), 0);
+  return parts.reduce((sum, spent, index) => sum + Math.max(0, Math.max(floor, Math.min(share, previous[index] ?? 0)) - spent), 0);
 }
 
 /**

@@ -33,6 +33,16 @@ export function fairShareOf(accountBudget: number, callers: number): number {
   return Math.floor(accountBudget / Math.max(2, callers));
 }
 
+/**
+ * What is held back at least for each other caller seen this presence window or the last, less
+ * what it spent already this window: the reserve divided between them (a caller in its first
+ * window, or one asking less than once a window, has no spend the window before to show its
+ * demand). Together the floors hold back at most one more reserve; never more than a share.
+ */
+export function floorOf(reserve: number, share: number, callers: number): number {
+  return Math.min(share, Math.floor(reserve / Math.max(1, callers - 1)));
+}
+
 /** Which callers use which account's NRQL, per presence window, across replicas. */
 export class AccountPresence {
   /** `account\ncaller` -> the presence window this process last wrote it in (one write per window). */

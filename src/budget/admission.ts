@@ -56,6 +56,8 @@ export interface Admission {
   queued: Set<BudgetName>;
   /** Set once the call asks for the account's reserve: its fair share decided it. */
   askedReserve: boolean;
+  /** Set once the call, refused within its share, was counted as demand (once, however often it is refused). */
+  countedDemand: boolean;
   refuse(budget: BudgetName, retryAfterMs: number): OverBudget;
   /** Refused because there was no time left to send it. */
   noTime(budget: BudgetName): OverBudget;
@@ -79,6 +81,8 @@ export interface WindowPlan {
   windowsUpTo(account: number, accountLimit: number, callerLimit: number): BudgetWindow[];
   /** The key of a caller's part of the account's window. */
   partKey(account: number, identity: string): string;
+  /** The window counting the caller's demand this presence window: what it spent, and what it was refused within its share. */
+  demand(account: number): BudgetWindow;
 }
 
 /** The windows of a call of `identity` running `texts` (NRQL) that cost `cost` queries of `account`. */
@@ -118,6 +122,7 @@ export function planWindows(plan: {
       { budget: 'nrql_fair_share', ...plan.spentWindow(account, identity), cost, limit: UNLIMITED },
     ],
     partKey: (account, caller) => keyOf('nrql-account', account, caller),
+    demand: (account) => ({ budget: 'nrql_fair_share', ...plan.spentWindow(account, identity), cost, limit: UNLIMITED }),
   };
 }
 
@@ -244,6 +249,11 @@ export async function spendWindows(budgets: BudgetsContext, admission: Admission
   if (open.budget === 'nrql_account') {
     // The open part is spent: the reserve, to a caller within its share.
     const reserved = await spendInTime(budgets, admission, plan.windowsUpTo(nrqlAccount, accountBudget, share));
+    if (reserved?.budget === 'nrql_account' && !admission.countedDemand) {
+      // Refused within its share, the account spent: what it asked is held back for it next window, as if spent.
+      admission.countedDemand = true;
+      void budgets.state.spendAll([plan.demand(nrqlAccount)]).catch(() => undefined);
+    }
     return reserved?.budget === 'nrql_fair_share' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, reserved.retryAfterMs) } : reserved;
   }
   // Over its share: what the reserve (for callers with no history) and the others' likely asks leave.

@@ -50,8 +50,9 @@ import { pause } from '../upstream/pause.ts';
  * window. So a lone caller spends B less the reserve, one among many at least B less twice the
  * reserve and the others' recent demand, a caller asking steadily under its share is served
  * however hard another one asks, and so is one in its first window (no spend the window before)
- * up to its floor and the reserve. The price: a caller that asked once holds back its floor
- * while it is seen (two windows). A caller over its share is refused
+ * up to its floor and the reserve; what it was refused within its share once the account was
+ * spent counts as spent, so the next window holds it back too. The price: a caller that asked
+ * once holds back its floor while it is seen (two windows). A caller over its share is refused
  * (`nrql_fair_share`) until the account's window (with its own part) resets, or the others'
  * likely asks shrink. Across replicas: each caller's part is one more window (`nrql-account`
  * with the caller's identity) spent in the same spendAll, and so is its spend per presence
@@ -221,6 +222,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         deadline,
         queued: new Set(),
         askedReserve: false,
+        countedDemand: false,
         refuse: (budget, retryAfterMs) => refuse(budget, retryAfterMs),
         noTime: (budget) => refuse(budget, CONCURRENCY_RETRY_AFTER_S * 1000, NO_TIME_TITLE),
         async timed(budget, wait) {

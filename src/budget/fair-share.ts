@@ -9,7 +9,9 @@ import type { SharedState, StateKeyer } from '../state/shared-state.ts';
  * once per PRESENCE_MEMO_SHARE of a window (a caller this process notes anew reads it at once):
  * a caller counts for an account in the window it was seen in, and the next. A caller's spend
  * per presence window is one more window of the call's spendAll (its key names the presence
- * window); the previous window's, closed, is read once a window per account and caller.
+ * window), and a call refused within its share once the account is spent adds to it (once):
+ * it is the caller's demand. The previous window's, closed, is read once a window per account
+ * and caller.
  */
 
 /** The share of an account's NRQL budget kept for callers within their fair share. */

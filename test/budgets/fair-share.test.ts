@@ -225,6 +225,23 @@ describe('what an account holds back for a caller follows its demand (memory sta
     expect(rest.refusal).toMatch(/^refused: .* for account 7 is spent;/);
   });
 
+  it('holds back for a light caller the next minute what it asked in its first, the asks refused once the account was spent included', async () => {
+    let now = 28_000_000 * MINUTE;
+    const [replicaA, replicaB] = onClock(() => now, 300);
+    expect(await ask(replicaB, LIGHT)).toBe('admitted');
+    for (let i = 0; i < 270; i++) await ask(replicaA, HEAVY);
+    // It asks 70 more: its floor and the reserve serve 59 of them, then the account is spent.
+    const light: string[] = [];
+    for (let i = 0; i < 70; i++) light.push(await ask(i % 2 === 0 ? replicaB : replicaA, LIGHT));
+    expect(light.filter((answer) => answer === 'admitted')).toHaveLength(59);
+    expect(light.slice(59)).toEqual(Array(11).fill(expect.stringMatching(/^refused: .* for account 7 is spent;/)));
+    // The next minute, before it asks again: held back for it, the 71 it asked (under its share of 150), and the reserve.
+    now = 28_000_001 * MINUTE;
+    const heavy = await untilRefused(replicaA, HEAVY, 300);
+    expect(heavy.admitted).toBe(300 - 30 - 71);
+    expect(heavy.refusal).toMatch(NEARLY_SPENT);
+  });
+
   it('holds back for a caller what it spent the minute before, up to its share and at least its floor, less what it spent already', async () => {
     let now = 28_000_000 * MINUTE;
     const [replicaA, replicaB] = onClock(() => now, 300);

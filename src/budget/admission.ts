@@ -2,7 +2,7 @@ import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { Lease, SharedState, StateKeyer, WindowSpend } from '../state/shared-state.ts';
 import type { UpstreamCall } from '../upstream/client.ts';
 import type { OverBudget } from '../upstream/errors.ts';
-import { fairShareOf, UNLIMITED, type AccountPresence } from './fair-share.ts';
+import { fairShareOf, floorOf, UNLIMITED, type AccountPresence } from './fair-share.ts';
 import { beforeTime, nextTurn, stopped, type SlotWaiters } from './slot-waiters.ts';
 
 /**
@@ -56,6 +56,8 @@ export interface Admission {
   queued: Set<BudgetName>;
   /** Set once the call asks for the account's reserve: its fair share decided it. */
   askedReserve: boolean;
+  /** Set once the call, refused within its share, was counted as demand (once, however often it is refused). */
+  countedDemand: boolean;
   refuse(budget: BudgetName, retryAfterMs: number): OverBudget;
   /** Refused because there was no time left to send it. */
   noTime(budget: BudgetName): OverBudget;
@@ -79,6 +81,8 @@ export interface WindowPlan {
   windowsUpTo(account: number, accountLimit: number, callerLimit: number): BudgetWindow[];
   /** The key of a caller's part of the account's window. */
   partKey(account: number, identity: string): string;
+  /** The window counting the caller's demand this presence window: what it spent, and what it was refused within its share. */
+  demand(account: number): BudgetWindow;
 }
 
 /** The windows of a call of `identity` running `texts` (NRQL) that cost `cost` queries of `account`. */
@@ -118,6 +122,7 @@ export function planWindows(plan: {
       { budget: 'nrql_fair_share', ...plan.spentWindow(account, identity), cost, limit: UNLIMITED },
     ],
     partKey: (account, caller) => keyOf('nrql-account', account, caller),
+    demand: (account) => ({ budget: 'nrql_fair_share', ...plan.spentWindow(account, identity), cost, limit: UNLIMITED }),
   };
 }
 
@@ -205,11 +210,12 @@ async function callersInTime(budgets: BudgetsContext, admission: Admission, acco
 
 /**
  * What the account's other callers are likely to ask of it still this window, within their
- * shares: each one's spend in the previous presence window, up to its share, less what it has
- * spent of its part this window. Their parts are read at once; their previous spends once a
- * window (fair-share.ts).
+ * shares: each one's spend in the previous presence window, up to its share, and at least the
+ * floor (fair-share.ts), less what it has spent of its part this window. Their parts are read
+ * at once; their previous spends once a window (fair-share.ts).
  */
 async function claimsInTime(budgets: BudgetsContext, admission: Admission, plan: WindowPlan, account: number, callers: readonly string[], share: number): Promise<number> {
+  const floor = floorOf(budgets.reserve, share, callers.length);
   const { sendBy, deadline } = admission;
   const others = callers.filter((identity) => identity !== admission.identity).slice(0, MAX_CLAIMS_READ);
   if (others.length === 0) return 0;
@@ -220,7 +226,7 @@ async function claimsInTime(budgets: BudgetsContext, admission: Admission, plan:
     throw admission.noTime('nrql_fair_share');
   }
   const [parts, previous] = totals.answer;
-  return parts.reduce((sum, spent, index) => sum + Math.max(0, Math.min(share, previous[index] ?? 0) - spent), 0);
+  return parts.reduce((sum, spent, index) => sum + Math.max(0, Math.max(floor, Math.min(share, previous[index] ?? 0)) - spent), 0);
 }
 
 /**
@@ -243,6 +249,11 @@ export async function spendWindows(budgets: BudgetsContext, admission: Admission
   if (open.budget === 'nrql_account') {
     // The open part is spent: the reserve, to a caller within its share.
     const reserved = await spendInTime(budgets, admission, plan.windowsUpTo(nrqlAccount, accountBudget, share));
+    if (reserved?.budget === 'nrql_account' && !admission.countedDemand) {
+      // Refused within its share, the account spent: what it asked is held back for it next window, as if spent.
+      admission.countedDemand = true;
+      void budgets.state.spendAll([plan.demand(nrqlAccount)]).catch(() => undefined);
+    }
     return reserved?.budget === 'nrql_fair_share' ? { budget: 'nrql_fair_share', retryAfterMs: Math.min(open.retryAfterMs, reserved.retryAfterMs) } : reserved;
   }
   // Over its share: what the reserve (for callers with no history) and the others' likely asks leave.

@@ -45,11 +45,14 @@ import { pause } from '../upstream/pause.ts';
  * history. A caller within its share, this call included, spends while the account has budget
  * at all (the reserve included). A caller over its share spends only what is left once the
  * reserve and the other seen callers' likely asks are held back: each one's spend of the
- * account in the previous presence window, up to its share, less what it has spent of its part
- * this window. So a caller that asked once holds nothing back the window after, a lone caller
- * spends B less the reserve, and a caller asking steadily under its share is served however
- * hard another one asks. The price: in its first window on the account (no spend the window
- * before) a caller is protected by the reserve only. A caller over its share is refused
+ * account in the previous presence window, up to its share, and at least a floor (the reserve
+ * divided between the other callers, fair-share.ts), less what it has spent of its part this
+ * window. So a lone caller spends B less the reserve, one among many at least B less twice the
+ * reserve and the others' recent demand, a caller asking steadily under its share is served
+ * however hard another one asks, and so is one in its first window (no spend the window before)
+ * up to its floor and the reserve; what it was refused within its share once the account was
+ * spent counts as spent, so the next window holds it back too. The price: a caller that asked
+ * once holds back its floor while it is seen (two windows). A caller over its share is refused
  * (`nrql_fair_share`) until the account's window (with its own part) resets, or the others'
  * likely asks shrink. Across replicas: each caller's part is one more window (`nrql-account`
  * with the caller's identity) spent in the same spendAll, and so is its spend per presence
@@ -219,6 +222,7 @@ export function createBudgets(options: BudgetOptions): NerdGraphBudget {
         deadline,
         queued: new Set(),
         askedReserve: false,
+        countedDemand: false,
         refuse: (budget, retryAfterMs) => refuse(budget, retryAfterMs),
         noTime: (budget) => refuse(budget, CONCURRENCY_RETRY_AFTER_S * 1000, NO_TIME_TITLE),
         async timed(budget, wait) {

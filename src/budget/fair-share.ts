@@ -9,7 +9,9 @@ import type { SharedState, StateKeyer } from '../state/shared-state.ts';
  * once per PRESENCE_MEMO_SHARE of a window (a caller this process notes anew reads it at once):
  * a caller counts for an account in the window it was seen in, and the next. A caller's spend
  * per presence window is one more window of the call's spendAll (its key names the presence
- * window); the previous window's, closed, is read once a window per account and caller.
+ * window), and a call refused within its share once the account is spent adds to it (once):
+ * it is the caller's demand. The previous window's, closed, is read once a window per account
+ * and caller.
  */
 
 /** The share of an account's NRQL budget kept for callers within their fair share. */
@@ -31,6 +33,16 @@ export function reserveOf(accountBudget: number): number {
 /** A caller's share of the budget: divided by the callers seen, and never by fewer than two (the reserve stays for a caller this account has not seen yet). */
 export function fairShareOf(accountBudget: number, callers: number): number {
   return Math.floor(accountBudget / Math.max(2, callers));
+}
+
+/**
+ * What is held back at least for each other caller seen this presence window or the last, less
+ * what it spent already this window: the reserve divided between them (a caller in its first
+ * window, or one asking less than once a window, has no spend the window before to show its
+ * demand). Together the floors hold back at most one more reserve; never more than a share.
+ */
+export function floorOf(reserve: number, share: number, callers: number): number {
+  return Math.min(share, Math.floor(reserve / Math.max(1, callers - 1)));
 }
 
 /** Which callers use which account's NRQL, per presence window, across replicas. */

@@ -12,9 +12,10 @@ import { stateBackends, untilAnswering } from '../support/state.ts';
 /**
  * An account's NRQL budget shared fairly between its callers: a heavy caller over its share
  * is refused once what the others are likely to ask (their spend the minute before, up to their
- * shares, less what they spent already) and the reserve are all that is left, so a light caller
- * that has been asking steadily keeps getting its queries through, and a caller that asked once
- * holds nothing back; a caller alone spends all but the reserve. Two budgets over one shared
+ * shares, and at least a floor, the reserve divided between them, less what they spent already)
+ * and the reserve are all that is left, so a light caller that has been asking steadily keeps
+ * getting its queries through, one in its first minute too, and a caller that asked once holds
+ * back its floor; a caller alone spends all but the reserve. Two budgets over one shared
  * state are two replicas; the minute before is reached on a test clock (memory state).
  */
 const HEAVY = 'NRAK-FAIR-SHARE-HEAVY';
@@ -66,7 +67,7 @@ async function untilRefused(budget: NerdGraphBudget, apiKey: string, most: numbe
 const NEARLY_SPENT = /^refused: .* is nearly spent, and the rest is kept for callers that used less of it than this API key/;
 
 describe.each(backends)('the NRQL budget of one account (%s)', (_name, open) => {
-  it('gives a poller all but the reserve after four callers asked once each (a budget of 3000)', async () => {
+  it('gives a poller all but the reserve and the others\' floors after four callers asked once each (a budget of 3000)', async () => {
     const state = open();
     try {
       await untilAnswering(state);
@@ -76,9 +77,10 @@ describe.each(backends)('the NRQL budget of one account (%s)', (_name, open) => 
       const [replicaA, replicaB] = [createBudgets({ ...shared, limits, metrics, callBoundMs: 10_000 }), createBudgets({ ...shared, limits, metrics, callBoundMs: 10_000 })];
       // Four colleagues open one page each; none of them asked the minute before.
       for (const [i, replica] of [replicaA, replicaB, replicaA, replicaB].entries()) expect(await ask(replica, `NRAK-FAIR-SHARE-ONCE-${i}`)).toBe('admitted');
-      // A dashboard poller of the same account: nothing is held back for callers with no recent demand but the reserve.
+      // A dashboard poller of the same account: held back for callers with no demand the minute before, the
+      // reserve (300) and each one's floor (the reserve over the four: 75, less the one it asked).
       const poller = await untilRefused(replicaA, 'NRAK-FAIR-SHARE-POLLER', 3000);
-      expect(poller.admitted).toBe(3000 - 300 - 4);
+      expect(poller.admitted).toBe(3000 - 300 - 4 - 4 * (75 - 1));
       expect(poller.refusal).toMatch(NEARLY_SPENT);
       // The reserve is still there for a caller within its share.
       expect(await ask(replicaB, 'NRAK-FAIR-SHARE-ONCE-0')).toBe('admitted');
@@ -87,23 +89,25 @@ describe.each(backends)('the NRQL budget of one account (%s)', (_name, open) => 
     }
   });
 
-  it('spends all but the reserve for a heavy caller when the light one has no recent demand, and the reserve serves the light one', async () => {
+  it('spends all but the reserve and the floor for a heavy caller when the light one has no recent demand, and both serve the light one', async () => {
     const state = open();
     try {
       await untilAnswering(state);
       const metrics = createMetrics();
       const [replicaA, replicaB] = replicas(state, metrics);
       expect(await ask(replicaB, LIGHT)).toBe('admitted');
-      // Two callers seen (a share of 50 each), but the light one asked nothing the window before: only the reserve is kept.
+      // Two callers seen (a share of 50 each), but the light one asked nothing the window before: the reserve (10)
+      // and the light one's floor (the whole reserve, the only other caller: 10, less the one it asked) are kept.
       const heavy = await untilRefused(replicaA, HEAVY, BUDGET);
-      expect(heavy.admitted).toBe(BUDGET - BUDGET / 10 - 1);
+      const floor = BUDGET / 10;
+      expect(heavy.admitted).toBe(BUDGET - BUDGET / 10 - (floor - 1) - 1);
       expect(heavy.refusal).toBe(
         `refused: NerdGraph's budget of ${BUDGET} NRQL queries per minute for account ${ACCOUNT} is nearly spent, and the rest is kept for callers that used less of it than this API key; nothing was sent, retry later`,
       );
-      // The light caller, within its share, spends the reserve on either replica; then the account's budget is spent.
+      // The light caller, within its share, spends its floor and the reserve on either replica; then the account's budget is spent.
       const light: string[] = [];
-      for (let i = 0; i <= BUDGET / 10; i++) light.push(await ask(i % 2 === 0 ? replicaB : replicaA, LIGHT));
-      expect(light.slice(0, BUDGET / 10)).toEqual(Array(BUDGET / 10).fill('admitted'));
+      for (let i = 0; i <= floor - 1 + BUDGET / 10; i++) light.push(await ask(i % 2 === 0 ? replicaB : replicaA, LIGHT));
+      expect(light.slice(0, floor - 1 + BUDGET / 10)).toEqual(Array(floor - 1 + BUDGET / 10).fill('admitted'));
       expect(light.at(-1)).toMatch(/^refused: .* for account 7 is spent;/);
       // What an operator sees: the heavy caller refused by its fair share; decided by it, the heavy caller's
       // calls past its share of 50 and the light one's from the reserve.
@@ -201,7 +205,7 @@ describe('what an account holds back for a caller follows its demand (memory sta
     expect(heavyAdmitted).toBe(300 - 30 - 55);
   });
 
-  it('keeps only the reserve for a light caller in its first minute on the account (the price of following demand)', async () => {
+  it('serves every ask of a light caller in its first minute on the account, while a heavy one floods, until the account is spent (a budget of 300)', async () => {
     const now = 28_000_000 * MINUTE;
     const [replicaA, replicaB] = onClock(() => now, 300);
     expect(await ask(replicaB, LIGHT)).toBe('admitted');
@@ -212,12 +216,33 @@ describe('what an account holds back for a caller follows its demand (memory sta
       light.push(await ask(round % 2 === 0 ? replicaB : replicaA, LIGHT));
       for (let i = 0; i < 10; i++) if ((await ask(replicaA, HEAVY)) === 'admitted') heavyAdmitted++;
     }
-    // No spend the minute before: the heavy caller takes all but the reserve, and the reserve (30) is the light caller's.
-    expect(heavyAdmitted).toBe(300 - 30 - 1);
-    expect(light.filter((answer) => answer === 'admitted')).toHaveLength(30);
+    // No spend the minute before: held back for it, its floor (the reserve, the only other caller: 30) and the reserve (30).
+    expect(light).toEqual(Array(54).fill('admitted'));
+    expect(heavyAdmitted).toBe(300 - 30 - 30);
+    // It asks on until the account's budget is spent: refused only then, never by what the heavy caller took.
+    const rest = await untilRefused(replicaB, LIGHT, 300);
+    expect(rest.admitted).toBe(300 - heavyAdmitted - 55);
+    expect(rest.refusal).toMatch(/^refused: .* for account 7 is spent;/);
   });
 
-  it('holds back for a caller only what it spent the minute before, up to its share, less what it spent already', async () => {
+  it('holds back for a light caller the next minute what it asked in its first, the asks refused once the account was spent included', async () => {
+    let now = 28_000_000 * MINUTE;
+    const [replicaA, replicaB] = onClock(() => now, 300);
+    expect(await ask(replicaB, LIGHT)).toBe('admitted');
+    for (let i = 0; i < 270; i++) await ask(replicaA, HEAVY);
+    // It asks 70 more: its floor and the reserve serve 59 of them, then the account is spent.
+    const light: string[] = [];
+    for (let i = 0; i < 70; i++) light.push(await ask(i % 2 === 0 ? replicaB : replicaA, LIGHT));
+    expect(light.filter((answer) => answer === 'admitted')).toHaveLength(59);
+    expect(light.slice(59)).toEqual(Array(11).fill(expect.stringMatching(/^refused: .* for account 7 is spent;/)));
+    // The next minute, before it asks again: held back for it, the 71 it asked (under its share of 150), and the reserve.
+    now = 28_000_001 * MINUTE;
+    const heavy = await untilRefused(replicaA, HEAVY, 300);
+    expect(heavy.admitted).toBe(300 - 30 - 71);
+    expect(heavy.refusal).toMatch(NEARLY_SPENT);
+  });
+
+  it('holds back for a caller what it spent the minute before, up to its share and at least its floor, less what it spent already', async () => {
     let now = 28_000_000 * MINUTE;
     const [replicaA, replicaB] = onClock(() => now, 300);
     // The minute before: one caller asks 20 times, another 200 (over its share of 150), a third once.
@@ -227,9 +252,10 @@ describe('what an account holds back for a caller follows its demand (memory sta
     now = 28_000_001 * MINUTE;
     // This minute the light caller has asked 5 times already; the others not yet.
     for (let i = 0; i < 5; i++) expect(await ask(replicaB, LIGHT)).toBe('admitted');
-    // Four callers seen (a share of 75): held back, the reserve (30), the light caller's 15 to come, the busy one's 75 (its share), the one-shot's 1.
+    // Four callers seen (a share of 75, a floor of 30 / 3 = 10): held back, the reserve (30), the light caller's 15 to come,
+    // the busy one's 75 (its share), the one-shot's floor of 10 (more than the 1 it asked).
     const heavy = await untilRefused(replicaA, HEAVY, 300);
-    expect(heavy.admitted).toBe(300 - 30 - 15 - 75 - 1 - 5);
+    expect(heavy.admitted).toBe(300 - 30 - 15 - 75 - 10 - 5);
     expect(heavy.refusal).toMatch(NEARLY_SPENT);
   });
 

@@ -266,6 +266,12 @@ export interface ReadEntity {
  * end_user_summary.apdex_score null rather than fail the application (CallerScope.read).
  */
 export const END_USER_APDEX_PART: ReadOptions = { optional: { 'actor.account.endUser': 'end_user_summary.apdex_score is null' } };
+/**
+ * The read again without the score ($withEndUserApdex false) after the NRQL budgets refused it:
+ * the part is left out, so the same optional path notes the request degraded and keeps the
+ * answer from being cached as whole.
+ */
+export const END_USER_APDEX_UNASKED: ReadOptions = { optional: { 'actor.account.endUser': 'end_user_summary.apdex_score is null (the NRQL budget is spent: not asked)' } };
 
 /** The known gap of a failed end-user apdex part, for the routes that read one. */
 export function endUserApdexGap(prefix: string): KnownGap {

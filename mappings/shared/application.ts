@@ -334,7 +334,7 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
     // The score is worth no refused read, update or delete: without it the NRQL budgets are not asked.
     if (!withEndUserApdex || !(error instanceof OverBudget) || error.budget === 'concurrency') throw error;
     withEndUserApdex = false;
-    data = await ctx.read('ApplicationByGuid', { ...variables, withEndUserApdex });
+    data = await ctx.read('ApplicationByGuid', { ...variables, withEndUserApdex }, END_USER_APDEX_UNASKED);
   }
   const actor = parseAnswer(ApplicationByGuidAnswer, data, 'ApplicationByGuid').actor;
   const entity = ctx.requireEntity(actor.entity, { guid }, EntityTitles.applicationNotFound);

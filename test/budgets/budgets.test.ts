@@ -191,6 +191,15 @@ describe('NRQL budgets', () => {
     expect(await counter(gateway, 'nrql_account', 'immediate')).toBe(2);
   });
 
+  it('logs the show read without its end-user apdex score as degraded, once the NRQL budget is spent', async () => {
+    const logs: string[] = [];
+    const gateway = await gatewayOn(`${sandbox.url}/graphql`, { NRQL_PER_ACCOUNT_PER_MINUTE: '2', MICRO_CACHE_MS: '0' }, logs);
+    for (const id of appIds.slice(0, 2)) expect((await get(gateway, `/v2/applications/${id}.json`)).status).toBe(200);
+    expect(degradedIn(logs)).toEqual([]);
+    expect((await get(gateway, `/v2/applications/${appIds[2]}.json`)).status).toBe(200);
+    expect(degradedIn(logs)).toEqual([expect.stringMatching(/^ApplicationByGuid actor\.account\.endUser failed \(no result\): end_user_summary\.apdex_score is null \(the NRQL budget is spent: not asked\)$/)]);
+  });
+
   it('never refuses an application list page for its end-user apdex scores: the page is read again without them, logged degraded; the links NRQL still counts', async () => {
     const logs: string[] = [];
     const meter = await meterOn();

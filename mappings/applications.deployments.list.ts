@@ -17,7 +17,7 @@ export default defineReadPlanMapping({
   parameters,
   fields: [
     { field: 'deployments[].id', fidelity: 'approximate', source: 'deploymentV2Id(changeTrackingId or deploymentId): a stable integer, not the id v2 had' },
-    { field: 'deployments[].revision', fidelity: 'exact', source: 'version' },
+    { field: 'deployments[].revision', fidelity: 'exact', source: 'version (null for the fixed version of a v0 deployment sent without a revision, mappings/deployments.v0.ts)' },
     { field: 'deployments[].changelog', fidelity: 'exact', source: 'changelog (null when not set)' },
     { field: 'deployments[].description', fidelity: 'exact', source: 'description (null when not set)' },
     { field: 'deployments[].user', fidelity: 'exact', source: 'user (null when not set)' },

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { defineListMapping, type PageReadContext, XML_ASSUMPTION, MAX_PAGES_WALKED, parseAnswer, type Condition, defineParams, param } from '../src/mapping-api.ts';
+import { defineListMapping, OverBudget, type PageReadContext, XML_ASSUMPTION, MAX_PAGES_WALKED, parseAnswer, type Condition, defineParams, param } from '../src/mapping-api.ts';
 import { entitiesByGuid, guidBatchVariables } from './shared/guid-batches.ts';
 import { linkIdsFromNames, type AppLinkIds } from './shared/app-instances.ts';
 import {
   APPLICATION_ASSUMPTIONS,
   APPLICATION_TOP_LINKS,
   END_USER_APDEX_PART,
+  END_USER_APDEX_UNASKED,
   endUserApdexGap,
   ApmEntity,
   BrowserApdexEntity,
@@ -74,6 +75,11 @@ export default defineListMapping({
     },
     ...applicationGaps('applications[]'),
     endUserApdexGap('applications[]'),
+    {
+      path: 'applications[].end_user_summary.apdex_score',
+      description:
+        "When the NRQL budgets (NRQL_PER_ACCOUNT_PER_MINUTE, the caller's fair share, IDENTICAL_QUERY_PER_MINUTE) would refuse a page's details request, it is read again without the end-user apdex NRQL: apdex_score is null for the page, the request log records it as degraded, and the page is not cached as whole. The links NRQL (without exclude_links) is not optional: when the budgets refuse that too, the page answers 429.",
+    },
     { path: 'applications[].links.application_hosts', description: 'Host ids in links.application_hosts are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
     {
       description: `filter[host] reads the hosts of at most ${HOST_INDEX_FACETS} reporting applications (NRQL FACET LIMIT MAX); in larger accounts some matching applications are missed.`,
@@ -197,7 +203,14 @@ async function readPageDetails(entities: readonly unknown[], ctx: PageReadContex
   const operation = withLinks ? 'ApplicationsPageDetails' : 'ApplicationsBrowserApdex';
   const variables: Record<string, unknown> = { ...guidBatchVariables(browserGuids), accountId: ctx.accountId, endUserApdex };
   if (withLinks) variables.instances = appInstancesQuery({ appIds, ...currentWindow(ctx.now) });
-  const data = await ctx.read(operation, variables, END_USER_APDEX_PART);
+  let data: unknown;
+  try {
+    data = await ctx.read(operation, { ...variables, withEndUserApdex: true }, END_USER_APDEX_PART);
+  } catch (error) {
+    // The scores are worth no refused page: without them the NRQL budgets count only the links query, if any.
+    if (!(error instanceof OverBudget) || error.budget === 'concurrency') throw error;
+    data = await ctx.read(operation, { ...variables, withEndUserApdex: false }, END_USER_APDEX_UNASKED);
+  }
   const answer = parseAnswer(PageDetailsAnswer, data, operation).actor;
   details.endUserApdex = endUserApdexScores(answer.account?.endUser, appIds);
   if (withLinks) {

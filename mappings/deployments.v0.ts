@@ -13,7 +13,7 @@ const AS_V2 = { fidelity: 'approximate', note: 'As POST /v2/applications/{id}/de
 const parameters = defineParams({
   application_id: param.single('deployment[application_id]', { fidelity: 'exact', note: 'The app id; wins over app_name.' }),
   app_name: param.single('deployment[app_name]', { fidelity: 'exact', note: 'Exact, case-sensitive app name in the account (an entity search, then an exact check).' }),
-  revision: param.single('deployment[revision]', { fidelity: 'approximate', note: `Optional, as v0's documented example sends none: absent or blank, change tracking gets the version "${NO_REVISION_VERSION}" and the answer has no revision. Otherwise as POST /v2/applications/{id}/deployments.` }),
+  revision: param.single('deployment[revision]', { fidelity: 'approximate', note: `Optional, as v0's documented example sends none: absent or blank, change tracking gets the version "${NO_REVISION_VERSION}" and the answer and the v2 listing have no revision (null). Otherwise as POST /v2/applications/{id}/deployments.` }),
   changelog: param.single('deployment[changelog]', AS_V2),
   description: param.single('deployment[description]', AS_V2),
   user: param.single('deployment[user]', AS_V2),
@@ -104,7 +104,7 @@ export default defineWriteMapping({
     { description: 'deployment[host] and other v0 extras are ignored.' },
     { description: 'As for v2 deployments: 24-hour timestamp limit, unconfirmed outcomes answered as such, derived ids.' },
     {
-      description: `A deployment without deployment[revision] (New Relic's own v0 example, setting-deployment-notifications#api and deployment-notifications#examples, pages that now redirect to record-monitor-deployments.mdx, sends only app_name and description) is recorded with the change-tracking version "${NO_REVISION_VERSION}", since ChangeTrackingDeploymentFieldsInput.version is non-null: the v0 answer has no revision (nil, as sent), but GET /v2/applications/{id}/deployments then reads that text as its revision. UNCONFIRMED that NerdGraph accepts that version as any other (no probe: the probe never writes).`,
+      description: `A deployment without deployment[revision] (New Relic's own v0 example, setting-deployment-notifications#api and deployment-notifications#examples, pages that now redirect to record-monitor-deployments.mdx, sends only app_name and description) is recorded with the change-tracking version "${NO_REVISION_VERSION}", since ChangeTrackingDeploymentFieldsInput.version is non-null: the v0 answer has no revision (nil, as sent) and GET /v2/applications/{id}/deployments reads that version back as revision null, as v0 recorded it; a v2 deployment whose revision is that very text is listed with revision null too, and New Relic's own UI and NerdGraph show the text. UNCONFIRMED that NerdGraph accepts that version as any other (no probe: the probe never writes).`,
     },
   ],
   assumptions: [

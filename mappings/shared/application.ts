@@ -266,6 +266,12 @@ export interface ReadEntity {
  * end_user_summary.apdex_score null rather than fail the application (CallerScope.read).
  */
 export const END_USER_APDEX_PART: ReadOptions = { optional: { 'actor.account.endUser': 'end_user_summary.apdex_score is null' } };
+/**
+ * The read again without the score ($withEndUserApdex false) after the NRQL budgets refused it:
+ * the part is left out, so the same optional path notes the request degraded and keeps the
+ * answer from being cached as whole.
+ */
+export const END_USER_APDEX_UNASKED: ReadOptions = { optional: { 'actor.account.endUser': 'end_user_summary.apdex_score is null (the NRQL budget is spent: not asked)' } };
 
 /** The known gap of a failed end-user apdex part, for the routes that read one. */
 export function endUserApdexGap(prefix: string): KnownGap {
@@ -328,7 +334,7 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
     // The score is worth no refused read, update or delete: without it the NRQL budgets are not asked.
     if (!withEndUserApdex || !(error instanceof OverBudget) || error.budget === 'concurrency') throw error;
     withEndUserApdex = false;
-    data = await ctx.read('ApplicationByGuid', { ...variables, withEndUserApdex });
+    data = await ctx.read('ApplicationByGuid', { ...variables, withEndUserApdex }, END_USER_APDEX_UNASKED);
   }
   const actor = parseAnswer(ApplicationByGuidAnswer, data, 'ApplicationByGuid').actor;
   const entity = ctx.requireEntity(actor.entity, { guid }, EntityTitles.applicationNotFound);

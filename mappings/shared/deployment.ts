@@ -169,6 +169,14 @@ export function applicationGuid(ctx: OperationContext, rawId: string | undefined
   return ctx.entityRef(EntityKinds.apmApplication, rawId, EntityTitles.applicationNotFound);
 }
 
+/**
+ * A stored version as v2 lists it: the fixed version of a v0 deployment sent without a revision
+ * is none (null), as v0 recorded it; NerdGraph and the recent writes keep the text itself.
+ */
+function listedRevision(version: string): string | null {
+  return version === NO_REVISION_VERSION ? null : version;
+}
+
 /** The app's deployment markers over the retention window (404 when the app is not there). */
 export async function readDeployments(ctx: OperationContext, appId: number, guid: string, limit: number | 'MAX'): Promise<AppDeployments> {
   const events = deploymentEventsQuery({ entityGuid: guid, since: ctx.now - DEPLOYMENT_WINDOW_MS, until: ctx.now + 60_000, limit });
@@ -194,7 +202,7 @@ export async function readDeployments(ctx: OperationContext, appId: number, guid
   const shown = new Set(listed.map((deployment) => deployment.id));
   const remembered = await ctx.recent.deployments(ctx.accountId, appId);
   await ctx.recent.forgetDeployments(ctx.accountId, remembered.filter((deployment) => shown.has(deployment.id)).map((deployment) => deployment.id));
-  const merged = [...listed, ...remembered.filter((deployment) => !shown.has(deployment.id))];
+  const merged = [...listed, ...remembered.filter((deployment) => !shown.has(deployment.id))].map((deployment) => ({ ...deployment, revision: listedRevision(deployment.revision) }));
   // NRQL lists raw events newest first already; sorting again keeps that true whatever it did.
   merged.sort((a, b) => b.timestamp - a.timestamp);
   return {
@@ -246,7 +254,10 @@ export function createdDeployment(payload: unknown, appId: number, fields: Deplo
   });
 }
 
-/** The created deployment (as createdDeployment shapes it) as the recent writes keep it. */
+/**
+ * The created deployment (as createdDeployment shapes it) as the recent writes keep it: the
+ * version NerdGraph stored, NO_REVISION_VERSION included (readDeployments lists that as none).
+ */
 function rememberedOf(appId: number, created: V2Body): RememberedDeployment {
   const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
   return {

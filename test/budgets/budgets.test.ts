@@ -71,8 +71,8 @@ afterEach(async () => {
   for (const thing of opened.splice(0)) await thing.close();
 });
 
-async function gatewayOn(nerdgraphUrl: string, env: Record<string, string>): Promise<BuiltGateway> {
-  const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
+async function gatewayOn(nerdgraphUrl: string, env: Record<string, string>, logs?: string[]): Promise<BuiltGateway> {
+  const quiet = new Writable({ write: (chunk: Buffer, _encoding, done) => (logs?.push(...chunk.toString().split('\n').filter(Boolean)), done()) });
   const config = loadConfig({
     NERDGRAPH_URL: nerdgraphUrl,
     LEGACY_REST_URL: sandbox.url,
@@ -80,7 +80,7 @@ async function gatewayOn(nerdgraphUrl: string, env: Record<string, string>): Pro
     UPSTREAM_RETRIES: '0',
     ...env,
   });
-  const gateway = await buildGateway(config, { logger: createLogger('silent', quiet), now: () => FROZEN });
+  const gateway = await buildGateway(config, { logger: createLogger(logs === undefined ? 'silent' : 'info', quiet), now: () => FROZEN });
   opened.push(gateway);
   return gateway;
 }
@@ -92,6 +92,9 @@ async function meterOn(delayMs = 0): Promise<UpstreamMeter> {
 }
 
 const get = async (gateway: BuiltGateway, path: string): Promise<Response> => gateway.app.request(path, { headers });
+
+/** The `degraded` notes of the request log lines, in order. */
+const degradedIn = (logs: readonly string[]): string[] => logs.flatMap((line) => (JSON.parse(line) as { degraded?: string }).degraded ?? []);
 
 async function counter(gateway: BuiltGateway, budget: string, result: string): Promise<number> {
   const metric = (await gateway.metrics.registry.getSingleMetric('v2bridge_budget_decisions_total')?.get())?.values ?? [];
@@ -186,6 +189,45 @@ describe('NRQL budgets', () => {
     if (unscored.body.application.end_user_summary) expect(unscored.body.application.end_user_summary.apdex_score).toBeNull();
     expect(await counter(gateway, 'nrql_account', 'refused')).toBe(1);
     expect(await counter(gateway, 'nrql_account', 'immediate')).toBe(2);
+  });
+
+  it('logs the show read without its end-user apdex score as degraded, once the NRQL budget is spent', async () => {
+    const logs: string[] = [];
+    const gateway = await gatewayOn(`${sandbox.url}/graphql`, { NRQL_PER_ACCOUNT_PER_MINUTE: '2', MICRO_CACHE_MS: '0' }, logs);
+    for (const id of appIds.slice(0, 2)) expect((await get(gateway, `/v2/applications/${id}.json`)).status).toBe(200);
+    expect(degradedIn(logs)).toEqual([]);
+    expect((await get(gateway, `/v2/applications/${appIds[2]}.json`)).status).toBe(200);
+    expect(degradedIn(logs)).toEqual([expect.stringMatching(/^ApplicationByGuid actor\.account\.endUser failed \(no result\): end_user_summary\.apdex_score is null \(the NRQL budget is spent: not asked\)$/)]);
+  });
+
+  it('never refuses an application list page for its end-user apdex scores: the page is read again without them, logged degraded; the links NRQL still counts', async () => {
+    const logs: string[] = [];
+    const meter = await meterOn();
+    const gateway = await gatewayOn(meter.url, { NRQL_PER_ACCOUNT_PER_MINUTE: '2', MICRO_CACHE_MS: '0' }, logs);
+    type Page = { applications: { id: number; end_user_summary?: { apdex_score: number | null } }[] };
+    const whole = (await (await get(gateway, '/v2/applications.json?exclude_links=true')).json()) as Page;
+    expect(await counter(gateway, 'nrql_account', 'immediate')).toBe(1);
+    expect((await get(gateway, `/v2/applications/${appIds[0]}.json`)).status).toBe(200);
+    expect(await counter(gateway, 'nrql_account', 'immediate')).toBe(2);
+    logs.length = 0;
+    // The budget is spent: the page is answered, every score null, and no NRQL was sent over budget.
+    const answer = await get(gateway, '/v2/applications.json?exclude_links=true');
+    expect(answer.status).toBe(200);
+    const page = (await answer.json()) as Page;
+    expect(page.applications.map((app) => app.id)).toEqual(whole.applications.map((app) => app.id));
+    expect(whole.applications.some((app) => typeof app.end_user_summary?.apdex_score === 'number')).toBe(true);
+    for (const app of page.applications) if (app.end_user_summary) expect(app.end_user_summary.apdex_score).toBeNull();
+    expect(page).toEqual(JSON.parse(JSON.stringify(whole), (key, value: unknown) => (key === 'end_user_summary' && value !== null && typeof value === 'object' ? { ...value, apdex_score: null } : value)));
+    expect(await counter(gateway, 'nrql_account', 'immediate')).toBe(2);
+    expect(degradedIn(logs)).toEqual([expect.stringMatching(/^ApplicationsBrowserApdex actor\.account\.endUser failed \(no result\): end_user_summary\.apdex_score is null \(the NRQL budget is spent: not asked\)$/)]);
+    // Not cached as whole: the next page read asks again.
+    const sent = meter.calls('ApplicationsBrowserApdex');
+    expect((await get(gateway, '/v2/applications.json?exclude_links=true')).status).toBe(200);
+    expect(meter.calls('ApplicationsBrowserApdex')).toBe(sent + 1);
+    // With links, the links NRQL is no optional part: the page is refused.
+    const withLinks = await get(gateway, '/v2/applications.json');
+    expect(withLinks.status).toBe(429);
+    expect(Number(withLinks.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
   it('refuses the same NRQL past IDENTICAL_QUERY_PER_MINUTE, while other queries still go', async () => {

@@ -57,9 +57,11 @@ function steps(data: SandboxData): Step[] {
   add({ name: 'v0 without app', method: 'POST', path: '/deployments.xml', body: 'deployment[revision]=v0-3', contentType: form });
   add({ name: 'v0 unknown name', method: 'POST', path: '/deployments.xml', body: 'deployment[app_name]=No+Such+App&deployment[revision]=v0-4', contentType: form });
   add({ name: 'deployments after v0', method: 'GET', path: deployments(third) });
-  // New Relic's v0 example sends no revision (setting-deployment-notifications#api); after the
-  // listing above, since the gateway's listing reads its fixed version back (a known gap).
+  // New Relic's v0 example sends no revision (setting-deployment-notifications#api): listed
+  // after, with no revision on both faces (the gateway reads its fixed version back as none).
   add({ name: 'v0 as documented, no revision', method: 'POST', path: '/deployments.xml', body: `deployment[app_name]=${encodeURIComponent(third.name)}&deployment[description]=This+is+an+app+id+deployment`, contentType: form });
+  add({ name: 'deployments after a v0 deployment without a revision', method: 'GET', path: deployments(third) });
+  add({ name: 'deployments after a v0 deployment without a revision (xml)', method: 'GET', path: deployments(third, 'xml') });
   add({ name: 'rename', method: 'PUT', path: `/v2/applications/${first.id}.json`, body: JSON.stringify({ application: { name: 'Renamed Checkout', settings: { app_apdex_threshold: 0.75 } } }), contentType: json, route: 'applications.show' });
   add({ name: 'browser monitoring off', method: 'PUT', path: `/v2/applications/${second.id}.xml`, body: '<application><settings><enable_real_user_monitoring>false</enable_real_user_monitoring></settings></application>', contentType: xml, route: 'applications.show' });
   add({ name: 'browser monitoring on', method: 'PUT', path: `/v2/applications/${third.id}.json`, body: JSON.stringify({ application: { settings: { enable_real_user_monitoring: true, end_user_apdex_threshold: 3 } } }), contentType: json, route: 'applications.show' });

@@ -27,7 +27,7 @@ export default defineReadPlanMapping({
   knownGaps: [
     ...applicationGaps('application'),
     { path: 'application.links.application_hosts', description: 'Host ids are synthetic (stable per application and host name); ids stored from the real v2 API will not match.' },
-    { description: "The end-user apdex score is an NRQL query inside the show's one request, sent with the first read of the app by a caller in a minute; the reads of that minute reuse the score (one more request: the same read without the NRQL). When the NRQL budgets (NRQL_PER_ACCOUNT_PER_MINUTE, the caller's fair share, IDENTICAL_QUERY_PER_MINUTE) would refuse it, the app is read without it and apdex_score is null, never a 429 (the same holds for the reads before an update or a delete)." },
+    { description: "The end-user apdex score is an NRQL query inside the show's one request, sent with the first read of the app by a caller in a minute; the reads of that minute reuse the score (one more request: the same read without the NRQL). When the NRQL budgets (NRQL_PER_ACCOUNT_PER_MINUTE, the caller's fair share, IDENTICAL_QUERY_PER_MINUTE) would refuse it, the app is read without it and apdex_score is null, never a 429, the request's log line saying so (degraded; the same holds for the reads before an update or a delete)." },
     endUserApdexGap('application'),
     {
       description:

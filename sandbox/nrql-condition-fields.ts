@@ -20,9 +20,15 @@
  *   lower case;
  * - runbookUrl: null on an update input is "not given" (kept), '' clears it; NerdGraph's answer
  *   is null when there is none (UNCONFIRMED: what null does on a real update is the probe's).
- * - Fields v2 never had (description, title template, evaluation delay, data account, predictions,
- *   seasonality other than New Relic's) are shown with NerdGraph's "off" values; an input that
- *   sets one is refused: the store keeps what v2 kept.
+ * - a term's `disableHealthStatusReporting` (AlertsNrqlConditionTermsInput and
+ *   AlertsNrqlDynamicConditionTermsInput) and a static term's `prediction`
+ *   (AlertsNrqlConditionTermsInput.prediction: AlertsNrqlConditionPredictionInput, `predictBy`
+ *   Seconds and `preferPredictionViolation` Boolean; read back on AlertsNrqlConditionTermsWithPrediction),
+ *   both schema files: NerdGraph-only, v2 never had them; kept beside the v2 fields, per priority,
+ *   and replaced with the terms (a term input without them has none: false and null);
+ * - Fields v2 never had (description, title template, evaluation delay, data account, seasonality
+ *   other than New Relic's) are shown with NerdGraph's "off" values; an input that sets one is
+ *   refused: the store keeps what v2 kept.
  */
 import { conditionEntityGuid, type AlertCondition, type ConditionFields } from './alerts.ts';
 import { invalidInput } from './nerdgraph-errors.ts';
@@ -54,6 +60,30 @@ const numberOrNull = (value: JsonValue | undefined): number | null => (value ===
 export const thresholdTypeOf = (condition: AlertCondition): NrqlThresholdType =>
   condition.fields.type === 'baseline' ? 'baseline' : condition.fields.type === 'outlier' ? 'outlier' : 'static';
 
+interface TermExtras {
+  disableHealthStatusReporting: boolean;
+  prediction: { predictBy: number | null; preferPredictionViolation: boolean | null } | null;
+}
+/** The NerdGraph-only term settings of each condition, by priority (the store's fields stay v2's). */
+const TERM_EXTRAS = new WeakMap<AlertCondition, Map<string, TermExtras>>();
+
+/** A NerdGraph write's terms replace the stored term settings as a whole. */
+export function storeTermExtras(condition: AlertCondition, terms: readonly TermInput[] | null | undefined): void {
+  if (!given(terms)) return;
+  TERM_EXTRAS.set(
+    condition,
+    new Map(
+      terms.map((term) => [
+        term.priority.toLowerCase(),
+        {
+          disableHealthStatusReporting: term.disableHealthStatusReporting === true,
+          prediction: given(term.prediction) ? { predictBy: term.prediction.predictBy ?? null, preferPredictionViolation: term.prediction.preferPredictionViolation ?? null } : null,
+        },
+      ]),
+    ),
+  );
+}
+
 /** The NerdGraph object of one stored NRQL condition. */
 export function nrqlConditionView(condition: AlertCondition): Record<string, unknown> {
   const fields = condition.fields;
@@ -65,6 +95,7 @@ export function nrqlConditionView(condition: AlertCondition): Record<string, unk
   const type = thresholdTypeOf(condition);
   const terms = (Array.isArray(fields.terms) ? fields.terms : []).map((raw) => {
     const term = record(raw);
+    const extras = TERM_EXTRAS.get(condition)?.get(text(term.priority));
     return {
       __typename: type === 'static' ? 'AlertsNrqlConditionTermsWithPrediction' : 'AlertsNrqlConditionTerms',
       operator: OPERATORS[text(term.operator)] ?? 'ABOVE',
@@ -72,8 +103,8 @@ export function nrqlConditionView(condition: AlertCondition): Record<string, unk
       threshold: Number(text(term.threshold)),
       thresholdDuration: Math.round(Number(text(term.duration)) * 60),
       thresholdOccurrences: OCCURRENCES[text(term.time_function)] ?? 'ALL',
-      disableHealthStatusReporting: false,
-      ...(type === 'static' && { prediction: null }),
+      disableHealthStatusReporting: extras?.disableHealthStatusReporting ?? false,
+      ...(type === 'static' && { prediction: extras?.prediction ?? null }),
     };
   });
   return {
@@ -122,7 +153,7 @@ export interface TermInput {
   thresholdDuration: number;
   thresholdOccurrences: string;
   disableHealthStatusReporting?: boolean | null;
-  prediction?: unknown;
+  prediction?: { predictBy?: number | null; preferPredictionViolation?: boolean | null } | null;
 }
 
 export interface ConditionInput {
@@ -170,7 +201,6 @@ function v2Term(term: TermInput, index: number): Record<string, JsonValue> {
   if (operator === undefined) throw invalidInput(`${at}.operator ${term.operator} is not an operator`);
   if (!Number.isFinite(term.threshold)) throw invalidInput(`${at}.threshold must be a number`);
   if (!Number.isInteger(term.thresholdDuration) || term.thresholdDuration <= 0 || term.thresholdDuration > 86400) throw invalidInput(`${at}.thresholdDuration must be 1 to 86400 seconds`);
-  if (given(term.prediction) || term.disableHealthStatusReporting === true) throw notStorable(`${at}.prediction and disableHealthStatusReporting`);
   return {
     duration: String(term.thresholdDuration / 60),
     operator,

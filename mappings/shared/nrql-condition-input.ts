@@ -9,6 +9,7 @@ import {
   OPERATOR_OF,
   type ConditionType,
   type NrqlCondition,
+  type TermExtras,
 } from './nrql-conditions.ts';
 
 /**
@@ -126,14 +127,41 @@ export const thresholdType = (condition: V2NrqlCondition): ConditionType => cond
 /** NerdGraph's type of a condition read. */
 export const storedType = (stored: NrqlCondition): ConditionType => (stored.type === 'BASELINE' ? 'baseline' : stored.type === 'OUTLIER' ? 'outlier' : 'static');
 
-const termsInput = (terms: NonNullable<V2NrqlCondition['terms']>): Record<string, unknown>[] =>
+type TermInput = Record<string, unknown>;
+type CoreTerm = { operator: string; priority: string; threshold: number; thresholdDuration: number; thresholdOccurrences: string };
+const coreTerms = (terms: readonly CoreTerm[]): string =>
+  terms.map((term) => JSON.stringify([term.priority, term.operator, term.threshold, term.thresholdDuration, term.thresholdOccurrences])).sort().join('|');
+
+const builtTerms = (terms: NonNullable<V2NrqlCondition['terms']>): CoreTerm[] =>
   terms.map((term) => ({
-    operator: OPERATOR_TO[term.operator],
+    operator: OPERATOR_TO[term.operator] as string,
     priority: term.priority.toUpperCase(),
     threshold: term.threshold,
     thresholdDuration: Math.round(term.duration * 60),
-    thresholdOccurrences: OCCURRENCES_TO[term.time_function],
+    thresholdOccurrences: OCCURRENCES_TO[term.time_function] as string,
   }));
+
+/** Whether an update's terms differ from the stored ones (an echo of a read leaves the terms alone). */
+export const termsChange = (condition: V2NrqlCondition, stored: NrqlCondition): boolean => condition.terms !== undefined && coreTerms(builtTerms(condition.terms)) !== coreTerms(stored.terms);
+
+/**
+ * The terms input, or undefined on an update whose terms equal the stored ones. NerdGraph replaces
+ * all terms, and AlertsNrqlConditionTermsInput also holds disableHealthStatusReporting and (static
+ * inputs only) prediction, which v2 has not: each is carried over from `extras`, the stored term of
+ * the same priority, so that a v2 write never drops them.
+ */
+function termsInput(terms: NonNullable<V2NrqlCondition['terms']>, type: ConditionType, stored: NrqlCondition | undefined, extras: readonly TermExtras[]): TermInput[] | undefined {
+  const built = builtTerms(terms);
+  if (stored && coreTerms(built) === coreTerms(stored.terms)) return undefined;
+  return built.map((term): TermInput => {
+    const before = extras.find((old) => old.priority === term.priority);
+    return {
+      ...term,
+      ...(given(before?.disableHealthStatusReporting) && { disableHealthStatusReporting: before.disableHealthStatusReporting }),
+      ...(type === 'static' && given(before?.prediction) && { prediction: before.prediction }),
+    };
+  });
+}
 
 /**
  * The signal input: on a create, v2's documented defaults for what is not given (EVENT_FLOW, a
@@ -195,8 +223,8 @@ function nrqlInput(condition: V2NrqlCondition, stored: NrqlCondition | undefined
   return Object.keys(input).length > 0 ? input : undefined;
 }
 
-/** NerdGraph's condition input from the fields the body gave (an update sends only those, `stored` being the condition read). */
-export function nerdgraphInput(condition: V2NrqlCondition, type: ConditionType, stored?: NrqlCondition): Record<string, unknown> {
+/** NerdGraph's condition input from the fields the body gave (an update sends only those, `stored` being the condition read, `extras` its terms' NerdGraph-only settings). */
+export function nerdgraphInput(condition: V2NrqlCondition, type: ConditionType, stored?: NrqlCondition, extras: readonly TermExtras[] = []): Record<string, unknown> {
   const creating = stored === undefined;
   if (type !== 'static' && condition.terms?.some((term) => term.operator !== 'above')) throw refuse(`terms must use operator above in a ${type} condition`);
   // valueFunction is on NerdGraph's static inputs only.
@@ -230,7 +258,8 @@ export function nerdgraphInput(condition: V2NrqlCondition, type: ConditionType, 
     if (given(condition.expected_groups)) input.expectedGroups = condition.expected_groups;
     if (given(condition.ignore_overlap) || creating) input.openViolationOnGroupOverlap = !(condition.ignore_overlap ?? false);
   }
-  if (condition.terms !== undefined) input.terms = termsInput(condition.terms);
+  const termList = condition.terms === undefined ? undefined : termsInput(condition.terms, type, stored, extras);
+  if (termList !== undefined) input.terms = termList;
   const nrql = nrqlInput(condition, stored);
   if (nrql !== undefined) input.nrql = nrql;
   const signal = signalInput(condition, stored);

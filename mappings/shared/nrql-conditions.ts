@@ -193,6 +193,21 @@ export async function readNrqlCondition(ctx: { accountId: number; read(operation
   return answer.actor.account?.alerts.nrqlCondition ?? null;
 }
 
+/** A term's NerdGraph-only settings (AlertsNrqlTerms.disableHealthStatusReporting, AlertsNrqlConditionTermsWithPrediction.prediction): never shown in v2. */
+const TermExtras = z.object({
+  priority: z.string(),
+  disableHealthStatusReporting: z.boolean().nullable(),
+  prediction: z.object({ predictBy: z.number().nullable(), preferPredictionViolation: z.boolean().nullable() }).nullable().optional(),
+});
+export type TermExtras = z.infer<typeof TermExtras>;
+const FoundTerms = z.object({ actor: z.object({ account: z.object({ alerts: z.object({ nrqlCondition: z.object({ terms: z.array(TermExtras) }).nullable() }) }).nullable() }) });
+
+/** The NerdGraph-only settings of condition `id`'s terms (NrqlConditionTermsById), to carry over when an update replaces them. */
+export async function readTermExtras(ctx: Parameters<typeof readNrqlCondition>[0], id: number): Promise<TermExtras[]> {
+  const answer = parseAnswer(FoundTerms, await ctx.read('NrqlConditionTermsById', { accountId: ctx.accountId, id: String(id) }), 'NrqlConditionTermsById');
+  return answer.actor.account?.alerts.nrqlCondition?.terms ?? [];
+}
+
 /** The condition id of the path: a malformed one is v2's 404, as an unknown one. */
 export function conditionIdOf(raw: string | undefined): number {
   const id = v2IdOf(raw ?? '');
@@ -255,7 +270,7 @@ export function nrqlConditionGaps(prefix: string): KnownGap[] {
     },
     {
       description:
-        'NerdGraph-only settings (description, title template, evaluation delay, data account, ignoreOnExpectedTermination, predictions, seasonality) are neither shown nor changed.',
+        'NerdGraph-only settings (description, title template, evaluation delay, data account, ignoreOnExpectedTermination, seasonality) are neither shown nor changed. A term\'s prediction and disableHealthStatusReporting are not shown; an update that changes the terms carries both over from the stored term of the same priority (a term of a new priority has none), and one whose terms equal the stored ones leaves the terms alone.',
     },
     {
       description:

@@ -17,7 +17,7 @@ const OPERATIONS = NRQL_CONDITION_OPERATIONS.update;
 const parameters = defineParams({
   condition: param.bodyField('nrql_condition', {
     fidelity: 'approximate',
-    note: 'The fields given replace the stored ones (as v2): only they are sent, to the update mutation of the condition\'s own type (read first); type cannot change (422); terms replace all terms (the prediction and health-status reporting of each term carried over from the stored term of its priority, read then), and terms equal to the stored ones are not sent; nrql, signal and expiration keys are sent only where they differ from the condition read (an echo of a read changes nothing); nrql may be a query alone.',
+    note: 'The fields given replace the stored ones (as v2): only they are sent, to the update mutation of the condition\'s own type (read first); type cannot change (422); terms replace all terms (the prediction and health-status reporting of each term carried over from the stored term of its priority, read then), and terms equal to the stored ones are not sent; nrql, signal and expiration are each sent whole, merged from the condition read, when any of their keys differs from it, and not at all otherwise (an echo of a read changes nothing); nrql may be a query alone; the query is kept as sent, untrimmed.',
   }),
 });
 

@@ -32,7 +32,7 @@
  */
 import { conditionEntityGuid, type AlertCondition, type ConditionFields } from './alerts.ts';
 import { invalidInput } from './nerdgraph-errors.ts';
-import { NrqlConditionBody, mergedNrqlUpdate } from './legacy/nrql-condition-body.ts';
+import { NrqlConditionBody } from './legacy/nrql-condition-body.ts';
 import type { JsonValue } from './legacy/wire.ts';
 
 /** REST's threshold types the store keeps; NerdGraph names them in upper case. */
@@ -253,13 +253,57 @@ function v2Given(type: NrqlThresholdType, input: ConditionInput): Record<string,
 }
 
 /**
+ * An update's given nrql, signal and expiration objects, each replacing the stored one as a whole:
+ * what a given object omits is cleared, then defaulted as a create would default it (the v2
+ * contract's create defaults: a 60 s window, EVENT_FLOW with a 120 s delay, a 60 s timer, fill
+ * none, expiration flags false). The schema's update inputs (AlertsNrqlConditionUpdateQueryInput,
+ * AlertsNrqlConditionSignalInput, AlertsNrqlConditionExpirationInput) are objects of optional
+ * fields with no merge rule stated; replacing is the stricter reading, so that a client sending a
+ * partial object loses the rest here rather than rely on a merge (UNCONFIRMED which NerdGraph does;
+ * no probe: it would have to write a condition, and the probes are read-only).
+ */
+function replacedObjects(input: ConditionInput, stored: ConditionFields, body: Record<string, JsonValue>): void {
+  const storedNrql = record(stored.nrql);
+  if (given(input.nrql)) {
+    body.nrql = { query: input.nrql.query ?? null, since_value: input.nrql.evaluationOffset ?? null };
+    // One offset: the nrql given sets the signal's deprecated copy too, unless the signal is given.
+    if (!given(input.signal)) body.signal = { ...record(stored.signal), evaluation_offset: input.nrql.evaluationOffset ?? null };
+  } else {
+    body.nrql = storedNrql;
+  }
+  if (given(input.signal)) {
+    const s = input.signal;
+    body.signal = {
+      aggregation_window: s.aggregationWindow ?? null,
+      aggregation_method: s.aggregationMethod ?? null,
+      aggregation_delay: s.aggregationDelay ?? null,
+      aggregation_timer: s.aggregationTimer ?? null,
+      slide_by: s.slideBy ?? null,
+      fill_option: given(s.fillOption) ? s.fillOption.toLowerCase() : null,
+      fill_value: s.fillValue ?? null,
+      evaluation_offset: s.evaluationOffset ?? (given(input.nrql) ? (input.nrql.evaluationOffset ?? null) : null),
+    };
+  }
+  if (given(input.expiration)) {
+    const e = input.expiration;
+    body.expiration = { expiration_duration: e.expirationDuration ?? null, open_violation_on_expiration: e.openViolationOnExpiration ?? false, close_violations_on_expiration: e.closeViolationsOnExpiration ?? false };
+  }
+}
+
+/**
  * The v2 fields of a condition after `input` (a create when `stored` is undefined, else an
- * update of `stored`), validated by the v2 contract the legacy face keeps, so both faces store one
+ * update of `stored`: the given fields replace the stored ones, nrql, signal and expiration each
+ * as a whole), validated by the v2 contract the legacy face keeps, so both faces store one
  * object; its first problem is NerdGraph's INVALID_INPUT.
  */
 export function v2FieldsOf(type: NrqlThresholdType, input: ConditionInput, stored?: ConditionFields): ConditionFields {
   const changes = { ...v2Given(type, input), type };
-  const body = stored === undefined ? changes : mergedNrqlUpdate(stored, changes);
+  let body: Record<string, JsonValue> = changes;
+  if (stored !== undefined) {
+    body = { ...stored };
+    for (const [key, value] of Object.entries(changes)) if (!['nrql', 'signal', 'expiration'].includes(key)) body[key] = value;
+    replacedObjects(input, stored, body);
+  }
   const parsed = NrqlConditionBody.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -92,3 +92,46 @@ describe('terms NerdGraph holds beyond v2', () => {
     ]);
   });
 });
+
+describe('a changed nrql, signal or expiration is sent whole', () => {
+  const create = async (body: Record<string, unknown>): Promise<Condition> => {
+    const made = await call('POST', '/v2/alerts_nrql_conditions/policies/100003.json', { nrql_condition: { name: 'Whole', terms: [TERM], nrql: { query: 'SELECT count(*) FROM Transaction' }, ...body } });
+    expect(made.status).toBe(201);
+    return conditionOf(made);
+  };
+  const put = async (id: number, body: Record<string, unknown>): Promise<Condition> => {
+    const answer = await call('PUT', `/v2/alerts_nrql_conditions/${id}.json`, { nrql_condition: body });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    return conditionOf(answer);
+  };
+
+  it('an offset condition given a method switches to it, the offset cleared', async () => {
+    const made = await create({ nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '3' }, signal: { slide_by: 30, fill_option: 'static', fill_value: 5 } });
+    const switched = await put(made.id, { signal: { aggregation_method: 'CADENCE', aggregation_delay: 120 } });
+    expect(switched).toMatchObject({ nrql: { since_value: null }, signal: { aggregation_method: 'CADENCE', aggregation_delay: 120, aggregation_timer: null, slide_by: 30, fill_option: 'static', fill_value: '5', evaluation_offset: null } });
+  });
+
+  it('an EVENT_FLOW condition given an offset switches to it, the method, delay and timer cleared, the query kept', async () => {
+    const made = await create({ signal: { aggregation_delay: 300 } });
+    const switched = await put(made.id, { nrql: { since_value: 3 } });
+    expect(switched).toMatchObject({ nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '3' }, signal: { aggregation_method: null, aggregation_delay: null, aggregation_timer: null, evaluation_offset: 3 } });
+  });
+
+  it('EVENT_TIMER replaces the old delay; a changed delay keeps the slide and the fill', async () => {
+    const made = await create({ signal: { aggregation_delay: 300, slide_by: 30, fill_option: 'static', fill_value: 5 }, expiration: { expiration_duration: 600, open_violation_on_expiration: true } });
+    const timer = await put(made.id, { signal: { aggregation_method: 'EVENT_TIMER', aggregation_timer: 90 } });
+    expect(timer.signal).toMatchObject({ aggregation_method: 'EVENT_TIMER', aggregation_delay: null, aggregation_timer: 90, slide_by: 30, fill_option: 'static', fill_value: '5' });
+    const flow = await put(made.id, { signal: { aggregation_method: 'EVENT_FLOW', aggregation_delay: 200 } });
+    expect(flow.signal).toMatchObject({ aggregation_method: 'EVENT_FLOW', aggregation_delay: 200, aggregation_timer: null, slide_by: 30, fill_option: 'static', fill_value: '5' });
+    const closing = await put(made.id, { expiration: { close_violations_on_expiration: true } });
+    expect(closing.expiration).toEqual({ expiration_duration: '600', open_violation_on_expiration: true, close_violations_on_expiration: true });
+  });
+
+  it('a query is kept as sent (a Terraform heredoc ends in a newline), and an echo of it sends no nrql', async () => {
+    const made = await create({ nrql: { query: 'SELECT count(*) FROM Transaction\n' } });
+    expect(made.nrql).toMatchObject({ query: 'SELECT count(*) FROM Transaction\n' });
+    const before = updates().length;
+    await put(made.id, { ...made, name: 'Heredoc' });
+    expect(updates().slice(before)[0]).not.toHaveProperty('nrql');
+  });
+});

@@ -211,7 +211,7 @@ function signalAfter(condition: V2NrqlCondition, stored: NrqlCondition | undefin
     if (method === 'EVENT_TIMER') timer = signal.aggregation_timer ?? (keep ? before?.aggregationTimer : undefined) ?? DEFAULT_TIMER_SECONDS;
     else delay = signal.aggregation_delay ?? (keep ? before?.aggregationDelay : undefined) ?? DEFAULT_DELAY_SECONDS;
   }
-  const fillOption = pick(signal.fill_option?.toUpperCase(), before?.fillOption, 'NONE');
+  const fillOption = pick(signal.fill_option === undefined || signal.fill_option === null ? signal.fill_option : signal.fill_option.toUpperCase(), before?.fillOption, 'NONE');
   // FN #signal_fill_value: the value of fill_option static ("The default is 0"); with another option it has no use.
   const fillValue = fillOption === 'STATIC' ? pick(signal.fill_value, before?.fillValue, 0) : null;
   return {
@@ -267,6 +267,8 @@ export function nerdgraphInput(condition: V2NrqlCondition, type: ConditionType, 
   if (type !== 'static' && condition.terms?.some((term) => term.operator !== 'above')) throw refuse(`terms must use operator above in a ${type} condition`);
   // valueFunction is on NerdGraph's static inputs only.
   if (type !== 'static' && condition.value_function === 'sum') throw refuse(`value_function sum is only for static conditions, not ${type}`);
+  // A static or outlier condition has no direction: refused, never dropped (as the legacy face does).
+  if (type !== 'baseline' && condition.baseline_direction !== undefined) throw refuse('baseline_direction is used only in a baseline condition');
   if (type !== 'outlier' && (given(condition.expected_groups) || given(condition.ignore_overlap))) throw refuse('expected_groups and ignore_overlap are only for outlier conditions');
   if (type === 'outlier' && creating && !given(condition.expected_groups)) throw refuse('expected_groups is required in an outlier condition');
   // Checked here so that the refusal is v2's, naming the field, before anything is sent.

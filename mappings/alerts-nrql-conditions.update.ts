@@ -8,15 +8,16 @@ import {
   nrqlConditionFields,
   nrqlConditionGaps,
   pathNrqlCondition,
+  readTermExtras,
 } from './shared/nrql-conditions.ts';
-import { nerdgraphInput, storedType, v2ConditionOf } from './shared/nrql-condition-input.ts';
+import { nerdgraphInput, storedType, termsChange, v2ConditionOf } from './shared/nrql-condition-input.ts';
 
 const OPERATIONS = NRQL_CONDITION_OPERATIONS.update;
 
 const parameters = defineParams({
   condition: param.bodyField('nrql_condition', {
     fidelity: 'approximate',
-    note: 'The fields given replace the stored ones (as v2): only they are sent, to the update mutation of the condition\'s own type (read first); type cannot change (422); terms replace all terms; nrql, signal and expiration keys are sent only where they differ from the condition read (an echo of a read changes nothing); nrql may be a query alone.',
+    note: 'The fields given replace the stored ones (as v2): only they are sent, to the update mutation of the condition\'s own type (read first); type cannot change (422); terms replace all terms (the prediction and health-status reporting of each term carried over from the stored term of its priority, read then), and terms equal to the stored ones are not sent; nrql, signal and expiration are each sent whole, merged from the condition read, when any of their keys differs from it, and not at all otherwise (an echo of a read changes nothing); nrql may be a query alone; the query is kept as sent, untrimmed.',
   }),
 });
 
@@ -28,7 +29,7 @@ export default defineWriteMapping({
   route: '/v2/alerts_nrql_conditions/{condition_id}.{format}',
   operation: OPERATIONS.static,
   stepOperations: [OPERATIONS.baseline, OPERATIONS.outlier],
-  summary: 'Update a NRQL alert condition: nrqlCondition read (404 when not in the account; its type), then one alertsNrqlConditionStaticUpdate, BaselineUpdate or OutlierUpdate (by the type read) with the given fields',
+  summary: 'Update a NRQL alert condition: nrqlCondition read (404 when not in the account; its type; its terms\' NerdGraph-only settings when the terms change), then one alertsNrqlConditionStaticUpdate, BaselineUpdate or OutlierUpdate (by the type read) with the given fields',
   fidelity: 'approximate',
   passthroughByDefault: ALERTS_KEPT_ALIVE,
   successStatus: 200,
@@ -42,7 +43,9 @@ export default defineWriteMapping({
     const condition = v2ConditionOf(ctx.body, false);
     const type = storedType(stored);
     if (condition.type !== undefined && condition.type !== type) throw writeRefused(422, NrqlConditionTitles.typeChange);
-    const input = nerdgraphInput(condition, type, stored);
+    // Terms that change replace all of them: their NerdGraph-only settings are read to be carried over.
+    const extras = termsChange(condition, stored) ? await readTermExtras(ctx, id) : [];
+    const input = nerdgraphInput(condition, type, stored, extras);
     const operation = OPERATIONS[type];
     return {
       operation,

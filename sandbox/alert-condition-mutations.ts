@@ -17,7 +17,7 @@ import type { SandboxRequestContext } from './actor.ts';
 import { createCondition, deleteCondition, type AlertCondition } from './alerts.ts';
 import type { SandboxData } from './model.ts';
 import { forbidden, invalidInput } from './nerdgraph-errors.ts';
-import { nrqlConditionView, thresholdTypeOf, v2FieldsOf, type ConditionInput, type NrqlThresholdType } from './nrql-condition-fields.ts';
+import { nrqlConditionView, storeTermExtras, thresholdTypeOf, v2FieldsOf, type ConditionInput, type NrqlThresholdType } from './nrql-condition-fields.ts';
 
 export const ConditionMessages = {
   policyNotFound: (id: string): string => `Policy with id ${id} not found`,
@@ -55,7 +55,9 @@ export function alertConditionMutationRoot(data: SandboxData, context: SandboxRe
     writable(accountId);
     const policy = ID.test(String(policyId)) ? data.alerts.policies.find((p) => p.accountId === accountId && p.id === Number(policyId)) : undefined;
     if (!policy) throw notFound(ConditionMessages.policyNotFound(String(policyId)));
-    return nrqlConditionView(createCondition(data.alerts, policy, 'alerts_nrql_conditions', v2FieldsOf(type, condition)));
+    const made = createCondition(data.alerts, policy, 'alerts_nrql_conditions', v2FieldsOf(type, condition));
+    storeTermExtras(made, condition.terms);
+    return nrqlConditionView(made);
   };
 
   const update = (type: NrqlThresholdType) => ({ accountId, id, condition }: UpdateArguments) => {
@@ -64,6 +66,7 @@ export function alertConditionMutationRoot(data: SandboxData, context: SandboxRe
     if (stored.family !== 'alerts_nrql_conditions') throw notFound(ConditionMessages.conditionNotFound(String(id)));
     if (thresholdTypeOf(stored) !== type) throw invalidInput(ConditionMessages.wrongType(String(id), type.toUpperCase()));
     stored.fields = v2FieldsOf(type, condition, stored.fields);
+    storeTermExtras(stored, condition.terms);
     return nrqlConditionView(stored);
   };
 

@@ -20,13 +20,19 @@
  *   lower case;
  * - runbookUrl: null on an update input is "not given" (kept), '' clears it; NerdGraph's answer
  *   is null when there is none (UNCONFIRMED: what null does on a real update is the probe's).
- * - Fields v2 never had (description, title template, evaluation delay, data account, predictions,
- *   seasonality other than New Relic's) are shown with NerdGraph's "off" values; an input that
- *   sets one is refused: the store keeps what v2 kept.
+ * - a term's `disableHealthStatusReporting` (AlertsNrqlConditionTermsInput and
+ *   AlertsNrqlDynamicConditionTermsInput) and a static term's `prediction`
+ *   (AlertsNrqlConditionTermsInput.prediction: AlertsNrqlConditionPredictionInput, `predictBy`
+ *   Seconds and `preferPredictionViolation` Boolean; read back on AlertsNrqlConditionTermsWithPrediction),
+ *   both schema files: NerdGraph-only, v2 never had them; kept beside the v2 fields, per priority,
+ *   and replaced with the terms (a term input without them has none: false and null);
+ * - Fields v2 never had (description, title template, evaluation delay, data account, seasonality
+ *   other than New Relic's) are shown with NerdGraph's "off" values; an input that sets one is
+ *   refused: the store keeps what v2 kept.
  */
 import { conditionEntityGuid, type AlertCondition, type ConditionFields } from './alerts.ts';
 import { invalidInput } from './nerdgraph-errors.ts';
-import { NrqlConditionBody, mergedNrqlUpdate } from './legacy/nrql-condition-body.ts';
+import { NrqlConditionBody } from './legacy/nrql-condition-body.ts';
 import type { JsonValue } from './legacy/wire.ts';
 
 /** REST's threshold types the store keeps; NerdGraph names them in upper case. */
@@ -54,6 +60,30 @@ const numberOrNull = (value: JsonValue | undefined): number | null => (value ===
 export const thresholdTypeOf = (condition: AlertCondition): NrqlThresholdType =>
   condition.fields.type === 'baseline' ? 'baseline' : condition.fields.type === 'outlier' ? 'outlier' : 'static';
 
+interface TermExtras {
+  disableHealthStatusReporting: boolean;
+  prediction: { predictBy: number | null; preferPredictionViolation: boolean | null } | null;
+}
+/** The NerdGraph-only term settings of each condition, by priority (the store's fields stay v2's). */
+const TERM_EXTRAS = new WeakMap<AlertCondition, Map<string, TermExtras>>();
+
+/** A NerdGraph write's terms replace the stored term settings as a whole. */
+export function storeTermExtras(condition: AlertCondition, terms: readonly TermInput[] | null | undefined): void {
+  if (!given(terms)) return;
+  TERM_EXTRAS.set(
+    condition,
+    new Map(
+      terms.map((term) => [
+        term.priority.toLowerCase(),
+        {
+          disableHealthStatusReporting: term.disableHealthStatusReporting === true,
+          prediction: given(term.prediction) ? { predictBy: term.prediction.predictBy ?? null, preferPredictionViolation: term.prediction.preferPredictionViolation ?? null } : null,
+        },
+      ]),
+    ),
+  );
+}
+
 /** The NerdGraph object of one stored NRQL condition. */
 export function nrqlConditionView(condition: AlertCondition): Record<string, unknown> {
   const fields = condition.fields;
@@ -65,6 +95,7 @@ export function nrqlConditionView(condition: AlertCondition): Record<string, unk
   const type = thresholdTypeOf(condition);
   const terms = (Array.isArray(fields.terms) ? fields.terms : []).map((raw) => {
     const term = record(raw);
+    const extras = TERM_EXTRAS.get(condition)?.get(text(term.priority));
     return {
       __typename: type === 'static' ? 'AlertsNrqlConditionTermsWithPrediction' : 'AlertsNrqlConditionTerms',
       operator: OPERATORS[text(term.operator)] ?? 'ABOVE',
@@ -72,8 +103,8 @@ export function nrqlConditionView(condition: AlertCondition): Record<string, unk
       threshold: Number(text(term.threshold)),
       thresholdDuration: Math.round(Number(text(term.duration)) * 60),
       thresholdOccurrences: OCCURRENCES[text(term.time_function)] ?? 'ALL',
-      disableHealthStatusReporting: false,
-      ...(type === 'static' && { prediction: null }),
+      disableHealthStatusReporting: extras?.disableHealthStatusReporting ?? false,
+      ...(type === 'static' && { prediction: extras?.prediction ?? null }),
     };
   });
   return {
@@ -122,7 +153,7 @@ export interface TermInput {
   thresholdDuration: number;
   thresholdOccurrences: string;
   disableHealthStatusReporting?: boolean | null;
-  prediction?: unknown;
+  prediction?: { predictBy?: number | null; preferPredictionViolation?: boolean | null } | null;
 }
 
 export interface ConditionInput {
@@ -170,7 +201,6 @@ function v2Term(term: TermInput, index: number): Record<string, JsonValue> {
   if (operator === undefined) throw invalidInput(`${at}.operator ${term.operator} is not an operator`);
   if (!Number.isFinite(term.threshold)) throw invalidInput(`${at}.threshold must be a number`);
   if (!Number.isInteger(term.thresholdDuration) || term.thresholdDuration <= 0 || term.thresholdDuration > 86400) throw invalidInput(`${at}.thresholdDuration must be 1 to 86400 seconds`);
-  if (given(term.prediction) || term.disableHealthStatusReporting === true) throw notStorable(`${at}.prediction and disableHealthStatusReporting`);
   return {
     duration: String(term.thresholdDuration / 60),
     operator,
@@ -223,13 +253,57 @@ function v2Given(type: NrqlThresholdType, input: ConditionInput): Record<string,
 }
 
 /**
+ * An update's given nrql, signal and expiration objects, each replacing the stored one as a whole:
+ * what a given object omits is cleared, then defaulted as a create would default it (the v2
+ * contract's create defaults: a 60 s window, EVENT_FLOW with a 120 s delay, a 60 s timer, fill
+ * none, expiration flags false). The schema's update inputs (AlertsNrqlConditionUpdateQueryInput,
+ * AlertsNrqlConditionSignalInput, AlertsNrqlConditionExpirationInput) are objects of optional
+ * fields with no merge rule stated; replacing is the stricter reading, so that a client sending a
+ * partial object loses the rest here rather than rely on a merge (UNCONFIRMED which NerdGraph does;
+ * no probe: it would have to write a condition, and the probes are read-only).
+ */
+function replacedObjects(input: ConditionInput, stored: ConditionFields, body: Record<string, JsonValue>): void {
+  const storedNrql = record(stored.nrql);
+  if (given(input.nrql)) {
+    body.nrql = { query: input.nrql.query ?? null, since_value: input.nrql.evaluationOffset ?? null };
+    // One offset: the nrql given sets the signal's deprecated copy too, unless the signal is given.
+    if (!given(input.signal)) body.signal = { ...record(stored.signal), evaluation_offset: input.nrql.evaluationOffset ?? null };
+  } else {
+    body.nrql = storedNrql;
+  }
+  if (given(input.signal)) {
+    const s = input.signal;
+    body.signal = {
+      aggregation_window: s.aggregationWindow ?? null,
+      aggregation_method: s.aggregationMethod ?? null,
+      aggregation_delay: s.aggregationDelay ?? null,
+      aggregation_timer: s.aggregationTimer ?? null,
+      slide_by: s.slideBy ?? null,
+      fill_option: given(s.fillOption) ? s.fillOption.toLowerCase() : null,
+      fill_value: s.fillValue ?? null,
+      evaluation_offset: s.evaluationOffset ?? (given(input.nrql) ? (input.nrql.evaluationOffset ?? null) : null),
+    };
+  }
+  if (given(input.expiration)) {
+    const e = input.expiration;
+    body.expiration = { expiration_duration: e.expirationDuration ?? null, open_violation_on_expiration: e.openViolationOnExpiration ?? false, close_violations_on_expiration: e.closeViolationsOnExpiration ?? false };
+  }
+}
+
+/**
  * The v2 fields of a condition after `input` (a create when `stored` is undefined, else an
- * update of `stored`), validated by the v2 contract the legacy face keeps, so both faces store one
+ * update of `stored`: the given fields replace the stored ones, nrql, signal and expiration each
+ * as a whole), validated by the v2 contract the legacy face keeps, so both faces store one
  * object; its first problem is NerdGraph's INVALID_INPUT.
  */
 export function v2FieldsOf(type: NrqlThresholdType, input: ConditionInput, stored?: ConditionFields): ConditionFields {
   const changes = { ...v2Given(type, input), type };
-  const body = stored === undefined ? changes : mergedNrqlUpdate(stored, changes);
+  let body: Record<string, JsonValue> = changes;
+  if (stored !== undefined) {
+    body = { ...stored };
+    for (const [key, value] of Object.entries(changes)) if (!['nrql', 'signal', 'expiration'].includes(key)) body[key] = value;
+    replacedObjects(input, stored, body);
+  }
   const parsed = NrqlConditionBody.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

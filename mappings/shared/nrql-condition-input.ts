@@ -9,6 +9,7 @@ import {
   OPERATOR_OF,
   type ConditionType,
   type NrqlCondition,
+  type TermExtras,
 } from './nrql-conditions.ts';
 
 /**
@@ -77,7 +78,8 @@ const V2Condition = z.object({
   terms: z.preprocess(asList, z.array(V2Term).min(1, 'must hold at least one term')).optional(),
   nrql: z
     .object({
-      query: z.string({ error: 'is required' }).trim().min(1, "can't be blank").max(4096, 'is too long (maximum is 4096 characters)').optional(),
+      // Kept as sent (a Terraform heredoc ends in a newline): compared and written untrimmed.
+      query: z.string({ error: 'is required' }).refine((query) => query.trim() !== '', "can't be blank").max(4096, 'is too long (maximum is 4096 characters)').optional(),
       // FN #nrql-since: deprecated, optional, 1 to 20.
       since_value: nullable(WholeIn(1, 20, 'minutes')),
     })
@@ -126,81 +128,147 @@ export const thresholdType = (condition: V2NrqlCondition): ConditionType => cond
 /** NerdGraph's type of a condition read. */
 export const storedType = (stored: NrqlCondition): ConditionType => (stored.type === 'BASELINE' ? 'baseline' : stored.type === 'OUTLIER' ? 'outlier' : 'static');
 
-const termsInput = (terms: NonNullable<V2NrqlCondition['terms']>): Record<string, unknown>[] =>
+type TermInput = Record<string, unknown>;
+type CoreTerm = { operator: string; priority: string; threshold: number; thresholdDuration: number; thresholdOccurrences: string };
+const coreTerms = (terms: readonly CoreTerm[]): string =>
+  terms.map((term) => JSON.stringify([term.priority, term.operator, term.threshold, term.thresholdDuration, term.thresholdOccurrences])).sort().join('|');
+
+const builtTerms = (terms: NonNullable<V2NrqlCondition['terms']>): CoreTerm[] =>
   terms.map((term) => ({
-    operator: OPERATOR_TO[term.operator],
+    operator: OPERATOR_TO[term.operator] as string,
     priority: term.priority.toUpperCase(),
     threshold: term.threshold,
     thresholdDuration: Math.round(term.duration * 60),
-    thresholdOccurrences: OCCURRENCES_TO[term.time_function],
+    thresholdOccurrences: OCCURRENCES_TO[term.time_function] as string,
   }));
 
+/** Whether an update's terms differ from the stored ones (an echo of a read leaves the terms alone). */
+export const termsChange = (condition: V2NrqlCondition, stored: NrqlCondition): boolean => condition.terms !== undefined && coreTerms(builtTerms(condition.terms)) !== coreTerms(stored.terms);
+
 /**
- * The signal input: on a create, v2's documented defaults for what is not given (EVENT_FLOW, a
- * 60 s window, a 120 s delay, or a 60 s timer for EVENT_TIMER), unless the body gives the
- * deprecated offset, which takes no method; on an update, what differs from the condition read
- * (an echo of a read sends nothing), with the new method's default delay or timer.
+ * The terms input, or undefined on an update whose terms equal the stored ones. NerdGraph replaces
+ * all terms, and AlertsNrqlConditionTermsInput also holds disableHealthStatusReporting and (static
+ * inputs only) prediction, which v2 has not: each is carried over from `extras`, the stored term of
+ * the same priority, so that a v2 write never drops them.
  */
-function signalInput(condition: V2NrqlCondition, stored: NrqlCondition | undefined): Record<string, unknown> | undefined {
-  const signal = condition.signal ?? {};
-  const before = stored?.signal;
-  const out: Record<string, unknown> = {};
-  const put = (key: string, value: unknown, was: unknown): void => {
-    if (value !== undefined && value !== null && value !== was) out[key] = value;
-  };
-  put('aggregationWindow', signal.aggregation_window ?? (stored ? undefined : DEFAULT_WINDOW_SECONDS), before?.aggregationWindow);
-  const offset = offsetOf(condition);
-  if (offset === undefined) {
-    const method = signal.aggregation_method ?? (stored ? undefined : 'EVENT_FLOW');
-    put('aggregationMethod', method, before?.aggregationMethod);
-    const changed = method !== undefined && method !== before?.aggregationMethod;
-    const effective = method ?? before?.aggregationMethod;
-    const defaultDelay = changed && effective !== 'EVENT_TIMER' ? DEFAULT_DELAY_SECONDS : undefined;
-    const defaultTimer = changed && effective === 'EVENT_TIMER' ? DEFAULT_TIMER_SECONDS : undefined;
-    // The CALLS create example sends a delay and a timer with any method: only the one the method uses is sent (FN #signal_aggregation_delay, #signal_aggregation_timer).
-    if (effective !== 'EVENT_TIMER') put('aggregationDelay', signal.aggregation_delay ?? defaultDelay, changed ? undefined : before?.aggregationDelay);
-    if (effective === 'EVENT_TIMER') put('aggregationTimer', signal.aggregation_timer ?? defaultTimer, changed ? undefined : before?.aggregationTimer);
-  }
-  put('slideBy', signal.slide_by, before?.slideBy);
-  const fillOption = signal.fill_option?.toUpperCase();
-  put('fillOption', fillOption, before?.fillOption);
-  // FN #signal_fill_value: the value of fill_option static; with another option it has no use and is not sent.
-  if ((fillOption ?? before?.fillOption) === 'STATIC') put('fillValue', signal.fill_value, before?.fillValue);
-  return Object.keys(out).length > 0 ? out : undefined;
+function termsInput(terms: NonNullable<V2NrqlCondition['terms']>, type: ConditionType, stored: NrqlCondition | undefined, extras: readonly TermExtras[]): TermInput[] | undefined {
+  const built = builtTerms(terms);
+  if (stored && coreTerms(built) === coreTerms(stored.terms)) return undefined;
+  return built.map((term): TermInput => {
+    const before = extras.find((old) => old.priority === term.priority);
+    return {
+      ...term,
+      ...(given(before?.disableHealthStatusReporting) && { disableHealthStatusReporting: before.disableHealthStatusReporting }),
+      ...(type === 'static' && given(before?.prediction) && { prediction: before.prediction }),
+    };
+  });
 }
 
-function expirationInput(condition: V2NrqlCondition, stored: NrqlCondition | undefined): Record<string, unknown> | undefined {
-  const expiration = condition.expiration;
-  if (!expiration) return undefined;
-  const before = stored?.expiration;
-  const out: Record<string, unknown> = {};
-  if (expiration.expiration_duration !== undefined && expiration.expiration_duration !== (before?.expirationDuration ?? null)) out.expirationDuration = expiration.expiration_duration;
-  if (given(expiration.open_violation_on_expiration) && expiration.open_violation_on_expiration !== before?.openViolationOnExpiration) out.openViolationOnExpiration = expiration.open_violation_on_expiration;
-  if (given(expiration.close_violations_on_expiration) && expiration.close_violations_on_expiration !== before?.closeViolationsOnExpiration) out.closeViolationsOnExpiration = expiration.close_violations_on_expiration;
+type Input = Record<string, unknown>;
+/** `whole` when any of its keys differs from `before` (an update), else undefined: a changed object is always sent whole. */
+const wholeIfChanged = (whole: Input, before: Record<string, unknown> | undefined): Input | undefined =>
+  before === undefined || Object.entries(whole).some(([key, value]) => value !== (before[key] ?? null)) ? whole : undefined;
+/** A create sends only what it sets: NerdGraph's create defaults the rest. */
+const withoutNulls = (input: Input): Input | undefined => {
+  const out = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined));
   return Object.keys(out).length > 0 ? out : undefined;
+};
+
+/**
+ * The offset (the deprecated nrql.evaluationOffset) after the write: the one given; else the stored
+ * one, unless an aggregation method, delay or timer is given (they replace it, FN #nrql-since); null
+ * when the condition is in aggregation-method mode.
+ */
+function offsetAfter(condition: V2NrqlCondition, stored: NrqlCondition | undefined): number | null {
+  const offset = offsetOf(condition);
+  if (offset !== undefined) return offset;
+  const signal = condition.signal ?? {};
+  if (given(signal.aggregation_method) || given(signal.aggregation_delay) || given(signal.aggregation_timer)) return null;
+  return stored?.nrql.evaluationOffset ?? null;
+}
+
+/**
+ * The whole signal after the write: on a create, v2's documented defaults for what is not given
+ * (EVENT_FLOW, a 60 s window, a 120 s delay, or a 60 s timer for EVENT_TIMER), unless the body
+ * gives the deprecated offset, which takes no method; on an update, the stored signal with the
+ * given keys over it, a null given being v2's default (FN: window 60 s, fill_option none, fill_value
+ * 0 with static, no slide), the new method's default delay or timer, and explicit nulls for what the
+ * mode does not use (an offset has no method, delay or timer; a method uses a delay or a timer).
+ */
+function signalAfter(condition: V2NrqlCondition, stored: NrqlCondition | undefined, offset: number | null): Input {
+  const signal = condition.signal ?? {};
+  const before = stored?.signal;
+  const pick = <T>(value: T | null | undefined, was: T | null | undefined, fallback: T | null): T | null => (value === undefined ? (was ?? fallback) : (value ?? fallback));
+  const window = pick(signal.aggregation_window, before?.aggregationWindow, DEFAULT_WINDOW_SECONDS);
+  let method: string | null = null;
+  let delay: number | null = null;
+  let timer: number | null = null;
+  if (offset === null) {
+    const wasMethod = before?.aggregationMethod ?? null;
+    method = signal.aggregation_method ?? wasMethod ?? 'EVENT_FLOW';
+    const keep = method === wasMethod;
+    // The CALLS create example sends a delay and a timer with any method: only the one the method uses is kept (FN #signal_aggregation_delay, #signal_aggregation_timer).
+    if (method === 'EVENT_TIMER') timer = signal.aggregation_timer ?? (keep ? before?.aggregationTimer : undefined) ?? DEFAULT_TIMER_SECONDS;
+    else delay = signal.aggregation_delay ?? (keep ? before?.aggregationDelay : undefined) ?? DEFAULT_DELAY_SECONDS;
+  }
+  const fillOption = pick(signal.fill_option === undefined || signal.fill_option === null ? signal.fill_option : signal.fill_option.toUpperCase(), before?.fillOption, 'NONE');
+  // FN #signal_fill_value: the value of fill_option static ("The default is 0"); with another option it has no use.
+  const fillValue = fillOption === 'STATIC' ? pick(signal.fill_value, before?.fillValue, 0) : null;
+  return {
+    aggregationWindow: window,
+    aggregationMethod: method,
+    aggregationDelay: delay,
+    aggregationTimer: timer,
+    slideBy: signal.slide_by === undefined ? (before?.slideBy ?? null) : signal.slide_by,
+    fillOption,
+    fillValue,
+    ...(stored && { evaluationDelay: stored.signal.evaluationDelay ?? null }),
+  };
+}
+
+function signalInput(condition: V2NrqlCondition, stored: NrqlCondition | undefined, offset: number | null): Input | undefined {
+  const whole = signalAfter(condition, stored, offset);
+  return stored ? wholeIfChanged(whole, stored.signal) : withoutNulls(whole);
+}
+
+function expirationInput(condition: V2NrqlCondition, stored: NrqlCondition | undefined): Input | undefined {
+  const expiration = condition.expiration;
+  if (!stored) {
+    if (!expiration) return undefined;
+    return withoutNulls({ expirationDuration: expiration.expiration_duration, openViolationOnExpiration: expiration.open_violation_on_expiration, closeViolationsOnExpiration: expiration.close_violations_on_expiration });
+  }
+  const before = stored.expiration;
+  // A flag given null is "not given" (kept); expiration_duration null clears it (FN: "The default is null").
+  const whole: Input = {
+    expirationDuration: expiration?.expiration_duration === undefined ? before.expirationDuration : expiration.expiration_duration,
+    openViolationOnExpiration: expiration?.open_violation_on_expiration ?? before.openViolationOnExpiration,
+    closeViolationsOnExpiration: expiration?.close_violations_on_expiration ?? before.closeViolationsOnExpiration,
+    ignoreOnExpectedTermination: before.ignoreOnExpectedTermination ?? null,
+  };
+  return wholeIfChanged(whole, before);
 }
 
 /**
  * nrql's input. evaluationOffset is deprecated and cannot be set with an aggregation method, delay
- * or timer (Terraform newrelic_nrql_alert_condition, evaluation_offset), so an update sends it only
- * when the offset given differs from the one read, and the query only when it differs: a client
- * sending back the whole condition it read (as newrelic-client-go does) changes nothing.
+ * or timer (Terraform newrelic_nrql_alert_condition, evaluation_offset). An update sends the whole
+ * object (query, offset, data account) when any of it changes, the offset null in aggregation-method
+ * mode, and nothing when none does: a client sending back the whole condition it read (as
+ * newrelic-client-go does) changes nothing.
  */
-function nrqlInput(condition: V2NrqlCondition, stored: NrqlCondition | undefined): Record<string, unknown> | undefined {
-  const input: Record<string, unknown> = {};
-  const query = condition.nrql?.query;
-  if (query !== undefined && query !== stored?.nrql.query) input.query = query;
-  const offset = offsetOf(condition);
-  if (offset !== undefined && offset !== (stored?.nrql.evaluationOffset ?? undefined)) input.evaluationOffset = offset;
-  return Object.keys(input).length > 0 ? input : undefined;
+function nrqlInput(condition: V2NrqlCondition, stored: NrqlCondition | undefined, offset: number | null): Input | undefined {
+  if (!stored) return withoutNulls({ query: condition.nrql?.query, evaluationOffset: offset });
+  const whole: Input = { query: condition.nrql?.query ?? stored.nrql.query, evaluationOffset: offset, dataAccountId: stored.nrql.dataAccountId ?? null };
+  return wholeIfChanged(whole, stored.nrql);
 }
 
-/** NerdGraph's condition input from the fields the body gave (an update sends only those, `stored` being the condition read). */
-export function nerdgraphInput(condition: V2NrqlCondition, type: ConditionType, stored?: NrqlCondition): Record<string, unknown> {
+/** NerdGraph's condition input from the fields the body gave (an update sends only those, `stored` being the condition read, `extras` its terms' NerdGraph-only settings). */
+export function nerdgraphInput(condition: V2NrqlCondition, type: ConditionType, stored?: NrqlCondition, extras: readonly TermExtras[] = []): Record<string, unknown> {
   const creating = stored === undefined;
   if (type !== 'static' && condition.terms?.some((term) => term.operator !== 'above')) throw refuse(`terms must use operator above in a ${type} condition`);
   // valueFunction is on NerdGraph's static inputs only.
   if (type !== 'static' && condition.value_function === 'sum') throw refuse(`value_function sum is only for static conditions, not ${type}`);
+  // A static or outlier condition has no direction: refused, never dropped (as the legacy face does).
+  if (type !== 'baseline' && condition.baseline_direction !== undefined) throw refuse('baseline_direction is used only in a baseline condition');
   if (type !== 'outlier' && (given(condition.expected_groups) || given(condition.ignore_overlap))) throw refuse('expected_groups and ignore_overlap are only for outlier conditions');
   if (type === 'outlier' && creating && !given(condition.expected_groups)) throw refuse('expected_groups is required in an outlier condition');
   // Checked here so that the refusal is v2's, naming the field, before anything is sent.
@@ -230,10 +298,12 @@ export function nerdgraphInput(condition: V2NrqlCondition, type: ConditionType, 
     if (given(condition.expected_groups)) input.expectedGroups = condition.expected_groups;
     if (given(condition.ignore_overlap) || creating) input.openViolationOnGroupOverlap = !(condition.ignore_overlap ?? false);
   }
-  if (condition.terms !== undefined) input.terms = termsInput(condition.terms);
-  const nrql = nrqlInput(condition, stored);
+  const termList = condition.terms === undefined ? undefined : termsInput(condition.terms, type, stored, extras);
+  if (termList !== undefined) input.terms = termList;
+  const offset = offsetAfter(condition, stored);
+  const nrql = nrqlInput(condition, stored, offset);
   if (nrql !== undefined) input.nrql = nrql;
-  const signal = signalInput(condition, stored);
+  const signal = signalInput(condition, stored, offset);
   if (signal !== undefined) input.signal = signal;
   const expiration = expirationInput(condition, stored);
   if (expiration !== undefined) input.expiration = expiration;

@@ -54,11 +54,14 @@ const Signal = z.object({
   slideBy: z.number().nullable(),
   fillOption: z.string().nullable(),
   fillValue: z.number().nullable(),
+  // NerdGraph-only: sent back as read when an update sends the whole signal.
+  evaluationDelay: z.number().nullable().optional(),
 });
 const Expiration = z.object({
   expirationDuration: z.number().nullable(),
   openViolationOnExpiration: z.boolean().nullable(),
   closeViolationsOnExpiration: z.boolean().nullable(),
+  ignoreOnExpectedTermination: z.boolean().nullable().optional(),
 });
 
 export const NrqlCondition = z.object({
@@ -69,7 +72,7 @@ export const NrqlCondition = z.object({
   enabled: z.boolean(),
   runbookUrl: z.string().nullable(),
   violationTimeLimitSeconds: z.number().nullable(),
-  nrql: z.object({ query: z.string(), evaluationOffset: z.number().nullable().optional() }),
+  nrql: z.object({ query: z.string(), evaluationOffset: z.number().nullable().optional(), dataAccountId: z.number().nullable().optional() }),
   signal: Signal,
   expiration: Expiration,
   terms: z.array(Term),
@@ -193,6 +196,21 @@ export async function readNrqlCondition(ctx: { accountId: number; read(operation
   return answer.actor.account?.alerts.nrqlCondition ?? null;
 }
 
+/** A term's NerdGraph-only settings (AlertsNrqlTerms.disableHealthStatusReporting, AlertsNrqlConditionTermsWithPrediction.prediction): never shown in v2. */
+const TermExtras = z.object({
+  priority: z.string(),
+  disableHealthStatusReporting: z.boolean().nullable(),
+  prediction: z.object({ predictBy: z.number().nullable(), preferPredictionViolation: z.boolean().nullable() }).nullable().optional(),
+});
+export type TermExtras = z.infer<typeof TermExtras>;
+const FoundTerms = z.object({ actor: z.object({ account: z.object({ alerts: z.object({ nrqlCondition: z.object({ terms: z.array(TermExtras) }).nullable() }) }).nullable() }) });
+
+/** The NerdGraph-only settings of condition `id`'s terms (NrqlConditionTermsById), to carry over when an update replaces them. */
+export async function readTermExtras(ctx: Parameters<typeof readNrqlCondition>[0], id: number): Promise<TermExtras[]> {
+  const answer = parseAnswer(FoundTerms, await ctx.read('NrqlConditionTermsById', { accountId: ctx.accountId, id: String(id) }), 'NrqlConditionTermsById');
+  return answer.actor.account?.alerts.nrqlCondition?.terms ?? [];
+}
+
 /** The condition id of the path: a malformed one is v2's 404, as an unknown one. */
 export function conditionIdOf(raw: string | undefined): number {
   const id = v2IdOf(raw ?? '');
@@ -255,7 +273,7 @@ export function nrqlConditionGaps(prefix: string): KnownGap[] {
     },
     {
       description:
-        'NerdGraph-only settings (description, title template, evaluation delay, data account, ignoreOnExpectedTermination, predictions, seasonality) are neither shown nor changed.',
+        'NerdGraph-only settings (description, title template, evaluation delay, data account, ignoreOnExpectedTermination, seasonality) are neither shown nor changed. A term\'s prediction and disableHealthStatusReporting are not shown; an update that changes the terms carries both over from the stored term of the same priority (a term of a new priority has none), and one whose terms equal the stored ones leaves the terms alone.',
     },
     {
       description:
@@ -270,7 +288,7 @@ export function nrqlConditionGaps(prefix: string): KnownGap[] {
 
 export const NRQL_CONDITION_ASSUMPTIONS: readonly string[] = [
   'since_value N is written as the deprecated nrql.evaluationOffset N and read back from it, as newrelic-client-go and Terraform do; a condition without an offset reads since_value null (UNCONFIRMED: whether live v2 sent null, no key or a value computed from the aggregation delay; probe: v2-nrql-conditions-field-by-field).',
-  'An update sends nrql.evaluationOffset, query, signal and expiration keys only where they differ from the condition read, so a client sending back the whole condition it read (as newrelic-client-go does) leaves an EVENT_FLOW or EVENT_TIMER condition as it is: evaluationOffset "cannot be set with aggregation_method, aggregation_delay, or aggregation_timer" (Terraform newrelic_nrql_alert_condition). A since_value given on a modern condition, or a method on an offset one, switches it (UNCONFIRMED: that NerdGraph clears the other on such a switch; no probe: it would have to write a condition, and the probes are read-only).',
+  'An update sends nrql, signal and expiration each whole (merged from the condition read, nrql.dataAccountId, signal.evaluationDelay and expiration.ignoreOnExpectedTermination carried as read) when any of its keys changes, and not at all when none does, so a client sending back the whole condition it read (as newrelic-client-go does) changes nothing; nothing relies on NerdGraph merging an object key by key. evaluationOffset "cannot be set with aggregation_method, aggregation_delay, or aggregation_timer" (Terraform newrelic_nrql_alert_condition): a since_value given on a modern condition, or a method on an offset one, switches it, the other mode\'s fields sent as explicit nulls (UNCONFIRMED: that NerdGraph accepts those nulls as clearing them; no probe: it would have to write a condition, and the probes are read-only).',
   'The JSON types of signal and expiration in answers follow the documented create body (CALLS create-nrql-conditions): aggregation_window, fill_value and expiration_duration as text, delay, timer and slide_by as numbers (UNCONFIRMED; probe: v2-nrql-conditions-field-by-field).',
   'A create sends v2\'s documented signal defaults (FN: EVENT_FLOW, 60 s window, 120 s delay; 60 s timer for EVENT_TIMER) rather than relying on NerdGraph\'s (UNCONFIRMED that they agree; no probe: it would have to write a condition, and the probes are read-only).',
   "Clearing runbook_url ('' or null) sends runbookUrl '' (client-go's NrqlConditionUpdateInput sends runbookUrl without omitempty); null might leave the old runbook (UNCONFIRMED which NerdGraph does with null; no probe: it would have to write a condition, and the probes are read-only).",

@@ -66,7 +66,8 @@ const Term = z.object({
 
 /** FN #nrql-query and #nrql-since: since_value is "Deprecated ... must be between 1 and 20"; the CALLS create example has none. */
 const Nrql = z.object({
-  query: z.string({ error: 'is required' }).trim().min(1, "can't be blank").max(4096, 'is too long (maximum is 4096 characters)'),
+  // Kept as sent (FN #nrql-query says nothing of trimming; a Terraform heredoc ends in a newline).
+  query: z.string({ error: 'is required' }).refine((query) => query.trim() !== '', "can't be blank").max(4096, 'is too long (maximum is 4096 characters)'),
   since_value: optionalNull(wholeIn(1, 20, 'minutes').transform(String)),
 });
 

@@ -112,6 +112,7 @@ function corpus(data: SandboxData): DifferentialCase[] {
   add(CREATE, 'bad since_value', 'POST', `/v2/alerts_nrql_conditions/policies/${target}.json`, json, { nrql_condition: { name: 'x', terms: [TERM], nrql: { ...NRQL, since_value: '30' } } }, worded);
   create('blank query', { name: 'x', terms: [TERM], nrql: { ...NRQL, query: '' } });
   create('bad violation time limit', { name: 'x', violation_time_limit_seconds: 60, terms: [TERM], nrql: NRQL });
+  create('baseline_direction on a static condition', { name: 'x', baseline_direction: 'lower_only', terms: [TERM], nrql: NRQL });
   create('baseline below', { type: 'baseline', name: 'x', terms: [{ ...TERM, operator: 'below' }], nrql: NRQL });
   // Both refuse; the texts differ.
   add(CREATE, 'outlier without expected_groups', 'POST', `/v2/alerts_nrql_conditions/policies/${target}.json`, json, { nrql_condition: { type: 'outlier', name: 'x', terms: [TERM], nrql: NRQL } }, { statusGap: [422, 422] });
@@ -129,6 +130,13 @@ function corpus(data: SandboxData): DifferentialCase[] {
   update('nrql query alone (CALLS #update-nrql-conditions)', u1 as number, { nrql: { query: 'SELECT count(*) FROM Transaction' } });
   update('to an aggregation method', u2 as number, { signal: { aggregation_method: 'EVENT_FLOW', aggregation_delay: 60 } });
   update('expiration', u2 as number, { expiration: { expiration_duration: 600, close_violations_on_expiration: true } });
+  // A null clears the key, to v2's default where FN gives one (fill_value 0 with static, fill none, a 60 s window), alike on both faces.
+  update('slide and a static fill', u2 as number, { signal: { slide_by: 30, fill_option: 'static', fill_value: 4 } });
+  update('fill_value null', u2 as number, { signal: { fill_value: null } });
+  update('slide_by null', u2 as number, { signal: { slide_by: null } });
+  update('fill_option null', u2 as number, { signal: { fill_option: null } });
+  update('aggregation_window null', u2 as number, { signal: { aggregation_window: null } });
+  update('baseline_direction on a static condition', u3 as number, { baseline_direction: 'lower_only' });
   update('value_function sum', u3 as number, { value_function: 'sum' });
   update('nothing given', u3 as number, {});
   update('unknown', 999999999, { name: 'x' });

@@ -114,11 +114,23 @@ describe('sandbox NerdGraph NRQL conditions', () => {
     expect((foreign.data?.actor as { account: { alerts: { nrqlCondition: unknown } } }).account.alerts.nrqlCondition).toBeNull();
   });
 
-  it('updates keep what is not given; the other type\'s mutation and bad inputs are refused with nothing changed', async () => {
+  it('updates keep the fields not given and replace each given object whole; the other type\'s mutation and bad inputs are refused with nothing changed', async () => {
     const sandbox = fresh();
     const created = (await graphql(sandbox, STATIC_CREATE, { a: PRIMARY_ACCOUNT, p: '100001', c: staticInput })).data?.alertsNrqlConditionStaticCreate as { id: string };
-    const updated = await graphql(sandbox, STATIC_UPDATE, { a: PRIMARY_ACCOUNT, id: created.id, c: { enabled: false, nrql: { evaluationOffset: 7 } } });
-    // An offset replaces the aggregation method and delay (deprecated "in favor of" them).
+    // A given object replaces the stored one as a whole: nrql without its query is refused, and an
+    // offset beside the stored signal's method is refused too (no merge clears the other mode).
+    const partialNrql = await graphql(sandbox, STATIC_UPDATE, { a: PRIMARY_ACCOUNT, id: created.id, c: { enabled: false, nrql: { evaluationOffset: 7 } } });
+    expect(partialNrql.errors?.[0]?.extensions?.errorClass).toBe('INVALID_INPUT');
+    const offsetBesideMethod = await graphql(sandbox, STATIC_UPDATE, { a: PRIMARY_ACCOUNT, id: created.id, c: { nrql: { query: staticInput.nrql.query, evaluationOffset: 7 } } });
+    expect(offsetBesideMethod.errors?.[0]?.extensions?.errorClass).toBe('INVALID_INPUT');
+    // A partial signal loses what it omits: the method's delay falls back to the create default.
+    const partialSignal = await graphql(sandbox, STATIC_UPDATE, { a: PRIMARY_ACCOUNT, id: created.id, c: { signal: { aggregationMethod: 'CADENCE' } } });
+    expect(partialSignal.data?.alertsNrqlConditionStaticUpdate).toMatchObject({ signal: { aggregationMethod: 'CADENCE', aggregationDelay: 120, aggregationWindow: 60 } });
+    const updated = await graphql(sandbox, STATIC_UPDATE, {
+      a: PRIMARY_ACCOUNT,
+      id: created.id,
+      c: { enabled: false, nrql: { query: staticInput.nrql.query, evaluationOffset: 7 }, signal: { aggregationWindow: 60, aggregationMethod: null, aggregationDelay: null, fillOption: 'NONE' } },
+    });
     expect(updated.data?.alertsNrqlConditionStaticUpdate).toMatchObject({ enabled: false, name: 'Error spike', nrql: { evaluationOffset: 7 }, signal: { aggregationDelay: null, aggregationMethod: null }, violationTimeLimitSeconds: 7200 });
     const wrongType = await graphql(sandbox, BASELINE_UPDATE, { a: PRIMARY_ACCOUNT, id: created.id, c: { name: 'x' } });
     expect(wrongType.errors?.[0]).toMatchObject({ message: ConditionMessages.wrongType(created.id, 'BASELINE'), extensions: { errorClass: 'INVALID_INPUT' } });

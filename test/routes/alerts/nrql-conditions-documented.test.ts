@@ -263,7 +263,11 @@ describe('translated NRQL conditions read what NerdGraph holds, and write it bac
       expect(Object.keys(updates()[0] ?? {}).filter((key) => ['signal', 'expiration', 'nrql', 'runbookUrl'].includes(key))).toEqual([]);
       const offset = await send(recorded.app, 'PUT', `/v2/alerts_nrql_conditions/${String(made.id)}.json`, { nrql_condition: { nrql: { query: DOCUMENTED_CREATE.nrql_condition.nrql.query, since_value: 3 } } });
       expect(offset.status, offset.text).toBe(200);
-      expect(updates()[1]).toEqual({ nrql: { evaluationOffset: 3 } });
+      // Whole objects, never a partial one NerdGraph would have to merge: the offset with the method, delay and timer explicitly null.
+      expect(updates()[1]).toEqual({
+        nrql: { query: DOCUMENTED_CREATE.nrql_condition.nrql.query, evaluationOffset: 3, dataAccountId: null },
+        signal: { aggregationWindow: 60, aggregationMethod: null, aggregationDelay: null, aggregationTimer: null, slideBy: 30, fillOption: 'STATIC', fillValue: 0, evaluationDelay: null },
+      });
       expect(conditionOf(offset)).toMatchObject({ nrql: { since_value: '3' }, signal: { aggregation_method: null, evaluation_offset: 3 } });
     } finally {
       await relay.close();

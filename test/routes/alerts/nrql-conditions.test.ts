@@ -199,11 +199,11 @@ describe('an update sends evaluationOffset only for a changed since_value', () =
 
       const newQuery = await request('PUT', `/v2/alerts_nrql_conditions/${String(read.id)}.json`, { nrql_condition: { nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: 3 } } });
       expect(newQuery.status).toBe(200);
-      expect(updateConditions()[1]?.nrql).toEqual({ query: 'SELECT count(*) FROM TransactionError' });
+      expect(updateConditions()[1]?.nrql).toEqual({ query: 'SELECT count(*) FROM TransactionError', evaluationOffset: 3, dataAccountId: null });
 
       const offset = await request('PUT', `/v2/alerts_nrql_conditions/${String(read.id)}.json`, { nrql_condition: { nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '5' } } });
       expect(offset.status).toBe(200);
-      expect(updateConditions()[2]?.nrql).toEqual({ evaluationOffset: 5 });
+      expect(updateConditions()[2]?.nrql).toEqual({ query: 'SELECT count(*) FROM TransactionError', evaluationOffset: 5, dataAccountId: null });
       expect(offset.json.nrql_condition).toMatchObject({ nrql: { query: 'SELECT count(*) FROM TransactionError', since_value: '5' } });
     } finally {
       await relay.close();

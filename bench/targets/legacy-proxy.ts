@@ -30,6 +30,9 @@ const server = createServer((req, res) => {
         if (typeof value === 'string') kept[name] = value;
       }
       res.writeHead(answer.statusCode, kept);
+      // The upstream socket may close after the client left and pipeline let go of the body:
+      // an 'error' with no listener then would end the proxy (seen on Node 26).
+      answer.body.on('error', () => undefined);
       await pipeline(answer.body, res);
     })
     .catch((error: Error) => {

@@ -42,6 +42,9 @@ const server = createServer((req, res) => {
         'content-type': 'application/json; charset=utf-8',
         ...(typeof length === 'string' ? { 'content-length': length } : {}),
       });
+      // The upstream socket may close after the client left and pipeline let go of the body:
+      // an 'error' with no listener then would end the proxy (seen on Node 26).
+      answer.body.on('error', () => undefined);
       await pipeline(answer.body, res);
     })
     .catch((error: Error) => {

@@ -34,19 +34,13 @@ import { conditionEntityGuid, type AlertCondition, type ConditionFields } from '
 import { invalidInput } from './nerdgraph-errors.ts';
 import { NrqlConditionBody } from './legacy/nrql-condition-body.ts';
 import type { JsonValue } from './legacy/wire.ts';
+import { NRQL_OCCURRENCE_WORDS, NRQL_OPERATOR_WORDS } from '../facts/nrql-condition-terms.ts';
 
 /** REST's threshold types the store keeps; NerdGraph names them in upper case. */
 export type NrqlThresholdType = 'static' | 'baseline' | 'outlier';
 
-const OPERATOR_OF: Record<string, string> = {
-  ABOVE: 'above',
-  ABOVE_OR_EQUALS: 'above_or_equals',
-  BELOW: 'below',
-  BELOW_OR_EQUALS: 'below_or_equals',
-  EQUALS: 'equal',
-  NOT_EQUALS: 'not_equals',
-};
-const OCCURRENCE_OF: Record<string, string> = { ALL: 'all', AT_LEAST_ONCE: 'any' };
+const OPERATOR_OF = NRQL_OPERATOR_WORDS;
+const OCCURRENCE_OF = NRQL_OCCURRENCE_WORDS;
 const reverse = (table: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(table).map(([k, v]) => [v, k]));
 const OPERATORS = reverse(OPERATOR_OF);
 const OCCURRENCES = reverse(OCCURRENCE_OF);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { fieldNotesUnder, notFound, parseAnswer, v2IdOf, type FieldNote, type KnownGap, type V2Body } from '../../src/mapping-api.ts';
+import { NRQL_OCCURRENCE_WORDS, NRQL_OPERATOR_WORDS } from '../../facts/nrql-condition-terms.ts';
 
 /**
  * alerts_nrql_conditions over NerdGraph's NRQL conditions (nrqlConditionsSearch, nrqlCondition,
@@ -84,15 +85,8 @@ export const NrqlCondition = z.object({
 });
 export type NrqlCondition = z.infer<typeof NrqlCondition>;
 
-export const OPERATOR_OF: Record<string, string> = {
-  ABOVE: 'above',
-  ABOVE_OR_EQUALS: 'above_or_equals',
-  BELOW: 'below',
-  BELOW_OR_EQUALS: 'below_or_equals',
-  EQUALS: 'equal',
-  NOT_EQUALS: 'not_equals',
-};
-const OCCURRENCES_OF: Record<string, string> = { ALL: 'all', AT_LEAST_ONCE: 'any' };
+export const OPERATOR_OF = NRQL_OPERATOR_WORDS;
+const OCCURRENCES_OF = NRQL_OCCURRENCE_WORDS;
 /** FN: aggregation_window default 60 s, aggregation_delay 120 s, aggregation_timer 60 s, time limit 259,200 s. */
 export const DEFAULT_WINDOW_SECONDS = 60;
 export const DEFAULT_DELAY_SECONDS = 120;

@@ -9,7 +9,7 @@ import { V2Error, type JsonValue } from './wire.ts';
 import { INCIDENT_PREFERENCES, type AlertFamily, type ConditionFields } from '../alerts.ts';
 import { invalid, type LegacyRequest } from './common.ts';
 import { bodyParams, type Params } from './bodies.ts';
-import { NrqlConditionBody } from './nrql-condition-body.ts';
+import { asList, NrqlConditionBody, NUMERIC } from './nrql-condition-body.ts';
 export const AlertTitles = {
   policyNotFound: 'No Policy found with the given ID',
   conditionNotFound: 'No Condition found with the given ID',
@@ -27,18 +27,6 @@ export const AlertTitles = {
 // Body schemas. Bodies come as JSON, XML or form data (bodies.ts bodyParams), so numbers and
 // flags may arrive as text, and a list in XML as a hash holding its repeated element.
 
-const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
-
-/** A list: an array as is; an XML list (`{term: [...]}` or `{term: {...}}`) unwrapped; blank text as empty. */
-const asList = (value: unknown): unknown => {
-  if (Array.isArray(value) || value === undefined || value === null) return value;
-  if (value === '') return [];
-  if (typeof value === 'object') {
-    const items = Object.values(value as Record<string, unknown>);
-    if (items.length === 1) return Array.isArray(items[0]) ? items[0] : [items[0]];
-  }
-  return value;
-};
 
 const Name = z.string({ error: "can't be blank" }).trim().min(1, "can't be blank").max(255, 'is too long (maximum is 255 characters)');
 const Flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((flag) => flag === 'true')], { error: 'must be true or false' });

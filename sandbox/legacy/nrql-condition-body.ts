@@ -19,10 +19,10 @@ import { z } from 'zod';
 import type { ConditionFields } from '../alerts.ts';
 import type { JsonValue } from './wire.ts';
 
-const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+export const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
 
 /** A list: an array as is; an XML list (`{term: [...]}` or `{term: {...}}`) unwrapped; blank text as empty. */
-const asList = (value: unknown): unknown => {
+export const asList = (value: unknown): unknown => {
   if (Array.isArray(value) || value === undefined || value === null) return value;
   if (value === '') return [];
   if (typeof value === 'object') {

@@ -13,7 +13,8 @@ import { beforeTime, nextTurn, stopped, type SlotWaiters } from './slot-waiters.
  * be sent in time, or with a cancellation when its client left.
  */
 
-export type BudgetName = 'concurrency' | 'nrql_account' | 'nrql_fair_share' | 'identical_query';
+/** The budgets, as the refusal (OverBudget) names them. */
+export type BudgetName = OverBudget['budget'];
 export type BudgetWindow = WindowSpend & { budget: Exclude<BudgetName, 'concurrency'> };
 /** A spend refused: by which budget, and when it may be tried again. */
 export interface WindowRefusal {

@@ -11,6 +11,7 @@ COPY src ./src
 COPY sandbox ./sandbox
 COPY facts ./facts
 COPY mappings ./mappings
+COPY queries ./queries
 RUN npm run build
 
 # 2. Production dependencies only. tsx is listed in "dependencies" (npm start runs on it), but
@@ -22,13 +23,12 @@ RUN npm pkg delete dependencies.tsx \
   && npm install --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 
-# 3. Runtime: compiled code, queries/, production node_modules; runs as the image's non-root user.
+# 3. Runtime: compiled code (with its GraphQL documents), production node_modules; runs as the image's non-root user.
 FROM node:26-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
-COPY queries ./queries
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 8080

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'sandbox/test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'sandbox/test/**/*.test.ts', 'mappings/**/*.test.ts'],
     // One notice when the real NerdGraph schema is missing (its tests are then skipped).
     globalSetup: ['./test/support/reference-setup.ts'],
     // Two test files at once on a 2-core machine (vitest's default there is one: cores - 1). Most

@@ -1,5 +1,5 @@
 import type { SandboxApp } from '../sandbox/model.ts';
-import { syntheticHostId } from '../mappings/shared/app-instances.ts';
+import { syntheticHostId } from '../mappings/common/app-instances.ts';
 import type { Scenario } from './scenarios.ts';
 import { DEMO_KEY, RANGE, namesQuery } from './request-parts.ts';
 

@@ -30,7 +30,7 @@ export interface Scenario {
 
 import { generateSandboxData } from '../sandbox/data.ts';
 import type { SandboxApp } from '../sandbox/model.ts';
-import { syntheticHostId } from '../mappings/shared/app-instances.ts';
+import { syntheticHostId } from '../mappings/common/app-instances.ts';
 import { distinctScenarios } from './distinct.ts';
 
 import { DEMO_KEY, RANGE, namesQuery } from './request-parts.ts';

@@ -94,7 +94,7 @@ export const STAGE_RULES: readonly StageRule[] = [
   { stage: 'upstream call', file: own('src/routes/(search-pages|cursor-walk)\\.ts') },
   // NRQL and query text built from the request (metric plans, mappings' query builders).
   { stage: 'upstream call', file: own('src/routes/metric-plan\\.ts') },
-  { stage: 'upstream call', file: own('mappings/shared/[^/]*-queries\\.ts') },
+  { stage: 'upstream call', file: own('mappings/[^/]+/[^/]*-queries\\.ts') },
   // Passthrough's legacy call (a proxy's upstream call).
   { stage: 'upstream call', file: own('src/modes/(passthrough|serve-passthrough|caller-request|direct)\\.ts') },
   // The caller: API key, identity hash, account resolution, refused-key memory, request id.

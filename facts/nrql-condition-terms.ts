@@ -3,7 +3,7 @@
  * (AlertsNrqlConditionTermsOperator, AlertsNrqlConditionThresholdOccurrences) and the words
  * REST v2 writes for them (alerts-conditions-api-field-names.mdx: terms[operator] above,
  * above_or_equals, below, below_or_equals, equal, not_equals; terms[time_function] all, any).
- * The gateway (mappings/shared/nrql-conditions.ts) and the sandbox's NerdGraph face
+ * The gateway (mappings/alerts-conditions/nrql-conditions.ts) and the sandbox's NerdGraph face
  * (sandbox/nrql-condition-fields.ts) read the same table.
  */
 export const NRQL_OPERATOR_WORDS: Readonly<Record<string, string>> = {

@@ -1,6 +1,6 @@
 /**
  * REST v2 routes as facts: data only, no logic, and no imports. Equal by definition on both
- * sides of the project, so both the gateway (src/v2/retired.ts, mappings/shared/retired.ts)
+ * sides of the project, so both the gateway (src/v2/retired.ts, mappings/retired/retired.ts)
  * and the sandbox's legacy face (sandbox/legacy/retired.ts) read it; each matches paths and
  * words its answers on its own. sandbox/test/boundary.test.ts lets the sandbox import this
  * folder only while it imports nothing.

@@ -34,7 +34,7 @@ export interface SandboxApmSummary {
   responseTimeMs: number;
   /** Requests per minute. */
   throughput: number;
-  /** Same scale on both faces (see APPLICATION_ASSUMPTIONS in mappings/shared/application.ts). */
+  /** Same scale on both faces (see APPLICATION_ASSUMPTIONS in mappings/applications/application.ts). */
   errorRate: number;
   apdexScore: number;
 }

@@ -34,7 +34,7 @@ let seen = new Map<string, SeenRequest[]>();
 
 // Operation definitions start a line; the `m` flag keeps comments such as "# $query is" out.
 const OPERATION = /^\s*query\s+([A-Za-z_]\w*)/m;
-/** Variables that depend on the time left to the request's deadline (queries/*.graphql). */
+/** Variables that depend on the time left to the request's deadline (the GraphQL documents). */
 const VOLATILE = new Set(['timeout', 'knownTimeout', 'withKnown']);
 const EPOCH_MS = /\b1\d{12}\b/g;
 const GraphqlBody = z.object({ query: z.string(), variables: z.record(z.string(), z.unknown()).optional() });

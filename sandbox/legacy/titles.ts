@@ -30,7 +30,7 @@ export const MetricTitles = {
 
 /**
  * alerts_incidents, alerts_violations and alerts_events (routes-next.md §5.1-§5.3): v2's titles
- * are UNCONFIRMED; these are the project's (mappings/shared/ai-issues.ts states them as the rule).
+ * are UNCONFIRMED; these are the project's (mappings/alerts-issues/ai-issues.ts states them as the rule).
  */
 export const AlertIncidentTitles = {
   incidentNotFound: 'No Incident found with the given ID',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { keyTransactionSumsQuery } from '../../mappings/shared/key-transaction-queries.ts';
-import { acceptedFormulasOf } from '../../mappings/shared/metric-values.ts';
-import { appInstancesQuery, currentWindow, facetedSummaryQuery } from '../../mappings/shared/topology-queries.ts';
+import { keyTransactionSumsQuery } from '../../mappings/key-transactions/key-transaction-queries.ts';
+import { acceptedFormulasOf } from '../../mappings/common/metric-values.ts';
+import { appInstancesQuery, currentWindow, facetedSummaryQuery } from '../../mappings/common/topology-queries.ts';
 import { EntityKinds } from '../routes/entity-ref.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
 import { UNSCOPED_ROWS, expandFormula, metricNamesQuery, sinceUntil, timesliceWhere } from '../upstream/nrql.ts';
@@ -11,7 +11,7 @@ import type { ProbeResult, Verdict } from './report.ts';
  * The named probes of `npm run probe`: each checks on a real account one fact the mappings take
  * as UNCONFIRMED, and answers confirmed, refuted or unknown (no data to tell) with its evidence.
  * Reads only: the static documents queries/Probe*.graphql (every input a variable); NRQL is
- * built by src/upstream/nrql.ts and the mappings' query modules (mappings/shared/*-queries.ts),
+ * built by src/upstream/nrql.ts and the mappings' query modules (mappings/<resource>/*-queries.ts),
  * whose client values go through quoteLiteral, the one literal function. Evidence is numbers,
  * ids and names, never a key.
  */
@@ -149,7 +149,7 @@ const round = (value: number, digits = 4): number => Number(value.toPrecision(di
 export const errorRateIsPercent: Probe = {
   name: 'apm-error-rate-is-percent',
   checks: 'apmSummary.errorRate is a percentage (0-100), not a fraction (0-1): compared with Errors/all over HttpDispatcher + OtherTransaction/all calls from NRQL',
-  settles: "mappings/shared/application.ts APPLICATION_ASSUMPTIONS: error_rate is apmSummary.errorRate unscaled; hosts/instances compute a percentage 'as the application summary scale'",
+  settles: "mappings/applications/application.ts APPLICATION_ASSUMPTIONS: error_rate is apmSummary.errorRate unscaled; hosts/instances compute a percentage 'as the application summary scale'",
   async run(ctx, shared) {
     const apps = (await shared.entities('apmApplication')).filter((app) => app.reporting === true && numberOf(app.apmSummary?.errorRate) !== undefined);
     if (apps.length === 0) return { verdict: 'unknown', evidence: 'no reporting APM application with apmSummary.errorRate in the first page' };
@@ -199,7 +199,7 @@ const KeyTransaction = z.object({
 export const keyTransactionRowsCarryEntityGuid: Probe = {
   name: 'key-transaction-rows-carry-entity-guid',
   checks: "a key transaction's timeslices answer `FROM Metric WHERE entity.guid = '<KT GUID>'` (its parent app's rows of its metricName)",
-  settles: 'mappings/shared/key-transaction.ts KEY_TRANSACTION_ASSUMPTIONS: KT summaries are NRQL on the KT entity.guid',
+  settles: 'mappings/key-transactions/key-transaction.ts KEY_TRANSACTION_ASSUMPTIONS: KT summaries are NRQL on the KT entity.guid',
   async run(ctx, shared) {
     const outlines = (await shared.entities('keyTransaction')).slice(0, 25);
     if (outlines.length === 0) return { verdict: 'unknown', evidence: 'the account has no key transactions' };
@@ -264,7 +264,7 @@ async function instancesAgainstRows(
 export const instanceIdIsRealAgentId: Probe = {
   name: 'instance-id-is-real-agent-id',
   checks: 'applicationInstancesV2 details.id is the realAgentId the Metric rows of that instance carry',
-  settles: 'mappings/shared/app-topology.ts TOPOLOGY_ASSUMPTIONS: instance ids are details.id = realAgentId (instance metric data filters on realAgentId)',
+  settles: 'mappings/hosts-and-instances/app-topology.ts TOPOLOGY_ASSUMPTIONS: instance ids are details.id = realAgentId (instance metric data filters on realAgentId)',
   run: (_ctx, shared) =>
     instancesAgainstRows(shared, { details: 'details.id', rows: 'realAgentId', attribute: 'realAgentId', unit: 'ids', valuesOf: (agents) => agents.details.map((detail) => detail.id), rowsOf: (agents) => agents.realAgentIds }),
 };
@@ -272,7 +272,7 @@ export const instanceIdIsRealAgentId: Probe = {
 export const metricHostIsInstanceHost: Probe = {
   name: 'metric-host-is-instance-host',
   checks: 'the Metric attribute `host` carries the host names applicationInstancesV2 gives as details.host',
-  settles: 'mappings/shared/app-topology.ts TOPOLOGY_ASSUMPTIONS: host summaries FACET host and host metric data WHERE host = details.host; host ids hash details.host',
+  settles: 'mappings/hosts-and-instances/app-topology.ts TOPOLOGY_ASSUMPTIONS: host summaries FACET host and host metric data WHERE host = details.host; host ids hash details.host',
   run: (_ctx, shared) =>
     instancesAgainstRows(shared, { details: 'details.host', rows: 'Metric host', attribute: 'host', unit: 'hosts', valuesOf: (agents) => [...new Set(agents.details.map((detail) => detail.host))], rowsOf: (agents) => agents.hosts }),
 };
@@ -280,7 +280,7 @@ export const metricHostIsInstanceHost: Probe = {
 export const browserAppCarriesApmAppId: Probe = {
   name: 'browser-app-carries-apm-app-id',
   checks: "the browser app of an APM app (servingApmApplicationId set) has the APM app's id as its applicationId",
-  settles: "mappings/shared/application.ts: end_user_apdex_threshold reads the browser app whose GUID is computed from the APM app's id",
+  settles: "mappings/applications/application.ts: end_user_apdex_threshold reads the browser app whose GUID is computed from the APM app's id",
   async run(_ctx, shared) {
     const attached = (await shared.entities('browserApplication')).filter((app) => app.servingApmApplicationId != null);
     if (attached.length === 0) return { verdict: 'unknown', evidence: 'no browser application serving an APM app in the first page' };
@@ -328,8 +328,8 @@ function mobileProbe(attribute: 'entity.guid' | 'entityGuid', settles: string): 
   };
 }
 
-export const mobileRowsCarryEntityGuid = mobileProbe('entityGuid', "mobile metric routes (mappings/mobile-applications.metric-*.ts): New Relic's own mobile code filters timeslices on entityGuid");
-export const mobileRowsCarryEntityDotGuid = mobileProbe('entity.guid', 'mappings/mobile-applications.metric-*.ts: mobile timeslices are selected by entity.guid');
+export const mobileRowsCarryEntityGuid = mobileProbe('entityGuid', "mobile metric routes (mappings/mobile-applications/metric-*.ts): New Relic's own mobile code filters timeslices on entityGuid");
+export const mobileRowsCarryEntityDotGuid = mobileProbe('entity.guid', 'mappings/mobile-applications/metric-*.ts: mobile timeslices are selected by entity.guid');
 
 /** Metrics agents record unscoped only (no transaction scopes them): with or without the filter, the same rows. */
 const UNSCOPED_METRICS = ['HttpDispatcher', 'OtherTransaction/all'];
@@ -337,7 +337,7 @@ const UNSCOPED_METRICS = ['HttpDispatcher', 'OtherTransaction/all'];
 export const unscopedRowsHaveNoScope: Probe = {
   name: 'unscoped-rows-have-no-scope',
   checks: `the same unscoped timeslice metric (${UNSCOPED_METRICS.join(', ')}) counted over one app's last 10 minutes with and without \`${UNSCOPED_ROWS}\` gives the same count`,
-  settles: "mappings/shared/metric-values.ts: only unscoped rows are read (`scope IS NULL`); if unscoped rows carried a scope, every metric the gateway reads would read zero",
+  settles: "mappings/common/metric-values.ts: only unscoped rows are read (`scope IS NULL`); if unscoped rows carried a scope, every metric the gateway reads would read zero",
   async run(ctx, shared) {
     const apps = (await shared.entities('apmApplication')).filter((app) => app.reporting === true && app.applicationId != null).slice(0, SAMPLE);
     if (apps.length === 0) return { verdict: 'unknown', evidence: 'no reporting APM application in the first page' };

@@ -178,7 +178,7 @@ async function compareOne(mapping: Mapping, path: string, legacy: (path: string)
  * The request the two sides are compared on: the sampled one, but for the NRQL condition list
  * (asked for a policy that has conditions) and the users list. The two
  * sides order users differently (the gateway reads NerdGraph's domain order to stay within 3
- * calls a page: mappings/shared/users.ts), so a page of the whole list holds other users on each
+ * calls a page: mappings/users/users.ts), so a page of the whole list holds other users on each
  * side: that list is compared at the sampled user, which both sides find by id.
  */
 function comparedPath(template: string, ids: Record<string, string | undefined>, window: string): string | { skipped: string } {

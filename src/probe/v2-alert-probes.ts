@@ -41,7 +41,7 @@ export const policyCustomPreferenceOnV2: V2Probe = {
   name: 'policy-custom-preference-on-v2',
   checks:
     'a policy NerdGraph holds with incidentPreference CUSTOM (policiesSearch, up to 10 pages) reads incident_preference "CUSTOM" on the legacy API too (GET /v2/alerts_policies.json?filter[name]=<its name>, up to 5 such policies)',
-  settles: 'mappings/shared/alert-policies.ts: a CUSTOM policy reads incident_preference "CUSTOM" on v2, so the translation shows what v2 showed',
+  settles: 'mappings/alerts-policies/alert-policies.ts: a CUSTOM policy reads incident_preference "CUSTOM" on v2, so the translation shows what v2 showed',
   async run(ctx, _shared, v2) {
     const custom: Array<{ id: string; name: string }> = [];
     let cursor: string | null = null;
@@ -79,7 +79,7 @@ export const policyCustomPreferenceOnV2: V2Probe = {
 export const policyFilterNameTrimmed: V2Probe = {
   name: 'policy-filter-name-trimmed',
   checks: 'the legacy API ignores spaces around filter[name] of the policies list: GET /v2/alerts_policies.json?filter[name]=%20<an existing name> finds that policy, as filter[name]=<the name> does',
-  settles: 'mappings/alerts-policies.list.ts: spaces around filter[name] are ignored (the value is trimmed before the exact match)',
+  settles: 'mappings/alerts-policies/list.ts: spaces around filter[name] are ignored (the value is trimmed before the exact match)',
   async run(_ctx, _shared, v2) {
     if (v2 === null) return { verdict: 'unknown', evidence: NO_LEGACY };
     const all = await bodyOf(v2.legacy('/v2/alerts_policies.json'));
@@ -132,7 +132,7 @@ export const conditionEntityNamesFamily: V2Probe = {
   name: 'condition-entity-names-family',
   checks:
     "for one condition of each family the legacy API lists (GET /v2/<family>.json?policy_id=, first 10 policies), actor.entity(guid: accountId|AIOPS|CONDITION|id) names no family in its type or tags (the account tag aside); refuted when one names its own family",
-  settles: "mappings/shared/condition-delete.ts: no NerdGraph read names a non-NRQL condition's family, so a family's DELETE cannot tell the four apart",
+  settles: "mappings/alerts-conditions/condition-delete.ts: no NerdGraph read names a non-NRQL condition's family, so a family's DELETE cannot tell the four apart",
   async run(ctx, _shared, v2) {
     if (v2 === null) return { verdict: 'unknown', evidence: `${NO_LEGACY}: NerdGraph lists no condition of the other families to take an id from` };
     const policies = await legacyPolicies(v2);

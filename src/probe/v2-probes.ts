@@ -77,7 +77,7 @@ export const nrqlConditionsFieldByField: V2Probe = {
   name: 'v2-nrql-conditions-field-by-field',
   checks: `one NRQL condition of each type (${NRQL_TYPES.join(', ')}, where the account has one), listed by GET /v2/alerts_nrql_conditions.json?policy_id= of a real policy, reads the same field by field from the legacy API and the translation (documented gaps aside)`,
   settles:
-    'mappings/shared/nrql-conditions.ts NRQL_CONDITION_ASSUMPTIONS: since_value read back from the signal, baseline fields, runbook_url "" for none, entity_guid on every answer; every reshaped field of the NRQL condition routes',
+    'mappings/alerts-conditions/nrql-conditions.ts NRQL_CONDITION_ASSUMPTIONS: since_value read back from the signal, baseline fields, runbook_url "" for none, entity_guid on every answer; every reshaped field of the NRQL condition routes',
   async run(_ctx, _shared, v2) {
     if (v2 === null) return { verdict: 'unknown', evidence: NO_LEGACY };
     const policies = await legacyPolicies(v2);
@@ -150,7 +150,7 @@ export const browserSideOnlyWhileLoaderOn: V2Probe = {
   checks:
     "no browser app serving an APM app has the loader NONE (browserSettings.browserMonitoring.loader); for an app whose loader is NONE, what legacy v2 and the translation (list and show) show of settings.enable_real_user_monitoring and end_user_summary",
   settles:
-    "mappings/applications.list.ts and applications.show.ts: settings.enable_real_user_monitoring is the browser side's loader not being NONE (both read the loader); a NONE side serving an APM app must read false in the list and the show, as in legacy v2, or a list-then-PUT echo would turn browser monitoring on",
+    "mappings/applications/list.ts and applications.show.ts: settings.enable_real_user_monitoring is the browser side's loader not being NONE (both read the loader); a NONE side serving an APM app must read false in the list and the show, as in legacy v2, or a list-then-PUT echo would turn browser monitoring on",
   async run(ctx, shared, v2) {
     const outlines = (await shared.entities('browserApplication')).filter((app) => app.servingApmApplicationId != null).slice(0, BROWSER_SAMPLE);
     if (outlines.length === 0) return { verdict: 'unknown', evidence: 'no browser application serving an APM app in the first page' };
@@ -205,7 +205,7 @@ const NOT_AN_ANSWER: ReadonlySet<string> = new Set(['bad_key', 'forbidden', 'rat
 export const nrqlConditionOfOtherFamilyIsAbsent: V2Probe = {
   name: 'nrql-condition-of-other-family-is-absent',
   checks: "what nrqlCondition(id) answers for the id of another family's condition (an APM condition listed by GET /v2/alerts_conditions.json on the legacy API): null or a NOT_FOUND error",
-  settles: "mappings/shared/condition-delete.ts: a family's DELETE takes null or NOT_FOUND from nrqlCondition as 'not an NRQL condition' and goes on",
+  settles: "mappings/alerts-conditions/condition-delete.ts: a family's DELETE takes null or NOT_FOUND from nrqlCondition as 'not an NRQL condition' and goes on",
   async run(ctx, _shared, v2) {
     if (v2 === null) return { verdict: 'unknown', evidence: `${NO_LEGACY}: NerdGraph lists no APM condition to take an id from` };
     const policies = await legacyPolicies(v2);

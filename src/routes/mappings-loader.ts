@@ -1,11 +1,14 @@
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MAPPING_KINDS, methodsOf, type Mapping } from './mapping.ts';
 
 /**
- * Discovers the route mappings: every module directly in mappings/ whose default export is a
- * mapping. Adding a route is adding a file there (and its query and tests), nothing else.
+ * Discovers the route mappings by walking the resource packages: mappings/<resource>/ holds a
+ * resource's route modules (each default-exports one mapping), its resource modules (no default
+ * export), its GraphQL documents and its tests; mappings/common/ holds what several packages
+ * share and no route. Adding a route is adding a module to its package (with its document and
+ * test), nothing else.
  */
 export const MAPPINGS_DIR = fileURLToPath(new URL('../../mappings/', import.meta.url));
 /**
@@ -28,14 +31,27 @@ function isMapping(value: unknown): value is Mapping {
   );
 }
 
+/** What several packages share: never a route. */
+const COMMON_PACKAGE = 'common';
+
+/** The modules of every package but common/, tests and declarations left out, in a stable order. */
+function packageModules(dir: string): string[] {
+  const modules: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name === COMMON_PACKAGE) continue;
+    for (const file of readdirSync(join(dir, entry.name))) {
+      if (file.endsWith(MAPPING_EXTENSION) && !file.endsWith('.d.ts') && !file.endsWith(`.test${MAPPING_EXTENSION}`)) modules.push(join(dir, entry.name, file));
+    }
+  }
+  return modules.sort();
+}
+
 export async function loadMappings(dir: string = MAPPINGS_DIR): Promise<Mapping[]> {
-  const files = readdirSync(dir)
-    .filter((file) => file.endsWith(MAPPING_EXTENSION) && !file.endsWith('.d.ts'))
-    .sort();
   const mappings: Mapping[] = [];
-  for (const file of files) {
-    const module = (await import(pathToFileURL(join(dir, file)).href)) as { default?: unknown };
-    if (!isMapping(module.default)) throw new Error(`mappings/${file} must default-export a mapping (a define...Mapping helper of src/routes/mapping.ts)`);
+  for (const file of packageModules(dir)) {
+    const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    if (module.default === undefined) continue; // a resource module: schemas, reshapes, titles
+    if (!isMapping(module.default)) throw new Error(`mappings/${relative(dir, file)} must default-export a mapping (a define...Mapping helper of src/routes/mapping.ts) or nothing`);
     mappings.push(module.default);
   }
   const ids = new Set<string>();

@@ -83,7 +83,7 @@ interface TimesliceMappingBase<P> extends MappingBase<P> {
   target: MetricTarget;
   /**
    * A metric's v2 values, each with the NRQL expression template that computes it, in v2's
-   * order (the formula table of mappings/shared/metric-values.ts): what metrics.json lists and
+   * order (the formula table of mappings/common/metric-values.ts): what metrics.json lists and
    * what an answer without values[] holds.
    */
   formulasOf(metricName: string): Readonly<Record<string, string>>;

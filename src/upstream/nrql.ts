@@ -3,7 +3,7 @@ import { nrqlLiteral as literal, type NrqlValue } from './query-literal.ts';
 /**
  * The generic NRQL machinery: the metric data and metric names queries every metric route
  * sends (as GraphQL variables of static documents), and the checked pieces route-specific
- * queries are built from (in mappings/shared/*-queries.ts). User strings enter only through
+ * queries are built from (in the packages' *-queries.ts modules). User strings enter only through
  * query-literal.ts; attribute names, aliases and expressions come from the mapping tables and
  * are checked against a conservative shape so that a table typo fails loudly instead of
  * producing a different query.
@@ -28,7 +28,7 @@ export interface NrqlEquality {
 
 export interface SelectItem {
   alias: string;
-  /** An expression template from mappings/shared/metric-values.ts ({v}, {W} placeholders). */
+  /** An expression template from mappings/common/metric-values.ts ({v}, {W} placeholders). */
   expression: string;
 }
 

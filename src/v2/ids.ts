@@ -1,6 +1,6 @@
 /**
  * Identifiers v2 had and NerdGraph does not: the generic encodings. Each resource's own scheme
- * (host, deployment, channel, alert and user ids) lives with its mapping in mappings/shared/
+ * (host, deployment, channel, alert and user ids) lives with its resource in mappings/<resource>/ (or mappings/common/)
  * and is built from these.
  */
 

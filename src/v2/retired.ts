@@ -5,7 +5,7 @@ import type { V2Status } from './errors.ts';
  * Retired products and routes NerdGraph cannot serve (routes-next.md §8): each family answers
  * one v2 error, on purpose, with a title that says what is gone, since when (where known) and
  * what to use instead. Both faces read this table: the gateway's unsupported mappings
- * (mappings/shared/retired.ts) and the sandbox's legacy face (sandbox/legacy/retired.ts),
+ * (mappings/retired/retired.ts) and the sandbox's legacy face (sandbox/legacy/retired.ts),
  * which answers as the live legacy API answers today (where known). Like V2Titles, it is v2
  * wire shared by the two faces.
  */

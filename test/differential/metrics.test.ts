@@ -1,6 +1,6 @@
 import { snapToRollup } from '../../sandbox/nrql/engine.ts';
 import { expect, it } from 'vitest';
-import dataMapping from '../../mappings/applications.metric-data.ts';
+import dataMapping from '../../mappings/applications/metric-data.ts';
 import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, bulkMetricsApp, hasRows, metricsOf } from '../../sandbox/timeslices.ts';
 import { createRandom } from '../../sandbox/data.ts';
 import type { SandboxApp, SandboxData } from '../../sandbox/model.ts';

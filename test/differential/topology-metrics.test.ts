@@ -1,18 +1,18 @@
 import { expect, it } from 'vitest';
-import hostData from '../../mappings/application-hosts.metric-data.ts';
-import hostNames from '../../mappings/application-hosts.metric-names.ts';
-import instanceData from '../../mappings/application-instances.metric-data.ts';
-import instanceNames from '../../mappings/application-instances.metric-names.ts';
-import mobileData from '../../mappings/mobile-applications.metric-data.ts';
-import mobileNames from '../../mappings/mobile-applications.metric-names.ts';
+import hostData from '../../mappings/hosts-and-instances/hosts.metric-data.ts';
+import hostNames from '../../mappings/hosts-and-instances/hosts.metric-names.ts';
+import instanceData from '../../mappings/hosts-and-instances/instances.metric-data.ts';
+import instanceNames from '../../mappings/hosts-and-instances/instances.metric-names.ts';
+import mobileData from '../../mappings/mobile-applications/metric-data.ts';
+import mobileNames from '../../mappings/mobile-applications/metric-names.ts';
 import type { Mapping } from '../../src/routes/mapping.ts';
 import { createRandom } from '../../sandbox/data.ts';
 import { currentHosts } from '../../sandbox/hosts.ts';
 import type { SandboxApp, SandboxData, SandboxMobileApp } from '../../sandbox/model.ts';
 import { DAY_MS, HOUR_MS, hasRows, metricsOf, type MetricOwner } from '../../sandbox/timeslices.ts';
-import { hostKey, idToken } from '../support/derived-ids.ts';
-import { describeDifferential, type DifferentialCase } from '../support/differential.ts';
-import { DEMO_KEY, FIXED_NOW, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../support/harness.ts';
+import { hostKey, idToken } from '../../test/support/derived-ids.ts';
+import { describeDifferential, type DifferentialCase } from '../../test/support/differential.ts';
+import { DEMO_KEY, FIXED_NOW, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../../test/support/harness.ts';
 
 /**
  * Metric names and data of hosts, instances and mobile apps: the gateway's answer (NRQL scoped

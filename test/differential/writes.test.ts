@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { SandboxApp, SandboxData } from '../../sandbox/model.ts';
 import { deploymentsOf } from '../../sandbox/writes.ts';
-import { NO_REVISION_VERSION } from '../../mappings/shared/deployment.ts';
+import { NO_REVISION_VERSION } from '../../mappings/deployments/deployment.ts';
 import type { AnswerPair } from '../support/compare.ts';
 import { TOPOLOGY_ID_PATHS, type SideIds } from '../support/derived-ids.ts';
 import { describeDifferential, type DifferentialCase } from '../support/differential.ts';

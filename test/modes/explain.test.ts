@@ -5,8 +5,8 @@ import { Kind, getVariableValues, parse, validate, type OperationDefinitionNode 
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import deploymentCreate from '../../mappings/applications.deployments.create.ts';
-import listMapping from '../../mappings/applications.list.ts';
+import deploymentCreate from '../../mappings/deployments/create.ts';
+import listMapping from '../../mappings/applications/list.ts';
 import { MAX_REQUEST_CHARS, parseExplainQuery } from '../../src/bridge/explain-input.ts';
 import { DEFAULT_GRAPHQL_URL, LOCAL_GRAPHQL_NOTE, curlFor, shownGraphqlUrl, type Explanation, type ExplainedCall } from '../../src/bridge/explanation.ts';
 import { createApp } from '../../src/app.ts';

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import {
   againstAllowList,
@@ -10,7 +11,6 @@ import {
   oversized,
   projectPath,
   sourceFiles,
-  stripComments,
   upwardEdges,
   type ImportGraph,
 } from '../support/import-graph.ts';
@@ -32,7 +32,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
  * are operator and measuring tools run from the checkout, and sandbox/test/ is tests: none ships.
  */
 const PRODUCTION = ['src', 'mappings', 'sandbox', 'facts'];
-const NOT_SHIPPED = ['sandbox/test'];
+const NOT_SHIPPED = ['sandbox/test', 'mappings/**/*.test.ts'];
+/** The resource packages keep their tests beside their routes; the build leaves those out. */
+const notShipped = (path: string): boolean => path.startsWith('sandbox/test/') || (path.startsWith('mappings/') && path.endsWith('.test.ts'));
 const MAX_LINES = 400;
 
 /**
@@ -80,6 +82,55 @@ function layerOf(path: string): string | undefined {
   return parts.length === 2 ? path : `src/${parts[1]}`;
 }
 
+/** The package a mappings/ file belongs to (mappings/<package>/...); undefined elsewhere. */
+function packageOf(path: string): string | undefined {
+  const parts = path.split('/');
+  return parts[0] === 'mappings' && parts.length > 2 ? parts[1] : undefined;
+}
+
+/**
+ * The package rule: a resource package imports the mapping API, mappings/common/ and itself,
+ * never another package; mappings/common/ imports no package. Type-only imports count: a type
+ * borrowed from another package couples the two as much as a value does.
+ */
+function crossPackageImports(graph: ImportGraph): string[] {
+  const out: string[] = [];
+  for (const [from, targets] of graph) {
+    const own = packageOf(from);
+    if (own === undefined) continue;
+    for (const to of targets) {
+      const theirs = packageOf(to);
+      if (to.startsWith('mappings/') && theirs === undefined) out.push(`${from} -> ${to} (mappings/ holds packages only)`);
+      else if (theirs !== undefined && theirs !== own && theirs !== 'common') out.push(`${from} -> ${to}`);
+    }
+  }
+  return out.sort();
+}
+
+/** The fragments each package's documents spread: its own (fragments/ of its folder) or common's only. */
+function crossPackageFragments(files: ReadonlyMap<string, string>): string[] {
+  const fragmentHome = new Map<string, string>();
+  for (const path of files.keys()) {
+    const match = /^mappings\/([^/]+)\/fragments\/([A-Za-z0-9_]+)\.graphql$/.exec(path);
+    if (match) fragmentHome.set(match[2] as string, match[1] as string);
+  }
+  const out: string[] = [];
+  for (const [path, text] of files) {
+    const own = packageOf(path);
+    if (own === undefined) continue;
+    for (const [, name] of text.matchAll(/\.\.\.\s*([A-Za-z_][A-Za-z0-9_]*)/g)) {
+      const home = fragmentHome.get(name as string);
+      if (home !== undefined && home !== own && home !== 'common') out.push(`${path} spreads ${name} of mappings/${home}/`);
+    }
+  }
+  return out.sort();
+}
+
+const graphqlFiles = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.graphql'))
+    .map((entry) => join(entry.parentPath, entry.name));
+
 /**
  * Imports that go up today, one group per pair of folders that import each other (the order keeps
  * the direction that reads as the design). Strike an edge when its import moves; never add one.
@@ -92,7 +143,7 @@ const UPWARD_TODAY = [
 ];
 
 const productionFiles = (): string[] =>
-  PRODUCTION.flatMap((folder) => sourceFiles(join(ROOT, folder), NOT_SHIPPED.map((skip) => join(ROOT, skip))));
+  PRODUCTION.flatMap((folder) => sourceFiles(join(ROOT, folder))).filter((file) => !notShipped(projectPath(ROOT, file)));
 const read = (file: string): string => readFileSync(file, 'utf8');
 const runtimeGraph = (): ImportGraph => importGraph(ROOT, productionFiles(), read);
 
@@ -105,7 +156,8 @@ function world(files: Record<string, string>, options: { typeOnly?: boolean } = 
 
 describe('architecture: import rules (issue 21)', () => {
   it('counts as production exactly what the build ships', () => {
-    const build = JSON.parse(stripComments(read(join(ROOT, 'tsconfig.build.json')))) as { include: string[]; exclude: string[] };
+    // TypeScript's own reader: the globs (mappings/**/*.test.ts) look like comments to a plain one.
+    const build = ts.parseConfigFileTextToJson('tsconfig.build.json', read(join(ROOT, 'tsconfig.build.json'))).config as { include: string[]; exclude: string[] };
     expect([...build.include].sort()).toEqual([...PRODUCTION].sort());
     expect(build.exclude).toEqual(NOT_SHIPPED);
   });
@@ -134,6 +186,21 @@ describe('architecture: import rules (issue 21)', () => {
     const mappings = [...graph.keys()].filter((path) => path.startsWith('mappings/'));
     expect(mappings.length).toBeGreaterThan(50);
     expect(overImporting(graph, 'mappings/', 'src/', 2)).toEqual([]);
+  });
+
+  it('keeps every resource package to the mapping API, mappings/common/ and itself', () => {
+    const graph = importGraph(ROOT, productionFiles(), read, { typeOnly: true });
+    const packages = new Set([...graph.keys()].map(packageOf).filter((name) => name !== undefined));
+    expect(packages.size).toBeGreaterThan(10);
+    expect(crossPackageImports(graph), 'a package imports another: move what both need to mappings/common/').toEqual([]);
+    // The packages' own tests too: a test that needs two packages belongs to test/.
+    const tests = sourceFiles(join(ROOT, 'mappings')).filter((file) => file.endsWith('.test.ts'));
+    expect(tests.length).toBeGreaterThan(10);
+    const withTests = importGraph(ROOT, [...productionFiles(), ...tests], read, { typeOnly: true });
+    expect(crossPackageImports(withTests).filter((edge) => edge.split(' -> ')[0]?.endsWith('.test.ts'))).toEqual([]);
+    const documents = new Map(graphqlFiles(join(ROOT, 'mappings')).map((file) => [projectPath(ROOT, file), read(file)]));
+    expect(documents.size).toBeGreaterThan(50);
+    expect(crossPackageFragments(documents), "a document spreads another package's fragment: move it to mappings/common/fragments/").toEqual([]);
   });
 
   it('places every src/ file in a stage, and imports downward only beyond the allow-list', () => {
@@ -215,6 +282,33 @@ describe('architecture rules catch what they forbid (in-memory graphs)', () => {
       'src/routes/context.ts -> src/upstream/client.ts',
       'src/upstream/client.ts -> src/v2/errors.ts',
     ]);
+  });
+
+  it('catches a package importing another package, by type too, and common importing a package', () => {
+    const graph = world(
+      {
+        'mappings/labels/list.ts': "import { x } from './labels.ts';\nimport { y } from '../common/y.ts';\nimport type { Z } from '../users/users.ts';",
+        'mappings/labels/labels.ts': "import { defineListMapping } from '../../src/mapping-api.ts';",
+        'mappings/common/y.ts': "import { u } from '../users/users.ts';",
+        'mappings/users/users.ts': '',
+        'mappings/stray.ts': '',
+        'mappings/users/show.ts': "import { s } from '../stray.ts';",
+        'src/mapping-api.ts': '',
+      },
+      { typeOnly: true },
+    );
+    expect(crossPackageImports(graph)).toEqual([
+      'mappings/common/y.ts -> mappings/users/users.ts',
+      'mappings/labels/list.ts -> mappings/users/users.ts',
+      'mappings/users/show.ts -> mappings/stray.ts (mappings/ holds packages only)',
+    ]);
+    const documents = new Map([
+      ['mappings/labels/fragments/LabelFields.graphql', 'fragment LabelFields on Entity { name }'],
+      ['mappings/common/fragments/GuidFields.graphql', 'fragment GuidFields on Entity { guid }'],
+      ['mappings/users/Users.graphql', 'query Users { a { ...GuidFields ...LabelFields } }'],
+      ['mappings/labels/Labels.graphql', 'query Labels { a { ...LabelFields } }'],
+    ]);
+    expect(crossPackageFragments(documents)).toEqual(['mappings/users/Users.graphql spreads LabelFields of mappings/labels/']);
   });
 
   it('tells new offenders from struck ones against an allow-list', () => {

@@ -57,18 +57,18 @@ describe('stage rules', () => {
     ['the request log line', [...HTTP, src('src/app.ts'), src('src/ops/logger.ts', 'writeRequestLog')], 'log'],
     ['prom-client', [...HTTP, src('src/app.ts'), pkg('prom-client/lib/counter.js', 'inc')], 'metrics'],
     ['the gateway metrics', [...HTTP, src('src/ops/metrics.ts', 'observe')], 'metrics'],
-    ['undici', [...HTTP, src('mappings/applications.show.ts', 'load'), src('src/upstream/client.ts'), pkg('undici/lib/dispatcher/client-h1.js', 'writeBuffer')], 'upstream call'],
+    ['undici', [...HTTP, src('mappings/applications/show.ts', 'load'), src('src/upstream/client.ts'), pkg('undici/lib/dispatcher/client-h1.js', 'writeBuffer')], 'upstream call'],
     ['the NerdGraph client', [...HTTP, src('src/upstream/client.ts', 'sendCall')], 'upstream call'],
     ['one attempt', [src('src/upstream/attempt.ts', 'sendAttempt')], 'upstream call'],
     ['JSON.parse of the upstream body', [src('src/upstream/attempt.ts', 'sendAttempt'), src('src/upstream/attempt.ts', 'parseResult'), native('parse')], 'parse'],
-    ['zod on an upstream answer', [src('mappings/shared/application.ts', 'readApplicationEntity'), src('src/upstream/answer.ts', 'parseAnswer'), pkg('zod/v4/core/schemas.js', 'parse')], 'parse'],
-    ['zod in a mapping', [src('mappings/shared/application.ts'), pkg('zod/v4/core/schemas.js', 'safeParse'), pkg('zod/v4/core/doc.js', 'compile')], 'parse'],
-    ['zod in a parameter schema', [src('mappings/applications.show.ts', 'load'), src('src/v2/param-schema.ts', 'parse'), pkg('zod/v4/core/schemas.js', 'parse')], 'parameters'],
+    ['zod on an upstream answer', [src('mappings/applications/application.ts', 'readApplicationEntity'), src('src/upstream/answer.ts', 'parseAnswer'), pkg('zod/v4/core/schemas.js', 'parse')], 'parse'],
+    ['zod in a mapping', [src('mappings/applications/application.ts'), pkg('zod/v4/core/schemas.js', 'safeParse'), pkg('zod/v4/core/doc.js', 'compile')], 'parse'],
+    ['zod in a parameter schema', [src('mappings/applications/show.ts', 'load'), src('src/v2/param-schema.ts', 'parse'), pkg('zod/v4/core/schemas.js', 'parse')], 'parameters'],
     ['the query string', [src('src/routes/v2-router.ts'), src('src/v2/params.ts', 'parseV2Params')], 'parameters'],
     ['JSON and XML bodies', [src('src/routes/operations.ts'), src('src/v2/format.ts', 'respond'), native('stringify')], 'render'],
     ['fast-xml-parser', [src('src/v2/xml.ts'), pkg('fast-xml-parser/src/xmlbuilder/json2xml.js', 'build')], 'render'],
-    ['a mapping reshape', [src('src/routes/entities.ts'), src('mappings/applications.list.ts', 'reshapeItem')], 'reshape'],
-    ['a shared mapping helper', [src('mappings/shared/application.ts', 'reshapeApplication')], 'reshape'],
+    ['a mapping reshape', [src('src/routes/entities.ts'), src('mappings/applications/list.ts', 'reshapeItem')], 'reshape'],
+    ['a shared mapping helper', [src('mappings/applications/application.ts', 'reshapeApplication')], 'reshape'],
     ['the caller', [src('src/routes/v2-router.ts'), src('src/caller/identity.ts', 'callerFrom')], 'key and budgets'],
     ['a budget', [src('src/upstream/client.ts'), src('src/budget/budgets.ts', 'admit')], 'key and budgets'],
     ['the routing step', [...HTTP, src('src/routing/routing-step.ts')], 'routing'],
@@ -84,7 +84,7 @@ describe('stage rules', () => {
   });
 
   it('the innermost matching frame decides', () => {
-    const outer = [...HTTP, src('src/routing/routing-step.ts'), src('src/routes/v2-router.ts'), src('mappings/applications.show.ts', 'load')];
+    const outer = [...HTTP, src('src/routing/routing-step.ts'), src('src/routes/v2-router.ts'), src('mappings/applications/show.ts', 'load')];
     expect(stageOf(outer)).toBe('reshape');
     expect(stageOf([...outer, src('src/upstream/client.ts')])).toBe('upstream call');
     expect(stageOf([...outer, src('src/upstream/client.ts'), src('src/ops/metrics.ts')])).toBe('metrics');

@@ -49,10 +49,17 @@ describe('node dist/src/index.js (npm run build)', () => {
     if (child?.exitCode === null) child.kill('SIGKILL');
   });
 
-  it('compiles every mapping to .js and nothing to run through a loader', () => {
-    const sources = readdirSync(new URL('../../mappings/', import.meta.url)).filter((f) => f.endsWith('.ts'));
-    const compiled = readdirSync(new URL('../../dist/mappings/', import.meta.url)).filter((f) => f.endsWith('.js'));
+  it('compiles every mapping module to .js, copies every document beside it, and ships no test', () => {
+    const files = (dir: string, ending: string): string[] =>
+      readdirSync(new URL(dir, import.meta.url), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith(ending))
+        .sort();
+    const sources = files('../../mappings/', '.ts').filter((f) => !f.endsWith('.test.ts'));
+    const compiled = files('../../dist/mappings/', '.js');
+    expect(sources.length).toBeGreaterThan(90);
     expect(compiled.map((f) => f.replace(/\.js$/, ''))).toEqual(sources.map((f) => f.replace(/\.ts$/, '')));
+    expect(files('../../dist/mappings/', '.graphql')).toEqual(files('../../mappings/', '.graphql'));
+    expect(files('../../dist/queries/', '.graphql')).toEqual(files('../../queries/', '.graphql'));
     expect(existsSync(new URL('../../dist/sandbox/schema.graphql', import.meta.url))).toBe(true);
   });
 

@@ -29,12 +29,12 @@ type Check = 'calls' | 'nrql' | 'upstream bytes';
  * Routes that grow faster than what they return, as measured today (bench figures in
  * docs/performance.md "## Growth").
  * - alerts_events' page 1 reads the 30-day window (up to its 3 NerdGraph calls) and keeps it
- *   for the later pages of the walk (mappings/alerts-events.list.ts): page 1 reads more per
+ *   for the later pages of the walk (mappings/alerts-issues/events.list.ts): page 1 reads more per
  *   event returned as the window fills, and the walk reads nothing more (once per page before
  *   issue 22: 1,363 calls and 42 MB for 29 pages at 100x).
  * - An app's hosts and instances lists read every applicationInstancesV2 page (50 instances) for
  *   any v2 page, as its show does (links list every instance), and each v2 page's summary NRQL
- *   facets every host or instance of the app (mappings/shared/app-topology.ts): page 1 of 200
+ *   facets every host or instance of the app (mappings/hosts-and-instances/app-topology.ts): page 1 of 200
  *   costs 19 calls and 410 KB at 900 hosts, and a walk reads the summaries once per page. The
  *   instance pages are kept 30 s, so a walk reads them once.
  */

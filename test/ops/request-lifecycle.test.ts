@@ -417,7 +417,7 @@ describe('loads a mapping starts through ctx.remember', () => {
     } as unknown as RouteDeps; // only what a target resolver uses
     const within: TargetWithin = {
       notFoundTitle: 'No host',
-      // A directory-like read, remembered per caller and account, as mappings/shared/app-targets.ts does.
+      // A directory-like read, remembered per caller and account, as mappings/hosts-and-instances/app-targets.ts does.
       resolve: async (ctx) => {
         const { read } = await ctx.remember('directory', async () => ({ value: { read: await ctx.read('Probe', {}) } }));
         return { scope: [], key: String(read), holds: () => true };

@@ -7,7 +7,7 @@ import { loadSandboxSchema } from '../../sandbox/schema.ts';
 import { createSandbox } from '../../sandbox/server.ts';
 import { removeApplication, updateApplication } from '../../sandbox/writes.ts';
 import { decodeEntityGuid } from '../../src/v2/ids.ts';
-import { syntheticHostId } from '../../mappings/shared/app-instances.ts';
+import { syntheticHostId } from '../../mappings/common/app-instances.ts';
 
 const NOW = 1_750_000_000_000;
 const PRIMARY = 1000001;

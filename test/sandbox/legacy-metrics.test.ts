@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MetricTitles } from '../../src/v2/errors.ts';
-import { EntityTitles } from '../../mappings/shared/entity-titles.ts';
+import { EntityTitles } from '../../mappings/common/entity-titles.ts';
 import { createSandbox } from '../../sandbox/server.ts';
 import { DAY_MS, HOUR_MS, LIFECYCLE_NAMES, MINUTE_MS, bulkMetricsApp, findMetric, metricsOf, rowsOf, type TimesliceRow } from '../../sandbox/timeslices.ts';
 import type { SandboxApp } from '../../sandbox/model.ts';

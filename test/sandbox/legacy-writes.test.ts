@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { V2Titles } from '../../src/v2/errors.ts';
-import { EntityTitles } from '../../mappings/shared/entity-titles.ts';
+import { EntityTitles } from '../../mappings/common/entity-titles.ts';
 import type { SandboxApp } from '../../sandbox/model.ts';
 import { createSandbox, type Sandbox } from '../../sandbox/server.ts';
 import { deploymentsOf, recordDeployment } from '../../sandbox/writes.ts';

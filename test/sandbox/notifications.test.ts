@@ -2,7 +2,7 @@
  * The sandbox's notification world over its NerdGraph face (sandbox/notifications/):
  * aiNotifications channels and destinations, aiWorkflows workflows, alerts.policy, and the
  * mutations the alerts_channels translation sends, with the gateway's own documents
- * (queries/*.graphql). Secrets never come back; NerdGraph's channel-deleting defaults apply.
+ * (the gateway's documents). Secrets never come back; NerdGraph's channel-deleting defaults apply.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadDocuments } from '../../src/upstream/documents.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { METRIC_FAMILIES } from '../../mappings/shared/metric-values.ts';
+import { METRIC_FAMILIES } from '../../mappings/common/metric-values.ts';
 import { metricNamesQuery, timesliceDataQuery } from '../../src/upstream/nrql.ts';
 import { quoteLiteral } from '../../src/upstream/query-literal.ts';
 import type { SandboxApp } from '../../sandbox/model.ts';
@@ -183,7 +183,7 @@ describe('Actor.nrql', () => {
 });
 
 describe('the gateway’s own metric queries run on the sandbox', () => {
-  const document = readFileSync(new URL('../../queries/ApplicationMetricData.graphql', import.meta.url), 'utf8');
+  const document = readFileSync(new URL('../../mappings/applications/ApplicationMetricData.graphql', import.meta.url), 'utf8');
   const names = ['HttpDispatcher', 'Apdex', 'Errors/all', 'Memory/Physical', 'CPU/User Time', 'CPU/User/Utilization', 'Nope'];
 
   it('answers every formula of every metric family, per bucket and summarized', async () => {

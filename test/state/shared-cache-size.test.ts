@@ -5,7 +5,7 @@ import { MAX_SHARED_SIZE, callerScope, type RouteDeps } from '../../src/routes/t
 import type { Caller } from '../../src/caller/identity.ts';
 
 /**
- * CallerScope.shared keeps walked instance lists (mappings/shared/app-instances.ts): its cache is
+ * CallerScope.shared keeps walked instance lists (mappings/common/app-instances.ts): its cache is
  * bounded by their total size (instances), not only by the number of lists, so 1,000 lists of
  * 10,000 instances (~2.8 GB) cannot be held at once.
  */

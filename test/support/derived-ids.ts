@@ -3,12 +3,12 @@ import { allIssuesOf } from '../../sandbox/ai-issues.ts';
 import { legacyAlertId } from '../../sandbox/legacy/ai-issues.ts';
 import type { SandboxData } from '../../sandbox/model.ts';
 import { deploymentsOf } from '../../sandbox/writes.ts';
-import { deploymentV2Id } from '../../mappings/shared/deployment-id.ts';
-import { alertV2Id } from '../../mappings/shared/alert-id.ts';
-import { syntheticHostId } from '../../mappings/shared/app-instances.ts';
+import { deploymentV2Id } from '../../mappings/common/deployment-id.ts';
+import { alertV2Id } from '../../mappings/alerts-issues/alert-id.ts';
+import { syntheticHostId } from '../../mappings/common/app-instances.ts';
 /**
  * Ids that each side makes up on its own (issue 20): the gateway derives v2 ids from
- * NerdGraph's (host, deployment, channel and alert ids: each scheme in mappings/shared/, on src/v2/ids.ts derivedV2Id), the sandbox's legacy
+ * NerdGraph's (host, deployment, channel and alert ids: each scheme in its resource package, on src/v2/ids.ts derivedV2Id), the sandbox's legacy
  * face hands out its own row ids, as New Relic's database did. The two never agree, so the
  * differential tests compare records, not ids: a request names a record by a token
  * (`{{kind:key}}`, the key being what both sides share: a NerdGraph id, a host name, a
@@ -137,7 +137,7 @@ function alertKeys(data: SandboxData, now: number): Array<[string, (id: (key: st
 }
 
 /**
- * Each side's ids over the sandbox's worlds: the gateway's as it derives them (mappings/shared/*-id.ts, app-instances.ts, channel-config.ts),
+ * Each side's ids over the sandbox's worlds: the gateway's as it derives them (mappings/common/deployment-id.ts, app-instances.ts, alerts-channels/channel-config.ts, ...),
  * the legacy face's its own (the model's host and deployment ids, its alert row ids). `now`
  * bounds the alert history enumerated.
  */

@@ -163,7 +163,7 @@ const MOBILE: Record<string, KeyType> = {
   'mobile_summary?.failed_call_rate': 'num',
   'mobile_summary?.remote_error_rate': 'num',
   // Left out with mobile_summary when the app has no recent data (SHAPES §8 says so of
-  // mobile_summary; mappings/shared/mobile-application.ts takes crash_summary alike).
+  // mobile_summary; mappings/mobile-applications/mobile-application.ts takes crash_summary alike).
   'crash_summary?': 'object',
   'crash_summary?.supports_crash_data': 'bool',
   'crash_summary?.unresolved_crash_count': 'int',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { METRIC_FAMILIES } from '../../mappings/shared/metric-values.ts';
+import { METRIC_FAMILIES } from '../../mappings/common/metric-values.ts';
 import {
   expandFormula,
   isWindowRelative,
@@ -9,8 +9,8 @@ import {
 } from '../../src/upstream/nrql.ts';
 import { hasControlCharacters } from '../../src/upstream/query-literal.ts';
 import { parseNrql, type NrqlCondition, type NrqlQuery } from '../../sandbox/nrql/parser.ts';
-import { appInstancesQuery, currentWindow, facetedSummaryQuery, hostIndexQuery } from '../../mappings/shared/topology-queries.ts';
-import { keyTransactionSumsQuery } from '../../mappings/shared/key-transaction-queries.ts';
+import { appInstancesQuery, currentWindow, facetedSummaryQuery, hostIndexQuery } from '../../mappings/common/topology-queries.ts';
+import { keyTransactionSumsQuery } from '../../mappings/key-transactions/key-transaction-queries.ts';
 
 /**
  * The NRQL the gateway sends, read back by the sandbox's independent NRQL parser: whatever

@@ -21,7 +21,7 @@ function selectedNames(field: FieldNode): Set<string> {
   return names;
 }
 
-describe('queries/*.graphql', () => {
+describe('the GraphQL documents (queries/, mappings/*/)', () => {
   it('exist', () => {
     expect(documents.length).toBeGreaterThanOrEqual(10);
   });

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import applicationsList, { applicationListParams } from '../../mappings/applications.list.ts';
-import metricData from '../../mappings/applications.metric-data.ts';
-import metricNames from '../../mappings/applications.metric-names.ts';
-import applicationsShow from '../../mappings/applications.show.ts';
+import applicationsList, { applicationListParams } from '../../mappings/applications/list.ts';
+import metricData from '../../mappings/applications/metric-data.ts';
+import metricNames from '../../mappings/applications/metric-names.ts';
+import applicationsShow from '../../mappings/applications/show.ts';
 import { fullReport } from '../../src/routes/compat-report.ts';
 import { methodsOf, type Mapping } from '../../src/routes/mapping.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXED_NOW, PRIMARY_ACCOUNT } from '../../support/harness.ts';
 import { deploymentsOf } from '../../../sandbox/writes.ts';
-import { NO_REVISION_VERSION } from '../../../mappings/shared/deployment.ts';
+import { NO_REVISION_VERSION } from '../../../mappings/deployments/deployment.ts';
 import { FACES, startFaces, type Face } from './faces.ts';
 
 /**
@@ -71,7 +71,7 @@ describe('record-monitor-deployments.mdx', () => {
       expect(stored(app).some((d) => d.revision === 'REVISION' && d.timestamp === Date.parse(timestamp))).toBe(false);
     } else {
       // #delete-deployment is refused by the gateway: NerdGraph has no delete of a change
-      // tracking event (mappings/applications.deployments.delete.ts); it says so and keeps it.
+      // tracking event (mappings/deployments/delete.ts); it says so and keeps it.
       expect(deleted.status).toBe(422);
       expect(JSON.parse(deleted.text)).toEqual({ error: { title: 'Deployments cannot be deleted: New Relic change tracking events are immutable' } });
       expect(stored(app).some((d) => d.revision === 'REVISION' && d.timestamp === Date.parse(timestamp))).toBe(true);

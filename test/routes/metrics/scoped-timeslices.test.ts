@@ -8,7 +8,7 @@ import { quoteLiteral } from '../../../src/upstream/query-literal.ts';
 import { answerDifference, readAnswer } from '../../support/compare.ts';
 import { httpSend, serveOnLoopback } from '../../support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../../support/harness.ts';
-import { syntheticHostId } from '../../../mappings/shared/app-instances.ts';
+import { syntheticHostId } from '../../../mappings/common/app-instances.ts';
 
 /**
  * Scoped timeslices (issue 20, point 1; behaviour `scopedTimeslices`). Agents record a segment

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxApp } from '../../../sandbox/model.ts';
 import { deploymentsOf } from '../../../sandbox/writes.ts';
-import { NO_REVISION_VERSION } from '../../../mappings/shared/deployment.ts';
+import { NO_REVISION_VERSION } from '../../../mappings/deployments/deployment.ts';
 import { startFaultProxy, type Fault, type FaultProxy } from '../../support/fault-proxy.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
 

@@ -7,8 +7,8 @@ import { notificationsOf } from '../../../sandbox/notifications/store.ts';
 import { allIssuesOf } from '../../../sandbox/ai-issues.ts';
 import { legacyAlertId } from '../../../sandbox/legacy/ai-issues.ts';
 import { legacyChannelId } from '../../../sandbox/legacy/notifications.ts';
-import { policyWorkflowName, channelV2Id } from '../../../mappings/shared/channel-config.ts';
-import { alertV2Id } from '../../../mappings/shared/alert-id.ts';
+import { policyWorkflowName, channelV2Id } from '../../../mappings/alerts-channels/channel-config.ts';
+import { alertV2Id } from '../../../mappings/alerts-issues/alert-id.ts';
 
 /**
  * "No write is ever executed twice", counted where it would happen: in the sandbox, whose two

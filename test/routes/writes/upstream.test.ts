@@ -6,8 +6,8 @@ import { classifyTransportError } from '../../../src/upstream/errors.ts';
 import { entityGuid } from '../../../src/v2/ids.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../../support/harness.ts';
 import { accountsAnswer, apmEntity, json, startFakeUpstream, type FakeRequest } from '../../support/fake-upstream.ts';
-import { deploymentV2Id } from '../../../mappings/shared/deployment-id.ts';
-import { NO_REVISION_VERSION } from '../../../mappings/shared/deployment.ts';
+import { deploymentV2Id } from '../../../mappings/common/deployment-id.ts';
+import { NO_REVISION_VERSION } from '../../../mappings/deployments/deployment.ts';
 
 /**
  * Writes against a scripted NerdGraph: what is sent (exactly one mutation, after the reads the

@@ -1,0 +1,4 @@
+import { retiredMapping } from './retired.ts';
+
+/** A retired v2 route, answered on purpose: mappings/retired/retired.ts. */
+export default retiredMapping('usages.show');

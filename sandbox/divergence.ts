@@ -9,9 +9,9 @@
  * Only the NerdGraph face reads these; the legacy face (the reference) never does. The model
  * itself is not changed: writes through either face still land in the one shared world.
  */
-import type { SandboxApp, SandboxData, SandboxDeployment } from './model.ts';
+import type { DivergenceName, SandboxApp, SandboxData, SandboxDeployment } from './model.ts';
 
-export type DivergenceName = 'app-names' | 'response-time' | 'deployment-user';
+export type { DivergenceName } from './model.ts';
 
 export interface DivergenceSpec {
   description: string;

@@ -5,8 +5,10 @@
  */
 import type { SandboxAlerts } from './alerts.ts';
 import type { SandboxBehaviours } from './behaviours.ts';
-import type { DivergenceName } from './divergence.ts';
 import type { WriteCounter } from './write-counts.ts';
+
+/** A known divergence of the NerdGraph face from the legacy one (divergence.ts describes each). */
+export type DivergenceName = 'app-names' | 'response-time' | 'deployment-user';
 
 export type AlertSeverity = 'CRITICAL' | 'WARNING' | 'NOT_ALERTING' | 'NOT_CONFIGURED';
 

@@ -1,12 +1,46 @@
+import { z } from 'zod';
 import { decodeEntityGuid, type V2Body } from '../../src/mapping-api.ts';
 import { alertV2Id } from './alert-id.ts';
-import type { PolicyFacts, UpstreamIncident, UpstreamIssue } from './ai-issues.ts';
 
 /**
  * The v2 objects of the retired alert namespaces, made from NerdGraph's AI issues
  * (routes-next.md §5; reads in ai-issues.ts): a REST violation from an incident, a REST
- * incident from an issue, and alerts_events' events.
+ * incident from an issue, and alerts_events' events; and the NerdGraph items they are made
+ * from, which ai-issues.ts reads.
  */
+
+export const IncidentItem = z.object({
+  incidentId: z.string(),
+  title: z.string(),
+  priority: z.string(),
+  state: z.string(),
+  createdAt: z.number(),
+  closedAt: z.number().nullable().optional(),
+  entityGuids: z.string().nullable().optional(),
+  entityNames: z.string().nullable().optional(),
+  entityTypes: z.string().nullable().optional(),
+  conditionFamilyId: z.string().nullable().optional(),
+  policyIds: z.string().nullable().optional(),
+});
+export type UpstreamIncident = z.infer<typeof IncidentItem>;
+
+export const IssueItem = z.object({
+  issueId: z.string(),
+  state: z.string(),
+  createdAt: z.number(),
+  activatedAt: z.number().nullable().optional(),
+  closedAt: z.number().nullable().optional(),
+  policyIds: z.array(z.number()).nullable().optional(),
+  incidentIds: z.array(z.string()).nullable().optional(),
+});
+export type UpstreamIssue = z.infer<typeof IssueItem>;
+
+/** What a REST incident or violation shows of its policy. */
+export interface PolicyFacts {
+  name: string;
+  incidentPreference: string;
+}
+
 const ENTITY_KINDS: Record<string, { product: string; type: string }> = {
   'APM|APPLICATION': { product: 'APM', type: 'Application' },
   'BROWSER|APPLICATION': { product: 'Browser', type: 'BrowserApplication' },

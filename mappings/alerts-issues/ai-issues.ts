@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping, parseAnswer, UpstreamError, V2Error, notFound, writeRefused, NO_PARAMS, v2IdOf, XML_ASSUMPTION, walkCursors, type WalkOptions, type Walked } from '../../src/mapping-api.ts';
 import { AlertIncidentTitles } from './alert-titles.ts';
 import { alertV2Id } from './alert-id.ts';
-import { policyIdsOf, v2Incident } from './ai-issues-v2.ts';
+import { IssueItem, policyIdsOf, v2Incident, type PolicyFacts, type UpstreamIssue } from './ai-issues-v2.ts';
+
+export { IncidentItem, IssueItem, type PolicyFacts, type UpstreamIncident, type UpstreamIssue } from './ai-issues-v2.ts';
 
 /**
  * REST v2's retired alert namespaces over NerdGraph's AI issues (routes-next.md §5): a REST
@@ -50,32 +52,6 @@ export const MAX_UPSTREAM_PAGES = 50;
 
 export const Cursor = z.string().nullable().optional();
 
-export const IncidentItem = z.object({
-  incidentId: z.string(),
-  title: z.string(),
-  priority: z.string(),
-  state: z.string(),
-  createdAt: z.number(),
-  closedAt: z.number().nullable().optional(),
-  entityGuids: z.string().nullable().optional(),
-  entityNames: z.string().nullable().optional(),
-  entityTypes: z.string().nullable().optional(),
-  conditionFamilyId: z.string().nullable().optional(),
-  policyIds: z.string().nullable().optional(),
-});
-export type UpstreamIncident = z.infer<typeof IncidentItem>;
-
-export const IssueItem = z.object({
-  issueId: z.string(),
-  state: z.string(),
-  createdAt: z.number(),
-  activatedAt: z.number().nullable().optional(),
-  closedAt: z.number().nullable().optional(),
-  policyIds: z.array(z.number()).nullable().optional(),
-  incidentIds: z.array(z.string()).nullable().optional(),
-});
-export type UpstreamIssue = z.infer<typeof IssueItem>;
-
 /** One alert policy as AlertPolicies and alerts_events' requests read it. */
 export const PolicyItem = z.object({ id: z.string(), name: z.string(), incidentPreference: z.string() });
 
@@ -119,11 +95,6 @@ export function walkIssues(ctx: Reader, filter: Record<string, unknown> | null, 
     if (!data) throw missing('AlertIncidents');
     return { items: data.issues, nextCursor: data.nextCursor };
   }, options);
-}
-
-export interface PolicyFacts {
-  name: string;
-  incidentPreference: string;
 }
 
 /** The named policies' names and incident preferences (one request per 200 policies). */

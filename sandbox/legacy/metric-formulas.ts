@@ -5,7 +5,7 @@
  */
 import type { MetricKind, SandboxMetric, TimesliceRow } from '../timeslices.ts';
 import type { Buckets } from './metric-params.ts';
-import type { MetricSource } from './metrics.ts';
+import type { MetricSource } from './metric-request.ts';
 // ---------------------------------------------------------------------------------------------
 // Sums and formulas (rules §5)
 

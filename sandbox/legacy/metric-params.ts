@@ -6,7 +6,7 @@
  */
 import { MetricTitles } from './titles.ts';
 import { V2Error } from './wire.ts';
-import type { DataOptions, MetricRequest } from './metrics.ts';
+import type { DataOptions, MetricRequest } from './metric-request.ts';
 const MAX_NAMES = 100;
 const MAX_TIMESLICES = 366;
 export const MINUTE = 60;

@@ -10,39 +10,23 @@
  *
  * routes.ts routes here with the target already resolved for the caller's account: an app, a
  * host or an instance of one (their rows split by instance-split.ts), or a mobile app.
- * Parameters and buckets: metric-params.ts; sums and formulas: metric-formulas.ts.
+ * Parameters and buckets: metric-params.ts; sums and formulas: metric-formulas.ts; what a
+ * request carries: metric-request.ts.
  */
 import { createHash } from 'node:crypto';
 import { CONTENT_TYPES, serialise, type V2Body, type V2Format, isoSeconds, type JsonValue } from './wire.ts';
 import type { SandboxData } from '../model.ts';
-import { metricsOf, rowsOf, type MetricOwner, type SandboxMetric, type TimesliceRow } from '../timeslices.ts';
+import { metricsOf, rowsOf, type MetricOwner, type SandboxMetric } from '../timeslices.ts';
 import { CACHE_CONTROL, etagMatches } from './common.ts';
 import { bucketSums, formulaFor } from './metric-formulas.ts';
 import { MINUTE, bucketsFor, dataParams, type Buckets } from './metric-params.ts';
+import type { DataOptions, MetricRequest, MetricSource } from './metric-request.ts';
+
+export type { DataOptions, MetricRequest, MetricSource } from './metric-request.ts';
 
 /** An APM app's own rows. */
 export function appMetricSource(owner: MetricOwner): MetricSource {
   return { owner, rowsOf: (metric, since, until, now) => rowsOf(owner, metric, since, until, now) };
-}
-
-/** Whose metrics a request reads: the owner's catalog, and the target's rows of a metric. */
-export interface MetricSource {
-  owner: MetricOwner;
-  /** The target's rows starting in [since, until), oldest first (rowsOf, hostRowsOf, instanceRowsOf). */
-  rowsOf(metric: SandboxMetric, since: number, until: number, now: number): TimesliceRow[];
-}
-
-export interface MetricRequest {
-  source: MetricSource;
-  data: SandboxData;
-  format: V2Format;
-  /** The request clock, epoch ms. */
-  now: number;
-  /** Every value of a parameter in any spelling (`names[]`, `names`, `names[0]`), query string first, then the form body. */
-  param(key: string): string[];
-  ifNoneMatch: string | undefined;
-  /** Legacy jitter (createSandbox `legacyJitter`): a draw in [0, 1) per call; absent when off. */
-  jitter?: () => number;
 }
 
 export interface NamesRequest extends MetricRequest {
@@ -105,11 +89,6 @@ function metricEntry(req: MetricRequest, metric: SandboxMetric, wanted: string[]
     };
   });
   return { name: metric.name, timeslices };
-}
-
-/** `nameAlias`: a single `name` is one more name (MOBILE-REST sends `name=Mobile/Crash/All`). */
-export interface DataOptions {
-  nameAlias?: boolean;
 }
 
 export function legacyMetricData(req: MetricRequest, options: DataOptions = {}): Response {

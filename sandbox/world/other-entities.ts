@@ -3,9 +3,8 @@
  * standalone. They come from a separate random stream, drawn after every APM app exists, so
  * adding them changed no APM app's values.
  */
-import { resolveBehaviours } from '../behaviours.ts';
+import { resolveBehaviours, type SandboxBehaviours } from '../behaviours.ts';
 import { browserConfigured } from '../browser-loader.ts';
-import type { GenerateOptions } from '../data.ts';
 import { entityGuid } from '../ids.ts';
 import type { AlertSeverity, SandboxApp, SandboxBrowserApp, SandboxData, SandboxKeyTransaction, SandboxMobileApp, SandboxMobileSummary } from '../model.ts';
 import { apmAttachedBrowserApp, browserAppFields, mobileApplicationToken } from '../writes.ts';
@@ -22,6 +21,14 @@ const FIRST_KEY_TRANSACTION_ID = 400_000_000;
 const FIRST_MOBILE_APP_ID = 500_000_000;
 const FIRST_STANDALONE_BROWSER_APP_ID = 600_000_000;
 
+/** What of the world's options (data.ts GenerateOptions) these entities are drawn from. */
+export interface OtherEntitiesOptions {
+  seed: number;
+  apmApps: number;
+  now: number;
+  behave?: Partial<SandboxBehaviours>;
+}
+
 /** How many key transactions, mobile apps and standalone browser apps an account gets. */
 export function otherEntityCount(accountId: number, apmApps: number): number {
   if (accountId !== PRIMARY_ACCOUNT.id) return SECONDARY_OTHER_ENTITY_COUNT;
@@ -33,7 +40,7 @@ export function otherEntityCount(accountId: number, apmApps: number): number {
  * drawn after every APM app exists, so adding them changed no APM app's values.
  */
 export function generateOtherEntities(
-  opts: GenerateOptions,
+  opts: OtherEntitiesOptions,
   apps: SandboxApp[],
 ): Pick<SandboxData, 'keyTransactions' | 'mobileApps' | 'browserApps'> {
   const random = createRandom((opts.seed ^ OTHER_ENTITIES_STREAM) >>> 0);

@@ -1,7 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import type { StatusReporting } from '../state/degrading-state.ts';
-import type { SharedState, StateKeyer } from '../state/shared-state.ts';
+import type { SharedState, StateKeyer, StatusReporting } from '../state/shared-state.ts';
 import { inRecordedRun } from '../upstream/recorded-run.ts';
 
 /**

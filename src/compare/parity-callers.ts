@@ -1,6 +1,6 @@
 import type { SeenCaller } from '../caller/seen-caller.ts';
 import { cleanText } from './parity-clean.ts';
-import type { Readiness } from './parity-report.ts';
+import type { Readiness } from './types.ts';
 
 /**
  * The parity store's integrations (parity-store.ts): callers grouped by User-Agent and key

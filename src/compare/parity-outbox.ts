@@ -1,9 +1,9 @@
 import { OTHER_PATTERNS } from './parity-clean.ts';
 import { agreedOnSuccess, patternCountsOf } from './parity-recording.ts';
 import { SERIES_BUCKET_MS } from './parity-series.ts';
-import type { ParityEvent } from './parity-store.ts';
+import type { ParityEvent } from './parity-event.ts';
 import { BATCH_VERSION, weightOf } from './parity-wire.ts';
-import type { SharingSettings } from './shared-parity.ts';
+import type { SharingSettings } from './sharing-settings.ts';
 import type { ComparisonRecord, PatternTally } from './types.ts';
 
 /**

@@ -1,8 +1,10 @@
 import { createCallerTallies, type CallerTallies } from './parity-callers.ts';
 import { cleanText, DIFFERENCE_KINDS, OTHER_PATTERNS, VERDICTS } from './parity-clean.ts';
 import { noteSeries, type SeriesTally } from './parity-series.ts';
-import type { ParityEvent, RouteDeclaration } from './parity-store.ts';
-import type { ComparisonRecord, DifferenceKind, JudgedDifference, Outcome, PatternTally, RouteMode, Verdict } from './types.ts';
+import type { KnownGap } from '../routes/mapping.ts';
+import type { ParityEvent } from './parity-event.ts';
+import type { RouteMode } from '../ops/route-modes.ts';
+import type { ComparisonRecord, DifferenceKind, JudgedDifference, Outcome, PatternTally, Verdict } from './types.ts';
 
 /**
  * The parity store's recording part (parity-store.ts): the tallies it keeps, per route and
@@ -99,6 +101,20 @@ export interface ParityTallies {
   callers: CallerTallies;
   /** Matches, mismatches and noise per hour (parity-series.ts). */
   series: SeriesTally;
+}
+
+/**
+ * What the store reads of a mapping. Structural, so every mapping kind fits, the passthrough
+ * kind included (fidelity 'passthrough', several `methods`).
+ */
+export interface RouteDeclaration {
+  route: string;
+  method?: string;
+  methods?: readonly string[];
+  readOnlyPost?: boolean;
+  fidelity: string;
+  summary: string;
+  knownGaps?: readonly KnownGap[];
 }
 
 export const key = (route: string, method: string): string => `${method} ${route}`;

@@ -1,7 +1,8 @@
 import { declaredOf, key, OUTCOMES, UNMAPPED_ROUTE, zeroOutcomes, type Declared, type OutcomeCounts, type ParityTallies, type PatternExample, type RouteStats } from './parity-recording.ts';
 import { integrationsReport, MAX_INTEGRATIONS, type IntegrationReport } from './parity-callers.ts';
 import { seriesReport, type ParitySeries } from './parity-series.ts';
-import type { ComparisonRecord, DifferenceKind, RouteMode } from './types.ts';
+import type { RouteMode } from '../ops/route-modes.ts';
+import type { ComparisonRecord, DifferenceKind, Readiness } from './types.ts';
 
 /**
  * The parity store's querying and summarising part (parity-store.ts): what /bridge/parity.json,
@@ -12,12 +13,6 @@ import type { ComparisonRecord, DifferenceKind, RouteMode } from './types.ts';
  * to translation would change, and the newest non-match records. Reads only: nothing here
  * changes the tallies.
  */
-
-/**
- * How ready a route is to be translated: from its fidelity, then from what comparisons found.
- * `comparison errors` and `dry runs only` say why a compared route is not called safe.
- */
-export type Readiness = 'unsupported' | 'passthrough only' | 'differs' | 'comparison errors' | 'dry runs only' | 'safe to translate' | 'not compared yet';
 
 export interface PatternParity {
   pattern: string;

@@ -1,18 +1,21 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { SeenCaller } from '../caller/seen-caller.ts';
-import type { KnownGap } from '../routes/mapping.ts';
 import { applyRemoteCaller, noteLocalCaller } from './parity-callers.ts';
 import { cleanRecord, cleanTally, recheckRecord } from './parity-clean.ts';
-import { applyDropped, applyFolded, applyMatched, applyRecord, applyUsage, createTallies, methodLabel, routeLabel } from './parity-recording.ts';
+import type { ParityEvent } from './parity-event.ts';
+import { applyDropped, applyFolded, applyMatched, applyRecord, applyUsage, createTallies, methodLabel, routeLabel, type RouteDeclaration } from './parity-recording.ts';
 import { reportOf, type ParityReport } from './parity-report.ts';
-import type { ComparisonRecord, Outcome, PatternTally, RouteMode } from './types.ts';
+import type { RouteMode } from '../ops/route-modes.ts';
+import type { ComparisonRecord } from './types.ts';
 
 // The store's parts, re-exported: importers keep reading them from here.
 export { boundedValue, cleanText, cleanValue, OTHER_PATTERNS } from './parity-clean.ts';
 export { agreedOnSuccess, FOLDED_REQUEST, MAX_PATTERNS_PER_ROUTE, OUTCOMES, patternCountsOf, ROUTE_MODES, UNMAPPED_ROUTE } from './parity-recording.ts';
-export type { OutcomeCounts, PatternExample } from './parity-recording.ts';
+export type { OutcomeCounts, PatternExample, RouteDeclaration } from './parity-recording.ts';
+export type { ParityEvent } from './parity-event.ts';
 export { isReportable, RECENT_DEFAULT, REPORTABLE_MARGIN } from './parity-report.ts';
-export type { ParityReport, PatternParity, Readiness, RouteParity, RouteUsage } from './parity-report.ts';
+export type { ParityReport, PatternParity, RouteParity, RouteUsage } from './parity-report.ts';
+export type { Readiness } from './types.ts';
 export { MAX_INTEGRATIONS, MAX_ROUTES_PER_INTEGRATION, OTHER_INTEGRATIONS, OTHER_ROUTES, WITHHELD_AGENT } from './parity-callers.ts';
 export type { IntegrationReport, IntegrationRoute } from './parity-callers.ts';
 export { SERIES_BUCKET_MS, SERIES_MAX_BUCKETS, SERIES_OUTCOMES } from './parity-series.ts';
@@ -33,7 +36,8 @@ export type { ParitySeries, SeriesBucket } from './parity-series.ts';
  * This module is the store's face: its interfaces and createParityStore, which holds the
  * Prometheus metrics and the event listeners. Its parts: parity-clean.ts (what is kept of a
  * record, cleaned and bounded), parity-recording.ts (the tallies and the steps that fold events
- * into them) and parity-report.ts (the report read from them).
+ * into them), parity-report.ts (the report read from them) and parity-event.ts (one change to
+ * the store, as replicas exchange it).
  */
 export interface ParityStore {
   /** Every caller /v2 request, with the mode it was served in. */
@@ -60,33 +64,6 @@ export interface ParityStore {
   refresh?(options?: { maxWaitMs?: number }): Promise<void>;
 }
 
-/**
- * One change to the store, as another replica's store applies it (shared-parity.ts). Labels are
- * already the store's (route template or `unmapped`, HTTP method or `OTHER`); a record is the
- * cleaned one the store keeps, with its tally, so nothing in an event holds more than the store
- * itself would.
- */
-export type ParityEvent =
-  | { kind: 'usage'; route: string; method: string; mode: RouteMode; count: number }
-  | { kind: 'dropped'; route: string; method: string; count: number }
-  /**
-   * Matches with nothing to keep (no difference of any verdict, no tally): counts only, so the
-   * comparisons that agree, most of them once a route is ready, cost a few bytes a batch.
-   * `onSuccess`: how many of them agreed on a 2xx legacy answer; `at`: the latest of them
-   * (absent from replicas older than the time series: counted when applied).
-   */
-  | { kind: 'matched'; route: string; method: string; mode: ComparisonRecord['mode']; count: number; onSuccess: number; at?: number }
-  /** An integration's calls to one route (parity-callers.ts): its labels only, never a key. */
-  | { kind: 'caller'; fingerprint: string; agent: string; route: string; method: string; count: number }
-  | { kind: 'record'; record: ComparisonRecord }
-  /**
-   * Records a replica counted but did not send whole (past a batch's bound for full records,
-   * shared-parity.ts): `count` comparisons of one outcome, their pattern counts summed in
-   * `tally`, `at` the latest of them. Counts exact; no record kept, no example beyond a placeholder.
-   */
-  | { kind: 'folded'; route: string; method: string; mode: ComparisonRecord['mode']; outcome: Outcome; count: number; onSuccess: number; at: number; tally: PatternTally[] };
-
-
 /** The store as created: the ParityStore, plus what sharing it across replicas needs. */
 export interface LocalParityStore extends ParityStore {
   /**
@@ -96,20 +73,6 @@ export interface LocalParityStore extends ParityStore {
   applyRemote(event: ParityEvent): void;
   /** Called with every event of this replica, as applyRemote would take it elsewhere. */
   onLocalEvent(listener: (event: ParityEvent) => void): void;
-}
-
-/**
- * What the store reads of a mapping. Structural, so every mapping kind fits, the passthrough
- * kind included (fidelity 'passthrough', several `methods`).
- */
-export interface RouteDeclaration {
-  route: string;
-  method?: string;
-  methods?: readonly string[];
-  readOnlyPost?: boolean;
-  fidelity: string;
-  summary: string;
-  knownGaps?: readonly KnownGap[];
 }
 
 export function createParityStore(options: {

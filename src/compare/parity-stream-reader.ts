@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
 import type { OpenedState } from '../state/open.ts';
-import type { LocalParityStore, ParityEvent } from './parity-store.ts';
+import type { ParityEvent } from './parity-event.ts';
+import type { LocalParityStore } from './parity-store.ts';
 import { BATCH_VERSION, parseBatch, parseEvent, weightOf } from './parity-wire.ts';
-import type { SharingSettings } from './shared-parity.ts';
+import type { SharingSettings } from './sharing-settings.ts';
 
 /**
  * The reading side of the shared parity store (shared-parity.ts): the other replicas' batches,

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { AGENT_CHARS } from './parity-callers.ts';
-import type { ParityEvent } from './parity-store.ts';
-import type { DifferenceKind, Outcome, RouteMode, Verdict } from './types.ts';
+import type { ParityEvent } from './parity-event.ts';
+import type { RouteMode } from '../ops/route-modes.ts';
+import type { DifferenceKind, Outcome, Verdict } from './types.ts';
 
 /**
  * The parity stream's wire format (shared-parity.ts): a batch is one stream entry,

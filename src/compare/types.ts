@@ -1,12 +1,11 @@
+import type { RouteMode } from '../ops/route-modes.ts';
+
 /**
  * The vocabulary shared by the migration modes (src/modes/), the diff engine (diff.ts) and the
  * parity store and its pages (parity-store.ts, src/bridge/): what one comparison of a legacy
  * answer with a translated one produces. Nothing here holds an API key: requests are kept as
  * redacted paths, callers not at all.
  */
-
-/** How a route is served (ROUTE_MODES). */
-export type RouteMode = 'translate' | 'passthrough' | 'compare' | 'candidate';
 
 export type DifferenceKind = 'missing' | 'extra' | 'type' | 'value' | 'length';
 
@@ -39,6 +38,12 @@ export type Verdict = 'mismatch' | 'noise' | 'gap' | 'tolerated';
 export interface JudgedDifference extends Difference {
   verdict: Verdict;
 }
+
+/**
+ * How ready a route is to be translated: from its fidelity, then from what comparisons found.
+ * `comparison errors` and `dry runs only` say why a compared route is not called safe.
+ */
+export type Readiness = 'unsupported' | 'passthrough only' | 'differs' | 'comparison errors' | 'dry runs only' | 'safe to translate' | 'not compared yet';
 
 /**
  * One comparison's outcome: `match` (no difference left after judging), `mismatch`,

@@ -1,4 +1,4 @@
-import type { RouteMode } from '../compare/types.ts';
+import type { RouteMode } from '../ops/route-modes.ts';
 import { ConfigError } from '../ops/config.ts';
 import { methodsOf, type Mapping } from '../routes/mapping.ts';
 import { formatRouteModes, globMatcher, isCatchAll, stemOf, type ModeRule } from '../ops/route-modes.ts';

@@ -1,4 +1,5 @@
-import type { AnswerSnapshot, ComparisonRecord, JudgedDifference, Outcome, PatternTally, RouteMode } from '../compare/types.ts';
+import type { AnswerSnapshot, ComparisonRecord, JudgedDifference, Outcome, PatternTally } from '../compare/types.ts';
+import type { RouteMode } from '../ops/route-modes.ts';
 
 /**
  * Where the other pieces of the migration modes plug in: the diff engine (src/compare/diff.ts)

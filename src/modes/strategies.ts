@@ -1,4 +1,4 @@
-import type { RouteMode } from '../compare/types.ts';
+import type { RouteMode } from '../ops/route-modes.ts';
 import type { GatewayContext } from '../routes/context.ts';
 import type { Mapping } from '../routes/mapping.ts';
 import { isServedFormat, labelOf, type ResolvedRoute } from '../routes/resolved-route.ts';

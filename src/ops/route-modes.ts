@@ -1,5 +1,3 @@
-import type { RouteMode } from '../compare/types.ts';
-
 /**
  * ROUTE_MODES: which mode serves which route, e.g.
  * `GET /v2/applications/{id}/metrics/data=compare;GET /v2/alerts_*=passthrough;*=translate`.
@@ -9,7 +7,13 @@ import type { RouteMode } from '../compare/types.ts';
  * against the request path without its extension; METHOD, when given, must equal the request's.
  * The parser is pure and total: any text either parses or throws a RouteModesError naming the rule.
  */
-export const ROUTE_MODE_NAMES: readonly RouteMode[] = ['translate', 'passthrough', 'compare', 'candidate'];
+export const ROUTE_MODE_NAMES = ['translate', 'passthrough', 'compare', 'candidate'] as const;
+
+/**
+ * How a route is served: one of ROUTE_MODE_NAMES. Owned here, by the setting that names the
+ * modes, so the route table, the modes and the parity store all read it from below them.
+ */
+export type RouteMode = (typeof ROUTE_MODE_NAMES)[number];
 
 export const RULE_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'] as const;
 export type RuleMethod = (typeof RULE_METHODS)[number];

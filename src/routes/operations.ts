@@ -1,4 +1,4 @@
-import { V2Error, V2Titles, WRITE_REFUSED } from '../v2/errors.ts';
+import { V2Error, V2Titles, WRITE_REFUSED, type V2ErrorKind } from '../v2/errors.ts';
 import type { OperationContext, ReadPlanMapping, UnsupportedMapping, WriteMapping, WritePlan } from './mapping.ts';
 import { OverBudget, UpstreamError, toV2Error } from '../upstream/errors.ts';
 import { respond, respondText, serialise } from '../v2/format.ts';
@@ -8,7 +8,7 @@ import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
 import { redactKeys } from '../ops/redact.ts';
 
 /** What a later step of a chained write met, for the 409 of a partial outcome (by writeFailure's kinds). */
-const PARTIAL_REASONS: Readonly<Record<string, string>> = {
+const PARTIAL_REASONS: Readonly<Partial<Record<V2ErrorKind, string>>> = {
   write_not_sent: 'the next step was not sent (NerdGraph was unavailable or the request deadline passed)',
   write_rate_limited: 'New Relic rate-limited the next step, so it was not applied',
   budget_refused: "the next step was held back to stay within NerdGraph's limits, so it was not sent",
@@ -122,7 +122,7 @@ function writeReads(requestSignal: AbortSignal, deadline: AbortSignal): { signal
  * writeFailure gives a lone write may say nothing was changed), never NerdGraph's words unredacted.
  */
 function partialOutcome(mapping: WriteMapping, error: V2Error): V2Error {
-  const reason = PARTIAL_REASONS[error.kind ?? ''] ?? `New Relic refused the next step: ${redactKeys(error.title).slice(0, MAX_DETAIL)}`;
+  const reason = PARTIAL_REASONS[error.kind] ?? `New Relic refused the next step: ${redactKeys(error.title).slice(0, MAX_DETAIL)}`;
   return new V2Error(409, `${mapping.partialTitle ?? mapping.unconfirmedTitle}: ${reason}`, { cause: error, kind: 'write_partial' });
 }
 

@@ -1,4 +1,4 @@
-import type { RouteMode } from '../compare/types.ts';
+import type { RouteMode } from '../ops/route-modes.ts';
 import { methodsOf, type Mapping } from './mapping.ts';
 import { createRouteTable, type RouteTable } from '../v2/route-table.ts';
 

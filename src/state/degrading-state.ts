@@ -1,37 +1,9 @@
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { MemoryState } from './memory-state.ts';
 import type { RedisState } from './redis-state.ts';
-import type { Lease, SharedState, SpendAll, StreamEntry, WindowSpend } from './shared-state.ts';
+import type { Lease, SharedState, SharedStateStatus, SpendAll, StatusReporting, StreamEntry, WindowSpend } from './shared-state.ts';
 
-/**
- * Redis trouble never takes the gateway down. Every operation goes to Redis while it answers;
- * the first failure or timeout switches this replica to its own memory (counted, shown in
- * /readyz), where it keeps serving without waiting on Redis at all. A probe pings Redis every
- * `probeMs`; the first answer switches back. What was kept in memory meanwhile is simply left
- * behind: every consumer treats a missing entry as a miss (a cursor re-walked, an account
- * looked up again), never as an error.
- *
- * Streams are the one exception: parity events appended while degraded cannot reach the other
- * replicas, so they are dropped (counted) rather than kept where nobody else reads them.
- */
-export interface SharedStateStatus {
-  backend: 'redis' | 'memory';
-  /**
-   * 'shared' (Redis answers), 'connecting' (start-up, before Redis first answered: memory),
-   * 'degraded' (Redis failing: this replica's memory), 'local' (no Redis configured).
-   */
-  state: 'shared' | 'connecting' | 'degraded' | 'local';
-  /** When the current degradation began (ISO time), if degraded. */
-  degradedSince?: string;
-  /** Operations served from memory since start. */
-  fallbacks: number;
-  /** Why Redis was last given up on (an error class, never a message that could quote data). */
-  lastError?: string;
-}
-
-export interface StatusReporting {
-  status(): SharedStateStatus;
-}
+export type { SharedStateStatus, StatusReporting } from './shared-state.ts';
 
 class RedisTimeout extends Error {
   override name = 'RedisTimeout';
@@ -64,6 +36,17 @@ function isReplyError(error: unknown): error is Error {
   return error instanceof Error && error.name === 'ReplyError';
 }
 
+/**
+ * Redis trouble never takes the gateway down. Every operation goes to Redis while it answers;
+ * the first failure or timeout switches this replica to its own memory (counted, shown in
+ * /readyz), where it keeps serving without waiting on Redis at all. A probe pings Redis every
+ * `probeMs`; the first answer switches back. What was kept in memory meanwhile is simply left
+ * behind: every consumer treats a missing entry as a miss (a cursor re-walked, an account
+ * looked up again), never as an error.
+ *
+ * Streams are the one exception: parity events appended while degraded cannot reach the other
+ * replicas, so they are dropped (counted) rather than kept where nobody else reads them.
+ */
 export class DegradingState implements SharedState, StatusReporting {
   readonly backend = 'redis' as const;
   private readonly memory: MemoryState;

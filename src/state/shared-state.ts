@@ -82,6 +82,26 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
+/** A state's health as /readyz shows it (degrading-state.ts: Redis, or this replica's memory while Redis fails). */
+export interface SharedStateStatus {
+  backend: 'redis' | 'memory';
+  /**
+   * 'shared' (Redis answers), 'connecting' (start-up, before Redis first answered: memory),
+   * 'degraded' (Redis failing: this replica's memory), 'local' (no Redis configured).
+   */
+  state: 'shared' | 'connecting' | 'degraded' | 'local';
+  /** When the current degradation began (ISO time), if degraded. */
+  degradedSince?: string;
+  /** Operations served from memory since start. */
+  fallbacks: number;
+  /** Why Redis was last given up on (an error class, never a message that could quote data). */
+  lastError?: string;
+}
+
+export interface StatusReporting {
+  status(): SharedStateStatus;
+}
+
 /** What a key is for: the first segment of its name (`v2b:<purpose>:<hmac>`), readable in redis-cli. */
 export type StatePurpose =
   | 'cursors'

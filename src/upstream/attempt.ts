@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import { redactKeys } from '../ops/redact.ts';
-import type { UpstreamCall } from './client.ts';
+import type { UpstreamCall } from './upstream-call.ts';
 import type { TraceHeaders } from '../ops/tracing.ts';
 import type { Sized } from './micro-cache.ts';
 import { UpstreamError, classifyAnswer, classifyTransportError, isDeprecationWarning, type GraphQLErrorLike } from './errors.ts';

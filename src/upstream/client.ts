@@ -4,13 +4,15 @@ import type { GatewayMetrics } from '../ops/metrics.ts';
 import { prepareDocument, requestBody, type OperationDocument, type OperationDocuments, type PreparedDocument } from './documents.ts';
 import { ReadMicroCache, type Sized } from './micro-cache.ts';
 import { SharedReadLayer } from './shared-read-layer.ts';
-import type { SharedState, StateKeyer } from '../state/shared-state.ts';
-import type { StatusReporting } from '../state/degrading-state.ts';
+import type { SharedState, StateKeyer, StatusReporting } from '../state/shared-state.ts';
 import { requestDue } from './request-due.ts';
 import { OverBudget, UpstreamError } from './errors.ts';
 import { firedError, sendAttempt, type AttemptTarget, type TracedAttempt } from './attempt.ts';
 import { endCallTrace, startCallTrace } from './request-trace.ts';
 import { LOOKUP_TIMEOUT_S, lookupFits, nrqlTimeoutFor, timeoutRetryCanFinish } from './nrql-timeout.ts';
+import type { UpstreamCall } from './upstream-call.ts';
+
+export type { UpstreamCall } from './upstream-call.ts';
 
 /**
  * The NerdGraph client: one POST of pre-serialised GraphQL JSON per attempt with undici's
@@ -26,37 +28,6 @@ import { LOOKUP_TIMEOUT_S, lookupFits, nrqlTimeoutFor, timeoutRetryCanFinish } f
  * (micro-cache.ts, shared-read-layer.ts). One attempt (the POST, parsing, classifying) is
  * attempt.ts.
  */
-export interface UpstreamCall {
-  operation: string;
-  variables: Record<string, unknown>;
-  apiKey: string;
-  /**
-   * The inbound request's signal: aborted when the request's deadline passes (reason named
-   * TimeoutError: the call fails as `timeout`) or its client disconnects (any other reason:
-   * `cancelled`). The call (retries included) stops when it fires.
-   */
-  signal?: AbortSignal;
-  /**
-   * For reads whose answer is only read, never mutated: when the answer's bytes equal the last
-   * successful answer to this operation, the same parsed object is returned (no parse), so
-   * callers can reuse whatever they derived from it. Every call still goes to NerdGraph.
-   */
-  reuseIdenticalAnswer?: boolean;
-  /**
-   * A name unique in this process for exactly these variables (e.g. a memoised plan's id): the
-   * micro-cache keys the read by it instead of serialising the variables again.
-   */
-  variablesKey?: string;
-  /**
-   * Answer paths (dot-joined response keys, aliases as the document names them, e.g.
-   * `actor.account.known`) of fields the caller can do without: a GraphQL error at or below one
-   * of them (an NRQL TIMEOUT, say) leaves that field null in the data returned instead of
-   * failing the call, and is handed to `onOptionalFieldError`, classified (issue 20, point 2).
-   */
-  optionalFields?: readonly string[];
-  onOptionalFieldError?: (path: string, error: UpstreamError) => void;
-}
-
 export interface NerdGraph {
   call<T = unknown>(call: UpstreamCall): Promise<T>;
   /**

@@ -1,21 +1,12 @@
-import { V2Error, V2Titles, type V2Status } from '../v2/errors.ts';
+import { V2Error, V2Titles, type UpstreamErrorClass, type V2Status } from '../v2/errors.ts';
 
 /**
- * NerdGraph failure classes (newrelic-client-go's internal/http/graphql.go split) and how each
- * is answered in v2 terms. Classification reads HTTP status, `extensions.errorClass`,
+ * NerdGraph failure classes (newrelic-client-go's internal/http/graphql.go split; their names
+ * are src/v2/error-kinds.ts's, since v2 error kinds are made of them) and how each is answered
+ * in v2 terms. Classification reads HTTP status, `extensions.errorClass`,
  * `extensions.error_code` and, last, well-known message texts.
  */
-export type UpstreamErrorClass =
-  | 'bad_key'
-  | 'forbidden'
-  | 'not_found'
-  | 'rate_limited'
-  | 'timeout'
-  /** The inbound request went away (its client disconnected) before NerdGraph answered. */
-  | 'cancelled'
-  | 'invalid_input'
-  | 'unavailable'
-  | 'upstream_failure';
+export type { UpstreamErrorClass };
 
 export class UpstreamError extends Error {
   constructor(

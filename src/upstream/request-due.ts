@@ -1,5 +1,23 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { RequestTrace } from './request-trace.ts';
+import type { Span } from '@opentelemetry/api';
+import type { TraceHeaders, Tracing } from '../ops/tracing.ts';
+
+/**
+ * A request's trace (docs/tracing.md), kept in the request's scope (below) for the calls it
+ * makes (request-trace.ts records them):
+ *
+ * - tracing on: the request's span, under which each NerdGraph attempt and each legacy call
+ *   gets a client span, and whose traceparent they carry;
+ * - tracing off, the caller having sent a valid traceparent: that header (with its tracestate),
+ *   carried unchanged to NerdGraph and the legacy API, so a trace the caller started is not
+ *   broken by a gateway that does not take part in it.
+ *
+ * `open` is true while the request is being answered (src/app.ts sets it false at the end):
+ * work that outlives it (a comparison's shadow calls, run from a queue whose async context may
+ * be another request's) records nothing and carries no header, rather than risk joining a
+ * trace that is not its own.
+ */
+export type RequestTrace = { open: boolean } & ({ tracing: Tracing; span: Span; relay?: undefined } | { tracing?: undefined; relay: TraceHeaders });
 
 /**
  * The inbound request being served, for code deep below it that holds only an AbortSignal:

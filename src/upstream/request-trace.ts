@@ -3,22 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { TraceHeaders, Tracing } from '../ops/tracing.ts';
 import { requestTrace } from './request-due.ts';
 
-/**
- * A request's trace (docs/tracing.md), kept in the request's scope (request-due.ts) for the
- * calls it makes:
- *
- * - tracing on: the request's span, under which each NerdGraph attempt and each legacy call
- *   gets a client span, and whose traceparent they carry;
- * - tracing off, the caller having sent a valid traceparent: that header (with its tracestate),
- *   carried unchanged to NerdGraph and the legacy API, so a trace the caller started is not
- *   broken by a gateway that does not take part in it.
- *
- * `open` is true while the request is being answered (src/app.ts sets it false at the end):
- * work that outlives it (a comparison's shadow calls, run from a queue whose async context may
- * be another request's) records nothing and carries no header, rather than risk joining a
- * trace that is not its own.
- */
-export type RequestTrace = { open: boolean } & ({ tracing: Tracing; span: Span; relay?: undefined } | { tracing?: undefined; relay: TraceHeaders });
+export type { RequestTrace } from './request-due.ts';
 
 /** One outgoing call's part of the trace: its span (tracing on) and the headers it carries. */
 export interface CallTrace {

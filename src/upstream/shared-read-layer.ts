@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { pause } from './pause.ts';
 import { KEY_PREFIX } from '../ops/redact.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
-import type { StatusReporting } from '../state/degrading-state.ts';
-import type { SharedState, StateKeyer } from '../state/shared-state.ts';
+import type { SharedState, StateKeyer, StatusReporting } from '../state/shared-state.ts';
 import type { Sized } from './micro-cache.ts';
 import { WriteGeneration } from './write-generation.ts';
 

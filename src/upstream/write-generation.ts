@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pause } from './pause.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
-import type { StatusReporting } from '../state/degrading-state.ts';
-import type { SharedState, StateKeyer } from '../state/shared-state.ts';
+import type { SharedState, StateKeyer, StatusReporting } from '../state/shared-state.ts';
 
 /**
  * The write generation the micro-cache across replicas keys its entries by (shared-read-layer.ts):

@@ -1,3 +1,7 @@
+import type { V2ErrorKind } from './error-kinds.ts';
+
+export type { UpstreamErrorClass, V2ErrorKind } from './error-kinds.ts';
+
 /**
  * The one typed HTTP error of the gateway. Everything a client can cause or see ends up as a
  * V2Error, and the single error handler in app.ts turns it into a v2-shaped body
@@ -9,15 +13,15 @@ export interface V2ErrorOptions {
   /** Internal cause, for logs only: never rendered to the client. */
   cause?: unknown;
   headers?: Record<string, string>;
-  /** Machine-readable class, logged with the error. */
-  kind?: string;
+  /** Machine-readable class, logged with the error (error-kinds.ts); `client` when absent. */
+  kind?: V2ErrorKind;
   /** Details v2 listed under `error.messages` (e.g. which field failed validation). */
   messages?: readonly string[];
 }
 
 export class V2Error extends Error {
   readonly headers: Record<string, string>;
-  readonly kind: string;
+  readonly kind: V2ErrorKind;
   readonly messages: readonly string[] | undefined;
 
   constructor(

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { GatewayContext } from '../routes/context.ts';
 import { toXml, type JsonValue } from './xml.ts';
 
 /** The two REST v2 representations, chosen by the path suffix. */
@@ -17,13 +16,23 @@ export const CONTENT_TYPES: Record<V2Format, string> = {
 
 export type V2Body = { [key: string]: JsonValue };
 
+/**
+ * What writing an answer reads of the request's context: its id (for x-request-id), its method
+ * and one header. Narrow, so the wire sits below the router whose context (a Hono Context with
+ * the gateway's variables) provides it.
+ */
+export interface AnswerContext {
+  get(key: 'requestId'): string;
+  req: { readonly method: string; header(name: string): string | undefined };
+}
+
 export function serialise(body: V2Body, format: V2Format): string {
   return format === 'xml' ? toXml(body) : JSON.stringify(body);
 }
 
 /** Writes a v2 body with the right content type; `headers` are added as given. */
 export function respond(
-  c: GatewayContext,
+  c: AnswerContext,
   format: V2Format,
   status: number,
   body: V2Body,
@@ -34,7 +43,7 @@ export function respond(
 
 /** As respond, for a body already serialised (shared by coalesced requests). */
 export function respondText(
-  c: GatewayContext,
+  c: AnswerContext,
   format: V2Format,
   status: number,
   text: string | Uint8Array,
@@ -56,7 +65,7 @@ export function errorBody(title: string, messages?: readonly string[]): V2Body {
  * `cache-control`): a strong ETag over the body, and 304 with no body when the client's
  * If-None-Match already names it.
  */
-export function respondCacheable(c: GatewayContext, format: V2Format, body: V2Body, headers: Record<string, string> = {}): Response {
+export function respondCacheable(c: AnswerContext, format: V2Format, body: V2Body, headers: Record<string, string> = {}): Response {
   return respondRendered(c, format, renderCacheable(body, format), headers);
 }
 
@@ -73,7 +82,7 @@ export function renderCacheable(body: V2Body, format: V2Format): Rendered {
 }
 
 /** As respondCacheable, for a body already rendered (shared by coalesced requests). */
-export function respondRendered(c: GatewayContext, format: V2Format, rendered: Rendered, headers: Record<string, string> = {}): Response {
+export function respondRendered(c: AnswerContext, format: V2Format, rendered: Rendered, headers: Record<string, string> = {}): Response {
   const { bytes, etag } = rendered;
   const cacheHeaders = { etag, 'cache-control': 'max-age=0, private, must-revalidate', ...headers };
   // RFC 9110: 304 answers only safe methods (a POST read of metric data gets the full body).

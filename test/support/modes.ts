@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { isDeepStrictEqual } from 'node:util';
 import { Writable } from 'node:stream';
 import { createApp, type GatewayDeps, type ModesDeps } from '../../src/app.ts';
-import type { ComparisonRecord, RouteMode } from '../../src/compare/types.ts';
+import type { ComparisonRecord } from '../../src/compare/types.ts';
+import type { RouteMode } from '../../src/ops/route-modes.ts';
 import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';

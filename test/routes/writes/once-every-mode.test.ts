@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../../sandbox/server.ts';
-import type { RouteMode } from '../../../src/compare/types.ts';
+import type { RouteMode } from '../../../src/ops/route-modes.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT } from '../../support/harness.ts';
 import { createModesGateway } from '../../support/modes.ts';
 import { notificationsOf } from '../../../sandbox/notifications/store.ts';

@@ -13,7 +13,7 @@ import { KeyGuard } from './caller/key-guard.ts';
 import { CursorCache } from './cache/cursor-cache.ts';
 import { KEY_GUARD_DEFAULTS, type GatewayConfig } from './ops/config.ts';
 import type { GatewayEnv } from './routes/context.ts';
-import { V2Error, V2Titles } from './v2/errors.ts';
+import { V2Error } from './v2/errors.ts';
 import { localState, type OpenedState } from './state/open.ts';
 import { RecentWrites } from './state/recent-writes.ts';
 import { redactKeys } from './ops/redact.ts';
@@ -22,10 +22,11 @@ import { keylessTraceContext } from './caller/trace-context.ts';
 import type { Mapping } from './routes/mapping.ts';
 import type { GatewayMetrics } from './ops/metrics.ts';
 import { writeRequestLog, type RequestLog } from './ops/logger.ts';
-import { registerV2Routes } from './routes/v2-router.ts';
+import { answerError } from './routes/error-answer.ts';
+import { serveShadowRequest, type ShadowRequest } from './routes/shadow-translation.ts';
+import { createTranslation, type Translation } from './routes/v2-router.ts';
 import { requestSignal } from './routes/request-signal.ts';
 import type { NerdGraph } from './upstream/client.ts';
-import { UpstreamError, toV2Error } from './upstream/errors.ts';
 import { errorBody, formatOfPath, respond } from './v2/format.ts';
 import { MAX_BODY_BYTES } from './v2/form-body.ts';
 import type { Dispatcher } from 'undici';
@@ -33,7 +34,6 @@ import type { OperationDocuments } from './upstream/documents.ts';
 import { createRecordingClient } from './upstream/recording-client.ts';
 import { recordableClient, runRecorded } from './upstream/recorded-run.ts';
 import type { ModesOptions } from './modes/mode-context.ts';
-import { carriedRoute, isInternal } from './modes/internal.ts';
 import { createLegacyApi } from './modes/passthrough.ts';
 import { createModeStrategies, type ModeStrategies } from './modes/strategies.ts';
 import { mappingTable, matchRoute, type MappingTable } from './routes/resolved-route.ts';
@@ -84,17 +84,7 @@ export interface ModesDeps extends Omit<ModesOptions, 'legacy'> {
   dispatcher?: Dispatcher;
 }
 
-/**
- * Apps built by this process so far. An app is built once, at start-up: no request may build
- * one (explain and dry runs run through the app they are served by), and a test holds them to it.
- */
-let appsBuilt = 0;
-export function appsBuiltSoFar(): number {
-  return appsBuilt;
-}
-
 export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
-  appsBuilt++;
   const app = new Hono<GatewayEnv>();
   const now = deps.now ?? Date.now;
   const shared = deps.shared ?? localState();
@@ -109,20 +99,8 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     });
   }
 
+  // Every request here is a caller's: the gateway's own (src/routes/shadow-translation.ts) never pass through the app.
   app.use(async (c, next) => {
-    // The gateway's own requests (src/modes/internal.ts) are neither logged nor counted as callers'.
-    if (isInternal(c.req.raw)) {
-      // Noted here, before any middleware (bodyLimit) can replace c.req.raw with a copy.
-      c.set('internal', true);
-      // The route of the request it serves, resolved once already (src/routing/routing-step.ts).
-      const route = carriedRoute(c.req.raw);
-      if (route !== undefined) c.set('route', route);
-      c.set('requestId', requestIdFor(c.req.raw.headers));
-      c.set('logEntry', { requestId: c.get('requestId'), method: c.req.method, route: 'unmatched', path: '', status: 0, ms: 0, level: 'info' });
-      c.set('routeLabel', 'unmatched');
-      c.set('format', formatOfPath(c.req.path));
-      return next();
-    }
     const headers = c.req.raw.headers;
     const requestId = requestIdFor(headers);
     c.set('requestId', requestId);
@@ -177,12 +155,36 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   const keyGuard = new KeyGuard(deps.config.keyGuard ?? KEY_GUARD_DEFAULTS, undefined, replicated);
   const identityOf = shared.identityOf;
 
+  const accounts = createAccountResolver({
+    nerdgraph,
+    metrics: deps.metrics,
+    defaultAccountId: deps.config.defaultAccountId,
+    ttlMs: deps.config.accountsCacheTtlMs,
+    keyGuard,
+    ...(replicated ? { shared: replicated } : {}),
+    // The key's user, for the budgets (per user, as NerdGraph counts): the same one when gateway.ts built them from this state.
+    keyUsers: shared.keyUsers,
+  });
+  // Built once: the routing step, the modes and explain hand it their requests (serveTranslation).
+  const translation = createTranslation(deps.mappings, {
+    nerdgraph,
+    metrics: deps.metrics,
+    now,
+    metricNamesLookbackMs: deps.config.metricNamesLookbackMs,
+    cursors: new CursorCache(shared, { ttlMs: deps.config.cursorCacheTtlMs }),
+    recentWrites: new RecentWrites(shared, now),
+    accounts,
+    identityOf,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
+  const translateShadow = (shadow: ShadowRequest): Promise<Response> => serveShadowRequest(translation, shadow, deps.config.requestDeadlineMs);
+
   // The one match of a request's route, and its mode's strategy (src/routing/routing-step.ts);
   // callers are counted for /bridge/ once their key is known good (the guard's word on it).
   const table = deps.routeTable ?? mappingTable(deps.mappings);
-  const strategies = deps.modes ? modeStrategiesOf(deps, deps.modes, { app, identityOf: shared.identityOf, now }) : undefined;
+  const strategies = deps.modes ? modeStrategiesOf(deps, deps.modes, { translation, translateShadow, identityOf: shared.identityOf, now }) : undefined;
   const callers = deps.bridge ? { sink: deps.bridge.store, fingerprintOf: shared.fingerprintOf, keyAccepted: (key: string) => keyGuard.isAccepted(identityOf(key)) } : undefined;
-  app.use(createRoutingStep(table, strategies, callers));
+  app.use(createRoutingStep(table, translation, strategies, callers));
 
   app.get('/healthz', (c) => {
     c.set('routeLabel', '/healthz');
@@ -200,68 +202,21 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     return c.text(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
   });
 
-  const accounts = createAccountResolver({
-    nerdgraph,
-    metrics: deps.metrics,
-    defaultAccountId: deps.config.defaultAccountId,
-    ttlMs: deps.config.accountsCacheTtlMs,
-    keyGuard,
-    ...(replicated ? { shared: replicated } : {}),
-    // The key's user, for the budgets (per user, as NerdGraph counts): the same one when gateway.ts built them from this state.
-    keyUsers: shared.keyUsers,
-  });
   registerExplainRoute(app, {
     resolveRoute: (path, method) => matchRoute(table, path, method),
     nerdgraph: deps.nerdgraph,
     nerdgraphUrl: deps.nerdgraphUrl,
     accounts,
     identityOf,
-    translate: async (request) => app.fetch(request),
+    translateShadow,
   });
   if (deps.bridge) registerBridgeRoutes(app, { ...deps.bridge, now });
-
-  registerV2Routes(app, deps.mappings, {
-    nerdgraph,
-    metrics: deps.metrics,
-    now,
-    metricNamesLookbackMs: deps.config.metricNamesLookbackMs,
-    cursors: new CursorCache(shared, { ttlMs: deps.config.cursorCacheTtlMs }),
-    recentWrites: new RecentWrites(shared, now),
-    accounts,
-    identityOf,
-    publicBaseUrl: deps.config.publicBaseUrl,
-  });
 
   app.notFound((c) => respond(c, c.get('format'), 404, errorBody('Unknown resource')));
 
   // The error's fields go on the request's one log line (written by the first middleware).
-  app.onError((error, c) => {
-    const v2 = error instanceof V2Error ? error : error instanceof UpstreamError ? toV2Error(error) : undefined;
-    // Always set by the first middleware; the fallback only guards a failure before it ran.
-    const entry: Partial<RequestLog> = c.get('logEntry') ?? {};
-    if (v2) {
-      entry.level = v2.status >= 500 ? 'warn' : 'info';
-      entry.kind = v2.kind;
-      // Titles may quote NerdGraph's refusals; a key-shaped text in them never leaves.
-      const title = redactKeys(v2.title);
-      entry.title = title;
-      if (v2.cause instanceof UpstreamError) {
-        entry.upstreamClass = v2.cause.errorClass;
-        entry.upstreamDetail = v2.cause.detail;
-      }
-      return respond(c, c.get('format') ?? 'json', v2.status, errorBody(title, v2.messages), v2.headers);
-    }
-    // A bug: log its name and stack frames only (a message can quote request data), answer v2's generic 500.
-    entry.level = 'error';
-    entry.kind = 'unhandled';
-    // Hono types it Error, but anything can be thrown: a non-Error is logged by its type alone.
-    const thrown: unknown = error;
-    entry.err =
-      thrown instanceof Error
-        ? { name: thrown.name, frames: (thrown.stack ?? '').split('\n').slice(1).join('\n') }
-        : { name: `thrown ${thrown === null ? 'null' : typeof thrown}`, frames: '' };
-    return respond(c, c.get('format') ?? 'json', 500, errorBody(V2Titles.serverError));
-  });
+  // Hono types it Error, but anything can be thrown: answerError takes it as unknown.
+  app.onError((error, c) => answerError(error, c));
 
   return app;
 }
@@ -305,9 +260,17 @@ function endRequestTrace(trace: RequestTrace, c: Context<GatewayEnv>, requestId:
   span.end();
 }
 
-/** The migration modes' strategies for this app: its own fetch is their translation and, as a recorded run, their dry run. */
-function modeStrategiesOf(deps: GatewayDeps, modes: ModesDeps, own: { app: Hono<GatewayEnv>; identityOf: IdentityOf; now: () => number }): ModeStrategies {
-  const { app } = own;
+/** What the modes' strategies get from this app: its translation, for the caller's context and for shadow requests. */
+interface OwnTranslation {
+  translation: Translation;
+  translateShadow: (shadow: ShadowRequest) => Promise<Response>;
+  identityOf: IdentityOf;
+  now: () => number;
+}
+
+/** The migration modes' strategies for this app: its translation, and a shadow request's as their translated side and, as a recorded run, their dry run. */
+function modeStrategiesOf(deps: GatewayDeps, modes: ModesDeps, own: OwnTranslation): ModeStrategies {
+  const { translateShadow } = own;
   return createModeStrategies(
     {
       options: {
@@ -328,11 +291,12 @@ function modeStrategiesOf(deps: GatewayDeps, modes: ModesDeps, own: { app: Hono<
       identityOf: own.identityOf,
       now: own.now,
       ...(deps.draining ? { draining: deps.draining } : {}),
-      translate: async (request) => app.fetch(request),
-      // This app, as a recorded run: its recorder holds this one request's calls and nothing else.
-      dryRun: async (request) => {
+      translation: own.translation,
+      translateShadow,
+      // A shadow request as a recorded run: its recorder holds this one request's calls and nothing else.
+      dryRun: async (shadow) => {
         const recorder = createRecordingClient(deps.nerdgraph, modes.documents);
-        const response = await runRecorded({ recorder }, async () => app.fetch(request));
+        const response = await runRecorded({ recorder }, () => translateShadow(shadow));
         return { response, calls: recorder.calls };
       },
     },

@@ -4,10 +4,10 @@ import { z } from 'zod';
 import type { AccountResolver } from '../caller/accounts.ts';
 import { callerFrom, type Caller, type IdentityOf } from '../caller/identity.ts';
 import { redactKeys } from '../ops/redact.ts';
-import { markInternal } from '../modes/internal.ts';
 import type { GatewayEnv } from '../routes/context.ts';
 import type { Mapping } from '../routes/mapping.ts';
 import { isServedFormat, type ResolvedRoute } from '../routes/resolved-route.ts';
+import type { ShadowRequest } from '../routes/shadow-translation.ts';
 import type { NerdGraph } from '../upstream/client.ts';
 import { loadDocuments, type OperationDocuments } from '../upstream/documents.ts';
 import { runRecorded } from '../upstream/recorded-run.ts';
@@ -20,16 +20,16 @@ import { ACCOUNTS_OPERATION, explainCall, LOCAL_GRAPHQL_NOTE, shownGraphqlUrl, t
  * `GET /bridge/explain?request=<v2 path and query>`: what NerdGraph calls one legacy call
  * becomes, for the caller's own requests (the migration guide). The caller's key is verified
  * first, as for any v2 call (refused-key memory, per-address limit, the accounts lookup), and
- * nothing is allocated for a caller that fails it. Then the request runs through the gateway's
- * own app as a recorded run (src/upstream/recorded-run.ts): a NerdGraph client of its own
+ * nothing is allocated for a caller that fails it. Then the request is translated as a shadow
+ * request (src/routes/shadow-translation.ts) in a recorded run (src/upstream/recorded-run.ts): a NerdGraph client of its own
  * records every call; queries really run (the translation needs their answers: GUIDs, metric
  * names), mutations are recorded and never sent; the route caches are bypassed, so every call
  * a cold gateway makes shows. The answer holds each call's exact document, variables and NRQL,
  * a body that can be POSTed to /graphql as it is, a curl command without the key, and the
  * mapping's notes.
  *
- * The explained request is matched once, here (by the app's route resolver); the run through the
- * app carries that route, so the app does not match it again.
+ * The explained request is matched once, here (by the app's route resolver), and handed to the
+ * translation with that route: nothing matches it again.
  */
 
 const ErrorBody = z.object({ error: z.object({ title: z.string() }) });
@@ -69,8 +69,8 @@ export interface ExplainDeps {
   /** The app's account resolver: the same key checks and memory as its v2 routes. */
   accounts: AccountResolver;
   identityOf: IdentityOf;
-  /** The app itself: the explained request is sent through it, marked internal, inside its recorded run. */
-  translate(request: Request): Promise<Response>;
+  /** The app's translation of a shadow request (src/routes/shadow-translation.ts): the explained request, inside its recorded run. */
+  translateShadow(shadow: ShadowRequest): Promise<Response>;
 }
 
 interface ExplainContext extends ExplainDeps {
@@ -94,6 +94,8 @@ interface ExplainRequest {
   address?: string;
   /** The explain request's own (deadline, client gone): the run ends with it. */
   signal: AbortSignal;
+  /** The explain request's id: the explained request's answer carries it. */
+  requestId: string;
 }
 
 async function explain(deps: ExplainContext, input: ExplainInput, request: ExplainRequest): Promise<{ explanation: Explanation; caller: Caller }> {
@@ -163,15 +165,13 @@ async function explain(deps: ExplainContext, input: ExplainInput, request: Expla
   const documents = deps.documents();
   const recorder = createRecordingClient(deps.nerdgraph, documents);
   const hasBody = input.body !== undefined;
-  const inner = markInternal(
-    new Request(target, {
-      method: input.method,
-      headers: forwardedHeaders(request.headers, hasBody),
-      ...(hasBody ? { body: input.body } : {}),
-    }),
-    route,
-  );
-  const translated = await runRecorded({ recorder, parent: request.signal }, () => deps.translate(inner));
+  const inner = new Request(target, {
+    method: input.method,
+    headers: forwardedHeaders(request.headers, hasBody),
+    ...(hasBody ? { body: input.body } : {}),
+  });
+  const shadow: ShadowRequest = { request: inner, route, requestId: request.requestId, parent: request.signal };
+  const translated = await runRecorded({ recorder }, () => deps.translateShadow(shadow));
   const text = await translated.text();
   // The key's accounts lookup was the check above (made now, or within ACCOUNTS_CACHE_TTL_MS): shown first, once.
   const accountsLookup = documents.get(ACCOUNTS_OPERATION);
@@ -216,6 +216,7 @@ export function registerExplainRoute(app: Hono<GatewayEnv>, deps: ExplainDeps): 
       headers: c.req.raw.headers,
       origin: new URL(c.req.url).origin,
       signal: c.get('signal'),
+      requestId: c.get('requestId'),
       ...(address === undefined ? {} : { address }),
     });
     return c.body(withoutKey(explanation, caller.apiKey), 200, { 'content-type': 'application/json; charset=utf-8' });

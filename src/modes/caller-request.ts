@@ -1,7 +1,7 @@
 import { KEY_HEADERS } from '../caller/identity.ts';
 import type { GatewayContext } from '../routes/context.ts';
 import type { ResolvedRoute } from '../routes/resolved-route.ts';
-import { markInternal } from './internal.ts';
+import type { ShadowRequest } from '../routes/shadow-translation.ts';
 import type { LegacyBody } from './passthrough.ts';
 
 /** The caller's request as the mode strategies read it: its target, its body, its key. */
@@ -63,7 +63,8 @@ export function shadowHeaders(c: GatewayContext): Headers {
 }
 
 /** The caller's request again, as the gateway's own: it carries the caller's route, so it is not matched again. */
-export function internalRequest(c: GatewayContext, body: Uint8Array | null, route: ResolvedRoute): Request {
+export function shadowRequestOf(c: GatewayContext, body: Uint8Array | null, route: ResolvedRoute): ShadowRequest {
   const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
-  return markInternal(new Request(c.req.url, { method, headers: shadowHeaders(c), ...(body === null ? {} : { body }) }), route);
+  const request = new Request(c.req.url, { method, headers: shadowHeaders(c), ...(body === null ? {} : { body }) });
+  return { request, route, requestId: c.get('requestId') };
 }

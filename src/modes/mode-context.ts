@@ -1,5 +1,7 @@
 import { callerFrom, type IdentityOf } from '../caller/identity.ts';
 import type { GatewayContext } from '../routes/context.ts';
+import type { ShadowRequest } from '../routes/shadow-translation.ts';
+import type { Translation } from '../routes/v2-router.ts';
 import type { RecordedCall } from '../upstream/recording-client.ts';
 import { createCallerGauge, createLoopGauge, type CallerGauge, type LoopUtilisation } from './loop-gauge.ts';
 import type { LegacyApi } from './passthrough.ts';
@@ -32,10 +34,12 @@ export interface ModeDeps {
   requestDeadlineMs: number;
   identityOf: IdentityOf;
   now: () => number;
-  /** The gateway itself, for the translation side of a comparison (an internal request). */
-  translate(request: Request): Promise<Response>;
-  /** The gateway as a recorded run, its mutations recorded, not sent: the translation side of a write's dry run. */
-  dryRun(request: Request): Promise<{ response: Response; calls: readonly RecordedCall[] }>;
+  /** The translation (src/routes/v2-router.ts): candidate mode serves it in the caller's context. */
+  translation: Translation;
+  /** A shadow request's translation (src/routes/shadow-translation.ts): the translated side of a compared read. */
+  translateShadow(shadow: ShadowRequest): Promise<Response>;
+  /** As translateShadow, in a recorded run: its mutations recorded, not sent (the translated side of a compared write). */
+  dryRun(shadow: ShadowRequest): Promise<{ response: Response; calls: readonly RecordedCall[] }>;
   /** Shutting down: an answer written directly says `Connection: close` itself (the app's own middleware comes too late). */
   draining?: () => boolean;
 }

@@ -26,8 +26,8 @@ interface Candidate {
   body: Uint8Array | null;
 }
 
-/** `translate` runs the translation in this context (the router after the routing step): its answer, errors included, is c.res. */
-export async function serveCandidate(modes: ModeContext, c: GatewayContext, mapping: Mapping, label: string, translate: () => Promise<void>): Promise<Response | void> {
+/** `translate` runs the translation in the caller's context (serveTranslation): its answer, errors included, is the caller's. */
+export async function serveCandidate(modes: ModeContext, c: GatewayContext, mapping: Mapping, label: string, translate: () => Promise<Response>): Promise<Response> {
   if (!modes.sampled(c, label) || modes.shed(c, label)) return translate();
   const write = isWrite(mapping, c.req.method);
   const release = modes.reserveCapture(c);
@@ -37,15 +37,14 @@ export async function serveCandidate(modes: ModeContext, c: GatewayContext, mapp
   try {
     // Read before the translation consumes it (Hono keeps the bytes for the router and the write runner).
     body = await bufferedBody(c);
-    await translate();
-    answer = c.res;
+    answer = await translate();
   } catch (error) {
     release();
     throw error;
   }
   if (answer.status === 304) {
     release();
-    return;
+    return answer;
   }
   const candidate: Candidate = { c, label, mapping, started, body };
   const captured = captureBody(
@@ -58,7 +57,7 @@ export async function serveCandidate(modes: ModeContext, c: GatewayContext, mapp
     // Cut: nothing to compare (under app.request() no socket close would release it).
     release,
   );
-  c.res = new Response(captured, { status: answer.status, headers: answer.headers });
+  return new Response(captured, { status: answer.status, headers: answer.headers });
 }
 
 /** candidate, a read: two legacy answers (the second cancels noise), then the judgement. */

@@ -4,7 +4,7 @@ import type { GatewayContext } from '../routes/context.ts';
 import type { Mapping } from '../routes/mapping.ts';
 import type { ResolvedRoute } from '../routes/resolved-route.ts';
 import type { CapturedBody } from './capture.ts';
-import { bufferedBody, internalRequest } from './caller-request.ts';
+import { bufferedBody, shadowRequestOf } from './caller-request.ts';
 import type { ModeContext } from './mode-context.ts';
 import { headersOf, type LegacyAnswer } from './passthrough.ts';
 import { compareSnapshots, isWrite, recordOf, REFUSED_CALLER, yieldToCallers } from './records.ts';
@@ -14,7 +14,7 @@ import { readSnapshot, reasonOf, snapshotOf } from './shadow.ts';
 /**
  * compare: the legacy API answers the caller; the translation runs afterwards, off the path. A
  * write is never executed twice: the legacy API executes it and the translation gets a dry run
- * (the app itself as a recorded run, src/upstream/recorded-run.ts, its mutations recorded, not sent).
+ * (a shadow request in a recorded run, src/upstream/recorded-run.ts, its mutations recorded, not sent).
  */
 
 /** A legacy answer's status and headers, as the shadow work reads them. */
@@ -101,7 +101,7 @@ async function compareRead(modes: ModeContext, compared: Compared, answer: Answe
   }
   const translatedStarted = performance.now();
   const [translated, again] = await Promise.allSettled([
-    modes.translate(internalRequest(c, body, compared.route)).then((response) => readSnapshot(response, translatedStarted, maxBytes)),
+    modes.translateShadow(shadowRequestOf(c, body, compared.route)).then((response) => readSnapshot(response, translatedStarted, maxBytes)),
     legacyAgain(modes, c, label, body),
   ]);
   if (translated.status === 'rejected') {
@@ -124,7 +124,7 @@ async function dryRunWrite(modes: ModeContext, compared: Compared, answer: Answe
   if (REFUSED_CALLER.has(answer.status)) return;
   const dryStarted = performance.now();
   try {
-    const { response, calls } = await modes.dryRun(internalRequest(c, body, compared.route));
+    const { response, calls } = await modes.dryRun(shadowRequestOf(c, body, compared.route));
     await response.arrayBuffer();
     const mutations: DryRunCall[] = calls.filter((call) => call.kind === 'mutation').map((call) => ({ operation: call.operation, variables: maskSecrets(call.variables) }));
     // The translation refused before planning any write: its status is kept, so an empty dry

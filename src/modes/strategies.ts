@@ -2,6 +2,7 @@ import type { RouteMode } from '../ops/route-modes.ts';
 import type { GatewayContext } from '../routes/context.ts';
 import type { Mapping } from '../routes/mapping.ts';
 import { isServedFormat, labelOf, type ResolvedRoute } from '../routes/resolved-route.ts';
+import { serveTranslation } from '../routes/v2-router.ts';
 import { hasReadBody } from './caller-request.ts';
 import { createModeContext, type ModeDeps } from './mode-context.ts';
 import { modeResolverFor } from './mode-resolver.ts';
@@ -10,8 +11,8 @@ import { serveCompare } from './serve-compare.ts';
 import { servePassthrough } from './serve-passthrough.ts';
 
 /**
- * The migration modes as per-route strategies (ROUTE_MODES): `translate` (the router, as
- * before), `passthrough` (forwarded to the legacy REST API), `compare` (the legacy API answers;
+ * The migration modes as per-route strategies (ROUTE_MODES): `translate` (the translation,
+ * serveTranslation), `passthrough` (forwarded to the legacy REST API), `compare` (the legacy API answers;
  * the translation is compared off the path) or `candidate` (the translation answers; the legacy
  * API is compared off the path). The routing step (src/routing/routing-step.ts) resolves the
  * route once, asks modeOf, and hands every mode but `translate` to serve.
@@ -21,8 +22,8 @@ export interface ModeStrategies {
   modeOf(route: ResolvedRoute, path: string): RouteMode;
   /** Counts a served request in the usage (the parity page's "routes in use"), by its route's mode. */
   noteUsage(route: ResolvedRoute, method: string): void;
-  /** Serves a request in its route's mode; `translate` runs the translation (the router) in this context. */
-  serve(c: GatewayContext, route: ResolvedRoute, translate: () => Promise<void>): Promise<Response | void>;
+  /** Serves a request in its route's mode: the caller's answer. */
+  serve(c: GatewayContext, route: ResolvedRoute): Promise<Response>;
 }
 
 /** Builds the strategies for these mappings; throws ConfigError for rules they make impossible. */
@@ -38,8 +39,10 @@ export function createModeStrategies(deps: ModeDeps, mappings: readonly Mapping[
     noteUsage(route, method) {
       deps.options.sink.noteUsage(labelOf(route), method, route.mode);
     },
-    async serve(c, route, translate) {
+    async serve(c, route) {
       const label = labelOf(route);
+      // The translation in the caller's own context: its answer is the caller's.
+      const translate = (): Promise<Response> => serveTranslation(deps.translation, c, route);
       if (route.mode === 'translate') return translate();
       if (route.mode === 'passthrough') {
         c.set('routeLabel', label);

@@ -23,8 +23,6 @@ export interface GatewayVariables {
    * undefined before it and for a request that is no v2 request at all (/healthz, /bridge/...).
    */
   route?: ResolvedRoute;
-  /** The gateway's own request (a comparison's translation, a dry run): always translated, never counted. */
-  internal?: boolean;
   /** A caller's request's trace, set by the first middleware when it has one (src/upstream/request-trace.ts). */
   trace?: RequestTrace;
 }

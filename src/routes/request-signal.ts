@@ -1,9 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
 import { Counter } from 'prom-client';
-import { requestDue, requestTrace, runWithRequestDue } from '../upstream/request-due.ts';
+import type { ServerResponse } from 'node:http';
+import { requestDue, runWithRequestDue } from '../upstream/request-due.ts';
+import type { RequestTrace } from '../upstream/request-trace.ts';
 import type { GatewayMetrics } from '../ops/metrics.ts';
 import type { NerdGraph, UpstreamCall } from '../upstream/client.ts';
-import { recordedRun } from '../upstream/recorded-run.ts';
 import { UpstreamError, toV2Error } from '../upstream/errors.ts';
 import { V2Error } from '../v2/errors.ts';
 import type { GatewayEnv } from './context.ts';
@@ -89,62 +90,96 @@ export function followShutdownDeadlines(shorten: (due: number) => void): () => v
   };
 }
 
+/** A request's two signals: `signal` (deadline or client gone) and `deadline` (the deadline alone). */
+export interface RequestSignals {
+  signal: AbortSignal;
+  deadline: AbortSignal;
+}
+
+/** What a request's signals follow besides its own deadline. */
+export interface DeadlineOptions {
+  /** The Node response of a caller's request: its 'close' before the answer was written means the client left. */
+  outgoing?: ServerResponse | undefined;
+  /** The request a shadow request serves (explain's): its due time bounds this one, and its end ends this one. */
+  parent?: AbortSignal | undefined;
+  /** The trace the request's calls are recorded under (src/upstream/request-trace.ts). */
+  trace?: RequestTrace | undefined;
+}
+
+/** Why a request's signal fired, if it did: its deadline, or its client leaving. */
+export type CutShort = 'deadline' | 'client_closed' | undefined;
+
+/**
+ * Runs one request's work (a caller's, or a shadow request's) under its own signals, which fire
+ * at its deadline (`deadlineMs` from now, or earlier once a shutdown brings it forward), when
+ * its client leaves (`outgoing`) or when the request it serves ends (`parent`). Says whether
+ * and why they fired.
+ */
+export async function underRequestDeadline(deadlineMs: number, options: DeadlineOptions, work: (signals: RequestSignals) => Promise<unknown>): Promise<CutShort> {
+  const { outgoing, parent, trace } = options;
+  const controller = new AbortController();
+  // The deadline alone: a mutation already on its way is not abandoned because its client left.
+  const deadline = new AbortController();
+  const fire = (): void => {
+    const reason = deadlineReached();
+    deadline.abort(reason);
+    controller.abort(reason);
+  };
+  // A request that serves another (explain's run) ends with it: that request's due time (so
+  // budget queues leave in time for it), its deadline, or its client leaving.
+  const parentDue = parent === undefined ? undefined : requestDue();
+  let due = Math.min(performance.now() + deadlineMs, latestDue, parentDue ?? Number.POSITIVE_INFINITY);
+  let timer = setTimeout(fire, Math.max(0, due - performance.now()));
+  const shorten = (earlier: number): void => {
+    if (earlier >= due || deadline.signal.aborted) return;
+    due = earlier;
+    clearTimeout(timer);
+    timer = setTimeout(fire, Math.max(0, due - performance.now()));
+  };
+  running.add(shorten);
+  // Under @hono/node-server only (app.request() has no socket): 'close' before the answer
+  // was written means the client went away.
+  const onClose = (): void => {
+    if (!outgoing?.writableFinished) controller.abort(clientClosed());
+  };
+  outgoing?.once('close', onClose);
+  const onParent = (): void => {
+    const reason = parent?.reason as Error | undefined;
+    if (reason?.name === 'TimeoutError') fire();
+    else controller.abort(reason);
+  };
+  if (parent?.aborted) onParent();
+  else parent?.addEventListener('abort', onParent, { once: true });
+  try {
+    // Budget queues below read the due time to leave before it (src/upstream/request-due.ts).
+    // So do the calls below, for the request's trace.
+    await runWithRequestDue(() => due, () => work({ signal: controller.signal, deadline: deadline.signal }), trace);
+  } finally {
+    running.delete(shorten);
+    clearTimeout(timer);
+    outgoing?.off('close', onClose);
+    parent?.removeEventListener('abort', onParent);
+  }
+  if (!controller.signal.aborted) return undefined;
+  return (controller.signal.reason as Error).name === 'TimeoutError' ? 'deadline' : 'client_closed';
+}
+
+/** A failure the client caused by leaving is not NerdGraph's nor the gateway's (a 4xx it earned stays). */
+export function answerOfCut(cut: CutShort, answer: Response): Response {
+  return cut === 'client_closed' && answer.status >= 500 ? new Response(null, { status: CLIENT_CLOSED }) : answer;
+}
+
+/** The caller's request's signals (`c.get('signal')`, `c.get('deadline')`), as middleware; its cancellations are counted. */
 export function requestSignal(deadlineMs: number, metrics: GatewayMetrics): MiddlewareHandler<GatewayEnv> {
   const cancelled = cancelledCounter(metrics);
   return async (c, next) => {
-    const controller = new AbortController();
-    // The deadline alone: a mutation already on its way is not abandoned because its client left.
-    const deadline = new AbortController();
-    c.set('signal', controller.signal);
-    c.set('deadline', deadline.signal);
-    const fire = (): void => {
-      const reason = deadlineReached();
-      deadline.abort(reason);
-      controller.abort(reason);
-    };
-    // A recorded run for a request (explain's) ends with it: that request's due time (so budget
-    // queues leave in time for it), its deadline, or its client leaving.
-    const parent = recordedRun()?.parent;
-    const parentDue = parent === undefined ? undefined : requestDue();
-    let due = Math.min(performance.now() + deadlineMs, latestDue, parentDue ?? Number.POSITIVE_INFINITY);
-    let timer = setTimeout(fire, Math.max(0, due - performance.now()));
-    const shorten = (earlier: number): void => {
-      if (earlier >= due || deadline.signal.aborted) return;
-      due = earlier;
-      clearTimeout(timer);
-      timer = setTimeout(fire, Math.max(0, due - performance.now()));
-    };
-    running.add(shorten);
-    // Under @hono/node-server only (app.request() has no socket): 'close' before the answer
-    // was written means the client went away.
-    const outgoing = c.env?.outgoing;
-    const onClose = (): void => {
-      if (!outgoing?.writableFinished) controller.abort(clientClosed());
-    };
-    outgoing?.once('close', onClose);
-    const onParent = (): void => {
-      const reason = parent?.reason as Error | undefined;
-      if (reason?.name === 'TimeoutError') fire();
-      else controller.abort(reason);
-    };
-    if (parent?.aborted) onParent();
-    else parent?.addEventListener('abort', onParent, { once: true });
-    try {
-      // Budget queues below read the due time to leave before it (src/upstream/request-due.ts).
-      // So do the calls below, for the request's trace; the gateway's own requests (a candidate's
-      // translation, explain) join the trace of the request they serve while it is answered.
-      await runWithRequestDue(() => due, next, c.get('trace') ?? (c.get('internal') === true ? requestTrace() : undefined));
-    } finally {
-      running.delete(shorten);
-      clearTimeout(timer);
-      outgoing?.off('close', onClose);
-      parent?.removeEventListener('abort', onParent);
-    }
-    if (!controller.signal.aborted) return;
-    const reason = (controller.signal.reason as Error).name === 'TimeoutError' ? 'deadline' : 'client_closed';
-    // The gateway's own requests (a recorded run, a comparison's translation) are not callers' requests.
-    if (c.get('internal') !== true) cancelled.inc({ reason });
-    // A failure the client caused by leaving is not NerdGraph's nor the gateway's (a 4xx it earned stays).
-    if (reason === 'client_closed' && c.res.status >= 500) c.res = new Response(null, { status: CLIENT_CLOSED });
+    const cut = await underRequestDeadline(deadlineMs, { outgoing: c.env?.outgoing, trace: c.get('trace') }, (signals) => {
+      c.set('signal', signals.signal);
+      c.set('deadline', signals.deadline);
+      return next();
+    });
+    if (cut === undefined) return;
+    cancelled.inc({ reason: cut });
+    c.res = answerOfCut(cut, c.res);
   };
 }

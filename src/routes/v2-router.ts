@@ -1,6 +1,6 @@
-import type { Hono } from 'hono';
 import type { AccountResolver } from '../caller/accounts.ts';
-import type { GatewayContext, GatewayEnv } from './context.ts';
+import type { GatewayContext } from './context.ts';
+import { answerError } from './error-answer.ts';
 import { V2Error, notFound } from '../v2/errors.ts';
 import { callerFrom, type IdentityOf } from '../caller/identity.ts';
 import type { Mapping } from './mapping.ts';
@@ -17,10 +17,11 @@ import { createOperationRunners } from './operations.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
 
 /**
- * The translation: serves a /v2 request by its mapping's kind, from the route the routing step
- * resolved (src/routing/routing-step.ts; one compiled route table, src/v2/route-table.ts, so a
- * request is matched once by walking the table, not by trying every pattern). v2 puts the
- * format in a suffix, which Hono's path syntax cannot express; 404 and 405 answers stay v2-shaped.
+ * The translation: serves a /v2 request by its mapping's kind, from the route resolved once
+ * before it (by the routing step, src/routing/routing-step.ts, or by explain; one compiled route
+ * table, src/v2/route-table.ts, so a request is matched once by walking the table, not by trying
+ * every pattern). v2 puts the format in a suffix, which Hono's path syntax cannot express; 404
+ * and 405 answers stay v2-shaped.
  */
 
 const passthroughUnavailable = (): V2Error =>
@@ -42,63 +43,89 @@ function mappingToServe(c: GatewayContext, route: ResolvedRoute): { mapping: Map
   return { mapping: route.mapping, format: route.format };
 }
 
-export function registerV2Routes(
-  app: Hono<GatewayEnv>,
-  mappings: readonly Mapping[],
-  shared: Omit<RouteDeps, 'mutations'> & { accounts: AccountResolver; identityOf: IdentityOf; publicBaseUrl: string | undefined },
-): void {
-  const deps: RouteDeps & typeof shared = { ...shared, mutations: new Set(mappings.flatMap((m) => (m.kind === 'write' ? [m.operation, ...(m.stepOperations ?? [])] : []))) };
-  const runList = createListRunner(deps);
-  const runShow = createShowRunner(deps);
+/** What the translation needs, built once per app (src/app.ts): the runners, one per mapping kind, and their dependencies. */
+export interface Translation {
+  readonly deps: TranslationDeps;
+  readonly runList: ReturnType<typeof createListRunner>;
+  readonly runShow: ReturnType<typeof createShowRunner>;
+  readonly runMetricNames: ReturnType<typeof createMetricNamesRunner>;
+  readonly runMetricData: ReturnType<typeof createMetricDataRunner>;
+  readonly operations: ReturnType<typeof createOperationRunners>;
+}
+
+type TranslationDeps = RouteDeps & { accounts: AccountResolver; identityOf: IdentityOf; publicBaseUrl: string | undefined };
+
+export function createTranslation(mappings: readonly Mapping[], shared: Omit<TranslationDeps, 'mutations'>): Translation {
+  const deps: TranslationDeps = { ...shared, mutations: new Set(mappings.flatMap((m) => (m.kind === 'write' ? [m.operation, ...(m.stepOperations ?? [])] : []))) };
   // One resolver, so the names and data routes of a host share its host directory.
   const resolveTarget = createTargetResolver(deps);
-  const runMetricNames = createMetricNamesRunner(deps, resolveTarget);
-  const runMetricData = createMetricDataRunner(deps, resolveTarget);
-  const operations = createOperationRunners(deps);
+  return {
+    deps,
+    runList: createListRunner(deps),
+    runShow: createShowRunner(deps),
+    runMetricNames: createMetricNamesRunner(deps, resolveTarget),
+    runMetricData: createMetricDataRunner(deps, resolveTarget),
+    operations: createOperationRunners(deps),
+  };
+}
 
-  // The route was resolved once, by the routing step (src/routing/routing-step.ts).
-  app.all('*', async (c, next) => {
-    const route = c.get('route');
-    if (route === undefined) return next();
-    const { mapping, format } = mappingToServe(c, route);
-    // Only reached when no migration modes are configured (createApp without `modes`): a
-    // passthrough route has no translation to fall back on, whoever calls.
-    if (mapping.kind === 'passthrough') throw passthroughUnavailable();
+/**
+ * The translation of one v2 request: its answer by its route's mapping, on its context. Called
+ * with the route already resolved (never matched again here): by the routing step for a
+ * caller's translated request (src/routing/routing-step.ts), by candidate mode in the caller's
+ * context, and on a shadow request's own context (src/routes/shadow-translation.ts) for a
+ * comparison's translation, a dry run and an explained request. Every failure is answered here
+ * by the one error handler (v2-shaped, its fields on the context's log line), so each of them
+ * gets the answer a caller would: it never rejects.
+ */
+export async function serveTranslation(translation: Translation, c: GatewayContext, route: ResolvedRoute): Promise<Response> {
+  try {
+    return await translate(translation, c, route);
+  } catch (error) {
+    return answerError(error, c);
+  }
+}
 
-    const caller = callerFrom(c.req.raw.headers, deps.identityOf, c.env?.incoming?.socket.remoteAddress);
-    const signal = c.get('signal');
-    const accountId = await deps.accounts.resolve(caller, c.req.header('x-account-id'), signal);
-    const url = new URL(c.req.url);
-    const query = url.search.slice(1);
-    const form = await readFormBody(c.req, c.env?.incoming);
-    // Link URLs must carry every parameter, form-body ones included, or the next page
-    // would be a page of another list (clients re-send only what the URL holds).
-    const allParams = [query, form ?? ''].filter((text) => text !== '').join('&');
-    const request: RouteRequest = {
-      c,
-      caller,
-      accountId,
-      params: parseV2Params(query, form),
-      format,
-      pathParams: route.pathParams,
-      publicUrl: `${deps.publicBaseUrl ?? url.origin}${url.pathname}${allParams ? `?${allParams}` : ''}`,
-      signal,
-    };
-    switch (mapping.kind) {
-      case 'entity-search-list':
-        return runList(mapping, request);
-      case 'entity-by-id':
-        return runShow(mapping, request);
-      case 'metric-names':
-        return runMetricNames(mapping, request);
-      case 'metric-data':
-        return runMetricData(mapping, request);
-      case 'read-plan':
-        return operations.runReadPlan(mapping, request);
-      case 'write':
-        return operations.runWrite(mapping, request);
-      case 'unsupported':
-        return operations.runUnsupported(mapping);
-    }
-  });
+async function translate(translation: Translation, c: GatewayContext, route: ResolvedRoute): Promise<Response> {
+  const { deps, operations } = translation;
+  const { mapping, format } = mappingToServe(c, route);
+  // Only reached when no migration modes are configured (createApp without `modes`): a
+  // passthrough route has no translation to fall back on, whoever calls.
+  if (mapping.kind === 'passthrough') throw passthroughUnavailable();
+
+  const caller = callerFrom(c.req.raw.headers, deps.identityOf, c.env?.incoming?.socket.remoteAddress);
+  const signal = c.get('signal');
+  const accountId = await deps.accounts.resolve(caller, c.req.header('x-account-id'), signal);
+  const url = new URL(c.req.url);
+  const query = url.search.slice(1);
+  const form = await readFormBody(c.req, c.env?.incoming);
+  // Link URLs must carry every parameter, form-body ones included, or the next page
+  // would be a page of another list (clients re-send only what the URL holds).
+  const allParams = [query, form ?? ''].filter((text) => text !== '').join('&');
+  const request: RouteRequest = {
+    c,
+    caller,
+    accountId,
+    params: parseV2Params(query, form),
+    format,
+    pathParams: route.pathParams,
+    publicUrl: `${deps.publicBaseUrl ?? url.origin}${url.pathname}${allParams ? `?${allParams}` : ''}`,
+    signal,
+  };
+  switch (mapping.kind) {
+    case 'entity-search-list':
+      return translation.runList(mapping, request);
+    case 'entity-by-id':
+      return translation.runShow(mapping, request);
+    case 'metric-names':
+      return translation.runMetricNames(mapping, request);
+    case 'metric-data':
+      return translation.runMetricData(mapping, request);
+    case 'read-plan':
+      return operations.runReadPlan(mapping, request);
+    case 'write':
+      return operations.runWrite(mapping, request);
+    case 'unsupported':
+      return operations.runUnsupported(mapping);
+  }
 }

@@ -6,6 +6,7 @@ import type { ParityStore } from '../compare/parity-store.ts';
 import type { ModeStrategies } from '../modes/strategies.ts';
 import type { GatewayEnv } from '../routes/context.ts';
 import { labelOf, matchRoute, type MappingTable } from '../routes/resolved-route.ts';
+import { serveTranslation, type Translation } from '../routes/v2-router.ts';
 
 /** Where callers' requests are counted per integration (the /bridge/ page's), and the key fingerprint it groups by. */
 export interface CallerCounting {
@@ -22,28 +23,24 @@ const LEGACY_SERVED_TTL_MS = 3_600_000;
 /**
  * The routing step: the one place a request's path is matched against the route table. It puts
  * the resolved route (mapping, template, format, path params, method, mode) on the context and
- * serves the request by its mode's strategy (src/modes/strategies.ts); `translate` is the
- * router after it (src/routes/v2-router.ts), which reads the route from the context. Each
+ * serves the request by its mode's strategy (src/modes/strategies.ts) or, translated, by the
+ * translation itself (serveTranslation, src/routes/v2-router.ts), handed the route. Each
  * caller's request is also counted for its integration (User-Agent and key fingerprint), once
  * its key is known good: NerdGraph accepted it, or the legacy API served it a 2xx or 3xx. Any
  * other answer (a 404 for an unknown path, a 405, a 400 for a bad parameter, a failed upstream)
  * may have been given before any key check, so a made-up key never makes an integration.
  *
- * The gateway's own requests (a comparison's translation, a dry run, an explained request)
- * arrive with the route of the request they serve already on the context (src/app.ts reads it
- * off the request, src/modes/internal.ts), and are always translated.
+ * The gateway's own requests (a comparison's translation, a dry run, an explained request) never
+ * come here: they are handed to the translation directly (src/routes/shadow-translation.ts).
  */
-export function createRoutingStep(table: MappingTable, strategies: ModeStrategies | undefined, callers?: CallerCounting): MiddlewareHandler<GatewayEnv> {
+export function createRoutingStep(
+  table: MappingTable,
+  translation: Translation,
+  strategies: ModeStrategies | undefined,
+  callers?: CallerCounting,
+): MiddlewareHandler<GatewayEnv> {
   const legacyServed = new LRUCache<string, true>({ max: LEGACY_SERVED_MAX, ttl: LEGACY_SERVED_TTL_MS });
   return async (c, next) => {
-    // Read from the context: bodyLimit may have replaced c.req.raw (a POST without a length).
-    if (c.get('internal') === true) {
-      if (c.get('route') === undefined) {
-        const route = matchRoute(table, c.req.path, c.req.method);
-        if (route !== undefined) c.set('route', route);
-      }
-      return next();
-    }
     const route = matchRoute(table, c.req.path, c.req.method, { readByPost: c.req.method === 'POST' && readableAsQuery(c.req.raw.headers) });
     // No v2 request (/healthz, /bridge/...): the app's own routes serve it.
     if (route === undefined) return next();
@@ -64,16 +61,16 @@ export function createRoutingStep(table: MappingTable, strategies: ModeStrategie
     };
     // Passthrough and compare answer with the legacy API's answer; candidate with the translation's.
     const byLegacy = route.mode === 'passthrough' || route.mode === 'compare';
-    let response: Response | void = undefined;
+    let response: Response;
     try {
-      if (route.mode === 'translate' || strategies === undefined) await next();
-      else response = await strategies.serve(c, route, next);
+      if (route.mode === 'translate' || strategies === undefined) response = await serveTranslation(translation, c, route);
+      else response = await strategies.serve(c, route);
     } catch (error) {
       // A failed legacy call (passthrough, compare) is thrown to the error handler: still a use.
       count(statusOf(error), false);
       throw error;
     }
-    count((response ?? c.res).status, byLegacy);
+    count(response.status, byLegacy);
     return response;
   };
 }

@@ -3,9 +3,10 @@ import type { NerdGraph, UpstreamCall } from './client.ts';
 import type { RecordingClient } from './recording-client.ts';
 
 /**
- * A recorded run: one request the gateway sends through its own app (`/bridge/explain`, the
- * dry run of a compared write) with a RecordingClient in place of its NerdGraph client, so
- * its calls are written down and its mutations held back. Nothing is built for it: the app's
+ * A recorded run: one shadow request the gateway translates for itself (`/bridge/explain`, the
+ * dry run of a compared write; src/routes/shadow-translation.ts) with a RecordingClient in place
+ * of its NerdGraph client, so its calls are written down and its mutations held back. Nothing is
+ * built for it: the app's
  * client (recordableClient, built once in src/app.ts) sends the calls made inside a run to the
  * run's recorder, found through AsyncLocalStorage.
  *
@@ -17,8 +18,6 @@ import type { RecordingClient } from './recording-client.ts';
  */
 export interface RecordedRun {
   recorder: RecordingClient;
-  /** The request the run serves (explain's): its deadline and its client leaving end the run too. */
-  parent?: AbortSignal;
 }
 
 const runs = new AsyncLocalStorage<RecordedRun>();

@@ -133,10 +133,10 @@ describe('a request is matched once, whatever its mode', () => {
     expect(await matchesOf('/v2/applications.json', { method: 'PATCH' })).toEqual({ status: 405, matched: ['/v2/applications.json'] });
   });
 
-  it('explain: the explained request is matched once, and its run through the app does not match it again', async () => {
+  it('explain: the explained request is matched once, and its translation does not match it again', async () => {
     const { matchesOf } = await countingGateway('*=compare');
     // The explain request's own path goes through the routing step (it is no v2 route); the
-    // explained one is matched by explain and carried into the recorded run.
+    // explained one is matched by explain and handed, with its route, to the recorded run.
     const read = new URLSearchParams({ request: '/v2/applications.json?filter[name]=a' });
     expect(await matchesOf(`/bridge/explain?${read.toString()}`)).toEqual({ status: 200, matched: ['/bridge/explain', '/v2/applications.json'] });
     const write = new URLSearchParams({ request: `/v2/applications/${appId}/deployments.json`, method: 'POST', body: '{"deployment":{"revision":"v9"}}' });

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { createAccountResolver } from './caller/accounts.ts';
 import type { IdentityOf } from './caller/identity.ts';
 import { KeyGuard } from './caller/key-guard.ts';
+import { CallerCache } from './caller/caller-cache.ts';
 import { CursorCache } from './cache/cursor-cache.ts';
 import { KEY_GUARD_DEFAULTS, type GatewayConfig } from './ops/config.ts';
 import type { GatewayEnv } from './routes/context.ts';
@@ -173,6 +174,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     metricNamesLookbackMs: deps.config.metricNamesLookbackMs,
     cursors: new CursorCache(shared, { ttlMs: deps.config.cursorCacheTtlMs }),
     recentWrites: new RecentWrites(shared, now),
+    callerCache: new CallerCache(deps.metrics, now),
     accounts,
     identityOf,
     publicBaseUrl: deps.config.publicBaseUrl,

@@ -29,11 +29,11 @@ export const LIST_WINDOW_MS = 30 * DAY_MS;
  * retention for aiIssues (nerdgraph.md §8); 90 days is a choice, documented as a gap.
  */
 export const OPEN_WINDOW_MS = 90 * DAY_MS;
-/** The ctx.keep key of alerts_events' read for the sources its filters need (mappings/alerts-issues/events.list.ts). */
+/** The ctx.cache key of alerts_events' read for the sources its filters need (mappings/alerts-issues/events.list.ts). */
 export const keptEventsKey = (sources: { violations: boolean; deployments: boolean }): string => `alerts-events/${sources.violations}/${sources.deployments}`;
-/** The ctx.keep key of alerts_incidents' read (mappings/alerts-issues/incidents.list.ts). */
+/** The ctx.cache key of alerts_incidents' read (mappings/alerts-issues/incidents.list.ts). */
 export const keptIncidentsKey = (onlyOpen: boolean): string => `alerts-incidents/${onlyOpen}`;
-/** The ctx.keep key of alerts_violations' read (mappings/alerts-issues/violations.list.ts; the dates are checked in the value). */
+/** The ctx.cache key of alerts_violations' read (mappings/alerts-issues/violations.list.ts; the dates are checked in the value). */
 export const keptViolationsKey = (onlyOpen: boolean): string => `alerts-violations/${onlyOpen}`;
 /** What a close makes stale: the kept reads that show closes. */
 const KEPT_KEYS_A_CLOSE_CHANGES = [
@@ -216,7 +216,7 @@ export function incidentActionMapping(spec: IncidentActionSpec): WriteMapping {
         answer: async (payload) => {
           confirmedAction(payload, spec.field, spec.operation, issue.issueId, ctx.accountId);
           // A close ends an incident and its violations: walks kept before it would not show it.
-          if (spec.field === 'aiIssuesResolveIssue') for (const key of KEPT_KEYS_A_CLOSE_CHANGES) ctx.keep.set(key, undefined, 0);
+          if (spec.field === 'aiIssuesResolveIssue') for (const key of KEPT_KEYS_A_CLOSE_CHANGES) ctx.cache.forget(key);
           const after = await rereadIssue(ctx, issue.issueId, issue.createdAt);
           return { incident: v2Incident(after, await readPolicies(ctx, policyIdsOf([after])), true) };
         },

@@ -46,7 +46,7 @@ function appIdOf(row: DeploymentRow, accountId: number): number | undefined {
 }
 const DeploymentsAnswer = z.object({ actor: z.object({ account: z.object({ nrql: NrqlResults }).nullable() }) });
 
-/** How long a walk's read is kept for its later pages (per caller and account: ctx.keep). */
+/** How long a walk's read is kept for its later pages (per caller and account: ctx.cache). */
 const KEPT_EVENTS_MS = 30_000;
 
 /** What one read of the sources gives, before filters, paging and the gateway's own recent writes. */
@@ -168,9 +168,9 @@ export default defineReadPlanMapping({
     const sources = { violations: mayShow(filters, 'VIOLATION_OPEN') || mayShow(filters, 'VIOLATION_CLOSE'), deployments: mayShow(filters, 'DEPLOYMENT') };
     // Page 1 starts a walk: always read. Later pages reuse what the walk's first read kept.
     const key = keptEventsKey(sources);
-    const kept = page > 1 ? ctx.keep.get<EventsRead>(key) : undefined;
+    const kept = page > 1 ? ctx.cache.get<EventsRead>(key) : undefined;
     const read = kept ?? (await readEvents(ctx, sources));
-    if (!kept) ctx.keep.set(key, read, KEPT_EVENTS_MS, read.events.length);
+    if (!kept) ctx.cache.set(key, { value: read, ttlMs: KEPT_EVENTS_MS, size: read.events.length });
     const events = [...read.events];
     if (sources.deployments) {
       // Read-your-writes: deployments written here that NRQL does not show yet (ingest lag).

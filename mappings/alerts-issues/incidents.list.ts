@@ -9,7 +9,7 @@ const isOpen = (issue: UpstreamIssue): boolean => issue.closedAt === null || iss
 
 const note = fieldNotesUnder('incidents[]');
 
-/** How long a walk's read is kept for its later pages (per caller and account: ctx.keep). */
+/** How long a walk's read is kept for its later pages (per caller and account: ctx.cache). */
 const KEPT_INCIDENTS_MS = 30_000;
 
 /** One read of the list: newest first (ties by issue id), cut at `cutoff` when truncated. */
@@ -90,9 +90,9 @@ export default defineReadPlanMapping({
     const { only_open: onlyOpen, exclude_violations: excludeViolations, page } = parameters.parse(ctx.params);
     // Page 1 starts a walk: always read. Later pages reuse what the walk's first read kept.
     const key = keptIncidentsKey(onlyOpen);
-    const kept = page > 1 ? ctx.keep.get<IncidentsRead>(key) : undefined;
+    const kept = page > 1 ? ctx.cache.get<IncidentsRead>(key) : undefined;
     const read = kept ?? (await readIncidents(ctx, onlyOpen));
-    if (!kept) ctx.keep.set(key, read, KEPT_INCIDENTS_MS, read.issues.length);
+    if (!kept) ctx.cache.set(key, { value: read, ttlMs: KEPT_INCIDENTS_MS, size: read.issues.length });
     const since = read.truncated ? new Date(Math.max(read.cutoff, 0)).toISOString() : '';
     const { items: shown, link } = pageOfWalk(read.issues, page, AI_ISSUES_PAGE_SIZE, ctx.publicUrl, { complete: !read.truncated, truncated: read.truncated }, {
       withLast: true,

@@ -11,7 +11,7 @@ const parameters = defineParams({
   page: param.page({ fidelity: 'exact', note: '200 per page, newest first (ties by incident id); Link never has rel="last".' }),
 });
 
-/** How long a walk's read is kept for its later pages (per caller and account: ctx.keep). */
+/** How long a walk's read is kept for its later pages (per caller and account: ctx.cache). */
 const KEPT_VIOLATIONS_MS = 30_000;
 
 /** One read of the list: newest first (ties by incident id), cut at `cutoff` when truncated. */
@@ -104,10 +104,10 @@ export default defineReadPlanMapping({
     if (window === null) return { body: { violations: [] } };
     // Page 1 starts a walk: always read. Later pages reuse what the walk's first read kept, for the same dates.
     const key = keptViolationsKey(onlyOpen);
-    const stored = page > 1 ? ctx.keep.get<ViolationsRead>(key) : undefined;
+    const stored = page > 1 ? ctx.cache.get<ViolationsRead>(key) : undefined;
     const kept = stored?.dates === dates ? stored : undefined;
     const read = kept ?? (await readViolations(ctx, onlyOpen, window, dates));
-    if (!kept) ctx.keep.set(key, read, KEPT_VIOLATIONS_MS, read.incidents.length);
+    if (!kept) ctx.cache.set(key, { value: read, ttlMs: KEPT_VIOLATIONS_MS, size: read.incidents.length });
     const since = read.truncated ? new Date(Math.max(read.cutoff, 0)).toISOString() : '';
     // Only pages that can be served are announced; past the read's bound the answer says so.
     const { items, link } = pageOfWalk(read.incidents, page, AI_ISSUES_PAGE_SIZE, ctx.publicUrl, { complete: !read.truncated, truncated: read.truncated }, {

@@ -304,7 +304,7 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
   const appIdNumber = Number(appId);
   const endUserApdex = endUserApdexQuery({ appIds: [appIdNumber], ...currentWindow(ctx.now) });
   const keptKey = `end-user-apdex:${appId}`;
-  const kept = ctx.keep.get<KeptEndUserApdex>(keptKey);
+  const kept = ctx.cache.get<KeptEndUserApdex>(keptKey);
   const variables = { guid, browserGuid, accountId: ctx.accountId, endUserApdex };
   let data: unknown;
   let withEndUserApdex = kept === undefined;
@@ -328,7 +328,7 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
   const endUser = actor.account?.endUser;
   if (withEndUserApdex && endUser !== null && endUser !== undefined) {
     endUserApdexScore = endUserApdexScores(endUser, [appIdNumber]).get(appIdNumber) ?? null;
-    ctx.keep.set(keptKey, { score: endUserApdexScore }, END_USER_APDEX_KEPT_MS);
+    ctx.cache.set(keptKey, { value: { score: endUserApdexScore }, ttlMs: END_USER_APDEX_KEPT_MS });
   }
   return { guid, entity: parsed.data, browser: parsedBrowser === null ? null : parsedBrowser.data, endUserApdexScore };
 }

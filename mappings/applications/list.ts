@@ -114,7 +114,7 @@ export default defineListMapping({
     let hostAppIds: number[] | undefined;
     if (params.host !== undefined) {
       const needle = params.host.toLowerCase();
-      const index = await ctx.memo('applications.hostIndex', HOST_INDEX_TTL_MS, () => readHostIndex(ctx));
+      const index = await ctx.cache.load('applications.hostIndex', async () => readHostIndex(ctx).then((value) => ({ value, ttlMs: HOST_INDEX_TTL_MS, size: value.size })));
       hostAppIds = [...index].filter(([, hosts]) => hosts.some((host) => host.includes(needle))).map(([appId]) => appId);
       if (params.ids !== undefined) {
         const named = new Set(params.ids);

@@ -112,16 +112,16 @@ async function walkLaterPages(
  * own document read. One page (no nextCursor) is the whole list, at no cost. Otherwise the
  * later pages are read through ApplicationInstancesPage, at most MAX_INSTANCE_PAGES pages and
  * MAX_INSTANCES instances (past either: instancesOverBound, never a cut list), and the whole
- * list is kept INSTANCE_LIST_TTL_MS per caller, account and app (ctx.shared), so the hosts and
+ * list is kept INSTANCE_LIST_TTL_MS per caller, account and app (ctx.cache), so the hosts and
  * instances routes, the application show and the host and instance metric routes of one app
  * walk the pages once between them, not on every call. The kept list is one snapshot: a request
  * within its life sees it whole rather than its own first page joined to an older rest. A walk
  * cut short (the request's deadline, a failed page) keeps its progress WALK_PROGRESS_TTL_MS
- * (ctx.keep: the pages read, its first included, and the next cursor), so the next request
+ * (ctx.cache: the pages read, its first included, and the next cursor), so the next request
  * resumes it rather than starting over; the list it ends with is then read across requests.
  */
 export async function allInstancesOf(
-  ctx: Pick<CallerScope, 'shared' | 'accountId' | 'keep'>,
+  ctx: Pick<CallerScope, 'cache' | 'accountId'>,
   app: { id: number; guid: string },
   first: InstancesPage | null | undefined,
 ): Promise<ApplicationInstance[]> {
@@ -129,17 +129,15 @@ export async function allInstancesOf(
   const cursor = first?.nextCursor;
   if (!cursor) return firstItems;
   const key = `app-instances/${app.id}`;
-  const walked = await ctx.shared<Walk>(
-    key,
-    INSTANCE_LIST_TTL_MS,
-    (read) =>
-      walkLaterPages(read, { guid: app.guid, accountId: ctx.accountId }, firstItems, cursor, {
-        kept: ctx.keep.get<Progress>(`${key}/progress`),
-        keep: (progress) => ctx.keep.set(`${key}/progress`, progress, WALK_PROGRESS_TTL_MS, progress?.instances.length ?? 0),
-      }),
-    // Weighed by its instances against the cache's total bound (src/routes/types.ts MAX_SHARED_SIZE).
-    (walk) => walk.instances.length,
-  );
+  const progressKey = `${key}/progress`;
+  const walked = await ctx.cache.load<Walk>(key, async (read) => {
+    const walk = await walkLaterPages(read, { guid: app.guid, accountId: ctx.accountId }, firstItems, cursor, {
+      kept: ctx.cache.get<Progress>(progressKey),
+      keep: (progress) => (progress === undefined ? ctx.cache.forget(progressKey) : ctx.cache.set(progressKey, { value: progress, ttlMs: WALK_PROGRESS_TTL_MS, size: progress.instances.length })),
+    });
+    // Weighed by its instances against the cache's size bound (src/caller/caller-cache.ts).
+    return { value: walk, ttlMs: INSTANCE_LIST_TTL_MS, size: walk.instances.length };
+  });
   if (walked.overBound) throw instancesOverBound();
   return walked.instances;
 }

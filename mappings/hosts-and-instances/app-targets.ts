@@ -70,16 +70,16 @@ async function readDirectory(ctx: TimesliceTargetContext, app: EntityRef): Promi
  */
 async function hostNameOf(ctx: TimesliceTargetContext, app: EntityRef, rawHostId: string | undefined): Promise<{ id: number; name: string }> {
   const key = `host-directory/${app.id}`;
-  const remembered = (): Promise<{ value: HostDirectory; ttlMs: number }> =>
-    readDirectory(ctx, app).then((directory) => ({ value: directory, ttlMs: directory.appExists ? HOST_DIRECTORY_TTL_MS : HOST_MISS_TTL_MS }));
-  let directory = await ctx.remember(key, remembered);
+  const remembered = () =>
+    readDirectory(ctx, app).then((directory) => ({ value: directory, ttlMs: directory.appExists ? HOST_DIRECTORY_TTL_MS : HOST_MISS_TTL_MS, size: directory.hosts.size }));
+  let directory = await ctx.cache.load(key, remembered);
   if (!directory.appExists) throw notFound(EntityTitles.applicationNotFound);
   if (rawHostId === undefined || !ID_PATTERN.test(rawHostId)) throw notFound(EntityTitles.applicationHostNotFound);
   const id = Number(rawHostId);
   if (!directory.hosts.has(id) && ctx.now - directory.readAt >= HOST_MISS_TTL_MS) {
     // One re-read per app and HOST_MISS_TTL_MS, whatever ids are asked for: a client walking
     // ids, or polling a host that is gone, costs at most one request per app every few seconds.
-    directory = await ctx.remember(`${key}/refresh`, async () => ({ value: await readDirectory(ctx, app), ttlMs: HOST_MISS_TTL_MS }));
+    directory = await ctx.cache.load(`${key}/refresh`, () => readDirectory(ctx, app).then((value) => ({ value, ttlMs: HOST_MISS_TTL_MS, size: value.hosts.size })));
     if (!directory.appExists) throw notFound(EntityTitles.applicationNotFound);
   }
   const name = directory.hosts.get(id);

@@ -7,10 +7,10 @@ const parameters = defineParams({
   page: param.page({ fidelity: 'approximate', note: `${USERS_PAGE_SIZE} per page (page size UNCONFIRMED; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing), domain after domain in NerdGraph's order, read only as far as the page needs; v2 Link header` }),
 });
 
-/** How long a walk's read is kept for its later pages (per caller, account and filter: ctx.keep). */
+/** How long a walk's read is kept for its later pages (per caller, account and filter: ctx.cache). */
 const KEPT_USERS_MS = 30_000;
 
-/** The ctx.keep key of a walk over the users `filter` selects. */
+/** The ctx.cache key of a walk over the users `filter` selects. */
 const keptUsersKey = (filter: UserFilter | null): string => `users/${JSON.stringify(filter)}`;
 
 /** The last page of the list as far as `read` knows it: whole, or by NerdGraph's count (at least one page past those read full). */
@@ -52,13 +52,13 @@ export default defineReadPlanMapping({
     const filter = Object.keys(given).length > 0 ? given : null;
     // Page 1 starts a walk: always read. Later pages carry on from what the walk kept.
     const key = keptUsersKey(filter);
-    const kept = page > 1 ? ctx.keep.get<UsersRead>(key) : undefined;
+    const kept = page > 1 ? ctx.cache.get<UsersRead>(key) : undefined;
     const start = kept ?? (await firstUsersRead(ctx, filter));
     // A page past NerdGraph's count holds nothing: no need to read the rest to say so.
     const pastTheCount = start.totalCount !== null && page > Math.max(1, pageCount(start.totalCount, USERS_PAGE_SIZE));
     const { read, bounded } = pastTheCount ? { read: start, bounded: false } : await readUsersUntil(ctx, filter, start, page * USERS_PAGE_SIZE, MAX_USER_READS - (kept ? 0 : 1));
     // What was read so far is kept even when the bound stops it: reading on resumes there.
-    ctx.keep.set(key, read, KEPT_USERS_MS, read.seenIds.size);
+    ctx.cache.set(key, { value: read, ttlMs: KEPT_USERS_MS, size: read.seenIds.size });
     if (bounded) throw new V2Error(422, UserTitles.tooMany);
     const listed = listedUsers(read);
     const items = listed.users.slice((page - 1) * USERS_PAGE_SIZE, page * USERS_PAGE_SIZE);

@@ -86,7 +86,7 @@ interface DomainRead {
  * How far the users of one filter have been read: every domain in NerdGraph's order, each with
  * the users its pages gave so far. The list is domain after domain, each domain's users in
  * NerdGraph's order, so its start is known as soon as the domains before are read to their end.
- * A value kept between requests (ctx.keep) is never changed: a read continues on a copy.
+ * A value kept between requests (ctx.cache) is never changed: a read continues on a copy.
  */
 export interface UsersRead {
   domains: DomainRead[];

@@ -9,8 +9,9 @@ import { inRecordedRun } from '../upstream/recorded-run.ts';
  * for an answer (used for negative entries). A load runs under the shared call's signal
  * (SingleFlight): a caller whose own signal fires stops waiting, the load stops only when
  * every caller has left, and a load that completes is cached whoever still waits for it.
- * A recorded run (src/upstream/recorded-run.ts: explain, a dry run) is cold: it loads alone and
- * keeps nothing, unless the cache is built `warmForRecordedRuns`.
+ * A value a caller got without a load (a walk's progress) is kept with `put` and read with
+ * `peek`, under the same bounds. A recorded run (src/upstream/recorded-run.ts: explain, a dry run)
+ * is cold: it loads alone, reads and keeps nothing, unless the cache is built `warmForRecordedRuns`.
  */
 export interface Loaded<V> {
   value: V;
@@ -49,7 +50,7 @@ export class CoalescingCache<V extends object> {
   }
 
   async get(key: string, load: (signal: AbortSignal) => Promise<Loaded<V>>, signal: AbortSignal): Promise<V> {
-    if (!this.warmForRecordedRuns && inRecordedRun()) {
+    if (this.cold()) {
       this.metrics.cacheLookups.inc({ cache: this.name, result: 'bypassed' });
       return (await load(signal)).value;
     }
@@ -62,15 +63,46 @@ export class CoalescingCache<V extends object> {
       key,
       async (shared) => {
         const loaded = await load(shared);
-        this.entries.set(key, loaded.value, {
-          ...(loaded.ttlMs === undefined ? {} : { ttl: loaded.ttlMs }),
-          ...(this.sized && loaded.size !== undefined ? { size: Math.max(1, Math.ceil(loaded.size)) } : {}),
-        });
+        this.keep(key, loaded);
         return loaded.value;
       },
       signal,
     );
     this.metrics.cacheLookups.inc({ cache: this.name, result: joined ? 'coalesced' : 'miss' });
     return promise;
+  }
+
+  /** The value kept under `key`, without loading it (none in a cold recorded run). */
+  peek(key: string): V | undefined {
+    if (this.cold()) return undefined;
+    const cached = this.entries.get(key);
+    this.metrics.cacheLookups.inc({ cache: this.name, result: cached === undefined ? 'miss' : 'hit' });
+    return cached;
+  }
+
+  /** Keeps a value got without a load (a cold recorded run keeps nothing). */
+  put(key: string, loaded: Loaded<V>): void {
+    if (!this.cold()) this.keep(key, loaded);
+  }
+
+  /** Forgets the value under `key` (a cold recorded run changes nothing). */
+  forget(key: string): void {
+    if (!this.cold()) this.entries.delete(key);
+  }
+
+  private cold(): boolean {
+    return !this.warmForRecordedRuns && inRecordedRun();
+  }
+
+  private keep(key: string, loaded: Loaded<V>): void {
+    // lru-cache reads a TTL of 0 as "never expires": an entry with no life left is not kept.
+    if (loaded.ttlMs !== undefined && loaded.ttlMs <= 0) {
+      this.entries.delete(key);
+      return;
+    }
+    this.entries.set(key, loaded.value, {
+      ...(loaded.ttlMs === undefined ? {} : { ttl: loaded.ttlMs }),
+      ...(this.sized && loaded.size !== undefined ? { size: Math.max(1, Math.ceil(loaded.size)) } : {}),
+    });
   }
 }

@@ -1,4 +1,3 @@
-import { CoalescingCache } from '../cache/coalescing-cache.ts';
 import { SharedOnce } from '../cache/single-flight.ts';
 import { entityQuery } from '../upstream/entity-query.ts';
 import type { EntityListMapping, ListParams, PageReadContext } from './mapping.ts';
@@ -7,7 +6,7 @@ import { wrap } from './entities.ts';
 import { inAccount } from './entity-ref.ts';
 import { linkHeaders, searchPageLink } from './paging.ts';
 import { createSearchFetches, emptyPage, fetchSearchPage, type FetchedPage, type SearchFetches } from './search-pages.ts';
-import { loadingScope, noteDegraded, readsOf, type RouteDeps, type RouteRequest } from './types.ts';
+import { callerScope, noteDegraded, readsOf, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
  * Serves a v2 list from entity search: the page's search (src/routes/search-pages.ts, page
@@ -22,9 +21,6 @@ interface ScopedPage {
   degraded: string[];
 }
 
-/** Bound of PageReadContext.memo entries per gateway (each a small answer, e.g. a host index). */
-const MAX_MEMOS = 1000;
-
 /** What the list stage keeps between requests. */
 export interface ListStage {
   deps: RouteDeps;
@@ -37,8 +33,6 @@ export interface ListStage {
    */
   renderings: WeakMap<FetchedPage, Map<string, Uint8Array>>;
   scopedPages: WeakMap<FetchedPage, Map<string, ScopedPage>>;
-  /** PageReadContext.memo: per caller and account, on the injected clock, bounded, failed loads not kept. */
-  memos: CoalescingCache<object>;
 }
 
 export function createListStage(deps: RouteDeps): ListStage {
@@ -47,7 +41,6 @@ export function createListStage(deps: RouteDeps): ListStage {
     fetches: createSearchFetches(deps),
     renderings: new WeakMap(),
     scopedPages: new WeakMap(),
-    memos: new CoalescingCache<object>('list-memos', deps.metrics, { max: MAX_MEMOS, ttlMs: 60_000, now: deps.now }),
   };
 }
 
@@ -55,23 +48,12 @@ export function createListStage(deps: RouteDeps): ListStage {
 export async function serveList(stage: ListStage, mapping: EntityListMapping, req: RouteRequest): Promise<Response> {
   const params = mapping.parameters.parse(req.params);
   const page = params.page;
-  const ctx = pageReadContext(stage, mapping, req);
+  const ctx = callerScope(stage.deps, req, mapping.operation);
   const conditions = await mapping.searchConditions(params, req.accountId, ctx);
   const fetched = conditions === null ? emptyPage(0) : await fetchSearchPage(stage.fetches, mapping, req, entityQuery(conditions), page);
   const text = await renderPage(stage, mapping, params, fetched, ctx, req);
   const link = searchPageLink(req.publicUrl, page, mapping.pageSize, fetched);
   return respondText(req.c, req.format, 200, text, linkHeaders(link));
-}
-
-/** The caller's scope, with memo: short-lived answers shared by this caller's pages. */
-function pageReadContext(stage: ListStage, mapping: EntityListMapping, req: RouteRequest): PageReadContext {
-  const { scope, underLoad } = loadingScope(stage.deps, req, mapping.operation);
-  return {
-    ...scope,
-    memo: <T extends object>(key: string, ttlMs: number, load: () => Promise<T>) =>
-      // The cast is safe: a key is only ever loaded by the one memo() call site that names it.
-      stage.memos.get(`${req.caller.identity}|${req.accountId}|${key}`, async (shared) => ({ value: await underLoad(shared, load), ttlMs }), req.signal) as Promise<T>,
-  };
 }
 
 /** The page's entities in the caller's account, and the mapping's enrichment of them: once per fetched page. */

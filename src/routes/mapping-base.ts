@@ -1,3 +1,4 @@
+import type { CallerCacheEntry } from '../caller/caller-cache.ts';
 import type { RecentWrites } from '../state/recent-writes.ts';
 import type { EntityKind, EntityRef } from './entity-ref.ts';
 import type { V2Body } from '../v2/format.ts';
@@ -39,7 +40,7 @@ export interface ReadOptions {
    * without it. A GraphQL error in such a part (an NRQL timeout or rate limit) leaves it null
    * instead of failing the read; the request's log line records it as degraded, and the answer
    * is not cached as whole (the micro-cache keeps no answer missing an optional part, a list
-   * page no enrichment or body of one). Not for reads inside `shared` or `memo` loads: those
+   * page no enrichment or body of one). Not for reads inside CallerScope.cache loads: those
    * keep what they load.
    */
   optional?: Readonly<Record<string, string>>;
@@ -69,33 +70,32 @@ export interface CallerScope {
    */
   recent: RecentWrites;
   /**
-   * A value shared by this caller's requests on this account, whatever the route (e.g. an app's
-   * agent instances read over several NerdGraph pages): `load` runs once per key until `ttlMs`
-   * passes on the injected clock (concurrent misses share it; a failed load is not kept), and
-   * reads through the `read` it is given, which follows the shared load, not one request.
-   * `sizeOf`: the value's weight against the cache's total bound (src/routes/types.ts
-   * MAX_SHARED_SIZE; default 1): an instance list counts its instances.
+   * What this caller keeps on this account between requests, whatever the route: the gateway's
+   * one per-caller cache (src/caller/caller-cache.ts: bounded, a TTL per entry, cold in a
+   * recorded run).
    */
-  shared<V extends object>(key: string, ttlMs: number, load: (read: CallerScope['read']) => Promise<V>, sizeOf?: (value: V) => number): Promise<V>;
-  /**
-   * Plain values kept for this caller on this account across requests (e.g. a page walk's
-   * progress, so a walk cut short resumes): `set` with undefined forgets; `size` weighs the value
-   * against the same total bound as `shared` (default 1).
-   */
-  keep: {
-    get<V extends object>(key: string): V | undefined;
-    set(key: string, value: object | undefined, ttlMs: number, size?: number): void;
-  };
+  cache: ScopedCache;
 }
 
-export interface PageReadContext extends CallerScope {
+/** CallerScope.cache: the per-caller cache (src/caller/caller-cache.ts) as one request's caller and account see it. */
+export interface ScopedCache {
   /**
-   * A short-lived answer shared by this caller's requests on this account (e.g. a host index
-   * that pages of one filtered list all need): `load` runs once per key until `ttlMs` passes
-   * on the injected clock; a failed load is not kept.
+   * The value under `key`, loaded by `load` on a miss (e.g. an app's agent instances read over
+   * several NerdGraph pages): concurrent misses share one load, and a failed load is not kept.
+   * `load` reads through the `read` it is given, as the scope's own `read` does while it runs:
+   * under the shared load's signal, so the load goes on for the other requests waiting for it
+   * when the one that started it leaves.
    */
-  memo<T extends object>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T>;
+  load<V extends object>(key: string, load: (read: CallerScope['read']) => Promise<CallerCacheEntry<V>>): Promise<V>;
+  /** The value kept under `key`, if any (by `load` or `set`). */
+  get<V extends object>(key: string): V | undefined;
+  /** Keeps a value got without a load (e.g. a page walk's progress, so a walk cut short resumes). */
+  set(key: string, entry: CallerCacheEntry<object>): void;
+  forget(key: string): void;
 }
+
+/** A list's hooks get the caller's scope. */
+export type PageReadContext = CallerScope;
 
 export interface ReshapeContext {
   accountId: number;

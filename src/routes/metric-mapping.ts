@@ -36,7 +36,7 @@ export interface TargetWithin {
   notFoundTitle: string;
   /**
    * Reads the path (ctx.pathParams) for it: ids are checked here, and a host id needs its host
-   * name first, so it may read (through ctx.remember, once per directory lifetime).
+   * name first, so it may read (through ctx.cache, once per directory lifetime).
    */
   resolve(ctx: TimesliceTargetContext, entity: EntityRef): ResolvedWithin | Promise<ResolvedWithin>;
 }
@@ -67,14 +67,9 @@ export interface TimesliceTarget {
   inside?: { notFoundTitle: string; holds(entity: unknown): boolean | Promise<boolean> };
 }
 
-/** What a TargetWithin may use: the path, and cached reads through the caller's key. */
+/** What a TargetWithin may use: the caller's scope (its cache included) and the path. */
 export interface TimesliceTargetContext extends CallerScope {
   pathParams: Readonly<Record<string, string>>;
-  /**
-   * A value kept per caller and account under `key` (concurrent misses share one load) for
-   * `ttlMs` (default 60 s); a failed load is not kept.
-   */
-  remember<V extends object>(key: string, load: () => Promise<{ value: V; ttlMs?: number }>): Promise<V>;
 }
 
 /** The timeslice metrics of one target: an entity addressed by a numeric id, or a host or instance inside one. */

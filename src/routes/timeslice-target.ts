@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { CoalescingCache } from '../cache/coalescing-cache.ts';
 import type { MetricDataMapping, MetricNamesMapping, MetricTarget, TimesliceTarget, TimesliceTargetContext } from './metric-mapping.ts';
 import type { NrqlEquality } from '../upstream/nrql.ts';
 import { notFound } from '../v2/errors.ts';
 import { hasControlCharacters } from '../upstream/query-literal.ts';
 import { requireEntity as requireExactEntity } from './entity-ref.ts';
-import { loadingScope, type RouteDeps, type RouteRequest } from './types.ts';
+import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
 
 /**
  * What the metric routes share: the target the path names (an app, a mobile app, or a host
@@ -37,25 +36,13 @@ export async function resolveTarget(target: MetricTarget, ctx: TimesliceTargetCo
   };
 }
 
-const REMEMBER_TTL_MS = 60_000;
-
 /**
- * Resolves a mapping's target for a request. What targets remember (a host directory) is kept
- * per caller identity and account, shared by the names and data routes of one gateway.
+ * Resolves a mapping's target for a request. What targets keep (a host directory) is in the
+ * caller's cache (CallerScope.cache), shared by the names and data routes of one gateway.
  */
 export function createTargetResolver(deps: RouteDeps) {
-  // Values of several types share one cache: each key belongs to exactly one caller of remember.
-  const remembered = new CoalescingCache<object>('timeslice-targets', deps.metrics, { max: 5_000, ttlMs: REMEMBER_TTL_MS, now: deps.now });
-
   return function resolveMappingTarget(mapping: TimesliceMapping, req: RouteRequest): Promise<TimesliceTarget> {
-    const { scope, underLoad } = loadingScope(deps, req, mapping.operation);
-    const ctx: TimesliceTargetContext = {
-      ...scope,
-      pathParams: req.pathParams,
-      remember: <V extends object>(key: string, load: () => Promise<{ value: V; ttlMs?: number }>) =>
-        // The cast is safe: a key is only ever loaded by the one remember() call site that names it.
-        remembered.get(JSON.stringify([req.caller.identity, req.accountId, key]), (shared) => underLoad(shared, load), req.signal) as Promise<V>,
-    };
+    const ctx: TimesliceTargetContext = { ...callerScope(deps, req, mapping.operation), pathParams: req.pathParams };
     return resolveTarget(mapping.target, ctx);
   };
 }

@@ -1,6 +1,5 @@
-import { LRUCache } from 'lru-cache';
-import { CoalescingCache } from '../cache/coalescing-cache.ts';
-import { inRecordedRun } from '../upstream/recorded-run.ts';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CallerCache } from '../caller/caller-cache.ts';
 import type { CursorCache } from '../cache/cursor-cache.ts';
 import type { GatewayContext } from './context.ts';
 import type { Caller } from '../caller/identity.ts';
@@ -26,6 +25,8 @@ export interface RouteDeps {
   mutations: ReadonlySet<string>;
   /** Deployments and label changes written here, until NerdGraph shows them (read-your-writes). */
   recentWrites: RecentWrites;
+  /** What mappings keep per caller and account between requests (CallerScope.cache). */
+  callerCache: CallerCache;
 }
 
 /**
@@ -86,97 +87,34 @@ export function noteDegraded(c: GatewayContext | undefined, note: string): void 
 /** The caller, account and signal of a request; its context (`c`) when it has one, for its log line. */
 type ScopedRequest = Pick<RouteRequest, 'caller' | 'accountId' | 'signal'> & { c?: GatewayContext };
 
-/** Bound of CallerScope.shared entries per gateway: one per large app (only apps whose instances span pages are kept)... */
-const MAX_SHARED_ENTRIES = 1_000;
 /**
- * ...and of their total size (each entry's `size` given to shared(): an instance list counts its
- * instances), so the cache holds at most this many instances (~30 MB at ~150 bytes each) rather
- * than MAX_SHARED_ENTRIES lists of 10,000 (~2.8 GB): least recently used lists go first.
+ * The signal of the CallerScope.cache load the current code runs inside, if any: the scope's
+ * reads go under it instead of the request's, so a load keeps going for the other requests that
+ * wait for it when the one that started it leaves. Per async chain, so nested loads and
+ * concurrent ones of one request each read under their own.
  */
-export const MAX_SHARED_SIZE = 200_000;
-/** CallerScope.keep's store, one per gateway, bounded like the shared cache (it holds walks cut short). */
-const keptStores = new WeakMap<RouteDeps, LRUCache<string, object>>();
-
-function keptStoreOf(deps: RouteDeps): LRUCache<string, object> {
-  let store = keptStores.get(deps);
-  if (!store) {
-    const clock = deps.now;
-    store = new LRUCache<string, object>({ max: MAX_SHARED_ENTRIES, maxSize: MAX_SHARED_SIZE, sizeCalculation: () => 1, ttl: 60_000, perf: { now: clock }, ttlResolution: 0 });
-    keptStores.set(deps, store);
-  }
-  return store;
-}
-
-/** CallerScope.shared's cache, one per gateway (its RouteDeps), made on first use. */
-const sharedCaches = new WeakMap<RouteDeps, CoalescingCache<object>>();
-
-function sharedCacheOf(deps: RouteDeps): CoalescingCache<object> {
-  let cache = sharedCaches.get(deps);
-  if (!cache) {
-    cache = new CoalescingCache<object>('caller-shared', deps.metrics, { max: MAX_SHARED_ENTRIES, maxSize: MAX_SHARED_SIZE, ttlMs: 60_000, now: deps.now });
-    sharedCaches.set(deps, cache);
-  }
-  return cache;
-}
+const loadSignals = new AsyncLocalStorage<AbortSignal>();
 
 /** The caller's scope every mapping hook starts from; `operation` labels the scope-violation counts. */
 export function callerScope(deps: RouteDeps, req: ScopedRequest, operation: string): CallerScope {
   const scope = { accountId: req.accountId, operation, metrics: deps.metrics };
+  const read: CallerScope['read'] = (op, variables, options) => readsOf(deps, req.caller, loadSignals.getStore() ?? req.signal, (note) => noteDegraded(req.c, note))(op, variables, options);
+  const { callerCache } = deps;
   return {
     accountId: req.accountId,
     now: deps.now(),
-    read: readsOf(deps, req.caller, req.signal, (note) => noteDegraded(req.c, note)),
+    read,
     entityRef: (kind, rawId, notFoundTitle) => entityRef(kind, rawId, req.accountId, notFoundTitle),
     requireEntity: (entity, ref, notFoundTitle) => requireEntity(entity, ref, scope, notFoundTitle),
     inAccount: (entity, label = operation) => inAccount(entity, req.accountId, label, deps.metrics),
     recent: deps.recentWrites,
-    shared: <V extends object>(key: string, ttlMs: number, load: (read: CallerScope['read']) => Promise<V>, sizeOf?: (value: V) => number) =>
-      // The cast is safe: a key is only ever loaded by the one shared() call site that names it.
-      sharedCacheOf(deps).get(
-        JSON.stringify([req.caller.identity, req.accountId, key]),
-        async (signal) => {
-          const value = await load(readsOf(deps, req.caller, signal));
-          return { value, ttlMs, size: sizeOf?.(value) ?? 1 };
-        },
-        req.signal,
-      ) as Promise<V>,
-    keep: {
-      // The cast is safe as shared()'s: a key is only ever kept by the one call site that names it.
-      // A recorded run (explain, a dry run) keeps nothing and resumes nothing, as shared() is cold there.
-      get: <V extends object>(key: string) => (inRecordedRun() ? undefined : keptStoreOf(deps).get(JSON.stringify([req.caller.identity, req.accountId, key])) as V | undefined),
-      set: (key: string, value: object | undefined, ttlMs: number, size = 1) => {
-        if (inRecordedRun()) return;
-        const full = JSON.stringify([req.caller.identity, req.accountId, key]);
-        if (value === undefined) keptStoreOf(deps).delete(full);
-        else keptStoreOf(deps).set(full, value, { ttl: ttlMs, size: Math.max(1, Math.ceil(size)) });
-      },
+    cache: {
+      load: (key, load) => callerCache.load(req, key, (signal) => loadSignals.run(signal, () => load(read)), req.signal),
+      get: (key) => callerCache.get(req, key),
+      set: (key, entry) => callerCache.set(req, key, entry),
+      forget: (key) => callerCache.forget(req, key),
     },
   };
-}
-
-/**
- * A caller scope for hooks that start shared loads (ctx.memo, ctx.remember), whose load
- * functions read through the scope they closed over. While a load this request started runs
- * (`underLoad`), the scope's reads go under the load's shared signal instead of the request's,
- * so the load keeps going for the other requests that wait for it if this one leaves. A
- * request's hooks run one at a time (each awaits its load), so no other read of this scope
- * happens meanwhile.
- */
-export function loadingScope(deps: RouteDeps, req: ScopedRequest, operation: string) {
-  let loadSignal: AbortSignal | undefined;
-  const scope: CallerScope = {
-    ...callerScope(deps, req, operation),
-    read: (op, variables, options) => readsOf(deps, req.caller, loadSignal ?? req.signal, (note) => noteDegraded(req.c, note))(op, variables, options),
-  };
-  async function underLoad<T>(signal: AbortSignal, load: () => Promise<T>): Promise<T> {
-    loadSignal = signal;
-    try {
-      return await load();
-    } finally {
-      loadSignal = undefined;
-    }
-  }
-  return { scope, underLoad };
 }
 
 /** One inbound v2 request, parsed and authorised. */

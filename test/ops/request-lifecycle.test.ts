@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoalescingCache } from '../../src/cache/coalescing-cache.ts';
+import { CallerCache } from '../../src/caller/caller-cache.ts';
 import { SingleFlight } from '../../src/cache/single-flight.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import type { MetricNamesMapping, TargetWithin } from '../../src/routes/mapping.ts';
@@ -406,7 +407,7 @@ describe('shared calls (SingleFlight, CoalescingCache)', () => {
   });
 });
 
-describe('loads a mapping starts through ctx.remember', () => {
+describe('loads a mapping starts through ctx.cache', () => {
   it('read under the shared signal: the request that started one may leave while another waits', async () => {
     const calls: Array<{ signal: AbortSignal; answer: (value: unknown) => void }> = [];
     const deps = {
@@ -414,12 +415,13 @@ describe('loads a mapping starts through ctx.remember', () => {
       metrics: createMetrics(),
       now: () => 0,
       mutations: new Set<string>(),
+      callerCache: new CallerCache(createMetrics(), () => 0),
     } as unknown as RouteDeps; // only what a target resolver uses
     const within: TargetWithin = {
       notFoundTitle: 'No host',
       // A directory-like read, remembered per caller and account, as mappings/hosts-and-instances/app-targets.ts does.
       resolve: async (ctx) => {
-        const { read } = await ctx.remember('directory', async () => ({ value: { read: await ctx.read('Probe', {}) } }));
+        const { read } = await ctx.cache.load('directory', async () => ({ value: { read: await ctx.read('Probe', {}) }, ttlMs: 60_000 }));
         return { scope: [], key: String(read), holds: () => true };
       },
     };

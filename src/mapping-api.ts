@@ -25,4 +25,4 @@ export { type BodyObject, type BodyValue, isBodyObject, objectAt, type RequestBo
 export { RETIRED, RETIRED_ROUTES, type RetiredFamily, type RetiredFamilyName } from './v2/retired.ts';
 export { isoSeconds } from './v2/time.ts';
 export { parseV2Time } from './v2/timestamps.ts';
-export { type JsonValue, XML_ASSUMPTION } from './v2/xml.ts';
+export { type JsonValue, toXml, XML_ASSUMPTION, type XmlLayout } from './v2/xml.ts';

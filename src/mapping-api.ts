@@ -6,7 +6,7 @@
 export { redactKeys } from './ops/redact.ts';
 export { repeatedCursor, walkCursors, type Walked, type WalkOptions } from './routes/cursor-walk.ts';
 export { EntityKinds, type EntityRef } from './routes/entity-ref.ts';
-export { pageCount, pageOfList, pageOfWalk, withLink } from './routes/paging.ts';
+export { pageCount, pageOfList, pageOfPrefix, pageOfWalk, pastTheCount, withLink } from './routes/paging.ts';
 export { type CallerScope, defineListMapping, defineMetricDataMapping, defineMetricNamesMapping, definePassthroughMapping, defineReadPlanMapping, defineShowMapping, defineUnsupportedMapping, defineWriteMapping, type FieldNote, fieldNotesUnder, type KnownGap, type MetricTarget, type OperationContext, type PageReadContext, type PlannedAnswer, type ReadOptions, type ResolvedWithin, type ReshapeContext, type TargetWithin, type TimesliceTarget, type TimesliceTargetContext, type UnsupportedMapping, type WriteMapping, type WritePlan } from './routes/mapping.ts';
 export { MAX_PAGES_WALKED } from './routes/search-pages.ts';
 export { type LabelChange, type RememberedDeployment, type RememberedLabelChange } from './state/recent-writes.ts';
@@ -25,4 +25,4 @@ export { type BodyObject, type BodyValue, isBodyObject, objectAt, type RequestBo
 export { RETIRED, RETIRED_ROUTES, type RetiredFamily, type RetiredFamilyName } from './v2/retired.ts';
 export { isoSeconds } from './v2/time.ts';
 export { parseV2Time } from './v2/timestamps.ts';
-export { type JsonValue, XML_ASSUMPTION } from './v2/xml.ts';
+export { type JsonValue, toXml, XML_ASSUMPTION, type XmlLayout } from './v2/xml.ts';

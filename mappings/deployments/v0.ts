@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { entityQuery, hasControlCharacters, V2Error, notFound, defineWriteMapping, type OperationContext, parseAnswer, type V2Body, type V2Format, decodeEntityGuid, defineParams, param, objectAt, type BodyObject, type JsonValue } from '../../src/mapping-api.ts';
+import { entityQuery, hasControlCharacters, V2Error, notFound, defineWriteMapping, type OperationContext, parseAnswer, type V2Body, type V2Format, decodeEntityGuid, defineParams, param, objectAt, type BodyObject, type JsonValue, toXml, type XmlLayout } from '../../src/mapping-api.ts';
 import { DeploymentTitles, NO_REVISION_VERSION, planDeploymentCreate } from './deployment.ts';
 import { applicationGuid } from '../common/application-ref.ts';
 
@@ -60,28 +60,28 @@ async function appIdByName(ctx: OperationContext, name: string): Promise<string>
   return domainId;
 }
 
-/** v0's answer: Rails XML with dashed names and typed elements. */
+/**
+ * v0's answer: the deployment record in Rails' own `to_xml` (dashed names, typed scalars, one
+ * element a line), written by the one XML writer, so its text is escaped as every XML answer's.
+ */
+const V0_LAYOUT: XmlLayout = { root: 'deployment', indent: '  ', textTypes: { timestamp: 'datetime' } };
+
 function v0Xml(body: V2Body): string {
   const deployment = (body.deployment ?? {}) as Record<string, JsonValue>;
-  const element = (name: string, value: JsonValue | undefined, type?: string): string => {
-    if (value === null || value === undefined) return `  <${name} nil="true"/>`;
-    const escaped = String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    return `  <${name}${type ? ` type="${type}"` : ''}>${escaped}</${name}>`;
-  };
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<deployment>',
-    element('account-id', deployment.account_id, 'integer'),
-    element('agent-id', deployment.agent_id, 'integer'),
-    element('changelog', deployment.changelog),
-    element('description', deployment.description),
-    element('id', deployment.id, 'integer'),
-    element('revision', deployment.revision),
-    element('timestamp', deployment.timestamp, 'datetime'),
-    element('user', deployment.user),
-    '</deployment>',
-    '',
-  ].join('\n');
+  const field = (key: string): JsonValue => (Object.hasOwn(deployment, key) ? (deployment[key] as JsonValue) : null);
+  return toXml(
+    {
+      'account-id': field('account_id'),
+      'agent-id': field('agent_id'),
+      changelog: field('changelog'),
+      description: field('description'),
+      id: field('id'),
+      revision: field('revision'),
+      timestamp: field('timestamp'),
+      user: field('user'),
+    },
+    V0_LAYOUT,
+  );
 }
 
 export default defineWriteMapping({

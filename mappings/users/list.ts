@@ -1,4 +1,4 @@
-import { defineReadPlanMapping, defineParams, linkHeader, pageCount, param, V2Error, withLink } from '../../src/mapping-api.ts';
+import { defineReadPlanMapping, defineParams, pageOfPrefix, param, pastTheCount, V2Error, withLink } from '../../src/mapping-api.ts';
 import { firstUsersRead, listedUsers, MAX_USER_READS, readUsersUntil, USERS_OPERATION, USERS_PAGE_SIZE, USER_ASSUMPTIONS, userFields, userGaps, UserTitles, type UserFilter, type UsersRead } from './users.ts';
 
 const parameters = defineParams({
@@ -12,12 +12,6 @@ const KEPT_USERS_MS = 30_000;
 
 /** The ctx.cache key of a walk over the users `filter` selects. */
 const keptUsersKey = (filter: UserFilter | null): string => `users/${JSON.stringify(filter)}`;
-
-/** The last page of the list as far as `read` knows it: whole, or by NerdGraph's count (at least one page past those read full). */
-function lastPageOf(read: UsersRead, listed: { users: unknown[]; complete: boolean }): number {
-  if (listed.complete) return pageCount(listed.users.length, USERS_PAGE_SIZE);
-  return Math.max(pageCount(read.totalCount ?? 0, USERS_PAGE_SIZE), Math.floor(listed.users.length / USERS_PAGE_SIZE) + 1);
-}
 
 /** GET /v2/users.{json,xml}: the users of the caller's organization (NerdGraph user management). */
 export default defineReadPlanMapping({
@@ -55,13 +49,13 @@ export default defineReadPlanMapping({
     const kept = page > 1 ? ctx.cache.get<UsersRead>(key) : undefined;
     const start = kept ?? (await firstUsersRead(ctx, filter));
     // A page past NerdGraph's count holds nothing: no need to read the rest to say so.
-    const pastTheCount = start.totalCount !== null && page > Math.max(1, pageCount(start.totalCount, USERS_PAGE_SIZE));
-    const { read, bounded } = pastTheCount ? { read: start, bounded: false } : await readUsersUntil(ctx, filter, start, page * USERS_PAGE_SIZE, MAX_USER_READS - (kept ? 0 : 1));
+    const pastTheEnd = page > 1 && pastTheCount(page, start.totalCount, USERS_PAGE_SIZE);
+    const { read, bounded } = pastTheEnd ? { read: start, bounded: false } : await readUsersUntil(ctx, filter, start, page * USERS_PAGE_SIZE, MAX_USER_READS - (kept ? 0 : 1));
     // What was read so far is kept even when the bound stops it: reading on resumes there.
     ctx.cache.set(key, { value: read, ttlMs: KEPT_USERS_MS, size: read.seenIds.size });
     if (bounded) throw new V2Error(422, UserTitles.tooMany);
     const listed = listedUsers(read);
-    const items = listed.users.slice((page - 1) * USERS_PAGE_SIZE, page * USERS_PAGE_SIZE);
-    return withLink({ users: items }, linkHeader(ctx.publicUrl, page, lastPageOf(read, listed)));
+    const { items, link } = pageOfPrefix(listed.users, page, USERS_PAGE_SIZE, ctx.publicUrl, { complete: listed.complete, count: read.totalCount });
+    return withLink({ users: items }, link);
   },
 });

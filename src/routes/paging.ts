@@ -11,8 +11,9 @@ import { linkHeader } from '../v2/link.ts';
  *   a slice, the last page follows from the length;
  * - lists read over NerdGraph cursors, either walked page by page (entity search lists:
  *   src/routes/search-pages.ts) or walked from the start until the page is in hand (the alerts
- *   lists: mappings/alerts-*.list.ts, src/routes/cursor-walk.ts), where the last page is known
- *   only when the walk reached the end of the list.
+ *   lists: list.ts of mappings/alerts-*, src/routes/cursor-walk.ts), where the last page is
+ *   known only when the walk reached the end of the list, or from NerdGraph's count when the
+ *   walk has one (the users list).
  */
 
 /** Items `(page-1)*size .. page*size` of a list in hand. */
@@ -56,6 +57,16 @@ export function pageOfList(
 ): PlannedAnswer {
   const { items, link } = pageOfHeld(list, options.page, options.pageSize, options.publicUrl);
   return withLink({ [options.wrapperKey]: items, ...(options.topLinks ? { links: options.topLinks } : {}) }, link);
+}
+
+/**
+ * Page `page` of a list read from its start only as far as the page needs, `read.count` the
+ * whole list's length as NerdGraph counts it: read to its end, the last page follows from its
+ * length; otherwise from the count, and at least the page after the pages read full.
+ */
+export function pageOfPrefix<T>(list: readonly T[], page: number, pageSize: number, publicUrl: string, read: { complete: boolean; count: number | null }): ListPage<T> {
+  const lastPage = read.complete ? pageCount(list.length, pageSize) : Math.max(pageCount(read.count ?? 0, pageSize), Math.floor(list.length / pageSize) + 1);
+  return { items: pageItems(list, page, pageSize), link: linkHeader(publicUrl, page, lastPage) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageOfHeld, pageOfList, pageOfWalk, requireWalkable, searchPageLink, withLink } from '../../src/routes/paging.ts';
+import { pageOfHeld, pageOfList, pageOfPrefix, pageOfWalk, requireWalkable, searchPageLink, withLink } from '../../src/routes/paging.ts';
 import { V2Error } from '../../src/v2/errors.ts';
 
 /**
@@ -64,5 +64,20 @@ describe('a list walked from its start', () => {
     expect(rels(pageOfWalk(items(4), 2, 2, URL_BASE, cut, options).link)).toEqual(['first=1', 'prev=1']);
     expect(() => pageOfWalk(items(4), 3, 2, URL_BASE, cut, options)).toThrow('too far');
     expect(pageOfWalk([], 1, 2, URL_BASE, cut, options).items).toEqual([]);
+  });
+});
+
+describe('a list read from its start as far as the page needs, with NerdGraph\'s count', () => {
+  it('announces the last page by its length once read whole', () => {
+    const page = pageOfPrefix(items(5), 2, 2, URL_BASE, { complete: true, count: 40 });
+    expect(page.items).toEqual([3, 4]);
+    expect(rels(page.link)).toEqual(['first=1', 'prev=1', 'next=3', 'last=3']);
+  });
+
+  it('before that, by the count, and at least the page after those read full', () => {
+    expect(rels(pageOfPrefix(items(4), 1, 2, URL_BASE, { complete: false, count: 9 }).link)).toEqual(['next=2', 'last=5']);
+    // A count short of what was read (users added since), or none: the page after the full ones.
+    expect(rels(pageOfPrefix(items(4), 2, 2, URL_BASE, { complete: false, count: 1 }).link)).toEqual(['first=1', 'prev=1', 'next=3', 'last=3']);
+    expect(rels(pageOfPrefix(items(5), 2, 2, URL_BASE, { complete: false, count: null }).link)).toEqual(['first=1', 'prev=1', 'next=3', 'last=3']);
   });
 });

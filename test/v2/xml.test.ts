@@ -14,6 +14,27 @@ describe('Rails-style v2 XML', () => {
     );
   });
 
+  it('writes another layout when asked: its own root, one element a line, typed text by name', () => {
+    const xml = toXml({ 'agent-id': 7, at: '2026-11-22T12:00:30+00:00', tags: ['a'], gone: null, nested: { x: 'ESC \u001b' } }, { root: 'deployment', indent: '  ', textTypes: { at: 'datetime' } });
+    expect(xml).toBe(
+      [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<deployment>',
+        '  <agent-id type="integer">7</agent-id>',
+        '  <at type="datetime">2026-11-22T12:00:30+00:00</at>',
+        '  <tags type="array">',
+        '    <tag>a</tag>',
+        '  </tags>',
+        '  <gone nil="true"/>',
+        '  <nested>',
+        '    <x>ESC \ufffd</x>',
+        '  </nested>',
+        '</deployment>',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('round-trips any v2-like body through an independent XML parser', () => {
     const key = fc.stringMatching(/^[a-z][a-z_]{0,8}$/);
     // Non-empty strings: an empty element cannot tell "" from an empty object (true of Rails too).

@@ -6,9 +6,9 @@ import { createMetrics } from '../src/ops/metrics.ts';
 import { openSharedState } from '../src/state/open.ts';
 import { createNerdGraphClient } from '../src/upstream/client.ts';
 import { loadDocuments } from '../src/upstream/documents.ts';
-import { samplePath } from '../src/probe/routes.ts';
 import { measureRoute, nothingSent, routeLabel, sendsNothing, type CostRequest, type CostSample, type CostSubject, type RouteCost } from '../src/routes/compat-costs.ts';
-import type { Mapping } from '../src/routes/mapping.ts';
+import { isReadMapping, type Mapping, type ReadMapping, type ReadSampleValue, type WriteMapping, type WriteSampleValue } from '../src/routes/mapping.ts';
+import { fillJson, fillQuery, samplePath, type MissingValue, type SampleValues } from '../src/routes/route-sample.ts';
 import { createSandbox, type Sandbox } from '../sandbox/server.ts';
 
 /**
@@ -16,7 +16,8 @@ import { createSandbox, type Sandbox } from '../sandbox/server.ts';
  * fixed clock so the table is the same on every run, and fresh gateways built as production
  * builds them (src/gateway.ts: budgets, caches) but with the 1 s micro-cache off, so a warm call
  * shows what the gateway's own caches keep, not an identical answer replayed within a second.
- * Reads are measured first, then the writes in WRITE_ORDER (some write what the next one needs).
+ * Each route is measured with its mapping's sample (ReadSample, WriteSample of
+ * src/routes/mapping-base.ts), filled with ids found in the sandbox; reads first, then writes.
  */
 export const COST_SEED = 42;
 export const COST_APPS = Number(process.env.COST_APPS ?? 500);
@@ -26,6 +27,7 @@ const KEY = 'NRAK-SANDBOX-DEMO';
 const ACCOUNT = 1000001;
 const READ_HEADERS = { 'x-api-key': KEY, accept: 'application/json' };
 const JSON_HEADERS = { 'x-api-key': KEY, 'content-type': 'application/json' };
+const FORM_HEADERS = { 'x-api-key': KEY, 'content-type': 'application/x-www-form-urlencoded' };
 
 const now = (): number => COST_NOW;
 
@@ -66,27 +68,16 @@ function costSubject(sandbox: Sandbox, url: string, mappings: readonly Mapping[]
 }
 
 const get = (path: string): CostRequest => ({ method: 'GET', path, headers: READ_HEADERS });
-const send = (method: string, path: string, body?: unknown): CostRequest => ({
-  method,
-  path,
-  headers: JSON_HEADERS,
-  ...(body !== undefined && { body: JSON.stringify(body) }),
-});
 
 /** ISO seconds, as v2's from/to take them. */
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 
+type Pair = readonly [cold: number, warm: number];
+
+/** The sample values (mapping-base.ts ReadSampleValue, WriteSampleValue): the reads', and each write's pair of ids (cold, warm). */
 interface Fixtures {
-  ids: Record<string, string | undefined>;
-  window: string;
-  apps: { reporting: [number, number]; silent: [number, number] };
-  channels: [number, number, number, number];
-  policies: [number, number];
-  /** Policies to rename and to delete (the last four of the account: no other sample uses them). */
-  spare: [number, number, number, number];
-  incidents: [number, number, number, number];
-  /** Alert conditions by family (ids are one number in v2 and NerdGraph): a policy of NRQL conditions, two of each to write. */
-  conditions: { policy: number; nrql: [number, number, number, number]; apm: [number, number]; external: [number, number]; synthetics: [number, number]; location: [number, number] };
+  reads: Record<ReadSampleValue, string | number | undefined>;
+  writes: Record<Exclude<WriteSampleValue, 'call'>, Pair>;
 }
 
 /** The ids the samples need, found as a client finds them: in the gateway's own lists (on a scout gateway, before any count). */
@@ -105,17 +96,18 @@ async function findFixtures(subject: CostSubject, sandbox: Sandbox): Promise<Fix
   try {
     const reporting = (item: Record<string, unknown>): boolean => item.reporting === true;
     const app = firstId(await list('/v2/applications.json', 'applications'), reporting);
-    const ids = {
-      app,
-      host: firstId(await list(`/v2/applications/${app}/hosts.json`, 'application_hosts')),
-      instance: firstId(await list(`/v2/applications/${app}/instances.json`, 'application_instances')),
-      keyTransaction: firstId(await list('/v2/key_transactions.json', 'key_transactions'), reporting),
-      mobile: firstId(await list('/v2/mobile_applications.json', 'applications'), reporting),
-      user: firstId(await list('/v2/users.json', 'users')),
-      policy: firstId(await list('/v2/alerts_policies.json', 'policies')),
-    };
     const to = Math.floor(COST_NOW / 60_000) * 60_000 - 5 * 60_000;
-    const window = `from=${encodeURIComponent(iso(to - 30 * 60_000))}&to=${encodeURIComponent(iso(to))}&summarize=true`;
+    const reads = {
+      application_id: app,
+      host_id: firstId(await list(`/v2/applications/${app}/hosts.json`, 'application_hosts')),
+      instance_id: firstId(await list(`/v2/applications/${app}/instances.json`, 'application_instances')),
+      key_transaction_id: firstId(await list('/v2/key_transactions.json', 'key_transactions'), reporting),
+      mobile_application_id: firstId(await list('/v2/mobile_applications.json', 'applications'), reporting),
+      user_id: firstId(await list('/v2/users.json', 'users')),
+      policy_id: firstId(await list('/v2/alerts_policies.json', 'policies')),
+      from: iso(to - 30 * 60_000),
+      to: iso(to),
+    };
     const ownApps = sandbox.data.apps.filter((candidate) => candidate.accountId === ACCOUNT);
     const reportingApps = ownApps.filter((candidate) => candidate.reporting && String(candidate.id) !== app).map((candidate) => candidate.id);
     const silentApps = ownApps.filter((candidate) => !candidate.reporting).map((candidate) => candidate.id);
@@ -124,104 +116,88 @@ async function findFixtures(subject: CostSubject, sandbox: Sandbox): Promise<Fix
     const bound = new Set((await list('/v2/alerts_channels.json', 'channels')).flatMap((channel) => ((channel.links as { policy_ids?: number[] } | undefined)?.policy_ids ?? []).map(Number)));
     const bare = sandbox.data.alerts.policies.filter((policy) => policy.accountId === ACCOUNT && !bound.has(policy.id)).map((policy) => policy.id);
     const open = (await list('/v2/alerts_incidents.json?only_open=true', 'incidents')).map((incident) => Number(incident.id));
-    const pair = (values: number[], what: string): [number, number] => {
-      if (values.length < 2) throw new Error(`cost fixtures: the sandbox lacks two ${what}`);
-      return [values[0] as number, values[1] as number];
+    /** The first `count` pairs of `values`: each the cold and the warm target of one write. */
+    const pairs = (values: number[], what: string, count: number): Pair[] => {
+      if (values.length < 2 * count) throw new Error(`cost fixtures: the sandbox lacks ${2 * count} ${what}`);
+      return Array.from({ length: count }, (_, index) => [values[2 * index] as number, values[2 * index + 1] as number] as const);
     };
-    const four = (values: number[], what: string): [number, number, number, number] => {
-      if (values.length < 4) throw new Error(`cost fixtures: the sandbox lacks four ${what}`);
-      return [values[0] as number, values[1] as number, values[2] as number, values[3] as number];
-    };
+    const pair = (values: number[], what: string): Pair => pairs(values, what, 1)[0] as Pair;
     const conditionsOf = (family: string): number[] =>
       sandbox.data.alerts.conditions.filter((c) => c.accountId === ACCOUNT && c.family === family && (family !== 'alerts_nrql_conditions' || c.fields.type === 'static')).map((c) => c.id);
     const nrql = conditionsOf('alerts_nrql_conditions');
+    const nrqlPolicy = sandbox.data.alerts.conditions.find((c) => c.id === nrql[0])?.policyId ?? 0;
+    const [channelToDelete, channelToLink] = pairs(channels, 'email channels', 2) as [Pair, Pair];
+    // The account's last four policies: no other sample uses them.
+    const [policyToRename, policyToDelete] = pairs(sandbox.data.alerts.policies.filter((policy) => policy.accountId === ACCOUNT).map((policy) => policy.id).slice(-4), 'policies', 2) as [Pair, Pair];
+    const [incidentToAcknowledge, incidentToClose] = pairs(open, 'open incidents', 2) as [Pair, Pair];
+    const [nrqlToUpdate, nrqlToDelete] = pairs(nrql, 'static NRQL conditions', 2) as [Pair, Pair];
     return {
-      ids,
-      window,
-      conditions: {
-        policy: sandbox.data.alerts.conditions.find((c) => c.id === nrql[0])?.policyId ?? 0,
-        nrql: four(nrql, 'static NRQL conditions'),
-        apm: pair(conditionsOf('alerts_conditions'), 'APM conditions'),
-        external: pair(conditionsOf('alerts_external_service_conditions'), 'external service conditions'),
-        synthetics: pair(conditionsOf('alerts_synthetics_conditions'), 'synthetics conditions'),
-        location: pair(conditionsOf('alerts_location_failure_conditions'), 'location failure conditions'),
+      reads: { ...reads, nrql_policy_id: nrqlPolicy },
+      writes: {
+        reporting_app_id: pair(reportingApps, 'reporting applications'),
+        silent_app_id: pair(silentApps, 'silent applications'),
+        channel_to_delete_id: channelToDelete,
+        channel_to_link_id: channelToLink,
+        unlinked_policy_id: pair(bare, 'policies without channels'),
+        policy_to_rename_id: policyToRename,
+        policy_to_delete_id: policyToDelete,
+        incident_to_acknowledge_id: incidentToAcknowledge,
+        incident_to_close_id: incidentToClose,
+        nrql_policy_id: [nrqlPolicy, nrqlPolicy],
+        nrql_condition_to_update_id: nrqlToUpdate,
+        nrql_condition_to_delete_id: nrqlToDelete,
+        apm_condition_id: pair(conditionsOf('alerts_conditions'), 'APM conditions'),
+        external_service_condition_id: pair(conditionsOf('alerts_external_service_conditions'), 'external service conditions'),
+        synthetics_condition_id: pair(conditionsOf('alerts_synthetics_conditions'), 'synthetics conditions'),
+        location_failure_condition_id: pair(conditionsOf('alerts_location_failure_conditions'), 'location failure conditions'),
       },
-      apps: { reporting: pair(reportingApps, 'reporting applications'), silent: pair(silentApps, 'silent applications') },
-      channels: four(channels, 'email channels'),
-      policies: pair(bare, 'policies without channels'),
-      spare: four(sandbox.data.alerts.policies.filter((policy) => policy.accountId === ACCOUNT).map((policy) => policy.id).slice(-4), 'policies'),
-      incidents: four(open, 'open incidents'),
     };
   } finally {
     await scout.close?.();
   }
 }
 
-/** The writes, in the order they are measured: each one's cold and warm calls write something different. */
-function writeSamples(f: Fixtures): Array<[string, CostSample]> {
-  const [appA, appB] = f.apps.reporting;
-  const [silentA, silentB] = f.apps.silent;
-  const [channelA, channelB, linkA, linkB] = f.channels;
-  const [policyA, policyB] = f.policies;
-  const [ackA, ackB, closeA, closeB] = f.incidents;
-  const [renameA, renameB, doomedA, doomedB] = f.spare;
-  const v0 = (app: number, revision: string): CostRequest => ({
-    method: 'POST',
-    path: '/deployments.xml',
-    headers: { 'x-api-key': KEY, 'content-type': 'application/x-www-form-urlencoded' },
-    body: `deployment[application_id]=${app}&deployment[revision]=${revision}`,
-  });
-  return [
-    ['POST /v2/applications/{id}/deployments.{format}', { cold: send('POST', `/v2/applications/${appA}/deployments.json`, { deployment: { revision: 'costs-cold' } }), warm: send('POST', `/v2/applications/${appB}/deployments.json`, { deployment: { revision: 'costs-warm' } }) }],
-    ['POST /deployments.{format}', { cold: v0(appA, 'costs-v0-cold'), warm: v0(appB, 'costs-v0-warm') }],
-    ['PUT /v2/applications/{id}.{format}', { cold: send('PUT', `/v2/applications/${appA}.json`, { application: { settings: { app_apdex_threshold: 0.7 } } }), warm: send('PUT', `/v2/applications/${appB}.json`, { application: { settings: { app_apdex_threshold: 0.7 } } }) }],
-    ['DELETE /v2/applications/{id}.{format}', { cold: send('DELETE', `/v2/applications/${silentA}.json`), warm: send('DELETE', `/v2/applications/${silentB}.json`) }],
-    ['POST /v2/browser_applications.{format}', { cold: send('POST', '/v2/browser_applications.json', { browser_application: { name: 'costs cold' } }), warm: send('POST', '/v2/browser_applications.json', { browser_application: { name: 'costs warm' } }) }],
-    ['POST /v2/mobile_applications.{format}', { cold: send('POST', '/v2/mobile_applications.json', { mobile_application: { name: 'costs cold' } }), warm: send('POST', '/v2/mobile_applications.json', { mobile_application: { name: 'costs warm' } }) }],
-    ['PUT /v2/labels.{format}', { cold: send('PUT', '/v2/labels.json', { label: { category: 'Costs', name: 'cold', links: { applications: [appA] } } }), warm: send('PUT', '/v2/labels.json', { label: { category: 'Costs', name: 'warm', links: { applications: [appB] } } }) }],
-    ['DELETE /v2/labels/{key}.{format}', { cold: send('DELETE', '/v2/labels/Costs:cold.json'), warm: send('DELETE', '/v2/labels/Costs:warm.json') }],
-    ['POST /v2/alerts_channels.{format}', { cold: send('POST', '/v2/alerts_channels.json', { channel: { name: 'costs cold', type: 'email', configuration: { recipients: 'cold@example.com' } } }), warm: send('POST', '/v2/alerts_channels.json', { channel: { name: 'costs warm', type: 'email', configuration: { recipients: 'warm@example.com' } } }) }],
-    ['DELETE /v2/alerts_channels/{channel_id}.{format}', { cold: send('DELETE', `/v2/alerts_channels/${channelA}.json`), warm: send('DELETE', `/v2/alerts_channels/${channelB}.json`) }],
-    ['PUT /v2/alerts_policy_channels.{format}', { cold: send('PUT', `/v2/alerts_policy_channels.json?policy_id=${policyA}&channel_ids=${linkA}`), warm: send('PUT', `/v2/alerts_policy_channels.json?policy_id=${policyB}&channel_ids=${linkB}`) }],
-    ['DELETE /v2/alerts_policy_channels.{format}', { cold: send('DELETE', `/v2/alerts_policy_channels.json?policy_id=${policyA}&channel_id=${linkA}`), warm: send('DELETE', `/v2/alerts_policy_channels.json?policy_id=${policyB}&channel_id=${linkB}`) }],
-    ['POST /v2/alerts_policies.{format}', { cold: send('POST', '/v2/alerts_policies.json', { policy: { name: 'costs cold' } }), warm: send('POST', '/v2/alerts_policies.json', { policy: { name: 'costs warm' } }) }],
-    ['PUT /v2/alerts_policies/{policy_id}.{format}', { cold: send('PUT', `/v2/alerts_policies/${renameA}.json`, { policy: { name: 'costs cold' } }), warm: send('PUT', `/v2/alerts_policies/${renameB}.json`, { policy: { name: 'costs warm' } }) }],
-    ['DELETE /v2/alerts_policies/{policy_id}.{format}', { cold: send('DELETE', `/v2/alerts_policies/${doomedA}.json`), warm: send('DELETE', `/v2/alerts_policies/${doomedB}.json`) }],
-    ['PUT /v2/alerts_incidents/{id}/acknowledge.{format}', { cold: send('PUT', `/v2/alerts_incidents/${ackA}/acknowledge.json`), warm: send('PUT', `/v2/alerts_incidents/${ackB}/acknowledge.json`) }],
-    ['PUT /v2/alerts_incidents/{id}/close.{format}', { cold: send('PUT', `/v2/alerts_incidents/${closeA}/close.json`), warm: send('PUT', `/v2/alerts_incidents/${closeB}/close.json`) }],
-    ...conditionWrites(f.conditions),
-  ];
-}
-
-/** The condition writes: NRQL create, update and delete, and every family's delete. */
-function conditionWrites(c: Fixtures['conditions']): Array<[string, CostSample]> {
-  const nrql = (name: string) => ({ nrql_condition: { name, terms: [{ duration: '5', operator: 'above', priority: 'critical', threshold: '1', time_function: 'all' }], nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '3' } } });
-  const [updateA, updateB, deleteA, deleteB] = c.nrql;
-  const deletes = (namespace: string, [a, b]: [number, number]): [string, CostSample] => [`DELETE /v2/${namespace}/{condition_id}.{format}`, { cold: send('DELETE', `/v2/${namespace}/${a}.json`), warm: send('DELETE', `/v2/${namespace}/${b}.json`) }];
-  return [
-    ['POST /v2/alerts_nrql_conditions/policies/{policy_id}.{format}', { cold: send('POST', `/v2/alerts_nrql_conditions/policies/${c.policy}.json`, nrql('costs cold')), warm: send('POST', `/v2/alerts_nrql_conditions/policies/${c.policy}.json`, nrql('costs warm')) }],
-    ['PUT /v2/alerts_nrql_conditions/{condition_id}.{format}', { cold: send('PUT', `/v2/alerts_nrql_conditions/${updateA}.json`, { nrql_condition: { name: 'costs cold' } }), warm: send('PUT', `/v2/alerts_nrql_conditions/${updateB}.json`, { nrql_condition: { name: 'costs warm' } }) }],
-    ['DELETE /v2/alerts_nrql_conditions/{condition_id}.{format}', { cold: send('DELETE', `/v2/alerts_nrql_conditions/${deleteA}.json`), warm: send('DELETE', `/v2/alerts_nrql_conditions/${deleteB}.json`) }],
-    deletes('alerts_conditions', c.apm),
-    deletes('alerts_external_service_conditions', c.external),
-    deletes('alerts_synthetics_conditions', c.synthetics),
-    deletes('alerts_location_failure_conditions', c.location),
-  ];
-}
+const filled = (mapping: Mapping, path: string | MissingValue): string => {
+  if (typeof path !== 'string') throw new Error(`cost sample of ${mapping.route}: no ${path.value} for its ${path.where} parameter ${path.parameter}`);
+  return path;
+};
 
 /**
- * A read's sample: the probe's request of the route (src/probe/routes.ts). A list is also walked
- * page by page; metric names from their whole list (the sample filters it to a few names).
+ * A read's sample (its mapping's ReadSample). A list is also walked page by page; metric names
+ * from their whole list (the sample filters it to a few names).
  */
-function readSample(mapping: Mapping, f: Fixtures): CostSample {
-  const sampled = samplePath(mapping.route, f.ids, f.window);
-  if (typeof sampled !== 'string') throw new Error(`cost sample of ${mapping.route}: ${sampled.skipped}`);
-  // The NRQL conditions of a policy: policy_id is required.
-  const path = mapping.route === '/v2/alerts_nrql_conditions.{format}' ? `${sampled}?policy_id=${f.conditions.policy}` : sampled;
+function readSample(mapping: ReadMapping, f: Fixtures): CostSample {
+  const path = filled(mapping, samplePath(mapping.route, mapping.sample, f.reads));
   // A show's route ends in its id, metric data in /data: every other read is a list.
   const list = !/(\}|\/data)\.\{format\}$/.test(mapping.route);
   const walk = mapping.kind === 'metric-names' ? path.replace(/\?.*$/, '') : path;
   return { cold: get(path), ...(list && { walk: get(walk) }) };
+}
+
+/** A write's sample (its mapping's WriteSample): cold with each pair's first id, warm with its second. */
+function writeSample(mapping: WriteMapping, f: Fixtures): CostSample {
+  const { sample } = mapping;
+  if (sample === undefined) throw new Error(`no cost sample for ${routeLabel(mapping)}: declare the mapping's sample`);
+  const request = (call: 'cold' | 'warm'): CostRequest => {
+    const values: SampleValues = { call, ...Object.fromEntries(Object.entries(f.writes).map(([name, ids]) => [name, ids[call === 'cold' ? 0 : 1]])) };
+    const path = filled(mapping, samplePath(mapping.route, sample, values, sample.format));
+    const body = sample.body === undefined ? undefined : 'json' in sample.body ? JSON.stringify(fillJson(sample.body.json, values)) : filled(mapping, fillQuery(sample.body.form, values));
+    const form = sample.body !== undefined && 'form' in sample.body;
+    return { method: mapping.method, path, headers: form ? FORM_HEADERS : JSON_HEADERS, ...(body !== undefined && { body }) };
+  };
+  return { cold: request('cold'), warm: request('warm') };
+}
+
+/** The writes in mapping order, each after the write its sample names in `after` (which makes what it needs). */
+function writeOrder(writes: readonly WriteMapping[]): WriteMapping[] {
+  const ordered: WriteMapping[] = [];
+  const pending = [...writes];
+  while (pending.length > 0) {
+    const next = pending.findIndex((mapping) => mapping.sample?.after === undefined || ordered.some((done) => done.id === mapping.sample?.after));
+    if (next < 0) throw new Error(`cost samples wait on writes not measured: ${pending.map((mapping) => `${mapping.id} after ${mapping.sample?.after}`).join(', ')}`);
+    ordered.push(...pending.splice(next, 1));
+  }
+  return ordered;
 }
 
 /** Measures every route (or those `only` accepts) on a fresh sandbox; rows in the order of `mappings`. */
@@ -235,12 +211,11 @@ export async function measureSandboxCosts(mappings: readonly Mapping[], only: (m
     const measured = mappings.filter(only);
     for (const mapping of measured) {
       if (sendsNothing(mapping)) costs.set(mapping, nothingSent(mapping));
-      else if (mapping.kind !== 'write') costs.set(mapping, await measureRoute(mapping, readSample(mapping, fixtures), subject));
+      else if (isReadMapping(mapping)) costs.set(mapping, await measureRoute(mapping, readSample(mapping, fixtures), subject));
     }
-    const byLabel = new Map(measured.map((mapping) => [routeLabel(mapping), mapping]));
-    for (const [label, sample] of writeSamples(fixtures)) {
-      const mapping = byLabel.get(label);
-      if (mapping !== undefined) costs.set(mapping, await measureRoute(mapping, sample, subject));
+    // Reads first, then the writes: some write what a later one needs.
+    for (const mapping of writeOrder(measured.filter((candidate): candidate is WriteMapping => candidate.kind === 'write'))) {
+      costs.set(mapping, await measureRoute(mapping, writeSample(mapping, fixtures), subject));
     }
     const unmeasured = measured.filter((mapping) => !costs.has(mapping)).map(routeLabel);
     if (unmeasured.length > 0) throw new Error(`no cost sample for ${unmeasured.join(', ')}`);

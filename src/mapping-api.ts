@@ -7,7 +7,7 @@ export { redactKeys } from './ops/redact.ts';
 export { repeatedCursor, walkCursors, type Walked, type WalkOptions } from './routes/cursor-walk.ts';
 export { EntityKinds, type EntityRef } from './routes/entity-ref.ts';
 export { pageCount, pageOfList, pageOfPrefix, pageOfWalk, pastTheCount, withLink } from './routes/paging.ts';
-export { type CallerScope, defineListMapping, defineMetricDataMapping, defineMetricNamesMapping, definePassthroughMapping, defineReadPlanMapping, defineShowMapping, defineUnsupportedMapping, defineWriteMapping, type FieldNote, fieldNotesUnder, type KnownGap, type MetricTarget, type OperationContext, type PageReadContext, type PlannedAnswer, type ReadOptions, type ResolvedWithin, type ReshapeContext, type TargetWithin, type TimesliceTarget, type TimesliceTargetContext, type UnsupportedMapping, type WriteMapping, type WritePlan } from './routes/mapping.ts';
+export { type CallerScope, defineListMapping, defineMetricDataMapping, defineMetricNamesMapping, definePassthroughMapping, defineReadPlanMapping, defineShowMapping, defineUnsupportedMapping, defineWriteMapping, type FieldNote, fieldNotesUnder, type KnownGap, type MetricTarget, type OperationContext, type PageReadContext, type PlannedAnswer, type ReadOptions, type ReadSample, type ReadSampleValue, type ResolvedWithin, type ReshapeContext, type TargetWithin, type TimesliceTarget, type TimesliceTargetContext, type UnsupportedMapping, type WriteMapping, type WritePlan, type WriteSample, type WriteSampleValue } from './routes/mapping.ts';
 export { MAX_PAGES_WALKED } from './routes/search-pages.ts';
 export { type LabelChange, type RememberedDeployment, type RememberedLabelChange } from './state/recent-writes.ts';
 export { NrqlResults, parseAnswer } from './upstream/answer.ts';

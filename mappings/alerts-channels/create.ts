@@ -66,6 +66,7 @@ export default defineWriteMapping({
   id: 'alerts-channels.create',
   method: 'POST',
   route: '/v2/alerts_channels.{format}',
+  sample: { body: { json: { channel: { name: 'costs {call}', type: 'email', configuration: { recipients: '{call}@example.com' } } } } },
   operation: DESTINATION,
   stepOperations: [CHANNEL, WORKFLOW_UPDATE, WORKFLOW_CREATE],
   summary: 'Create an alert channel: aiNotificationsCreateDestination, then aiNotificationsCreateChannel on it, then per policy_ids one aiWorkflowsUpdateWorkflow or aiWorkflowsCreateWorkflow (a chained write)',

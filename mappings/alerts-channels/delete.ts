@@ -14,6 +14,7 @@ export default defineWriteMapping({
   id: 'alerts-channels.delete',
   method: 'DELETE',
   route: '/v2/alerts_channels/{channel_id}.{format}',
+  sample: { path: { channel_id: '{channel_to_delete_id}' } },
   operation: OPERATION,
   summary: 'Delete an alert channel: read the channels (to find the derived id) then one aiNotificationsDeleteChannel',
   fidelity: 'approximate',

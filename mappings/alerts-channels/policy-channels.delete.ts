@@ -42,6 +42,8 @@ export default defineWriteMapping({
   id: 'alerts-policy-channels.delete',
   method: 'DELETE',
   route: '/v2/alerts_policy_channels.{format}',
+  // Removes the links the update's sample made.
+  sample: { query: 'policy_id={unlinked_policy_id}&channel_id={channel_to_link_id}', after: 'alerts-policy-channels.update' },
   operation: UPDATE,
   stepOperations: [DELETE],
   summary:

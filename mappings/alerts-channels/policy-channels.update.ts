@@ -27,6 +27,7 @@ export default defineWriteMapping({
   id: 'alerts-policy-channels.update',
   method: 'PUT',
   route: '/v2/alerts_policy_channels.{format}',
+  sample: { query: 'policy_id={unlinked_policy_id}&channel_ids={channel_to_link_id}' },
   operation: UPDATE,
   stepOperations: [CREATE],
   summary: "Link channels to a policy: read the policy, channels and workflows, then one aiWorkflowsUpdateWorkflow of the policy's own workflow (or one aiWorkflowsCreateWorkflow)",

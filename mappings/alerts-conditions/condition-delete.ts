@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineWriteMapping, NO_PARAMS, notFound, parseAnswer, UpstreamError, type KnownGap, type V2Body, type WriteMapping } from '../../src/mapping-api.ts';
+import { defineWriteMapping, NO_PARAMS, notFound, parseAnswer, UpstreamError, type KnownGap, type V2Body, type WriteMapping, type WriteSampleValue } from '../../src/mapping-api.ts';
 import { ALERTS_KEPT_ALIVE } from '../common/alerts.ts';
 import { NrqlConditionTitles, conditionIdOf, readNrqlCondition } from './nrql-conditions.ts';
 
@@ -35,6 +35,8 @@ export interface ConditionFamily {
   keys: readonly string[];
   /** What the family is, for the summary. */
   what: string;
+  /** The sample value of a condition of this family to delete (`npm run compat -- --costs`). */
+  sampleId: WriteSampleValue;
 }
 
 /**
@@ -63,6 +65,7 @@ export function conditionDeleteMapping(family: ConditionFamily): WriteMapping {
     id: `${family.namespace}.delete`,
     method: 'DELETE',
     route: `/v2/${family.namespace}/{condition_id}.{format}`,
+    sample: { path: { condition_id: `{${family.sampleId}}` } },
     operation: 'AlertConditionDelete',
     summary: `Delete one ${family.what}: nrqlCondition read (an id of a NRQL condition is not one of this family: 404), then one alertsConditionDelete; the answer holds the id only`,
     fidelity: 'approximate',

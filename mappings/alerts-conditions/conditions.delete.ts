@@ -6,4 +6,5 @@ export default conditionDeleteMapping({
   singular: 'condition',
   keys: ['type', 'name', 'enabled', 'entities', 'metric', 'condition_scope', 'violation_close_timer', 'runbook_url', 'terms', 'user_defined', 'gc_metric'],
   what: 'APM, browser or mobile metric alert condition',
+  sampleId: 'apm_condition_id',
 });

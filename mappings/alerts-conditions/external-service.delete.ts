@@ -6,4 +6,5 @@ export default conditionDeleteMapping({
   singular: 'external_service_condition',
   keys: ['type', 'name', 'enabled', 'entities', 'external_service_url', 'metric', 'runbook_url', 'terms'],
   what: 'external service alert condition',
+  sampleId: 'external_service_condition_id',
 });

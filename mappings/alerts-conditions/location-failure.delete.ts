@@ -6,4 +6,5 @@ export default conditionDeleteMapping({
   singular: 'location_failure_condition',
   keys: ['name', 'enabled', 'entities', 'terms', 'violation_time_limit_seconds', 'runbook_url'],
   what: 'synthetics multi-location failure alert condition',
+  sampleId: 'location_failure_condition_id',
 });

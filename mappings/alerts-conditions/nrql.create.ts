@@ -28,6 +28,10 @@ export default defineWriteMapping({
   id: 'alerts_nrql_conditions.create',
   method: 'POST',
   route: '/v2/alerts_nrql_conditions/policies/{policy_id}.{format}',
+  sample: {
+    path: { policy_id: '{nrql_policy_id}' },
+    body: { json: { nrql_condition: { name: 'costs {call}', terms: [{ duration: '5', operator: 'above', priority: 'critical', threshold: '1', time_function: 'all' }], nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '3' } } } },
+  },
   operation: OPERATIONS.static,
   stepOperations: [OPERATIONS.baseline, OPERATIONS.outlier],
   summary: 'Create a NRQL alert condition in a policy: the policy read (404 when not in the account), then one alertsNrqlConditionStaticCreate, BaselineCreate or OutlierCreate by v2 type',

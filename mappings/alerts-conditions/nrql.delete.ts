@@ -9,6 +9,7 @@ export default defineWriteMapping({
   id: 'alerts_nrql_conditions.delete',
   method: 'DELETE',
   route: '/v2/alerts_nrql_conditions/{condition_id}.{format}',
+  sample: { path: { condition_id: '{nrql_condition_to_delete_id}' } },
   operation: 'AlertConditionDelete',
   summary: 'Delete a NRQL alert condition: nrqlCondition read (404 when not in the account; v2 answers the deleted condition), then one alertsConditionDelete',
   fidelity: 'approximate',

@@ -31,6 +31,8 @@ export default defineReadPlanMapping({
   id: 'alerts_nrql_conditions.list',
   method: 'GET',
   route: '/v2/alerts_nrql_conditions.{format}',
+  // policy_id is required: a policy that has NRQL conditions, so there is an answer to compare.
+  sample: { query: 'policy_id={nrql_policy_id}' },
   operation: OPERATION,
   summary: "NRQL alert conditions of a policy: nrqlConditionsSearch by policyId (every cursor walked, with the policy to prove it exists), paged locally by id",
   fidelity: 'approximate',

@@ -27,6 +27,7 @@ export default defineWriteMapping({
   id: 'alerts_nrql_conditions.update',
   method: 'PUT',
   route: '/v2/alerts_nrql_conditions/{condition_id}.{format}',
+  sample: { path: { condition_id: '{nrql_condition_to_update_id}' }, body: { json: { nrql_condition: { name: 'costs {call}' } } } },
   operation: OPERATIONS.static,
   stepOperations: [OPERATIONS.baseline, OPERATIONS.outlier],
   summary: 'Update a NRQL alert condition: nrqlCondition read (404 when not in the account; its type; its terms\' NerdGraph-only settings when the terms change), then one alertsNrqlConditionStaticUpdate, BaselineUpdate or OutlierUpdate (by the type read) with the given fields',

@@ -6,4 +6,5 @@ export default conditionDeleteMapping({
   singular: 'synthetics_condition',
   keys: ['name', 'monitor_id', 'runbook_url', 'enabled'],
   what: 'synthetics monitor alert condition',
+  sampleId: 'synthetics_condition_id',
 });

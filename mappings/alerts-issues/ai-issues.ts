@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping, parseAnswer, UpstreamError, V2Error, notFound, writeRefused, NO_PARAMS, v2IdOf, XML_ASSUMPTION, walkCursors, type WalkOptions, type Walked } from '../../src/mapping-api.ts';
+import { defineWriteMapping, type CallerScope, type OperationContext, type WriteMapping, type WriteSample, parseAnswer, UpstreamError, V2Error, notFound, writeRefused, NO_PARAMS, v2IdOf, XML_ASSUMPTION, walkCursors, type WalkOptions, type Walked } from '../../src/mapping-api.ts';
 import { AlertIncidentTitles } from './alert-titles.ts';
 import { alertV2Id } from './alert-id.ts';
 import { IssueItem, policyIdsOf, v2Incident, type PolicyFacts, type UpstreamIssue } from './ai-issues-v2.ts';
@@ -175,6 +175,7 @@ export interface IncidentActionSpec {
   field: 'aiIssuesAckIssue' | 'aiIssuesResolveIssue';
   summary: string;
   unconfirmedTitle: string;
+  sample: WriteSample;
 }
 
 /**
@@ -187,6 +188,7 @@ export function incidentActionMapping(spec: IncidentActionSpec): WriteMapping {
     id: spec.id,
     method: 'PUT',
     route: spec.route,
+    sample: spec.sample,
     operation: spec.operation,
     summary: spec.summary,
     fidelity: 'approximate',

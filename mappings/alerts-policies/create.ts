@@ -16,6 +16,7 @@ export default defineWriteMapping({
   id: 'alerts-policies.create',
   method: 'POST',
   route: '/v2/alerts_policies.{format}',
+  sample: { body: { json: { policy: { name: 'costs {call}' } } } },
   operation: POLICY_CREATE,
   summary: 'Create an alert policy: one alertsPolicyCreate',
   fidelity: 'approximate',

@@ -11,6 +11,7 @@ export default defineWriteMapping({
   id: 'alerts-policies.delete',
   method: 'DELETE',
   route: '/v2/alerts_policies/{policy_id}.{format}',
+  sample: { path: { policy_id: '{policy_to_delete_id}' } },
   operation: POLICY_DELETE,
   summary: 'Delete an alert policy: account.alerts.policy(id) (the answer is the policy as it was), then one alertsPolicyDelete',
   fidelity: 'approximate',

@@ -13,6 +13,7 @@ export default defineWriteMapping({
   id: 'alerts-policies.update',
   method: 'PUT',
   route: '/v2/alerts_policies/{policy_id}.{format}',
+  sample: { path: { policy_id: '{policy_to_rename_id}' }, body: { json: { policy: { name: 'costs {call}' } } } },
   operation: POLICY_UPDATE,
   summary: 'Update an alert policy: account.alerts.policy(id), then one alertsPolicyUpdate with the attributes given (none given: nothing is sent)',
   fidelity: 'approximate',

@@ -11,6 +11,7 @@ export default defineWriteMapping({
   id: 'applications.delete',
   method: 'DELETE',
   route: '/v2/applications/{id}.{format}',
+  sample: { path: { id: '{silent_app_id}' } },
   operation: 'ApplicationDelete',
   summary: 'Delete an application: read it (404, or 409 while reporting), then one agentApplicationDelete',
   fidelity: 'approximate',

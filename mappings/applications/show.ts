@@ -13,6 +13,7 @@ export default defineReadPlanMapping({
   id: 'applications.show',
   method: 'GET',
   route: '/v2/applications/{id}.{format}',
+  sample: { path: { id: '{application_id}' } },
   operation: 'ApplicationByGuid',
   summary: 'Show one APM application and its browser app (both GUIDs computed) with its end-user apdex (NRQL), in one request; more only for the later pages of a large app\'s instances',
   fidelity: 'approximate',

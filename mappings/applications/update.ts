@@ -114,6 +114,7 @@ export default defineWriteMapping({
   id: 'applications.update',
   method: 'PUT',
   route: '/v2/applications/{id}.{format}',
+  sample: { path: { id: '{reporting_app_id}' }, body: { json: { application: { settings: { app_apdex_threshold: 0.7 } } } } },
   operation: 'ApplicationSettingsUpdate',
   summary: 'Update an application: alias, apdex thresholds and browser monitoring in one agentApplicationSettingsUpdate, then the application read back',
   fidelity: 'approximate',

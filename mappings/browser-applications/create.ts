@@ -21,6 +21,7 @@ export default defineWriteMapping({
   id: 'browser-applications.create',
   method: 'POST',
   route: '/v2/browser_applications.{format}',
+  sample: { body: { json: { browser_application: { name: 'costs {call}' } } } },
   operation: 'BrowserApplicationCreate',
   summary: 'Create a browser application: one agentApplicationCreateBrowser with the Lite loader (as v2 made them)',
   fidelity: 'approximate',

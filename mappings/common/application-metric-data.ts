@@ -12,6 +12,7 @@ export const applicationMetricData = defineMetricDataMapping({
   method: 'GET',
   readOnlyPost: true,
   route: '/v2/applications/{id}/metrics/data.{format}',
+  sample: { path: { id: '{application_id}' }, query: 'names[]=HttpDispatcher&values[]=call_count&from={from}&to={to}&summarize=true' },
   operation: 'ApplicationMetricData',
   summary: 'Metric timeslice data: one NRQL query (FACET metricTimesliceName, TIMESERIES per the v2 granularity rules) plus a look-back name check, in one request',
   fidelity: 'approximate',

@@ -8,6 +8,7 @@ export const applicationMetricNames = defineMetricNamesMapping({
   id: 'applications.metric-names',
   method: 'GET',
   route: '/v2/applications/{id}/metrics.{format}',
+  sample: { path: { id: '{application_id}' }, query: 'name=HttpDispatcher' },
   operation: 'ApplicationMetricNames',
   summary: 'List metric names: NRQL uniques(metricTimesliceName) over a look-back window, filtered, sorted and paged locally',
   fidelity: 'approximate',

@@ -8,6 +8,7 @@ export default defineWriteMapping({
   id: 'applications.deployments.create',
   method: 'POST',
   route: '/v2/applications/{id}/deployments.{format}',
+  sample: { path: { id: '{reporting_app_id}' }, body: { json: { deployment: { revision: 'costs-{call}' } } } },
   operation: 'DeploymentCreate',
   summary: 'Record a deployment: v2 validation, one read of the latest marker, then one changeTrackingCreateEvent (Deployment/Basic)',
   fidelity: 'approximate',

@@ -12,6 +12,7 @@ export default defineReadPlanMapping({
   id: 'applications.deployments.list',
   method: 'GET',
   route: '/v2/applications/{id}/deployments.{format}',
+  sample: { path: { id: '{application_id}' } },
   operation: 'ApplicationDeployments',
   summary: 'List deployments: NRQL over Deployment and ChangeTrackingEvent (category Deployment) for the app, 13 months back, paged locally',
   fidelity: 'approximate',

@@ -89,6 +89,7 @@ export default defineWriteMapping({
   id: 'deployments.v0',
   method: 'POST',
   route: '/deployments.{format}',
+  sample: { format: 'xml', body: { form: 'deployment[application_id]={reporting_app_id}&deployment[revision]=costs-v0-{call}' } },
   operation: 'DeploymentCreate',
   summary: 'Deployments v0: app by id or exact name, the v2 deployment rules, one changeTrackingCreateEvent, v0 XML answer',
   fidelity: 'approximate',

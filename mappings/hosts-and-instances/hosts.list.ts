@@ -7,6 +7,7 @@ export default defineReadPlanMapping({
   id: 'applications.hosts.list',
   method: 'GET',
   route: '/v2/applications/{id}/hosts.{format}',
+  sample: { path: { id: '{application_id}' } },
   operation: 'ApplicationTopology',
   summary: 'List the hosts of an application: its agent instances grouped by host name, summaries from one NRQL query faceted by host',
   fidelity: 'approximate',

@@ -7,6 +7,7 @@ export default defineReadPlanMapping({
   id: 'applications.hosts.show',
   method: 'GET',
   route: '/v2/applications/{id}/hosts/{host_id}.{format}',
+  sample: { path: { id: '{application_id}' } },
   operation: 'ApplicationTopology',
   summary: 'Show one application host (synthetic id per app and host name), with its 10-minute summary',
   fidelity: 'approximate',

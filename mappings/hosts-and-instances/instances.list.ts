@@ -7,6 +7,7 @@ export default defineReadPlanMapping({
   id: 'applications.instances.list',
   method: 'GET',
   route: '/v2/applications/{id}/instances.{format}',
+  sample: { path: { id: '{application_id}' } },
   operation: 'ApplicationTopology',
   summary: 'List the agent instances (applicationInstancesV2), summaries from one NRQL query faceted by realAgentId',
   fidelity: 'approximate',

@@ -7,6 +7,7 @@ export default defineReadPlanMapping({
   id: 'applications.instances.show',
   method: 'GET',
   route: '/v2/applications/{id}/instances/{instance_id}.{format}',
+  sample: { path: { id: '{application_id}' } },
   operation: 'ApplicationTopology',
   summary: 'Show one agent instance of an application, with its 10-minute summary',
   fidelity: 'approximate',

@@ -23,6 +23,7 @@ export default defineReadPlanMapping({
   id: 'key-transactions.show',
   method: 'GET',
   route: '/v2/key_transactions/{id}.{format}',
+  sample: { path: { id: '{key_transaction_id}' } },
   operation: OPERATION,
   summary: 'Show one key transaction: entity(guid) (GUID computed from account and id) and its NRQL summary in the same request',
   fidelity: 'approximate',

@@ -11,6 +11,7 @@ export default defineWriteMapping({
   id: 'labels.create',
   method: 'PUT',
   route: '/v2/labels.{format}',
+  sample: { body: { json: { label: { category: 'Costs', name: '{call}', links: { applications: ['{reporting_app_id}'] } } } } },
   operation: OPERATION,
   summary: 'Create and apply a label: v2 validation, one read of the account\'s tagged applications, then one taggingAddTagsToEntity per named application (chained, each confirmed before the next)',
   fidelity: 'approximate',

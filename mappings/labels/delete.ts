@@ -11,6 +11,8 @@ export default defineWriteMapping({
   id: 'labels.delete',
   method: 'DELETE',
   route: '/v2/labels/{key}.{format}',
+  // Deletes the labels the create's sample made.
+  sample: { path: { key: 'Costs:{call}' }, after: 'labels.create' },
   operation: OPERATION,
   summary: 'Delete a label: one read of the account\'s tagged applications, then one taggingDeleteTagValuesFromEntity per named application, or per application carrying it (chained, each confirmed before the next)',
   fidelity: 'approximate',

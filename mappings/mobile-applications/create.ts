@@ -10,6 +10,7 @@ export default defineWriteMapping({
   id: 'mobile-applications.create',
   method: 'POST',
   route: '/v2/mobile_applications.{format}',
+  sample: { body: { json: { mobile_application: { name: 'costs {call}' } } } },
   operation: 'MobileApplicationCreate',
   summary: 'Create a mobile application: one agentApplicationCreateMobile in the resolved account',
   fidelity: 'approximate',

@@ -14,6 +14,7 @@ export default defineMetricDataMapping({
   ...applicationMetricData,
   id: 'mobile-applications.metric-data',
   route: '/v2/mobile_applications/{id}/metrics/data.{format}',
+  sample: { path: { id: '{mobile_application_id}' }, query: 'names[]=Session/Start&values[]=call_count&from={from}&to={to}&summarize=true' },
   operation: 'MobileApplicationMetricData',
   summary: 'Mobile metric timeslice data: one NRQL query (WHERE entityGuid OR entity.guid, FACET metricTimesliceName) plus the name check and the entity, in one request',
   target: { entity: EntityKinds.mobileApplication, notFoundTitle: EntityTitles.mobileApplicationNotFound, attribute: MOBILE_GUID_ATTRIBUTES, value: 'guid' },

@@ -9,6 +9,7 @@ export default defineMetricNamesMapping({
   ...applicationMetricNames,
   id: 'mobile-applications.metric-names',
   route: '/v2/mobile_applications/{id}/metrics.{format}',
+  sample: { path: { id: '{mobile_application_id}' }, query: 'name=Session' },
   operation: 'MobileApplicationMetricNames',
   summary: 'List mobile metric names: NRQL uniques(metricTimesliceName) WHERE entityGuid OR entity.guid over a look-back window, filtered, sorted and paged locally',
   target: { entity: EntityKinds.mobileApplication, notFoundTitle: EntityTitles.mobileApplicationNotFound, attribute: MOBILE_GUID_ATTRIBUTES, value: 'guid' },

@@ -7,6 +7,7 @@ export default defineShowMapping({
   id: 'mobile-applications.show',
   method: 'GET',
   route: '/v2/mobile_applications/{id}.{format}',
+  sample: { path: { id: '{mobile_application_id}' } },
   operation: 'MobileApplicationByGuid',
   summary: 'Show one mobile application (GUID computed from account and id, then entity(guid))',
   fidelity: 'approximate',

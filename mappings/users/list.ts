@@ -19,6 +19,9 @@ export default defineReadPlanMapping({
   id: 'users.list',
   method: 'GET',
   route: '/v2/users.{format}',
+  // The two sides order users differently (NerdGraph's domain order keeps a page within 3 calls:
+  // users.ts), so a page of the whole list holds other users on each side: compared at one user.
+  sample: { compareQuery: 'filter[ids]={user_id}' },
   operation: USERS_OPERATION,
   summary:
     "List users: NerdGraph user management (the authentication domains of the key's organization, each one's pages of users read only as far as the page needs), filtered there, domain after domain; what a walk read is kept 30 s for its later pages",

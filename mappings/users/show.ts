@@ -7,6 +7,7 @@ export default defineReadPlanMapping({
   id: 'users.show',
   method: 'GET',
   route: '/v2/users/{id}.{format}',
+  sample: { path: { id: '{user_id}' } },
   operation: USERS_OPERATION,
   summary: 'Show a user: NerdGraph user management filtered by `id.eq` across the authentication domains of the key\'s organization',
   fidelity: 'approximate',

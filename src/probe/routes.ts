@@ -1,6 +1,7 @@
 import { compareAnswers } from '../compare/diff.ts';
 import type { AnswerSnapshot } from '../compare/types.ts';
-import type { Mapping } from '../routes/mapping.ts';
+import { isReadMapping, type Mapping, type ReadMapping, type ReadSampleValue } from '../routes/mapping.ts';
+import { fillQuery, samplePath, type MissingValue } from '../routes/route-sample.ts';
 import type { RouteComparison } from './report.ts';
 
 /**
@@ -8,7 +9,8 @@ import type { RouteComparison } from './report.ts';
  * every read route goes to it (twice, so the compare engine can tell noise) and to the
  * translation (the gateway app, in process), and the compare engine (src/compare/diff.ts)
  * judges the pair as the migration modes do: documented gaps, noise and tolerances are not
- * disagreements. Ids to sample are taken from the legacy API's own lists, as a client would.
+ * disagreements. Each route's request is its mapping's sample (ReadSample, mapping-base.ts),
+ * filled with ids taken from the legacy API's own lists, as a client would find them.
  * Only GETs are sent: nothing is written on either side.
  */
 export interface RouteProbeOptions {
@@ -31,13 +33,12 @@ export interface RouteProbeOutcome {
   routes: RouteComparison[];
 }
 
-const READ_KINDS: ReadonlySet<Mapping['kind']> = new Set(['entity-search-list', 'entity-by-id', 'metric-names', 'metric-data', 'read-plan']);
 const MAX_DIFFERING = 50;
 const ok = (status: number): boolean => status >= 200 && status < 300;
 
 /** The GET routes the gateway translates. */
-export function readRoutes(mappings: readonly Mapping[]): Mapping[] {
-  return mappings.filter((mapping) => mapping.method === 'GET' && READ_KINDS.has(mapping.kind));
+export function readRoutes(mappings: readonly Mapping[]): ReadMapping[] {
+  return mappings.filter(isReadMapping).filter((mapping) => mapping.method === 'GET');
 }
 
 async function snapshot(answer: Promise<Response>): Promise<AnswerSnapshot> {
@@ -79,32 +80,34 @@ export async function compareReadRoutes(options: RouteProbeOptions): Promise<Rou
   if (!first.ok) return { unavailable: `GET /v2/applications.json answered ${first.status}`, routes: [] };
 
   const app = await firstId('/v2/applications.json', 'applications', (item) => item.reporting === true);
-  const ids: Record<string, string | undefined> = {
-    app,
-    host: app === undefined ? undefined : await firstId(`/v2/applications/${app}/hosts.json`, 'application_hosts'),
-    instance: app === undefined ? undefined : await firstId(`/v2/applications/${app}/instances.json`, 'application_instances'),
-    keyTransaction: await firstId('/v2/key_transactions.json', 'key_transactions', (item) => item.reporting === true),
-    mobile: await firstId('/v2/mobile_applications.json', 'applications', (item) => item.reporting === true),
-    user: await firstId('/v2/users.json', 'users'),
-    policy: await firstId('/v2/alerts_policies.json', 'policies'),
-    nrqlPolicy: await policyWithNrqlConditions(legacy),
-  };
-  const gatewayHost = app === undefined || ids.host === undefined ? undefined : await sameHostOnGateway(options, headers, app, legacy, ids.host);
   // A closed window in the past: both sides read the same finished minutes.
   const to = Math.floor(options.now / 60_000) * 60_000 - 5 * 60_000;
-  const window = `from=${encodeURIComponent(iso(to - 30 * 60_000))}&to=${encodeURIComponent(iso(to))}&summarize=true`;
+  const values: Record<ReadSampleValue, string | undefined> = {
+    application_id: app,
+    host_id: app === undefined ? undefined : await firstId(`/v2/applications/${app}/hosts.json`, 'application_hosts'),
+    instance_id: app === undefined ? undefined : await firstId(`/v2/applications/${app}/instances.json`, 'application_instances'),
+    key_transaction_id: await firstId('/v2/key_transactions.json', 'key_transactions', (item) => item.reporting === true),
+    mobile_application_id: await firstId('/v2/mobile_applications.json', 'applications', (item) => item.reporting === true),
+    user_id: await firstId('/v2/users.json', 'users'),
+    policy_id: await firstId('/v2/alerts_policies.json', 'policies'),
+    nrql_policy_id: await policyWithNrqlConditions(legacy),
+    from: iso(to - 30 * 60_000),
+    to: iso(to),
+  };
+  // The gateway's host ids are its own (derived from app and host name; v2's were New Relic's
+  // row ids): the translated side is asked for the same host by its own id.
+  const gatewayHost = app === undefined || values.host_id === undefined ? undefined : await sameHostOnGateway(options, headers, app, legacy, values.host_id);
+  const translatedValues = { ...values, host_id: gatewayHost ?? values.host_id };
 
   const routes: RouteComparison[] = [];
   for (const mapping of readRoutes(options.mappings).filter((candidate) => options.only?.(candidate.route) ?? true)) {
-    const sample = comparedPath(mapping.route, ids, window);
+    const sample = comparedPath(mapping, values);
     if (typeof sample !== 'string') {
-      routes.push({ route: mapping.route, request: '', result: 'skipped', outcome: sample.skipped, status: { legacy: null, translated: null }, differing: [] });
+      routes.push({ route: mapping.route, request: '', result: 'skipped', outcome: skippedBecause(sample), status: { legacy: null, translated: null }, differing: [] });
       continue;
     }
-    // The gateway's host ids are its own (derived from app and host name; v2's were New Relic's
-    // row ids): the translated side is asked for the same host by its own id.
-    const translated = ids.host !== undefined && gatewayHost !== undefined && mapping.route.includes('{host_id}') ? sample.replace(`/hosts/${encodeURIComponent(ids.host)}`, `/hosts/${encodeURIComponent(gatewayHost)}`) : sample;
-    routes.push(await compareOne(mapping, sample, legacy, () => options.translate(translated, headers)));
+    const translated = comparedPath(mapping, translatedValues);
+    routes.push(await compareOne(mapping, sample, legacy, () => options.translate(typeof translated === 'string' ? translated : sample, headers)));
   }
   return { unavailable: null, routes };
 }
@@ -174,45 +177,28 @@ async function compareOne(mapping: Mapping, path: string, legacy: (path: string)
   return { route: mapping.route, request: path, result, outcome: judged.error ?? judged.outcome, status, differing };
 }
 
-/**
- * The request the two sides are compared on: the sampled one, but for the NRQL condition list
- * (asked for a policy that has conditions) and the users list. The two
- * sides order users differently (the gateway reads NerdGraph's domain order to stay within 3
- * calls a page: mappings/users/users.ts), so a page of the whole list holds other users on each
- * side: that list is compared at the sampled user, which both sides find by id.
- */
-function comparedPath(template: string, ids: Record<string, string | undefined>, window: string): string | { skipped: string } {
-  const path = samplePath(template, ids, window);
-  // The NRQL condition list requires a policy: one that has conditions, so there is an answer to compare.
-  if (template === '/v2/alerts_nrql_conditions.{format}' && typeof path === 'string') {
-    return ids.nrqlPolicy === undefined ? { skipped: 'no policy with NRQL conditions to sample (policy_id is required)' } : `${path}?policy_id=${encodeURIComponent(ids.nrqlPolicy)}`;
-  }
-  return template === '/v2/users.{format}' && typeof path === 'string' && ids.user !== undefined ? `${path}?filter[ids]=${encodeURIComponent(ids.user)}` : path;
+/** What each sample value is, for a route skipped because its sample's query needs one the legacy lists gave none of. */
+const SAMPLE_VALUES: Record<ReadSampleValue, string> = {
+  application_id: 'reporting application',
+  host_id: 'host',
+  instance_id: 'instance',
+  key_transaction_id: 'reporting key transaction',
+  mobile_application_id: 'reporting mobile application',
+  user_id: 'user',
+  policy_id: 'policy',
+  nrql_policy_id: 'policy with NRQL conditions',
+  from: 'window',
+  to: 'window',
+};
+
+function skippedBecause(missing: MissingValue): string {
+  return missing.where === 'path' ? `no ${missing.parameter} to sample (the legacy lists gave none)` : `no ${SAMPLE_VALUES[missing.value as ReadSampleValue]} to sample (${missing.parameter} is required)`;
 }
 
-/** The sampled request of a route template, or why it cannot be sampled. */
-export function samplePath(template: string, ids: Record<string, string | undefined>, window: string): string | { skipped: string } {
-  const idOf: Record<string, string | undefined> = {
-    '/v2/applications/': ids.app,
-    '/v2/key_transactions/': ids.keyTransaction,
-    '/v2/mobile_applications/': ids.mobile,
-    '/v2/users/': ids.user,
-  };
-  const owner = Object.keys(idOf).find((prefix) => template.startsWith(prefix));
-  const values: Record<string, string | undefined> = { id: owner === undefined ? undefined : idOf[owner], host_id: ids.host, instance_id: ids.instance, policy_id: ids.policy };
-  let missing: string | undefined;
-  let path = template.replace(/\{([a-z_]+)\}/g, (_whole, name: string) => {
-    if (name === 'format') return 'json';
-    const value = values[name];
-    if (value === undefined) missing ??= name;
-    return encodeURIComponent(value ?? '');
-  });
-  if (missing !== undefined) return { skipped: `no ${missing} to sample (the legacy lists gave none)` };
-  const mobile = template.startsWith('/v2/mobile_applications/');
-  if (template.endsWith('/metrics/data.{format}')) {
-    path += `?${mobile ? 'names[]=Session/Start' : 'names[]=HttpDispatcher'}&values[]=call_count&${window}`;
-  } else if (template.endsWith('/metrics.{format}')) {
-    path += `?name=${mobile ? 'Session' : 'HttpDispatcher'}`;
-  }
-  return path;
+/** The request the two sides are compared on: the route's sample, and its compareQuery where the legacy lists gave that query's values. */
+function comparedPath(mapping: ReadMapping, values: Record<ReadSampleValue, string | undefined>): string | MissingValue {
+  const path = samplePath(mapping.route, mapping.sample, values);
+  const compare = mapping.sample?.compareQuery === undefined ? undefined : fillQuery(mapping.sample.compareQuery, values);
+  if (typeof path !== 'string' || typeof compare !== 'string') return path;
+  return `${path}${path.includes('?') ? '&' : '?'}${compare}`;
 }

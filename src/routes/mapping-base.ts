@@ -32,6 +32,93 @@ export interface KnownGap {
   description: string;
 }
 
+/**
+ * The sample requests of a route, which the tools send: `npm run probe` (src/probe/routes.ts)
+ * sends a read's sample to the legacy REST API and to the translation, and `npm run compat --
+ * --costs` (scripts/compat-costs.ts) counts what a read's or a write's sample costs on the
+ * sandbox. The route's template is the request; a sample adds only what the template does not
+ * say, as text with placeholders: `{name}` stands for a sample value the tool's fixtures find
+ * (an id from the lists, as a client finds it), encoded where it lands in a path or a query; the
+ * rest of the text is sent as written. Each path parameter a sample does not name is the sample
+ * value of its own name (`{host_id}` is `{host_id}`), and `{format}` is `json`.
+ */
+interface SampleRequest<V extends string> {
+  /** The path parameters that are not the sample value of their own name: `{ id: '{application_id}' }`. */
+  path?: Readonly<Record<string, `${string}{${V}}${string}`>>;
+  /** The query string the sample adds (without `?`): `policy_id={nrql_policy_id}`. */
+  query?: string;
+}
+
+/**
+ * The sample values of reads. `application_id`, `key_transaction_id`, `mobile_application_id`,
+ * `user_id`, `policy_id`: the first of the legacy list (a reporting one where the list says);
+ * `host_id`, `instance_id`: the first of that application's; `nrql_policy_id`: a policy that has
+ * NRQL conditions; `from`, `to`: a closed 30-minute window in the past (ISO seconds).
+ */
+export type ReadSampleValue = 'application_id' | 'host_id' | 'instance_id' | 'key_transaction_id' | 'mobile_application_id' | 'user_id' | 'policy_id' | 'nrql_policy_id' | 'from' | 'to';
+
+/**
+ * A read's sample: the route with its path parameters filled, plus `query`. A placeholder the
+ * fixtures found no value for skips the route in the probe and fails the cost table. For its
+ * cost a list is also walked page by page; metric names from their whole list (without `query`).
+ */
+export interface ReadSample extends SampleRequest<ReadSampleValue> {
+  /**
+   * Query the probe adds to compare both sides on the same items (where they order a list
+   * differently), when the fixtures found its values; else the sample is compared without it.
+   */
+  compareQuery?: string;
+}
+
+/**
+ * The sample values of writes, found in the sandbox, each distinct from the others so that no
+ * sample undoes what another one needs. `call` is `cold` or `warm`, so the two calls write
+ * different names. Every other value is an id: a pair (the first on the cold call, the second on
+ * the warm one) but `nrql_policy_id` (a policy of static NRQL conditions, on both calls).
+ * `reporting_app_id`: reporting applications other than the reads' sample; `silent_app_id`: ones
+ * that do not report; `channel_to_delete_id`, `channel_to_link_id`: email channels;
+ * `unlinked_policy_id`: policies no channel links yet; `policy_to_rename_id`,
+ * `policy_to_delete_id`: the account's last four policies; `incident_to_acknowledge_id`,
+ * `incident_to_close_id`: open incidents; `nrql_condition_to_update_id`,
+ * `nrql_condition_to_delete_id`: static NRQL conditions; `apm_condition_id`,
+ * `external_service_condition_id`, `synthetics_condition_id`, `location_failure_condition_id`:
+ * conditions of each family, for its delete.
+ */
+export type WriteSampleValue =
+  | 'call'
+  | 'reporting_app_id'
+  | 'silent_app_id'
+  | 'channel_to_delete_id'
+  | 'channel_to_link_id'
+  | 'unlinked_policy_id'
+  | 'policy_to_rename_id'
+  | 'policy_to_delete_id'
+  | 'incident_to_acknowledge_id'
+  | 'incident_to_close_id'
+  | 'nrql_policy_id'
+  | 'nrql_condition_to_update_id'
+  | 'nrql_condition_to_delete_id'
+  | 'apm_condition_id'
+  | 'external_service_condition_id'
+  | 'synthetics_condition_id'
+  | 'location_failure_condition_id';
+
+/** A JSON body with placeholders in its strings; a string that is one id's placeholder becomes the id as a number (v2's ids are numbers). */
+export type SampleJson = string | number | boolean | null | readonly SampleJson[] | { readonly [key: string]: SampleJson };
+
+/**
+ * A write's sample: the request sent twice on one fresh gateway, cold then warm, each with its
+ * own values (the same write again would no longer be the same call).
+ */
+export interface WriteSample extends SampleRequest<WriteSampleValue> {
+  /** The body: JSON (sent as `application/json`) or a form (its text, filled like the query). */
+  body?: { json: SampleJson } | { form: string };
+  /** The path's `{format}` (default `json`). */
+  format?: 'json' | 'xml';
+  /** The id of the write whose sample makes what this one's needs (the label it deletes): measured after it. */
+  after?: string;
+}
+
 /** How one CallerScope.read may answer. */
 export interface ReadOptions {
   /**
@@ -136,3 +223,7 @@ export interface MappingBase<P = unknown> {
   passthroughByDefault?: string;
 }
 
+/** What every read mapping declares beside MappingBase: the sample the tools send (ReadSample). */
+export interface ReadMappingBase<P = unknown> extends MappingBase<P> {
+  sample?: ReadSample;
+}

@@ -3,7 +3,7 @@ import type { V2Status } from '../v2/errors.ts';
 import type { BodyObject, RequestBodyKind } from '../v2/request-body.ts';
 import type { V2Body, V2Format } from '../v2/format.ts';
 import type { V2Params } from '../v2/params.ts';
-import type { CallerScope, MappingBase } from './mapping-base.ts';
+import type { CallerScope, MappingBase, ReadMappingBase, WriteSample } from './mapping-base.ts';
 
 /**
  * What a read-plan or write mapping gets: the parsed request, and reads through the caller's
@@ -28,7 +28,7 @@ export interface PlannedAnswer {
 }
 
 /** A read whose logic the mapping owns (e.g. deployments over NRQL): one `load` per request. */
-export interface ReadPlanMapping extends MappingBase {
+export interface ReadPlanMapping extends ReadMappingBase {
   kind: 'read-plan';
   load(ctx: OperationContext): Promise<PlannedAnswer>;
 }
@@ -86,6 +86,8 @@ export interface WriteMapping extends MappingBase {
   plan(ctx: OperationContext): Promise<WritePlan>;
   /** A body format of its own (Deployments v0 XML); default: the v2 serialiser. */
   serialise?(body: V2Body, format: V2Format): string;
+  /** The sample `npm run compat -- --costs` measures the write with; it refuses a write without one. */
+  sample?: WriteSample;
 }
 
 /** A v2 route NerdGraph cannot serve: always the same clear v2 error. */

@@ -2,7 +2,7 @@
 import type { Condition } from '../upstream/entity-query.ts';
 import type { EntityKind } from './entity-ref.ts';
 import type { V2Body } from '../v2/format.ts';
-import type { MappingBase, PageReadContext, ReshapeContext } from './mapping-base.ts';
+import type { PageReadContext, ReadMappingBase, ReshapeContext } from './mapping-base.ts';
 
 /** What every paged list's parameters include. */
 export interface ListParams {
@@ -10,7 +10,7 @@ export interface ListParams {
 }
 
 /** A paged v2 list served by an entity search, page numbers emulated over cursors. */
-export interface EntityListMapping<P extends ListParams = ListParams> extends MappingBase<P> {
+export interface EntityListMapping<P extends ListParams = ListParams> extends ReadMappingBase<P> {
   kind: 'entity-search-list';
   /** The plural v2 wrapper key, e.g. `applications`. */
   wrapperKey: string;
@@ -41,7 +41,7 @@ export interface EntityListMapping<P extends ListParams = ListParams> extends Ma
 }
 
 /** A v2 show route addressed by a numeric id, resolved to a GUID through the cache. */
-export interface EntityShowMapping extends MappingBase {
+export interface EntityShowMapping extends ReadMappingBase {
   kind: 'entity-by-id';
   /** The singular v2 wrapper key, e.g. `application`. */
   wrapperKey: string;

@@ -38,6 +38,15 @@ export type Mapping =
   | UnsupportedMapping
   | PassthroughMapping;
 
+/** The mappings that read: lists, shows, metric names and data, read plans (each may declare a ReadSample). */
+export type ReadMapping = EntityListMapping | EntityShowMapping | MetricNamesMapping | MetricDataMapping | ReadPlanMapping;
+
+const READ_KINDS: ReadonlySet<Mapping['kind']> = new Set(['entity-search-list', 'entity-by-id', 'metric-names', 'metric-data', 'read-plan']);
+
+export function isReadMapping(mapping: Mapping): mapping is ReadMapping {
+  return READ_KINDS.has(mapping.kind);
+}
+
 export const MAPPING_KINDS: ReadonlySet<Mapping['kind']> = new Set([
   'entity-search-list',
   'entity-by-id',

@@ -1,5 +1,5 @@
 import type { EntityKind, EntityRef } from './entity-ref.ts';
-import type { CallerScope, MappingBase } from './mapping-base.ts';
+import type { CallerScope, ReadMappingBase } from './mapping-base.ts';
 import type { NrqlEquality } from '../upstream/nrql.ts';
 
 /**
@@ -73,7 +73,7 @@ export interface TimesliceTargetContext extends CallerScope {
 }
 
 /** The timeslice metrics of one target: an entity addressed by a numeric id, or a host or instance inside one. */
-interface TimesliceMappingBase<P> extends MappingBase<P> {
+interface TimesliceMappingBase<P> extends ReadMappingBase<P> {
   /** What the path names; resolved before the parameters are parsed (v2 answered 404 before 422). */
   target: MetricTarget;
   /**

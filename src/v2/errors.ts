@@ -1,3 +1,5 @@
+import { WIRE_TITLES } from '../../facts/v2-titles.ts';
+
 /**
  * The one typed HTTP error of the gateway. Everything a client can cause or see ends up as a
  * V2Error, and the single error handler in app.ts turns it into a v2-shaped body
@@ -33,12 +35,8 @@ export class V2Error extends Error {
   }
 }
 
-/** Titles REST v2 itself used (rest-v2.md §3.10), kept verbatim because clients match on them. */
-export const V2Titles = {
-  apiKeyRequired: 'Invalid request, API key required',
-  invalidApiKey: 'Invalid API key',
-  serverError: 'A server error occurred, please contact New Relic support',
-} as const;
+/** Titles REST v2 itself used (facts/v2-titles.ts), kept verbatim because clients match on them. */
+export const V2Titles = WIRE_TITLES;
 
 /**
  * Titles of the metric-data rules (docs/metric-data-rules.md). REST v2's own texts for these

@@ -13,10 +13,11 @@
  */
 import type { JsonValue } from './legacy/wire.ts';
 import { createRandom } from './world/draws.ts';
+import { INCIDENT_PREFERENCES as V2_INCIDENT_PREFERENCES } from '../facts/v2-values.ts';
 
-/** v2's three values (docs-website rest-api-calls-alerts.mdx, #policies-create: "This must be one of the following"). */
-export type IncidentPreference = 'PER_POLICY' | 'PER_CONDITION' | 'PER_CONDITION_AND_TARGET';
-export const INCIDENT_PREFERENCES: readonly IncidentPreference[] = ['PER_POLICY', 'PER_CONDITION', 'PER_CONDITION_AND_TARGET'];
+/** v2's three values (facts/v2-values.ts: docs-website rest-api-calls-alerts.mdx, #policies-create: "This must be one of the following"). */
+export type IncidentPreference = (typeof V2_INCIDENT_PREFERENCES)[number];
+export const INCIDENT_PREFERENCES: readonly IncidentPreference[] = V2_INCIDENT_PREFERENCES;
 /**
  * NerdGraph's AlertsIncidentPreference gained CUSTOM after both schema files were pulled
  * (../shared/reference/nerdgraph.md §1, quirk 3: newrelic-sb-sdk's 2026-04-19 types). Only the

@@ -17,9 +17,11 @@
  *   (destination auth token / basic password), which NerdGraph never reads back.
  */
 import { derivedV2Id, ID_PATTERN, V2Error } from '../../src/mapping-api.ts';
+import { ALERT_CHANNEL_TITLES, missingParameter } from '../../facts/v2-titles.ts';
+import { ALERT_CHANNEL_LINKS, ALERT_CHANNEL_TYPES } from '../../facts/v2-values.ts';
 
-export type V2ChannelType = 'email' | 'opsgenie' | 'pagerduty' | 'slack' | 'user' | 'victorops' | 'webhook';
-export const V2_CHANNEL_TYPES: readonly V2ChannelType[] = ['email', 'opsgenie', 'pagerduty', 'slack', 'user', 'victorops', 'webhook'];
+export type V2ChannelType = (typeof ALERT_CHANNEL_TYPES)[number];
+export const V2_CHANNEL_TYPES: readonly V2ChannelType[] = ALERT_CHANNEL_TYPES;
 
 /** NerdGraph channel types v2 can show, and the v2 type each shows as. Other types are not listed. */
 export const V2_TYPE_OF_CHANNEL: Readonly<Record<string, V2ChannelType>> = {
@@ -42,9 +44,9 @@ export const CONFIGURATION_KEYS: Readonly<Record<Exclude<V2ChannelType, 'opsgeni
 };
 
 export const ChannelTitles = {
-  missing: 'missing parameter: channel',
-  notFound: 'No notification channel found with the given ID',
-  policyNotFound: 'No alert policy found with the given ID',
+  missing: missingParameter('channel'),
+  notFound: ALERT_CHANNEL_TITLES.notFound,
+  policyNotFound: ALERT_CHANNEL_TITLES.policyNotFound,
   invalid: (detail: string): string => `Invalid channel: ${detail}`,
   noEquivalent: (type: string): string =>
     `Invalid channel: ${type} channels have no New Relic equivalent since the REST v2 end of life (NerdGraph has no ${type} destination); send these alerts through a webhook channel`,
@@ -272,8 +274,8 @@ export function isOwnPolicyFilter(predicates: ReadonlyArray<{ attribute: string;
   return only.attribute === POLICY_PREDICATE.attribute && only.operator === POLICY_PREDICATE.operator && only.values.length === 1 && only.values[0]?.trim() === String(policyId);
 }
 
-/** v2's top-level links beside a channel answer. */
-export const CHANNEL_TOP_LINKS = { 'channel.policy_ids': '/v2/policies/{policy_id}' } as const;
+/** v2's top-level links beside a channel answer (facts/v2-values.ts). */
+export const CHANNEL_TOP_LINKS = ALERT_CHANNEL_LINKS;
 
 /**
  * The v2 integer id of an alert channel, derived from its NerdGraph notification channel id

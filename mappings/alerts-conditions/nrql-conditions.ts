@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fieldNotesUnder, notFound, parseAnswer, v2IdOf, type FieldNote, type KnownGap, type V2Body } from '../../src/mapping-api.ts';
 import { NRQL_OCCURRENCE_WORDS, NRQL_OPERATOR_WORDS } from '../../facts/nrql-condition-terms.ts';
+import { missingParameter } from '../../facts/v2-titles.ts';
 
 /**
  * alerts_nrql_conditions over NerdGraph's NRQL conditions (nrqlConditionsSearch, nrqlCondition,
@@ -29,7 +30,7 @@ export const NrqlConditionTitles = {
   conditionNotFound: 'No Condition found with the given ID',
   policyIdRequired: 'Invalid parameter policy_id: a policy id is required',
   idInvalid: (key: string): string => `Invalid parameter ${key}: expected a positive integer id`,
-  missing: (wrapper: string): string => `missing parameter: ${wrapper}`,
+  missing: missingParameter,
   invalid: (wrapper: string, detail: string): string => `Invalid ${wrapper}: ${detail}`,
   tooMany: (pages: number): string =>
     `The policy has more NRQL conditions than the gateway reads in one request (${pages} NerdGraph pages of nrqlConditionsSearch); nothing partial is shown: list them through NerdGraph, or split the policy`,

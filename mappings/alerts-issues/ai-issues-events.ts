@@ -1,5 +1,6 @@
 import type { V2Body } from '../../src/mapping-api.ts';
 import { LIST_WINDOW_MS } from './ai-issues.ts';
+import { ALERT_EVENT_ENTITY_TYPES, ALERT_EVENT_PRODUCTS, ALERT_EVENT_TYPES } from '../../facts/v2-values.ts';
 
 /**
  * alerts_events' window and filters (routes-next.md §5.3): violation opens and closes from
@@ -9,9 +10,10 @@ import { LIST_WINDOW_MS } from './ai-issues.ts';
 /** How far back alerts_events reaches (v2's "recent events"; its own span is unconfirmed). */
 export const EVENTS_WINDOW_MS = LIST_WINDOW_MS;
 
-export const EVENT_PRODUCTS = ['APM', 'BROWSER', 'MOBILE', 'SERVERS', 'PLUGINS', 'SYNTHETICS', 'ALERTS'] as const;
-export const EVENT_ENTITY_TYPES = ['Application', 'Server', 'KeyTransaction', 'Plugin', 'MobileApplication', 'BrowserApplication', 'Monitor'] as const;
-export const EVENT_TYPES = ['NOTIFICATION', 'DEPLOYMENT', 'VIOLATION_OPEN', 'VIOLATION_CLOSE', 'VIOLATION', 'INSTRUMENTATION', 'INCIDENT_OPEN'] as const;
+/** v2's filter values (facts/v2-values.ts). */
+export const EVENT_PRODUCTS = ALERT_EVENT_PRODUCTS;
+export const EVENT_ENTITY_TYPES = ALERT_EVENT_ENTITY_TYPES;
+export const EVENT_TYPES = ALERT_EVENT_TYPES;
 
 export interface EventFilters {
   product?: string;

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { type BodyObject, type FieldNote, type KnownGap, type OperationContext, type V2Body, V2Error, notFound, objectAt, parseAnswer, v2IdOf } from '../../src/mapping-api.ts';
+import { missingParameter } from '../../facts/v2-titles.ts';
+import { INCIDENT_PREFERENCES as V2_INCIDENT_PREFERENCES } from '../../facts/v2-values.ts';
 
 /**
  * What the alerts_policies routes share (list, show, create, update, delete): the NerdGraph
@@ -23,8 +25,8 @@ export const POLICIES_PAGE_SIZE = 50;
 /** At most this many NerdGraph pages of policies are read for one list request. */
 export const MAX_POLICY_PAGES = 50;
 
-/** v2's values, the only ones a v2 write may send (rest-api-calls-alerts.mdx, #policies-create: "must be one of"). */
-export const INCIDENT_PREFERENCES = ['PER_POLICY', 'PER_CONDITION', 'PER_CONDITION_AND_TARGET'] as const;
+/** v2's values, the only ones a v2 write may send (facts/v2-values.ts: rest-api-calls-alerts.mdx, #policies-create: "must be one of"). */
+export const INCIDENT_PREFERENCES = V2_INCIDENT_PREFERENCES;
 type IncidentPreference = (typeof INCIDENT_PREFERENCES)[number];
 
 /**
@@ -42,7 +44,7 @@ const NerdGraphPreference = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/);
  */
 export const PolicyTitles = {
   notFound: 'No Policy found with the given ID',
-  missing: 'missing parameter: policy',
+  missing: missingParameter('policy'),
   invalid: (detail: string): string => `Invalid policy: ${detail}`,
   tooMany: `The account has more alert policies than the gateway reads in one request (${MAX_POLICY_PAGES} NerdGraph pages of policiesSearch); nothing partial is shown: use filter[name] to find a policy by its exact name`,
 } as const;

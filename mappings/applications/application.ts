@@ -5,6 +5,7 @@ import { healthStatus, startOfMinute } from '../common/entity-health.ts';
 import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from '../common/app-instances.ts';
 import { ApmOutline } from '../common/entity-schemas.ts';
 import { currentWindow, endUserApdexQuery } from '../common/topology-queries.ts';
+import { APPLICATION_LINKS } from '../../facts/v2-values.ts';
 
 /**
  * An APM application entity (outline or full) reshaped into the v2 application object
@@ -174,16 +175,8 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
   return app;
 }
 
-/** v2's top-level link templates, verbatim (singular `/v2/application/` is New Relic's own typo). */
-export const APPLICATION_TOP_LINKS: V2Body = {
-  'application.servers': '/v2/servers?ids={server_ids}',
-  'application.server': '/v2/servers/{server_id}',
-  'application.application_hosts': '/v2/application/{application_id}/hosts?ids={host_ids}',
-  'application.application_host': '/v2/application/{application_id}/hosts/{host_id}',
-  'application.application_instances': '/v2/application/{application_id}/instances?ids={instance_ids}',
-  'application.application_instance': '/v2/application/{application_id}/instances/{instance_id}',
-  'application.alert_policy': '/v2/alert_policies/{alert_policy_id}',
-};
+/** v2's top-level link templates, verbatim (facts/v2-values.ts; singular `/v2/application/` is New Relic's own typo). */
+export const APPLICATION_TOP_LINKS: V2Body = APPLICATION_LINKS;
 
 /** Choices taken where the reference is UNCONFIRMED, shared by both application routes (no probe: each choice below names its own). */
 export const APPLICATION_ASSUMPTIONS: readonly string[] = [

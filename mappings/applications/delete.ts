@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { V2Error, writeRefused, UpstreamError, NO_PARAMS, defineWriteMapping, parseAnswer, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 import { applicationGuid } from '../common/application-ref.ts';
 import { APPLICATION_ASSUMPTIONS, endUserApdexGap, readApplicationEntity, shownApplication } from './application.ts';
+import { APPLICATION_TITLES } from '../../facts/v2-titles.ts';
 
 /** DELETE /v2/applications/{id}.{json,xml}: only an application that stopped reporting (v2's 409 otherwise). */
 const DeleteAnswer = z.object({ agentApplicationDelete: z.object({ success: z.boolean() }).nullable() });
@@ -33,14 +34,14 @@ export default defineWriteMapping({
     // The entity first (the reporting check needs no later pages of instances), then the answer's
     // links, read before the app is gone; past the instance bound, the first page's.
     const read = await readApplicationEntity(ctx, guid);
-    if (read.entity.reporting === true) throw new V2Error(409, 'Cannot delete an application that is still reporting data.', { kind: 'still_reporting' });
+    if (read.entity.reporting === true) throw new V2Error(409, APPLICATION_TITLES.stillReporting, { kind: 'still_reporting' });
     const body = await shownApplication(ctx, read, 'first-page');
     return {
       variables: { guid },
       answer: (payload) => {
         const result = parseAnswer(DeleteAnswer, payload, 'ApplicationDelete');
         // success: false is NerdGraph saying no; the v2 reason for a refused delete is reporting.
-        if (result.agentApplicationDelete?.success === false) throw writeRefused(409, 'Cannot delete an application that is still reporting data.');
+        if (result.agentApplicationDelete?.success === false) throw writeRefused(409, APPLICATION_TITLES.stillReporting);
         if (result.agentApplicationDelete?.success !== true) throw new UpstreamError('upstream_failure', 'ApplicationDelete: no result');
         return body;
       },

@@ -3,12 +3,13 @@ import { V2Error, writeRefused, UpstreamError, defineParams, param, defineWriteM
 import { EntityTitles } from '../common/entity-titles.ts';
 import { applicationGuid } from '../common/application-ref.ts';
 import { APPLICATION_ASSUMPTIONS, endUserApdexGap, browserLoaderOf, readApplication, readApplicationEntity, shownApplication } from './application.ts';
+import { APPLICATION_TITLES } from '../../facts/v2-titles.ts';
 
 /**
  * PUT /v2/applications/{id}.{json,xml}: name (the display alias), apdex thresholds and real
  * user monitoring, as one agentApplicationSettingsUpdate (docs/write-rules.md §2).
  */
-const VALIDATION_TITLE = 'Validation error occurred when updating the application';
+const VALIDATION_TITLE = APPLICATION_TITLES.updateInvalid;
 
 interface Changes {
   alias?: string;

@@ -1,10 +1,13 @@
+import { APPLICATION_HOST_TITLES, APPLICATION_TITLES, MOBILE_APPLICATION_TITLES } from '../../facts/v2-titles.ts';
+
 /**
- * v2's 404 titles for the entity kinds several routes address by id (rest-v2.md; routes-next.md
- * §0 for hosts and instances), declared here with the routes that answer them, not in src/.
+ * v2's 404 titles for the entity kinds several routes address by id, declared here with the
+ * routes that answer them, not in src/. The words are facts (facts/v2-titles.ts), which the
+ * sandbox's legacy face reads too.
  */
 export const EntityTitles = {
-  applicationNotFound: 'No Application found with the given ID',
-  applicationHostNotFound: 'No application host found with the given ID',
-  applicationInstanceNotFound: 'No application instance found with the given ID',
-  mobileApplicationNotFound: 'No Mobile Application found with the given ID',
+  applicationNotFound: APPLICATION_TITLES.notFound,
+  applicationHostNotFound: APPLICATION_HOST_TITLES.hostNotFound,
+  applicationInstanceNotFound: APPLICATION_HOST_TITLES.instanceNotFound,
+  mobileApplicationNotFound: MOBILE_APPLICATION_TITLES.notFound,
 } as const;

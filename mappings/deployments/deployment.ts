@@ -3,6 +3,8 @@ import { V2Error, type OperationContext, type WritePlan, type RememberedDeployme
 import { EntityTitles } from '../common/entity-titles.ts';
 import { deploymentV2Id } from '../common/deployment-id.ts';
 import { deploymentEventsQuery } from '../common/deployment-queries.ts';
+import { DEPLOYMENT_TITLES } from '../../facts/v2-titles.ts';
+import { DEPLOYMENT_LINKS } from '../../facts/v2-values.ts';
 
 /**
  * Deployments, shared by the v2 list and create routes and the v0 `deployments.xml`
@@ -24,8 +26,8 @@ const CHANGE_TRACKING_SKEW_MS = 24 * HOUR_MS;
 export const NO_REVISION_VERSION = 'unspecified (v0 deployment without a revision)';
 
 export const DeploymentTitles = {
-  missingWrapper: 'missing parameter: deployment',
-  revisionRequired: 'Revision parameter required',
+  missingWrapper: DEPLOYMENT_TITLES.missingWrapper,
+  revisionRequired: DEPLOYMENT_TITLES.revisionRequired,
   tooLong: (field: string, max: number): string => `Invalid deployment: ${field} is longer than ${max} characters`,
   fourByte: (field: string): string => `Invalid deployment: ${field} contains a 4-byte UTF-8 character`,
   notText: (field: string): string => `Invalid deployment: ${field} must be text`,
@@ -155,7 +157,7 @@ export function v2Deployment(appId: number, id: number, fields: Omit<DeploymentF
   };
 }
 
-export const DEPLOYMENT_TOP_LINKS: V2Body = { 'deployment.agent': '/v2/applications/{application_id}' };
+export const DEPLOYMENT_TOP_LINKS: V2Body = DEPLOYMENT_LINKS;
 
 export interface AppDeployments {
   guid: string;

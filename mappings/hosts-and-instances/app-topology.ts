@@ -6,6 +6,8 @@ import { healthStatus } from '../common/entity-health.ts';
 import { UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf } from '../common/metric-values.ts';
 import { currentWindow, facetedSummaryQuery, type FilteredItem } from '../common/topology-queries.ts';
 import { ApmOutline } from '../common/entity-schemas.ts';
+import { APPLICATION_HOST_TITLES } from '../../facts/v2-titles.ts';
+import { APPLICATION_HOST_LINKS, APPLICATION_INSTANCE_LINKS } from '../../facts/v2-values.ts';
 
 /**
  * The "topology reads" (`/v2/applications/{id}/hosts` and `/instances`, list and show): one
@@ -15,25 +17,13 @@ import { ApmOutline } from '../common/entity-schemas.ts';
  */
 export type TopologyKind = 'hosts' | 'instances';
 
-export const TopologyTitles = {
-  hostNotFound: 'No application host found with the given ID',
-  instanceNotFound: 'No application instance found with the given ID',
-} as const;
+export const TopologyTitles = APPLICATION_HOST_TITLES;
 
 export const TOPOLOGY_PAGE_SIZE = 200;
 
-/** v2's top-level link templates (rest-v2.md §3.4; `/hosts/{instance_id}` sic). */
-export const HOST_TOP_LINKS: V2Body = {
-  'application_host.application': '/v2/applications/{application_id}',
-  'application_host.application_instances': '/v2/application/{application_id}/instances?ids={instance_ids}',
-  'application_host.application_instance': '/v2/application/{application_id}/instances/{instance_id}',
-  'application_host.server': '/v2/servers/{server_id}',
-};
-export const INSTANCE_TOP_LINKS: V2Body = {
-  'application_instance.application': '/v2/applications/{application_id}',
-  'application_instance.application_host': '/v2/application/{application_id}/hosts/{instance_id}',
-  'application_instance.server': '/v2/servers/{server_id}',
-};
+/** v2's top-level link templates (facts/v2-values.ts; `/hosts/{instance_id}` sic). */
+export const HOST_TOP_LINKS: V2Body = APPLICATION_HOST_LINKS;
+export const INSTANCE_TOP_LINKS: V2Body = APPLICATION_INSTANCE_LINKS;
 
 export const topologyListParams = defineParams({
   hostname: param.text('filter[hostname]', {

@@ -6,13 +6,15 @@ import { UNSCOPED_ROWS_ASSUMPTION } from '../common/metric-values.ts';
 import { keyTransactionSumsQuery } from './key-transaction-queries.ts';
 import { CURRENT_WINDOW_MS, currentWindow } from '../common/topology-queries.ts';
 import { EntityOutline } from '../common/entity-schemas.ts';
+import { KEY_TRANSACTION_TITLES } from '../../facts/v2-titles.ts';
+import { KEY_TRANSACTION_LINKS } from '../../facts/v2-values.ts';
 
 /**
  * A key transaction entity (KeyTransactionFields) and its 10-minute sums reshaped into v2's
  * key transaction object (rest-v2-shapes.md §6, routes-next.md §2). Shared by list and show.
  */
-export const KEY_TRANSACTION_NOT_FOUND = 'No key transaction found with the given ID';
-export const KEY_TRANSACTION_TOP_LINKS: V2Body = { 'key_transaction.application': '/v2/applications/{application_id}' };
+export const KEY_TRANSACTION_NOT_FOUND = KEY_TRANSACTION_TITLES.notFound;
+export const KEY_TRANSACTION_TOP_LINKS: V2Body = KEY_TRANSACTION_LINKS;
 
 /** v2 summarised key transactions over the last 10 minutes (routes-next.md §0): the current window. */
 const SUMMARY_MINUTES = CURRENT_WINDOW_MS / 60_000;

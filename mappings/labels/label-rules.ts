@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { ID_PATTERN, type V2Body, V2Error } from '../../src/mapping-api.ts';
+import { missingParameter } from '../../facts/v2-titles.ts';
 
 /** Labels per page of `GET /v2/labels` (v2's own size is UNCONFIRMED; chosen, documented in the mapping; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing). */
 export const LABELS_PAGE_SIZE = 20;
@@ -55,7 +56,7 @@ export const SYSTEM_TAG_KEYS: ReadonlySet<string> = new Set([
 export const isLabelTagKey = (key: string): boolean => !SYSTEM_TAG_KEYS.has(key) && !key.startsWith('nr.') && !key.startsWith('newrelic.');
 
 export const LabelTitles = {
-  missingWrapper: 'missing parameter: label',
+  missingWrapper: missingParameter('label'),
   categoryBlank: "Invalid label: category can't be blank",
   nameBlank: "Invalid label: name can't be blank",
   notText: (field: string): string => `Invalid label: ${field} must be text`,

@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { type FieldNote, type KnownGap, type ReshapeContext, fieldNotesUnder, type V2Body } from '../../src/mapping-api.ts';
 import { healthStatus, startOfMinute } from '../common/entity-health.ts';
 import { ApplicationOutline } from '../common/entity-schemas.ts';
+import { MOBILE_APPLICATION_TITLES } from '../../facts/v2-titles.ts';
 
 /**
  * A mobile application entity (outline or full) reshaped into v2's mobile application object
  * (routes-next.md §3, rest-v2-shapes.md §8, rest-v2.md §3.5). Shared by the list and show mappings.
  */
-export const MOBILE_NOT_FOUND = 'No Mobile Application found with the given ID';
+export const MOBILE_NOT_FOUND = MOBILE_APPLICATION_TITLES.notFound;
 
 /** v2's wrapper keys for mobile applications (UNCONFIRMED: see MOBILE_ASSUMPTIONS; probe: v2-mobile-wrapper-keys). */
 export const MOBILE_LIST_KEY = 'applications';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, V2Error, type V2Body, derivedV2Id, ID_PATTERN, XML_ASSUMPTION } from '../../src/mapping-api.ts';
+import { USER_TITLES } from '../../facts/v2-titles.ts';
 
 /**
  * Users (routes-next.md §7) over NerdGraph user management: the caller's organization's
@@ -23,7 +24,7 @@ export const USERS_PAGE_SIZE = 200;
 export const MAX_USER_READS = 60;
 
 export const UserTitles = {
-  notFound: 'No user found with the given ID',
+  notFound: USER_TITLES.notFound,
   noOrganization: "This API key cannot read the organization's users (NerdGraph user management): use a user key with the Read users permission",
   tooMany: `The page lies further into the organization's users than the gateway reads for one v2 answer (${MAX_USER_READS} NerdGraph pages): read the pages in order from page 1 (a walk carries on where its previous page stopped), or narrow the list with filter[email] or filter[ids]`,
   // A short list would read as the whole list: an answer the gateway cannot complete is an error.

@@ -22,6 +22,7 @@ import { parseTime } from './metric-params.ts';
 import { allIssuesOf, closeIssue, acknowledgeIssue, incidentsOf, policyOf, type SandboxIncident, type SandboxIssue } from '../ai-issues.ts';
 import type { SandboxData } from '../model.ts';
 import { pageOf, send, valuesOf, type LegacyRequest, type LegacyRoute, type Pairs } from './common.ts';
+import { ALERT_EVENT_ENTITY_TYPES, ALERT_EVENT_PRODUCTS, ALERT_EVENT_TYPES } from '../../facts/v2-values.ts';
 
 export const AI_ISSUES_V2_PAGE_SIZE = 200;
 
@@ -128,9 +129,10 @@ function incidentAction(req: LegacyRequest, action: 'acknowledge' | 'close'): Re
 // alerts_events: the last 30 days of violation opens and closes, and deployments
 
 const EVENTS_WINDOW_MS = 30 * 86_400_000;
-const PRODUCTS = ['APM', 'BROWSER', 'MOBILE', 'SERVERS', 'PLUGINS', 'SYNTHETICS', 'ALERTS'];
-const ENTITY_TYPES = ['Application', 'Server', 'KeyTransaction', 'Plugin', 'MobileApplication', 'BrowserApplication', 'Monitor'];
-const EVENT_TYPES = ['NOTIFICATION', 'DEPLOYMENT', 'VIOLATION_OPEN', 'VIOLATION_CLOSE', 'VIOLATION', 'INSTRUMENTATION', 'INCIDENT_OPEN'];
+// v2's filter values: facts/v2-values.ts.
+const PRODUCTS = ALERT_EVENT_PRODUCTS;
+const ENTITY_TYPES = ALERT_EVENT_ENTITY_TYPES;
+const EVENT_TYPES = ALERT_EVENT_TYPES;
 
 function oneOf(pairs: Pairs, key: string, allowed: readonly string[]): string | undefined {
   const value = valuesOf(pairs, key).at(-1)?.trim();

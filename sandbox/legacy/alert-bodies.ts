@@ -10,12 +10,13 @@ import { INCIDENT_PREFERENCES, type AlertFamily, type ConditionFields } from '..
 import { invalid, type LegacyRequest } from './common.ts';
 import { bodyParams, type Params } from './bodies.ts';
 import { asList, NrqlConditionBody, NUMERIC } from './nrql-condition-body.ts';
+import { missingParameter } from '../../facts/v2-titles.ts';
 export const AlertTitles = {
   policyNotFound: 'No Policy found with the given ID',
   conditionNotFound: 'No Condition found with the given ID',
   policyIdRequired: 'Invalid parameter policy_id: a policy id is required',
   idInvalid: (key: string): string => `Invalid parameter ${key}: expected a positive integer id`,
-  missing: (wrapper: string): string => `missing parameter: ${wrapper}`,
+  missing: missingParameter,
   invalid: (wrapper: string, detail: string): string => `Invalid ${wrapper}: ${detail}`,
   entityType: 'Invalid parameter entity_type: expected one of Application, BrowserApplication, MobileApplication, KeyTransaction, Server',
   conditionIdRequired: 'Invalid parameter condition_id: a condition id is required',

@@ -18,9 +18,11 @@
  */
 import type { PropertyInput } from '../policy-workflows.ts';
 import { V2Error } from './wire.ts';
+import { ALERT_CHANNEL_TITLES, missingParameter } from '../../facts/v2-titles.ts';
+import { ALERT_CHANNEL_TYPES } from '../../facts/v2-values.ts';
 
-export type V2ChannelType = 'email' | 'opsgenie' | 'pagerduty' | 'slack' | 'user' | 'victorops' | 'webhook';
-const V2_TYPES: readonly V2ChannelType[] = ['email', 'opsgenie', 'pagerduty', 'slack', 'user', 'victorops', 'webhook'];
+export type V2ChannelType = (typeof ALERT_CHANNEL_TYPES)[number];
+const V2_TYPES: readonly V2ChannelType[] = ALERT_CHANNEL_TYPES;
 
 /** The NerdGraph channel types v2 can show, as the v2 type each shows as. */
 export const V2_TYPE_OF: Readonly<Record<string, V2ChannelType>> = {
@@ -34,9 +36,9 @@ export const V2_TYPE_OF: Readonly<Record<string, V2ChannelType>> = {
 };
 
 export const ChannelTitles = {
-  missing: 'missing parameter: channel',
-  notFound: 'No notification channel found with the given ID',
-  policyNotFound: 'No alert policy found with the given ID',
+  missing: missingParameter('channel'),
+  notFound: ALERT_CHANNEL_TITLES.notFound,
+  policyNotFound: ALERT_CHANNEL_TITLES.policyNotFound,
   invalid: (detail: string): string => `Invalid channel: ${detail}`,
   noEquivalent: (type: string): string =>
     `Invalid channel: ${type} channels have no New Relic equivalent since the REST v2 end of life (NerdGraph has no ${type} destination); send these alerts through a webhook channel`,

@@ -9,6 +9,7 @@ import { currentHosts } from '../hosts.ts';
 import { browserConfigured } from '../browser-loader.ts';
 import type { SandboxApp, SandboxData } from '../model.ts';
 import { findMetric, rowsOf } from '../timeslices.ts';
+import { APPLICATION_LINKS } from '../../facts/v2-values.ts';
 
 /** Request parameters as ordered [key, value] pairs: query string first, then a form body. */
 export type Pairs = Array<[string, string]>;
@@ -134,16 +135,8 @@ export function legacyApplication(app: SandboxApp, data: SandboxData, now: numbe
   return body;
 }
 
-/** v2's link templates beside application data (New Relic's own singular `/v2/application/`). */
-export const APPLICATION_LINK_TEMPLATES: V2Body = {
-  'application.servers': '/v2/servers?ids={server_ids}',
-  'application.server': '/v2/servers/{server_id}',
-  'application.application_hosts': '/v2/application/{application_id}/hosts?ids={host_ids}',
-  'application.application_host': '/v2/application/{application_id}/hosts/{host_id}',
-  'application.application_instances': '/v2/application/{application_id}/instances?ids={instance_ids}',
-  'application.application_instance': '/v2/application/{application_id}/instances/{instance_id}',
-  'application.alert_policy': '/v2/alert_policies/{alert_policy_id}',
-};
+/** v2's link templates beside application data (facts/v2-values.ts; New Relic's own singular `/v2/application/`). */
+export const APPLICATION_LINK_TEMPLATES: V2Body = APPLICATION_LINKS;
 
 const baseKey = (key: string): string => key.replace(/\[\d*\]$/, '');
 

@@ -11,6 +11,7 @@ import type { SandboxApp, SandboxData, SandboxDeployment } from '../model.ts';
 import { deploymentsOf, recordDeployment, removeDeployment, type DeploymentFields } from '../writes.ts';
 import { OUTSIDE_BMP, bodyParams, characters, field, given, isObject, queryParams, textOf, type Params } from './bodies.ts';
 import { WriteTitles, invalid, reply, type DeploymentsRequest, type WriteRequest } from './writes.ts';
+import { DEPLOYMENT_LINKS } from '../../facts/v2-values.ts';
 
 const PAGE_SIZE = 200;
 /**
@@ -46,7 +47,7 @@ export function legacyDeployments(req: DeploymentsRequest): Response {
   const visible = deploymentsOf(req.data, req.app).filter((deployment) => deployment.timestamp >= since && deployment.timestamp <= req.now);
   const page = visible.slice((req.page - 1) * PAGE_SIZE, req.page * PAGE_SIZE).map(deploymentBody);
   const link = req.link(req.page, Math.ceil(visible.length / PAGE_SIZE));
-  const body: V2Body = { deployments: page, links: { 'deployment.agent': '/v2/applications/{application_id}' } };
+  const body: V2Body = { deployments: page, links: { ...DEPLOYMENT_LINKS } };
   return new Response(serialise(body, req.format), {
     status: 200,
     headers: { 'content-type': CONTENT_TYPES[req.format], ...(link ? { link } : {}) },

@@ -7,10 +7,12 @@ import { notFound, type V2Body, isoSeconds } from './wire.ts';
 import type { SandboxData, SandboxKeyTransaction } from '../model.ts';
 import { MINUTE_MS, findMetric, keyTransactionApdexName, rowsOf } from '../timeslices.ts';
 import { ids, pageOf, send, text, valuesOf, type LegacyRequest, type Pairs } from './common.ts';
+import { KEY_TRANSACTION_TITLES } from '../../facts/v2-titles.ts';
+import { KEY_TRANSACTION_LINKS } from '../../facts/v2-values.ts';
 
 const PAGE_SIZE = 200;
-export const KEY_TRANSACTION_NOT_FOUND = 'No key transaction found with the given ID';
-export const KEY_TRANSACTION_LINK_TEMPLATES: V2Body = { 'key_transaction.application': '/v2/applications/{application_id}' };
+export const KEY_TRANSACTION_NOT_FOUND = KEY_TRANSACTION_TITLES.notFound;
+export const KEY_TRANSACTION_LINK_TEMPLATES: V2Body = KEY_TRANSACTION_LINKS;
 
 interface NameIdsFilters {
   name?: string;

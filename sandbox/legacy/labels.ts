@@ -25,12 +25,13 @@ import { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, isUserTagKey } from '../tag-r
 import { pageOf, send, type LegacyRequest, type LegacyRoute } from './common.ts';
 import { V2Error, notFound, type JsonValue, type V2Body } from './wire.ts';
 import { bodyParams } from './bodies.ts';
+import { missingParameter } from '../../facts/v2-titles.ts';
 
 const PAGE_SIZE = 20;
 
 /** The titles the label rules answer (v2's own are UNCONFIRMED; the differential compares them). */
 const Titles = {
-  missingWrapper: 'missing parameter: label',
+  missingWrapper: missingParameter('label'),
   blank: (field: 'category' | 'name'): string => `Invalid label: ${field} can't be blank`,
   notText: (field: string): string => `Invalid label: ${field} must be text`,
   colon: "Invalid label: category must not contain ':'",

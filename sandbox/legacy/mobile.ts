@@ -8,9 +8,10 @@
 import { notFound, type V2Body, isoSeconds } from './wire.ts';
 import type { SandboxMobileApp } from '../model.ts';
 import { HEALTH_BY_SEVERITY, ids, pageOf, send, text, valuesOf, type LegacyRequest } from './common.ts';
+import { MOBILE_APPLICATION_TITLES } from '../../facts/v2-titles.ts';
 
 const PAGE_SIZE = 200;
-const MOBILE_NOT_FOUND = 'No Mobile Application found with the given ID';
+const MOBILE_NOT_FOUND = MOBILE_APPLICATION_TITLES.notFound;
 
 const round2 = (value: number): number => Math.round(value * 100) / 100;
 

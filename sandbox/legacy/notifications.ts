@@ -35,9 +35,10 @@ import { ChannelTitles, V2_TYPE_OF, channelToStore, idsIn, oneIdIn, v2Configurat
 import { invalid, pageOf, send, type LegacyRequest, type LegacyRoute } from './common.ts';
 import { notFound, type V2Body } from './wire.ts';
 import { bodyParams } from './bodies.ts';
+import { ALERT_CHANNEL_LINKS } from '../../facts/v2-values.ts';
 
-/** v2's top-level links beside a channel answer (rest-v2-shapes.md §0: `channel.policy_ids`). */
-const TOP_LINKS = { 'channel.policy_ids': '/v2/policies/{policy_id}' } as const;
+/** v2's top-level links beside a channel answer (facts/v2-values.ts: rest-v2-shapes.md §0, `channel.policy_ids`). */
+const TOP_LINKS = ALERT_CHANNEL_LINKS;
 
 /** Channels per page of the v2 list (UNCONFIRMED; the sandbox's alert lists page by 50). */
 export const CHANNELS_PAGE_SIZE = 50;

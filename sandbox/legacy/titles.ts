@@ -1,19 +1,20 @@
 /**
  * The error titles the legacy face answers. Clients match on v2's titles, so where New Relic
- * documents one it is kept verbatim; where v2's own words are unknown (UNCONFIRMED) the face
- * answers the words of this project's written rules, which the differential tests compare
- * word for word.
+ * documents one it is a fact, read from facts/v2-titles.ts as the gateway reads it; where v2's
+ * own words are unknown (UNCONFIRMED) the face answers the words of this project's written
+ * rules, stated here, which the differential tests compare word for word.
  */
+import { APPLICATION_HOST_TITLES, APPLICATION_TITLES, MOBILE_APPLICATION_TITLES, WIRE_TITLES } from '../../facts/v2-titles.ts';
 
-/** REST v2's own titles: rest-v2.md §3.10 (from New Relic's swagger) and routes-next.md §0. */
+/** REST v2's own titles (facts/v2-titles.ts: rest-v2.md §3.10, from New Relic's swagger, and routes-next.md §0). */
 export const V2Titles = {
-  apiKeyRequired: 'Invalid request, API key required',
-  invalidApiKey: 'Invalid API key',
-  applicationNotFound: 'No Application found with the given ID',
-  applicationHostNotFound: 'No application host found with the given ID',
-  applicationInstanceNotFound: 'No application instance found with the given ID',
-  mobileApplicationNotFound: 'No Mobile Application found with the given ID',
-  serverError: 'A server error occurred, please contact New Relic support',
+  apiKeyRequired: WIRE_TITLES.apiKeyRequired,
+  invalidApiKey: WIRE_TITLES.invalidApiKey,
+  applicationNotFound: APPLICATION_TITLES.notFound,
+  applicationHostNotFound: APPLICATION_HOST_TITLES.hostNotFound,
+  applicationInstanceNotFound: APPLICATION_HOST_TITLES.instanceNotFound,
+  mobileApplicationNotFound: MOBILE_APPLICATION_TITLES.notFound,
+  serverError: WIRE_TITLES.serverError,
 } as const;
 
 /** Metric data rules: docs/metric-data-rules.md §1-§3 (v2's wording is UNCONFIRMED, rest-v2.md §3.10). */

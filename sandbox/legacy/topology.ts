@@ -11,25 +11,18 @@ import { hostRowsOf, instanceRowsOf } from '../instance-split.ts';
 import type { SandboxApp, SandboxHost, SandboxInstance } from '../model.ts';
 import { findMetric, type SandboxMetric, type TimesliceRow } from '../timeslices.ts';
 import { applicationOf, ids, pageOf, send, text, type LegacyRequest } from './common.ts';
+import { APPLICATION_HOST_TITLES } from '../../facts/v2-titles.ts';
+import { APPLICATION_HOST_LINKS, APPLICATION_INSTANCE_LINKS } from '../../facts/v2-values.ts';
 
 const PAGE_SIZE = 200;
 const SUMMARY_MINUTES = 10;
 const ID = /^[1-9]\d{0,14}$/;
 
-const HOST_NOT_FOUND = 'No application host found with the given ID';
-const INSTANCE_NOT_FOUND = 'No application instance found with the given ID';
+const HOST_NOT_FOUND = APPLICATION_HOST_TITLES.hostNotFound;
+const INSTANCE_NOT_FOUND = APPLICATION_HOST_TITLES.instanceNotFound;
 
-const HOST_LINK_TEMPLATES: V2Body = {
-  'application_host.application': '/v2/applications/{application_id}',
-  'application_host.application_instances': '/v2/application/{application_id}/instances?ids={instance_ids}',
-  'application_host.application_instance': '/v2/application/{application_id}/instances/{instance_id}',
-  'application_host.server': '/v2/servers/{server_id}',
-};
-const INSTANCE_LINK_TEMPLATES: V2Body = {
-  'application_instance.application': '/v2/applications/{application_id}',
-  'application_instance.application_host': '/v2/application/{application_id}/hosts/{instance_id}',
-  'application_instance.server': '/v2/servers/{server_id}',
-};
+const HOST_LINK_TEMPLATES: V2Body = APPLICATION_HOST_LINKS;
+const INSTANCE_LINK_TEMPLATES: V2Body = APPLICATION_INSTANCE_LINKS;
 
 const HEALTH_BY_SEVERITY: Record<string, string> = { CRITICAL: 'red', WARNING: 'orange', NOT_ALERTING: 'green', NOT_CONFIGURED: 'unknown' };
 

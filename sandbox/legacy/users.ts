@@ -8,9 +8,10 @@
 import { notFound, type V2Body } from './wire.ts';
 import { accountUsers, type SandboxUser } from '../users.ts';
 import { ids, pageOf, send, text, type LegacyRequest, type LegacyRoute } from './common.ts';
+import { USER_TITLES } from '../../facts/v2-titles.ts';
 
 const PAGE_SIZE = 200;
-const NOT_FOUND = 'No user found with the given ID';
+const NOT_FOUND = USER_TITLES.notFound;
 
 function legacyUser(user: SandboxUser): V2Body {
   return { id: Number(user.id), first_name: user.firstName, last_name: user.lastName, email: user.email, role: user.role };

@@ -13,6 +13,7 @@ import { V2Error, CONTENT_TYPES, serialise, type V2Body, type V2Format, type Jso
 import type { SandboxApp, SandboxData } from '../model.ts';
 import { createBrowserApplication, createMobileApplication, removeApplication, updateApplication, type ApplicationChanges } from '../writes.ts';
 import { bodyParams, characters, field, given, isObject, type Params } from './bodies.ts';
+import { APPLICATION_TITLES, DEPLOYMENT_TITLES } from '../../facts/v2-titles.ts';
 
 export interface WriteRequest {
   data: SandboxData;
@@ -38,10 +39,10 @@ export interface DeploymentsRequest extends WriteRequest {
 }
 
 export const WriteTitles = {
-  updateInvalid: 'Validation error occurred when updating the application',
-  stillReporting: 'Cannot delete an application that is still reporting data.',
-  missingDeployment: 'missing parameter: deployment',
-  revisionRequired: 'Revision parameter required',
+  updateInvalid: APPLICATION_TITLES.updateInvalid,
+  stillReporting: APPLICATION_TITLES.stillReporting,
+  missingDeployment: DEPLOYMENT_TITLES.missingWrapper,
+  revisionRequired: DEPLOYMENT_TITLES.revisionRequired,
   tooLong: (field: string, limit: number): string => `Invalid deployment: ${field} is longer than ${limit} characters`,
   notText: (field: string): string => `Invalid deployment: ${field} must be text`,
   fourByte: (field: string): string => `Invalid deployment: ${field} contains a 4-byte UTF-8 character`,

@@ -1,3 +1,4 @@
+import { WIRE_TITLES } from '../../facts/v2-titles.ts';
 import type { V2ErrorKind } from './error-kinds.ts';
 
 export type { UpstreamErrorClass, V2ErrorKind } from './error-kinds.ts';
@@ -37,12 +38,8 @@ export class V2Error extends Error {
   }
 }
 
-/** Titles REST v2 itself used (rest-v2.md §3.10), kept verbatim because clients match on them. */
-export const V2Titles = {
-  apiKeyRequired: 'Invalid request, API key required',
-  invalidApiKey: 'Invalid API key',
-  serverError: 'A server error occurred, please contact New Relic support',
-} as const;
+/** Titles REST v2 itself used (facts/v2-titles.ts), kept verbatim because clients match on them. */
+export const V2Titles = WIRE_TITLES;
 
 /**
  * Titles of the metric-data rules (docs/metric-data-rules.md). REST v2's own texts for these

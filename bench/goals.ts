@@ -3,7 +3,7 @@ import type { Scenario } from './scenarios.ts';
 import { compareRatios, fixed, rowOf, type PairedRound } from './tables.ts';
 
 /**
- * Issue 22's speed goals, each against a floor measured in the same run, printed MET or NOT
+ * The speed goals, each against a floor measured in the same run, printed MET or NOT
  * MET with a closing "goals: N of M MET". A goal whose rows were not measured (BENCH_ONLY) is
  * left out of the count, and said so.
  */

@@ -5,7 +5,7 @@ import { createTestGateway, DEMO_KEY } from '../test/support/harness.ts';
 import { GROWTH_NOW, takeCounts, type GrowthWorld, type UpstreamCounts } from './growth-sandbox.ts';
 
 /**
- * Issue 22, point 5: what one v2 request costs as the data behind it grows. Each dimension is a
+ * what one v2 request costs as the data behind it grows. Each dimension is a
  * sandbox knob at three scales (1x, 10x, 100x); each route is sent to a fresh gateway (so nothing
  * it kept from another route helps) whose caller is already known (the account look-up is not
  * counted), and measured: NerdGraph calls, NRQL queries, bytes read from NerdGraph, the answer's

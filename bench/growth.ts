@@ -1,5 +1,5 @@
 /**
- * npm run growth: cost per v2 request at 1x, 10x and 100x data (issue 22, point 5), as a
+ * npm run growth: cost per v2 request at 1x, 10x and 100x data, as a
  * Markdown table for docs/performance.md "## Growth", then each route's growth per 10x.
  *
  * Each dimension's sandbox runs in a child process (bench/growth-child.ts) behind a counter of

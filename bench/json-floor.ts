@@ -4,7 +4,7 @@
  * forwards; this times JSON.parse and JSON.stringify alone (no validation, no reshape) on the
  * v2 bodies of the bench's distinct list (200 apps by filter[ids]) and metric data, taken from
  * an in-process sandbox's legacy face. Compare with the proxy (d)'s whole CPU per request in
- * `npm run bench` (docs/performance.md): issue 22's goal of 1.25x (d) is below this floor.
+ * `npm run bench` (docs/performance.md): a goal of 1.25x (d) is below this floor.
  */
 import { createSandbox } from '../sandbox/server.ts';
 

@@ -49,7 +49,7 @@ function cachedScenarios(apps: readonly SandboxApp[]): Scenario[] {
   const metricsApp = apps.find((a) => a.reporting);
   const metricsAppId = metricsApp?.id;
   // A reporting app's first host: it has current instances, so its host id resolves. Each side
-  // names it its own way (issue 20): the gateway by its derived id (app and host name), the
+  // names it its own way: the gateway by its derived id (app and host name), the
   // sandbox's legacy face, like v2 itself, by its own row id; neither knows the other's.
   const firstHost = metricsApp?.hosts[0];
   const hostId = metricsApp && firstHost ? syntheticHostId(metricsApp.id, firstHost.name) : undefined;

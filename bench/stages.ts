@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 
 /**
- * Where the CPU goes (issue 22, point 3): a V8 CPU profile (.cpuprofile, from `node --cpu-prof`
+ * Where the CPU goes: a V8 CPU profile (.cpuprofile, from `node --cpu-prof`
  * or node:inspector's Profiler.stop) attributed to the stages of a gateway request.
  *
  * Each sample's stack is walked from the leaf up; the first (innermost) frame a strong rule

@@ -12,10 +12,10 @@ import { ENTITY_KINDS, type EntityKind, type EntityOutlineSource, type EntitySea
 import type { SandboxAccount, SandboxApp, SandboxData } from './model.ts';
 import { NrqlError, runNrql, type NrqlMetadata } from './nrql/engine.ts';
 import { NrqlSyntaxError } from './nrql/parser.ts';
-// Issue 20, point 2: query cost and NerdGraph's TIMEOUT (nrql/cost.ts).
+// Query cost and NerdGraph's TIMEOUT (nrql/cost.ts).
 import { afterQueryCost, answerWidth } from './nrql/cost.ts';
 import { MAX_PAGE_SIZE, decodeCursor, hashText, normaliseSort, pageOf, sortEntities, type SortArguments } from './search-paging.ts';
-// Issue 11, users (helper A).
+// Users.
 import { keyUserOf, organizationOf } from './users.ts';
 // alerts_channels: aiNotifications, aiWorkflows, alerts.policy (notifications/fields.ts).
 import { notificationAccountFields } from './notifications/fields.ts';
@@ -264,7 +264,7 @@ export class ActorResolver {
     };
   }
 
-  // Issue 11, users (helper A): the organization of the key's home account (users.ts).
+  // Users: the organization of the key's home account (users.ts).
   organization(): object | null {
     return organizationOf(this.index.data, this.context.accountIds[0]);
   }

@@ -1,6 +1,6 @@
 /**
  * The documented New Relic behaviours the sandbox simulates, each switchable, so a test can show
- * the gateway failing without the fix that copes with it (issue 20). Every behaviour is ON by
+ * the gateway failing without the fix that copes with it. Every behaviour is ON by
  * default: the differential tests and `npm start` meet New Relic as it documents itself.
  * Each field names its source; the sandbox README lists them all.
  */

@@ -249,7 +249,7 @@ export function createGraphqlHandler(data: SandboxData, now: () => number = Date
     const accountIds = data.keys.get(apiKey);
     if (!accountIds) return refused(json(BAD_API_KEY_BODY, 401));
 
-    // Issue 20, point 8: at most `concurrentRequestsPerUser` in flight per user, counted from
+    // At most `concurrentRequestsPerUser` in flight per user, counted from
     // arrival to answer; 0 turns the limit off. Source: "NerdGraph usage limits" (25 per user,
     // "tracked and enforced per user, not per user key"). New Relic "may allow more"; the
     // sandbox never does, so a client that stays within 25 is all it can count on.

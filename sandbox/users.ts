@@ -1,5 +1,5 @@
 /**
- * The sandbox's users, both faces' source (issue 11, helper A): NerdGraph's user management
+ * The sandbox's users, both faces' source (helper A): NerdGraph's user management
  * (`actor.organization.userManagement.authenticationDomains{users}`) and the legacy face's
  * `/v2/users` list and show (legacy/users.ts) read the same generated people.
  *
@@ -196,7 +196,7 @@ export function organizationOf(data: SandboxData, accountId: number | undefined)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Issue 20, point 8: the user who owns an API key (NerdGraph's `actor.user`)
+// The user who owns an API key (NerdGraph's `actor.user`)
 
 /** NerdGraph's `User` (id is an Int in the schema), as `actor { user { id email name } }` answers it. */
 export interface SandboxKeyUser {

@@ -1,7 +1,7 @@
 /**
  * The mapping API: everything a module in mappings/ may use from the gateway, in one place.
  * Mappings import this module (and helpers in mappings/), never src/ files one by one, so the
- * machinery behind it can move without touching a route (issue 21; test/architecture).
+ * machinery behind it can move without touching a route (test/architecture).
  */
 export { redactKeys } from './ops/redact.ts';
 export { repeatedCursor, walkCursors, type Walked, type WalkOptions } from './routes/cursor-walk.ts';

@@ -29,7 +29,7 @@ export default defineReadPlanMapping({
     { description: `At most ${MAX_DIRECTORY_PAGES} NerdGraph pages of channels, destinations and workflows are read; an account with more shows the first ones only.` },
     {
       description:
-        "Order: v2 listed channels by its own ids, which grew as channels were made; the gateway lists by the ids it derives from NerdGraph's, so which channels land on which page differs from v2's (every channel is on some page; found by the independent sandbox, issue 20).",
+        "Order: v2 listed channels by its own ids, which grew as channels were made; the gateway lists by the ids it derives from NerdGraph's, so which channels land on which page differs from v2's (every channel is on some page).",
     },
   ],
   assumptions: [...CHANNEL_ASSUMPTIONS],

@@ -4,8 +4,8 @@ import { Cursor, IncidentItem, IssueItem, PolicyItem, type PolicyFacts, readPoli
 import { upstreamNumber } from './ai-issues-v2.ts';
 
 /**
- * alerts_events', alerts_incidents' and alerts_violations' reads in a bounded number of requests
- * (issue 22): the account's incidents and/or issues of a window, the policies they name,
+ * alerts_events', alerts_incidents' and alerts_violations' reads in a bounded number of requests:
+ * the account's incidents and/or issues of a window, the policies they name,
  * (alerts_events) its deployment markers and (alerts_violations) its NRQL conditions' names, one
  * cursor page of them per request. A cursor walk reads
  * one NerdGraph page per request, one after the other; here one request reads up to SLICE_SLOTS
@@ -26,7 +26,7 @@ import { upstreamNumber } from './ai-issues-v2.ts';
 
 /** Slices per list per request: the slots of mappings/alerts-issues/fragments/AlertEventSlices.graphql (and AlertViolationSlices.graphql). */
 export const SLICE_SLOTS = 16;
-/** Requests per read: no alerts_events, alerts_incidents or alerts_violations page costs more (issue 22: at most 3 NerdGraph calls). */
+/** Requests per read: no alerts_events, alerts_incidents or alerts_violations page costs more (at most 3 NerdGraph calls). */
 export const MAX_SLICE_REQUESTS = 3;
 /** A narrower slice aims at this share of a page, so a density estimate off by a third still fits. */
 const PAGE_SHARE = 2 / 3;
@@ -207,7 +207,7 @@ const finished = <T>(list: SlicedList<T>): Sliced<T> => ({
   items: [...list.byId.values()],
   complete: list.pending.length === 0,
   // A span's top millisecond may be only partly read (its page ended inside it): the list is
-  // whole from the millisecond after it (review of issue 22: same-millisecond incidents).
+  // whole from the millisecond after it (same-millisecond incidents).
   cutoff: list.pending.reduce((max, span) => Math.max(max, span.top + 1), Number.NEGATIVE_INFINITY),
 });
 

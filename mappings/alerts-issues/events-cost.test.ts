@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getWithRels as get, meteredSandbox, type Got } from '../../test/support/metered-walk.ts';
 
 /**
- * What alerts_events and alerts_incidents cost in NerdGraph calls (issue 22, point 4), counted by a relay in front
+ * What alerts_events and alerts_incidents cost in NerdGraph calls, counted by a relay in front
  * of the sandbox: a cold first page (a fresh gateway, its first request, the caller's account
  * look-up included) at most 3 calls; the later pages of a walk reuse what the first page read,
  * so the whole walk costs what its first page did, with answers equal to a cold read of the

@@ -3,7 +3,7 @@ import { FIXED_NOW } from '../../test/support/harness.ts';
 import { getWithRels as get, meteredSandbox, walkNext as walk, type Got } from '../../test/support/metered-walk.ts';
 
 /**
- * What alerts_violations costs in NerdGraph calls (issue 22, point 4), counted by a relay in front
+ * What alerts_violations costs in NerdGraph calls, counted by a relay in front
  * of the sandbox: a cold page (a fresh gateway, its first request, the caller's account look-up
  * included) at most 3 calls, policy and NRQL condition names included; the later pages of a walk
  * reuse what the first page read, so the whole walk costs what its first page did, with answers

@@ -5,7 +5,7 @@ import { deadOrigin, serveOnLoopback } from '../../test/support/http.ts';
 import { createModesGateway } from '../../test/support/modes.ts';
 
 /**
- * Issue 23's acceptance, as a client meets it: the legacy REST API is gone (LEGACY_REST_URL
+ * Alert policies and NRQL conditions translated, as a client meets it: the legacy REST API is gone (LEGACY_REST_URL
  * points at a port nothing listens on), and the README's rule translates both alert
  * namespaces. Over real loopback HTTP, a client creates a policy, finds it by filter[name],
  * creates, lists, updates and deletes an NRQL condition in it, and deletes the policy: every
@@ -56,7 +56,7 @@ describe('alert policies and NRQL conditions with the legacy API gone', () => {
   });
 
   it('a client runs a policy and an NRQL condition through their whole life, in v2 shapes', async () => {
-    const name = 'Checkout latency (issue 23)';
+    const name = 'Checkout latency';
     const created = await send('POST', '/v2/alerts_policies.json', { policy: { name, incident_preference: 'PER_CONDITION' } });
     expect(created.status).toBe(201);
     const policy = created.json.policy as Json;

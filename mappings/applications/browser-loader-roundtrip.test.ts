@@ -4,7 +4,7 @@ import type { SandboxApp } from '../../sandbox/model.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../../test/support/harness.ts';
 
 /**
- * Browser monitoring round trip (issue 20, point 4; the sandbox's behaviour browserLoaderConfig):
+ * Browser monitoring round trip (the sandbox's behaviour browserLoaderConfig):
  * browser monitoring is a loader setting (LITE, NONE, PRO, SPA), not recent traffic. GET reports
  * the configured loader as settings.enable_real_user_monitoring; the official Go client GETs and
  * PUTs every setting back (no omitempty), so a PUT of unchanged settings must change nothing:

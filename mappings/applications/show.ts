@@ -41,7 +41,7 @@ export default defineReadPlanMapping({
     'A non-numeric, zero or over-long id answers 404 "No Application found with the given ID" without calling NerdGraph.',
     'The show answer has the same fields as a list item (links included), from its own sources: links from applicationInstancesV2, the browser apdex and loader from entity(guid) of the browser app.',
     "The browser app serving an APM app has the APM app's id (UNCONFIRMED, (probe: browser-app-carries-apm-app-id)), so its GUID is computed and read in the same request; without one, settings.end_user_apdex_threshold is 7, v2's documented default (rest-v2-shapes.md §1), and enable_real_user_monitoring false.",
-    "settings.enable_real_user_monitoring is the configured loader (browserSettings.browserMonitoring.loader of the browser app) not being NONE, whether or not browser traffic arrived lately (issue 20, point 4).",
+    "settings.enable_real_user_monitoring is the configured loader (browserSettings.browserMonitoring.loader of the browser app) not being NONE, whether or not browser traffic arrived lately.",
   ],
   async load(ctx) {
     NO_PARAMS.parse(ctx.params);

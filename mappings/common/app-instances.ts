@@ -28,7 +28,7 @@ export const InstancesPage = z.object({
 export type InstancesPage = z.infer<typeof InstancesPage>;
 
 // ---------------------------------------------------------------------------------------------
-// Every page of applicationInstancesV2 (issue 20, point 3)
+// Every page of applicationInstancesV2
 
 /** The document that reads one later page (the first comes with each route's own document). */
 export const INSTANCES_PAGE_OPERATION = 'ApplicationInstancesPage';

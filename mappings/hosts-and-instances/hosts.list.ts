@@ -18,7 +18,7 @@ export default defineReadPlanMapping({
     ...topologyGaps('application_hosts[]'),
     {
       description:
-        "Order: hosts are listed by the gateway's synthetic ids; v2 listed them by its own, so on an application whose hosts fill several pages, which host lands on which page differs from v2's (every host is on some page; found by the independent sandbox, issue 20).",
+        "Order: hosts are listed by the gateway's synthetic ids; v2 listed them by its own, so on an application whose hosts fill several pages, which host lands on which page differs from v2's (every host is on some page).",
     },
   ],
   assumptions: [XML_ASSUMPTION, ...TOPOLOGY_ASSUMPTIONS],

@@ -7,7 +7,7 @@ import { DEMO_KEY, FIXED_NOW, createTestGateway, type TestGateway } from '../../
 import { syntheticHostId } from '../common/app-instances.ts';
 
 /**
- * applicationInstancesV2 is paged (issue 20, point 3; the sandbox's behaviour instancePageSize,
+ * applicationInstancesV2 is paged (the sandbox's behaviour instancePageSize,
  * 50 by default): the gateway reads every page, bounded, and keeps the walked list briefly, so a
  * host or instance on a later page is listed, shown and measured like one on the first, the
  * application's links are whole, and an app past the bound answers a v2 error naming it.

@@ -137,7 +137,7 @@ function steps(data: SandboxData): Step[] {
 describeDifferential('differential labels: gateway == legacy face, answer for answer and state for state', { apmApps: 450, twin: true, tickMs: 1_000 }, (faces) => {
   it('answers every step alike (30+ requests)', async () => {
     const all = steps(faces.legacy.data);
-    // Issue 11's bar: 30 or more requests for each translated route (list, PUT, DELETE).
+    // The bar: 30 or more requests for each translated route (list, PUT, DELETE).
     for (const method of ['GET', 'PUT', 'DELETE'] as const) expect(all.filter((step) => step.method === method).length, method).toBeGreaterThanOrEqual(30);
     const gaps = ['labels.list', 'labels.create', 'labels.delete'].flatMap((route) => faces.gapsOf(route));
     const cases = all.map(({ key, contentType, ...step }): DifferentialCase => ({

@@ -1,6 +1,6 @@
 /**
  * How the mobile metric routes select a mobile app's timeslice rows: by its GUID under both
- * spellings, `(entityGuid = '<guid>' OR entity.guid = '<guid>')` (issue 20, point 6).
+ * spellings, `(entityGuid = '<guid>' OR entity.guid = '<guid>')`.
  *
  * Evidence: the public nr1 nerdpack code that reads mobile timeslices filters on `entityGuid`
  * (khpeet/nr1-mobile-lite, nerdlets/home/overview.js: `... FROM Metric WHERE (entityGuid = '${entity.guid}') AND

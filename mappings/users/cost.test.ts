@@ -3,7 +3,7 @@ import { DEMO_KEY, FIXED_NOW, type TestGateway } from '../../test/support/harnes
 import { meteredSandbox } from '../../test/support/metered-walk.ts';
 
 /**
- * What GET /v2/users costs in NerdGraph calls (issue 22, point 4), counted by a relay in front of
+ * What GET /v2/users costs in NerdGraph calls, counted by a relay in front of
  * the sandbox (450 users: a default domain of 360, 4 NerdGraph pages of 100, and an SSO one of
  * 90): a cold first page at most 3 calls, the caller's account look-up included; the later pages
  * of a walk carry on from what it read, so the whole walk reads each NerdGraph page once, and

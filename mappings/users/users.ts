@@ -5,7 +5,7 @@ import { USER_TITLES } from '../../facts/v2-titles.ts';
 /**
  * Users (routes-next.md §7) over NerdGraph user management: the caller's organization's
  * authentication domains, each with its users paged by cursor (mappings/users/Users.graphql), listed
- * domain after domain and read only as far as a v2 page needs (issue 22: a cold page 1 read
+ * domain after domain and read only as far as a v2 page needs (a cold page 1 read
  * every page of every domain before). Shared by GET /v2/users and GET /v2/users/{id}.
  */
 export const USERS_OPERATION = 'Users';
@@ -217,7 +217,7 @@ export const userGaps = (prefix: string): KnownGap[] => [
 export const USER_ASSUMPTIONS: readonly string[] = [
   XML_ASSUMPTION,
   'NerdGraph user ids are numeric strings, used as the v2 ids unchanged (UNCONFIRMED that they are the numbers v2 showed; probe: v2-user-ids-are-nerdgraph-ids).',
-  "Users are listed authentication domain after authentication domain, in NerdGraph's order of domains and, within a domain, of its users (v2 documented no order; until issue 22 the gateway listed ascending by id, which needed every user read before page 1). NerdGraph's order is taken to stay the same between the reads of a walk (its cursors assume as much).",
+  "Users are listed authentication domain after authentication domain, in NerdGraph's order of domains and, within a domain, of its users (v2 documented no order; the gateway once listed ascending by id, which needed every user read before page 1). NerdGraph's order is taken to stay the same between the reads of a walk (its cursors assume as much).",
   `Page size ${USERS_PAGE_SIZE} (UNCONFIRMED, as for other v2 lists; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing); a page reads only as far as it needs: one request with every domain's first page, then the next pages of the first domain not read to its end (at most ${MAX_USER_READS} reads for one v2 answer). The last page the Link header names comes from NerdGraph's totalCount until the list is read whole; a page past that count is empty without reading further.`,
   "filter[email] is a case-insensitive substring (v2: 'simple substring, no regex'; NerdGraph `email.contains`; case sensitivity UNCONFIRMED on both; no probe: the probe sends no user filter, and a filter that matches by case alone needs users named for it).",
   'Only the first page of authentication domains is read (organizations have a handful): an answer with a further page of domains, a domain gone between pages or a repeated cursor is a 502 saying the list is incomplete, never a short list.',

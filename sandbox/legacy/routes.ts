@@ -21,7 +21,7 @@ import {
   type Pairs,
 } from './common.ts';
 import { ALERT_ROUTES } from './alerts.ts';
-// Issue 11, retired products and users (helper A).
+// Retired products and users.
 import { RETIRED_LEGACY_ROUTES } from './retired.ts';
 import { USER_LEGACY_ROUTES } from './users.ts';
 import { LABEL_ROUTES } from './labels.ts';
@@ -181,7 +181,7 @@ export const LEGACY_ROUTES: readonly LegacyRoute[] = [
   { template: '/v2/browser_applications.{format}', methods: ['GET'], handler: legacyBrowserApplications },
   // The alert namespaces New Relic keeps alive (alerts.ts): the gateway passes them through.
   ...ALERT_ROUTES,
-  // Issue 11, retired products and users (helper A): retired.ts, users.ts.
+  // Retired products and users: retired.ts, users.ts.
   ...RETIRED_LEGACY_ROUTES,
   ...USER_LEGACY_ROUTES,
   // Labels as entity tags (labels.ts).

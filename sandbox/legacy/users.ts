@@ -1,5 +1,5 @@
 /**
- * GET /v2/users.{format} and GET /v2/users/{id}.{format} on the legacy face (issue 11, helper
+ * GET /v2/users.{format} and GET /v2/users/{id}.{format} on the legacy face (helper
  * A): the account's users as REST v2 showed them (`id`, `first_name`, `last_name`, `email`,
  * `role`), from the same generated people the NerdGraph face serves (../users.ts).
  * filter[email] is a case-insensitive substring, filter[ids] a comma list; 200 per page,

@@ -1,5 +1,5 @@
 /**
- * NRQL query cost and NerdGraph's query timeout (issue 20, point 2; behaviours `nrqlTimeouts`,
+ * NRQL query cost and NerdGraph's query timeout (behaviours `nrqlTimeouts`,
  * `nrqlClockScale`).
  *
  * What New Relic documents:

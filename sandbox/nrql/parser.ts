@@ -1,5 +1,5 @@
 /**
- * The subset of NRQL the sandbox's NerdGraph face understands (issue 20: "a general NRQL
+ * The subset of NRQL the sandbox's NerdGraph face understands ("a general NRQL
  * subset as NerdGraph answers it"); anything else is a syntax error, as NerdGraph reports it.
  * Sources: NRQL syntax, clauses and functions (docs.newrelic.com/docs/nrql/nrql-syntax-clauses-functions),
  * "Set a query's time range" (docs.newrelic.com/docs/nrql/using-nrql/query-time-range).

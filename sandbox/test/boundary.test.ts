@@ -7,7 +7,7 @@ import { inside, isPackage, resolveFile, sourceFiles, specifiers } from '../../t
 
 /**
  * The sandbox is the witness the gateway is compared against, so it must share no code with
- * the gateway (issue 20): this test reads the import graph, not folder names. Every import,
+ * the gateway: this test reads the import graph, not folder names. Every import,
  * re-export and import() of every sandbox file is resolved and followed, file by file; the
  * graph may reach only sandbox/ itself, node: builtins and packages, and the neutral facts
  * module (facts/, data equal by definition) as long as that module imports nothing. The

@@ -4,7 +4,7 @@ import { TOO_MANY_CONCURRENT_BODY } from '../graphql.ts';
 import { createSandbox, type Sandbox } from '../server.ts';
 
 /**
- * Issue 20, point 8: the sandbox's NerdGraph limits concurrent requests per user, whatever key
+ * The sandbox's NerdGraph limits concurrent requests per user, whatever key
  * the user sends ("NerdGraph usage limits"), and answers `actor { user }` with the key's user.
  * Each answer is held (nerdgraphHold) so the requests of a burst are all in flight at once.
  */

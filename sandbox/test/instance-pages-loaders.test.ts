@@ -5,7 +5,7 @@ import { currentHosts } from '../hosts.ts';
 import type { SandboxApp } from '../model.ts';
 
 /**
- * The sandbox's own behaviours for issue 20 points 3 and 4: applicationInstancesV2 pages
+ * The sandbox's own behaviours for instance pages and browser loaders: applicationInstancesV2 pages
  * (instancePageSize) and the browser loader setting (browserLoaderConfig), and both switched off.
  */
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 30);

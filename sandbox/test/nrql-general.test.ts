@@ -1,5 +1,5 @@
 /**
- * The general NRQL subset (issue 20, "What to build" 2): account-wide queries, count(*) and
+ * The general NRQL subset ("What to build" 2): account-wide queries, count(*) and
  * aggregates of plain attributes, percentile, latest, relative SINCE/UNTIL, aggregates over
  * deployment events and several event types in FROM; strictAttributeTypes and rollupSnapping.
  */

@@ -6,7 +6,7 @@ import { createSandbox } from '../server.ts';
 import { metricsOf } from '../timeslices.ts';
 
 /**
- * Issue 20, point 2, the sandbox's side: an NRQL query costs simulated time that grows with its
+ * NRQL timeouts, the sandbox's side: an NRQL query costs simulated time that grows with its
  * window and its FACET/uniques width; past its `timeout` (default 5 s, clamped to 5–120 s) the
  * nrql field fails with NerdGraph's TIMEOUT error, and only that field (partial data).
  */

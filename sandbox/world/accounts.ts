@@ -12,7 +12,7 @@ export function defaultApiKeys(): Map<string, number[]> {
     ['NRAK-SANDBOX-DEMO', [PRIMARY_ACCOUNT.id]],
     ['NRAK-SANDBOX-MULTI', [PRIMARY_ACCOUNT.id, SECONDARY_ACCOUNT.id]],
     ['NRAK-SANDBOX-SECONDARY', [SECONDARY_ACCOUNT.id]],
-    // Issue 20, point 8: a second key of the DEMO key's user (defaultKeyUsers), e.g. a CI job's.
+    // A second key of the DEMO key's user (defaultKeyUsers), e.g. a CI job's.
     ['NRAK-SANDBOX-DEMO-CI', [PRIMARY_ACCOUNT.id]],
   ]);
 }
@@ -22,7 +22,7 @@ export const SANDBOX_DEMO_USER_ID = 1_000_042;
 
 /**
  * Which user owns which key in the default world: NerdGraph limits concurrency per user, not
- * per key (issue 20, point 8), so two keys of one user share one limit. The other default keys
+ * per key, so two keys of one user share one limit. The other default keys
  * are each a user of their own.
  */
 export function defaultKeyUsers(): Map<string, number> {

@@ -20,7 +20,7 @@ import type { SharedState, StateKeyer } from '../state/shared-state.ts';
 const AccountsAnswer = z.object({
   actor: z.object({
     accounts: z.array(z.object({ id: z.number().int() }).nullable()).nullable(),
-    // The key's user (issue 20, point 8): NerdGraph's limits count per user, whatever key it sends.
+    // The key's user: NerdGraph's limits count per user, whatever key it sends.
     user: z.object({ id: z.number().int().positive().nullable() }).nullable().optional(),
   }),
 });

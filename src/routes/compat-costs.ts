@@ -1,7 +1,7 @@
 import { methodsOf, type Mapping } from './mapping.ts';
 
 /**
- * The NerdGraph cost of every v2 route (issue 22, point 4): NerdGraph calls and NRQL queries per
+ * The NerdGraph cost of every v2 route: NerdGraph calls and NRQL queries per
  * v2 call, cold (a fresh gateway: every cache empty) and warm (the same call again on that
  * gateway), and for a list, what reading every page costs (another fresh gateway following the
  * `Link` header's next page to the end). The gateway and the counting NerdGraph are given

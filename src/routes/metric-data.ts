@@ -16,7 +16,7 @@ import type { RouteDeps, RouteRequest } from './types.ts';
  * (not found); src/routes/metric-answer.ts files the answer and makes the body.
  *
  * That look-up (a 7-day uniques(metricTimesliceName)) reads a much longer window than the data
- * and can run past its NRQL timeout where the data query does not (issue 20, point 2). It can
+ * and can run past its NRQL timeout where the data query does not. It can
  * never fail the data: an error in it leaves `known` null (the client's optionalFields), and
  * the answer degrades to "found = the names with data", noted on the request's log line. Nor
  * can it hold the data back past NerdGraph's least timeout (5 s): it has its own, and the

@@ -4,7 +4,7 @@ import { inRecordedRun } from '../upstream/recorded-run.ts';
 import type { SharedState, StateKeyer } from './shared-state.ts';
 
 /**
- * Read-your-writes across New Relic's ingest lag (issue 20, point 7). A deployment is a change
+ * Read-your-writes across New Relic's ingest lag. A deployment is a change
  * tracking event that NRQL sees only once ingested, and a tag write shows in entity search only
  * once indexed; a v2 client lists right after it writes, and v2 (one database) showed the write.
  * So every deployment and label change the gateway confirmed is remembered here, in the state

@@ -25,7 +25,7 @@ export interface Sized<T> {
   /**
    * An optional field of the answer is missing (failed, or left out: UpstreamCall.optionalFields):
    * served to the callers that asked (and joined) but never kept nor shared, so the next read
-   * asks again (issue 20, point 2).
+   * asks again.
    */
   partial?: boolean;
 }

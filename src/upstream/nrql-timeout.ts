@@ -2,7 +2,7 @@ import type { UpstreamError } from './errors.ts';
 
 /**
  * The `timeout` NerdGraph gives an NRQL query, set from the request's remaining deadline
- * (issue 20, point 2). NerdGraph gives a query 5 seconds unless its `nrql` field sets `timeout`
+ *. NerdGraph gives a query 5 seconds unless its `nrql` field sets `timeout`
  * ("NRQL query rate limits": "The default timeout for querying with NerdGraph is 5 seconds";
  * the async-queries tutorial), in seconds (`timeout: Seconds`), clamped to 5–120 s
  * (../shared/reference/nerdgraph.md). A query past it fails with `errorClass: TIMEOUT`,
@@ -25,7 +25,7 @@ export function takesNrqlTimeout(text: string): boolean {
 
 /**
  * A document's optional NRQL look-up (the metric-data documents' `known` field: which of the
- * requested names reported lately) has its own, short timeout and can be left out (issue 20,
+ * requested names reported lately) has its own, short timeout and can be left out (
  * point 2, after review). NerdGraph answers a document once, when its slowest field is done:
  * a look-up given the whole time left held the data query's answer until then, and with
  * 5.5 s or less left its timeout was raised to NerdGraph's least (5 s), past the deadline,

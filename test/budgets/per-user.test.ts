@@ -12,7 +12,7 @@ import { createLogger } from '../../src/ops/logger.ts';
 import { createSandbox, type RunningSandbox } from '../../sandbox/server.ts';
 
 /**
- * Issue 20, point 8: NerdGraph limits concurrency per user, whatever key the user sends
+ * NerdGraph limits concurrency per user, whatever key the user sends
  * ("NerdGraph usage limits"), and the sandbox answers 429 beyond 25 in flight per user. The
  * gateway learns each key's user with its accounts and keys its budgets by the user: two keys
  * of one user share 25 slots (and every other budget), so the sandbox never refuses them.

@@ -114,7 +114,7 @@ describe.skipIf(!hasRedis)('concurrency budget across two gateway processes', ()
     expect(queued).toBeGreaterThan(0);
     // Neither replica's key appears in what it exports, nor in what the budgets keep in Redis.
     for (const replica of [a, b] as Replica[]) expect(await replica.metrics()).not.toContain(KEY);
-    // One lease set for the key's user (issue 20, point 8: budgets per user), and the key's own
+    // One lease set for the key's user (budgets per user), and the key's own
     // for its accounts look-up, made before its user was known.
     expect([...seen.keys()].filter((name) => name.startsWith('v2b:concurrency:')).length).toBeLessThanOrEqual(2);
     for (const [name, members] of seen) {

@@ -6,7 +6,7 @@ import type { UpstreamCall } from '../../src/upstream/client.ts';
 import type { OperationDocument } from '../../src/upstream/documents.ts';
 
 /**
- * Issue 20, point 8: NerdGraph counts concurrency per user. A key's first accounts look-up runs
+ * NerdGraph counts concurrency per user. A key's first accounts look-up runs
  * under the key's own lease, before its user is known (on another replica, say); once this one
  * knows the user, the user's calls must leave room for that look-up while it may be in flight,
  * or the user has one call more in flight than NerdGraph allows (budgets-replicas saw 4 of 3).

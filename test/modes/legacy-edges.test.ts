@@ -4,7 +4,7 @@ import { serveOnLoopback } from '../support/http.ts';
 import { createModesGateway, startLegacyServer, type ReceivedRequest } from '../support/modes.ts';
 
 /**
- * The legacy side's edges (issue 19): what is sent to it besides the key (the gateway's own
+ * The legacy side's edges: what is sent to it besides the key (the gateway's own
  * request id, no header that carries the key in any encoding), a legacy API that stalls
  * mid-body (the deadline cuts the caller's answer and aborts the legacy request), and a legacy
  * timeout named as the legacy API's, never as NerdGraph's.

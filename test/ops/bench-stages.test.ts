@@ -4,7 +4,7 @@ import { formatStageTables, STAGES, stageTable, type CpuProfile, type StageShare
 import { createTestGateway, DEMO_KEY, PRIMARY_ACCOUNT, startSandbox } from '../support/harness.ts';
 
 /**
- * bench/stages.ts: a CPU profile attributed to a request's stages (issue 22, point 3). Synthetic
+ * bench/stages.ts: a CPU profile attributed to a request's stages. Synthetic
  * profiles pin each rule; a real one, of the gateway in this process, shows the stages a show
  * request goes through actually appear.
  */

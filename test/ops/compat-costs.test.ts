@@ -7,7 +7,7 @@ import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { measureSandboxCosts } from '../../scripts/compat-costs.ts';
 
 /**
- * Issue 22, point 4: the NerdGraph cost of every route, as docs/compatibility.md shows it, is
+ * the NerdGraph cost of every route, as docs/compatibility.md shows it, is
  * what the sandbox counts now (so the table cannot go stale), and no read page costs more than
  * 3 NerdGraph calls cold.
  */

@@ -5,7 +5,7 @@ import { FLEET_EXTRA_HOSTS, fleetApp, generateSandboxData, type WorldSize } from
 import { allIssuesOf } from '../../sandbox/ai-issues.ts';
 
 /**
- * Issue 22, point 5: no route costs more than linearly in what it returns. For every dimension
+ * no route costs more than linearly in what it returns. For every dimension
  * of bench/growth.ts (apps, hosts per app, names per request, events in the window), each route
  * is measured on a fresh gateway at two scales, 10 times apart (1x and 10x; 10x and 100x for
  * hosts, whose 10x still fits one v2 page), and from the smaller to the larger:
@@ -31,7 +31,7 @@ type Check = 'calls' | 'nrql' | 'upstream bytes';
  * - alerts_events' page 1 reads the 30-day window (up to its 3 NerdGraph calls) and keeps it
  *   for the later pages of the walk (mappings/alerts-issues/events.list.ts): page 1 reads more per
  *   event returned as the window fills, and the walk reads nothing more (once per page before
- *   issue 22: 1,363 calls and 42 MB for 29 pages at 100x).
+ *   an earlier version: 1,363 calls and 42 MB for 29 pages at 100x).
  * - An app's hosts and instances lists read every applicationInstancesV2 page (50 instances) for
  *   any v2 page, as its show does (links list every instance), and each v2 page's summary NRQL
  *   facets every host or instance of the app (mappings/hosts-and-instances/app-topology.ts): page 1 of 200

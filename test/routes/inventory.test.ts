@@ -8,7 +8,7 @@ import { methodsOf, type Mapping } from '../../src/routes/mapping.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 
 /**
- * The acceptance test of issue 11: every v2 route (New Relic's swagger of 2016 plus the later
+ * Every v2 route (New Relic's swagger of 2016 plus the later
  * routes real clients call) has a mapping, so none falls through to a generic 404.
  */
 

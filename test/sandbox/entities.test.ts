@@ -38,7 +38,7 @@ describe('generating key transactions, mobile and browser apps', () => {
       // The fleet app's extra hosts (data.ts addFleetHosts) came later, from a stream of their own;
       // so did the labels (userTags, tagging.ts: a pure function of the app id) and the browser
       // loaders (browserLoader, browser-loader.ts: a pure function of the app id and its traffic).
-      // Host ids are the world's own row ids since issue 20; put back as they were (derived from
+      // Host ids are the world's own row ids now; put back as they were (derived from
       // app and name), every other value must be exactly as before.
       const apps = generateSandboxData({ seed, apmApps, now: 1_700_000_000_000 }).apps.map(({ userTags: _labels, browserLoader: _loader, ...app }) => ({
         ...app,

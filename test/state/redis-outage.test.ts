@@ -100,7 +100,7 @@ describe.skipIf(!hasRedis)('Redis killed mid-run', () => {
 
     expect(tally.failures).toEqual([]);
     // Traffic went on throughout (replica a alone served more than 20 while degraded, awaited above);
-    // how much more depends on the machine's speed (47 to 62 here, before and after issue 19): not a count to assert.
+    // how much more depends on the machine's speed (47 to 62 here): not a count to assert.
     expect(tally.byStatus.get(200) ?? 0).toBeGreaterThan(20);
     expect([...tally.byStatus.keys()].every((status) => status < 500)).toBe(true);
     for (const replica of replicas) {

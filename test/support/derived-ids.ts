@@ -7,7 +7,7 @@ import { deploymentV2Id } from '../../mappings/common/deployment-id.ts';
 import { alertV2Id } from '../../mappings/alerts-issues/alert-id.ts';
 import { syntheticHostId } from '../../mappings/common/app-instances.ts';
 /**
- * Ids that each side makes up on its own (issue 20): the gateway derives v2 ids from
+ * Ids that each side makes up on its own: the gateway derives v2 ids from
  * NerdGraph's (host, deployment, channel and alert ids: each scheme in its resource package, on src/v2/ids.ts derivedV2Id), the sandbox's legacy
  * face hands out its own row ids, as New Relic's database did. The two never agree, so the
  * differential tests compare records, not ids: a request names a record by a token

@@ -3,7 +3,7 @@ import { DEMO_KEY, createTestGateway, startSandbox, type TestGateway } from './h
 import { startUpstreamMeter, type UpstreamMeter } from './upstream-meter.ts';
 
 /**
- * What the NerdGraph-cost tests of the paged alerts lists share (issue 22, point 4): one v2
+ * What the NerdGraph-cost tests of the paged alerts lists share: one v2
  * answer with its Link rels as paths, the NerdGraph calls a step makes (counted by a relay in
  * front of the sandbox, test/support/upstream-meter.ts), and a client's walk over rel="next".
  */

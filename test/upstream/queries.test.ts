@@ -92,7 +92,7 @@ describe('the GraphQL documents (queries/, mappings/*/)', () => {
     expect(missing).toEqual([]);
   });
 
-  // Issue 20, point 2: NerdGraph gives a query 5 s unless told otherwise; the client sets
+  // NerdGraph gives a query 5 s unless told otherwise; the client sets
   // $timeout from the request's remaining deadline (src/upstream/client.ts), and an optional
   // look-up's own $knownTimeout, under @include(if: $withKnown) (src/upstream/nrql-timeout.ts).
   it.each(documents.map((d) => [d.name, d] as const))('%s gives every nrql field a timeout variable the client sets', (_name, document) => {

@@ -4,7 +4,7 @@ import type { SandboxApp, SandboxMobileApp } from '../../../sandbox/model.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../../support/harness.ts';
 
 /**
- * Issue 20, points 5 and 6: the gateway's NRQL literals against a sandbox that compares by type
+ * the gateway's NRQL literals against a sandbox that compares by type
  * (strictAttributeTypes, realAgentId stored as a string) and whose mobile rows carry entityGuid
  * (mobileGuidAttribute): a client asking for an instance's or a mobile app's metric data gets
  * its rows, whichever form New Relic turns out to use.

@@ -11,7 +11,7 @@ import { UpstreamError } from '../../../src/upstream/errors.ts';
 import { nrqlTimeoutFor } from '../../../src/upstream/nrql-timeout.ts';
 
 /**
- * Issue 20, point 2, the gateway's side, against the sandbox's NRQL cost and TIMEOUT (on by
+ * The gateway's side: against the sandbox's NRQL cost and TIMEOUT (on by
  * default; nrqlClockScale 1 here, so a simulated second is a real millisecond):
  * - every nrql field is given `timeout` from the request's remaining deadline, not NerdGraph's 5 s;
  * - the metric-data name look-up (a long uniques window) can never fail the data query;

@@ -11,7 +11,7 @@ import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGatew
 import { syntheticHostId } from '../../../mappings/common/app-instances.ts';
 
 /**
- * Scoped timeslices (issue 20, point 1; behaviour `scopedTimeslices`). Agents record a segment
+ * Scoped timeslices (behaviour `scopedTimeslices`). Agents record a segment
  * metric both unscoped and scoped to its transaction, under the same metricTimesliceName ("Query
  * APM metric timeslice data with NRQL"; the Ruby agent's record_scoped_and_unscoped). A query by
  * name alone reads both and counts twice; REST v2 reported the unscoped values. The sandbox's

@@ -6,7 +6,7 @@ import { httpSend, serveOnLoopback } from '../../support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../../support/harness.ts';
 
 /**
- * Issue 20, point 9, against the sandbox (behaviour rollupSnapping on, its default): a 47 h 59 min
+ * against the sandbox (behaviour rollupSnapping on, its default): a 47 h 59 min
  * window resolves on 5-minute aggregations, its start snapped back a minute (New Relic's "Set a
  * query's time range", metric query snapping). NerdGraph's sums then cover 48 h, one minute more
  * than v2's; a per-minute value divided by the 47 h 59 min asked is off by that minute

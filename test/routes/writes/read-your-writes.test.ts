@@ -14,7 +14,7 @@ import { redisAvailable, startRedis, type TestRedis } from '../../support/redis.
 import { untilShared } from '../../support/state.ts';
 
 /**
- * Read-your-writes across New Relic's ingest lag (issue 20, point 7; src/state/recent-writes.ts).
+ * Read-your-writes across New Relic's ingest lag (src/state/recent-writes.ts).
  * The sandbox keeps the lag on (its default, 3 s) on an ingest clock these tests step by hand.
  * Two gateways (replicas) share one state: what one writes, the other lists at once, until
  * NerdGraph shows it; then the remembered write is dropped. On memory and on Redis.

@@ -132,7 +132,8 @@ async function findFixtures(subject: CostSubject, sandbox: Sandbox): Promise<Fix
     const [incidentToAcknowledge, incidentToClose] = pairs(open, 'open incidents', 2) as [Pair, Pair];
     const [nrqlToUpdate, nrqlToDelete] = pairs(nrql, 'static NRQL conditions', 2) as [Pair, Pair];
     return {
-      reads: { ...reads, nrql_policy_id: nrqlPolicy },
+      // A condition of that policy no write sample deletes.
+      reads: { ...reads, nrql_policy_id: nrqlPolicy, nrql_condition_id: nrql.find((id) => !nrqlToDelete.includes(id)) },
       writes: {
         reporting_app_id: pair(reportingApps, 'reporting applications'),
         silent_app_id: pair(silentApps, 'silent applications'),

@@ -82,6 +82,7 @@ export async function compareReadRoutes(options: RouteProbeOptions): Promise<Rou
   const app = await firstId('/v2/applications.json', 'applications', (item) => item.reporting === true);
   // A closed window in the past: both sides read the same finished minutes.
   const to = Math.floor(options.now / 60_000) * 60_000 - 5 * 60_000;
+  const nrql = await policyWithNrqlConditions(legacy);
   const values: Record<ReadSampleValue, string | undefined> = {
     application_id: app,
     host_id: app === undefined ? undefined : await firstId(`/v2/applications/${app}/hosts.json`, 'application_hosts'),
@@ -90,7 +91,8 @@ export async function compareReadRoutes(options: RouteProbeOptions): Promise<Rou
     mobile_application_id: await firstId('/v2/mobile_applications.json', 'applications', (item) => item.reporting === true),
     user_id: await firstId('/v2/users.json', 'users'),
     policy_id: await firstId('/v2/alerts_policies.json', 'policies'),
-    nrql_policy_id: await policyWithNrqlConditions(legacy),
+    nrql_policy_id: nrql?.policy,
+    nrql_condition_id: nrql?.condition,
     from: iso(to - 30 * 60_000),
     to: iso(to),
   };
@@ -116,10 +118,11 @@ export async function compareReadRoutes(options: RouteProbeOptions): Promise<Rou
 const POLICIES_SEARCHED = 20;
 
 /**
- * A policy (of the legacy list's first page) that has NRQL conditions: the NRQL condition list
- * requires a policy_id (without one both sides refuse alike and nothing is compared).
+ * A policy (of the legacy list's first page) that has NRQL conditions, and the first of them: the
+ * NRQL condition list requires a policy_id (without one both sides refuse alike and nothing is
+ * compared), and a condition's own routes need one of its ids.
  */
-export async function policyWithNrqlConditions(legacy: (path: string) => Promise<Response>): Promise<string | undefined> {
+export async function policyWithNrqlConditions(legacy: (path: string) => Promise<Response>): Promise<{ policy: string; condition: string | undefined } | undefined> {
   try {
     const answer = await legacy('/v2/alerts_policies.json');
     if (!answer.ok) return undefined;
@@ -131,7 +134,9 @@ export async function policyWithNrqlConditions(legacy: (path: string) => Promise
       const conditions = await legacy(`/v2/alerts_nrql_conditions.json?policy_id=${encodeURIComponent(String(id))}`);
       if (!conditions.ok) continue;
       const list = ((await conditions.json()) as { nrql_conditions?: unknown }).nrql_conditions;
-      if (Array.isArray(list) && list.length > 0) return String(id);
+      if (!Array.isArray(list) || list.length === 0) continue;
+      const condition = (list[0] as { id?: unknown } | null)?.id;
+      return { policy: String(id), condition: typeof condition === 'number' || typeof condition === 'string' ? String(condition) : undefined };
     }
   } catch {
     return undefined;
@@ -187,6 +192,7 @@ const SAMPLE_VALUES: Record<ReadSampleValue, string> = {
   user_id: 'user',
   policy_id: 'policy',
   nrql_policy_id: 'policy with NRQL conditions',
+  nrql_condition_id: 'NRQL condition',
   from: 'window',
   to: 'window',
 };

@@ -53,9 +53,10 @@ interface SampleRequest<V extends string> {
  * The sample values of reads. `application_id`, `key_transaction_id`, `mobile_application_id`,
  * `user_id`, `policy_id`: the first of the legacy list (a reporting one where the list says);
  * `host_id`, `instance_id`: the first of that application's; `nrql_policy_id`: a policy that has
- * NRQL conditions; `from`, `to`: a closed 30-minute window in the past (ISO seconds).
+ * NRQL conditions; `nrql_condition_id`: the first of that policy's NRQL conditions; `from`, `to`: a
+ * closed 30-minute window in the past (ISO seconds).
  */
-export type ReadSampleValue = 'application_id' | 'host_id' | 'instance_id' | 'key_transaction_id' | 'mobile_application_id' | 'user_id' | 'policy_id' | 'nrql_policy_id' | 'from' | 'to';
+export type ReadSampleValue = 'application_id' | 'host_id' | 'instance_id' | 'key_transaction_id' | 'mobile_application_id' | 'user_id' | 'policy_id' | 'nrql_policy_id' | 'nrql_condition_id' | 'from' | 'to';
 
 /**
  * A read's sample: the route with its path parameters filled, plus `query`. A placeholder the

@@ -17,6 +17,7 @@ const READ_VALUES: Record<ReadSampleValue, string> = {
   user_id: '16',
   policy_id: '17',
   nrql_policy_id: '18',
+  nrql_condition_id: '19',
   from: '2026-11-22T11:25:00+00:00',
   to: '2026-11-22T11:55:00+00:00',
 };

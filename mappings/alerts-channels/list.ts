@@ -19,6 +19,12 @@ export default defineReadPlanMapping({
   id: 'alerts-channels.list',
   method: 'GET',
   route: '/v2/alerts_channels.{format}',
+  v2Keys: {
+    wrapper: 'channels',
+    list: true,
+    source: 'SHAPES §9 (Ch); SW ChannelResponseType; CG pkg/alerts/channels_test.go',
+    paths: { id: 'int', name: 'string', type: 'string', configuration: 'object', links: 'object', 'links.policy_ids': 'int[]' },
+  },
   operation: DIRECTORY,
   summary: 'List alert channels: aiNotifications channels and destinations and aiWorkflows workflows (all cursors walked in shared requests), paged locally',
   fidelity: 'approximate',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldNotesUnder, notFound, parseAnswer, v2IdOf, type FieldNote, type KnownGap, type V2Body } from '../../src/mapping-api.ts';
+import { fieldNotesUnder, notFound, parseAnswer, v2IdOf, type FieldNote, type KnownGap, type V2Body, type V2KeyPaths } from '../../src/mapping-api.ts';
 import { NRQL_OCCURRENCE_WORDS, NRQL_OPERATOR_WORDS } from '../../facts/nrql-condition-terms.ts';
 import { missingParameter } from '../../facts/v2-titles.ts';
 
@@ -292,3 +292,39 @@ export const NRQL_CONDITION_ASSUMPTIONS: readonly string[] = [
   "runbook_url is '' when the condition has none (UNCONFIRMED; probe: v2-nrql-conditions-field-by-field).",
   "entity_guid is on every answer, create and update included (UNCONFIRMED: client-go's list, show and delete fixtures carry it, its create and update fixtures do not, probably older captures; an extra key breaks no client, a missing one can; probe: v2-nrql-conditions-field-by-field for the list, no probe: it would have to write a condition, and the probes are read-only for create and update).",
 ];
+
+/** A NRQL condition's keys under `wrapper`. */
+export const nrqlConditionKeys = (wrapper: string, list: boolean): V2KeyPaths => ({
+  wrapper,
+  list,
+  source:
+    'SHAPES §9 (alerts_nrql_conditions, with its 2026-12-01 correction from docs-website alerts-conditions-api-field-names.mdx and rest-api-calls-alerts.mdx: signal and expiration; since_value deprecated)',
+  paths: {
+  type: 'string',
+  id: 'int',
+  name: 'string',
+  enabled: 'bool',
+  runbook_url: 'string',
+  value_function: 'string',
+  violation_time_limit_seconds: 'int',
+  expected_groups: 'int',
+  ignore_overlap: 'bool',
+  'terms[].duration': 'string',
+  'terms[].operator': 'string',
+  'terms[].priority': 'string',
+  'terms[].threshold': 'string',
+  'terms[].time_function': 'string',
+  nrql: 'object',
+  'nrql.query': 'string',
+  'nrql.since_value?': 'string',
+  signal: 'object',
+  'signal.aggregation_window': 'string',
+  'signal.aggregation_method': 'string',
+  'signal.aggregation_delay': 'string',
+  'signal.fill_option': 'string',
+  expiration: 'object',
+  'expiration.expiration_duration': 'string',
+  'expiration.open_violation_on_expiration': 'bool',
+  'expiration.close_violations_on_expiration': 'bool',
+},
+});

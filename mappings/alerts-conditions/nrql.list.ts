@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineReadPlanMapping, defineParams, invalidParameter, notFound, pageOfList, param, parseAnswer, walkCursors } from '../../src/mapping-api.ts';
 import { ALERTS_KEPT_ALIVE, wholeList } from '../common/alerts.ts';
-import { NRQL_CONDITIONS_PAGE_SIZE, NRQL_CONDITION_ASSUMPTIONS, NrqlCondition, NrqlConditionTitles, nrqlConditionFields, nrqlConditionGaps, v2NrqlCondition } from './nrql-conditions.ts';
+import { NRQL_CONDITIONS_PAGE_SIZE, NRQL_CONDITION_ASSUMPTIONS, NrqlCondition, NrqlConditionTitles, nrqlConditionFields, nrqlConditionGaps, v2NrqlCondition, nrqlConditionKeys } from './nrql-conditions.ts';
 
 const OPERATION = 'NrqlConditionsOfPolicy';
 /** NerdGraph pages read at most (200 conditions each in the sandbox): a policy with more is cut. */
@@ -31,6 +31,7 @@ export default defineReadPlanMapping({
   id: 'alerts_nrql_conditions.list',
   method: 'GET',
   route: '/v2/alerts_nrql_conditions.{format}',
+  v2Keys: nrqlConditionKeys('nrql_conditions', true),
   // policy_id is required: a policy that has NRQL conditions, so there is an answer to compare.
   sample: { query: 'policy_id={nrql_policy_id}' },
   operation: OPERATION,

@@ -117,6 +117,24 @@ export default defineReadPlanMapping({
   id: 'alerts-events.list',
   method: 'GET',
   route: '/v2/alerts_events.{format}',
+  v2Keys: {
+    wrapper: 'recent_events',
+    list: true,
+    // SHAPES: "Any of these may be missing"; SW lists them all. The ones every event has are required.
+    source: 'SHAPES §9 (E); SW RecentEventResponseType; CG pkg/alerts/events_test.go',
+    paths: {
+      id: 'int',
+      event_type: 'string',
+      product: 'string',
+      entity_type: 'string',
+      entity_group_id: 'int',
+      entity_id: 'int',
+      priority: 'string',
+      description: 'string',
+      timestamp: 'epoch-ms',
+      'incident_id?': 'int',
+    },
+  },
   operation: 'AlertEventsFirst',
   summary:
     'Recent events: VIOLATION_OPEN/CLOSE from aiIssues.incidents (issue ids from aiIssues.issues), DEPLOYMENT from NRQL over Deployment and ChangeTrackingEvent; 30 days read in time slices, at most 3 NerdGraph requests, kept 30 s for the later pages of a walk; paged locally',

@@ -49,6 +49,12 @@ export default defineReadPlanMapping({
   id: 'alerts-incidents.list',
   method: 'GET',
   route: '/v2/alerts_incidents.{format}',
+  v2Keys: {
+    wrapper: 'incidents',
+    list: true,
+    source: 'SHAPES §9 (I); SW IncidentResponseType (incident_preference: SHAPES, a string); CG pkg/alerts/incidents_test.go',
+    paths: { id: 'int', opened_at: 'epoch-ms', 'closed_at?': 'epoch-ms', incident_preference: 'string', links: 'object', 'links.violations': 'int[]', 'links.policy_id': 'int' },
+  },
   operation: 'AlertSlices',
   summary:
     'List incidents: aiIssues.issues over the last 30 days (90 with only_open) read in time slices, at most 3 NerdGraph requests, incident preference from policiesSearch in the same requests; kept 30 s for the later pages of a walk',

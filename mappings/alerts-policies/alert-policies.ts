@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type BodyObject, type FieldNote, type KnownGap, type OperationContext, type V2Body, V2Error, notFound, objectAt, parseAnswer, v2IdOf } from '../../src/mapping-api.ts';
+import { type BodyObject, type FieldNote, type KnownGap, type OperationContext, type V2Body, V2Error, notFound, objectAt, parseAnswer, v2IdOf, type V2KeyPaths } from '../../src/mapping-api.ts';
 import { missingParameter } from '../../facts/v2-titles.ts';
 import { INCIDENT_PREFERENCES as V2_INCIDENT_PREFERENCES } from '../../facts/v2-values.ts';
 
@@ -158,3 +158,11 @@ const Updated = z.object({ alertsPolicyUpdate: NerdGraphPolicy.nullable() });
 export function confirmedPolicy(payload: unknown, operation: typeof POLICY_CREATE | typeof POLICY_UPDATE): NerdGraphPolicy | null {
   return operation === POLICY_CREATE ? parseAnswer(Created, payload, operation).alertsPolicyCreate : parseAnswer(Updated, payload, operation).alertsPolicyUpdate;
 }
+
+/** A policy's keys under `wrapper`: SHAPES §9 P; SW PolicyResponseType. */
+export const policyKeys = (wrapper: string, list: boolean): V2KeyPaths => ({
+  wrapper,
+  list,
+  source: 'SHAPES §9 (P); SW PolicyResponseType',
+  paths: { id: 'int', incident_preference: 'string', name: 'string', created_at: 'epoch-ms', updated_at: 'epoch-ms' },
+});

@@ -10,8 +10,7 @@ import {
   PolicyTitles,
   policyFields,
   policyGaps,
-  v2Policy,
-} from './alert-policies.ts';
+  v2Policy, policyKeys } from './alert-policies.ts';
 
 const parameters = defineParams({
   'filter[name]': param.text('filter[name]', {
@@ -37,6 +36,7 @@ export default defineReadPlanMapping({
   id: 'alerts-policies.list',
   method: 'GET',
   route: '/v2/alerts_policies.{format}',
+  v2Keys: policyKeys('policies', true),
   operation: POLICIES_SEARCH,
   summary: 'List alert policies: policiesSearch (name criterion for filter[name]), every cursor page read, ordered by id and paged locally',
   fidelity: 'approximate',

@@ -1,6 +1,6 @@
 import { defineReadPlanMapping, NO_PARAMS } from '../../src/mapping-api.ts';
 import { ALERTS_KEPT_ALIVE, SHOW_UNCONFIRMED } from '../common/alerts.ts';
-import { POLICY_ASSUMPTIONS, POLICY_SHOW, policyFields, policyGaps, readPolicy, v2Policy } from './alert-policies.ts';
+import { POLICY_ASSUMPTIONS, POLICY_SHOW, policyFields, policyGaps, readPolicy, v2Policy, policyKeys } from './alert-policies.ts';
 
 /** GET /v2/alerts_policies/{policy_id}.{json,xml}: one policy, by `policy(id)`. */
 export default defineReadPlanMapping({
@@ -8,6 +8,7 @@ export default defineReadPlanMapping({
   id: 'alerts-policies.show',
   method: 'GET',
   route: '/v2/alerts_policies/{policy_id}.{format}',
+  v2Keys: policyKeys('policy', false),
   operation: POLICY_SHOW,
   summary: 'Show one alert policy: account.alerts.policy(id)',
   fidelity: 'approximate',

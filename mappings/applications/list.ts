@@ -20,6 +20,7 @@ import {
   reshapeApplication,
 } from './application.ts';
 import { appInstancesQuery, currentWindow, endUserApdexQuery, hostIndexQuery } from '../common/topology-queries.ts';
+import { applicationKeys } from './v2-keys.ts';
 
 /** Fresh enough for a host filter, long enough that paging one filtered list reuses it. */
 const HOST_INDEX_TTL_MS = 60_000;
@@ -60,6 +61,7 @@ export default defineListMapping({
   id: 'applications.list',
   method: 'GET',
   route: '/v2/applications.{format}',
+  v2Keys: applicationKeys('applications', true),
   operation: 'ApplicationsSearch',
   summary: 'List APM applications (entity search, page numbers emulated over cursors), plus one request per page for links, the browser sides (apdex target and loader, by GUID) and end-user apdex scores (NRQL); filter[host] via a cached NRQL host index',
   fidelity: 'approximate',

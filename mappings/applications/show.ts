@@ -1,6 +1,7 @@
 import { NO_PARAMS, defineReadPlanMapping, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 import { APPLICATION_ASSUMPTIONS, APPLICATION_TOP_LINKS, applicationFields, applicationGaps, endUserApdexGap, readApplication } from './application.ts';
 import { applicationGuid } from '../common/application-ref.ts';
+import { applicationKeys } from './v2-keys.ts';
 
 /**
  * GET /v2/applications/{id}.{json,xml}: one APM application with its id links. A read plan (not
@@ -13,6 +14,7 @@ export default defineReadPlanMapping({
   id: 'applications.show',
   method: 'GET',
   route: '/v2/applications/{id}.{format}',
+  v2Keys: applicationKeys('application', false),
   sample: { path: { id: '{application_id}' } },
   operation: 'ApplicationByGuid',
   summary: 'Show one APM application and its browser app (both GUIDs computed) with its end-user apdex (NRQL), in one request; more only for the later pages of a large app\'s instances',

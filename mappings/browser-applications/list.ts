@@ -24,6 +24,12 @@ export default defineListMapping({
   id: 'browser-applications.list',
   method: 'GET',
   route: '/v2/browser_applications.{format}',
+  v2Keys: {
+    wrapper: 'browser_applications',
+    list: true,
+    source: 'SHAPES §8 (BA); SW BrowserApplicationResponseType',
+    paths: { id: 'int', name: 'string', browser_monitoring_key: 'string', loader_script: 'string' },
+  },
   operation: 'BrowserApplicationsSearch',
   summary: 'List browser applications (entity search, then one entities(guids) read per page for the agent settings)',
   fidelity: 'approximate',

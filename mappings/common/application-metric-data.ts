@@ -1,6 +1,7 @@
 import { defineParams, param, defineMetricDataMapping, XML_ASSUMPTION, EntityKinds } from '../../src/mapping-api.ts';
 import { EntityTitles } from './entity-titles.ts';
 import { METRIC_FAMILIES, UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf, familyOf } from './metric-values.ts';
+import { METRIC_DATA_KEYS } from './metric-v2-keys.ts';
 
 /**
  * GET and POST /v2/applications/{id}/metrics/data.{json,xml}: timeslice values, one NRQL query
@@ -12,6 +13,7 @@ export const applicationMetricData = defineMetricDataMapping({
   method: 'GET',
   readOnlyPost: true,
   route: '/v2/applications/{id}/metrics/data.{format}',
+  v2Keys: METRIC_DATA_KEYS,
   sample: { path: { id: '{application_id}' }, query: 'names[]=HttpDispatcher&values[]=call_count&from={from}&to={to}&summarize=true' },
   operation: 'ApplicationMetricData',
   summary: 'Metric timeslice data: one NRQL query (FACET metricTimesliceName, TIMESERIES per the v2 granularity rules) plus a look-back name check, in one request',

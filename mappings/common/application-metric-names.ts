@@ -1,6 +1,7 @@
 import { defineParams, param, defineMetricNamesMapping, XML_ASSUMPTION, EntityKinds } from '../../src/mapping-api.ts';
 import { EntityTitles } from './entity-titles.ts';
 import { METRIC_FAMILIES, UNSCOPED_ROWS_ASSUMPTION, acceptedFormulasOf, familyOf } from './metric-values.ts';
+import { METRIC_NAMES_KEYS } from './metric-v2-keys.ts';
 
 /** GET /v2/applications/{id}/metrics.{json,xml}: the app's metric names with their value names. */
 export const applicationMetricNames = defineMetricNamesMapping({
@@ -8,6 +9,7 @@ export const applicationMetricNames = defineMetricNamesMapping({
   id: 'applications.metric-names',
   method: 'GET',
   route: '/v2/applications/{id}/metrics.{format}',
+  v2Keys: METRIC_NAMES_KEYS,
   sample: { path: { id: '{application_id}' }, query: 'name=HttpDispatcher' },
   operation: 'ApplicationMetricNames',
   summary: 'List metric names: NRQL uniques(metricTimesliceName) over a look-back window, filtered, sorted and paged locally',

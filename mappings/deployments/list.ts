@@ -12,6 +12,12 @@ export default defineReadPlanMapping({
   id: 'applications.deployments.list',
   method: 'GET',
   route: '/v2/applications/{id}/deployments.{format}',
+  v2Keys: {
+    wrapper: 'deployments',
+    list: true,
+    source: 'SHAPES §5; SW DeploymentResponseType; CG pkg/apm/deployments_test.go',
+    paths: { id: 'int', revision: 'string', changelog: 'string', description: 'string', user: 'string', timestamp: 'time', links: 'object', 'links.application': 'int' },
+  },
   sample: { path: { id: '{application_id}' } },
   operation: 'ApplicationDeployments',
   summary: 'List deployments: NRQL over Deployment and ChangeTrackingEvent (category Deployment) for the app, 13 months back, paged locally',

@@ -1,5 +1,6 @@
 import { defineReadPlanMapping, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 import { HOST_TOP_LINKS, TOPOLOGY_ASSUMPTIONS, loadTopologyList, topologyListParams, topologyFields, topologyGaps } from './app-topology.ts';
+import { hostKeys } from './v2-keys.ts';
 
 /** GET /v2/applications/{id}/hosts.{format}: the hosts of an application (agent instances grouped by host name). */
 export default defineReadPlanMapping({
@@ -7,6 +8,7 @@ export default defineReadPlanMapping({
   id: 'applications.hosts.list',
   method: 'GET',
   route: '/v2/applications/{id}/hosts.{format}',
+  v2Keys: hostKeys('application_hosts', true),
   sample: { path: { id: '{application_id}' } },
   operation: 'ApplicationTopology',
   summary: 'List the hosts of an application: its agent instances grouped by host name, summaries from one NRQL query faceted by host',

@@ -2,6 +2,7 @@ import { defineMetricDataMapping } from '../../src/mapping-api.ts';
 import { applicationMetricData } from '../common/application-metric-data.ts';
 import { appHost } from './app-targets.ts';
 import { acceptedFormulasOf, familyOf } from '../common/metric-values.ts';
+import { METRIC_DATA_KEYS } from '../common/metric-v2-keys.ts';
 
 /**
  * GET and POST /v2/applications/{id}/hosts/{host_id}/metrics/data.{json,xml}: the application
@@ -11,6 +12,7 @@ export default defineMetricDataMapping({
   ...applicationMetricData,
   id: 'application-hosts.metric-data',
   route: '/v2/applications/{id}/hosts/{host_id}/metrics/data.{format}',
+  v2Keys: METRIC_DATA_KEYS,
   operation: 'ApplicationTopologyMetricData',
   summary:
     'Metric timeslice data of one host: one NRQL query (WHERE appId AND host, FACET metricTimesliceName) plus the name check and the app with its instances, in one request; a cold host id costs one more (the host directory)',

@@ -2,12 +2,14 @@ import { defineMetricNamesMapping } from '../../src/mapping-api.ts';
 import { applicationMetricNames } from '../common/application-metric-names.ts';
 import { appHost } from './app-targets.ts';
 import { acceptedFormulasOf, familyOf } from '../common/metric-values.ts';
+import { METRIC_NAMES_KEYS } from '../common/metric-v2-keys.ts';
 
 /** GET /v2/applications/{id}/hosts/{host_id}/metrics.{json,xml}: the names one host reported. */
 export default defineMetricNamesMapping({
   ...applicationMetricNames,
   id: 'application-hosts.metric-names',
   route: '/v2/applications/{id}/hosts/{host_id}/metrics.{format}',
+  v2Keys: METRIC_NAMES_KEYS,
   operation: 'ApplicationTopologyMetricNames',
   summary: 'List metric names of one host: NRQL uniques(metricTimesliceName) WHERE appId AND host over a look-back window, filtered, sorted and paged locally',
   target: { ...applicationMetricNames.target, within: appHost },

@@ -1,5 +1,6 @@
 import { defineReadPlanMapping, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 import { INSTANCE_TOP_LINKS, TOPOLOGY_ASSUMPTIONS, loadTopologyList, topologyListParams, topologyFields, topologyGaps } from './app-topology.ts';
+import { instanceKeys } from './v2-keys.ts';
 
 /** GET /v2/applications/{id}/instances.{format}: the agent instances (applicationInstancesV2), summaries from one NRQL query faceted by realAgentId. */
 export default defineReadPlanMapping({
@@ -7,6 +8,7 @@ export default defineReadPlanMapping({
   id: 'applications.instances.list',
   method: 'GET',
   route: '/v2/applications/{id}/instances.{format}',
+  v2Keys: instanceKeys('application_instances', true),
   sample: { path: { id: '{application_id}' } },
   operation: 'ApplicationTopology',
   summary: 'List the agent instances (applicationInstancesV2), summaries from one NRQL query faceted by realAgentId',

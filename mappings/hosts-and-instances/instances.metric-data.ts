@@ -2,6 +2,7 @@ import { defineMetricDataMapping } from '../../src/mapping-api.ts';
 import { applicationMetricData } from '../common/application-metric-data.ts';
 import { appInstance } from './app-targets.ts';
 import { acceptedFormulasOf, familyOf } from '../common/metric-values.ts';
+import { METRIC_DATA_KEYS } from '../common/metric-v2-keys.ts';
 
 /**
  * GET and POST /v2/applications/{id}/instances/{instance_id}/metrics/data.{json,xml}: the
@@ -11,6 +12,7 @@ export default defineMetricDataMapping({
   ...applicationMetricData,
   id: 'application-instances.metric-data',
   route: '/v2/applications/{id}/instances/{instance_id}/metrics/data.{format}',
+  v2Keys: METRIC_DATA_KEYS,
   operation: 'ApplicationTopologyMetricData',
   summary: 'Metric timeslice data of one instance: one NRQL query (WHERE appId AND realAgentId, FACET metricTimesliceName) plus the name check and the app with its instances, in one request',
   target: { ...applicationMetricData.target, within: appInstance },

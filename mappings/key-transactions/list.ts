@@ -14,6 +14,7 @@ import {
   type KeyTransactionSums,
 } from './key-transaction.ts';
 import { NAME_IDS_LIST_ASSUMPTIONS, NAME_IDS_LIST_GAPS, nameIdsConditions, nameIdsListParams, nameMatches } from '../common/name-ids-list.ts';
+import { keyTransactionKeys } from './v2-keys.ts';
 
 const DETAILS = 'KeyTransactionDetails';
 
@@ -31,6 +32,7 @@ export default defineListMapping({
   id: 'key-transactions.list',
   method: 'GET',
   route: '/v2/key_transactions.{format}',
+  v2Keys: keyTransactionKeys('key_transactions', true),
   operation: 'KeyTransactionsSearch',
   summary: 'List key transactions (entity search, then one read per page: entities(guids) in batches of 25 and their NRQL summaries)',
   fidelity: 'approximate',

@@ -12,6 +12,7 @@ import {
   summaryQuery,
   sumsByGuid,
 } from './key-transaction.ts';
+import { keyTransactionKeys } from './v2-keys.ts';
 
 const OPERATION = 'KeyTransactionByGuid';
 
@@ -23,6 +24,7 @@ export default defineReadPlanMapping({
   id: 'key-transactions.show',
   method: 'GET',
   route: '/v2/key_transactions/{id}.{format}',
+  v2Keys: keyTransactionKeys('key_transaction', false),
   sample: { path: { id: '{key_transaction_id}' } },
   operation: OPERATION,
   summary: 'Show one key transaction: entity(guid) (GUID computed from account and id) and its NRQL summary in the same request',

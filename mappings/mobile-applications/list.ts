@@ -1,6 +1,7 @@
 import { defineListMapping, XML_ASSUMPTION, EntityKinds } from '../../src/mapping-api.ts';
 import { MOBILE_ASSUMPTIONS, MOBILE_LIST_KEY, MobileEntity, mobileFields, mobileGaps, reshapeMobileApplication } from './mobile-application.ts';
 import { NAME_IDS_LIST_ASSUMPTIONS, NAME_IDS_LIST_GAPS, nameIdsConditions, nameIdsListParams, nameMatches } from '../common/name-ids-list.ts';
+import { mobileApplicationKeys } from './v2-keys.ts';
 
 /** GET /v2/mobile_applications.{json,xml}: the account's mobile applications, 200 per page. */
 export default defineListMapping({
@@ -8,6 +9,7 @@ export default defineListMapping({
   id: 'mobile-applications.list',
   method: 'GET',
   route: '/v2/mobile_applications.{format}',
+  v2Keys: mobileApplicationKeys('applications', true),
   operation: 'MobileApplicationsSearch',
   summary: 'List mobile applications (entity search with mobileSummary, page numbers emulated over cursors)',
   fidelity: 'approximate',

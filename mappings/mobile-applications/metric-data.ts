@@ -3,6 +3,7 @@ import { EntityTitles } from '../common/entity-titles.ts';
 import { applicationMetricData } from '../common/application-metric-data.ts';
 import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from '../common/metric-values.ts';
 import { MOBILE_GUID_ATTRIBUTES, MOBILE_ROWS_ASSUMPTION } from './mobile-rows.ts';
+import { METRIC_DATA_KEYS } from '../common/metric-v2-keys.ts';
 
 
 /**
@@ -14,6 +15,7 @@ export default defineMetricDataMapping({
   ...applicationMetricData,
   id: 'mobile-applications.metric-data',
   route: '/v2/mobile_applications/{id}/metrics/data.{format}',
+  v2Keys: METRIC_DATA_KEYS,
   sample: { path: { id: '{mobile_application_id}' }, query: 'names[]=Session/Start&values[]=call_count&from={from}&to={to}&summarize=true' },
   operation: 'MobileApplicationMetricData',
   summary: 'Mobile metric timeslice data: one NRQL query (WHERE entityGuid OR entity.guid, FACET metricTimesliceName) plus the name check and the entity, in one request',

@@ -3,12 +3,14 @@ import { EntityTitles } from '../common/entity-titles.ts';
 import { applicationMetricNames } from '../common/application-metric-names.ts';
 import { MOBILE_METRIC_FAMILIES, mobileAcceptedFormulasOf, mobileFamilyOf } from '../common/metric-values.ts';
 import { MOBILE_GUID_ATTRIBUTES, MOBILE_ROWS_ASSUMPTION } from './mobile-rows.ts';
+import { METRIC_NAMES_KEYS } from '../common/metric-v2-keys.ts';
 
 /** GET /v2/mobile_applications/{id}/metrics.{json,xml}: the mobile app's metric names with their value names. */
 export default defineMetricNamesMapping({
   ...applicationMetricNames,
   id: 'mobile-applications.metric-names',
   route: '/v2/mobile_applications/{id}/metrics.{format}',
+  v2Keys: METRIC_NAMES_KEYS,
   sample: { path: { id: '{mobile_application_id}' }, query: 'name=Session' },
   operation: 'MobileApplicationMetricNames',
   summary: 'List mobile metric names: NRQL uniques(metricTimesliceName) WHERE entityGuid OR entity.guid over a look-back window, filtered, sorted and paged locally',

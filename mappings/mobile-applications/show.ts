@@ -1,5 +1,6 @@
 import { NO_PARAMS, defineShowMapping, EntityKinds, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 import { MOBILE_ASSUMPTIONS, MOBILE_ITEM_KEY, MOBILE_NOT_FOUND, MobileEntity, mobileFields, mobileGaps, reshapeMobileApplication } from './mobile-application.ts';
+import { mobileApplicationKeys } from './v2-keys.ts';
 
 /** GET /v2/mobile_applications/{id}.{json,xml}: one mobile application, entity(guid) with the GUID computed. */
 export default defineShowMapping({
@@ -7,6 +8,7 @@ export default defineShowMapping({
   id: 'mobile-applications.show',
   method: 'GET',
   route: '/v2/mobile_applications/{id}.{format}',
+  v2Keys: mobileApplicationKeys('application', false),
   sample: { path: { id: '{mobile_application_id}' } },
   operation: 'MobileApplicationByGuid',
   summary: 'Show one mobile application (GUID computed from account and id, then entity(guid))',

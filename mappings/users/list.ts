@@ -1,5 +1,5 @@
 import { defineReadPlanMapping, defineParams, pageOfPrefix, param, pastTheCount, V2Error, withLink } from '../../src/mapping-api.ts';
-import { firstUsersRead, listedUsers, MAX_USER_READS, readUsersUntil, USERS_OPERATION, USERS_PAGE_SIZE, USER_ASSUMPTIONS, userFields, userGaps, UserTitles, type UserFilter, type UsersRead } from './users.ts';
+import { firstUsersRead, listedUsers, MAX_USER_READS, readUsersUntil, USERS_OPERATION, USERS_PAGE_SIZE, USER_ASSUMPTIONS, userFields, userGaps, UserTitles, type UserFilter, type UsersRead, userKeys } from './users.ts';
 
 const parameters = defineParams({
   email: param.text('filter[email]', { fidelity: 'approximate', note: 'NerdGraph user filter `email.contains`: a substring, case-insensitive in the sandbox (UNCONFIRMED on both v2 and NerdGraph; no probe: the probe sends no user filter)' }),
@@ -19,6 +19,7 @@ export default defineReadPlanMapping({
   id: 'users.list',
   method: 'GET',
   route: '/v2/users.{format}',
+  v2Keys: userKeys('users', true),
   // The two sides order users differently (NerdGraph's domain order keeps a page within 3 calls:
   // users.ts), so a page of the whole list holds other users on each side: compared at one user.
   sample: { compareQuery: 'filter[ids]={user_id}' },

@@ -1,5 +1,5 @@
 import { defineReadPlanMapping, NO_PARAMS, ID_PATTERN, V2Error } from '../../src/mapping-api.ts';
-import { USERS_OPERATION, USER_ASSUMPTIONS, UserTitles, readAllUsers, userFields, userGaps } from './users.ts';
+import { USERS_OPERATION, USER_ASSUMPTIONS, UserTitles, readAllUsers, userFields, userGaps, userKeys } from './users.ts';
 
 /** GET /v2/users/{id}.{json,xml}: one user of the caller's organization, by id. */
 export default defineReadPlanMapping({
@@ -7,6 +7,7 @@ export default defineReadPlanMapping({
   id: 'users.show',
   method: 'GET',
   route: '/v2/users/{id}.{format}',
+  v2Keys: userKeys('user', false),
   sample: { path: { id: '{user_id}' } },
   operation: USERS_OPERATION,
   summary: 'Show a user: NerdGraph user management filtered by `id.eq` across the authentication domains of the key\'s organization',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, V2Error, type V2Body, derivedV2Id, ID_PATTERN, XML_ASSUMPTION } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, V2Error, type V2Body, derivedV2Id, ID_PATTERN, XML_ASSUMPTION, type V2KeyPaths } from '../../src/mapping-api.ts';
 import { USER_TITLES } from '../../facts/v2-titles.ts';
 
 /**
@@ -222,3 +222,11 @@ export const USER_ASSUMPTIONS: readonly string[] = [
   "filter[email] is a case-insensitive substring (v2: 'simple substring, no regex'; NerdGraph `email.contains`; case sensitivity UNCONFIRMED on both; no probe: the probe sends no user filter, and a filter that matches by case alone needs users named for it).",
   'Only the first page of authentication domains is read (organizations have a handful): an answer with a further page of domains, a domain gone between pages or a repeated cursor is a 502 saying the list is incomplete, never a short list.',
 ];
+
+/** A user's keys under `wrapper`: SHAPES §11; routes-next.md §7 (users: SW's UserResponseType is an internal model "not seen in real output"). */
+export const userKeys = (wrapper: string, list: boolean): V2KeyPaths => ({
+  wrapper,
+  list,
+  source: 'SHAPES §11; routes-next.md §7 (Shape)',
+  paths: { id: 'int', first_name: 'string', last_name: 'string', email: 'string', role: 'string' },
+});

@@ -224,7 +224,29 @@ export interface MappingBase<P = unknown> {
   passthroughByDefault?: string;
 }
 
-/** What every read mapping declares beside MappingBase: the sample the tools send (ReadSample). */
+/** The type v2 sent at a key path (`time`: ISO seconds with offset; `epoch-ms`: milliseconds since 1970). */
+export type V2KeyType = 'int' | 'num' | 'string' | 'bool' | 'time' | 'epoch-ms' | 'int[]' | 'string[]' | 'object';
+
+/**
+ * The key paths v2 documented for a GET answer, as data: what a v2 client may read in one list
+ * item (or the one shown object, or the metric_data object), with the type v2 sent. Every value
+ * may also be null (a key with no NerdGraph source is sent as null), but only at the end of a
+ * path: a block sent as null hides the keys inside it. Path syntax: `a.b` nests, `a[]` is every
+ * element of the array `a`, and a `?` after a segment marks it optional (v2 left it out at
+ * times): the keys under an optional segment are required whenever it is present.
+ */
+export interface V2KeyPaths {
+  /** Where the items stand: `applications` (a list) or `application` (one object). */
+  wrapper: string;
+  list: boolean;
+  /** Where the paths come from (short names of ../shared/reference: SHAPES, SW, CG). */
+  source: string;
+  paths: Readonly<Record<string, V2KeyType>>;
+}
+
+/** What every read mapping declares beside MappingBase: the sample the tools send (ReadSample), the keys v2 documented. */
 export interface ReadMappingBase<P = unknown> extends MappingBase<P> {
   sample?: ReadSample;
+  /** Every translated GET declares them: test/differential/key-paths.test.ts checks both faces send each. */
+  v2Keys?: V2KeyPaths;
 }

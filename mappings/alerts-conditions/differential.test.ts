@@ -5,7 +5,7 @@ import { describeDifferential, type DifferentialCase, type DifferentialOptions }
 import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY } from '../../test/support/harness.ts';
 
 /**
- * alerts_nrql_conditions (list, create static and baseline, update, delete) and the other
+ * alerts_nrql_conditions (list, show, create static and baseline, update, delete) and the other
  * condition families' DELETE, differentially: two identical sandboxes on one clock; the same
  * sequence goes to the gateway (translating, over the first sandbox's NerdGraph face) and to the
  * second sandbox's legacy /v2 face. Condition and policy ids are one number on both sides (each
@@ -19,10 +19,11 @@ import { DEMO_KEY, MULTI_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, SECONDARY_KEY 
  */
 const LIST = 'alerts_nrql_conditions.list';
 const CREATE = 'alerts_nrql_conditions.create';
+const SHOW = 'alerts_nrql_conditions.show';
 const UPDATE = 'alerts_nrql_conditions.update';
 const DELETE = 'alerts_nrql_conditions.delete';
 /** The routes whose answers are compared in key order too (the other families' deletes answer null gaps where v2 had objects). */
-const NRQL_ROUTES = [LIST, CREATE, UPDATE, DELETE];
+const NRQL_ROUTES = [LIST, SHOW, CREATE, UPDATE, DELETE];
 const FAMILY_DELETES = ['alerts_conditions', 'alerts_external_service_conditions', 'alerts_synthetics_conditions', 'alerts_location_failure_conditions'] as const;
 
 const demo = { 'X-Api-Key': DEMO_KEY };
@@ -79,6 +80,18 @@ function corpus(data: SandboxData): DifferentialCase[] {
   add(LIST, 'bad page', 'GET', `/v2/alerts_nrql_conditions.json?policy_id=${busy}&page=0`);
   add(LIST, 'bad key', 'GET', `/v2/alerts_nrql_conditions.json?policy_id=${busy}`, { 'X-Api-Key': 'NRAK-NOT-A-KEY' });
   add(LIST, 'missing key', 'GET', `/v2/alerts_nrql_conditions.json?policy_id=${busy}`, {});
+
+  // ---- show: each type as seeded, then the refusals
+  for (const type of ['static', 'baseline', 'outlier']) {
+    const seeded = nrql.find((c) => c.fields.type === type)?.id;
+    if (seeded !== undefined) for (const format of ['json', 'xml']) add(SHOW, `${type} ${format}`, 'GET', `/v2/alerts_nrql_conditions/${seeded}.${format}`);
+  }
+  add(SHOW, 'unknown', 'GET', '/v2/alerts_nrql_conditions/999999999.json');
+  add(SHOW, 'malformed', 'GET', '/v2/alerts_nrql_conditions/abc.json');
+  add(SHOW, "another account's", 'GET', `/v2/alerts_nrql_conditions/${foreignNrql}.json`);
+  add(SHOW, 'secondary key, its own', 'GET', `/v2/alerts_nrql_conditions/${foreignNrql}.json`, { 'X-Api-Key': SECONDARY_KEY });
+  add(SHOW, 'of another family', 'GET', `/v2/alerts_nrql_conditions/${conditionsOf('alerts_conditions')[0]?.id}.json`);
+  add(SHOW, 'bad key', 'GET', `/v2/alerts_nrql_conditions/${nrql[0]?.id}.json`, { 'X-Api-Key': 'NRAK-NOT-A-KEY' });
 
   // ---- create
   create('static, defaults', { name: 'Errors', terms: [TERM], nrql: NRQL });
@@ -138,6 +151,7 @@ function corpus(data: SandboxData): DifferentialCase[] {
   update('aggregation_window null', u2 as number, { signal: { aggregation_window: null } });
   update('baseline_direction on a static condition', u3 as number, { baseline_direction: 'lower_only' });
   update('value_function sum', u3 as number, { value_function: 'sum' });
+  for (const id of [u0, u1, u2, u3]) add(SHOW, `after updates, ${id}`, 'GET', `/v2/alerts_nrql_conditions/${id}.json`);
   update('nothing given', u3 as number, {});
   update('unknown', 999999999, { name: 'x' });
   update('malformed id', 'abc', { name: 'x' });
@@ -153,6 +167,7 @@ function corpus(data: SandboxData): DifferentialCase[] {
   const doomed = nrql.slice(6, 12).map((c) => c.id);
   for (const [i, id] of doomed.entries()) add(DELETE, `seeded ${i}`, 'DELETE', `/v2/alerts_nrql_conditions/${id}.${i % 2 === 0 ? 'json' : 'xml'}`);
   add(DELETE, 'again', 'DELETE', `/v2/alerts_nrql_conditions/${doomed[0]}.json`);
+  add(SHOW, 'deleted', 'GET', `/v2/alerts_nrql_conditions/${doomed[0]}.json`);
   add(DELETE, 'unknown', 'DELETE', '/v2/alerts_nrql_conditions/999999999.json');
   add(DELETE, 'malformed', 'DELETE', '/v2/alerts_nrql_conditions/abc.json');
   add(DELETE, "another account's", 'DELETE', `/v2/alerts_nrql_conditions/${foreignNrql}.json`);
@@ -179,8 +194,9 @@ describeDifferential('differential: alerts_nrql_conditions and condition deletes
   it('answers every step alike, and both worlds end with the same conditions', async () => {
     const cases = corpus(faces.legacy.data);
     const report = await faces.expectAlike(cases);
-    for (const route of [LIST, CREATE, UPDATE, DELETE]) console.info(`differential corpus ${route}: ${cases.filter((c) => c.route === route).length} requests, statuses ${report.statuses(route).join(',')}`);
+    for (const route of [LIST, SHOW, CREATE, UPDATE, DELETE]) console.info(`differential corpus ${route}: ${cases.filter((c) => c.route === route).length} requests, statuses ${report.statuses(route).join(',')}`);
     expect(report.statuses(LIST)).toEqual(expect.arrayContaining([200, 401, 404, 422]));
+    expect(report.statuses(SHOW)).toEqual(expect.arrayContaining([200, 401, 404]));
     expect(report.statuses(CREATE)).toEqual(expect.arrayContaining([201, 400, 401, 404, 422]));
     expect(report.statuses(UPDATE)).toEqual(expect.arrayContaining([200, 400, 401, 404, 422]));
     expect(report.statuses(DELETE)).toEqual(expect.arrayContaining([200, 401, 404]));

@@ -8,7 +8,7 @@ import { deadOrigin } from '../../test/support/http.ts';
 import { createModesGateway } from '../../test/support/modes.ts';
 
 /**
- * alerts_nrql_conditions (list, create, update, delete) and the other families' DELETE in
+ * alerts_nrql_conditions (list, show, create, update, delete) and the other families' DELETE in
  * translate mode, over the sandbox's NerdGraph face, with the legacy API pointing at nothing:
  * every answer comes from NerdGraph, in v2's shapes (JSON and XML); bad inputs are v2 4xx; an
  * id of another account is v2's 404 and nothing is changed. Without a rule naming them the
@@ -97,6 +97,15 @@ describe('alerts_nrql_conditions translated', () => {
     expect(mine[0]).toEqual(made.json?.nrql_condition);
     expect(Object.keys(mine[1]!)).toEqual(['type', 'id', 'name', 'enabled', 'runbook_url', 'value_function', 'baseline_direction', 'expected_groups', 'ignore_overlap', 'violation_time_limit_seconds', 'terms', 'nrql', 'signal', 'expiration', 'entity_guid']);
 
+    // The show answers what the list holds, under the singular wrapper, in JSON and XML.
+    const shown = await call('GET', `/v2/alerts_nrql_conditions/${id}.json`);
+    expect(shown.status).toBe(200);
+    expect(shown.json).toEqual({ nrql_condition: mine[0] });
+    expect(Object.keys(shown.json?.nrql_condition as object)).toEqual(V2_KEYS);
+    const shownXml = await call('GET', `/v2/alerts_nrql_conditions/${baselineId}.xml`);
+    expect(shownXml.status).toBe(200);
+    expect(shownXml.text).toMatch(/<nrql_condition>\s*<type>baseline<\/type>\s*<id[^>]*>\d+<\/id>\s*<name>Drop<\/name>/);
+
     // A client sends back what it read, entity_guid included: the key is ignored, as v2 ignored it (UNCONFIRMED).
     const updated = await call('PUT', `/v2/alerts_nrql_conditions/${id}.json`, { nrql_condition: { ...mine[0], enabled: false, terms: [{ ...TERM, threshold: '7.5' }] } });
     expect(updated.status).toBe(200);
@@ -138,6 +147,8 @@ describe('alerts_nrql_conditions translated', () => {
     ['create with a time limit past 30 days', 'POST', '/v2/alerts_nrql_conditions/policies/100001.json', { nrql_condition: { name: 'x', violation_time_limit_seconds: 2592001, terms: [TERM], nrql: { query: 'SELECT 1 FROM T' } } }, 422, 'Invalid nrql_condition: violation_time_limit_seconds must be 300 to 2592000 seconds'],
     ['update of a malformed id', 'PUT', '/v2/alerts_nrql_conditions/abc.json', { nrql_condition: { name: 'x' } }, 404, NrqlConditionTitles.conditionNotFound],
     ['delete of a malformed id', 'DELETE', '/v2/alerts_nrql_conditions/1e3.json', undefined, 404, NrqlConditionTitles.conditionNotFound],
+    ['show of a malformed id', 'GET', '/v2/alerts_nrql_conditions/abc.json', undefined, 404, NrqlConditionTitles.conditionNotFound],
+    ['show of an unknown id', 'GET', '/v2/alerts_nrql_conditions/999999999.json', undefined, 404, NrqlConditionTitles.conditionNotFound],
   ])('%s: a v2 4xx', async (_name, method, path, body, status, title) => {
     const answer = await call(method, path, body);
     expect(answer.status).toBe(status);
@@ -157,9 +168,12 @@ describe('alerts_nrql_conditions translated', () => {
     expect(upstream.sandbox.writes().total).toBe(before);
   });
 
-  it('a condition of another account is 404 on update and delete, and stays', async () => {
+  it('a condition of another account is 404 on show, update and delete, and stays', async () => {
     const foreign = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === SECONDARY_ACCOUNT && c.family === 'alerts_nrql_conditions');
     if (!foreign) throw new Error('the sandbox world lacks a secondary NRQL condition');
+    const shown = await call('GET', `/v2/alerts_nrql_conditions/${foreign.id}.json`);
+    expect(shown.status).toBe(404);
+    expect(shown.text).not.toContain(String(foreign.fields.name));
     expect((await call('PUT', `/v2/alerts_nrql_conditions/${foreign.id}.json`, { nrql_condition: { name: 'mine' } })).status).toBe(404);
     expect((await call('DELETE', `/v2/alerts_nrql_conditions/${foreign.id}.json`)).status).toBe(404);
     expect(stored(foreign.id)?.fields.name).not.toBe('mine');

@@ -13,8 +13,9 @@
  * too; `user` is `MOBILE_PUSH`; `pagerduty` is `PAGERDUTY_SERVICE_INTEGRATION` with the service
  * key as the destination's token; webhook basic auth is the destination's BASIC auth; the
  * property keys are `email`, `url`, `userId` (destinations) and `includeJsonAttachment`,
- * `channel`, `payloadType`, `payload`, `headers` (channels). Error titles are the project's
- * (v2's are UNCONFIRMED; the differential compares them).
+ * `channel`, `payloadType`, `payload`, `headers` (channels). Error titles are the sandbox's own
+ * (v2's are UNCONFIRMED): where a type or a link has no place in the store, the sandbox says so
+ * in its words, and the differential compares statuses only there.
  */
 import type { PropertyInput } from '../policy-workflows.ts';
 import { V2Error } from './wire.ts';
@@ -40,15 +41,14 @@ export const ChannelTitles = {
   notFound: ALERT_CHANNEL_TITLES.notFound,
   policyNotFound: ALERT_CHANNEL_TITLES.policyNotFound,
   invalid: (detail: string): string => `Invalid channel: ${detail}`,
-  noEquivalent: (type: string): string =>
-    `Invalid channel: ${type} channels have no New Relic equivalent since the REST v2 end of life (NerdGraph has no ${type} destination); send these alerts through a webhook channel`,
+  /** The store is NerdGraph's: a type it has no destination for cannot be kept (what New Relic's own legacy API answers then is UNCONFIRMED). */
+  noEquivalent: (type: string): string => `Invalid channel: type ${type} cannot be stored (there is no ${type} destination)`,
   policyIdRequired: 'Invalid parameter policy_id: a policy id is required',
   channelIdsRequired: 'Invalid parameter channel_ids: at least one channel id is required',
   channelIdRequired: 'Invalid parameter channel_id: a channel id is required',
   idInvalid: (key: string): string => `Invalid parameter ${key}: expected a positive integer id`,
-  sharedWorkflow: 'The channel reaches this policy through a workflow shared with other policies; edit that workflow in New Relic (Alerts > Workflows)',
-  pushNotRoutable:
-    'Invalid parameter channel_ids: user (mobile push) channels cannot be linked to a policy since the REST v2 end of life: NerdGraph workflows cannot route to them',
+  sharedWorkflow: 'Invalid parameter channel_id: the channel reaches this policy through a workflow of other policies too',
+  pushNotRoutable: 'Invalid channel: a user channel cannot be linked to a policy (a workflow cannot route to mobile push)',
 } as const;
 
 const invalid = (detail: string): V2Error => new V2Error(422, ChannelTitles.invalid(detail));

@@ -2,8 +2,7 @@
  * REST v2's error titles as facts: data only, no logic, and no imports. Only titles whose
  * wording New Relic gave are here, each with where it comes from; both the gateway and the
  * sandbox's legacy face read them. Titles the project worded itself where v2's are unknown
- * (UNCONFIRMED) are not facts: each face states those on its own, and the differential tests
- * compare them word for word.
+ * (UNCONFIRMED) are in rule-titles.ts.
  *
  * Sources: SW = New Relic's swagger of the v2 routes (../shared/reference/v2-definitions-2016.json,
  * each route's response descriptions); rest-v2.md §3.10 (the 2018 swagger's reasons);

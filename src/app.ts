@@ -39,6 +39,7 @@ import { createLegacyApi } from './modes/passthrough.ts';
 import { createModeStrategies, type ModeStrategies } from './modes/strategies.ts';
 import { mappingTable, matchRoute, type MappingTable } from './routes/resolved-route.ts';
 import { createRoutingStep } from './routing/routing-step.ts';
+import { REQUEST_RULE_TITLES } from '../facts/rule-titles.ts';
 
 /**
  * Builds the gateway app from its dependencies, so tests can inject a NerdGraph client, a
@@ -143,7 +144,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
-      throw new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { kind: 'body_too_large' });
+      throw new V2Error(413, REQUEST_RULE_TITLES.bodyTooLarge(MAX_BODY_BYTES), { kind: 'body_too_large' });
     },
   });
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));

@@ -19,6 +19,7 @@
 import { derivedV2Id, ID_PATTERN, V2Error } from '../../src/mapping-api.ts';
 import { ALERT_CHANNEL_TITLES, missingParameter } from '../../facts/v2-titles.ts';
 import { ALERT_CHANNEL_LINKS, ALERT_CHANNEL_TYPES } from '../../facts/v2-values.ts';
+import { CHANNEL_RULE_DETAILS, CHANNEL_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 export type V2ChannelType = (typeof ALERT_CHANNEL_TYPES)[number];
 export const V2_CHANNEL_TYPES: readonly V2ChannelType[] = ALERT_CHANNEL_TYPES;
@@ -47,13 +48,13 @@ export const ChannelTitles = {
   missing: missingParameter('channel'),
   notFound: ALERT_CHANNEL_TITLES.notFound,
   policyNotFound: ALERT_CHANNEL_TITLES.policyNotFound,
-  invalid: (detail: string): string => `Invalid channel: ${detail}`,
+  invalid: CHANNEL_RULE_TITLES.invalid,
   noEquivalent: (type: string): string =>
     `Invalid channel: ${type} channels have no New Relic equivalent since the REST v2 end of life (NerdGraph has no ${type} destination); send these alerts through a webhook channel`,
-  policyIdRequired: 'Invalid parameter policy_id: a policy id is required',
-  channelIdsRequired: 'Invalid parameter channel_ids: at least one channel id is required',
-  channelIdRequired: 'Invalid parameter channel_id: a channel id is required',
-  idInvalid: (key: string): string => `Invalid parameter ${key}: expected a positive integer id`,
+  policyIdRequired: CHANNEL_RULE_TITLES.policyIdRequired,
+  channelIdsRequired: CHANNEL_RULE_TITLES.channelIdsRequired,
+  channelIdRequired: CHANNEL_RULE_TITLES.channelIdRequired,
+  idInvalid: CHANNEL_RULE_TITLES.idInvalid,
 } as const;
 
 export interface PropertyInput {
@@ -93,15 +94,15 @@ function configText(configuration: Record<string, unknown>, key: string, allowOb
   else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
   else if (typeof value === 'boolean') text = String(value);
   else if (allowObject && (isObject(value) || Array.isArray(value))) text = JSON.stringify(value as Json);
-  else throw invalid(`configuration.${key} must be text`);
-  if (text.length > MAX_VALUE) throw invalid(`configuration.${key} is too long (maximum is ${MAX_VALUE} characters)`);
-  if (!allowObject && CONTROL.test(text)) throw invalid(`configuration.${key} must not contain control characters`);
+  else throw invalid(CHANNEL_RULE_DETAILS.notText(key));
+  if (text.length > MAX_VALUE) throw invalid(CHANNEL_RULE_DETAILS.tooLong(key, MAX_VALUE));
+  if (!allowObject && CONTROL.test(text)) throw invalid(CHANNEL_RULE_DETAILS.controlCharacters(key));
   return text;
 }
 
 function required(configuration: Record<string, unknown>, key: string): string {
   const text = configText(configuration, key)?.trim();
-  if (text === undefined || text === '') throw invalid(`configuration.${key} can't be blank`);
+  if (text === undefined || text === '') throw invalid(CHANNEL_RULE_DETAILS.blank(key));
   return text;
 }
 
@@ -111,9 +112,9 @@ function url(configuration: Record<string, unknown>, key: string): string {
   try {
     parsed = new URL(text);
   } catch {
-    throw invalid(`configuration.${key} must be an http or https URL`);
+    throw invalid(CHANNEL_RULE_DETAILS.notUrl(key));
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw invalid(`configuration.${key} must be an http or https URL`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw invalid(CHANNEL_RULE_DETAILS.notUrl(key));
   return text;
 }
 
@@ -122,7 +123,7 @@ function flag(configuration: Record<string, unknown>, key: string): string {
   if (text === undefined || text === '') return 'false';
   if (['true', '1'].includes(text)) return 'true';
   if (['false', '0'].includes(text)) return 'false';
-  throw invalid(`configuration.${key} must be true or false`);
+  throw invalid(CHANNEL_RULE_DETAILS.notBoolean(key));
 }
 
 const EMAIL = /^[^\s@,]+@[^\s@,]+$/;
@@ -138,15 +139,15 @@ export function planChannel(wrapper: unknown): ChannelPlan {
   if (!isObject(wrapper)) throw new V2Error(400, ChannelTitles.missing, { kind: 'invalid_channel' });
   const rawName = own(wrapper, 'name');
   const name = typeof rawName === 'string' ? rawName.trim() : typeof rawName === 'number' ? String(rawName) : '';
-  if (name === '') throw invalid("name can't be blank");
-  if (name.length > 255) throw invalid('name is too long (maximum is 255 characters)');
-  if (CONTROL.test(name)) throw invalid('name must not contain control characters');
+  if (name === '') throw invalid(CHANNEL_RULE_DETAILS.nameBlank);
+  if (name.length > 255) throw invalid(CHANNEL_RULE_DETAILS.nameTooLong);
+  if (CONTROL.test(name)) throw invalid(CHANNEL_RULE_DETAILS.nameControlCharacters);
   const rawType = own(wrapper, 'type');
   const type = typeof rawType === 'string' ? rawType.trim().toLowerCase() : '';
-  if (!(V2_CHANNEL_TYPES as readonly string[]).includes(type)) throw invalid(`type must be one of ${V2_CHANNEL_TYPES.join(', ')}`);
+  if (!(V2_CHANNEL_TYPES as readonly string[]).includes(type)) throw invalid(CHANNEL_RULE_DETAILS.typeOneOf(V2_CHANNEL_TYPES));
   if (type === 'opsgenie' || type === 'victorops') throw new V2Error(422, ChannelTitles.noEquivalent(type), { kind: 'channel_type_unsupported' });
   const configuration = own(wrapper, 'configuration');
-  if (!isObject(configuration)) throw invalid('configuration is required');
+  if (!isObject(configuration)) throw invalid(CHANNEL_RULE_DETAILS.configurationRequired);
   const channel = (channelType: string, properties: PropertyInput[]) => ({ name, type: channelType, product: 'IINT' as const, properties });
   switch (type as ChannelPlan['type']) {
     case 'email': {
@@ -154,7 +155,7 @@ export function planChannel(wrapper: unknown): ChannelPlan {
         .split(',')
         .map((piece) => piece.trim())
         .filter((piece) => piece !== '');
-      if (recipients.length === 0 || !recipients.every((address) => EMAIL.test(address))) throw invalid('configuration.recipients must be a comma-separated list of email addresses');
+      if (recipients.length === 0 || !recipients.every((address) => EMAIL.test(address))) throw invalid(CHANNEL_RULE_DETAILS.recipients);
       return {
         name,
         type: 'email',
@@ -180,9 +181,9 @@ export function planChannel(wrapper: unknown): ChannelPlan {
       const baseUrl = url(configuration, 'base_url');
       const user = configText(configuration, 'auth_username')?.trim() || undefined;
       const password = configText(configuration, 'auth_password');
-      if (password !== undefined && password !== '' && user === undefined) throw invalid('configuration.auth_username is required with auth_password');
+      if (password !== undefined && password !== '' && user === undefined) throw invalid(CHANNEL_RULE_DETAILS.authUsernameRequired);
       const payloadType = configText(configuration, 'payload_type')?.trim() || undefined;
-      if (payloadType !== undefined && !PAYLOAD_TYPES.includes(payloadType)) throw invalid(`configuration.payload_type must be one of ${PAYLOAD_TYPES.join(', ')}`);
+      if (payloadType !== undefined && !PAYLOAD_TYPES.includes(payloadType)) throw invalid(CHANNEL_RULE_DETAILS.payloadTypeOneOf(PAYLOAD_TYPES));
       return {
         name,
         type: 'webhook',
@@ -201,7 +202,7 @@ export function planChannel(wrapper: unknown): ChannelPlan {
     }
     case 'user': {
       const userId = required(configuration, 'user_id');
-      if (!ID_PATTERN.test(userId)) throw invalid('configuration.user_id must be a user id');
+      if (!ID_PATTERN.test(userId)) throw invalid(CHANNEL_RULE_DETAILS.userId);
       return { name, type: 'user', destination: { name, type: 'MOBILE_PUSH', properties: [{ key: 'userId', value: userId }] }, channel: channel('MOBILE_PUSH', []) };
     }
   }

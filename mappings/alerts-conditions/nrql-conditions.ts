@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fieldNotesUnder, notFound, parseAnswer, v2IdOf, type FieldNote, type KnownGap, type V2Body, type V2KeyPaths } from '../../src/mapping-api.ts';
 import { NRQL_OCCURRENCE_WORDS, NRQL_OPERATOR_WORDS } from '../../facts/nrql-condition-terms.ts';
 import { missingParameter } from '../../facts/v2-titles.ts';
+import { ALERT_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /**
  * alerts_nrql_conditions over NerdGraph's NRQL conditions (nrqlConditionsSearch, nrqlCondition,
@@ -24,14 +25,14 @@ import { missingParameter } from '../../facts/v2-titles.ts';
  */
 export const NRQL_CONDITIONS_PAGE_SIZE = 50;
 
-/** v2's titles, as the sandbox's legacy face states them (its own choices: UNCONFIRMED in v2; no probe: a title shows only on a refused write or a bad read, which the read-only probes do not make). */
+/** v2's titles, as both faces word them (facts/rule-titles.ts; UNCONFIRMED in v2; no probe: a title shows only on a refused write or a bad read, which the read-only probes do not make). */
 export const NrqlConditionTitles = {
-  policyNotFound: 'No Policy found with the given ID',
-  conditionNotFound: 'No Condition found with the given ID',
-  policyIdRequired: 'Invalid parameter policy_id: a policy id is required',
-  idInvalid: (key: string): string => `Invalid parameter ${key}: expected a positive integer id`,
+  policyNotFound: ALERT_RULE_TITLES.policyNotFound,
+  conditionNotFound: ALERT_RULE_TITLES.conditionNotFound,
+  policyIdRequired: ALERT_RULE_TITLES.policyIdRequired,
+  idInvalid: ALERT_RULE_TITLES.idInvalid,
   missing: missingParameter,
-  invalid: (wrapper: string, detail: string): string => `Invalid ${wrapper}: ${detail}`,
+  invalid: ALERT_RULE_TITLES.invalid,
   tooMany: (pages: number): string =>
     `The policy has more NRQL conditions than the gateway reads in one request (${pages} NerdGraph pages of nrqlConditionsSearch); nothing partial is shown: list them through NerdGraph, or split the policy`,
   typeChange: 'Invalid nrql_condition: type cannot be changed: NerdGraph keeps a condition\'s threshold type; delete it and create one of the new type',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type BodyObject, type FieldNote, type KnownGap, type OperationContext, type V2Body, V2Error, notFound, objectAt, parseAnswer, v2IdOf, type V2KeyPaths } from '../../src/mapping-api.ts';
 import { missingParameter } from '../../facts/v2-titles.ts';
 import { INCIDENT_PREFERENCES as V2_INCIDENT_PREFERENCES } from '../../facts/v2-values.ts';
+import { ALERT_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /**
  * What the alerts_policies routes share (list, show, create, update, delete): the NerdGraph
@@ -39,13 +40,12 @@ const NerdGraphPreference = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/);
 
 /**
  * Titles as v2's Rails answers them; their exact texts are UNCONFIRMED (no probe: titles show only
- * on refused requests; the sandbox's legacy face states the same ones, sandbox/legacy/alert-bodies.ts,
- * and the differential test holds them equal).
+ * on refused requests); both faces word them alike (facts/rule-titles.ts).
  */
 export const PolicyTitles = {
-  notFound: 'No Policy found with the given ID',
+  notFound: ALERT_RULE_TITLES.policyNotFound,
   missing: missingParameter('policy'),
-  invalid: (detail: string): string => `Invalid policy: ${detail}`,
+  invalid: (detail: string): string => ALERT_RULE_TITLES.invalid('policy', detail),
   tooMany: `The account has more alert policies than the gateway reads in one request (${MAX_POLICY_PAGES} NerdGraph pages of policiesSearch); nothing partial is shown: use filter[name] to find a policy by its exact name`,
 } as const;
 

@@ -21,6 +21,7 @@ import {
 } from './application.ts';
 import { appInstancesQuery, currentWindow, endUserApdexQuery, hostIndexQuery } from '../common/topology-queries.ts';
 import { applicationKeys } from './v2-keys.ts';
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /** Fresh enough for a host filter, long enough that paging one filtered list reuses it. */
 const HOST_INDEX_TTL_MS = 60_000;
@@ -46,7 +47,7 @@ export const applicationListParams = defineParams({
   }),
   language: param.token('filter[language]', {
     pattern: /^[a-z0-9_.-]{1,32}$/,
-    title: 'Invalid parameter filter[language]: expected an agent language such as java or python',
+    title: REQUEST_RULE_TITLES.languageFilter,
     fidelity: 'exact',
     note: "`language = '<lang>'` (the language tag), lower-cased",
   }),

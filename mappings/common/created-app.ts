@@ -1,8 +1,9 @@
 import { ID_PATTERN, V2Error, UpstreamError, decodeEntityGuid, objectAt, type BodyObject } from '../../src/mapping-api.ts';
+import { CREATED_APP_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /** Shared by the mobile and browser create routes (docs/write-rules.md §6). */
-export const NAME_BLANK = "Validation error: name can't be blank";
-export const NAME_TOO_LONG = 'Validation error: name is too long (maximum is 255 characters)';
+export const NAME_BLANK = CREATED_APP_RULE_TITLES.nameBlank;
+export const NAME_TOO_LONG = CREATED_APP_RULE_TITLES.nameTooLong;
 
 /** The `name` under the first wrapper present; 422 when blank or too long. */
 export function createdAppName(body: BodyObject, wrappers: readonly string[]): string {

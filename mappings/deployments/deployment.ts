@@ -5,6 +5,7 @@ import { deploymentV2Id } from '../common/deployment-id.ts';
 import { deploymentEventsQuery } from '../common/deployment-queries.ts';
 import { DEPLOYMENT_TITLES } from '../../facts/v2-titles.ts';
 import { DEPLOYMENT_LINKS } from '../../facts/v2-values.ts';
+import { DEPLOYMENT_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /**
  * Deployments, shared by the v2 list and create routes and the v0 `deployments.xml`
@@ -28,12 +29,12 @@ export const NO_REVISION_VERSION = 'unspecified (v0 deployment without a revisio
 export const DeploymentTitles = {
   missingWrapper: DEPLOYMENT_TITLES.missingWrapper,
   revisionRequired: DEPLOYMENT_TITLES.revisionRequired,
-  tooLong: (field: string, max: number): string => `Invalid deployment: ${field} is longer than ${max} characters`,
-  fourByte: (field: string): string => `Invalid deployment: ${field} contains a 4-byte UTF-8 character`,
-  notText: (field: string): string => `Invalid deployment: ${field} must be text`,
-  badTimestamp: 'Invalid deployment: timestamp must be an ISO 8601 time',
-  future: 'Invalid deployment: timestamp must not be in the future',
-  notLatest: 'Invalid deployment: timestamp must be later than the most recent deployment',
+  tooLong: DEPLOYMENT_RULE_TITLES.tooLong,
+  fourByte: DEPLOYMENT_RULE_TITLES.fourByte,
+  notText: DEPLOYMENT_RULE_TITLES.notText,
+  badTimestamp: DEPLOYMENT_RULE_TITLES.badTimestamp,
+  future: DEPLOYMENT_RULE_TITLES.future,
+  notLatest: DEPLOYMENT_RULE_TITLES.notLatest,
   tooOld: 'Invalid deployment: timestamp can not be more than 24 hours in the past (New Relic change tracking)',
   unconfirmed: 'The deployment may have been recorded, but New Relic did not confirm it: list the deployments before retrying',
 } as const;

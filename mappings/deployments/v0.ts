@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { entityQuery, hasControlCharacters, V2Error, notFound, defineWriteMapping, type OperationContext, parseAnswer, type V2Body, type V2Format, decodeEntityGuid, defineParams, param, objectAt, type BodyObject, type JsonValue, toXml, type XmlLayout } from '../../src/mapping-api.ts';
 import { DeploymentTitles, NO_REVISION_VERSION, planDeploymentCreate } from './deployment.ts';
 import { applicationGuid } from '../common/application-ref.ts';
+import { DEPLOYMENT_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /**
  * POST /deployments.xml: the Deployments v0 API (retired with REST v2), still sent by older
@@ -46,7 +47,7 @@ const ByName = z.object({
 /** The app id for an exact (case-sensitive) name in the account; entity search LIKE-matches names. */
 async function appIdByName(ctx: OperationContext, name: string): Promise<string> {
   // No app name holds control characters, and no query literal can carry them.
-  if (hasControlCharacters(name)) throw notFound('No Application found with the given name');
+  if (hasControlCharacters(name)) throw notFound(DEPLOYMENT_RULE_TITLES.appNameNotFound);
   const query = entityQuery([
     { field: 'domain', op: '=', value: 'APM' },
     { field: 'type', op: '=', value: 'APPLICATION' },
@@ -56,7 +57,7 @@ async function appIdByName(ctx: OperationContext, name: string): Promise<string>
   const answer = parseAnswer(ByName, await ctx.read('EntityGuidSearch', { query }), 'EntityGuidSearch');
   const match = (answer.actor.entitySearch.results?.entities ?? []).find((e) => e !== null && e.name === name && e.accountId === ctx.accountId);
   const domainId = match ? decodeEntityGuid(match.guid)?.domainId : undefined;
-  if (domainId === undefined) throw notFound('No Application found with the given name');
+  if (domainId === undefined) throw notFound(DEPLOYMENT_RULE_TITLES.appNameNotFound);
   return domainId;
 }
 
@@ -124,7 +125,7 @@ export default defineWriteMapping({
     let appIdText: string;
     if (rawId !== undefined && rawId !== null && String(rawId).trim() !== '') appIdText = String(rawId).trim();
     else if (typeof rawName === 'string' && rawName.trim() !== '') appIdText = await appIdByName(ctx, rawName);
-    else throw new V2Error(422, 'Validation error: an application_id or app_name is required', { kind: 'invalid_deployment' });
+    else throw new V2Error(422, DEPLOYMENT_RULE_TITLES.appFieldRequired, { kind: 'invalid_deployment' });
     const app = applicationGuid(ctx, appIdText);
     return planDeploymentCreate(
       ctx,

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { ID_PATTERN, type V2Body, V2Error } from '../../src/mapping-api.ts';
 import { missingParameter } from '../../facts/v2-titles.ts';
+import { LABEL_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /** Labels per page of `GET /v2/labels` (v2's own size is UNCONFIRMED; chosen, documented in the mapping; no probe: a page size shows only on an account with more than a page of items, where the route comparison of npm run probe finds the route disagreeing). */
 export const LABELS_PAGE_SIZE = 20;
@@ -57,20 +58,20 @@ export const isLabelTagKey = (key: string): boolean => !SYSTEM_TAG_KEYS.has(key)
 
 export const LabelTitles = {
   missingWrapper: missingParameter('label'),
-  categoryBlank: "Invalid label: category can't be blank",
-  nameBlank: "Invalid label: name can't be blank",
-  notText: (field: string): string => `Invalid label: ${field} must be text`,
-  categoryColon: "Invalid label: category must not contain ':'",
-  tooLong: (field: string, max: number): string => `Invalid label: ${field} is longer than ${max} characters`,
-  reserved: (category: string): string => `Invalid label: category '${category}' is a tag New Relic sets itself`,
-  badApplications: 'Invalid label: links.applications must be a list of application ids',
+  categoryBlank: LABEL_RULE_TITLES.blank('category'),
+  nameBlank: LABEL_RULE_TITLES.blank('name'),
+  notText: LABEL_RULE_TITLES.notText,
+  categoryColon: LABEL_RULE_TITLES.categoryColon,
+  tooLong: LABEL_RULE_TITLES.tooLong,
+  reserved: LABEL_RULE_TITLES.reserved,
+  badApplications: LABEL_RULE_TITLES.badApplications,
   tooManyApplications: `Invalid label: at most ${MAX_LABEL_APPLICATIONS} applications per request: send the others in further requests of up to ${MAX_LABEL_APPLICATIONS} each`,
   tooManyCarrying: (count: number): string =>
     `The label is on ${count} applications, more than the ${MAX_LABEL_APPLICATIONS} one request can remove it from: name the applications in the body (label.links.applications), up to ${MAX_LABEL_APPLICATIONS} per request, until it is gone`,
-  servers: 'Invalid label: servers were retired on May 15, 2018 and have no entity to label; give applications only',
+  servers: LABEL_RULE_TITLES.servers,
   noApplications: 'Invalid label: at least one application is required (labels are kept as tags on applications)',
-  unknownApplication: (id: number): string => `Invalid label: no application with id ${id} in this account`,
-  notFound: 'No Label found with the given key',
+  unknownApplication: LABEL_RULE_TITLES.unknownApplication,
+  notFound: LABEL_RULE_TITLES.notFound,
   putUnconfirmed:
     'The label may have been applied to some or all of the applications in links.applications, but New Relic did not confirm it: list the labels before retrying',
   deleteUnconfirmed:

@@ -23,6 +23,7 @@ import { allIssuesOf, closeIssue, acknowledgeIssue, incidentsOf, policyOf, type 
 import type { SandboxData } from '../model.ts';
 import { pageOf, send, valuesOf, type LegacyRequest, type LegacyRoute, type Pairs } from './common.ts';
 import { ALERT_EVENT_ENTITY_TYPES, ALERT_EVENT_PRODUCTS, ALERT_EVENT_TYPES } from '../../facts/v2-values.ts';
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 export const AI_ISSUES_V2_PAGE_SIZE = 200;
 
@@ -39,7 +40,7 @@ function flag(pairs: Pairs, key: string): boolean {
   const text = value.trim().toLowerCase();
   if (['true', '1', 'yes', 'on', 't'].includes(text)) return true;
   if (['false', '0', 'no', 'off', 'f', ''].includes(text)) return false;
-  throw invalidParameter(`Invalid parameter ${key}: expected true or false`);
+  throw invalidParameter(REQUEST_RULE_TITLES.boolean(key));
 }
 
 function time(pairs: Pairs, key: string): number | undefined {

@@ -11,13 +11,14 @@ import { invalid, type LegacyRequest } from './common.ts';
 import { bodyParams, type Params } from './bodies.ts';
 import { asList, NrqlConditionBody, NUMERIC } from './nrql-condition-body.ts';
 import { missingParameter } from '../../facts/v2-titles.ts';
+import { ALERT_RULE_TITLES } from '../../facts/rule-titles.ts';
 export const AlertTitles = {
-  policyNotFound: 'No Policy found with the given ID',
-  conditionNotFound: 'No Condition found with the given ID',
-  policyIdRequired: 'Invalid parameter policy_id: a policy id is required',
-  idInvalid: (key: string): string => `Invalid parameter ${key}: expected a positive integer id`,
+  policyNotFound: ALERT_RULE_TITLES.policyNotFound,
+  conditionNotFound: ALERT_RULE_TITLES.conditionNotFound,
+  policyIdRequired: ALERT_RULE_TITLES.policyIdRequired,
+  idInvalid: ALERT_RULE_TITLES.idInvalid,
   missing: missingParameter,
-  invalid: (wrapper: string, detail: string): string => `Invalid ${wrapper}: ${detail}`,
+  invalid: ALERT_RULE_TITLES.invalid,
   entityType: 'Invalid parameter entity_type: expected one of Application, BrowserApplication, MobileApplication, KeyTransaction, Server',
   conditionIdRequired: 'Invalid parameter condition_id: a condition id is required',
   entityNotFound: 'No entity found with the given ID and entity_type',

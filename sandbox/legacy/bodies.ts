@@ -6,6 +6,7 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { V2Error, MAX_BODY_BYTES, type JsonValue } from './wire.ts';
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 const MAX_NESTING = 32;
 export type Params = { [key: string]: JsonValue };
@@ -61,7 +62,7 @@ function kindOf(contentType: string | null, bytes: Uint8Array): BodyKind | undef
 
 async function readBytes(request: Request): Promise<Uint8Array> {
   const tooLarge = (): V2Error =>
-    new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { headers: { connection: 'close' } });
+    new V2Error(413, REQUEST_RULE_TITLES.bodyTooLarge(MAX_BODY_BYTES), { headers: { connection: 'close' } });
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
   if (request.body === null) return new Uint8Array(0);
@@ -81,7 +82,7 @@ async function readBytes(request: Request): Promise<Uint8Array> {
     }
   } catch (error) {
     if (error instanceof V2Error) throw error;
-    throw new V2Error(400, 'The request body could not be read');
+    throw new V2Error(400, REQUEST_RULE_TITLES.bodyUnreadable);
   }
   return Buffer.concat(chunks);
 }

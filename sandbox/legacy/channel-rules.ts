@@ -21,6 +21,7 @@ import type { PropertyInput } from '../policy-workflows.ts';
 import { V2Error } from './wire.ts';
 import { ALERT_CHANNEL_TITLES, missingParameter } from '../../facts/v2-titles.ts';
 import { ALERT_CHANNEL_TYPES } from '../../facts/v2-values.ts';
+import { CHANNEL_RULE_DETAILS, CHANNEL_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 export type V2ChannelType = (typeof ALERT_CHANNEL_TYPES)[number];
 const V2_TYPES: readonly V2ChannelType[] = ALERT_CHANNEL_TYPES;
@@ -40,13 +41,13 @@ export const ChannelTitles = {
   missing: missingParameter('channel'),
   notFound: ALERT_CHANNEL_TITLES.notFound,
   policyNotFound: ALERT_CHANNEL_TITLES.policyNotFound,
-  invalid: (detail: string): string => `Invalid channel: ${detail}`,
+  invalid: CHANNEL_RULE_TITLES.invalid,
   /** The store is NerdGraph's: a type it has no destination for cannot be kept (what New Relic's own legacy API answers then is UNCONFIRMED). */
   noEquivalent: (type: string): string => `Invalid channel: type ${type} cannot be stored (there is no ${type} destination)`,
-  policyIdRequired: 'Invalid parameter policy_id: a policy id is required',
-  channelIdsRequired: 'Invalid parameter channel_ids: at least one channel id is required',
-  channelIdRequired: 'Invalid parameter channel_id: a channel id is required',
-  idInvalid: (key: string): string => `Invalid parameter ${key}: expected a positive integer id`,
+  policyIdRequired: CHANNEL_RULE_TITLES.policyIdRequired,
+  channelIdsRequired: CHANNEL_RULE_TITLES.channelIdsRequired,
+  channelIdRequired: CHANNEL_RULE_TITLES.channelIdRequired,
+  idInvalid: CHANNEL_RULE_TITLES.idInvalid,
   sharedWorkflow: 'Invalid parameter channel_id: the channel reaches this policy through a workflow of other policies too',
   pushNotRoutable: 'Invalid channel: a user channel cannot be linked to a policy (a workflow cannot route to mobile push)',
 } as const;
@@ -79,21 +80,21 @@ function textAt(config: Hash, key: string, objectsAllowed = false): string | und
   if (typeof value === 'string') text = value;
   else if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') text = String(value);
   else if (objectsAllowed && typeof value === 'object') text = JSON.stringify(value);
-  else throw invalid(`configuration.${key} must be text`);
-  if (text.length > LONGEST_VALUE) throw invalid(`configuration.${key} is too long (maximum is ${LONGEST_VALUE} characters)`);
-  if (!objectsAllowed && CONTROL.test(text)) throw invalid(`configuration.${key} must not contain control characters`);
+  else throw invalid(CHANNEL_RULE_DETAILS.notText(key));
+  if (text.length > LONGEST_VALUE) throw invalid(CHANNEL_RULE_DETAILS.tooLong(key, LONGEST_VALUE));
+  if (!objectsAllowed && CONTROL.test(text)) throw invalid(CHANNEL_RULE_DETAILS.controlCharacters(key));
   return text;
 }
 
 function requiredAt(config: Hash, key: string): string {
   const text = textAt(config, key)?.trim() ?? '';
-  if (text === '') throw invalid(`configuration.${key} can't be blank`);
+  if (text === '') throw invalid(CHANNEL_RULE_DETAILS.blank(key));
   return text;
 }
 
 function urlAt(config: Hash, key: string): string {
   const text = requiredAt(config, key);
-  if (!URL.canParse(text) || !['http:', 'https:'].includes(new URL(text).protocol)) throw invalid(`configuration.${key} must be an http or https URL`);
+  if (!URL.canParse(text) || !['http:', 'https:'].includes(new URL(text).protocol)) throw invalid(CHANNEL_RULE_DETAILS.notUrl(key));
   return text;
 }
 
@@ -101,7 +102,7 @@ function flagAt(config: Hash, key: string): 'true' | 'false' {
   const text = textAt(config, key)?.trim().toLowerCase() ?? '';
   if (text === '' || text === 'false' || text === '0') return 'false';
   if (text === 'true' || text === '1') return 'true';
-  throw invalid(`configuration.${key} must be true or false`);
+  throw invalid(CHANNEL_RULE_DETAILS.notBoolean(key));
 }
 
 const optional = (key: string, value: string | undefined): PropertyInput[] => (value === undefined || value === '' ? [] : [{ key, value }]);
@@ -111,19 +112,19 @@ export function channelToStore(wrapper: unknown): ChannelToStore {
   if (!isHash(wrapper)) throw new V2Error(400, ChannelTitles.missing);
   const rawName = own(wrapper, 'name');
   const name = typeof rawName === 'string' ? rawName.trim() : typeof rawName === 'number' ? String(rawName) : '';
-  if (name === '') throw invalid("name can't be blank");
-  if (name.length > 255) throw invalid('name is too long (maximum is 255 characters)');
-  if (CONTROL.test(name)) throw invalid('name must not contain control characters');
+  if (name === '') throw invalid(CHANNEL_RULE_DETAILS.nameBlank);
+  if (name.length > 255) throw invalid(CHANNEL_RULE_DETAILS.nameTooLong);
+  if (CONTROL.test(name)) throw invalid(CHANNEL_RULE_DETAILS.nameControlCharacters);
   const rawType = own(wrapper, 'type');
   const type = (typeof rawType === 'string' ? rawType.trim().toLowerCase() : '') as V2ChannelType;
-  if (!V2_TYPES.includes(type)) throw invalid(`type must be one of ${V2_TYPES.join(', ')}`);
+  if (!V2_TYPES.includes(type)) throw invalid(CHANNEL_RULE_DETAILS.typeOneOf(V2_TYPES));
   if (type === 'opsgenie' || type === 'victorops') throw new V2Error(422, ChannelTitles.noEquivalent(type));
   const config = own(wrapper, 'configuration');
-  if (!isHash(config)) throw invalid('configuration is required');
+  if (!isHash(config)) throw invalid(CHANNEL_RULE_DETAILS.configurationRequired);
   switch (type) {
     case 'email': {
       const recipients = requiredAt(config, 'recipients').split(',').map((r) => r.trim()).filter((r) => r !== '');
-      if (recipients.length === 0 || recipients.some((r) => !/^[^\s@,]+@[^\s@,]+$/.test(r))) throw invalid('configuration.recipients must be a comma-separated list of email addresses');
+      if (recipients.length === 0 || recipients.some((r) => !/^[^\s@,]+@[^\s@,]+$/.test(r))) throw invalid(CHANNEL_RULE_DETAILS.recipients);
       return {
         name,
         v2Type: type,
@@ -149,10 +150,10 @@ export function channelToStore(wrapper: unknown): ChannelToStore {
       const url = urlAt(config, 'base_url');
       const user = textAt(config, 'auth_username')?.trim() || undefined;
       const password = textAt(config, 'auth_password');
-      if (user === undefined && password !== undefined && password !== '') throw invalid('configuration.auth_username is required with auth_password');
+      if (user === undefined && password !== undefined && password !== '') throw invalid(CHANNEL_RULE_DETAILS.authUsernameRequired);
       const payloadType = textAt(config, 'payload_type')?.trim() || undefined;
       const payloadTypes = ['application/json', 'application/x-www-form-urlencoded'];
-      if (payloadType !== undefined && !payloadTypes.includes(payloadType)) throw invalid(`configuration.payload_type must be one of ${payloadTypes.join(', ')}`);
+      if (payloadType !== undefined && !payloadTypes.includes(payloadType)) throw invalid(CHANNEL_RULE_DETAILS.payloadTypeOneOf(payloadTypes));
       return {
         name,
         v2Type: type,
@@ -165,7 +166,7 @@ export function channelToStore(wrapper: unknown): ChannelToStore {
     }
     case 'user': {
       const userId = requiredAt(config, 'user_id');
-      if (!/^[1-9][0-9]{0,14}$/.test(userId)) throw invalid('configuration.user_id must be a user id');
+      if (!/^[1-9][0-9]{0,14}$/.test(userId)) throw invalid(CHANNEL_RULE_DETAILS.userId);
       return { name, v2Type: type, destination: { type: 'MOBILE_PUSH', properties: [{ key: 'userId', value: userId }], auth: null }, channel: { type: 'MOBILE_PUSH', properties: [] } };
     }
   }

@@ -10,6 +10,7 @@ import { browserConfigured } from '../browser-loader.ts';
 import type { SandboxApp, SandboxData } from '../model.ts';
 import { findMetric, rowsOf } from '../timeslices.ts';
 import { APPLICATION_LINKS } from '../../facts/v2-values.ts';
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /** Request parameters as ordered [key, value] pairs: query string first, then a form body. */
 export type Pairs = Array<[string, string]>;
@@ -163,7 +164,7 @@ export function ids(pairs: Pairs, key: string): number[] | undefined {
   if (values.length === 0) return undefined;
   const found = values.flatMap((v) => v.split(',')).map((piece) => piece.trim()).filter((piece) => piece !== '');
   for (const piece of found) {
-    if (!/^[1-9][0-9]{0,14}$/.test(piece)) throw invalid(`Invalid parameter ${key}: expected a comma-separated list of positive integer ids`);
+    if (!/^[1-9][0-9]{0,14}$/.test(piece)) throw invalid(REQUEST_RULE_TITLES.idList(key));
   }
   if (found.length > 1000) throw invalid(`Invalid parameter ${key}: at most 1000 ids are accepted`);
   return found.map(Number);
@@ -201,7 +202,7 @@ export function accountFor(headers: Headers, data: SandboxData): number {
   if (!accounts) throw new V2Error(401, V2Titles.invalidApiKey);
   const header = headers.get('x-account-id')?.trim();
   if (header) {
-    if (!/^[1-9]\d{0,14}$/.test(header)) throw new V2Error(400, 'Invalid X-Account-Id header: expected a positive integer account id');
+    if (!/^[1-9]\d{0,14}$/.test(header)) throw new V2Error(400, REQUEST_RULE_TITLES.accountHeader);
     if (!accounts.includes(Number(header))) throw new V2Error(403, `The API key cannot access account ${header}`);
     return Number(header);
   }

@@ -15,6 +15,7 @@ import { APPLICATION_LINK_TEMPLATES, accountFor, legacyApplication, legacyLink, 
 import { LEGACY_ROUTES } from './routes.ts';
 import { countWrite, isLegacyWrite } from '../write-counts.ts';
 import { V2Error, errorBody, notFound, readFormBody, type V2Format } from './wire.ts';
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 interface Compiled {
   route: LegacyRoute;
@@ -123,7 +124,7 @@ export function legacyV2Routes(
       const hit =
         found.hits.find((entry) => entry.route.methods.includes(method)) ??
         (data.behaviours.legacyPostServesRead === true ? readByPost(c.req.raw, method, found) : undefined);
-      if (!hit) throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow: found.allow.join(', ') } });
+      if (!hit) throw new V2Error(405, REQUEST_RULE_TITLES.methodNotAllowed(c.req.method), { headers: { allow: found.allow.join(', ') } });
       const accountId = accountFor(c.req.raw.headers, data);
       const url = new URL(c.req.url);
       const clock = now();

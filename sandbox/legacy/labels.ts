@@ -26,21 +26,22 @@ import { pageOf, send, type LegacyRequest, type LegacyRoute } from './common.ts'
 import { V2Error, notFound, type JsonValue, type V2Body } from './wire.ts';
 import { bodyParams } from './bodies.ts';
 import { missingParameter } from '../../facts/v2-titles.ts';
+import { LABEL_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 const PAGE_SIZE = 20;
 
 /** The titles the label rules answer (v2's own are UNCONFIRMED; the differential compares them). */
 const Titles = {
   missingWrapper: missingParameter('label'),
-  blank: (field: 'category' | 'name'): string => `Invalid label: ${field} can't be blank`,
-  notText: (field: string): string => `Invalid label: ${field} must be text`,
-  colon: "Invalid label: category must not contain ':'",
-  tooLong: (field: string, max: number): string => `Invalid label: ${field} is longer than ${max} characters`,
-  reserved: (category: string): string => `Invalid label: category '${category}' is a tag New Relic sets itself`,
-  badApplications: 'Invalid label: links.applications must be a list of application ids',
-  servers: 'Invalid label: servers were retired on May 15, 2018 and have no entity to label; give applications only',
-  unknownApplication: (id: number): string => `Invalid label: no application with id ${id} in this account`,
-  notFound: 'No Label found with the given key',
+  blank: LABEL_RULE_TITLES.blank,
+  notText: LABEL_RULE_TITLES.notText,
+  colon: LABEL_RULE_TITLES.categoryColon,
+  tooLong: LABEL_RULE_TITLES.tooLong,
+  reserved: LABEL_RULE_TITLES.reserved,
+  badApplications: LABEL_RULE_TITLES.badApplications,
+  servers: LABEL_RULE_TITLES.servers,
+  unknownApplication: LABEL_RULE_TITLES.unknownApplication,
+  notFound: LABEL_RULE_TITLES.notFound,
 } as const;
 
 const invalid = (title: string): V2Error => new V2Error(422, title);

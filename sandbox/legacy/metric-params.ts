@@ -7,6 +7,7 @@
 import { MetricTitles } from './titles.ts';
 import { V2Error } from './wire.ts';
 import type { DataOptions, MetricRequest } from './metric-request.ts';
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 const MAX_NAMES = 100;
 const MAX_TIMESLICES = 366;
 export const MINUTE = 60;
@@ -80,7 +81,7 @@ function flagParam(req: MetricRequest, key: 'summarize' | 'raw'): boolean {
   const text = lastValue(req, key)?.trim().toLowerCase();
   if (text === undefined || FALSE_WORDS.includes(text)) return false;
   if (TRUE_WORDS.includes(text)) return true;
-  throw invalid(`Invalid parameter ${key}: expected true or false`);
+  throw invalid(REQUEST_RULE_TITLES.boolean(key));
 }
 
 /**

@@ -35,6 +35,7 @@ import { listMobileApplicationsRoute, showMobileApplicationRoute } from './mobil
 import { legacyBrowserApplications, legacyKeyTransactionShow, legacyKeyTransactions } from './kt-browser.ts';
 import { legacyCreateDeployment, legacyDeleteDeployment, legacyDeploymentV0, legacyDeployments } from './deployments.ts';
 import { legacyCreateApplication, legacyDeleteApplication, legacyUpdateApplication } from './writes.ts';
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 const PAGE_SIZE = 200;
 
@@ -60,13 +61,13 @@ function listFilters(pairs: Pairs): ListFilters {
   if (valuesOf(pairs, 'filter[ids]').length > 0 || valuesOf(pairs, 'filter[id]').length > 0) filters.ids = new Set(idList);
   const language = valuesOf(pairs, 'filter[language]').at(-1)?.trim().toLowerCase();
   if (language) {
-    if (!/^[a-z0-9_.-]{1,32}$/.test(language)) throw invalid('Invalid parameter filter[language]: expected an agent language such as java or python');
+    if (!/^[a-z0-9_.-]{1,32}$/.test(language)) throw invalid(REQUEST_RULE_TITLES.languageFilter);
     filters.language = language;
   }
   const exclude = valuesOf(pairs, 'exclude_links').at(-1)?.trim().toLowerCase();
   if (exclude !== undefined) {
     if (['true', '1', 'yes', 'on', 't'].includes(exclude)) filters.excludeLinks = true;
-    else if (!['false', '0', 'no', 'off', 'f', ''].includes(exclude)) throw invalid('Invalid parameter exclude_links: expected true or false');
+    else if (!['false', '0', 'no', 'off', 'f', ''].includes(exclude)) throw invalid(REQUEST_RULE_TITLES.boolean('exclude_links'));
   }
   filters.page = pageOf(pairs);
   return filters;

@@ -11,6 +11,7 @@
  *   writes the JSON body as Rails' `to_xml` would: `type="array"` lists of singular elements,
  *   `type="integer"|"float"|"boolean"`, `nil="true"`, under one `<response>` root.
  */
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type V2Body = { [key: string]: JsonValue };
@@ -103,7 +104,7 @@ export function isoSeconds(epochMs: number): string {
 /** The largest body the face reads (its own bound; v2's is not documented). */
 export const MAX_BODY_BYTES = 1 << 20;
 
-export const tooLarge = (): V2Error => new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { headers: { connection: 'close' } });
+export const tooLarge = (): V2Error => new V2Error(413, REQUEST_RULE_TITLES.bodyTooLarge(MAX_BODY_BYTES), { headers: { connection: 'close' } });
 
 /**
  * A form-encoded body's text, or undefined when the request carries none. Clients send v2
@@ -130,7 +131,7 @@ export async function readFormBody(request: Request, incoming: AsyncIterable<Buf
     }
   } catch (error) {
     if (error instanceof V2Error) throw error;
-    throw new V2Error(400, 'The request body could not be read');
+    throw new V2Error(400, REQUEST_RULE_TITLES.bodyUnreadable);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

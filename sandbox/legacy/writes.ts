@@ -14,6 +14,7 @@ import type { SandboxApp, SandboxData } from '../model.ts';
 import { createBrowserApplication, createMobileApplication, removeApplication, updateApplication, type ApplicationChanges } from '../writes.ts';
 import { bodyParams, characters, field, given, isObject, type Params } from './bodies.ts';
 import { APPLICATION_TITLES, DEPLOYMENT_TITLES } from '../../facts/v2-titles.ts';
+import { CREATED_APP_RULE_TITLES, DEPLOYMENT_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 export interface WriteRequest {
   data: SandboxData;
@@ -43,17 +44,17 @@ export const WriteTitles = {
   stillReporting: APPLICATION_TITLES.stillReporting,
   missingDeployment: DEPLOYMENT_TITLES.missingWrapper,
   revisionRequired: DEPLOYMENT_TITLES.revisionRequired,
-  tooLong: (field: string, limit: number): string => `Invalid deployment: ${field} is longer than ${limit} characters`,
-  notText: (field: string): string => `Invalid deployment: ${field} must be text`,
-  fourByte: (field: string): string => `Invalid deployment: ${field} contains a 4-byte UTF-8 character`,
-  badTimestamp: 'Invalid deployment: timestamp must be an ISO 8601 time',
-  futureTimestamp: 'Invalid deployment: timestamp must not be in the future',
-  staleTimestamp: 'Invalid deployment: timestamp must be later than the most recent deployment',
+  tooLong: DEPLOYMENT_RULE_TITLES.tooLong,
+  notText: DEPLOYMENT_RULE_TITLES.notText,
+  fourByte: DEPLOYMENT_RULE_TITLES.fourByte,
+  badTimestamp: DEPLOYMENT_RULE_TITLES.badTimestamp,
+  futureTimestamp: DEPLOYMENT_RULE_TITLES.future,
+  staleTimestamp: DEPLOYMENT_RULE_TITLES.notLatest,
   deploymentNotFound: 'No Deployment found with the given ID',
-  appFieldRequired: 'Validation error: an application_id or app_name is required',
-  appNameNotFound: 'No Application found with the given name',
-  nameBlank: "Validation error: name can't be blank",
-  nameTooLong: 'Validation error: name is too long (maximum is 255 characters)',
+  appFieldRequired: DEPLOYMENT_RULE_TITLES.appFieldRequired,
+  appNameNotFound: DEPLOYMENT_RULE_TITLES.appNameNotFound,
+  nameBlank: CREATED_APP_RULE_TITLES.nameBlank,
+  nameTooLong: CREATED_APP_RULE_TITLES.nameTooLong,
 } as const;
 
 export function reply(format: V2Format, status: number, body: V2Body): Response {

@@ -10,6 +10,7 @@ import { REFUSING_CLASSES, type KeyGuard } from './key-guard.ts';
 import type { KeyUsers } from './key-users.ts';
 import { ID_PATTERN } from '../v2/params.ts';
 import type { SharedState, StateKeyer } from '../state/shared-state.ts';
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /**
  * REST v2 inferred the account from the key; NerdGraph does not. Each request is pinned to
@@ -142,7 +143,7 @@ export function createAccountResolver(deps: {
       if (requestedHeader !== undefined && requestedHeader.trim() !== '') {
         const text = requestedHeader.trim();
         if (!ID_PATTERN.test(text)) {
-          throw new V2Error(400, 'Invalid X-Account-Id header: expected a positive integer account id', { kind: 'bad_account' });
+          throw new V2Error(400, REQUEST_RULE_TITLES.accountHeader, { kind: 'bad_account' });
         }
         requested = Number(text);
       }

@@ -15,6 +15,7 @@ import { createMetricNamesRunner } from './metric-names.ts';
 import { createTargetResolver } from './timeslice-target.ts';
 import { createOperationRunners } from './operations.ts';
 import type { RouteDeps, RouteRequest } from './types.ts';
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /**
  * The translation: serves a /v2 request by its mapping's kind, from the route resolved once
@@ -36,7 +37,7 @@ function mappingToServe(c: GatewayContext, route: ResolvedRoute): { mapping: Map
   if (!isServedFormat(route.format)) throw notFound(`Unknown format .${route.format}: use .json or .xml`);
   if (route.mapping === undefined) {
     c.set('routeLabel', route.template);
-    throw new V2Error(405, `Method ${c.req.method} is not allowed here`, { headers: { allow: route.allow.join(', ') }, kind: 'method' });
+    throw new V2Error(405, REQUEST_RULE_TITLES.methodNotAllowed(c.req.method), { headers: { allow: route.allow.join(', ') }, kind: 'method' });
   }
   c.set('routeLabel', route.mapping.route);
   c.set('format', route.format);

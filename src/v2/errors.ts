@@ -1,3 +1,4 @@
+import { METRIC_RULE_TITLES } from '../../facts/rule-titles.ts';
 import { WIRE_TITLES } from '../../facts/v2-titles.ts';
 import type { V2ErrorKind } from './error-kinds.ts';
 
@@ -41,22 +42,8 @@ export class V2Error extends Error {
 /** Titles REST v2 itself used (facts/v2-titles.ts), kept verbatim because clients match on them. */
 export const V2Titles = WIRE_TITLES;
 
-/**
- * Titles of the metric-data rules (docs/metric-data-rules.md). REST v2's own texts for these
- * are unconfirmed (rest-v2.md §7.4); both the gateway and the sandbox's legacy face use these.
- */
-export const MetricTitles = {
-  timeRangeTooShort: 'Time range must be at least 60 seconds',
-  tooManyTimeslices: 'Time range too long for the period: at most 366 timeslices per metric, use a larger period',
-  namesRequired: 'Invalid parameter names[]: at least one metric name is required',
-  tooManyNames: 'Invalid parameter names[]: at most 100 metric names per request',
-  periodNotMinutes: 'Invalid parameter period: expected a whole number of minutes, in seconds',
-  periodTooSmall: (minimumSeconds: number): string =>
-    `Invalid parameter period: the smallest period for this time range is ${minimumSeconds} seconds`,
-  badTime: (parameter: 'from' | 'to'): string =>
-    `Invalid parameter ${parameter}: expected an ISO 8601 time such as 2026-01-01T10:00:00+00:00`,
-  timeBeforeEpoch: (parameter: 'from' | 'to'): string => `Invalid parameter ${parameter}: times before 1970-01-01T00:00:00Z are not accepted`,
-} as const;
+/** Titles of the metric-data rules (docs/metric-data-rules.md), as both faces word them (facts/rule-titles.ts). */
+export const MetricTitles = METRIC_RULE_TITLES;
 
 export const notFound = (title = 'Resource not found'): V2Error => new V2Error(404, title, { kind: 'not_found' });
 

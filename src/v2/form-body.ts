@@ -1,4 +1,5 @@
 import { V2Error } from './errors.ts';
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /** Largest request body either face reads. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -29,14 +30,14 @@ export async function readFormBody(req: RequestLike, incoming: AsyncIterable<Buf
       size += next.value.length;
       if (size > MAX_BODY_BYTES) {
         // The connection is closed once the rest of the body is discarded (bounded).
-        throw new V2Error(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, { kind: 'body_too_large', headers: { connection: 'close' } });
+        throw new V2Error(413, REQUEST_RULE_TITLES.bodyTooLarge(MAX_BODY_BYTES), { kind: 'body_too_large', headers: { connection: 'close' } });
       }
       chunks.push(next.value);
     }
   } catch (error) {
     if (error instanceof V2Error) throw error;
     // The client went away or sent a broken body: its mistake, not a server error.
-    throw new V2Error(400, 'The request body could not be read', { kind: 'bad_body' });
+    throw new V2Error(400, REQUEST_RULE_TITLES.bodyUnreadable, { kind: 'bad_body' });
   }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,5 +1,6 @@
 import { MetricTitles, invalidParameter } from './errors.ts';
 import { hasControlCharacters } from './control-characters.ts';
+import { REQUEST_RULE_TITLES } from '../../facts/rule-titles.ts';
 
 /**
  * REST v2 parameters as real clients send them (client-behaviour.md §3): in the query string
@@ -85,7 +86,7 @@ export function parseIdList(params: V2Params, key: string): number[] | undefined
       const text = piece.trim();
       if (text === '') continue;
       if (!ID_PATTERN.test(text)) {
-        throw invalidParameter(`Invalid parameter ${key}: expected a comma-separated list of positive integer ids`);
+        throw invalidParameter(REQUEST_RULE_TITLES.idList(key));
       }
       ids.push(Number(text));
     }
@@ -113,7 +114,7 @@ export function parseFlag(params: V2Params, key: string): boolean {
   const text = value.trim().toLowerCase();
   if (['true', '1', 'yes', 'on', 't'].includes(text)) return true;
   if (['false', '0', 'no', 'off', 'f', ''].includes(text)) return false;
-  throw invalidParameter(`Invalid parameter ${key}: expected true or false`);
+  throw invalidParameter(REQUEST_RULE_TITLES.boolean(key));
 }
 
 const MAX_METRIC_NAMES = 100;

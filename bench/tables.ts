@@ -64,13 +64,39 @@ export function distinctCheck(rows: readonly Measured[], distinct: readonly Scen
 
 export function latencyTable(single: readonly Measured[], scenarios: readonly Scenario[]): string {
   const lines = [
-    '| scenario | (b) gateway p50 ms, 1 connection | (d) proxy p50 ms, 1 connection | added p50 ms | (b) p99 ms | (d) p99 ms |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| scenario | (b) gateway p50 ms, 1 connection | (t) translator p50 ms, 1 connection | (d) proxy p50 ms, 1 connection | added p50 ms over (t) | added p50 ms over (d) | (b) p99 ms | (t) p99 ms | (d) p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const scenario of scenarios) {
-    const [b, d] = [rowOf(single, scenario, 'b'), rowOf(single, scenario, 'd')];
-    if (!b || !d) continue;
-    lines.push(`| ${scenario.name} | ${fixed(b.p50, 2)} | ${fixed(d.p50, 2)} | ${fixed(b.p50 - d.p50, 2)} | ${fixed(b.p99, 2)} | ${fixed(d.p99, 2)} |`);
+    const [b, t, d] = [rowOf(single, scenario, 'b'), rowOf(single, scenario, 't'), rowOf(single, scenario, 'd')];
+    if (!b || (!d && !t)) continue;
+    const [tp50, tp99, dp50, dp99] = [t?.p50 ?? NaN, t?.p99 ?? NaN, d?.p50 ?? NaN, d?.p99 ?? NaN];
+    lines.push(
+      `| ${scenario.name} | ${fixed(b.p50, 2)} | ${fixed(tp50, 2)} | ${fixed(dp50, 2)} | ${fixed(b.p50 - tp50, 2)} | ${fixed(b.p50 - dp50, 2)} | ${fixed(b.p99, 2)} | ${fixed(tp99, 2)} | ${fixed(dp99, 2)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The distinct rows' ratio table: (b) against (t), the floor of a translation (what the goals
+ * read), and against (d), the pass-through floor; (t) against (d) is what translating itself
+ * costs; (a) ÷ (b) what the sandbox's own work does to the gateway.
+ */
+export function distinctRatios(rows: readonly Measured[], single: readonly Measured[], scenarios: readonly Scenario[]): string {
+  const lines = [
+    '| scenario | (b) ÷ (t) req/s | (b) ÷ (t) CPU/req | (b) ÷ (t) p99 | (b) ÷ (d) req/s | (b) ÷ (d) CPU/req | (b) ÷ (d) p99 | (t) ÷ (d) CPU/req | added p50 at 1 connection over (t), ms | (a) ÷ (b) req/s |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const scenario of scenarios) {
+    const [a, b, d, t] = (['a', 'b', 'd', 't'] as const).map((key) => rowOf(rows, scenario, key));
+    const [b1, t1] = [rowOf(single, scenario, 'b'), rowOf(single, scenario, 't')];
+    if (!b || (!d && !t)) continue;
+    const over = (key: 'rps' | 'cpuPerReq' | 'p99', floor: Measured | undefined): string => fixed(b[key] / (floor?.[key] ?? NaN), 2);
+    lines.push(
+      `| ${scenario.name} | ${over('rps', t)} | ${over('cpuPerReq', t)} | ${over('p99', t)} | ${over('rps', d)} | ${over('cpuPerReq', d)} | ${over('p99', d)} | ` +
+        `${fixed((t?.cpuPerReq ?? NaN) / (d?.cpuPerReq ?? NaN), 2)} | ${fixed(b1 && t1 ? b1.p50 - t1.p50 : NaN, 2)} | ${fixed(a ? a.rps / b.rps : NaN, 2)} |`,
+    );
   }
   return lines.join('\n');
 }

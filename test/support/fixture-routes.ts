@@ -16,7 +16,7 @@ import { listenOnLoopback } from './http.ts';
  * roots are mappings/ and queries/ only).
  *
  * - widgets: translated. A widget is an APM application of the caller's account, `{id, name}`.
- *   List (10 per page, by id, filter[name]), show, a write (a note, as a tag the sandbox's
+ *   List (10 per page, by id, filter[name]; a form POST reads it too), show, a write (a note, as a tag the sandbox's
  *   NerdGraph face writes) and an unsupported DELETE.
  * - gadgets: passthrough only (NerdGraph cannot serve them).
  * - sprockets: GET translated but passed through by default (only a rule naming it translates
@@ -83,7 +83,8 @@ export async function startFixtureLegacy(sandbox: Pick<Sandbox, 'data'>, upstrea
   function answer(req: FixtureLegacyRequest, origin: string): { status: number; body?: V2Body; headers?: Record<string, string> } {
     const url = new URL(req.url, origin);
     const [, resource, id, sub, subId] = FIXTURE_PATH.exec(url.pathname) ?? [];
-    const pairs: Pairs = [...url.searchParams.entries()];
+    const form = req.method === 'POST' && /x-www-form-urlencoded/.test(String(req.headers['content-type'])) ? [...new URLSearchParams(req.body).entries()] : [];
+    const pairs: Pairs = [...url.searchParams.entries(), ...form];
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
     const accountId = accountFor(headers, data);
@@ -96,7 +97,7 @@ export async function startFixtureLegacy(sandbox: Pick<Sandbox, 'data'>, upstrea
     };
     if (resource === 'widgets') {
       const apps = data.apps.filter((app) => app.accountId === accountId);
-      if (id === undefined && req.method === 'GET') {
+      if (id === undefined && (req.method === 'GET' || req.method === 'HEAD' || req.method === 'POST')) {
         const name = text(pairs, 'filter[name]')?.toLowerCase();
         const page = pageOf(pairs);
         const rows = apps.filter((app) => name === undefined || app.name.toLowerCase().includes(name)).sort((a, b) => a.id - b.id);
@@ -107,7 +108,7 @@ export async function startFixtureLegacy(sandbox: Pick<Sandbox, 'data'>, upstrea
       }
       const app = id !== undefined && /^[1-9]\d{0,14}$/.test(id) ? apps.find((candidate) => candidate.id === Number(id)) : undefined;
       if (!app) throw new V2Error(404, 'Fixture widget not found');
-      if (sub === undefined && req.method === 'GET') return { status: 200, body: { widget: { id: app.id, name: app.name } } };
+      if (sub === undefined && (req.method === 'GET' || req.method === 'HEAD')) return { status: 200, body: { widget: { id: app.id, name: app.name } } };
       if (sub === 'notes' && subId === undefined && req.method === 'POST') {
         const note = json().note as { text?: unknown } | undefined;
         const written = note?.text;
@@ -119,7 +120,7 @@ export async function startFixtureLegacy(sandbox: Pick<Sandbox, 'data'>, upstrea
       if (sub === 'notes' && subId !== undefined && req.method === 'DELETE') return { status: 204 };
     }
     if (resource === 'gadgets' && sub === undefined) {
-      if (id === undefined && req.method === 'GET') return { status: 200, body: { gadgets } };
+      if (id === undefined && (req.method === 'GET' || req.method === 'HEAD')) return { status: 200, body: { gadgets } };
       if (id === undefined && req.method === 'POST') {
         const gadget = { id: gadgets.length + 1, name: String((json().gadget as { name?: unknown } | undefined)?.name ?? '') };
         gadgets.push(gadget);
@@ -127,7 +128,7 @@ export async function startFixtureLegacy(sandbox: Pick<Sandbox, 'data'>, upstrea
       }
       const gadget = gadgets.find((row) => String(row.id) === id);
       if (!gadget) throw new V2Error(404, 'Fixture gadget not found');
-      if (req.method === 'GET') return { status: 200, body: { gadget } };
+      if (req.method === 'GET' || req.method === 'HEAD') return { status: 200, body: { gadget } };
       if (req.method === 'PUT') {
         gadget.name = String((json().gadget as { name?: unknown } | undefined)?.name ?? gadget.name);
         return { status: 200, body: { gadget } };
@@ -140,7 +141,7 @@ export async function startFixtureLegacy(sandbox: Pick<Sandbox, 'data'>, upstrea
     if (resource === 'sprockets' && id === undefined && sub === undefined) {
       const visible = data.keys.get((headers.get('x-api-key') ?? headers.get('api-key') ?? '').trim()) ?? [];
       const sprockets = data.accounts.filter((account) => visible.includes(account.id)).map((account) => ({ id: account.id, name: account.name })).sort((a, b) => a.id - b.id);
-      if (req.method === 'GET') return { status: 200, body: { sprockets } };
+      if (req.method === 'GET' || req.method === 'HEAD') return { status: 200, body: { sprockets } };
       if (req.method === 'POST') return { status: 201, body: { sprocket: { id: 1, name: String((json().sprocket as { name?: unknown } | undefined)?.name ?? '') } } };
     }
     throw new V2Error(404, 'Resource not found');

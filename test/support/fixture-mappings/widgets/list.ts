@@ -6,11 +6,13 @@ const parameters = defineParams({
   page: param.page({ fidelity: 'exact', note: `${WIDGETS_PAGE_SIZE} per page, by id; v2 Link header` }),
 });
 
-/** Test fixture, a translated list: GET /v2/fixture_widgets.{json,xml}. */
+/** Test fixture, a translated list: GET (or a read-only form POST) /v2/fixture_widgets.{json,xml}. */
 export default defineReadPlanMapping({
   kind: 'read-plan',
   id: 'fixture_widgets.list',
   method: 'GET',
+  // A POST with the same parameters in a form body reads too, as v2's metric data did.
+  readOnlyPost: true,
   route: '/v2/fixture_widgets.{format}',
   operation: WIDGETS_SEARCH,
   summary: "List fixture widgets: the account's APM applications from entity search, by id",

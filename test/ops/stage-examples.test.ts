@@ -17,6 +17,7 @@ const CHECKOUT = fileURLToPath(new URL('../../', import.meta.url));
 const STAGE_FOLDERS = ['test/modes', 'test/compare', 'test/ops'];
 
 const ALLOWED: Record<string, string> = {
+  'test/modes/explain-cli.test.ts': 'npm run explain over the production table, and the NRQL of a metric-data request (no fixture route sends NRQL)',
   'test/modes/explain-memory.test.ts': 'a child process of the production gateway (npm start), which serves only the real table',
   'test/compare/demo.test.ts': 'npm run demo: the compare demo on the sandbox, over the real routes it shows',
   'test/ops/probe.test.ts': 'npm run probe: checks the real routes of the mapping table on an account',

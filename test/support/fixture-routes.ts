@@ -106,14 +106,22 @@ export async function startFixtureLegacy(sandbox: Pick<Sandbox, 'data'>, upstrea
         const widgets = rows.slice((page - 1) * WIDGETS_PER_PAGE, page * WIDGETS_PER_PAGE).map((app) => ({ id: app.id, name: app.name }));
         return { status: 200, body: { widgets }, ...(link ? { headers: { link } } : {}) };
       }
-      const app = id !== undefined && /^[1-9]\d{0,14}$/.test(id) ? apps.find((candidate) => candidate.id === Number(id)) : undefined;
-      if (!app) throw new V2Error(404, 'Fixture widget not found');
-      if (sub === undefined && (req.method === 'GET' || req.method === 'HEAD')) return { status: 200, body: { widget: { id: app.id, name: app.name } } };
+      if (id === undefined || !/^[1-9]\d{0,14}$/.test(id)) throw new V2Error(404, 'Fixture widget not found');
+      const widget = () => {
+        const found = apps.find((candidate) => candidate.id === Number(id));
+        if (!found) throw new V2Error(404, 'Fixture widget not found');
+        return found;
+      };
+      if (sub === undefined && (req.method === 'GET' || req.method === 'HEAD')) {
+        const app = widget();
+        return { status: 200, body: { widget: { id: app.id, name: app.name } } };
+      }
       if (sub === 'notes' && subId === undefined && req.method === 'POST') {
         const note = json().note as { text?: unknown } | undefined;
         const written = note?.text;
         if (typeof written !== 'string' || written.trim() === '') throw new V2Error(422, 'Invalid parameter note.text: required');
         if (written.length > 64) throw new V2Error(422, 'Invalid parameter note.text: at most 64 characters');
+        const app = widget();
         notes.push({ widgetId: app.id, text: written });
         return { status: 201, body: { note: { widget_id: app.id, text: written } } };
       }

@@ -56,9 +56,10 @@ export async function createTestGateway(options: {
     },
   });
   const metrics = createMetrics();
+  const documents = loadTestDocuments();
   const nerdgraph = createNerdGraphClient({
     url: options.nerdgraphUrl,
-    documents: loadTestDocuments(),
+    documents,
     metrics,
     timeoutMs: options.timeoutMs ?? 5_000,
     retries: options.retries ?? 0,
@@ -77,6 +78,7 @@ export async function createTestGateway(options: {
     nerdgraph,
     nerdgraphUrl: options.nerdgraphUrl,
     mappings: await loadTestMappings(options.routes ?? 'real'),
+    documents,
     metrics,
     logger: createLogger('debug', sink),
     now: options.now ?? (() => FIXED_NOW),

@@ -134,6 +134,7 @@ export async function createModesGateway(options: {
     },
     nerdgraph,
     mappings: await loadTestMappings(options.routes ?? 'both'),
+    documents,
     metrics,
     logger: createLogger('debug', new Writable({ write: (chunk: Buffer, _e, done) => (logs.push(chunk.toString('utf8')), done()) })),
     now: () => FIXED_NOW,

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { defineParams, defineWriteMapping, EntityKinds, objectAt, param, parseAnswer, V2Error, writeRefused } from '../../../../src/mapping-api.ts';
-import { MAX_NOTE_LENGTH, NOTE_TAG_KEY, WIDGET_ASSUMPTIONS, WIDGET_NOTE, WidgetTitles } from './widgets.ts';
+import { MAX_NOTE_LENGTH, NOTE_TAG_KEY, WIDGET_ASSUMPTIONS, WIDGET_NOTE, WidgetTitles, readWidget } from './widgets.ts';
 
 const Payload = z.object({ taggingAddTagsToEntity: z.object({ errors: z.array(z.object({ message: z.string(), type: z.string() })).nullable() }) });
 
 /**
  * Test fixture, a translated write: POST /v2/fixture_widgets/{id}/notes.{json,xml} with
- * `{"note":{"text":"..."}}` writes the text as the tag fixture_note on the widget's
- * application (one taggingAddTagsToEntity, no read) and answers 201 `{"note":{"widget_id","text"}}`.
+ * `{"note":{"text":"..."}}` reads the widget (404 when the account has none), then writes the
+ * text as the tag fixture_note on its application (one taggingAddTagsToEntity) and answers 201
+ * `{"note":{"widget_id","text"}}`.
  */
 export default defineWriteMapping({
   kind: 'write',
@@ -16,7 +17,7 @@ export default defineWriteMapping({
   route: '/v2/fixture_widgets/{id}/notes.{format}',
   sample: { path: { id: '{reporting_app_id}' }, body: { json: { note: { text: 'costs-{call}' } } } },
   operation: WIDGET_NOTE,
-  summary: "Note a fixture widget: one taggingAddTagsToEntity on its application's computed GUID",
+  summary: "Note a fixture widget: one read of the widget, then one taggingAddTagsToEntity on its application's GUID",
   fidelity: 'exact',
   successStatus: 201,
   unconfirmedTitle: WidgetTitles.noteUnconfirmed,
@@ -27,18 +28,20 @@ export default defineWriteMapping({
   ],
   knownGaps: [],
   assumptions: WIDGET_ASSUMPTIONS,
-  plan(ctx) {
+  async plan(ctx) {
     const ref = ctx.entityRef(EntityKinds.apmApplication, ctx.pathParams.id, WidgetTitles.notFound);
     const text = objectAt(ctx.body, 'note')?.text;
     if (typeof text !== 'string' || text.trim() === '') throw new V2Error(422, WidgetTitles.noteMissing);
     if (text.length > MAX_NOTE_LENGTH) throw new V2Error(422, WidgetTitles.noteTooLong);
-    return Promise.resolve({
+    // An id the account does not have is refused before anything is written.
+    await readWidget(ctx);
+    return {
       variables: { guid: ref.guid, tags: [{ key: NOTE_TAG_KEY, values: [text] }] },
       answer(payload: unknown) {
         const { errors } = parseAnswer(Payload, payload, WIDGET_NOTE).taggingAddTagsToEntity;
         if (errors && errors.length > 0) throw writeRefused(422, WidgetTitles.noteRefused, errors.map((error) => error.message));
         return { note: { widget_id: ref.id, text } };
       },
-    });
+    };
   },
 });

@@ -19,6 +19,8 @@ const STAGE_FOLDERS = ['test/modes', 'test/compare', 'test/ops'];
 const ALLOWED: Record<string, string> = {
   'test/modes/explain-cli.test.ts': 'npm run explain over the production table, and the NRQL of a metric-data request (no fixture route sends NRQL)',
   'test/modes/explain-memory.test.ts': 'a child process of the production gateway (npm start), which serves only the real table',
+  'test/modes/shadow-guard.test.ts': 'the shadow-work gate on the production wiring (buildGateway), which serves only the real table',
+  'test/modes/shadow-unseen.test.ts': "the gateway's own requests on the production wiring (buildGateway), which serves only the real table",
   'test/compare/demo.test.ts': 'npm run demo: the compare demo on the sandbox, over the real routes it shows',
   'test/ops/probe.test.ts': 'npm run probe: checks the real routes of the mapping table on an account',
   'test/ops/probe-v2.test.ts': 'npm run probe: compares the real routes with the legacy API',

@@ -95,7 +95,7 @@ export async function createModesGateway(options: {
   loopUtilisation?: () => number;
   /** A parity store behind /bridge/ (its callers counted by the routing step); default none. */
   bridge?: GatewayDeps['bridge'];
-  /** The mapping table served (default both: the fixture routes, test/support/fixture-routes.ts, and the real ones). */
+  /** The mapping table served (default: the fixture routes alone, test/support/fixture-routes.ts). */
   routes?: TestRoutes;
 }) {
   const logs: string[] = [];
@@ -133,7 +133,7 @@ export async function createModesGateway(options: {
       requestDeadlineMs: options.deadlineMs ?? 5_000,
     },
     nerdgraph,
-    mappings: await loadTestMappings(options.routes ?? 'both'),
+    mappings: await loadTestMappings(options.routes ?? 'fixtures'),
     documents,
     metrics,
     logger: createLogger('debug', new Writable({ write: (chunk: Buffer, _e, done) => (logs.push(chunk.toString('utf8')), done()) })),

@@ -21,6 +21,7 @@ const ALLOWED: Record<string, string> = {
   'test/modes/explain-memory.test.ts': 'a child process of the production gateway (npm start), which serves only the real table',
   'test/modes/shadow-guard.test.ts': 'the shadow-work gate on the production wiring (buildGateway), which serves only the real table',
   'test/modes/shadow-unseen.test.ts': "the gateway's own requests on the production wiring (buildGateway), which serves only the real table",
+  'test/compare/shared-parity.test.ts': 'replicas built as npm start builds them (buildGateway, Redis), which serve only the real table',
   'test/compare/demo.test.ts': 'npm run demo: the compare demo on the sandbox, over the real routes it shows',
   'test/ops/probe.test.ts': 'npm run probe: checks the real routes of the mapping table on an account',
   'test/ops/probe-v2.test.ts': 'npm run probe: compares the real routes with the legacy API',

@@ -55,6 +55,12 @@ export interface GatewayDeps {
   /** The NerdGraph endpoint `nerdgraph` posts to, shown by /bridge/explain (default: the US region's). */
   nerdgraphUrl?: string;
   mappings: readonly Mapping[];
+  /**
+   * The NerdGraph documents `mappings` send, for /bridge/explain's recorded runs (default: the
+   * documents of queries/ and mappings/, loaded on the first explain). Tests with mappings of
+   * their own pass theirs.
+   */
+  documents?: OperationDocuments;
   /** The mappings' route table (default: built from them); a test wraps it to count its matches. */
   routeTable?: MappingTable;
   metrics: GatewayMetrics;
@@ -212,6 +218,7 @@ export function createApp(deps: GatewayDeps): Hono<GatewayEnv> {
     accounts,
     identityOf,
     translateShadow,
+    ...(deps.documents ? { documents: deps.documents } : {}),
   });
   if (deps.bridge) registerBridgeRoutes(app, { ...deps.bridge, now });
 

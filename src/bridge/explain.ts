@@ -71,9 +71,11 @@ export interface ExplainDeps {
   identityOf: IdentityOf;
   /** The app's translation of a shadow request (src/routes/shadow-translation.ts): the explained request, inside its recorded run. */
   translateShadow(shadow: ShadowRequest): Promise<Response>;
+  /** The documents the mappings send (default: loadDocuments(), on the first explain). */
+  documents?: OperationDocuments;
 }
 
-interface ExplainContext extends ExplainDeps {
+interface ExplainContext extends Omit<ExplainDeps, 'documents'> {
   documents: () => OperationDocuments;
 }
 
@@ -201,7 +203,7 @@ function withoutKey(explanation: Explanation, apiKey: string): string {
  * refused keys as the v2 routes.
  */
 export function registerExplainRoute(app: Hono<GatewayEnv>, deps: ExplainDeps): void {
-  let documents: OperationDocuments | undefined;
+  let documents: OperationDocuments | undefined = deps.documents;
   const context: ExplainContext = {
     ...deps,
     // Loaded on the first explain, not for every app built (tests build many).

@@ -46,13 +46,20 @@ function packageModules(dir: string): string[] {
   return modules.sort();
 }
 
-export async function loadMappings(dir: string = MAPPINGS_DIR): Promise<Mapping[]> {
+/**
+ * The mappings of the packages under `roots` (default: mappings/ alone, what the gateway, the
+ * compatibility report and the tools serve). Tests of a stage add a root of their own fixture
+ * packages; a route may still be declared only once across all roots.
+ */
+export async function loadMappings(roots: string | readonly string[] = MAPPINGS_DIR): Promise<Mapping[]> {
   const mappings: Mapping[] = [];
-  for (const file of packageModules(dir)) {
-    const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
-    if (module.default === undefined) continue; // a resource module: schemas, reshapes, titles
-    if (!isMapping(module.default)) throw new Error(`mappings/${relative(dir, file)} must default-export a mapping (a define...Mapping helper of src/routes/mapping.ts) or nothing`);
-    mappings.push(module.default);
+  for (const dir of typeof roots === 'string' ? [roots] : roots) {
+    for (const file of packageModules(dir)) {
+      const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+      if (module.default === undefined) continue; // a resource module: schemas, reshapes, titles
+      if (!isMapping(module.default)) throw new Error(`${relative(join(dir, '..'), file)} must default-export a mapping (a define...Mapping helper of src/routes/mapping.ts) or nothing`);
+      mappings.push(module.default);
+    }
   }
   const ids = new Set<string>();
   for (const mapping of mappings) {

@@ -181,15 +181,15 @@ describe('compareAnswers: status, content type and Link', () => {
   });
 
   it('compares Link headers per relation, by path and decoded parameters, ignoring the origin', () => {
-    const legacyLink = '<https://api.newrelic.com/v2/applications.json?filter%5Bname%5D=my+app&page=2>; rel="next", <https://api.newrelic.com/v2/applications.json?filter%5Bname%5D=my+app&page=3>; rel="last"';
-    const same = '<http://127.0.0.1:8080/v2/applications.json?page=2&filter[name]=my%20app>; rel="next", <http://127.0.0.1:8080/v2/applications.json?filter[name]=my%20app&page=3>; rel="last"';
+    const legacyLink = '<https://api.newrelic.com/v2/fixture_widgets.json?filter%5Bname%5D=my+app&page=2>; rel="next", <https://api.newrelic.com/v2/fixture_widgets.json?filter%5Bname%5D=my+app&page=3>; rel="last"';
+    const same = '<http://127.0.0.1:8080/v2/fixture_widgets.json?page=2&filter[name]=my%20app>; rel="next", <http://127.0.0.1:8080/v2/fixture_widgets.json?filter[name]=my%20app&page=3>; rel="last"';
     expect(compareAnswers({ legacy: json({}, { link: legacyLink }), translated: json({}, { link: same }), rules: NO_RULES }).outcome).toBe('match');
 
-    const lostParam = '<http://127.0.0.1:8080/v2/applications.json?page=2>; rel="next"';
+    const lostParam = '<http://127.0.0.1:8080/v2/fixture_widgets.json?page=2>; rel="next"';
     const result = compareAnswers({ legacy: json({}, { link: legacyLink }), translated: json({}, { link: lostParam }), rules: NO_RULES });
     expect(result.differences.map((d) => [d.path, d.kind, d.legacy, d.translated])).toEqual([
-      ['(link).next', 'value', '/v2/applications.json?filter[name]=my app&page=2', '/v2/applications.json?page=2'],
-      ['(link).last', 'missing', '/v2/applications.json?filter[name]=my app&page=3', undefined],
+      ['(link).next', 'value', '/v2/fixture_widgets.json?filter[name]=my app&page=2', '/v2/fixture_widgets.json?page=2'],
+      ['(link).last', 'missing', '/v2/fixture_widgets.json?filter[name]=my app&page=3', undefined],
     ]);
     const extra = compareAnswers({ legacy: json({}), translated: json({}, { link: lostParam }), rules: NO_RULES });
     expect(extra.differences).toMatchObject([{ path: '(link).next', kind: 'extra', verdict: 'mismatch' }]);

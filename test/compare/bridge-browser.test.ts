@@ -3,23 +3,24 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINGERPRINT_CHARS } from '../../src/caller/seen-caller.ts';
 import {
-  APP,
-  APPS,
+  SHOW,
+  LIST,
   DASHBOARD_AGENT,
   DASHBOARD_KEY,
-  DATA,
-  DEPLOY_DELETE,
+  COMPARED,
+  UNSUPPORTED,
   DEPLOY_KEY,
   HOSTILE_AGENT,
   HOSTILE_NAME,
   PARITY_SENTINEL_KEY,
-  LOCATION_FAILURE,
+  PASSTHROUGH_ONLY,
   SLA_AGENT,
   SLA_KEY,
   createBridgeGateway,
   fillStore,
   fixtureFingerprintOf,
 } from '../support/parity-fixture.ts';
+import { WIDGET_NOTES } from '../support/fixture-routes.ts';
 import { serveOnLoopback } from '../support/http.ts';
 
 /**
@@ -92,20 +93,22 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
 
     // Readiness, as text a person reads.
     const verdictOf = (route: string, method = 'GET') => page.locator(`${row('readiness', route, method)} td.verdict`).innerText();
-    expect(await verdictOf(APPS)).toBe('differs in applications[].name, applications[].health_status');
-    expect(await verdictOf(APP)).toBe('safe to translate');
-    expect(await verdictOf(DATA)).toBe('safe to translate');
-    expect(await verdictOf(DEPLOY_DELETE, 'DELETE')).toBe('unsupported');
-    expect(await verdictOf(LOCATION_FAILURE)).toBe('passthrough only');
-    expect(await page.locator(row('readiness', APPS)).getAttribute('data-verdict')).toBe('differs');
-    expect(await page.locator(`${row('readiness', APPS)} td[data-outcome="mismatch"]`).innerText()).toBe('2');
-    expect(await page.locator(`${row('readiness', APPS)} td[data-outcome="noise"]`).innerText()).toBe('1');
-    expect(await page.locator(`${row('readiness', APPS)} td[data-outcome="dropped"]`).innerText()).toBe('1');
-    expect(await page.locator(`${row('readiness', APP)} td[data-outcome="match"]`).innerText()).toBe('3');
+    expect(await verdictOf(LIST)).toBe('differs in widgets[].name, widgets[].health_status');
+    expect(await verdictOf(SHOW)).toBe('safe to translate');
+    expect(await verdictOf(COMPARED)).toBe('safe to translate');
+    expect(await verdictOf(UNSUPPORTED, 'DELETE')).toBe('unsupported');
+    expect(await verdictOf(PASSTHROUGH_ONLY)).toBe('passthrough only');
+    expect(await page.locator(row('readiness', LIST)).getAttribute('data-verdict')).toBe('differs');
+    expect(await page.locator(`${row('readiness', LIST)} td[data-outcome="mismatch"]`).innerText()).toBe('2');
+    expect(await page.locator(`${row('readiness', LIST)} td[data-outcome="noise"]`).innerText()).toBe('1');
+    expect(await page.locator(`${row('readiness', LIST)} td[data-outcome="dropped"]`).innerText()).toBe('1');
+    expect(await page.locator(`${row('readiness', SHOW)} td[data-outcome="match"]`).innerText()).toBe('3');
 
     // Routes nobody called are folded away, and open on a click.
     const idle = page.locator('#idle-routes tr[data-route]');
-    expect(await idle.count()).toBeGreaterThan(10);
+    // The fixture table's routes (and methods) but the five in use.
+    expect(await idle.count()).toBe(7);
+    expect(await page.locator(`#idle-routes tr[data-route="${WIDGET_NOTES}"]`).count()).toBe(1);
     expect(await idle.first().isVisible()).toBe(false);
     await page.locator('#idle-routes summary').click();
     expect(await idle.first().isVisible()).toBe(true);
@@ -113,19 +116,19 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
     // Worst field paths, worst first, each with its example (the caller's hostile text shown as text).
     const patterns = page.locator('#worst-patterns tr[data-pattern]');
     expect(await patterns.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pattern')))).toEqual([
-      'applications[].name',
-      'applications[].health_status',
-      'applications[].application_summary.throughput',
-      'metric_data.metrics[].timeslices[].values.call_count',
+      'widgets[].name',
+      'widgets[].health_status',
+      'sprockets[].call_count',
+      'widgets[].summary.throughput',
     ]);
-    const name = page.locator('#worst-patterns tr[data-pattern="applications[].name"]');
+    const name = page.locator('#worst-patterns tr[data-pattern="widgets[].name"]');
     expect(await name.locator('[data-count="mismatch"]').innerText()).toBe('2');
     expect(await name.locator('pre.legacy').innerText()).toBe(JSON.stringify(HOSTILE_NAME));
     expect(await name.locator('pre.translated').innerText()).toBe('"checkout"');
-    expect(await name.locator('code.request').innerText()).toBe('/v2/applications.json?filter[name]=Checkout&api_key=[redacted]');
-    const health = page.locator('#worst-patterns tr[data-pattern="applications[].health_status"]');
+    expect(await name.locator('code.request').innerText()).toBe('/v2/fixture_widgets.json?filter[name]=Checkout&api_key=[redacted]');
+    const health = page.locator('#worst-patterns tr[data-pattern="widgets[].health_status"]');
     expect([await health.locator('pre.legacy').innerText(), await health.locator('pre.translated').innerText()]).toEqual(['"green"', '"gray"']);
-    const throughput = page.locator('#worst-patterns tr[data-pattern="applications[].application_summary.throughput"]');
+    const throughput = page.locator('#worst-patterns tr[data-pattern="widgets[].summary.throughput"]');
     expect(await throughput.locator('[data-count="noise"]').innerText()).toBe('2');
     expect(await throughput.locator('[data-count="mismatch"]').innerText()).toBe('0');
     expect(await page.locator('main img').count()).toBe(0);
@@ -136,16 +139,16 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
     expect(
       await usage.evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-route'), r.querySelector('[data-count="requests"]')?.textContent, r.getAttribute('data-fidelity')])),
     ).toEqual([
-      [LOCATION_FAILURE, '7', 'passthrough'],
-      [APPS, '6', 'approximate'],
-      [APP, '3', 'approximate'],
-      [DATA, '2', 'approximate'],
-      [DEPLOY_DELETE, '1', 'unsupported'],
+      [PASSTHROUGH_ONLY, '7', 'passthrough'],
+      [LIST, '6', 'exact'],
+      [SHOW, '3', 'exact'],
+      [COMPARED, '2', 'approximate'],
+      [UNSUPPORTED, '1', 'unsupported'],
     ]);
-    expect(await page.locator(`${row('usage', LOCATION_FAILURE)} div.if-switched`).innerText()).toContain('stays on the legacy API');
-    expect(await page.locator(`${row('usage', APPS)} div.if-switched`).innerText()).toContain('differs in applications[].name');
+    expect(await page.locator(`${row('usage', PASSTHROUGH_ONLY)} div.if-switched`).innerText()).toContain('stays on the legacy API');
+    expect(await page.locator(`${row('usage', LIST)} div.if-switched`).innerText()).toContain('differs in widgets[].name');
     // The known gaps are one click away, each a list item.
-    const gaps = page.locator(`${row('usage', DATA)} details.gaps`);
+    const gaps = page.locator(`${row('usage', COMPARED)} details.gaps`);
     expect(await gaps.locator('summary').innerText()).toMatch(/^the \d+ known gaps$/);
     expect(await gaps.locator('li').first().isVisible()).toBe(false);
     await gaps.locator('summary').click();
@@ -166,7 +169,7 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
     for (const section of ['readiness', 'worst-patterns', 'usage', 'recent']) expect(await page.locator(`#${section} > details`).getAttribute('open')).not.toBeNull();
     expect(await page.locator('#idle-routes').getAttribute('open')).not.toBeNull();
     expect(await gaps.getAttribute('open')).not.toBeNull();
-    expect(await page.locator(`${row('usage', APPS)} details.gaps`).getAttribute('open')).toBeNull();
+    expect(await page.locator(`${row('usage', LIST)} details.gaps`).getAttribute('open')).toBeNull();
     expect(errors).toEqual([]);
     expect((await page.content()).toLowerCase()).not.toContain(PARITY_SENTINEL_KEY.toLowerCase());
   });
@@ -176,7 +179,7 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
     const { page, errors } = await open(await served(undefined, () => Date.UTC(2027, 6, 1, 9, 30)));
     expect(page.viewportSize()?.width).toBe(1280);
 
-    // The head: 2 of the 5 routes in use are safe (applications/{id} and metric data), 30 days left.
+    // The head: 2 of the 5 routes in use are safe (SHOW and COMPARED), 30 days left.
     expect(await page.locator('[data-figure="safe"]').innerText()).toBe('2');
     expect(await page.locator('[data-figure="in-use"]').innerText()).toBe('5');
     expect(await page.locator('#safe-routes').innerText()).toMatch(/^2 of 5\s+routes in use are safe to translate$/);
@@ -211,10 +214,10 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
       [fingerprint(DEPLOY_KEY), HOSTILE_AGENT, '1'],
     ]);
     const sla = page.locator(`#integrations tr[data-fingerprint="${fingerprint(SLA_KEY)}"]`);
-    expect(await sla.locator('li[data-ready="false"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-route')))).toEqual([LOCATION_FAILURE]);
+    expect(await sla.locator('li[data-ready="false"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-route')))).toEqual([PASSTHROUGH_ONLY]);
     expect(await sla.locator('li[data-ready="true"]').first().isVisible()).toBe(false);
     await sla.locator('details.ready-routes > summary').click();
-    expect(await sla.locator('li[data-ready="true"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-route')))).toEqual([APP]);
+    expect(await sla.locator('li[data-ready="true"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-route')))).toEqual([SHOW]);
     expect(await page.locator('#integrations script, #integrations img').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
 
@@ -239,7 +242,7 @@ describe.skipIf(!present)('the /bridge/ page in headless Chromium', () => {
     const url = await served(TOKEN);
     const { page } = await open(url, { username: 'me', password: TOKEN });
     await page.locator('#readiness > details > summary').click();
-    expect(await page.locator(`${row('readiness', APPS)} td.verdict`).innerText()).toBe('differs in applications[].name, applications[].health_status');
+    expect(await page.locator(`${row('readiness', LIST)} td.verdict`).innerText()).toBe('differs in widgets[].name, widgets[].health_status');
 
     // Without credentials the browser is challenged: headless Chromium has no one to prompt, so it
     // gives up on the navigation (or shows the 401), and the page is not shown.

@@ -6,16 +6,16 @@ import { daysLeft, V2_END_OF_LIFE } from '../../src/bridge/page-head.ts';
 import type { ParityReport } from '../../src/compare/parity-store.ts';
 import { httpSend, serveOnLoopback } from '../support/http.ts';
 import {
-  APP,
-  APPS,
+  SHOW,
+  LIST,
   DASHBOARD_KEY,
-  DATA,
-  DEPLOY_DELETE,
+  COMPARED,
+  UNSUPPORTED,
   DEPLOY_KEY,
   HOSTILE_AGENT,
   HOSTILE_NAME,
   PARITY_SENTINEL_KEY,
-  LOCATION_FAILURE,
+  PASSTHROUGH_ONLY,
   SLA_KEY,
   createBridgeGateway,
   fillStore,
@@ -59,11 +59,11 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
     const report = (await res.json()) as ParityReport;
     const verdicts = Object.fromEntries(report.routes.filter((r) => r.requests > 0).map((r) => [`${r.method} ${r.route}`, r.verdict]));
     expect(verdicts).toEqual({
-      [`GET ${APPS}`]: 'differs in applications[].name, applications[].health_status',
-      [`GET ${APP}`]: 'safe to translate',
-      [`GET ${DATA}`]: 'safe to translate',
-      [`DELETE ${DEPLOY_DELETE}`]: 'unsupported',
-      [`GET ${LOCATION_FAILURE}`]: 'passthrough only',
+      [`GET ${LIST}`]: 'differs in widgets[].name, widgets[].health_status',
+      [`GET ${SHOW}`]: 'safe to translate',
+      [`GET ${COMPARED}`]: 'safe to translate',
+      [`DELETE ${UNSUPPORTED}`]: 'unsupported',
+      [`GET ${PASSTHROUGH_ONLY}`]: 'passthrough only',
     });
     expect(report.recent).toHaveLength(5);
     const limited = (await (await app.request('/bridge/parity.json?recent=1')).json()) as ParityReport;
@@ -86,39 +86,39 @@ describe('GET /bridge/parity.json and /bridge/ (no token: loopback only)', async
     const html = await res.text();
 
     const readiness = sectionOf(html, 'readiness');
-    const apps = rowWith(readiness, { 'data-route': APPS, 'data-method': 'GET' });
+    const apps = rowWith(readiness, { 'data-route': LIST, 'data-method': 'GET' });
     expect(apps).toContain('data-verdict="differs"');
-    expect(apps).toContain('differs in applications[].name, applications[].health_status');
+    expect(apps).toContain('differs in widgets[].name, widgets[].health_status');
     expect(apps).toContain('<td class="n" data-outcome="mismatch">2</td>');
     expect(apps).toContain('<td class="n" data-outcome="dropped">1</td>');
-    expect(rowWith(readiness, { 'data-route': APP, 'data-method': 'GET' })).toContain('data-verdict="safe to translate"');
-    expect(rowWith(readiness, { 'data-route': DEPLOY_DELETE })).toContain('data-verdict="unsupported"');
-    expect(rowWith(readiness, { 'data-route': LOCATION_FAILURE, 'data-method': 'GET' })).toContain('data-verdict="passthrough only"');
+    expect(rowWith(readiness, { 'data-route': SHOW, 'data-method': 'GET' })).toContain('data-verdict="safe to translate"');
+    expect(rowWith(readiness, { 'data-route': UNSUPPORTED })).toContain('data-verdict="unsupported"');
+    expect(rowWith(readiness, { 'data-route': PASSTHROUGH_ONLY, 'data-method': 'GET' })).toContain('data-verdict="passthrough only"');
     // Declared routes nobody called are listed too, folded away.
     expect(html).toMatch(/<details id="idle-routes" data-fold="idle-routes"><summary>\d+ routes not requested yet<\/summary>/);
-    expect(rowWith(html, { 'data-route': LOCATION_FAILURE, 'data-method': 'POST' })).toContain('data-verdict="passthrough only"');
+    expect(rowWith(html, { 'data-route': PASSTHROUGH_ONLY, 'data-method': 'POST' })).toContain('data-verdict="passthrough only"');
 
     const patterns = sectionOf(html, 'worst-patterns');
-    const name = rowWith(patterns, { 'data-route': APPS, 'data-pattern': 'applications[].name' });
+    const name = rowWith(patterns, { 'data-route': LIST, 'data-pattern': 'widgets[].name' });
     expect(name).toContain('<td class="n" data-count="mismatch">2</td>');
     // The latest mismatch is the example: the hostile name, as text.
     expect(name).toContain(`<pre class="legacy" data-side="legacy">${escapeHtml(JSON.stringify(HOSTILE_NAME))}</pre>`);
     expect(name).toContain('<pre class="translated" data-side="translated">&quot;checkout&quot;</pre>');
-    expect(name).toContain('/v2/applications.json?filter[name]=Checkout&amp;api_key=[redacted]');
-    const health = rowWith(patterns, { 'data-pattern': 'applications[].health_status' });
+    expect(name).toContain('/v2/fixture_widgets.json?filter[name]=Checkout&amp;api_key=[redacted]');
+    const health = rowWith(patterns, { 'data-pattern': 'widgets[].health_status' });
     expect(health).toContain('&quot;green&quot;');
     expect(health).toContain('&quot;gray&quot;');
-    expect(rowWith(patterns, { 'data-pattern': 'applications[].application_summary.throughput' })).toContain('<td class="n" data-count="noise">2</td>');
+    expect(rowWith(patterns, { 'data-pattern': 'widgets[].summary.throughput' })).toContain('<td class="n" data-count="noise">2</td>');
 
     const usage = sectionOf(html, 'usage');
-    const keptAlive = rowWith(usage, { 'data-route': LOCATION_FAILURE });
+    const keptAlive = rowWith(usage, { 'data-route': PASSTHROUGH_ONLY });
     expect(keptAlive).toContain('<td class="n" data-count="requests">7</td>');
     expect(keptAlive).toContain('data-fidelity="passthrough"');
-    expect(rowWith(usage, { 'data-route': APPS })).toContain('<td class="n" data-count="requests">6</td>');
-    const data = rowWith(usage, { 'data-route': DATA });
+    expect(rowWith(usage, { 'data-route': LIST })).toContain('<td class="n" data-count="requests">6</td>');
+    const data = rowWith(usage, { 'data-route': COMPARED });
     expect(data).toMatch(/<div class="if-switched">fidelity approximate; \d+ known gaps<\/div><details class="gaps" data-fold="gaps GET [^"]+"><summary>the \d+ known gaps<\/summary><ul><li>/);
     // By requests.
-    expect(usage.indexOf(`data-route="${escapeHtml(LOCATION_FAILURE)}"`)).toBeLessThan(usage.indexOf(`data-route="${escapeHtml(APPS)}"`));
+    expect(usage.indexOf(`data-route="${escapeHtml(PASSTHROUGH_ONLY)}"`)).toBeLessThan(usage.indexOf(`data-route="${escapeHtml(LIST)}"`));
 
     expect(sectionOf(html, 'recent')).toContain('The newest 5 of 5 kept');
   });
@@ -224,7 +224,7 @@ describe('/bridge/ with BRIDGE_TOKEN', async () => {
     expect(refused.status).toBe(401);
     const res = await httpSend(`${served.url}/bridge/`, { headers: { authorization: basic('me', TOKEN) } });
     expect(res.status).toBe(200);
-    expect(await res.text()).toContain('differs in applications[].name');
+    expect(await res.text()).toContain('differs in widgets[].name');
   });
 });
 
@@ -240,7 +240,7 @@ describe('over real loopback without a token', async () => {
   it('serves a loopback client (the socket address is read)', async () => {
     const res = await httpSend(`${served.url}/bridge/parity.json`);
     expect(res.status).toBe(200);
-    expect(((await res.json()) as ParityReport).usage[0]?.route).toBe(LOCATION_FAILURE);
+    expect(((await res.json()) as ParityReport).usage[0]?.route).toBe(PASSTHROUGH_ONLY);
   });
 
   it('under any loopback host name, any port', async () => {
@@ -286,9 +286,9 @@ describe('over real loopback without a token', async () => {
     // method: node's HTTP parser turns away any method it does not know.)
     await httpSend(`${served.url}/${key}`, { headers });
     await httpSend(`${served.url}/v2/${key}.json?api_key=${key}`, { headers });
-    await httpSend(`${served.url}/v2/applications/${key}.json?filter[name]=${key}`, { headers });
-    await httpSend(`${served.url}/v2/applications.json?filter[name]=${key}`, { headers });
-    await httpSend(`${served.url}/bridge/explain?request=${encodeURIComponent(`/v2/applications.json?filter[name]=${key}`)}`, { headers });
+    await httpSend(`${served.url}/v2/fixture_widgets/${key}.json?filter[name]=${key}`, { headers });
+    await httpSend(`${served.url}/v2/fixture_widgets.json?filter[name]=${key}`, { headers });
+    await httpSend(`${served.url}/bridge/explain?request=${encodeURIComponent(`/v2/fixture_widgets.json?filter[name]=${key}`)}`, { headers });
     await httpSend(`${served.url}/bridge/parity.json?recent=${key}`, { headers });
     await httpSend(`${served.url}/bridge/${key}`, { headers });
     const metrics = await httpSend(`${served.url}/metrics`);
@@ -297,7 +297,7 @@ describe('over real loopback without a token', async () => {
     expect(text).not.toContain(key.toLowerCase());
     expect(text).not.toContain('bridgesentinel');
     // The requests above were counted, so their labels are in the text just checked.
-    expect(text).toMatch(/route="\/v2\/applications\.\{format\}"/);
+    expect(text).toMatch(/route="\/v2\/fixture_widgets\.\{format\}"/);
     expect(text).toMatch(/route="\/bridge\/explain"/);
     expect(text).toMatch(/route="unmatched"/);
   });

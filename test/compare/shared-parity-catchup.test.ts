@@ -4,10 +4,10 @@ import { createParityStore, type LocalParityStore } from '../../src/compare/pari
 import { shareParityStore, SHARING_DEFAULTS, type SharedParityStore, type SharingSettings } from '../../src/compare/shared-parity.ts';
 import type { ComparisonRecord } from '../../src/compare/types.ts';
 import { createMetrics, type GatewayMetrics } from '../../src/ops/metrics.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { openSharedState, type OpenedState } from '../../src/state/open.ts';
 import { redisAvailable, startRedis, type TestRedis } from '../support/redis.ts';
-import { APPS, mismatchRecord } from '../support/parity-fixture.ts';
+import { LIST, mismatchRecord } from '../support/parity-fixture.ts';
+import { loadTestMappings } from '../support/fixture-routes.ts';
 import { metricSum, untilShared } from '../support/state.ts';
 
 /**
@@ -16,7 +16,7 @@ import { metricSum, untilShared } from '../support/state.ts';
  * concurrent reports sharing one read, a stream Redis lost (or trimmed) noticed, and a burst
  * while Redis is slow kept whole and bounded. Each test has its own stream (its own secret).
  */
-const mappings = await loadMappings();
+const mappings = await loadTestMappings('fixtures');
 /** No timer interferes: every read and flush here is the test's own. */
 const QUIET: SharingSettings = { ...SHARING_DEFAULTS, readMs: 3_600_000, flushMs: 3_600_000 };
 
@@ -58,7 +58,7 @@ const record = (): ComparisonRecord => mismatchRecord();
 /** `n` batches from `s`, each one request's usage. */
 async function batches(s: Side, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
-    s.store.noteUsage(APPS, 'GET', 'compare');
+    s.store.noteUsage(LIST, 'GET', 'compare');
     await s.store.flush();
   }
 }
@@ -192,12 +192,12 @@ describe.skipIf(!hasRedis)('catching up with the shared parity stream', () => {
     });
     const b = side(redis.url, secret);
     await connected(a, b);
-    a.store.noteUsage(APPS, 'GET', 'compare');
+    a.store.noteUsage(LIST, 'GET', 'compare');
     const first = a.store.flush();
     await new Promise((resolve) => setImmediate(resolve));
     // While the first append hangs: a burst, and many flushes (they join the one queued).
     for (let i = 0; i < 3000; i++) {
-      a.store.noteUsage(APPS, 'GET', 'compare');
+      a.store.noteUsage(LIST, 'GET', 'compare');
       a.store.record(record());
     }
     const more = Array.from({ length: 10 }, () => a.store.flush());
@@ -239,7 +239,7 @@ describe.skipIf(!hasRedis)('catching up with the shared parity stream', () => {
     // A failover to an empty Redis whose clock is behind: the new stream's ids are lower than B's position.
     const inspector = redis.inspect();
     await inspector.flushall();
-    await inspector.xadd(a.opened.keyOf('parity', 'events'), '1-1', 'd', JSON.stringify({ v: 1, from: 'c'.repeat(24), seq: 0, events: [{ kind: 'usage', route: APPS, method: 'GET', mode: 'compare', count: 3 }] }));
+    await inspector.xadd(a.opened.keyOf('parity', 'events'), '1-1', 'd', JSON.stringify({ v: 1, from: 'c'.repeat(24), seq: 0, events: [{ kind: 'usage', route: LIST, method: 'GET', mode: 'compare', count: 3 }] }));
     await b.store.refresh();
     expect(requests(b)).toBe(5);
     expect(await value(b, 'v2bridge_parity_stream_resets_total')).toBe(1);

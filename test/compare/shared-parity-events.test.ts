@@ -3,11 +3,11 @@ import { createParityStore, type ParityReport } from '../../src/compare/parity-s
 import { shareParityStore, SHARING_DEFAULTS, type SharedParityStore } from '../../src/compare/shared-parity.ts';
 import type { ComparisonRecord } from '../../src/compare/types.ts';
 import { createMetrics, type GatewayMetrics } from '../../src/ops/metrics.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { openSharedState, type OpenedState } from '../../src/state/open.ts';
 import { redisAvailable, startRedis, type TestRedis } from '../support/redis.ts';
 import { TEST_STATE_SECRET } from '../support/replicas.ts';
-import { APPS, mismatchRecord } from '../support/parity-fixture.ts';
+import { LIST, mismatchRecord } from '../support/parity-fixture.ts';
+import { loadTestMappings, SPROCKETS } from '../support/fixture-routes.ts';
 import { metricSum, untilShared } from '../support/state.ts';
 
 /**
@@ -17,7 +17,7 @@ import { metricSum, untilShared } from '../support/state.ts';
  * keeps every count; without Redis nothing changes.
  */
 const SENTINEL = 'NRAK-EVENTSENTINEL0123456789';
-const mappings = await loadMappings();
+const mappings = await loadTestMappings('fixtures');
 
 interface Side {
   opened: OpenedState;
@@ -39,7 +39,7 @@ const value = (s: Side, metric: string): Promise<number> => metricSum(s.metrics.
 /** The store's usual mismatch, with the sentinel key in both of its values. */
 const record = (overrides: Partial<ComparisonRecord> = {}): ComparisonRecord =>
   mismatchRecord({
-    differences: [{ path: 'applications[id=5].name', pattern: 'applications[].name', kind: 'value', verdict: 'mismatch', legacy: `app ${SENTINEL}`, translated: { note: SENTINEL } }],
+    differences: [{ path: 'widgets[id=5].name', pattern: 'widgets[].name', kind: 'value', verdict: 'mismatch', legacy: `app ${SENTINEL}`, translated: { note: SENTINEL } }],
     ...overrides,
   });
 
@@ -74,11 +74,11 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
   });
 
   it('carry no key-shaped text, and another replica shows what this one keeps', async () => {
-    a.store.noteUsage(APPS, 'GET', 'compare');
-    a.store.record(record({ tally: [{ pattern: `applications[].${SENTINEL}`, kind: 'value', verdict: 'mismatch', count: 3 }] }));
+    a.store.noteUsage(LIST, 'GET', 'compare');
+    a.store.record(record({ tally: [{ pattern: `widgets[].${SENTINEL}`, kind: 'value', verdict: 'mismatch', count: 3 }] }));
     a.store.record(
       record({
-        route: '/v2/applications/{id}/deployments.{format}',
+        route: '/v2/fixture_widgets/{id}/notes.{format}',
         method: 'POST',
         outcome: 'dry_run',
         differences: [],
@@ -86,7 +86,7 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
         error: `upstream said ${SENTINEL}`,
       }),
     );
-    a.store.dropped(APPS, 'GET');
+    a.store.dropped(LIST, 'GET');
     await a.store.flush();
 
     const entries = await redis.inspect().xrange(a.opened.keyOf('parity', 'events'), '-', '+');
@@ -106,11 +106,11 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
   });
 
   it('keep every count of a record whose tally outgrows an event', async () => {
-    const tally = Array.from({ length: 700 }, (_, i) => ({ pattern: `applications[].extra_${i}`, kind: 'value' as const, verdict: 'mismatch' as const, count: 2 }));
-    a.store.record(record({ route: '/v2/applications/{id}.{format}', differences: [], tally }));
+    const tally = Array.from({ length: 700 }, (_, i) => ({ pattern: `widgets[].extra_${i}`, kind: 'value' as const, verdict: 'mismatch' as const, count: 2 }));
+    a.store.record(record({ route: '/v2/fixture_widgets/{id}.{format}', differences: [], tally }));
     await a.store.flush();
     await b.store.refresh();
-    const show = (s: Side) => s.store.report().routes.find((r) => r.route === '/v2/applications/{id}.{format}' && r.method === 'GET');
+    const show = (s: Side) => s.store.report().routes.find((r) => r.route === '/v2/fixture_widgets/{id}.{format}' && r.method === 'GET');
     const mismatchesAt = (s: Side) => show(s)?.worstPatterns.reduce((n, p) => n + p.mismatch, 0);
     expect(show(b)?.outcomes).toEqual(show(a)?.outcomes);
     expect(show(b)?.patternsTracked).toBe(show(a)?.patternsTracked);
@@ -119,20 +119,21 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
   });
 
   it('fold plain matches into counts, and another replica still sees a route agreeing on success', async () => {
-    const SHOW = '/v2/applications/{id}/hosts.{format}';
+    // Another translated read than the list.
+    const OTHER = SPROCKETS;
     // One hour's matches (the batch keeps hours apart for the time series).
     const at = MID_HOUR;
-    for (let i = 0; i < 3; i++) a.store.record(record({ route: SHOW, outcome: 'match', differences: [], id: `plain-${i}`, at: at + i }));
-    a.store.record(record({ route: SHOW, outcome: 'match', differences: [], status: { legacy: 404, translated: 404 }, at }));
+    for (let i = 0; i < 3; i++) a.store.record(record({ route: OTHER, outcome: 'match', differences: [], id: `plain-${i}`, at: at + i }));
+    a.store.record(record({ route: OTHER, outcome: 'match', differences: [], status: { legacy: 404, translated: 404 }, at }));
     await a.store.flush();
     await b.store.refresh();
-    const route = (s: Side) => s.store.report().routes.find((r) => r.route === SHOW && r.method === 'GET');
+    const route = (s: Side) => s.store.report().routes.find((r) => r.route === OTHER && r.method === 'GET');
     expect(route(b)).toMatchObject({ outcomes: { match: 4 }, readiness: 'safe to translate', mode: 'compare' });
     expect(route(b)).toEqual(route(a));
     const entries = await redis.inspect().xrange(a.opened.keyOf('parity', 'events'), '-', '+');
     const last = entries.at(-1)?.[1][1] ?? '';
     expect(last).not.toContain('plain-');
-    expect(JSON.parse(last).events).toEqual([{ kind: 'matched', route: SHOW, method: 'GET', mode: 'compare', count: 4, onSuccess: 3, at: at + 2 }]);
+    expect(JSON.parse(last).events).toEqual([{ kind: 'matched', route: OTHER, method: 'GET', mode: 'compare', count: 4, onSuccess: 3, at: at + 2 }]);
   });
 
   it('go out in batches of bounded size however fast they come, every count kept', async () => {
@@ -154,10 +155,10 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
     expect(events.filter((event) => event.kind === 'folded')).toEqual([expect.objectContaining({ count: burst - whole, tally: [expect.objectContaining({ count: burst - whole })] })]);
 
     await b.store.refresh();
-    const apps = (s: Side) => s.store.report().routes.find((r) => r.route === APPS && r.method === 'GET');
+    const apps = (s: Side) => s.store.report().routes.find((r) => r.route === LIST && r.method === 'GET');
     expect(b.store.report().totals).toEqual(a.store.report().totals);
     expect(apps(b)?.outcomes).toEqual(apps(a)?.outcomes);
-    const nameCounts = (s: Side) => apps(s)?.worstPatterns.find((p) => p.pattern === 'applications[].name')?.mismatch;
+    const nameCounts = (s: Side) => apps(s)?.worstPatterns.find((p) => p.pattern === 'widgets[].name')?.mismatch;
     expect(nameCounts(b)).toBe(nameCounts(a));
   });
 
@@ -166,7 +167,7 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
     const stream = a.opened.keyOf('parity', 'events');
     const inspector = redis.inspect();
     await inspector.xadd(stream, '*', 'd', 'not json');
-    await inspector.xadd(stream, '*', 'd', JSON.stringify({ v: 1, from: 'f'.repeat(24), events: [{ kind: 'usage', route: APPS, method: 'GET', mode: 'compare', count: -5 }] }));
+    await inspector.xadd(stream, '*', 'd', JSON.stringify({ v: 1, from: 'f'.repeat(24), events: [{ kind: 'usage', route: LIST, method: 'GET', mode: 'compare', count: -5 }] }));
     await inspector.xadd(stream, '*', 'd', JSON.stringify({ v: 1, from: 'f'.repeat(24), events: [{ kind: 'record', record: { ...record(), differences: [{ path: 'x', pattern: 'x', kind: 'value', verdict: 'mismatch', legacy: 'y'.repeat(20_000) }] } }] }));
     await b.store.refresh();
     expect(await value(b, 'v2bridge_parity_batches_rejected_total')).toBe(3);
@@ -175,11 +176,11 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
 
   it('from an older or careless writer are masked again before they are kept', async () => {
     const stream = a.opened.keyOf('parity', 'events');
-    const raw = record({ id: 'careless', request: `/v2/applications.json?x=${SENTINEL}`, differences: [{ path: 'applications[id=5].name', pattern: 'applications[].name', kind: 'value', verdict: 'mismatch', legacy: { [SENTINEL]: [SENTINEL] } }] });
+    const raw = record({ id: 'careless', request: `/v2/fixture_widgets.json?x=${SENTINEL}`, differences: [{ path: 'widgets[id=5].name', pattern: 'widgets[].name', kind: 'value', verdict: 'mismatch', legacy: { [SENTINEL]: [SENTINEL] } }] });
     await redis.inspect().xadd(stream, '*', 'd', JSON.stringify({ v: 1, from: 'e'.repeat(24), events: [{ kind: 'record', record: raw }] }));
     await b.store.refresh();
     const kept = b.store.report({ recent: 100 }).recent.find((r) => r.id === 'careless');
-    expect(kept).toMatchObject({ request: '/v2/applications.json?x=[redacted]', differences: [{ legacy: { '[redacted]': ['[redacted]'] } }] });
+    expect(kept).toMatchObject({ request: '/v2/fixture_widgets.json?x=[redacted]', differences: [{ legacy: { '[redacted]': ['[redacted]'] } }] });
     expect(JSON.stringify(b.store.report({ recent: 100 }))).not.toContain(SENTINEL);
   });
 
@@ -208,7 +209,7 @@ describe.skipIf(!hasRedis)('parity events in the shared stream', () => {
 describe('parity without Redis', () => {
   it('is the store alone: no stream, no sharing metrics', async () => {
     const alone = side(undefined);
-    alone.store.noteUsage(APPS, 'GET', 'compare');
+    alone.store.noteUsage(LIST, 'GET', 'compare');
     await alone.store.flush();
     await alone.store.refresh();
     expect(alone.store.report().totals.requests).toBe(1);

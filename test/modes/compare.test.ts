@@ -3,11 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../sandbox/server.ts';
 import { sampledIn } from '../../src/modes/shadow.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, startSandbox } from '../support/harness.ts';
+import { FIXTURE_OPERATIONS, startFixtureLegacy, WIDGET, WIDGETS } from '../support/fixture-routes.ts';
 import { httpSend, listenOnLoopback, serveOnLoopback } from '../support/http.ts';
 import { createModesGateway, memorySink, startLegacyServer } from '../support/modes.ts';
 
 /**
- * compare and candidate modes against the sandbox's two faces (legacy /v2 and NerdGraph), through
+ * compare and candidate modes on the fixture routes, over the sandbox's NerdGraph face and the fixture
+ * legacy face (test/support/fixture-routes.ts), through
  * a counting proxy that sees every request either face receives: reads and writes routed as
  * specified, no write ever executed twice, shadow work shed under overload, no key in any record.
  */
@@ -70,6 +72,7 @@ async function startCountingProxy(target: string) {
 
 describe('compare and candidate modes on the sandbox', () => {
   let sandbox: { url: string; close: () => Promise<void> };
+  let legacy: Awaited<ReturnType<typeof startFixtureLegacy>>;
   let proxy: Awaited<ReturnType<typeof startCountingProxy>>;
   let appId: number;
 
@@ -80,39 +83,41 @@ describe('compare and candidate modes on the sandbox', () => {
   beforeAll(async () => {
     const created = createSandbox({ seed: 7, apmApps: 30, now: () => FIXED_NOW, apiKeys: new Map([[KEY, [PRIMARY_ACCOUNT]]]) });
     sandbox = await created.listen(0, '127.0.0.1');
-    proxy = await startCountingProxy(sandbox.url);
+    legacy = await startFixtureLegacy(created, sandbox.url);
+    proxy = await startCountingProxy(legacy.origin);
     const app = [...created.data.apps.values()].find((a) => a.accountId === PRIMARY_ACCOUNT);
     appId = (app as { id: number }).id;
   });
   afterAll(async () => {
     await proxy.close();
+    await legacy.close();
     await sandbox.close();
   });
 
   it('compare, read: the legacy API answers; the translation and a second legacy call run afterwards', async () => {
-    const gateway = await gatewayWith('GET /v2/applications/*=compare');
-    const direct = await fetch(`${sandbox.url}/v2/applications/${appId}.json`, { headers: { 'x-api-key': KEY } });
+    const gateway = await gatewayWith('GET /v2/fixture_widgets/*=compare');
+    const direct = await fetch(`${legacy.origin}/v2/fixture_widgets/${appId}.json`, { headers: { 'x-api-key': KEY } });
     const before = proxy.legacy('GET').length;
-    const response = await gateway.app.request(`/v2/applications/${appId}.json`, { headers });
+    const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe(await direct.text());
     const [record] = await gateway.sink.waitForRecords(1);
-    expect(record).toMatchObject({ route: '/v2/applications/{id}.{format}', method: 'GET', mode: 'compare', request: `/v2/applications/${appId}.json`, status: { legacy: 200, translated: 200 } });
+    expect(record).toMatchObject({ route: WIDGET, method: 'GET', mode: 'compare', request: `/v2/fixture_widgets/${appId}.json`, status: { legacy: 200, translated: 200 } });
     expect(['match', 'mismatch', 'noise']).toContain(record?.outcome);
     // The caller's call and the noise call.
     expect(proxy.legacy('GET').length - before).toBe(2);
     // One caller request counted and noted; the internal translation is neither.
     expect(await gateway.callerRequests()).toBe(1);
-    expect(gateway.sink.usage).toEqual([{ route: '/v2/applications/{id}.{format}', method: 'GET', mode: 'compare' }]);
+    expect(gateway.sink.usage).toEqual([{ route: WIDGET, method: 'GET', mode: 'compare' }]);
     expect(gateway.sink.sides.map((s) => s.side).sort()).toEqual(['legacy', 'legacy', 'translated']);
   });
 
   it('candidate, read: the translation answers; two legacy calls run afterwards', async () => {
     const translateOnly = await gatewayWith('');
-    const expected = await (await translateOnly.app.request(`/v2/applications/${appId}.json`, { headers })).text();
+    const expected = await (await translateOnly.app.request(`/v2/fixture_widgets/${appId}.json`, { headers })).text();
     const gateway = await gatewayWith('*=candidate');
     const before = proxy.legacy('GET').length;
-    const response = await gateway.app.request(`/v2/applications/${appId}.json`, { headers });
+    const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
     expect(await response.text()).toBe(expected);
     const [record] = await gateway.sink.waitForRecords(1);
     expect(record).toMatchObject({ mode: 'candidate', status: { legacy: 200, translated: 200 } });
@@ -120,30 +125,30 @@ describe('compare and candidate modes on the sandbox', () => {
   });
 
   it('compare, write: executed once, by the legacy API; the translation records its mutation without sending it', async () => {
-    const gateway = await gatewayWith('POST /v2/applications/*=compare');
+    const gateway = await gatewayWith('POST /v2/fixture_widgets/*=compare');
     const writesBefore = proxy.legacy('POST').length;
     const mutationsBefore = proxy.mutations().length;
-    const body = JSON.stringify({ deployment: { revision: 'compare-1', user: 'ci' } });
-    const response = await gateway.app.request(`/v2/applications/${appId}/deployments.json`, { method: 'POST', headers, body });
+    const body = JSON.stringify({ note: { text: 'compare-1' } });
+    const response = await gateway.app.request(`/v2/fixture_widgets/${appId}/notes.json`, { method: 'POST', headers, body });
     expect(response.status).toBe(201);
     // Shadow work starts once the caller has the whole answer.
     await response.text();
     const [record] = await gateway.sink.waitForRecords(1);
     expect(record).toMatchObject({ outcome: 'dry_run', mode: 'compare', status: { legacy: 201, translated: null }, dryRun: { side: 'translated' } });
     expect(record?.dryRun?.calls).toHaveLength(1);
-    expect(record?.dryRun?.calls[0]?.operation).toBe('DeploymentCreate');
+    expect(record?.dryRun?.calls[0]?.operation).toBe(FIXTURE_OPERATIONS.widgetNote);
     expect(JSON.stringify(record?.dryRun?.calls[0]?.variables)).toContain('compare-1');
     expect(proxy.legacy('POST').length - writesBefore).toBe(1);
     expect(proxy.mutations().length - mutationsBefore).toBe(0);
-    expect(await gateway.upstreamCount('DeploymentCreate')).toBe(0);
+    expect(await gateway.upstreamCount(FIXTURE_OPERATIONS.widgetNote)).toBe(0);
   });
 
   it('candidate, write: executed once, by the translation; the legacy side records the request it would have sent', async () => {
-    const gateway = await gatewayWith('POST /v2/applications/*=candidate');
+    const gateway = await gatewayWith('POST /v2/fixture_widgets/*=candidate');
     const writesBefore = proxy.legacy('POST').length;
     const mutationsBefore = proxy.mutations().length;
-    const body = JSON.stringify({ deployment: { revision: 'candidate-1' } });
-    const response = await gateway.app.request(`/v2/applications/${appId}/deployments.json`, { method: 'POST', headers, body });
+    const body = JSON.stringify({ note: { text: 'candidate-1' } });
+    const response = await gateway.app.request(`/v2/fixture_widgets/${appId}/notes.json`, { method: 'POST', headers, body });
     expect(response.status).toBe(201);
     // Shadow work starts once the caller has the whole answer.
     await response.text();
@@ -152,23 +157,23 @@ describe('compare and candidate modes on the sandbox', () => {
       outcome: 'dry_run',
       mode: 'candidate',
       status: { legacy: null, translated: 201 },
-      dryRun: { side: 'legacy', calls: [{ operation: 'POST /v2/applications/{id}/deployments.{format}', variables: { deployment: { revision: 'candidate-1' } } }] },
+      dryRun: { side: 'legacy', calls: [{ operation: 'POST /v2/fixture_widgets/{id}/notes.{format}', variables: { note: { text: 'candidate-1' } } }] },
     });
     expect(proxy.legacy('POST').length - writesBefore).toBe(0);
     expect(proxy.mutations().length - mutationsBefore).toBe(1);
   });
 
-  it('compare, a POST read (a metric-data form): the translation runs once, two legacy calls in all, never a loop', async () => {
+  it('compare, a POST read (a form of list parameters): the translation runs once, two legacy calls in all, never a loop', async () => {
     const gateway = await gatewayWith('*=compare');
     const before = proxy.legacy('POST').length;
     // A body without Content-Length: Hono's body limit then replaces the request object.
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
-        controller.enqueue(new TextEncoder().encode('names[]=HttpDispatcher&summarize=true'));
+        controller.enqueue(new TextEncoder().encode('filter[name]=a&page=1'));
         controller.close();
       },
     });
-    const response = await gateway.app.request(`/v2/applications/${appId}/metrics/data.json`, {
+    const response = await gateway.app.request(`/v2/fixture_widgets.json`, {
       method: 'POST',
       headers: { 'x-api-key': KEY, 'content-type': 'application/x-www-form-urlencoded' },
       body,
@@ -187,7 +192,7 @@ describe('compare and candidate modes on the sandbox', () => {
   it('compare, HEAD: passed through once, nothing compared', async () => {
     const gateway = await gatewayWith('*=compare');
     const before = proxy.legacy('HEAD').length;
-    const response = await gateway.app.request(`/v2/applications/${appId}.json`, { method: 'HEAD', headers });
+    const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { method: 'HEAD', headers });
     expect(response.status).toBe(200);
     for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(proxy.legacy('HEAD').length - before).toBe(1);
@@ -195,18 +200,18 @@ describe('compare and candidate modes on the sandbox', () => {
   });
 
   it('under overload (queue 1, concurrency 1, a stalled legacy API) drops and counts shadow work; every caller is answered', async () => {
-    const gateway = await gatewayWith('GET /v2/applications/*=candidate', { concurrency: 1, queueMax: 1 });
+    const gateway = await gatewayWith('GET /v2/fixture_widgets/*=candidate', { concurrency: 1, queueMax: 1 });
     proxy.hold();
     try {
       for (let i = 0; i < 5; i++) {
-        const response = await gateway.app.request(`/v2/applications/${appId}.json`, { headers });
+        const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
         expect(response.status).toBe(200);
         await response.text();
       }
       // Shadow work is submitted a turn after each answer: wait for the last submit (bounded turns).
       for (let turn = 0; turn < 100 && gateway.sink.drops.length < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
       // One running (stalled at the legacy API), one waiting, three dropped.
-      expect(gateway.sink.drops).toEqual(Array.from({ length: 3 }, () => ({ route: '/v2/applications/{id}.{format}', method: 'GET' })));
+      expect(gateway.sink.drops).toEqual(Array.from({ length: 3 }, () => ({ route: WIDGET, method: 'GET' })));
     } finally {
       proxy.release();
     }
@@ -214,19 +219,19 @@ describe('compare and candidate modes on the sandbox', () => {
   });
 
   it('a legacy answer over COMPARE_MAX_BODY_BYTES reaches the caller whole and is counted as an error', async () => {
-    const gateway = await gatewayWith('GET /v2/applications/*=compare', { maxBodyBytes: 16 });
-    const response = await gateway.app.request(`/v2/applications/${appId}.json`, { headers });
+    const gateway = await gatewayWith('GET /v2/fixture_widgets/*=compare', { maxBodyBytes: 16 });
+    const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
     expect((await response.text()).length).toBeGreaterThan(16);
     const [record] = await gateway.sink.waitForRecords(1);
     expect(record).toMatchObject({ outcome: 'error', error: 'too large to compare (over 16 bytes)' });
   });
 
   it('over real HTTP: the caller gets the whole legacy answer, then the comparison is recorded', async () => {
-    const gateway = await gatewayWith('GET /v2/applications/*=compare');
+    const gateway = await gatewayWith('GET /v2/fixture_widgets/*=compare');
     const served = await serveOnLoopback(gateway.app.fetch);
     try {
-      const direct = await (await fetch(`${sandbox.url}/v2/applications/${appId}.xml`, { headers: { 'x-api-key': KEY } })).text();
-      const response = await httpSend(`${served.url}/v2/applications/${appId}.xml`, { headers: { 'x-api-key': KEY } });
+      const direct = await (await fetch(`${legacy.origin}/v2/fixture_widgets/${appId}.xml`, { headers: { 'x-api-key': KEY } })).text();
+      const response = await httpSend(`${served.url}/v2/fixture_widgets/${appId}.xml`, { headers: { 'x-api-key': KEY } });
       expect(response.status).toBe(200);
       expect(await response.text()).toBe(direct);
       const [record] = await gateway.sink.waitForRecords(1);
@@ -237,9 +242,9 @@ describe('compare and candidate modes on the sandbox', () => {
   });
 
   it('sampling 0: served by the mode, no shadow work', async () => {
-    const gateway = await gatewayWith('GET /v2/applications/*=compare', { sampleRate: 0 });
+    const gateway = await gatewayWith('GET /v2/fixture_widgets/*=compare', { sampleRate: 0 });
     const before = proxy.legacy('GET').length;
-    const response = await gateway.app.request(`/v2/applications/${appId}.json`, { headers });
+    const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
     expect(response.status).toBe(200);
     await response.text();
     expect(proxy.legacy('GET').length - before).toBe(1);
@@ -248,13 +253,13 @@ describe('compare and candidate modes on the sandbox', () => {
 
   it('no record, sink call or dry-run call holds the key, wherever the caller put it', async () => {
     const sink = memorySink();
-    const reads = await gatewayWith(`GET /v2/applications/*=compare`, { sink });
-    await (await reads.app.request(`/v2/applications/${appId}.json?note=${KEY}`, { headers })).text();
-    const writes = await gatewayWith(`POST /v2/applications/*=compare`, { sink });
-    const body = JSON.stringify({ deployment: { revision: 'r', description: `key ${KEY}` } });
-    await (await writes.app.request(`/v2/applications/${appId}/deployments.json?x=${KEY}`, { method: 'POST', headers, body })).text();
-    const candidate = await gatewayWith(`POST /v2/applications/*=candidate`, { sink });
-    await (await candidate.app.request(`/v2/applications/${appId}/deployments.json`, { method: 'POST', headers, body })).text();
+    const reads = await gatewayWith(`GET /v2/fixture_widgets/*=compare`, { sink });
+    await (await reads.app.request(`/v2/fixture_widgets/${appId}.json?note=${KEY}`, { headers })).text();
+    const writes = await gatewayWith(`POST /v2/fixture_widgets/*=compare`, { sink });
+    const body = JSON.stringify({ note: { text: `key ${KEY}` } });
+    await (await writes.app.request(`/v2/fixture_widgets/${appId}/notes.json?x=${KEY}`, { method: 'POST', headers, body })).text();
+    const candidate = await gatewayWith(`POST /v2/fixture_widgets/*=candidate`, { sink });
+    await (await candidate.app.request(`/v2/fixture_widgets/${appId}/notes.json`, { method: 'POST', headers, body })).text();
     await sink.waitForRecords(3);
     expect(sink.records.map((r) => r.outcome).filter((o) => o === 'dry_run')).toHaveLength(2);
     expect(sink.seen()).not.toContain(KEY);
@@ -265,10 +270,10 @@ describe('compare and candidate modes on the sandbox', () => {
 describe('consistent sampling', () => {
   it('keeps a (caller, route) pair in or out for good, close to the rate overall', () => {
     const identities = Array.from({ length: 2000 }, (_, i) => `identity-${i}`);
-    const inAt = identities.filter((id) => sampledIn(id, '/v2/applications.{format}', 0.25));
+    const inAt = identities.filter((id) => sampledIn(id, WIDGETS, 0.25));
     expect(inAt.length / identities.length).toBeGreaterThan(0.2);
     expect(inAt.length / identities.length).toBeLessThan(0.3);
-    for (const id of identities.slice(0, 50)) expect(sampledIn(id, '/v2/applications.{format}', 0.25)).toBe(inAt.includes(id));
+    for (const id of identities.slice(0, 50)) expect(sampledIn(id, WIDGETS, 0.25)).toBe(inAt.includes(id));
     expect(identities.every((id) => sampledIn(id, 'r', 1))).toBe(true);
     expect(identities.some((id) => sampledIn(id, 'r', 0))).toBe(false);
   });
@@ -284,7 +289,7 @@ describe('a failing legacy side', () => {
     const sandbox = await startSandbox({ apmApps: 5 });
     try {
       const gateway = await createModesGateway({ nerdgraphUrl: sandbox.graphqlUrl, legacyUrl: origin, routeModes: '*=compare' });
-      const response = await gateway.app.request('/v2/applications/1.json', { headers: { 'x-api-key': DEMO_KEY } });
+      const response = await gateway.app.request('/v2/fixture_widgets/1.json', { headers: { 'x-api-key': DEMO_KEY } });
       expect(response.status).toBe(503);
       const [record] = await gateway.sink.waitForRecords(1);
       expect(record).toMatchObject({ outcome: 'error', mode: 'compare', status: { legacy: null, translated: null } });
@@ -298,13 +303,13 @@ describe('a failing legacy side', () => {
     const legacy = await startLegacyServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       // Never ends.
-      res.write('{"application":');
+      res.write('{"widget":');
     });
     const sandbox = await startSandbox({ apmApps: 5 });
     try {
       const gateway = await createModesGateway({ nerdgraphUrl: sandbox.graphqlUrl, legacyUrl: legacy.origin, routeModes: '*=candidate', deadlineMs: 1_000 });
       const id = sandbox.sandbox.data.apps[0]?.id ?? 0;
-      const response = await gateway.app.request(`/v2/applications/${id}.json`, { headers: { 'x-api-key': DEMO_KEY } });
+      const response = await gateway.app.request(`/v2/fixture_widgets/${id}.json`, { headers: { 'x-api-key': DEMO_KEY } });
       expect(response.status).toBe(200);
       await response.text();
       const [record] = await gateway.sink.waitForRecords(1);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/ops/config.ts';
 import { modeResolverFor } from '../../src/modes/mode-resolver.ts';
 import { formatRouteModes, parseRouteModes, ROUTE_MODE_NAMES, RouteModesError, RULE_METHODS, type ModeRule } from '../../src/ops/route-modes.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
+import { GADGETS, loadTestMappings, SPROCKETS, WIDGET, WIDGETS } from '../support/fixture-routes.ts';
 
 /** ROUTE_MODES: parsing (pure, total), resolution order, and the start-up errors. */
 const segment = fc.stringMatching(/^[a-z_{}0-9]{1,12}$/);
@@ -17,10 +17,10 @@ const rule: fc.Arbitrary<ModeRule> = fc.record(
 );
 
 describe('parseRouteModes', () => {
-  it('reads the issue example', () => {
-    expect(parseRouteModes('GET /v2/applications/{id}/metrics/data=compare;GET /v2/alerts_*=passthrough;*=translate')).toEqual([
-      { method: 'GET', pattern: '/v2/applications/{id}/metrics/data', mode: 'compare' },
-      { method: 'GET', pattern: '/v2/alerts_*', mode: 'passthrough' },
+  it('reads a rule of each form: method and template, method and glob, catch-all', () => {
+    expect(parseRouteModes('GET /v2/fixture_widgets/{id}/notes=compare;GET /v2/fixture_g*=passthrough;*=translate')).toEqual([
+      { method: 'GET', pattern: '/v2/fixture_widgets/{id}/notes', mode: 'compare' },
+      { method: 'GET', pattern: '/v2/fixture_g*', mode: 'passthrough' },
       { pattern: '*', mode: 'translate' },
     ]);
   });
@@ -60,8 +60,8 @@ describe('parseRouteModes', () => {
 
 describe('ROUTE_MODES in the configuration', () => {
   it('stops start-up with a ConfigError naming the variable and the rule', () => {
-    expect(() => loadConfig({ ROUTE_MODES: 'GET /v2/applications=sometimes' })).toThrow(ConfigError);
-    expect(() => loadConfig({ ROUTE_MODES: 'GET /v2/applications=sometimes' })).toThrow(/ROUTE_MODES: rule "GET \/v2\/applications=sometimes": unknown mode/);
+    expect(() => loadConfig({ ROUTE_MODES: 'GET /v2/fixture_widgets=sometimes' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ROUTE_MODES: 'GET /v2/fixture_widgets=sometimes' })).toThrow(/ROUTE_MODES: rule "GET \/v2\/fixture_widgets=sometimes": unknown mode/);
   });
 
   it('defaults: no rules, the legacy API at the region host or the NerdGraph origin, sampling 1', () => {
@@ -81,62 +81,61 @@ describe('ROUTE_MODES in the configuration', () => {
 });
 
 describe('mode resolution', () => {
-  const resolve = async (text: string) => modeResolverFor(parseRouteModes(text), await loadMappings());
-  const APP = { template: '/v2/applications/{id}.{format}', passthroughOnly: false };
-  const DATA = { template: '/v2/applications/{id}/metrics/data.{format}', passthroughOnly: false };
-  // Translated, but passed through unless a specific rule names them (ALERTS_KEPT_ALIVE).
-  const POLICIES = { template: '/v2/alerts_policies.{format}', passthroughOnly: false, passthroughByDefault: true };
-  // A family NerdGraph cannot serve: passthrough only.
-  const EXTERNAL = { template: '/v2/alerts_external_service_conditions.{format}', passthroughOnly: true };
+  // The fixture routes (test/support/fixture-routes.ts) stand for each kind of route.
+  const resolve = async (text: string) => modeResolverFor(parseRouteModes(text), await loadTestMappings('fixtures'));
+  const APP = { template: WIDGET, passthroughOnly: false };
+  const DATA = { template: WIDGETS, passthroughOnly: false };
+  // Translated, but passed through unless a specific rule names it.
+  const POLICIES = { template: SPROCKETS, passthroughOnly: false, passthroughByDefault: true };
+  // A route NerdGraph cannot serve: passthrough only.
+  const EXTERNAL = { template: GADGETS, passthroughOnly: true };
 
   it('specific rules, then the passthrough defaults, then the catch-all, then translate', async () => {
-    const resolver = await resolve('*=candidate;GET /v2/applications/{id}/metrics/data=compare;PUT /v2/applications/*=translate');
-    expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/5/metrics/data.json', route: DATA })).toBe('compare');
-    expect(resolver.modeOf({ method: 'POST', path: '/v2/applications/5/metrics/data.json', route: DATA })).toBe('candidate');
-    expect(resolver.modeOf({ method: 'PUT', path: '/v2/applications/5.json', route: APP })).toBe('translate');
-    expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/5.json', route: APP })).toBe('candidate');
-    expect(resolver.modeOf({ method: 'GET', path: '/v2/alerts_policies.json', route: POLICIES })).toBe('passthrough');
-    expect((await resolve('')).modeOf({ method: 'GET', path: '/v2/applications/5.json', route: APP })).toBe('translate');
-    expect((await resolve('')).modeOf({ method: 'GET', path: '/v2/alerts_policies.json', route: POLICIES })).toBe('passthrough');
+    const resolver = await resolve('*=candidate;GET /v2/fixture_widgets=compare;PUT /v2/fixture_widgets/*=translate');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/fixture_widgets.json', route: DATA })).toBe('compare');
+    expect(resolver.modeOf({ method: 'POST', path: '/v2/fixture_widgets.json', route: DATA })).toBe('candidate');
+    expect(resolver.modeOf({ method: 'PUT', path: '/v2/fixture_widgets/5.json', route: APP })).toBe('translate');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/fixture_widgets/5.json', route: APP })).toBe('candidate');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/fixture_sprockets.json', route: POLICIES })).toBe('passthrough');
+    expect((await resolve('')).modeOf({ method: 'GET', path: '/v2/fixture_widgets/5.json', route: APP })).toBe('translate');
+    expect((await resolve('')).modeOf({ method: 'GET', path: '/v2/fixture_sprockets.json', route: POLICIES })).toBe('passthrough');
   });
 
   it('matches the request path too (ids, not only templates)', async () => {
-    const resolver = await resolve('GET /v2/applications/42=compare');
-    expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/42.json', route: APP })).toBe('compare');
-    expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/43.json', route: APP })).toBe('translate');
+    const resolver = await resolve('GET /v2/fixture_widgets/42=compare');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/fixture_widgets/42.json', route: APP })).toBe('compare');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/fixture_widgets/43.json', route: APP })).toBe('translate');
   });
 
   it('a broad rule does not make a passthrough-only route translated', async () => {
     const resolver = await resolve('GET /v2/*=compare');
-    expect(resolver.modeOf({ method: 'GET', path: '/v2/alerts_external_service_conditions.json', route: EXTERNAL })).toBe('passthrough');
-    expect(resolver.modeOf({ method: 'GET', path: '/v2/applications/1.json', route: APP })).toBe('compare');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/fixture_gadgets.json', route: EXTERNAL })).toBe('passthrough');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/fixture_widgets/1.json', route: APP })).toBe('compare');
   });
 
   it('a route passed through by default is translated or compared only by a specific rule, never by the catch-all', async () => {
     // The route as its request brings it; the mappings' own start-up check is the next test's.
-    const others = (await loadMappings()).filter((mapping) => !mapping.route.startsWith('/v2/alerts_nrql_conditions'));
+    const others = (await loadTestMappings('fixtures')).filter((mapping) => !mapping.route.startsWith('/v2/fixture_sprockets'));
     const resolveOver = (text: string) => modeResolverFor(parseRouteModes(text), others);
-    const CONDITIONS = { template: '/v2/alerts_nrql_conditions.{format}', passthroughOnly: false, passthroughByDefault: true };
-    const asked = { method: 'GET', path: '/v2/alerts_nrql_conditions.json', route: CONDITIONS };
+    const asked = { method: 'GET', path: '/v2/fixture_sprockets.json', route: POLICIES };
     expect(resolveOver('').modeOf(asked)).toBe('passthrough');
     expect(resolveOver('*=translate').modeOf(asked)).toBe('passthrough');
-    expect(resolveOver('*=translate;GET /v2/alerts_nrql_conditions=compare').modeOf(asked)).toBe('compare');
-    expect(resolveOver('/v2/alerts_nrql_*=translate').modeOf(asked)).toBe('translate');
-    expect(resolveOver('/v2/alerts_nrql_*=translate').modeOf({ ...asked, method: 'POST' })).toBe('translate');
-    expect(resolveOver('GET /v2/alerts_nrql_*=translate').modeOf({ ...asked, method: 'POST' })).toBe('passthrough');
+    expect(resolveOver('*=translate;GET /v2/fixture_sprockets=compare').modeOf(asked)).toBe('compare');
+    expect(resolveOver('/v2/fixture_sprock*=translate').modeOf(asked)).toBe('translate');
+    expect(resolveOver('/v2/fixture_sprock*=translate').modeOf({ ...asked, method: 'POST' })).toBe('translate');
+    expect(resolveOver('GET /v2/fixture_sprock*=translate').modeOf({ ...asked, method: 'POST' })).toBe('passthrough');
   });
 
-  it('alert policies follow a rule that names them, method by method', async () => {
-    const resolver = await resolve('*=translate;GET /v2/alerts_policies=compare;PUT /v2/alerts_policies/*=translate');
-    expect(resolver.modeOf({ method: 'GET', path: '/v2/alerts_policies.json', route: POLICIES })).toBe('compare');
-    expect(resolver.modeOf({ method: 'POST', path: '/v2/alerts_policies.json', route: POLICIES })).toBe('passthrough');
-    const ITEM = { ...POLICIES, template: '/v2/alerts_policies/{policy_id}.{format}' };
-    expect(resolver.modeOf({ method: 'PUT', path: '/v2/alerts_policies/7.json', route: ITEM })).toBe('translate');
-    expect(resolver.modeOf({ method: 'DELETE', path: '/v2/alerts_policies/7.json', route: ITEM })).toBe('passthrough');
+  it('a route passed through by default follows a rule that names it, method by method', async () => {
+    const resolver = await resolve('*=translate;GET /v2/fixture_sprockets=compare;PUT /v2/fixture_sprockets/*=translate');
+    expect(resolver.modeOf({ method: 'GET', path: '/v2/fixture_sprockets.json', route: POLICIES })).toBe('compare');
+    expect(resolver.modeOf({ method: 'POST', path: '/v2/fixture_sprockets.json', route: POLICIES })).toBe('passthrough');
+    const ITEM = { ...POLICIES, template: '/v2/fixture_sprockets/{sprocket_id}.{format}' };
+    expect(resolver.modeOf({ method: 'PUT', path: '/v2/fixture_sprockets/7.json', route: ITEM })).toBe('translate');
+    expect(resolver.modeOf({ method: 'DELETE', path: '/v2/fixture_sprockets/7.json', route: ITEM })).toBe('passthrough');
   });
 
-  // NRQL conditions, alert policies and every condition family's DELETE are translated now; the other methods are not.
-  it.each(['GET /v2/alerts_synthetics_*=translate', 'GET /v2/alerts_external_service_conditions=compare', 'PUT /v2/alerts_conditions/{condition_id}=candidate'])(
+  it.each(['GET /v2/fixture_gad*=translate', 'GET /v2/fixture_gadgets=compare', 'PUT /v2/fixture_gadgets/{gadget_id}=candidate', 'POST /v2/fixture_sprockets=translate'])(
     'refuses %s at start-up: those routes have only a passthrough mapping',
     async (text) => {
       await expect(resolve(text)).rejects.toThrow(ConfigError);

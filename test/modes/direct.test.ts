@@ -11,7 +11,7 @@ import { createModesGateway, memorySink, startLegacyServer } from '../support/mo
  */
 const KEY = 'NRAK-DIRECT00000000000000000000';
 const NO_NERDGRAPH = 'http://127.0.0.1:9/graphql';
-const BIG = JSON.stringify({ policies: Array.from({ length: 2000 }, (_, id) => ({ id, name: `policy ${id} ${'é'.repeat(20)}`, incident_preference: 'PER_POLICY' })) });
+const BIG = JSON.stringify({ gadgets: Array.from({ length: 2000 }, (_, id) => ({ id, name: `gadget ${id} ${'é'.repeat(20)}`, kind: 'PER_GADGET' })) });
 const XML_404 = '<?xml version="1.0" encoding="UTF-8"?>\n<error>\n  <title>Not found</title>\n</error>\n';
 
 interface RawAnswer {
@@ -44,7 +44,7 @@ describe('passthrough over HTTP, written directly', () => {
 
   beforeAll(async () => {
     legacy = await startLegacyServer((req, res) => {
-      if ((req.method === 'GET' || req.method === 'HEAD') && req.url.startsWith('/v2/alerts_policies.json')) {
+      if ((req.method === 'GET' || req.method === 'HEAD') && req.url.startsWith('/v2/fixture_gadgets.json')) {
         if (req.headers['if-none-match'] === '"big"') {
           res.writeHead(304, { etag: '"big"', 'x-ratelimit-remaining': '41' });
           res.end();
@@ -53,7 +53,7 @@ describe('passthrough over HTTP, written directly', () => {
         res.writeHead(200, {
           'content-type': 'application/json; charset=utf-8',
           'content-length': Buffer.byteLength(BIG),
-          link: `<${legacy.origin}/v2/alerts_policies.json?page=2>; rel="next"`,
+          link: `<${legacy.origin}/v2/fixture_gadgets.json?page=2>; rel="next"`,
           etag: '"big"',
           'x-ratelimit-remaining': '42',
           'set-cookie': 'session=secret',
@@ -64,7 +64,7 @@ describe('passthrough over HTTP, written directly', () => {
         res.end();
         return;
       }
-      if (req.url.startsWith('/v2/alerts_policies/77.xml')) {
+      if (req.url.startsWith('/v2/fixture_gadgets/77.xml')) {
         res.writeHead(404, { 'content-type': 'application/xml; charset=utf-8' });
         res.end(XML_404);
         return;
@@ -86,13 +86,13 @@ describe('passthrough over HTTP, written directly', () => {
   });
 
   it('answers a large body byte for byte, with its length, Link (re-pointed), ETag, rate-limit headers and a request id', async () => {
-    const answer = await send(`${served.url}/v2/alerts_policies.json?page=1`, { headers: { 'x-api-key': KEY, 'x-request-id': 'direct-1' } });
+    const answer = await send(`${served.url}/v2/fixture_gadgets.json?page=1`, { headers: { 'x-api-key': KEY, 'x-request-id': 'direct-1' } });
     expect(answer.status).toBe(200);
     expect(answer.complete).toBe(true);
     expect(answer.body.equals(Buffer.from(BIG))).toBe(true);
     expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(BIG)));
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(answer.headers.link).toBe('<https://gateway.example/v2/alerts_policies.json?page=2>; rel="next"');
+    expect(answer.headers.link).toBe('<https://gateway.example/v2/fixture_gadgets.json?page=2>; rel="next"');
     expect(answer.headers.etag).toBe('"big"');
     expect(answer.headers['x-ratelimit-remaining']).toBe('42');
     expect(answer.headers['x-request-id']).toBe('direct-1');
@@ -102,22 +102,22 @@ describe('passthrough over HTTP, written directly', () => {
   });
 
   it('answers an XML 404 with its status, and the access log and metrics see that status', async () => {
-    const answer = await send(`${served.url}/v2/alerts_policies/77.xml`, { headers: { 'x-api-key': KEY, 'x-request-id': 'direct-404' } });
+    const answer = await send(`${served.url}/v2/fixture_gadgets/77.xml`, { headers: { 'x-api-key': KEY, 'x-request-id': 'direct-404' } });
     expect(answer.status).toBe(404);
     expect(answer.body.toString('utf8')).toBe(XML_404);
     const line = gateway.logs.map((text) => JSON.parse(text) as { requestId?: string; status?: number; route?: string }).find((entry) => entry.requestId === 'direct-404');
-    expect(line).toMatchObject({ status: 404, route: '/v2/alerts_policies/{policy_id}.{format}' });
-    const counted = (await gateway.metrics.httpRequests.get()).values.find((v) => v.labels.route === '/v2/alerts_policies/{policy_id}.{format}' && v.labels.status === '404');
+    expect(line).toMatchObject({ status: 404, route: '/v2/fixture_gadgets/{gadget_id}.{format}' });
+    const counted = (await gateway.metrics.httpRequests.get()).values.find((v) => v.labels.route === '/v2/fixture_gadgets/{gadget_id}.{format}' && v.labels.status === '404');
     expect(counted?.value).toBe(1);
   });
 
   it('answers a 304 with its ETag and no body, and a HEAD with headers only', async () => {
-    const notModified = await send(`${served.url}/v2/alerts_policies.json`, { headers: { 'x-api-key': KEY, 'if-none-match': '"big"' } });
+    const notModified = await send(`${served.url}/v2/fixture_gadgets.json`, { headers: { 'x-api-key': KEY, 'if-none-match': '"big"' } });
     expect(notModified.status).toBe(304);
     expect(notModified.headers.etag).toBe('"big"');
     expect(notModified.headers['x-ratelimit-remaining']).toBe('41');
     expect(notModified.body.length).toBe(0);
-    const head = await send(`${served.url}/v2/alerts_policies.json`, { method: 'HEAD', headers: { 'x-api-key': KEY } });
+    const head = await send(`${served.url}/v2/fixture_gadgets.json`, { method: 'HEAD', headers: { 'x-api-key': KEY } });
     expect(head.status).toBe(200);
     expect(head.headers.etag).toBe('"big"');
     expect(head.body.length).toBe(0);
@@ -125,11 +125,11 @@ describe('passthrough over HTTP, written directly', () => {
 
   it('forwards a write once, body unchanged, and answers with the legacy status', async () => {
     const before = legacy.received.length;
-    const body = '{"policy":{"name":"Direct","incident_preference":"PER_POLICY"}}';
-    const answer = await send(`${served.url}/v2/alerts_policies.json`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, body });
+    const body = '{"gadget":{"name":"Direct"}}';
+    const answer = await send(`${served.url}/v2/fixture_gadgets.json`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, body });
     expect(answer.status).toBe(201);
     expect(answer.body.toString('utf8')).toBe(body);
-    expect(legacy.received.slice(before)).toMatchObject([{ method: 'POST', url: '/v2/alerts_policies.json', body }]);
+    expect(legacy.received.slice(before)).toMatchObject([{ method: 'POST', url: '/v2/fixture_gadgets.json', body }]);
   });
 });
 
@@ -138,17 +138,17 @@ describe('an upstream failure mid-body over HTTP', () => {
     it(`cuts the client's connection, so the ${framing} answer is visibly incomplete`, async () => {
       const legacy = await startLegacyServer((_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json', ...(framing === 'content-length' ? { 'content-length': '1000' } : {}) });
-        res.write('{"policies":[{"id":1}');
+        res.write('{"gadgets":[{"id":1}');
         // Then the legacy API dies mid-answer (once the first bytes are on the wire).
         setImmediate(() => res.socket?.destroy());
       });
       const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin });
       const served = await serveOnLoopback(gateway.app.fetch);
       try {
-        const answer = await send(`${served.url}/v2/alerts_policies.json`, { headers: { 'x-api-key': KEY } });
+        const answer = await send(`${served.url}/v2/fixture_gadgets.json`, { headers: { 'x-api-key': KEY } });
         expect(answer.status).toBe(200);
         expect(answer.complete).toBe(false);
-        expect(answer.body.toString('utf8')).toBe('{"policies":[{"id":1}'.slice(0, answer.body.length));
+        expect(answer.body.toString('utf8')).toBe('{"gadgets":[{"id":1}'.slice(0, answer.body.length));
       } finally {
         await served.close();
         await legacy.close();
@@ -158,8 +158,8 @@ describe('an upstream failure mid-body over HTTP', () => {
 });
 
 describe('compare over HTTP: shadow work after the answer, only when the loop has room', () => {
-  const APP = '/v2/applications/5.json';
-  const ROUTE = '/v2/applications/{id}.{format}';
+  const APP = '/v2/fixture_widgets/5.json';
+  const ROUTE = '/v2/fixture_widgets/{id}.{format}';
 
   it('starts the shadow work (a second legacy call) only once the caller has the whole answer', async () => {
     let release!: () => void;
@@ -173,7 +173,7 @@ describe('compare over HTTP: shadow work after the answer, only when the loop ha
       res.end('{"id":5}}');
     });
     // The translation has no NerdGraph (its answer is a v2 error): whatever the verdict, a record says the work ran.
-    const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: 'GET /v2/applications/*=compare', maxLoopUtilisation: 0.5, loopUtilisation: () => 0 });
+    const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: 'GET /v2/fixture_widgets/*=compare', maxLoopUtilisation: 0.5, loopUtilisation: () => 0 });
     const served = await serveOnLoopback(gateway.app.fetch);
     try {
       const answered = new Promise<string>((resolve, reject) => {
@@ -212,7 +212,7 @@ describe('compare over HTTP: shadow work after the answer, only when the loop ha
     });
     let utilisation = 0.9;
     const sink = memorySink();
-    const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: 'GET /v2/applications/*=compare', sink, maxLoopUtilisation: 0.5, loopUtilisation: () => utilisation });
+    const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: 'GET /v2/fixture_widgets/*=compare', sink, maxLoopUtilisation: 0.5, loopUtilisation: () => utilisation });
     const served = await serveOnLoopback(gateway.app.fetch);
     try {
       for (let i = 0; i < 3; i++) {

@@ -5,28 +5,28 @@ import { Kind, getVariableValues, parse, validate, type OperationDefinitionNode 
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import deploymentCreate from '../../mappings/deployments/create.ts';
-import listMapping from '../../mappings/applications/list.ts';
+import noteCreate from '../support/fixture-mappings/widgets/notes.create.ts';
+import listMapping from '../support/fixture-mappings/widgets/list.ts';
 import { MAX_REQUEST_CHARS, parseExplainQuery } from '../../src/bridge/explain-input.ts';
 import { DEFAULT_GRAPHQL_URL, LOCAL_GRAPHQL_NOTE, curlFor, shownGraphqlUrl, type Explanation, type ExplainedCall } from '../../src/bridge/explanation.ts';
 import { createApp } from '../../src/app.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { createSandbox } from '../../sandbox/server.ts';
 import type { SandboxApp } from '../../sandbox/model.ts';
-import { deploymentsOf } from '../../sandbox/writes.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
-import { loadDocuments } from '../../src/upstream/documents.ts';
 import { entityGuid } from '../../src/v2/ids.ts';
 import { V2Error } from '../../src/v2/errors.ts';
 import { accountsAnswer, json, startFakeUpstream } from '../support/fake-upstream.ts';
 import { httpSend, serveOnLoopback } from '../support/http.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../support/harness.ts';
+import { GADGETS, loadTestDocuments, loadTestMappings, WIDGET, WIDGETS } from '../support/fixture-routes.ts';
 import { hasRealSchema, realNerdGraphSchema } from '../support/schema.ts';
 
 /**
- * /bridge/explain, in-process against the sandbox: the exact NerdGraph calls a v2 request
- * becomes, runnable as they are, with writes recorded and never sent, and no key in the answer.
+ * /bridge/explain, in-process against the sandbox, on the fixture routes
+ * (test/support/fixture-routes.ts): the exact NerdGraph calls a v2 request becomes, runnable as
+ * they are, with writes recorded and never sent, and no key in the answer. npm run explain and
+ * the NRQL of a metric-data request: explain-cli.test.ts.
  */
 const run = promisify(execFile);
 
@@ -50,7 +50,7 @@ let live: SandboxApp;
 beforeAll(async () => {
   upstream = await sandbox.listen(0, '127.0.0.1');
   graphqlUrl = `${upstream.url}/graphql`;
-  gateway = await createTestGateway({ nerdgraphUrl: graphqlUrl });
+  gateway = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl });
   const found = sandbox.data.apps.find((a) => a.accountId === PRIMARY_ACCOUNT && a.reporting);
   if (!found) throw new Error('the sandbox has no reporting app in the primary account');
   live = found;
@@ -95,21 +95,20 @@ function callOf(explanation: Explanation, operation: string): ExplainedCall {
 }
 
 const appGuid = (id: number): string => entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', id);
-const metricDataRequest = (): string => `/v2/applications/${live.id}/metrics/data.json?names[]=HttpDispatcher&names[]=Apdex&values[]=call_count&summarize=true`;
 
 /** Every explanation the read tests produce, for the schema and runnability checks. */
 const explained: Explanation[] = [];
 
 describe('GET /bridge/explain: reads', () => {
-  it('applications list: the entity search with its query string variable, and the mapping notes', async () => {
-    const e = await explain('/v2/applications.json?filter[name]=a');
+  it('a list: the entity search with its query string variable, and the mapping notes', async () => {
+    const e = await explain('/v2/fixture_widgets.json?filter[name]=a');
     explained.push(e);
     expect(e).toMatchObject({
-      request: '/v2/applications.json?filter[name]=a',
+      request: '/v2/fixture_widgets.json?filter[name]=a',
       method: 'GET',
-      route: '/v2/applications.{format}',
-      mapping: 'applications.list',
-      kind: 'entity-search-list',
+      route: WIDGETS,
+      mapping: 'fixture_widgets.list',
+      kind: 'read-plan',
       fidelity: listMapping.fidelity,
       summary: listMapping.summary,
       graphqlUrl,
@@ -124,79 +123,67 @@ describe('GET /bridge/explain: reads', () => {
     const search = callOf(e, listMapping.operation);
     expect(search).toMatchObject({ kind: 'query', sent: true });
     expect(search.variables.query).toContain(`accountId = ${PRIMARY_ACCOUNT}`);
-    expect(search.query).toMatch(/^query ApplicationsSearch\(/m);
-    expect(search.graphqlRequest).toEqual({ query: search.query, operationName: 'ApplicationsSearch', variables: search.variables });
+    expect(search.query).toMatch(/^query FixtureWidgetsSearch\(/m);
+    expect(search.graphqlRequest).toEqual({ query: search.query, operationName: 'FixtureWidgetsSearch', variables: search.variables });
     // The account lookup is shown too, and says why it is there.
     expect(callOf(e, 'AccessibleAccounts').note).toMatch(/account/);
     expect(e.calls.every((c) => c.sent)).toBe(true);
   });
 
-  it('application show: the GUID computed from account and id is in the variables', async () => {
-    const e = await explain(`/v2/applications/${live.id}.json`);
+  it('a show: the GUID computed from account and id is in the variables', async () => {
+    const e = await explain(`/v2/fixture_widgets/${live.id}.json`);
     explained.push(e);
-    expect(e).toMatchObject({ route: '/v2/applications/{id}.{format}', mapping: 'applications.show', status: 200 });
-    const show = callOf(e, 'ApplicationByGuid');
+    expect(e).toMatchObject({ route: WIDGET, mapping: 'fixture_widgets.show', status: 200 });
+    const show = callOf(e, 'FixtureWidget');
     expect(show.variables.guid).toBe(appGuid(live.id));
-    // One NRQL query: the end-user apdex score the entity lacks.
-    expect(show.nrql).toEqual([show.variables.endUserApdex]);
+    // Its document has no nrql field: no NRQL listed.
+    expect(show.nrql).toEqual([]);
   });
 
   it('a percent-encoded path is explained as the same request sent directly reads it', async () => {
-    const encoded = `/v2/applications/${[...String(live.id)].map((digit) => `%3${digit}`).join('')}.json`;
+    const encoded = `/v2/fixture_widgets/${[...String(live.id)].map((digit) => `%3${digit}`).join('')}.json`;
     const e = await explain(encoded);
-    expect(e).toMatchObject({ mapping: 'applications.show', status: 200 });
-    expect(callOf(e, 'ApplicationByGuid').variables.guid).toBe(appGuid(live.id));
-  });
-
-  it('metric data: the NRQL is listed, carried in the variables beside the app GUID', async () => {
-    const e = await explain(metricDataRequest());
     explained.push(e);
-    expect(e).toMatchObject({ route: '/v2/applications/{id}/metrics/data.{format}', mapping: 'applications.metric-data', status: 200 });
-    const data = callOf(e, 'ApplicationMetricData');
-    expect(data.variables.guid).toBe(appGuid(live.id));
-    expect(data.nrql).toHaveLength(2);
-    expect(data.nrql).toEqual([data.variables.data, data.variables.known]);
-    for (const nrql of data.nrql) {
-      expect(nrql).toMatch(/^SELECT .* FROM Metric WHERE appId = \d+ AND metricTimesliceName IN \('HttpDispatcher', 'Apdex'\)/);
-      expect(nrql).toContain(`appId = ${live.id}`);
-    }
+    expect(e).toMatchObject({ mapping: 'fixture_widgets.show', status: 200 });
+    expect(callOf(e, 'FixtureWidget').variables.guid).toBe(appGuid(live.id));
   });
 
   it('an XML request and an answer that is an error: the status and the v2 title', async () => {
-    const e = await explain('/v2/applications/987654321.xml');
-    expect(e).toMatchObject({ mapping: 'applications.show', status: 404, error: 'No Application found with the given ID' });
-    expect(callOf(e, 'ApplicationByGuid').variables.guid).toBe(appGuid(987654321));
+    const e = await explain('/v2/fixture_widgets/987654321.xml');
+    expect(e).toMatchObject({ mapping: 'fixture_widgets.show', status: 404, error: 'Fixture widget not found' });
+    expect(callOf(e, 'FixtureWidget').variables.guid).toBe(appGuid(987654321));
   });
 
   it('a v2 parameter the translation refuses: explained with its 422', async () => {
-    const e = await explain(`/v2/applications/${live.id}/metrics/data.json`);
+    const e = await explain('/v2/fixture_widgets.json?page=none');
     expect(e.status).toBe(422);
-    expect(e.error).toMatch(/names\[\]/);
+    expect(e.error).toMatch(/page/);
   });
 
   it('an unsupported route: its fixed answer, no NerdGraph call', async () => {
     const before = await gateway.upstreamCount();
-    const e = await explain(`/v2/applications/${live.id}/deployments/5.json`, { method: 'DELETE' });
+    const e = await explain(`/v2/fixture_widgets/${live.id}/notes/5.json`, { method: 'DELETE' });
     expect(e).toMatchObject({ kind: 'unsupported', status: 422, calls: [] });
     expect(e.error).toMatch(/cannot be deleted/);
     expect(await gateway.upstreamCount()).toBe(before);
   });
 
-  it('a passthrough mapping (the external service conditions list): passed through, no NerdGraph call', async () => {
+  it('a passthrough mapping (the gadgets list): passed through, no NerdGraph call', async () => {
     const metrics = createMetrics();
     const app = createApp({
       config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1000, accountsCacheTtlMs: 1000, metricNamesLookbackMs: 86_400_000, requestDeadlineMs: 5000 },
-      nerdgraph: createNerdGraphClient({ url: graphqlUrl, documents: loadDocuments(), metrics, timeoutMs: 5000, retries: 0 }),
+      nerdgraph: createNerdGraphClient({ url: graphqlUrl, documents: loadTestDocuments(), metrics, timeoutMs: 5000, retries: 0 }),
+      documents: loadTestDocuments(),
       nerdgraphUrl: graphqlUrl,
-      mappings: await loadMappings(),
+      mappings: await loadTestMappings('fixtures'),
       metrics,
       logger: pino({ level: 'silent' }),
       now: () => FIXED_NOW,
     });
-    const response = await explainRaw('/v2/alerts_external_service_conditions.json?policy_id=100000', {}, app);
+    const response = await explainRaw('/v2/fixture_gadgets.json?page=1', {}, app);
     const e = JSON.parse(await response.text()) as Explanation;
     expect(response.status).toBe(200);
-    expect(e).toMatchObject({ kind: 'passthrough', route: '/v2/alerts_external_service_conditions.{format}', calls: [], status: null });
+    expect(e).toMatchObject({ kind: 'passthrough', route: GADGETS, calls: [], status: null });
     expect(e.notes.join(' ')).toMatch(/Passed through/);
     const upstreamCalls = await metrics.upstreamRequests.get();
     expect(upstreamCalls.values.reduce((n, v) => n + v.value, 0)).toBe(0);
@@ -204,34 +191,34 @@ describe('GET /bridge/explain: reads', () => {
 });
 
 describe('GET /bridge/explain: a write is a dry run', () => {
-  it('deployment create: the mutation is recorded with its variables, sent: false, and nothing is written', async () => {
+  it('a note: the mutation is recorded with its variables, sent: false, and nothing is written', async () => {
     const version = sandbox.data.writes.version;
-    const deployments = deploymentsOf(sandbox.data, live).length;
-    const mutationsBefore = await gateway.upstreamCount('DeploymentCreate');
-    const e = await explain(`/v2/applications/${live.id}/deployments.json`, {
+    const writes = sandbox.writes().total;
+    const mutationsBefore = await gateway.upstreamCount(noteCreate.operation);
+    const e = await explain(`/v2/fixture_widgets/${live.id}/notes.json`, {
       method: 'POST',
-      body: JSON.stringify({ deployment: { revision: 'v9.9.9-explain', user: 'ci' } }),
+      body: JSON.stringify({ note: { text: 'v9.9.9-explain' } }),
     });
-    expect(e).toMatchObject({ method: 'POST', mapping: 'applications.deployments.create', kind: 'write' });
-    const create = callOf(e, deploymentCreate.operation);
+    expect(e).toMatchObject({ method: 'POST', mapping: 'fixture_widgets.notes.create', kind: 'write' });
+    const create = callOf(e, noteCreate.operation);
     expect(create).toMatchObject({ kind: 'mutation', sent: false });
     expect(JSON.stringify(create.variables)).toContain('v9.9.9-explain');
-    expect(create.query).toMatch(/^mutation DeploymentCreate\(/m);
+    expect(create.query).toMatch(/^mutation FixtureWidgetNote\(/m);
     // The reads its rules need did run.
-    expect(callOf(e, 'ApplicationDeployments').sent).toBe(true);
-    expect(e.notes.join(' ')).toMatch(/Dry run: DeploymentCreate was recorded, not sent/);
-    expect(e.notes.join(' ')).toContain(`answers ${deploymentCreate.successStatus}`);
+    expect(callOf(e, 'FixtureWidget').sent).toBe(true);
+    expect(e.notes.join(' ')).toMatch(/Dry run: FixtureWidgetNote was recorded, not sent/);
+    expect(e.notes.join(' ')).toContain(`answers ${noteCreate.successStatus}`);
     // Nothing reached NerdGraph's mutation, nothing changed in the sandbox.
-    expect(await gateway.upstreamCount('DeploymentCreate')).toBe(mutationsBefore);
+    expect(await gateway.upstreamCount(noteCreate.operation)).toBe(mutationsBefore);
     expect(sandbox.data.writes.version).toBe(version);
-    expect(deploymentsOf(sandbox.data, live)).toHaveLength(deployments);
+    expect(sandbox.writes().total).toBe(writes);
   });
 
   it('a write the translation refuses before its mutation: the same status as the route itself, no mutation recorded', async () => {
-    const path = `/v2/applications/${live.id}/deployments.json`;
-    const body = '{"deployment":{"user":"ci"}}';
+    const path = `/v2/fixture_widgets/${live.id}/notes.json`;
+    const body = '{"note":{"author":"ci"}}';
     const e = await explain(path, { method: 'POST', body });
-    // Without a revision nothing is written, so the route itself can be asked for comparison.
+    // Without a text nothing is written, so the route itself can be asked for comparison.
     const direct = await gateway.app.request(path, { method: 'POST', headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' }, body });
     expect(direct.status).toBeGreaterThanOrEqual(400);
     expect(e.status).toBe(direct.status);
@@ -243,20 +230,13 @@ describe('GET /bridge/explain: a write is a dry run', () => {
 
 describe('GET /bridge/explain: a recorded run through the gateway itself', () => {
   const operations = (e: Explanation): string[] => e.calls.map((c) => c.operation);
-  let hostId: number;
-  beforeAll(async () => {
-    const hosts = await gateway.app.request(`/v2/applications/${live.id}/hosts.json`, { headers: { 'X-Api-Key': DEMO_KEY } });
-    const body = z.object({ application_hosts: z.array(z.object({ id: z.number() })).min(1) }).parse(await hosts.json());
-    hostId = (body.application_hosts[0] as { id: number }).id;
-  });
-
   it.each([
-    ['metric names', () => `/v2/applications/${live.id}/metrics.json?name=Http`],
-    ['host metric data', () => `/v2/applications/${live.id}/hosts/${hostId}/metrics/data.json?names[]=HttpDispatcher&values[]=call_count&summarize=true`],
+    ['page 2 of the list', () => '/v2/fixture_widgets.json?page=2'],
+    ['page 2 of a filtered list', () => '/v2/fixture_widgets.json?filter[name]=e&page=2'],
   ])('is cold (%s): the calls a fresh gateway makes, even after the route itself warmed its caches', async (_name, target) => {
     const request = target();
     const first = await explain(request);
-    // The route itself now remembers what it read (the names listing, the app's host directory).
+    // The route itself now remembers what it read (the list kept for its later pages).
     expect((await gateway.app.request(request, { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
     const second = await explain(request);
     expect(second.status).toBe(200);
@@ -264,18 +244,18 @@ describe('GET /bridge/explain: a recorded run through the gateway itself', () =>
   });
 
   it('is cold for paging too: a page past the end still shows the read of page 1 that tells it', async () => {
-    // 40 applications: one page. The route learns the count, and then answers page 2 without a call.
+    // The route keeps what it read, and then answers a page past the end again without a call.
     const searches = await gateway.upstreamCount(listMapping.operation);
-    expect((await gateway.app.request('/v2/applications.json?page=2', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
-    expect((await gateway.app.request('/v2/applications.json?page=2', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
+    expect((await gateway.app.request('/v2/fixture_widgets.json?filter[name]=o&page=5', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
+    expect((await gateway.app.request('/v2/fixture_widgets.json?filter[name]=o&page=5', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
     expect(await gateway.upstreamCount(listMapping.operation)).toBe(searches + 1);
-    const e = await explain('/v2/applications.json?page=2');
+    const e = await explain('/v2/fixture_widgets.json?filter[name]=o&page=5');
     expect(operations(e)).toContain(listMapping.operation);
   });
 
   it('the key is checked first: explain of a key NerdGraph refuses makes no other call', async () => {
-    const fresh = await createTestGateway({ nerdgraphUrl: graphqlUrl });
-    const response = await explainRaw(`/v2/applications/${live.id}/metrics/data.json?names[]=HttpDispatcher`, { key: 'NRAK-EXPLAINCHECKEDFIRST000000' }, fresh.app);
+    const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl });
+    const response = await explainRaw(`/v2/fixture_widgets/${live.id}.json`, { key: 'NRAK-EXPLAINCHECKEDFIRST000000' }, fresh.app);
     expect(response.status).toBe(401);
     expect(await fresh.upstreamCount()).toBe(1);
     expect(await fresh.upstreamCount('AccessibleAccounts')).toBe(1);
@@ -283,23 +263,23 @@ describe('GET /bridge/explain: a recorded run through the gateway itself', () =>
 
   it('is cold with the read micro-cache on too: a page the cache answers still shows the reads it leads to', async () => {
     const explainFresh = async (): Promise<string[]> => {
-      const fresh = await createTestGateway({ nerdgraphUrl: graphqlUrl, microCacheMs: 60_000 });
-      return operations(JSON.parse(await (await explainRaw('/v2/applications.json', {}, fresh.app)).text()) as Explanation);
+      const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl, microCacheMs: 60_000 });
+      return operations(JSON.parse(await (await explainRaw('/v2/fixture_widgets.json', {}, fresh.app)).text()) as Explanation);
     };
     const cold = await explainFresh();
-    const warm = await createTestGateway({ nerdgraphUrl: graphqlUrl, microCacheMs: 60_000 });
-    expect((await warm.app.request('/v2/applications.json', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
-    const e = JSON.parse(await (await explainRaw('/v2/applications.json', {}, warm.app)).text()) as Explanation;
+    const warm = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl, microCacheMs: 60_000 });
+    expect((await warm.app.request('/v2/fixture_widgets.json', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
+    const e = JSON.parse(await (await explainRaw('/v2/fixture_widgets.json', {}, warm.app)).text()) as Explanation;
     expect(operations(e)).toEqual(cold);
-    expect(cold.length).toBeGreaterThan(2);
+    expect(cold).toEqual(expect.arrayContaining(['AccessibleAccounts', listMapping.operation]));
   });
 
   it('an account the key cannot read, or a malformed X-Account-Id: explain answers as /v2 does, before any run', async () => {
-    const fresh = await createTestGateway({ nerdgraphUrl: graphqlUrl });
-    const malformed = await explainRaw('/v2/applications.json', { headers: { 'X-Account-Id': 'abc' } }, fresh.app);
+    const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl });
+    const malformed = await explainRaw('/v2/fixture_widgets.json', { headers: { 'X-Account-Id': 'abc' } }, fresh.app);
     expect(malformed.status).toBe(400);
     expect(await fresh.upstreamCount()).toBe(0);
-    const other = await explainRaw('/v2/applications.json', { headers: { 'X-Account-Id': '1000002' } }, fresh.app);
+    const other = await explainRaw('/v2/fixture_widgets.json', { headers: { 'X-Account-Id': '1000002' } }, fresh.app);
     expect(other.status).toBe(403);
     expect(ErrorBody.parse(await other.json()).error.title).toBe('The API key cannot access account 1000002');
     expect(await fresh.upstreamCount()).toBe(1);
@@ -310,8 +290,8 @@ describe('GET /bridge/explain: a recorded run through the gateway itself', () =>
       if (request.operationName === 'AccessibleAccounts') json(res, 200, accountsAnswer([PRIMARY_ACCOUNT]));
     });
     try {
-      const slow = await createTestGateway({ nerdgraphUrl: stalled.url, timeoutMs: 5_000, deadlineMs: 300 });
-      const e = JSON.parse(await (await explainRaw('/v2/applications.json', {}, slow.app)).text()) as Explanation;
+      const slow = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: stalled.url, timeoutMs: 5_000, deadlineMs: 300 });
+      const e = JSON.parse(await (await explainRaw('/v2/fixture_widgets.json', {}, slow.app)).text()) as Explanation;
       expect(e.status).toBe(504);
       const cancelled = (await slow.metrics.registry.getSingleMetric('v2bridge_requests_cancelled_total')?.get())?.values ?? [];
       expect(cancelled.map((v) => [v.labels.reason, v.value])).toEqual([['deadline', 1]]);
@@ -329,17 +309,17 @@ describe('GET /bridge/explain: a recorded run through the gateway itself', () =>
       searching?.();
     });
     // A deadline far past the test's timeout: only the client leaving can end the run in time.
-    const slow = await createTestGateway({ nerdgraphUrl: stalled.url, timeoutMs: 120_000 });
+    const slow = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: stalled.url, timeoutMs: 120_000 });
     const server = await serveOnLoopback(slow.app.fetch);
     try {
       const controller = new AbortController();
-      const sent = fetch(`${server.url}${explainUrl('/v2/applications.json')}`, { headers: { 'X-Api-Key': DEMO_KEY }, signal: controller.signal }).catch(() => undefined);
+      const sent = fetch(`${server.url}${explainUrl('/v2/fixture_widgets.json')}`, { headers: { 'X-Api-Key': DEMO_KEY }, signal: controller.signal }).catch(() => undefined);
       await searchStarted;
       controller.abort();
       await sent;
       // Event-driven: resolves once the fake NerdGraph saw its search request cut (the test's timeout bounds it).
       while (stalled.abortedCount() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(stalled.received.map((r) => r.operationName)).toEqual(['AccessibleAccounts', 'ApplicationsSearch']);
+      expect(stalled.received.map((r) => r.operationName)).toEqual(['AccessibleAccounts', listMapping.operation]);
     } finally {
       await server.close();
       await stalled.close();
@@ -366,10 +346,10 @@ describe('GET /bridge/explain: what it sends is runnable as it is', () => {
   });
 
   it('the curl command runs in a shell with NEW_RELIC_API_KEY set, and the key is in no command', async () => {
-    const metricData = callOf(explained.find((e) => e.mapping === 'applications.metric-data') as Explanation, 'ApplicationMetricData');
-    expect(metricData.curl).not.toContain(DEMO_KEY);
-    expect(metricData.curl).toContain('$NEW_RELIC_API_KEY');
-    const { stdout } = await run('sh', ['-c', metricData.curl], { env: { PATH: process.env.PATH, NEW_RELIC_API_KEY: DEMO_KEY } });
+    const show = callOf(explained.find((e) => e.mapping === 'fixture_widgets.show') as Explanation, 'FixtureWidget');
+    expect(show.curl).not.toContain(DEMO_KEY);
+    expect(show.curl).toContain('$NEW_RELIC_API_KEY');
+    const { stdout } = await run('sh', ['-c', show.curl], { env: { PATH: process.env.PATH, NEW_RELIC_API_KEY: DEMO_KEY } });
     const answer = z.object({ data: z.object({ actor: z.object({ entity: z.object({ guid: z.string() }) }) }) }).parse(JSON.parse(stdout));
     expect(answer.data.actor.entity.guid).toBe(appGuid(live.id));
   });
@@ -395,8 +375,8 @@ describe('GET /bridge/explain: what it sends is runnable as it is', () => {
   });
 
   it.skipIf(!hasRealSchema)('the recorded mutation validates against the real schema, its variables included', async () => {
-    const e = await explain(`/v2/applications/${live.id}/deployments.json`, { method: 'POST', body: '{"deployment":{"revision":"r1"}}' });
-    const create = callOf(e, 'DeploymentCreate');
+    const e = await explain(`/v2/fixture_widgets/${live.id}/notes.json`, { method: 'POST', body: '{"note":{"text":"r1"}}' });
+    const create = callOf(e, noteCreate.operation);
     const schema = realNerdGraphSchema();
     const document = parse(create.query);
     expect(validate(schema, document).map((x) => x.message)).toEqual([]);
@@ -410,19 +390,19 @@ describe('GET /bridge/explain: bad input is a v2 error', () => {
     ['no request', '/bridge/explain', 422, /request/],
     ['empty request', explainUrl(''), 422, /request/],
     ['not a v2 path', explainUrl('/healthz'), 422, /must start with \/v2\//],
-    ['an absolute URL', explainUrl('http://evil.example/v2/applications.json'), 422, /must start with \/v2\//],
+    ['an absolute URL', explainUrl('http://evil.example/v2/fixture_widgets.json'), 422, /must start with \/v2\//],
     ['climbing out of /v2/', explainUrl('/v2/../metrics'), 422, /must start with \/v2\//],
-    ['a fragment', explainUrl('/v2/applications.json#x'), 422, /control characters and #/],
-    ['a control character', explainUrl('/v2/applications.json?filter[name]=a\nb'), 422, /control characters/],
-    ['too long', explainUrl(`/v2/applications.json?filter[name]=${'a'.repeat(MAX_REQUEST_CHARS)}`), 422, /at most/],
-    ['request twice', `${explainUrl('/v2/applications.json')}&request=%2Fv2%2Fapplications.xml`, 422, /give it once/],
-    ['an unknown method', explainUrl('/v2/applications.json', { method: 'PATCH' }), 422, /method/],
-    ['a method the route does not serve', explainUrl('/v2/applications.json', { method: 'DELETE' }), 422, /served for GET/],
-    ['a body on a GET', explainUrl('/v2/applications.json', { body: '{}' }), 422, /only a POST or PUT/],
-    ['a body that is not JSON', explainUrl('/v2/applications/1/deployments.json', { method: 'POST', body: '{nope' }), 400, /expected JSON/],
-    ['a body that is not an object', explainUrl('/v2/applications/1/deployments.json', { method: 'POST', body: '[1]' }), 422, /JSON object/],
+    ['a fragment', explainUrl('/v2/fixture_widgets.json#x'), 422, /control characters and #/],
+    ['a control character', explainUrl('/v2/fixture_widgets.json?filter[name]=a\nb'), 422, /control characters/],
+    ['too long', explainUrl(`/v2/fixture_widgets.json?filter[name]=${'a'.repeat(MAX_REQUEST_CHARS)}`), 422, /at most/],
+    ['request twice', `${explainUrl('/v2/fixture_widgets.json')}&request=%2Fv2%2Ffixture_widgets.xml`, 422, /give it once/],
+    ['an unknown method', explainUrl('/v2/fixture_widgets.json', { method: 'PATCH' }), 422, /method/],
+    ['a method the route does not serve', explainUrl('/v2/fixture_widgets.json', { method: 'DELETE' }), 422, /served for GET/],
+    ['a body on a GET', explainUrl('/v2/fixture_widgets.json', { body: '{}' }), 422, /only a POST or PUT/],
+    ['a body that is not JSON', explainUrl('/v2/fixture_widgets/1/notes.json', { method: 'POST', body: '{nope' }), 400, /expected JSON/],
+    ['a body that is not an object', explainUrl('/v2/fixture_widgets/1/notes.json', { method: 'POST', body: '[1]' }), 422, /JSON object/],
     ['an unknown v2 route', explainUrl('/v2/nothing_here.json'), 404, /Unknown v2 resource/],
-    ['an unknown format', explainUrl('/v2/applications.csv'), 404, /Unknown format/],
+    ['an unknown format', explainUrl('/v2/fixture_widgets.csv'), 404, /Unknown format/],
   ];
   it.each(cases)('%s', async (_name, url, status, title) => {
     const response = await gateway.app.request(url, { headers: { 'X-Api-Key': DEMO_KEY } });
@@ -433,32 +413,33 @@ describe('GET /bridge/explain: bad input is a v2 error', () => {
   });
 
   it('no key: 401, as any v2 call', async () => {
-    const response = await explainRaw('/v2/applications.json', { key: null });
+    const response = await explainRaw('/v2/fixture_widgets.json', { key: null });
     expect(response.status).toBe(401);
     expect(ErrorBody.parse(await response.json()).error.title).toBe('Invalid request, API key required');
   });
 
   it('a key NerdGraph refuses: its 401, then remembered (no second lookup)', async () => {
     const badKey = 'NRAK-EXPLAINUNKNOWN0000000000000';
-    const first = await explainRaw('/v2/applications.json', { key: badKey });
+    const first = await explainRaw('/v2/fixture_widgets.json', { key: badKey });
     expect(first.status).toBe(401);
     const body = await first.text();
     expect(ErrorBody.parse(JSON.parse(body)).error.title).toBeTruthy();
     expect(body).not.toContain(badKey);
     const lookups = await gateway.upstreamCount('AccessibleAccounts');
-    const second = await explainRaw('/v2/applications.json', { key: badKey });
+    const second = await explainRaw('/v2/fixture_widgets.json', { key: badKey });
     expect(second.status).toBe(401);
     expect(await gateway.upstreamCount('AccessibleAccounts')).toBe(lookups);
   });
 
   it('over real HTTP, the per-address limit on unknown keys applies to explain too', async () => {
     const limited = await createTestGateway({
+      routes: 'fixtures',
       nerdgraphUrl: graphqlUrl,
       config: { keyGuard: { refusedTtlMs: 60_000, refusedMax: 100, verificationsPerAddressPerMinute: 2 } },
     });
     const server = await serveOnLoopback(limited.app.fetch);
     try {
-      const url = `${server.url}${explainUrl('/v2/applications.json')}`;
+      const url = `${server.url}${explainUrl('/v2/fixture_widgets.json')}`;
       const good = await httpSend(url, { headers: { 'X-Api-Key': DEMO_KEY } });
       expect(good.status).toBe(200);
       const first = await httpSend(url, { headers: { 'X-Api-Key': 'NRAK-EXPLAINPROBE1' } });
@@ -476,6 +457,7 @@ describe('GET /bridge/explain: bad input is a v2 error', () => {
 
   it('shares the key guard with /v2: one per-address budget, one refused-key memory', async () => {
     const limited = await createTestGateway({
+      routes: 'fixtures',
       nerdgraphUrl: graphqlUrl,
       config: { keyGuard: { refusedTtlMs: 60_000, refusedMax: 100, verificationsPerAddressPerMinute: 2 } },
     });
@@ -483,16 +465,16 @@ describe('GET /bridge/explain: bad input is a v2 error', () => {
     try {
       // Two unknown keys verified through /v2 spend this address's budget...
       for (const key of ['NRAK-SHAREDPROBE1', 'NRAK-SHAREDPROBE2']) {
-        expect((await httpSend(`${server.url}/v2/applications.json`, { headers: { 'X-Api-Key': key } })).status, key).toBe(401);
+        expect((await httpSend(`${server.url}/v2/fixture_widgets.json`, { headers: { 'X-Api-Key': key } })).status, key).toBe(401);
       }
       const lookups = await limited.upstreamCount('AccessibleAccounts');
       expect(lookups).toBe(2);
       // ...so a third one on explain is not verified either.
-      const third = await httpSend(`${server.url}${explainUrl('/v2/applications.json')}`, { headers: { 'X-Api-Key': 'NRAK-SHAREDPROBE3' } });
+      const third = await httpSend(`${server.url}${explainUrl('/v2/fixture_widgets.json')}`, { headers: { 'X-Api-Key': 'NRAK-SHAREDPROBE3' } });
       expect(third.status).toBe(429);
       expect(third.headers.get('retry-after')).toMatch(/^\d+$/);
       // A key /v2 saw refused is answered by explain from the refused-key memory: no lookup.
-      const refused = await httpSend(`${server.url}${explainUrl('/v2/applications.json')}`, { headers: { 'X-Api-Key': 'NRAK-SHAREDPROBE1' } });
+      const refused = await httpSend(`${server.url}${explainUrl('/v2/fixture_widgets.json')}`, { headers: { 'X-Api-Key': 'NRAK-SHAREDPROBE1' } });
       expect(refused.status).toBe(401);
       expect(await limited.upstreamCount('AccessibleAccounts')).toBe(lookups);
     } finally {
@@ -501,11 +483,11 @@ describe('GET /bridge/explain: bad input is a v2 error', () => {
   });
 
   it('and the other way: a key explain saw refused is answered by /v2 without a lookup', async () => {
-    const fresh = await createTestGateway({ nerdgraphUrl: graphqlUrl });
+    const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl });
     const key = 'NRAK-EXPLAINFIRST0000000000000';
-    expect((await explainRaw('/v2/applications.json', { key }, fresh.app)).status).toBe(401);
+    expect((await explainRaw('/v2/fixture_widgets.json', { key }, fresh.app)).status).toBe(401);
     const lookups = await fresh.upstreamCount('AccessibleAccounts');
-    const direct = await fresh.app.request('/v2/applications.json', { headers: { 'X-Api-Key': key } });
+    const direct = await fresh.app.request('/v2/fixture_widgets.json', { headers: { 'X-Api-Key': key } });
     expect(direct.status).toBe(401);
     expect(await fresh.upstreamCount('AccessibleAccounts')).toBe(lookups);
   });
@@ -529,7 +511,7 @@ describe('GET /bridge/explain: bad input is a v2 error', () => {
 
 describe('GET /bridge/explain: the key never appears', () => {
   it('not in the answer, not in the logs: even when pasted into the request itself', async () => {
-    const request = `/v2/applications.json?filter[name]=${SENTINEL_KEY}`;
+    const request = `/v2/fixture_widgets.json?filter[name]=${SENTINEL_KEY}`;
     const response = await explainRaw(request, { key: SENTINEL_KEY });
     const text = await response.text();
     expect(response.status).toBe(200);
@@ -542,13 +524,13 @@ describe('GET /bridge/explain: the key never appears', () => {
 
   it('nor in a write dry run sent with the Api-Key header spelling', async () => {
     const response = await explainRaw(
-      `/v2/applications/${live.id}/deployments.json`,
-      { method: 'post', body: '{"deployment":{"revision":"k1"}}', key: null, headers: { 'Api-Key': SENTINEL_KEY } },
+      `/v2/fixture_widgets/${live.id}/notes.json`,
+      { method: 'post', body: '{"note":{"text":"k1"}}', key: null, headers: { 'Api-Key': SENTINEL_KEY } },
     );
     const text = await response.text();
     expect(response.status).toBe(200);
     expect(text).not.toContain(SENTINEL_KEY);
-    expect((JSON.parse(text) as Explanation).calls.map((c) => c.operation)).toContain('DeploymentCreate');
+    expect((JSON.parse(text) as Explanation).calls.map((c) => c.operation)).toContain(noteCreate.operation);
   });
 });
 
@@ -558,14 +540,15 @@ describe('GET /bridge/explain: the NerdGraph URL it shows', () => {
     const metrics = createMetrics();
     const app = createApp({
       config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1000, accountsCacheTtlMs: 1000, metricNamesLookbackMs: 86_400_000, requestDeadlineMs: 5000 },
-      nerdgraph: createNerdGraphClient({ url: graphqlUrl, documents: loadDocuments(), metrics, timeoutMs: 5000, retries: 0 }),
+      nerdgraph: createNerdGraphClient({ url: graphqlUrl, documents: loadTestDocuments(), metrics, timeoutMs: 5000, retries: 0 }),
+      documents: loadTestDocuments(),
       nerdgraphUrl: shownAs,
-      mappings: await loadMappings(),
+      mappings: await loadTestMappings('fixtures'),
       metrics,
       logger: pino({ level: 'silent' }),
       now: () => FIXED_NOW,
     });
-    const response = await explainRaw(`/v2/applications/${live.id}.json`, {}, app);
+    const response = await explainRaw(`/v2/fixture_widgets/${live.id}.json`, {}, app);
     const text = await response.text();
     expect(response.status, text).toBe(200);
     for (const secret of ['s3cret', 'proxy-user', 't0ken']) expect(text, secret).not.toContain(secret);
@@ -605,58 +588,5 @@ describe('GET /bridge/explain: the NerdGraph URL it shows', () => {
         expect(shown.pathname).toBe(withCredentials.pathname);
       }),
     );
-  });
-});
-
-describe('npm run explain', () => {
-  const ROOT = new URL('../../', import.meta.url).pathname;
-  /** The CLI as `npm run explain` runs it, with only the environment given (no inherited NerdGraph settings). */
-  async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/explain.ts', ...args], {
-        cwd: ROOT,
-        // The seed and size of this file's sandbox, so its app ids exist in the CLI's own.
-        env: { PATH: process.env.PATH ?? '', SANDBOX_SEED: '7', SANDBOX_APM_APPS: '40', ...env },
-      });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  }
-
-  it('on the embedded sandbox: a dry-run write, readable, with the mutation marked as not sent', async () => {
-    const { code, stdout, stderr } = await cli([`/v2/applications/${live.id}/deployments.json`, '--method', 'POST', '--body', '{"deployment":{"revision":"cli-1"}}']);
-    expect(code, stderr).toBe(0);
-    expect(stdout).toContain('route     POST /v2/applications/{id}/deployments.{format}');
-    expect(stdout).toMatch(/\[\d\] mutation DeploymentCreate {2}\(recorded, NOT sent: dry run\)/);
-    expect(stdout).toContain('"version": "cli-1"');
-    expect(stdout).toContain('Known gaps:');
-    expect(stdout).not.toContain(DEMO_KEY);
-    expect(stderr).toContain('embedded sandbox');
-    const json = await cli([`/v2/applications/${live.id}.json`, '--json']);
-    expect(json.code, json.stderr).toBe(0);
-    expect((JSON.parse(json.stdout) as Explanation).calls.map((c) => c.operation)).toContain('ApplicationByGuid');
-  });
-
-  it('against a configured NerdGraph with NEW_RELIC_API_KEY: the NRQL printed, the key nowhere', async () => {
-    const { code, stdout, stderr } = await cli([metricDataRequest()], { NERDGRAPH_URL: graphqlUrl, NEW_RELIC_API_KEY: SENTINEL_KEY });
-    expect(code, stderr).toBe(0);
-    expect(stdout).toContain(`POST to ${graphqlUrl}`);
-    expect(stdout).toMatch(/NRQL:\n {4}SELECT /);
-    expect(stdout).toContain(`appId = ${live.id}`);
-    expect(`${stdout}${stderr}`).not.toContain(SENTINEL_KEY);
-  });
-
-  it('refuses what it cannot run, with a message and a non-zero exit', async () => {
-    const noKey = await cli(['/v2/applications.json'], { NEW_RELIC_REGION: 'us' });
-    expect(noKey.code).toBe(1);
-    expect(noKey.stderr).toMatch(/set NEW_RELIC_API_KEY/);
-    const unknown = await cli(['/v2/nothing_here.json']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('404 Unknown v2 resource');
-    const none = await cli([]);
-    expect(none.code).toBe(2);
-    expect(none.stderr).toContain('usage: npm run explain');
   });
 });

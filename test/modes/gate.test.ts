@@ -206,7 +206,7 @@ async function holdingServer() {
     /** Sends a GET and resolves, with the server's side of it, once the server holds it. */
     async send() {
       const reached = new Promise<void>((resolve) => (arrived = resolve));
-      const client = httpRequest(`${listening.origin}/v2/applications.json`, { agent: false }, (res) => res.resume());
+      const client = httpRequest(`${listening.origin}/v2/fixture_widgets.json`, { agent: false }, (res) => res.resume());
       client.on('error', () => undefined);
       client.end();
       await reached;

@@ -56,7 +56,7 @@ async function startStallingLegacy(stall: 'headers' | 'body', framing: 'content-
     });
     if (stall === 'headers') return;
     res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json', ...(framing === 'content-length' ? { 'content-length': '1000' } : {}) });
-    res.write('{"application":{"id":1,');
+    res.write('{"widget":{"id":1,');
   });
   return {
     ...legacy,
@@ -96,7 +96,7 @@ describe('what the legacy API is sent besides the key', () => {
   it("passthrough: sends the gateway's request id and drops a header that carries the key, plain or encoded", async () => {
     const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin });
     const before = legacy.received.length;
-    const response = await gateway.app.request('/v2/alerts_policies.json', { headers: { 'x-api-key': KEY, ...disguised } });
+    const response = await gateway.app.request('/v2/fixture_gadgets.json', { headers: { 'x-api-key': KEY, ...disguised } });
     expect(response.status).toBe(200);
     const gatewayId = response.headers.get('x-request-id') ?? '';
     expect(gatewayId).toMatch(UUID);
@@ -110,7 +110,7 @@ describe('what the legacy API is sent besides the key', () => {
 
     // Honest values go as they came, the caller's honest id included.
     const honest = { 'x-request-id': '4bf92f3577b34da6a3ce929d0e0e4736', 'user-agent': 'newrelic-client-go/2.0 (linux)', 'if-none-match': 'W/"9a0364b9e99bb480dd25e1f0284c8555"', accept: 'application/json', 'x-account-id': '1000001' };
-    await gateway.app.request('/v2/alerts_policies.json', { headers: { 'x-api-key': KEY, ...honest } });
+    await gateway.app.request('/v2/fixture_gadgets.json', { headers: { 'x-api-key': KEY, ...honest } });
     for (const [name, value] of Object.entries(honest)) expect(legacy.received.at(-1)?.headers[name], name).toBe(value);
   });
 
@@ -118,7 +118,7 @@ describe('what the legacy API is sent besides the key', () => {
     for (const mode of ['compare', 'candidate'] as const) {
       const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: `*=${mode}` });
       const before = legacy.received.length;
-      const response = await gateway.app.request('/v2/applications/1.json', { headers: { 'x-api-key': KEY, ...disguised } });
+      const response = await gateway.app.request('/v2/fixture_widgets/1.json', { headers: { 'x-api-key': KEY, ...disguised } });
       await response.text();
       await gateway.sink.waitForRecords(1);
       const gatewayId = response.headers.get('x-request-id');
@@ -142,11 +142,11 @@ describe('a legacy API that stalls mid-body', () => {
     const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, deadlineMs: 300 });
     const served = await serveOnLoopback(gateway.app.fetch);
     try {
-      const answer = await send(`${served.url}/v2/alerts_policies.json`, { headers: { 'x-api-key': KEY } });
+      const answer = await send(`${served.url}/v2/fixture_gadgets.json`, { headers: { 'x-api-key': KEY } });
       expect(answer.status).toBe(200);
       expect(answer.complete).toBe(false);
-      expect(answer.body).toBe('{"application":{"id":1,');
-      expect(await legacy.waitForAbandoned(1)).toEqual(['GET /v2/alerts_policies.json']);
+      expect(answer.body).toBe('{"widget":{"id":1,');
+      expect(await legacy.waitForAbandoned(1)).toEqual(['GET /v2/fixture_gadgets.json']);
     } finally {
       await served.close();
       await legacy.close();
@@ -157,25 +157,25 @@ describe('a legacy API that stalls mid-body', () => {
     const legacy = await startStallingLegacy('body', 'chunked');
     try {
       const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, deadlineMs: 300 });
-      const response = await gateway.app.request('/v2/alerts_policies.json', { headers: { 'x-api-key': KEY } });
+      const response = await gateway.app.request('/v2/fixture_gadgets.json', { headers: { 'x-api-key': KEY } });
       expect(response.status).toBe(200);
       await expect(response.text()).rejects.toThrow(READ_TIMEOUT);
-      expect(await legacy.waitForAbandoned(1)).toEqual(['GET /v2/alerts_policies.json']);
+      expect(await legacy.waitForAbandoned(1)).toEqual(['GET /v2/fixture_gadgets.json']);
     } finally {
       await legacy.close();
     }
   });
 
   for (const [what, method, path, framing] of [
-    ['a compare GET', 'GET', '/v2/applications/1.json', 'chunked'],
-    ['a compare POST (a write)', 'POST', '/v2/applications/1/deployments.json', 'content-length'],
+    ['a compare GET', 'GET', '/v2/fixture_widgets/1.json', 'chunked'],
+    ['a compare POST (a write)', 'POST', '/v2/fixture_widgets/1/notes.json', 'content-length'],
   ] as const) {
     it(`${what} over HTTP: the client's connection is cut, the legacy request aborted, and the cut answer recorded as an error, not compared`, async () => {
       const legacy = await startStallingLegacy('body', framing);
       const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: '*=compare', deadlineMs: 300 });
       const served = await serveOnLoopback(gateway.app.fetch);
       try {
-        const body = method === 'POST' ? JSON.stringify({ deployment: { revision: 'cut-1' } }) : undefined;
+        const body = method === 'POST' ? JSON.stringify({ note: { text: 'cut-1' } }) : undefined;
         const answer = await send(`${served.url}${path}`, { method, headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body }) });
         expect(answer.status).toBe(method === 'POST' ? 201 : 200);
         expect(answer.complete).toBe(false);
@@ -205,11 +205,11 @@ describe('a legacy timeout is named as the legacy API', () => {
 
   for (const mode of ['passthrough', 'compare'] as const) {
     it(`${mode}: a read and a write the legacy API does not answer in time get a v2 504 that names the legacy API`, async () => {
-      const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: mode === 'compare' ? '*=compare' : '/v2/applications/*=passthrough', deadlineMs: 300 });
-      const read = await gateway.app.request('/v2/applications/1.json', { headers: { 'x-api-key': KEY } });
+      const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: mode === 'compare' ? '*=compare' : '/v2/fixture_widgets/*=passthrough', deadlineMs: 300 });
+      const read = await gateway.app.request('/v2/fixture_widgets/1.json', { headers: { 'x-api-key': KEY } });
       expect(read.status).toBe(504);
       expect(await read.json()).toEqual({ error: { title: READ_TIMEOUT } });
-      const write = await gateway.app.request('/v2/applications/1/deployments.json', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{"deployment":{"revision":"late"}}' });
+      const write = await gateway.app.request('/v2/fixture_widgets/1/notes.json', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{"note":{"text":"late"}}' });
       expect(write.status).toBe(504);
       expect(await write.json()).toEqual({ error: { title: WRITE_TIMEOUT } });
       expect(gateway.logs.filter((line) => line.includes('"kind":"legacy_timeout"'))).toHaveLength(1);
@@ -227,9 +227,9 @@ describe('a legacy timeout is named as the legacy API', () => {
     const served = await serveOnLoopback(gateway.app.fetch);
     try {
       const before = legacy.received.length;
-      const body = '{"deployment":{"revision":"slow-client"}}';
+      const body = '{"note":{"text":"slow-client"}}';
       const answer = await new Promise<RawAnswer>((resolve, reject) => {
-        const req = httpRequest(`${served.url}/v2/applications/1/deployments.json`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'content-length': String(body.length), connection: 'close' } }, (res) => {
+        const req = httpRequest(`${served.url}/v2/fixture_widgets/1/notes.json`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'content-length': String(body.length), connection: 'close' } }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('close', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), complete: res.complete }));
@@ -250,7 +250,7 @@ describe('a legacy timeout is named as the legacy API', () => {
   it("candidate: a shadow legacy read that does not answer in time is recorded as the legacy API's timeout", async () => {
     // The translation answers (a 503: no NerdGraph here); its two legacy shadow calls time out.
     const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, routeModes: '*=candidate', deadlineMs: 300 });
-    const response = await gateway.app.request('/v2/applications/1.json', { headers: { 'x-api-key': KEY } });
+    const response = await gateway.app.request('/v2/fixture_widgets/1.json', { headers: { 'x-api-key': KEY } });
     await response.text();
     const [record] = await gateway.sink.waitForRecords(1);
     expect(record).toMatchObject({ outcome: 'error', mode: 'candidate', status: { legacy: null } });
@@ -261,11 +261,11 @@ describe('a legacy timeout is named as the legacy API', () => {
     const stalling = await startStallingLegacy('body');
     try {
       const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: stalling.origin, routeModes: '*=candidate', deadlineMs: 300 });
-      const response = await gateway.app.request('/v2/applications/1.json', { headers: { 'x-api-key': KEY } });
+      const response = await gateway.app.request('/v2/fixture_widgets/1.json', { headers: { 'x-api-key': KEY } });
       await response.text();
       const [record] = await gateway.sink.waitForRecords(1);
       expect(record?.error).toBe(`legacy call failed: V2Error: ${READ_TIMEOUT}`);
-      expect(await stalling.waitForAbandoned(2)).toEqual(['GET /v2/applications/1.json', 'GET /v2/applications/1.json']);
+      expect(await stalling.waitForAbandoned(2)).toEqual(['GET /v2/fixture_widgets/1.json', 'GET /v2/fixture_widgets/1.json']);
     } finally {
       await stalling.close();
     }

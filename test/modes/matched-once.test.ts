@@ -6,11 +6,10 @@ import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import { parseRouteModes } from '../../src/ops/route-modes.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { mappingTable, type MappingTable } from '../../src/routes/resolved-route.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
-import { loadDocuments } from '../../src/upstream/documents.ts';
 import { FIXED_NOW, PRIMARY_ACCOUNT } from '../support/harness.ts';
+import { GADGETS, loadTestDocuments, loadTestMappings, startFixtureLegacy } from '../support/fixture-routes.ts';
 import { memorySink, plainComparer, type MemorySink } from '../support/modes.ts';
 
 /**
@@ -23,21 +22,25 @@ const KEY = 'matchedoncekey0123456789';
 const headers = { 'x-api-key': KEY, 'content-type': 'application/json' };
 
 let sandbox: { url: string; close: () => Promise<void> };
+/** The fixture routes' legacy face, in front of the sandbox (its /graphql forwarded). */
+let upstream: Awaited<ReturnType<typeof startFixtureLegacy>>;
 let appId: number;
 
 beforeAll(async () => {
   const created = createSandbox({ seed: 11, apmApps: 5, now: () => FIXED_NOW, apiKeys: new Map([[KEY, [PRIMARY_ACCOUNT]]]) });
   sandbox = await created.listen(0, '127.0.0.1');
+  upstream = await startFixtureLegacy(created, sandbox.url);
   const app = [...created.data.apps.values()].find((a) => a.accountId === PRIMARY_ACCOUNT);
   appId = (app as { id: number }).id;
 });
 afterAll(async () => {
+  await upstream.close();
   await sandbox.close();
 });
 
-/** A gateway with these modes over the sandbox's two faces, its route table counting every match. */
+/** A gateway with these modes on the fixture routes, over the sandbox and the fixture legacy face, its route table counting every match. */
 async function countingGateway(routeModes: string) {
-  const mappings = await loadMappings();
+  const mappings = await loadTestMappings('fixtures');
   const real = mappingTable(mappings);
   const matched: string[] = [];
   const routeTable: MappingTable = {
@@ -47,9 +50,9 @@ async function countingGateway(routeModes: string) {
     },
   };
   const metrics = createMetrics();
-  const documents = loadDocuments();
+  const documents = loadTestDocuments();
   const nerdgraph = createNerdGraphClient({
-    url: `${sandbox.url}/graphql`,
+    url: `${upstream.origin}/graphql`,
     documents,
     metrics,
     timeoutMs: 5_000,
@@ -67,15 +70,16 @@ async function countingGateway(routeModes: string) {
       requestDeadlineMs: 5_000,
     },
     nerdgraph,
-    nerdgraphUrl: `${sandbox.url}/graphql`,
+    nerdgraphUrl: `${upstream.origin}/graphql`,
     mappings,
+    documents,
     routeTable,
     metrics,
     logger: createLogger('silent', new Writable({ write: (_chunk, _e, done) => done() })),
     now: () => FIXED_NOW,
     modes: {
       rules: parseRouteModes(routeModes),
-      legacyUrl: sandbox.url,
+      legacyUrl: upstream.origin,
       comparer: plainComparer,
       sink,
       sampleRate: 1,
@@ -97,49 +101,49 @@ async function countingGateway(routeModes: string) {
   return { matchesOf, sink };
 }
 
-const deploy = (revision: string): RequestInit => ({ method: 'POST', body: JSON.stringify({ deployment: { revision } }) });
+const deploy = (text: string): RequestInit => ({ method: 'POST', body: JSON.stringify({ note: { text } }) });
 
 describe('a request is matched once, whatever its mode', () => {
   it('translate: a read, a write, and the router’s own 404 and 405 answers', async () => {
     const { matchesOf } = await countingGateway('*=translate');
-    expect(await matchesOf(`/v2/applications/${appId}.json`)).toEqual({ status: 200, matched: [`/v2/applications/${appId}.json`] });
-    expect(await matchesOf(`/v2/applications/${appId}/deployments.json`, deploy('translate-1'))).toEqual({ status: 201, matched: [`/v2/applications/${appId}/deployments.json`] });
-    expect(await matchesOf(`/v2/applications/${appId}.csv`)).toEqual({ status: 404, matched: [`/v2/applications/${appId}.csv`] });
-    expect(await matchesOf(`/v2/applications.json`, { method: 'PATCH' })).toEqual({ status: 405, matched: ['/v2/applications.json'] });
+    expect(await matchesOf(`/v2/fixture_widgets/${appId}.json`)).toEqual({ status: 200, matched: [`/v2/fixture_widgets/${appId}.json`] });
+    expect(await matchesOf(`/v2/fixture_widgets/${appId}/notes.json`, deploy('translate-1'))).toEqual({ status: 201, matched: [`/v2/fixture_widgets/${appId}/notes.json`] });
+    expect(await matchesOf(`/v2/fixture_widgets/${appId}.csv`)).toEqual({ status: 404, matched: [`/v2/fixture_widgets/${appId}.csv`] });
+    expect(await matchesOf(`/v2/fixture_widgets.json`, { method: 'PATCH' })).toEqual({ status: 405, matched: ['/v2/fixture_widgets.json'] });
     expect(await matchesOf('/v2/nothing_here.json')).toEqual({ status: 404, matched: ['/v2/nothing_here.json'] });
   });
 
   it('passthrough: forwarded without a second match', async () => {
     const { matchesOf, sink } = await countingGateway('');
-    expect((await matchesOf('/v2/alerts_conditions.json?policy_id=1')).matched).toEqual(['/v2/alerts_conditions.json']);
-    expect(sink.usage.at(-1)).toEqual({ route: '/v2/alerts_conditions.{format}', method: 'GET', mode: 'passthrough' });
+    expect((await matchesOf('/v2/fixture_gadgets.json?page=1')).matched).toEqual(['/v2/fixture_gadgets.json']);
+    expect(sink.usage.at(-1)).toEqual({ route: GADGETS, method: 'GET', mode: 'passthrough' });
   });
 
   it('compare: a read (its translation side included), a write (its dry run included), and a HEAD served as passthrough', async () => {
     const { matchesOf, sink } = await countingGateway('*=compare');
-    expect(await matchesOf('/v2/applications.json', {}, 1)).toEqual({ status: 200, matched: ['/v2/applications.json'] });
+    expect(await matchesOf('/v2/fixture_widgets.json', {}, 1)).toEqual({ status: 200, matched: ['/v2/fixture_widgets.json'] });
     expect(sink.records.at(-1)).toMatchObject({ mode: 'compare', status: { legacy: 200, translated: 200 } });
-    expect(await matchesOf(`/v2/applications/${appId}/deployments.json`, deploy('compare-1'), 1)).toEqual({ status: 201, matched: [`/v2/applications/${appId}/deployments.json`] });
+    expect(await matchesOf(`/v2/fixture_widgets/${appId}/notes.json`, deploy('compare-1'), 1)).toEqual({ status: 201, matched: [`/v2/fixture_widgets/${appId}/notes.json`] });
     expect(sink.records.at(-1)).toMatchObject({ mode: 'compare', outcome: 'dry_run' });
-    expect(await matchesOf('/v2/applications.json', { method: 'HEAD' })).toEqual({ status: 200, matched: ['/v2/applications.json'] });
+    expect(await matchesOf('/v2/fixture_widgets.json', { method: 'HEAD' })).toEqual({ status: 200, matched: ['/v2/fixture_widgets.json'] });
   });
 
   it('candidate: a read, a write (the legacy side recorded), and a 405 answered by the router', async () => {
     const { matchesOf, sink } = await countingGateway('*=candidate');
-    expect(await matchesOf(`/v2/applications/${appId}.json`, {}, 1)).toEqual({ status: 200, matched: [`/v2/applications/${appId}.json`] });
+    expect(await matchesOf(`/v2/fixture_widgets/${appId}.json`, {}, 1)).toEqual({ status: 200, matched: [`/v2/fixture_widgets/${appId}.json`] });
     expect(sink.records.at(-1)).toMatchObject({ mode: 'candidate', status: { legacy: 200, translated: 200 } });
-    expect(await matchesOf(`/v2/applications/${appId}/deployments.json`, deploy('candidate-1'), 1)).toEqual({ status: 201, matched: [`/v2/applications/${appId}/deployments.json`] });
+    expect(await matchesOf(`/v2/fixture_widgets/${appId}/notes.json`, deploy('candidate-1'), 1)).toEqual({ status: 201, matched: [`/v2/fixture_widgets/${appId}/notes.json`] });
     expect(sink.records.at(-1)).toMatchObject({ mode: 'candidate', outcome: 'dry_run' });
-    expect(await matchesOf('/v2/applications.json', { method: 'PATCH' })).toEqual({ status: 405, matched: ['/v2/applications.json'] });
+    expect(await matchesOf('/v2/fixture_widgets.json', { method: 'PATCH' })).toEqual({ status: 405, matched: ['/v2/fixture_widgets.json'] });
   });
 
   it('explain: the explained request is matched once, and its translation does not match it again', async () => {
     const { matchesOf } = await countingGateway('*=compare');
     // The explain request's own path goes through the routing step (it is no v2 route); the
     // explained one is matched by explain and handed, with its route, to the recorded run.
-    const read = new URLSearchParams({ request: '/v2/applications.json?filter[name]=a' });
-    expect(await matchesOf(`/bridge/explain?${read.toString()}`)).toEqual({ status: 200, matched: ['/bridge/explain', '/v2/applications.json'] });
-    const write = new URLSearchParams({ request: `/v2/applications/${appId}/deployments.json`, method: 'POST', body: '{"deployment":{"revision":"v9"}}' });
-    expect(await matchesOf(`/bridge/explain?${write.toString()}`)).toEqual({ status: 200, matched: ['/bridge/explain', `/v2/applications/${appId}/deployments.json`] });
+    const read = new URLSearchParams({ request: '/v2/fixture_widgets.json?filter[name]=a' });
+    expect(await matchesOf(`/bridge/explain?${read.toString()}`)).toEqual({ status: 200, matched: ['/bridge/explain', '/v2/fixture_widgets.json'] });
+    const write = new URLSearchParams({ request: `/v2/fixture_widgets/${appId}/notes.json`, method: 'POST', body: '{"note":{"text":"v9"}}' });
+    expect(await matchesOf(`/bridge/explain?${write.toString()}`)).toEqual({ status: 200, matched: ['/bridge/explain', `/v2/fixture_widgets/${appId}/notes.json`] });
   });
 });

@@ -40,7 +40,7 @@ it('cuts a legacy body still streaming when a shutdown brings the deadline forwa
     // A deadline far past the test's timeout: only the shutdown can end this answer in time.
     const answer = await api.exchange({
       method: 'GET',
-      target: '/v2/applications.json',
+      target: '/v2/fixture_widgets.json',
       headers: new Headers(),
       body: null,
       dueAt: performance.now() + 600_000,

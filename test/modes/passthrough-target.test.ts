@@ -39,8 +39,8 @@ async function legacyTargetOf(target: string): Promise<string> {
 
 describe('the legacy request target', () => {
   it('is the client target under the base path, as sent, when a URL parse would not change it', async () => {
-    expect(await legacyTargetOf('/v2/applications.json?filter[ids]=1,2&names[]=Apdex%2Fx&page=2')).toBe('/base/v2/applications.json?filter[ids]=1,2&names[]=Apdex%2Fx&page=2');
-    expect(await legacyTargetOf('/v2/applications/12.json')).toBe('/base/v2/applications/12.json');
+    expect(await legacyTargetOf('/v2/fixture_widgets.json?filter[ids]=1,2&names[]=Apdex%2Fx&page=2')).toBe('/base/v2/fixture_widgets.json?filter[ids]=1,2&names[]=Apdex%2Fx&page=2');
+    expect(await legacyTargetOf('/v2/fixture_widgets/12.json')).toBe('/base/v2/fixture_widgets/12.json');
   });
 
   it('is the URL parse of it otherwise: dot segments resolved, quotes escaped, an empty query dropped', async () => {
@@ -58,7 +58,7 @@ describe("the gateway's origin in Link", () => {
       asks++;
       return 'http://gateway.test';
     };
-    const plain = await api.exchange({ method: 'GET', target: '/v2/applications.json', headers: new Headers(), body: null, dueAt: performance.now() + 10_000, publicOrigin, requestId: 'link-test' });
+    const plain = await api.exchange({ method: 'GET', target: '/v2/fixture_widgets.json', headers: new Headers(), body: null, dueAt: performance.now() + 10_000, publicOrigin, requestId: 'link-test' });
     plain.body?.resume();
     expect(asks).toBe(0);
     const paged = await api.exchange({ method: 'GET', target: '/v2/paged.json', headers: new Headers(), body: null, dueAt: performance.now() + 10_000, publicOrigin, requestId: 'link-test' });

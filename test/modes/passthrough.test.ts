@@ -1,15 +1,16 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GADGET } from '../support/fixture-routes.ts';
 import { createTestGateway } from '../support/harness.ts';
 import { serveOnLoopback } from '../support/http.ts';
 import { createModesGateway, startLegacyServer } from '../support/modes.ts';
 import { rewriteLink } from '../../src/modes/passthrough.ts';
 
-/** Passthrough: forwarded unchanged to a loopback legacy server, answered unchanged and streamed. */
+/** Passthrough (the fixture gadgets, test/support/fixture-routes.ts): forwarded unchanged to a loopback legacy server, answered unchanged and streamed. */
 const KEY = 'NRAK-PASSTHROUGH0000000000000000';
 const NO_NERDGRAPH = 'http://127.0.0.1:9/graphql';
 
-const JSON_BODY = '{"policies":[{"id":1,"incident_preference":"PER_POLICY","name":"Ops \\u00e9","created_at":1,"updated_at":2}]}';
+const JSON_BODY = '{"gadgets":[{"id":1,"kind":"PER_GADGET","name":"Ops \\u00e9","created_at":1,"updated_at":2}]}';
 const XML_404 = '<?xml version="1.0" encoding="UTF-8"?>\n<error>\n  <title>Not found</title>\n</error>\n';
 
 describe('passthrough to a loopback legacy API', () => {
@@ -18,7 +19,7 @@ describe('passthrough to a loopback legacy API', () => {
 
   beforeAll(async () => {
     legacy = await startLegacyServer((req, res) => {
-      if (req.method === 'GET' && req.url.startsWith('/v2/alerts_policies.json')) {
+      if (req.method === 'GET' && req.url.startsWith('/v2/fixture_gadgets.json')) {
         if (req.headers['if-none-match'] === '"v1"') {
           res.writeHead(304, { etag: '"v1"', 'x-ratelimit-remaining': '998' });
           res.end();
@@ -26,7 +27,7 @@ describe('passthrough to a loopback legacy API', () => {
         }
         res.writeHead(200, {
           'content-type': 'application/json; charset=utf-8',
-          link: `<${legacy.origin}/v2/alerts_policies.json?page=2>; rel="next", <https://elsewhere.example/x>; rel="help"`,
+          link: `<${legacy.origin}/v2/fixture_gadgets.json?page=2>; rel="next", <https://elsewhere.example/x>; rel="help"`,
           etag: '"v1"',
           'cache-control': 'max-age=0, private, must-revalidate',
           'x-ratelimit-limit': '1000',
@@ -38,7 +39,7 @@ describe('passthrough to a loopback legacy API', () => {
         res.end(JSON_BODY);
         return;
       }
-      if (req.url.startsWith('/v2/alerts_policies/77.xml')) {
+      if (req.url.startsWith('/v2/fixture_gadgets/77.xml')) {
         res.writeHead(404, { 'content-type': 'application/xml; charset=utf-8' });
         res.end(XML_404);
         return;
@@ -58,11 +59,11 @@ describe('passthrough to a loopback legacy API', () => {
   });
 
   it('answers a JSON list byte for byte, with Link (re-pointed at the gateway), ETag and every X-RateLimit-*', async () => {
-    const response = await gateway.app.request('/v2/alerts_policies.json?filter[name]=Ops&page=1', { headers: { 'x-api-key': KEY } });
+    const response = await gateway.app.request('/v2/fixture_gadgets.json?filter[name]=Ops&page=1', { headers: { 'x-api-key': KEY } });
     expect(response.status).toBe(200);
     expect(Buffer.from(await response.arrayBuffer()).toString('utf8')).toBe(JSON_BODY);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(response.headers.get('link')).toBe('<https://gateway.example/v2/alerts_policies.json?page=2>; rel="next", <https://elsewhere.example/x>; rel="help"');
+    expect(response.headers.get('link')).toBe('<https://gateway.example/v2/fixture_gadgets.json?page=2>; rel="next", <https://elsewhere.example/x>; rel="help"');
     expect(response.headers.get('etag')).toBe('"v1"');
     expect(response.headers.get('cache-control')).toBe('max-age=0, private, must-revalidate');
     expect(response.headers.get('x-ratelimit-limit')).toBe('1000');
@@ -72,18 +73,18 @@ describe('passthrough to a loopback legacy API', () => {
     expect(response.headers.get('set-cookie')).toBeNull();
     expect(response.headers.get('x-runtime')).toBeNull();
     // The raw query went as sent (brackets not re-encoded).
-    expect(legacy.received.at(-1)?.url).toBe('/v2/alerts_policies.json?filter[name]=Ops&page=1');
+    expect(legacy.received.at(-1)?.url).toBe('/v2/fixture_gadgets.json?filter[name]=Ops&page=1');
   });
 
   it('answers an XML 404 byte for byte, status kept', async () => {
-    const response = await gateway.app.request('/v2/alerts_policies/77.xml', { headers: { 'x-api-key': KEY } });
+    const response = await gateway.app.request('/v2/fixture_gadgets/77.xml', { headers: { 'x-api-key': KEY } });
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toBe('application/xml; charset=utf-8');
     expect(await response.text()).toBe(XML_404);
   });
 
   it('passes If-None-Match and answers the 304 with its ETag', async () => {
-    const response = await gateway.app.request('/v2/alerts_policies.json', { headers: { 'x-api-key': KEY, 'if-none-match': '"v1"' } });
+    const response = await gateway.app.request('/v2/fixture_gadgets.json', { headers: { 'x-api-key': KEY, 'if-none-match': '"v1"' } });
     expect(response.status).toBe(304);
     expect(response.headers.get('etag')).toBe('"v1"');
     expect(response.headers.get('x-ratelimit-remaining')).toBe('998');
@@ -92,10 +93,10 @@ describe('passthrough to a loopback legacy API', () => {
 
   it('sends the key only in the header it came in, and the whitelisted headers only', async () => {
     const before = legacy.received.length;
-    await gateway.app.request('/v2/alerts_nrql_conditions.json?policy_id=5', {
+    await gateway.app.request('/v2/fixture_gadgets/5.json?kind=5', {
       headers: { 'x-api-key': KEY, accept: 'application/json', 'user-agent': 'script/1.0', cookie: 'a=b', authorization: `Bearer ${KEY}`, 'x-account-id': '5', 'x-request-id': 'req-1' },
     });
-    await gateway.app.request('/v2/alerts_nrql_conditions.json?policy_id=5', { headers: { 'api-key': KEY } });
+    await gateway.app.request('/v2/fixture_gadgets/5.json?kind=5', { headers: { 'api-key': KEY } });
     const [first, second] = legacy.received.slice(before);
     expect(first?.headers['x-api-key']).toBe(KEY);
     expect(first?.headers['api-key']).toBeUndefined();
@@ -116,20 +117,20 @@ describe('passthrough to a loopback legacy API', () => {
 
   it('forwards a write once, with its body unchanged', async () => {
     const before = legacy.received.length;
-    const body = '{"policy":{"name":"New","incident_preference":"PER_CONDITION"}}';
-    const response = await gateway.app.request('/v2/alerts_policies.json', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body });
+    const body = '{"gadget":{"name":"New","kind":"PER_WIDGET"}}';
+    const response = await gateway.app.request('/v2/fixture_gadgets.json', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body });
     expect(response.status).toBe(201);
     expect(await response.text()).toBe(body);
     const sent = legacy.received.slice(before);
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ method: 'POST', url: '/v2/alerts_policies.json', body });
+    expect(sent[0]).toMatchObject({ method: 'POST', url: '/v2/fixture_gadgets.json', body });
     expect(sent[0]?.headers['content-type']).toBe('application/json');
   });
 
   it('notes every caller request with its route and mode', async () => {
     const before = gateway.sink.usage.length;
-    await gateway.app.request('/v2/alerts_conditions/9.json', { method: 'DELETE', headers: { 'x-api-key': KEY } });
-    expect(gateway.sink.usage.slice(before)).toEqual([{ route: '/v2/alerts_conditions/{condition_id}.{format}', method: 'DELETE', mode: 'passthrough' }]);
+    await gateway.app.request('/v2/fixture_gadgets/9.json', { method: 'DELETE', headers: { 'x-api-key': KEY } });
+    expect(gateway.sink.usage.slice(before)).toEqual([{ route: GADGET, method: 'DELETE', mode: 'passthrough' }]);
   });
 });
 
@@ -139,7 +140,7 @@ describe('passthrough streams', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     const legacy = await startLegacyServer(async (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"policies":[');
+      res.write('{"gadgets":[');
       // The rest only once the test has seen the first chunk at its client.
       await released;
       res.end('{"id":1}]}');
@@ -149,7 +150,7 @@ describe('passthrough streams', () => {
     try {
       const chunks: string[] = [];
       const ended = new Promise<void>((resolve, reject) => {
-        const req = httpRequest(`${served.url}/v2/alerts_policies.json`, { headers: { 'x-api-key': KEY } }, (res) => {
+        const req = httpRequest(`${served.url}/v2/fixture_gadgets.json`, { headers: { 'x-api-key': KEY } }, (res) => {
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => {
             chunks.push(chunk);
@@ -163,8 +164,8 @@ describe('passthrough streams', () => {
         req.end();
       });
       await ended;
-      expect(chunks[0]).toBe('{"policies":[');
-      expect(chunks.join('')).toBe('{"policies":[{"id":1}]}');
+      expect(chunks[0]).toBe('{"gadgets":[');
+      expect(chunks.join('')).toBe('{"gadgets":[{"id":1}]}');
     } finally {
       release();
       await served.close();
@@ -177,7 +178,7 @@ describe('passthrough streams', () => {
     const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
     const legacy = await startLegacyServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"policies":[');
+      res.write('{"gadgets":[');
       // Never ends on its own: only the gateway hanging up ends it.
       res.on('close', () => upstreamClosed());
     });
@@ -185,7 +186,7 @@ describe('passthrough streams', () => {
     const served = await serveOnLoopback(gateway.app.fetch);
     try {
       // The client reads the first chunk, then hangs up.
-      const req = httpRequest(`${served.url}/v2/alerts_policies.json`, { headers: { 'x-api-key': KEY } }, (res) => res.once('data', () => req.destroy()));
+      const req = httpRequest(`${served.url}/v2/fixture_gadgets.json`, { headers: { 'x-api-key': KEY } }, (res) => res.once('data', () => req.destroy()));
       req.on('error', () => undefined);
       req.end();
       // Resolves only when the legacy server sees its response closed by the gateway.
@@ -206,10 +207,10 @@ describe('passthrough failures and routing', () => {
     const origin = legacy.origin;
     await legacy.close();
     const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: origin });
-    const read = await gateway.app.request('/v2/alerts_policies.json', { headers: { 'x-api-key': KEY } });
+    const read = await gateway.app.request('/v2/fixture_gadgets.json', { headers: { 'x-api-key': KEY } });
     expect(read.status).toBe(503);
     expect(await read.json()).toEqual({ error: { title: 'The legacy REST API is unreachable' } });
-    const write = await gateway.app.request('/v2/alerts_policies.xml', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{}' });
+    const write = await gateway.app.request('/v2/fixture_gadgets.xml', { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: '{}' });
     expect(write.status).toBe(503);
     expect(await write.text()).toContain('nothing was changed');
   });
@@ -219,10 +220,10 @@ describe('passthrough failures and routing', () => {
     const legacy = await startLegacyServer(() => undefined);
     try {
       const gateway = await createModesGateway({ nerdgraphUrl: NO_NERDGRAPH, legacyUrl: legacy.origin, deadlineMs: 200 });
-      const response = await gateway.app.request('/v2/alerts_policies.json', { headers: { 'x-api-key': KEY } });
+      const response = await gateway.app.request('/v2/fixture_gadgets.json', { headers: { 'x-api-key': KEY } });
       expect(response.status).toBe(504);
       expect(Object.keys(((await response.json()) as { error: object }).error)).toEqual(['title']);
-      const write = await gateway.app.request('/v2/alerts_policies/3.json', { method: 'DELETE', headers: { 'x-api-key': KEY } });
+      const write = await gateway.app.request('/v2/fixture_gadgets/3.json', { method: 'DELETE', headers: { 'x-api-key': KEY } });
       expect(write.status).toBe(504);
       expect(await write.text()).toContain('the change may have been made');
     } finally {
@@ -251,8 +252,8 @@ describe('passthrough failures and routing', () => {
   });
 
   it('without modes configured, a passthrough-only route is a clear v2 error', async () => {
-    const gateway = await createTestGateway({ nerdgraphUrl: NO_NERDGRAPH });
-    const response = await gateway.app.request('/v2/alerts_external_service_conditions.json?policy_id=1', { headers: { 'x-api-key': KEY } });
+    const gateway = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: NO_NERDGRAPH });
+    const response = await gateway.app.request('/v2/fixture_gadgets.json?kind=1', { headers: { 'x-api-key': KEY } });
     expect(response.status).toBe(404);
     expect((await response.json()) as unknown).toEqual({ error: { title: expect.stringContaining('passthrough') as unknown } });
   });

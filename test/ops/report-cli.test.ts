@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportMessages, formatReport, parseBaseUrl, reportSchema } from '../../scripts/report.ts';
 import { listenOnLoopback, serveOnLoopback } from '../support/http.ts';
-import { APPS, PARITY_SENTINEL_KEY, LOCATION_FAILURE, createBridgeGateway, fillStore } from '../support/parity-fixture.ts';
+import { LIST, PARITY_SENTINEL_KEY, PASSTHROUGH_ONLY, createBridgeGateway, fillStore } from '../support/parity-fixture.ts';
 
 /** `npm run report`: the table (pure, from a real store's report), and the CLI against a loopback gateway. */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -33,18 +33,18 @@ describe('formatReport', async () => {
     expect(lines[0]).toBe('v2-bridge parity, 2026-11-22T12:00:30.000Z: 19 requests; 3 match, 2 mismatch, 3 noise, 0 error, 1 dropped, 0 dry run');
     const header = lines.find((l) => l.startsWith('ROUTE  '));
     expect(header).toMatch(/^ROUTE\s+MODE\s+REQUESTS\s+MATCH\s+MISMATCH\s+NOISE\s+ERROR\s+DROPPED\s+DRY RUN\s+VERDICT$/);
-    const apps = lines.find((l) => l.startsWith(`GET ${APPS} `));
-    expect(apps?.split(/\s{2,}/)).toEqual([`GET ${APPS}`, 'compare', '6', '0', '2', '1', '0', '1', '0', 'differs in applications[].name, applications[].health_status']);
-    expect(lines.find((l) => l.startsWith(`GET ${LOCATION_FAILURE} `))?.split(/\s{2,}/)).toEqual([`GET ${LOCATION_FAILURE}`, 'passthrough', '7', '0', '0', '0', '0', '0', '0', 'passthrough only']);
+    const apps = lines.find((l) => l.startsWith(`GET ${LIST} `));
+    expect(apps?.split(/\s{2,}/)).toEqual([`GET ${LIST}`, 'compare', '6', '0', '2', '1', '0', '1', '0', 'differs in widgets[].name, widgets[].health_status']);
+    expect(lines.find((l) => l.startsWith(`GET ${PASSTHROUGH_ONLY} `))?.split(/\s{2,}/)).toEqual([`GET ${PASSTHROUGH_ONLY}`, 'passthrough', '7', '0', '0', '0', '0', '0', '0', 'passthrough only']);
     expect(text).toMatch(/\(\d+ declared routes not requested yet\)/);
   });
 
   it('then the worst field patterns, each with its example', () => {
     const start = lines.indexOf('Worst field patterns');
     expect(start).toBeGreaterThan(0);
-    const name = lines.slice(start).find((l) => l.includes(' applications[].name '));
-    expect(name?.split(/\s{2,}/).slice(0, 6)).toEqual([`GET ${APPS}`, 'applications[].name', '2', '0', '0', '0']);
-    expect(name).toContain('-> "checkout" at applications[id=7].name in /v2/applications.json?filter[name]=Checkout&api_key=[redacted]');
+    const name = lines.slice(start).find((l) => l.includes(' widgets[].name '));
+    expect(name?.split(/\s{2,}/).slice(0, 6)).toEqual([`GET ${LIST}`, 'widgets[].name', '2', '0', '0', '0']);
+    expect(name).toContain('-> "checkout" at widgets[id=7].name in /v2/fixture_widgets.json?filter[name]=Checkout&api_key=[redacted]');
     expect(text.toLowerCase()).not.toContain(PARITY_SENTINEL_KEY.toLowerCase());
   });
 
@@ -53,19 +53,19 @@ describe('formatReport', async () => {
     hostile.record({
       id: 'x',
       at: 0,
-      route: APPS,
+      route: LIST,
       method: 'GET',
       mode: 'compare',
-      request: '/v2/applications.json?filter[name]=\u001b]0;pwned\u0007\u009b2J',
+      request: '/v2/fixture_widgets.json?filter[name]=\u001b]0;pwned\u0007\u009b2J',
       outcome: 'mismatch',
       status: { legacy: 200, translated: 200 },
-      differences: [{ path: 'applications[id=1].name\u001b[2J', pattern: 'applications[].name\r', kind: 'value', verdict: 'mismatch', legacy: '\u009b31m', translated: 'b' }],
+      differences: [{ path: 'widgets[id=1].name\u001b[2J', pattern: 'widgets[].name\r', kind: 'value', verdict: 'mismatch', legacy: '\u009b31m', translated: 'b' }],
       ms: { legacy: 1, translated: 1 },
     });
     const printed = formatReport(reportSchema.parse(hostile.report()));
     // eslint-disable-next-line no-control-regex
     expect(printed.replace(/\n/g, '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
-    expect(printed).toContain('applications[].name\\u000d');
+    expect(printed).toContain('widgets[].name\\u000d');
     expect(printed).toContain('"\\u009b31m" -> "b"');
   });
 
@@ -90,7 +90,7 @@ describe('npm run report against a gateway', async () => {
     const run = await runReport(['--url', served.url], { BRIDGE_TOKEN: TOKEN });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('differs in applications[].name, applications[].health_status');
+    expect(run.stdout).toContain('differs in widgets[].name, widgets[].health_status');
     expect(run.stdout).not.toContain(TOKEN);
   });
 

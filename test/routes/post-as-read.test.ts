@@ -154,7 +154,7 @@ describe.skipIf(!hasPython)("Ansible's lookup run by Python's urllib itself", ()
 
 describe('in compare mode', () => {
   it('is compared as a read (the legacy answer served, the translation compared), never a dry-run write', async () => {
-    const modes = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes: '*=compare' });
+    const modes = await createModesGateway({ routes: 'real', nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes: '*=compare' });
     const posted = await modes.app.request('/v2/applications.json', { method: 'POST', headers: form, body: `filter[name]=${encodeURIComponent(appName)}` });
     expect(posted.status).toBe(200);
     expect(((await posted.json()) as Answer).applications.map((app) => app.id)).toContain(appId);
@@ -164,7 +164,7 @@ describe('in compare mode', () => {
     expect(record?.dryRun).toBeUndefined();
 
     // candidate: the translation answers, the legacy API is asked the same POST twice, as a read.
-    const candidate = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes: '*=candidate' });
+    const candidate = await createModesGateway({ routes: 'real', nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes: '*=candidate' });
     const served = await candidate.app.request('/v2/applications.json', { method: 'POST', headers: form, body: `filter[name]=${encodeURIComponent(appName)}` });
     expect(served.status).toBe(200);
     await served.arrayBuffer();

@@ -2,12 +2,11 @@ import { Writable } from 'node:stream';
 import { createApp, type GatewayDeps } from '../../src/app.ts';
 import type { GatewayConfig } from '../../src/ops/config.ts';
 import { createLogger } from '../../src/ops/logger.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { createMetrics, type GatewayMetrics } from '../../src/ops/metrics.ts';
 import { createSandbox } from '../../sandbox/server.ts';
 import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
-import { loadDocuments } from '../../src/upstream/documents.ts';
+import { loadTestDocuments, loadTestMappings, type TestRoutes } from './fixture-routes.ts';
 import type { OpenedState } from '../../src/state/open.ts';
 
 /** Shared wiring for tests: a gateway app in-process, pointed at any NerdGraph URL. */
@@ -46,6 +45,8 @@ export async function createTestGateway(options: {
   shared?: OpenedState;
   /** A parity store behind /bridge/ (its callers counted by the routing step); default none. */
   bridge?: GatewayDeps['bridge'];
+  /** The mapping table served (default real; stage tests serve the fixture routes, test/support/fixture-routes.ts). */
+  routes?: TestRoutes;
 }): Promise<TestGateway> {
   const logs: string[] = [];
   const sink = new Writable({
@@ -55,9 +56,10 @@ export async function createTestGateway(options: {
     },
   });
   const metrics = createMetrics();
+  const documents = loadTestDocuments();
   const nerdgraph = createNerdGraphClient({
     url: options.nerdgraphUrl,
-    documents: loadDocuments(),
+    documents,
     metrics,
     timeoutMs: options.timeoutMs ?? 5_000,
     retries: options.retries ?? 0,
@@ -75,7 +77,8 @@ export async function createTestGateway(options: {
     },
     nerdgraph,
     nerdgraphUrl: options.nerdgraphUrl,
-    mappings: await loadMappings(),
+    mappings: await loadTestMappings(options.routes ?? 'real'),
+    documents,
     metrics,
     logger: createLogger('debug', sink),
     now: options.now ?? (() => FIXED_NOW),

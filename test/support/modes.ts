@@ -8,11 +8,10 @@ import type { RouteMode } from '../../src/ops/route-modes.ts';
 import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import type { Comparer, ParitySink } from '../../src/modes/ports.ts';
 import { parseRouteModes } from '../../src/ops/route-modes.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
-import { loadDocuments } from '../../src/upstream/documents.ts';
+import { loadTestDocuments, loadTestMappings, type TestRoutes } from './fixture-routes.ts';
 import { FIXED_NOW } from './harness.ts';
 import { listenOnLoopback } from './http.ts';
 
@@ -96,10 +95,12 @@ export async function createModesGateway(options: {
   loopUtilisation?: () => number;
   /** A parity store behind /bridge/ (its callers counted by the routing step); default none. */
   bridge?: GatewayDeps['bridge'];
+  /** The mapping table served (default: the fixture routes alone, test/support/fixture-routes.ts). */
+  routes?: TestRoutes;
 }) {
   const logs: string[] = [];
   const metrics = createMetrics();
-  const documents = loadDocuments();
+  const documents = loadTestDocuments();
   const nerdgraph = createNerdGraphClient({
     url: options.nerdgraphUrl,
     documents,
@@ -132,7 +133,8 @@ export async function createModesGateway(options: {
       requestDeadlineMs: options.deadlineMs ?? 5_000,
     },
     nerdgraph,
-    mappings: await loadMappings(),
+    mappings: await loadTestMappings(options.routes ?? 'fixtures'),
+    documents,
     metrics,
     logger: createLogger('debug', new Writable({ write: (chunk: Buffer, _e, done) => (logs.push(chunk.toString('utf8')), done()) })),
     now: () => FIXED_NOW,

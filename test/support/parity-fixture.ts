@@ -1,23 +1,28 @@
 import { registerBridgeRoutes } from '../../src/bridge/parity.ts';
 import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { seenCaller } from '../../src/caller/seen-caller.ts';
-import { createParityStore, type ParityStore, type RouteDeclaration } from '../../src/compare/parity-store.ts';
+import { createParityStore, type ParityStore } from '../../src/compare/parity-store.ts';
 import type { ComparisonRecord, JudgedDifference } from '../../src/compare/types.ts';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
+import { GADGETS, loadTestMappings, SPROCKETS, WIDGET, WIDGET_NOTE, WIDGETS } from './fixture-routes.ts';
 import { FIXED_NOW, createTestGateway, type TestGateway } from './harness.ts';
 
 /**
  * A gateway with a parity store and the /bridge/ routes, and a store filled with known
  * comparisons: what the /bridge/ page and parity.json tests check the page shows. The store is
- * filled directly (record(), noteUsage()): the modes' shadow work is tested on its own.
+ * filled directly (record(), noteUsage()): the modes' shadow work is tested on its own. Its
+ * routes are the fixture routes (test/support/fixture-routes.ts), never real ones.
  */
 export const PARITY_SENTINEL_KEY = 'NRAK-BRIDGESENTINEL0123456789ABCDEF';
-export const APPS = '/v2/applications.{format}';
-export const APP = '/v2/applications/{id}.{format}';
-export const DATA = '/v2/applications/{id}/metrics/data.{format}';
-export const DEPLOY_DELETE = '/v2/applications/{id}/deployments/{deployment_id}.{format}';
-/** A family kept alive by New Relic that NerdGraph cannot serve: passthrough only. */
-export const LOCATION_FAILURE = '/v2/alerts_location_failure_conditions/policies/{policy_id}.{format}';
+/** A translated list, compared: its comparisons differ. */
+export const LIST = WIDGETS;
+/** A translated show, in candidate mode: its comparisons match. */
+export const SHOW = WIDGET;
+/** A translated read, compared: its comparisons are noise. */
+export const COMPARED = SPROCKETS;
+/** An unsupported route (a fixed v2 error). */
+export const UNSUPPORTED = WIDGET_NOTE;
+/** A route NerdGraph cannot serve: passthrough only. */
+export const PASSTHROUGH_ONLY = GADGETS;
 /** Caller data that must reach the page as text, never as markup. */
 export const HOSTILE_NAME = '<img src=x onerror="window.__pwned=1">Checkout & "Co"';
 
@@ -33,13 +38,10 @@ export const fixtureFingerprintOf = createIdentityHasher();
 /** Where the fixture's comparisons fall in time: each record's hours before FIXED_NOW's. */
 const HOUR = 3_600_000;
 
-// Helper A's passthrough kind as the store reads it (the alert mappings land with the modes branch).
-const locationFailureConditions: RouteDeclaration = { route: LOCATION_FAILURE, methods: ['GET', 'POST'], fidelity: 'passthrough', summary: 'List or create location failure conditions' };
-
 export async function createBridgeGateway(options: { bridgeToken?: string; maxRecords?: number; /** The page's clock (days left). */ now?: () => number } = {}): Promise<{ gateway: TestGateway; store: ParityStore }> {
   // Nothing here calls NerdGraph: a closed port is enough.
-  const gateway = await createTestGateway({ nerdgraphUrl: 'http://127.0.0.1:9/graphql' });
-  const mappings = [...(await loadMappings()), locationFailureConditions];
+  const gateway = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: 'http://127.0.0.1:9/graphql' });
+  const mappings = await loadTestMappings('fixtures');
   const store = createParityStore({ mappings, registry: gateway.metrics.registry, maxRecords: options.maxRecords ?? 1000, now: () => FIXED_NOW });
   const now = options.now ?? (() => FIXED_NOW);
   registerBridgeRoutes(gateway.app, { store, now, ...(options.bridgeToken === undefined ? {} : { bridgeToken: options.bridgeToken }) });
@@ -79,70 +81,70 @@ function times(n: number, fn: () => void): void {
 
 /**
  * The story the page must tell:
- * - GET applications.json: 6 requests in compare mode; `applications[].name` mismatches twice
- *   (example: HOSTILE_NAME vs "checkout"), `applications[].health_status` once ("green" vs
- *   "gray"), throughput is noise; one comparison dropped -> "differs in applications[].name,
- *   applications[].health_status".
- * - GET applications/{id}: 3 in candidate mode, 3 matches -> "safe to translate".
- * - GET metrics/data: 2 in compare mode, 2 noise -> "safe to translate".
- * - DELETE deployments/{id}: 1 translated request -> "unsupported".
- * - GET alerts_location_failure_conditions/policies/{policy_id}: 7 passthrough requests -> "passthrough only".
+ * - GET LIST: 6 requests in compare mode; `widgets[].name` mismatches twice
+ *   (example: HOSTILE_NAME vs "checkout"), `widgets[].health_status` once ("green" vs
+ *   "gray"), throughput is noise; one comparison dropped -> "differs in widgets[].name,
+ *   widgets[].health_status".
+ * - GET SHOW: 3 in candidate mode, 3 matches -> "safe to translate".
+ * - GET COMPARED: 2 in compare mode, 2 noise -> "safe to translate".
+ * - DELETE UNSUPPORTED: 1 translated request -> "unsupported".
+ * - GET PASSTHROUGH_ONLY: 7 passthrough requests -> "passthrough only".
  * So 2 of the 5 routes in use are safe to translate.
- * Integrations, most calls to routes not ready first: SLA_AGENT (SLA_KEY): applications/{id}
- * 3, location failure conditions 7 (7 not ready); DASHBOARD_AGENT (DASHBOARD_KEY): applications 6, metric
- * data 2 (6 not ready); HOSTILE_AGENT (DEPLOY_KEY): the DELETE once (1 not ready).
+ * Integrations, most calls to routes not ready first: SLA_AGENT (SLA_KEY): SHOW 3,
+ * PASSTHROUGH_ONLY 7 (7 not ready); DASHBOARD_AGENT (DASHBOARD_KEY): LIST 6, COMPARED 2 (6 not
+ * ready); HOSTILE_AGENT (DEPLOY_KEY): the DELETE once (1 not ready).
  * Comparisons per hour (the chart): 3 hours ago a mismatch and a match, 2 and 1 hours ago a
  * match and a noise each, in FIXED_NOW's hour a mismatch and a noise.
  */
 export function fillStore(store: ParityStore): void {
-  times(6, () => store.noteUsage(APPS, 'GET', 'compare'));
-  times(3, () => store.noteUsage(APP, 'GET', 'candidate'));
-  times(2, () => store.noteUsage(DATA, 'GET', 'compare'));
-  store.noteUsage(DEPLOY_DELETE, 'DELETE', 'translate');
-  times(7, () => store.noteUsage(LOCATION_FAILURE, 'GET', 'passthrough'));
+  times(6, () => store.noteUsage(LIST, 'GET', 'compare'));
+  times(3, () => store.noteUsage(SHOW, 'GET', 'candidate'));
+  times(2, () => store.noteUsage(COMPARED, 'GET', 'compare'));
+  store.noteUsage(UNSUPPORTED, 'DELETE', 'translate');
+  times(7, () => store.noteUsage(PASSTHROUGH_ONLY, 'GET', 'passthrough'));
   const caller = (key: string, agent: string) => seenCaller(new Headers({ 'x-api-key': key, 'user-agent': agent }), fixtureFingerprintOf);
-  times(6, () => store.noteCaller(APPS, 'GET', caller(DASHBOARD_KEY, DASHBOARD_AGENT)));
-  times(2, () => store.noteCaller(DATA, 'GET', caller(DASHBOARD_KEY, DASHBOARD_AGENT)));
-  times(3, () => store.noteCaller(APP, 'GET', caller(SLA_KEY, SLA_AGENT)));
-  times(7, () => store.noteCaller(LOCATION_FAILURE, 'GET', caller(SLA_KEY, SLA_AGENT)));
-  store.noteCaller(DEPLOY_DELETE, 'DELETE', caller(DEPLOY_KEY, HOSTILE_AGENT));
+  times(6, () => store.noteCaller(LIST, 'GET', caller(DASHBOARD_KEY, DASHBOARD_AGENT)));
+  times(2, () => store.noteCaller(COMPARED, 'GET', caller(DASHBOARD_KEY, DASHBOARD_AGENT)));
+  times(3, () => store.noteCaller(SHOW, 'GET', caller(SLA_KEY, SLA_AGENT)));
+  times(7, () => store.noteCaller(PASSTHROUGH_ONLY, 'GET', caller(SLA_KEY, SLA_AGENT)));
+  store.noteCaller(UNSUPPORTED, 'DELETE', caller(DEPLOY_KEY, HOSTILE_AGENT));
 
   store.record(
-    record(APPS, 'mismatch', [
-      diff('applications[id=5].name', 'applications[].name', 'mismatch', 'Shop', 'shop'),
-      diff('applications[id=5].health_status', 'applications[].health_status', 'mismatch', 'green', 'gray'),
-      diff('applications[id=5].application_summary.throughput', 'applications[].application_summary.throughput', 'noise', 10, 12),
-    ], '/v2/applications.json?page=1', {}, 3),
+    record(LIST, 'mismatch', [
+      diff('widgets[id=5].name', 'widgets[].name', 'mismatch', 'Shop', 'shop'),
+      diff('widgets[id=5].health_status', 'widgets[].health_status', 'mismatch', 'green', 'gray'),
+      diff('widgets[id=5].summary.throughput', 'widgets[].summary.throughput', 'noise', 10, 12),
+    ], '/v2/fixture_widgets.json?page=1', {}, 3),
   );
   store.record(
-    record(APPS, 'mismatch', [diff('applications[id=7].name', 'applications[].name', 'mismatch', HOSTILE_NAME, 'checkout')], `/v2/applications.json?filter[name]=Checkout&api_key=${PARITY_SENTINEL_KEY}`),
+    record(LIST, 'mismatch', [diff('widgets[id=7].name', 'widgets[].name', 'mismatch', HOSTILE_NAME, 'checkout')], `/v2/fixture_widgets.json?filter[name]=Checkout&api_key=${PARITY_SENTINEL_KEY}`),
   );
   store.record(
-    record(APPS, 'noise', [diff('applications[id=5].application_summary.throughput', 'applications[].application_summary.throughput', 'noise', { value: PARITY_SENTINEL_KEY }, 11)], '/v2/applications.json'),
+    record(LIST, 'noise', [diff('widgets[id=5].summary.throughput', 'widgets[].summary.throughput', 'noise', { value: PARITY_SENTINEL_KEY }, 11)], '/v2/fixture_widgets.json'),
   );
-  store.dropped(APPS, 'GET');
-  for (const hoursAgo of [3, 2, 1]) store.record(record(APP, 'match', [], '/v2/applications/5.json', { mode: 'candidate' }, hoursAgo));
+  store.dropped(LIST, 'GET');
+  for (const hoursAgo of [3, 2, 1]) store.record(record(SHOW, 'match', [], '/v2/fixture_widgets/5.json', { mode: 'candidate' }, hoursAgo));
   for (const hoursAgo of [2, 1]) {
-    const callCount = diff('metric_data.metrics[0].timeslices[0].values.call_count', 'metric_data.metrics[].timeslices[].values.call_count', 'noise', 3, 4);
-    store.record(record(DATA, 'noise', [callCount], '/v2/applications/5/metrics/data.json?names[]=HttpDispatcher', {}, hoursAgo));
+    const callCount = diff('sprockets[id=1000001].call_count', 'sprockets[].call_count', 'noise', 3, 4);
+    store.record(record(COMPARED, 'noise', [callCount], '/v2/fixture_sprockets.json', {}, hoursAgo));
   }
 }
 
 let recordIds = 0;
 
-/** A mismatching comparison of the applications list (one name differs), for the parity store and its sharing; `overrides` win. */
+/** A mismatching comparison of the fixture list (one name differs), for the parity store and its sharing; `overrides` win. */
 export function mismatchRecord(overrides: Partial<ComparisonRecord> = {}): ComparisonRecord {
   recordIds += 1;
   return {
     id: `m${recordIds}`,
     at: Date.now() + recordIds,
-    route: APPS,
+    route: LIST,
     method: 'GET',
     mode: 'compare',
-    request: '/v2/applications.json',
+    request: '/v2/fixture_widgets.json',
     outcome: 'mismatch',
     status: { legacy: 200, translated: 200 },
-    differences: [{ path: 'applications[id=5].name', pattern: 'applications[].name', kind: 'value', verdict: 'mismatch', legacy: 'a', translated: 'b' }],
+    differences: [{ path: 'widgets[id=5].name', pattern: 'widgets[].name', kind: 'value', verdict: 'mismatch', legacy: 'a', translated: 'b' }],
     ms: { legacy: 10, translated: 20 },
     ...overrides,
   };

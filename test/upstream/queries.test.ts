@@ -1,14 +1,17 @@
 import { Kind, parse, validate, visit, type FieldNode, type GraphQLSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import { loadDocuments, loadFragments } from '../../src/upstream/documents.ts';
 import { takesLookupTimeout } from '../../src/upstream/nrql-timeout.ts';
+import { FIXTURE_DOCUMENT_ROOTS, loadTestMappings } from '../support/fixture-routes.ts';
 import { clientGoSchema as tutoneSchema, hasClientGoSchema as hasTutoneSchema, hasRealSchema, realNerdGraphSchema } from '../support/schema.ts';
 
 const CANNOT_QUERY = /^Cannot query field "(\w+)" on type "(\w+)"\.?/;
 
-/** Every document in queries/, discovered, as the gateway sends it (fragments included). */
-const documents = [...loadDocuments().values()];
+/**
+ * Every document in queries/ and mappings/, discovered, as the gateway sends it (fragments
+ * included), and the stage tests' fixture documents (test/support/fixture-mappings/), held to the same rules.
+ */
+const documents = [...loadDocuments(FIXTURE_DOCUMENT_ROOTS).values()];
 
 /** Fields whose selection is an entity (or a list of them: entities(guids), entitySearch results) to scope. */
 const ENTITY_FIELDS = new Set(['entity', 'entities']);
@@ -118,7 +121,7 @@ describe('the GraphQL documents (queries/, mappings/*/)', () => {
   });
 
   it('every fragment is used by some document, and fragments are sent only where used', () => {
-    const fragments = loadFragments();
+    const fragments = loadFragments(FIXTURE_DOCUMENT_ROOTS);
     for (const name of fragments.keys()) {
       const users = documents.filter((d) => d.text.includes(`fragment ${name} on`));
       expect(users.length, name).toBeGreaterThan(0);
@@ -127,8 +130,8 @@ describe('the GraphQL documents (queries/, mappings/*/)', () => {
   });
 
   it('every mapping names an operation that exists, of the right kind', async () => {
-    const byName = loadDocuments();
-    for (const mapping of await loadMappings()) {
+    const byName = loadDocuments(FIXTURE_DOCUMENT_ROOTS);
+    for (const mapping of await loadTestMappings('both')) {
       // An unsupported route sends nothing; a passthrough route goes to the legacy REST API.
       if (mapping.kind === 'unsupported' || mapping.kind === 'passthrough') continue;
       expect(byName.get(mapping.operation)?.kind, mapping.id).toBe(mapping.method === 'GET' ? 'query' : 'mutation');

@@ -31,7 +31,7 @@ export type Face = 'gateway' | 'legacy';
 
 export async function startFaces(routeModes: string, apmApps = 20) {
   const upstream = await startSandbox({ apmApps });
-  const gateway = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes });
+  const gateway = await createModesGateway({ routes: 'real', nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes });
   // Real HTTP on both sides: curl's GET with a form body is something fetch cannot send.
   const served = await serveOnLoopback(gateway.app.fetch);
   async function send(face: Face, request: DocumentedRequest): Promise<Answer> {

@@ -243,7 +243,7 @@ describe('every write route, in every mode: executed exactly once, on one side',
 
   for (const mode of modes) {
     it(`${mode}: one write per request, on the side the mode names, none added by shadow work`, async () => {
-      const gateway = await createModesGateway({ nerdgraphUrl: `${server.url}/graphql`, legacyUrl: server.url, routeModes: `*=${mode};${ALERT_RULES(mode)}` });
+      const gateway = await createModesGateway({ routes: 'real', nerdgraphUrl: `${server.url}/graphql`, legacyUrl: server.url, routeModes: `*=${mode};${ALERT_RULES(mode)}` });
       let shadowRecords = 0;
       for (const writeCase of cases) {
         const { method, path, headers, body } = writeCase.request(mode);

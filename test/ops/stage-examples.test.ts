@@ -28,6 +28,7 @@ const ALLOWED: Record<string, string> = {
   'test/ops/compiled.test.ts': 'the compiled production build, which serves only the real table',
   'test/ops/e2e.test.ts': 'npm start end to end, which serves only the real table',
   'test/ops/bench-stages.test.ts': 'the benchmark, which sends real routes',
+  'test/ops/bench-translator.test.ts': 'the benchmark floor (t), which answers the real routes the bench sends',
   'test/ops/log-buffer.test.ts': 'the production process (buildGateway or a child gateway), which serves only the real table',
   'test/ops/log-pipe.test.ts': 'the production process (buildGateway or a child gateway), which serves only the real table',
   'test/ops/shutdown.test.ts': 'the production process (buildGateway or a child gateway), which serves only the real table',

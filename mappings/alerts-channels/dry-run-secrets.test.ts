@@ -23,7 +23,7 @@ describe('channel create in compare mode', () => {
     ['pagerduty', { service_key: 'dry-run-service-key' }, 'dry-run-service-key'],
     ['webhook', { base_url: 'https://h.example.com', auth_username: 'u', auth_password: 'dry-run-password' }, 'dry-run-password'],
   ])('%s: the dry-run record shows the secret as [secret]', async (type, configuration, secret) => {
-    const gateway = await createModesGateway({ nerdgraphUrl: `${server.url}/graphql`, legacyUrl: server.url, routeModes: '*=compare' });
+    const gateway = await createModesGateway({ routes: 'real', nerdgraphUrl: `${server.url}/graphql`, legacyUrl: server.url, routeModes: '*=compare' });
     const response = await gateway.app.request('/v2/alerts_channels.json', {
       method: 'POST',
       headers: { 'x-api-key': DEMO_KEY, 'content-type': 'application/json' },

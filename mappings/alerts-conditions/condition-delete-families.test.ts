@@ -19,7 +19,7 @@ let gateway: Awaited<ReturnType<typeof createModesGateway>>;
 
 beforeAll(async () => {
   upstream = await startSandbox({ apmApps: 20 });
-  gateway = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes: 'DELETE /v2/alerts_*conditions/*=translate' });
+  gateway = await createModesGateway({ routes: 'real', nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes: 'DELETE /v2/alerts_*conditions/*=translate' });
 });
 afterAll(async () => {
   await upstream.close();

@@ -24,7 +24,7 @@ let gateway: Awaited<ReturnType<typeof createModesGateway>>;
 
 beforeAll(async () => {
   upstream = await startSandbox({ apmApps: 40 });
-  gateway = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
+  gateway = await createModesGateway({ routes: 'real', nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
 });
 afterAll(async () => {
   await upstream.close();
@@ -251,7 +251,7 @@ describe('translated NRQL conditions read what NerdGraph holds, and write it bac
   it('an echoed PUT sends NerdGraph no signal, expiration or nrql change; a changed since_value switches the condition to the offset', async () => {
     const relay = await startFakeUpstream((request, res) => forwardTo(upstream.graphqlUrl, request, res));
     try {
-      const recorded = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
+      const recorded = await createModesGateway({ routes: 'real', nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
       const made = conditionOf(await send(recorded.app, 'POST', `/v2/alerts_nrql_conditions/policies/${POLICY}.json`, DOCUMENTED_CREATE));
       const created = relay.received.find((r) => r.operationName === 'NrqlConditionStaticCreate')?.variables.condition as Record<string, unknown>;
       // What the documented create asks for, sent as such (the timer, unused by EVENT_FLOW, is not).

@@ -20,7 +20,7 @@ let gateway: Awaited<ReturnType<typeof createModesGateway>>;
 beforeAll(async () => {
   upstream = await startSandbox({});
   relay = await startFakeUpstream((request, res) => forwardTo(upstream.graphqlUrl, request, res));
-  gateway = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
+  gateway = await createModesGateway({ routes: 'real', nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
 });
 afterAll(async () => {
   await relay.close();

@@ -22,7 +22,7 @@ let gateway: Awaited<ReturnType<typeof createModesGateway>>;
 
 beforeAll(async () => {
   upstream = await startSandbox({ apmApps: 40 });
-  gateway = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
+  gateway = await createModesGateway({ routes: 'real', nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
 });
 afterAll(async () => {
   await upstream.close();
@@ -194,7 +194,7 @@ describe('an update sends evaluationOffset only for a changed since_value', () =
     // A relay recording the GraphQL variables NerdGraph receives, passing every call to the sandbox.
     const relay = await startFakeUpstream((request, res) => forwardTo(upstream.graphqlUrl, request, res));
     try {
-      const recorded = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
+      const recorded = await createModesGateway({ routes: 'real', nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
       const request = async (method: string, path: string, body?: unknown) => {
         const response = await recorded.app.request(path, { method, headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
         return { status: response.status, json: (await response.json()) as { nrql_condition: Record<string, unknown> } };
@@ -272,7 +272,7 @@ describe('a policy\'s NRQL conditions past the walk\'s bound', () => {
       json(res, 200, body);
     });
     try {
-      const walking = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
+      const walking = await createModesGateway({ routes: 'real', nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
       const list = () => walking.app.request('/v2/alerts_nrql_conditions.json?policy_id=100000', { headers: { 'X-Api-Key': DEMO_KEY } });
       const cut = await list();
       expect(cut.status).toBe(422);
@@ -301,7 +301,7 @@ describe('the other families\' DELETE when NerdGraph answers NOT_FOUND for a non
         : forwardTo(upstream.graphqlUrl, request, res),
     );
     try {
-      const strict = await createModesGateway({ nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
+      const strict = await createModesGateway({ routes: 'real', nerdgraphUrl: relay.url, legacyUrl: await deadOrigin(), routeModes: TRANSLATE });
       const condition = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_conditions');
       if (!condition) throw new Error('no alerts_conditions condition');
       const answer = await strict.app.request(`/v2/alerts_conditions/${condition.id}.json`, { method: 'DELETE', headers: { 'X-Api-Key': DEMO_KEY } });
@@ -317,7 +317,7 @@ describe('the other families\' DELETE when NerdGraph answers NOT_FOUND for a non
 
 describe('without a rule naming them', () => {
   it.each(['', '*=translate'])('ROUTE_MODES %j: the legacy API answers (passthrough), NerdGraph is not called', async (routeModes) => {
-    const quiet = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes });
+    const quiet = await createModesGateway({ routes: 'real', nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes });
     const condition = upstream.sandbox.data.alerts.conditions.find((c) => c.accountId === PRIMARY_ACCOUNT && c.family === 'alerts_conditions');
     if (!condition) throw new Error('no alerts_conditions condition');
     const list = await quiet.app.request('/v2/alerts_nrql_conditions.json?policy_id=100001', { headers: { 'X-Api-Key': DEMO_KEY } });
@@ -339,7 +339,7 @@ describe('compare on the NRQL conditions list', () => {
       (p) => p.accountId === PRIMARY_ACCOUNT && p.id !== 100000 && conditions.some((c) => c.policyId === p.id) && conditions.every((c) => c.policyId !== p.id || c.fields.value_function === 'single_value'),
     );
     if (!policy) throw new Error('no policy with default value functions');
-    const comparing = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes: 'GET /v2/alerts_nrql_conditions=compare' });
+    const comparing = await createModesGateway({ routes: 'real', nerdgraphUrl: upstream.graphqlUrl, legacyUrl: upstream.url, routeModes: 'GET /v2/alerts_nrql_conditions=compare' });
     const answer = await comparing.app.request(`/v2/alerts_nrql_conditions.json?policy_id=${policy.id}`, { headers: { 'X-Api-Key': DEMO_KEY } });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('x-ratelimit-limit')).toBe('1000');

@@ -33,7 +33,7 @@ let legacyUrl: string;
 beforeAll(async () => {
   upstream = await startSandbox({ apmApps: 20 });
   legacyUrl = await deadOrigin();
-  const gateway = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl, routeModes: readmeRule() });
+  const gateway = await createModesGateway({ routes: 'real', nerdgraphUrl: upstream.graphqlUrl, legacyUrl, routeModes: readmeRule() });
   served = await serveOnLoopback(gateway.app.fetch);
 });
 afterAll(async () => {

@@ -36,7 +36,7 @@ async function call(app: { request: (path: string, init: RequestInit) => Respons
 describe('alerts_policies translated by a ROUTE_MODES rule, with no legacy API', () => {
   let gateway: Awaited<ReturnType<typeof createModesGateway>>;
   beforeAll(async () => {
-    gateway = await createModesGateway({ nerdgraphUrl: sandbox.graphqlUrl, legacyUrl: NOWHERE, routeModes: '/v2/alerts_policies*=translate' });
+    gateway = await createModesGateway({ routes: 'real', nerdgraphUrl: sandbox.graphqlUrl, legacyUrl: NOWHERE, routeModes: '/v2/alerts_policies*=translate' });
   });
   const send = (method: string, path: string, body?: unknown, extra?: Record<string, string>) => call(gateway.app, method, path, body, extra);
 
@@ -124,7 +124,7 @@ describe('alerts_policies without a rule naming them', () => {
     });
     try {
       for (const routeModes of ['', '*=translate']) {
-        const gateway = await createModesGateway({ nerdgraphUrl: sandbox.graphqlUrl, legacyUrl: legacy.origin, routeModes });
+        const gateway = await createModesGateway({ routes: 'real', nerdgraphUrl: sandbox.graphqlUrl, legacyUrl: legacy.origin, routeModes });
         legacy.received.length = 0;
         const calls: Array<[string, string, unknown?]> = [
           ['GET', '/v2/alerts_policies.json?filter[name]=x'],

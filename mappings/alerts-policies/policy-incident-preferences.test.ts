@@ -19,7 +19,7 @@ let customId: number;
 
 beforeAll(async () => {
   upstream = await startSandbox({ apmApps: 10 });
-  gateway = await createModesGateway({ nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes: '/v2/alerts_policies*=translate' });
+  gateway = await createModesGateway({ routes: 'real', nerdgraphUrl: upstream.graphqlUrl, legacyUrl: await deadOrigin(), routeModes: '/v2/alerts_policies*=translate' });
   // Made through the sandbox's NerdGraph face, as New Relic's UI or NerdGraph would make it.
   const made = await fetch(upstream.graphqlUrl, {
     method: 'POST',

@@ -1,11 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Explanation, ExplainedCall } from '../../src/bridge/explanation.ts';
-import { createSandbox } from '../../sandbox/server.ts';
-import type { SandboxApp } from '../../sandbox/model.ts';
-import { entityGuid } from '../../src/v2/ids.ts';
-import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGateway } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { appGuid, callOf, explainSandbox, SENTINEL_KEY } from '../support/explain-sandbox.ts';
+import type { Explanation } from '../../src/bridge/explanation.ts';
+import { DEMO_KEY } from '../support/harness.ts';
 
 /**
  * npm run explain, the production tool over the real mapping table (scripts/explain.ts loads
@@ -14,58 +12,24 @@ import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, createTestGateway, type TestGatew
  */
 const run = promisify(execFile);
 
-/** A key that is not New Relic-shaped, so only the explain route's own masking can hide it. */
-const SENTINEL_KEY = 'sentinel-KEY-7f3a9c2e';
+const setup = explainSandbox('real');
 
-const sandbox = createSandbox({
-  seed: 7,
-  apmApps: 40,
-  now: () => FIXED_NOW,
-  apiKeys: new Map([
-    [DEMO_KEY, [PRIMARY_ACCOUNT]],
-    [SENTINEL_KEY, [PRIMARY_ACCOUNT]],
-  ]),
-});
-let upstream: Awaited<ReturnType<(typeof sandbox)['listen']>>;
-let graphqlUrl: string;
-let gateway: TestGateway;
-let live: SandboxApp;
-
-beforeAll(async () => {
-  upstream = await sandbox.listen(0, '127.0.0.1');
-  graphqlUrl = `${upstream.url}/graphql`;
-  gateway = await createTestGateway({ nerdgraphUrl: graphqlUrl });
-  const found = sandbox.data.apps.find((a) => a.accountId === PRIMARY_ACCOUNT && a.reporting);
-  if (!found) throw new Error('the sandbox has no reporting app in the primary account');
-  live = found;
-});
-afterAll(async () => {
-  await upstream.close();
-});
-
-function callOf(explanation: Explanation, operation: string): ExplainedCall {
-  const call = explanation.calls.find((c) => c.operation === operation);
-  if (!call) throw new Error(`no ${operation} call in ${explanation.calls.map((c) => c.operation).join(', ')}`);
-  return call;
-}
-
-const appGuid = (id: number): string => entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', id);
-const metricDataRequest = (): string => `/v2/applications/${live.id}/metrics/data.json?names[]=HttpDispatcher&names[]=Apdex&values[]=call_count&summarize=true`;
+const metricDataRequest = (): string => `/v2/applications/${setup.live.id}/metrics/data.json?names[]=HttpDispatcher&names[]=Apdex&values[]=call_count&summarize=true`;
 
 describe('GET /bridge/explain: the NRQL of a metric-data request', () => {
   it('metric data: the NRQL is listed, carried in the variables beside the app GUID', async () => {
-    const response = await gateway.app.request(`/bridge/explain?${new URLSearchParams({ request: metricDataRequest() }).toString()}`, { headers: { 'X-Api-Key': DEMO_KEY } });
+    const response = await setup.gateway.app.request(`/bridge/explain?${new URLSearchParams({ request: metricDataRequest() }).toString()}`, { headers: { 'X-Api-Key': DEMO_KEY } });
     const text = await response.text();
     expect(response.status, text).toBe(200);
     const e = JSON.parse(text) as Explanation;
     expect(e).toMatchObject({ route: '/v2/applications/{id}/metrics/data.{format}', mapping: 'applications.metric-data', status: 200 });
     const data = callOf(e, 'ApplicationMetricData');
-    expect(data.variables.guid).toBe(appGuid(live.id));
+    expect(data.variables.guid).toBe(appGuid(setup.live.id));
     expect(data.nrql).toHaveLength(2);
     expect(data.nrql).toEqual([data.variables.data, data.variables.known]);
     for (const nrql of data.nrql) {
       expect(nrql).toMatch(/^SELECT .* FROM Metric WHERE appId = \d+ AND metricTimesliceName IN \('HttpDispatcher', 'Apdex'\)/);
-      expect(nrql).toContain(`appId = ${live.id}`);
+      expect(nrql).toContain(`appId = ${setup.live.id}`);
     }
   });
 });
@@ -88,7 +52,7 @@ describe('npm run explain', () => {
   }
 
   it('on the embedded sandbox: a dry-run write, readable, with the mutation marked as not sent', async () => {
-    const { code, stdout, stderr } = await cli([`/v2/applications/${live.id}/deployments.json`, '--method', 'POST', '--body', '{"deployment":{"revision":"cli-1"}}']);
+    const { code, stdout, stderr } = await cli([`/v2/applications/${setup.live.id}/deployments.json`, '--method', 'POST', '--body', '{"deployment":{"revision":"cli-1"}}']);
     expect(code, stderr).toBe(0);
     expect(stdout).toContain('route     POST /v2/applications/{id}/deployments.{format}');
     expect(stdout).toMatch(/\[\d\] mutation DeploymentCreate {2}\(recorded, NOT sent: dry run\)/);
@@ -96,17 +60,17 @@ describe('npm run explain', () => {
     expect(stdout).toContain('Known gaps:');
     expect(stdout).not.toContain(DEMO_KEY);
     expect(stderr).toContain('embedded sandbox');
-    const json = await cli([`/v2/applications/${live.id}.json`, '--json']);
+    const json = await cli([`/v2/applications/${setup.live.id}.json`, '--json']);
     expect(json.code, json.stderr).toBe(0);
     expect((JSON.parse(json.stdout) as Explanation).calls.map((c) => c.operation)).toContain('ApplicationByGuid');
   });
 
   it('against a configured NerdGraph with NEW_RELIC_API_KEY: the NRQL printed, the key nowhere', async () => {
-    const { code, stdout, stderr } = await cli([metricDataRequest()], { NERDGRAPH_URL: graphqlUrl, NEW_RELIC_API_KEY: SENTINEL_KEY });
+    const { code, stdout, stderr } = await cli([metricDataRequest()], { NERDGRAPH_URL: setup.graphqlUrl, NEW_RELIC_API_KEY: SENTINEL_KEY });
     expect(code, stderr).toBe(0);
-    expect(stdout).toContain(`POST to ${graphqlUrl}`);
+    expect(stdout).toContain(`POST to ${setup.graphqlUrl}`);
     expect(stdout).toMatch(/NRQL:\n {4}SELECT /);
-    expect(stdout).toContain(`appId = ${live.id}`);
+    expect(stdout).toContain(`appId = ${setup.live.id}`);
     expect(`${stdout}${stderr}`).not.toContain(SENTINEL_KEY);
   });
 

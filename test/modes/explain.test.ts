@@ -3,7 +3,8 @@ import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { Kind, getVariableValues, parse, validate, type OperationDefinitionNode } from 'graphql';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { appGuid, callOf, explainSandbox, SENTINEL_KEY } from '../support/explain-sandbox.ts';
 import { z } from 'zod';
 import noteCreate from '../support/fixture-mappings/widgets/notes.create.ts';
 import listMapping from '../support/fixture-mappings/widgets/list.ts';
@@ -11,10 +12,7 @@ import { MAX_REQUEST_CHARS, parseExplainQuery } from '../../src/bridge/explain-i
 import { DEFAULT_GRAPHQL_URL, LOCAL_GRAPHQL_NOTE, curlFor, shownGraphqlUrl, type Explanation, type ExplainedCall } from '../../src/bridge/explanation.ts';
 import { createApp } from '../../src/app.ts';
 import { createMetrics } from '../../src/ops/metrics.ts';
-import { createSandbox } from '../../sandbox/server.ts';
-import type { SandboxApp } from '../../sandbox/model.ts';
 import { createNerdGraphClient } from '../../src/upstream/client.ts';
-import { entityGuid } from '../../src/v2/ids.ts';
 import { V2Error } from '../../src/v2/errors.ts';
 import { accountsAnswer, json, startFakeUpstream } from '../support/fake-upstream.ts';
 import { httpSend, serveOnLoopback } from '../support/http.ts';
@@ -30,34 +28,8 @@ import { hasRealSchema, realNerdGraphSchema } from '../support/schema.ts';
  */
 const run = promisify(execFile);
 
-/** A key that is not New Relic-shaped, so only the explain route's own masking can hide it. */
-const SENTINEL_KEY = 'sentinel-KEY-7f3a9c2e';
-
-const sandbox = createSandbox({
-  seed: 7,
-  apmApps: 40,
-  now: () => FIXED_NOW,
-  apiKeys: new Map([
-    [DEMO_KEY, [PRIMARY_ACCOUNT]],
-    [SENTINEL_KEY, [PRIMARY_ACCOUNT]],
-  ]),
-});
-let upstream: Awaited<ReturnType<(typeof sandbox)['listen']>>;
-let graphqlUrl: string;
-let gateway: TestGateway;
-let live: SandboxApp;
-
-beforeAll(async () => {
-  upstream = await sandbox.listen(0, '127.0.0.1');
-  graphqlUrl = `${upstream.url}/graphql`;
-  gateway = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl });
-  const found = sandbox.data.apps.find((a) => a.accountId === PRIMARY_ACCOUNT && a.reporting);
-  if (!found) throw new Error('the sandbox has no reporting app in the primary account');
-  live = found;
-});
-afterAll(async () => {
-  await upstream.close();
-});
+const setup = explainSandbox('fixtures');
+const { sandbox } = setup;
 
 const ErrorBody = z.object({ error: z.object({ title: z.string().min(1) }) }).strict();
 
@@ -75,7 +47,7 @@ function explainUrl(request: string, options: ExplainOptions = {}): string {
   return `/bridge/explain?${query.toString()}`;
 }
 
-async function explainRaw(request: string, options: ExplainOptions = {}, app: TestGateway['app'] = gateway.app): Promise<Response> {
+async function explainRaw(request: string, options: ExplainOptions = {}, app: TestGateway['app'] = setup.gateway.app): Promise<Response> {
   const key = options.key === undefined ? DEMO_KEY : options.key;
   return app.request(explainUrl(request, options), { headers: { ...(key === null ? {} : { 'X-Api-Key': key }), ...options.headers } });
 }
@@ -88,13 +60,7 @@ async function explain(request: string, options: ExplainOptions = {}): Promise<E
   return JSON.parse(text) as Explanation;
 }
 
-function callOf(explanation: Explanation, operation: string): ExplainedCall {
-  const call = explanation.calls.find((c) => c.operation === operation);
-  if (!call) throw new Error(`no ${operation} call in ${explanation.calls.map((c) => c.operation).join(', ')}`);
-  return call;
-}
 
-const appGuid = (id: number): string => entityGuid(PRIMARY_ACCOUNT, 'APM', 'APPLICATION', id);
 
 /** Every explanation the read tests produce, for the schema and runnability checks. */
 const explained: Explanation[] = [];
@@ -111,7 +77,7 @@ describe('GET /bridge/explain: reads', () => {
       kind: 'read-plan',
       fidelity: listMapping.fidelity,
       summary: listMapping.summary,
-      graphqlUrl,
+      graphqlUrl: setup.graphqlUrl,
       status: 200,
       // The sandbox listens on loopback: the answer says so.
       notes: [LOCAL_GRAPHQL_NOTE],
@@ -131,21 +97,21 @@ describe('GET /bridge/explain: reads', () => {
   });
 
   it('a show: the GUID computed from account and id is in the variables', async () => {
-    const e = await explain(`/v2/fixture_widgets/${live.id}.json`);
+    const e = await explain(`/v2/fixture_widgets/${setup.live.id}.json`);
     explained.push(e);
     expect(e).toMatchObject({ route: WIDGET, mapping: 'fixture_widgets.show', status: 200 });
     const show = callOf(e, 'FixtureWidget');
-    expect(show.variables.guid).toBe(appGuid(live.id));
+    expect(show.variables.guid).toBe(appGuid(setup.live.id));
     // Its document has no nrql field: no NRQL listed.
     expect(show.nrql).toEqual([]);
   });
 
   it('a percent-encoded path is explained as the same request sent directly reads it', async () => {
-    const encoded = `/v2/fixture_widgets/${[...String(live.id)].map((digit) => `%3${digit}`).join('')}.json`;
+    const encoded = `/v2/fixture_widgets/${[...String(setup.live.id)].map((digit) => `%3${digit}`).join('')}.json`;
     const e = await explain(encoded);
     explained.push(e);
     expect(e).toMatchObject({ mapping: 'fixture_widgets.show', status: 200 });
-    expect(callOf(e, 'FixtureWidget').variables.guid).toBe(appGuid(live.id));
+    expect(callOf(e, 'FixtureWidget').variables.guid).toBe(appGuid(setup.live.id));
   });
 
   it('an XML request and an answer that is an error: the status and the v2 title', async () => {
@@ -161,20 +127,20 @@ describe('GET /bridge/explain: reads', () => {
   });
 
   it('an unsupported route: its fixed answer, no NerdGraph call', async () => {
-    const before = await gateway.upstreamCount();
-    const e = await explain(`/v2/fixture_widgets/${live.id}/notes/5.json`, { method: 'DELETE' });
+    const before = await setup.gateway.upstreamCount();
+    const e = await explain(`/v2/fixture_widgets/${setup.live.id}/notes/5.json`, { method: 'DELETE' });
     expect(e).toMatchObject({ kind: 'unsupported', status: 422, calls: [] });
     expect(e.error).toMatch(/cannot be deleted/);
-    expect(await gateway.upstreamCount()).toBe(before);
+    expect(await setup.gateway.upstreamCount()).toBe(before);
   });
 
   it('a passthrough mapping (the gadgets list): passed through, no NerdGraph call', async () => {
     const metrics = createMetrics();
     const app = createApp({
       config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1000, accountsCacheTtlMs: 1000, metricNamesLookbackMs: 86_400_000, requestDeadlineMs: 5000 },
-      nerdgraph: createNerdGraphClient({ url: graphqlUrl, documents: loadTestDocuments(), metrics, timeoutMs: 5000, retries: 0 }),
+      nerdgraph: createNerdGraphClient({ url: setup.graphqlUrl, documents: loadTestDocuments(), metrics, timeoutMs: 5000, retries: 0 }),
       documents: loadTestDocuments(),
-      nerdgraphUrl: graphqlUrl,
+      nerdgraphUrl: setup.graphqlUrl,
       mappings: await loadTestMappings('fixtures'),
       metrics,
       logger: pino({ level: 'silent' }),
@@ -194,8 +160,8 @@ describe('GET /bridge/explain: a write is a dry run', () => {
   it('a note: the mutation is recorded with its variables, sent: false, and nothing is written', async () => {
     const version = sandbox.data.writes.version;
     const writes = sandbox.writes().total;
-    const mutationsBefore = await gateway.upstreamCount(noteCreate.operation);
-    const e = await explain(`/v2/fixture_widgets/${live.id}/notes.json`, {
+    const mutationsBefore = await setup.gateway.upstreamCount(noteCreate.operation);
+    const e = await explain(`/v2/fixture_widgets/${setup.live.id}/notes.json`, {
       method: 'POST',
       body: JSON.stringify({ note: { text: 'v9.9.9-explain' } }),
     });
@@ -209,17 +175,17 @@ describe('GET /bridge/explain: a write is a dry run', () => {
     expect(e.notes.join(' ')).toMatch(/Dry run: FixtureWidgetNote was recorded, not sent/);
     expect(e.notes.join(' ')).toContain(`answers ${noteCreate.successStatus}`);
     // Nothing reached NerdGraph's mutation, nothing changed in the sandbox.
-    expect(await gateway.upstreamCount(noteCreate.operation)).toBe(mutationsBefore);
+    expect(await setup.gateway.upstreamCount(noteCreate.operation)).toBe(mutationsBefore);
     expect(sandbox.data.writes.version).toBe(version);
     expect(sandbox.writes().total).toBe(writes);
   });
 
   it('a write the translation refuses before its mutation: the same status as the route itself, no mutation recorded', async () => {
-    const path = `/v2/fixture_widgets/${live.id}/notes.json`;
+    const path = `/v2/fixture_widgets/${setup.live.id}/notes.json`;
     const body = '{"note":{"author":"ci"}}';
     const e = await explain(path, { method: 'POST', body });
     // Without a text nothing is written, so the route itself can be asked for comparison.
-    const direct = await gateway.app.request(path, { method: 'POST', headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' }, body });
+    const direct = await setup.gateway.app.request(path, { method: 'POST', headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' }, body });
     expect(direct.status).toBeGreaterThanOrEqual(400);
     expect(e.status).toBe(direct.status);
     expect(e.error).toBe(ErrorBody.parse(await direct.json()).error.title);
@@ -237,7 +203,7 @@ describe('GET /bridge/explain: a recorded run through the gateway itself', () =>
     const request = target();
     const first = await explain(request);
     // The route itself now remembers what it read (the list kept for its later pages).
-    expect((await gateway.app.request(request, { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
+    expect((await setup.gateway.app.request(request, { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
     const second = await explain(request);
     expect(second.status).toBe(200);
     expect(operations(second)).toEqual(operations(first));
@@ -245,17 +211,17 @@ describe('GET /bridge/explain: a recorded run through the gateway itself', () =>
 
   it('is cold for paging too: a page past the end still shows the read of page 1 that tells it', async () => {
     // The route keeps what it read, and then answers a page past the end again without a call.
-    const searches = await gateway.upstreamCount(listMapping.operation);
-    expect((await gateway.app.request('/v2/fixture_widgets.json?filter[name]=o&page=5', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
-    expect((await gateway.app.request('/v2/fixture_widgets.json?filter[name]=o&page=5', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
-    expect(await gateway.upstreamCount(listMapping.operation)).toBe(searches + 1);
+    const searches = await setup.gateway.upstreamCount(listMapping.operation);
+    expect((await setup.gateway.app.request('/v2/fixture_widgets.json?filter[name]=o&page=5', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
+    expect((await setup.gateway.app.request('/v2/fixture_widgets.json?filter[name]=o&page=5', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
+    expect(await setup.gateway.upstreamCount(listMapping.operation)).toBe(searches + 1);
     const e = await explain('/v2/fixture_widgets.json?filter[name]=o&page=5');
     expect(operations(e)).toContain(listMapping.operation);
   });
 
   it('the key is checked first: explain of a key NerdGraph refuses makes no other call', async () => {
-    const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl });
-    const response = await explainRaw(`/v2/fixture_widgets/${live.id}.json`, { key: 'NRAK-EXPLAINCHECKEDFIRST000000' }, fresh.app);
+    const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: setup.graphqlUrl });
+    const response = await explainRaw(`/v2/fixture_widgets/${setup.live.id}.json`, { key: 'NRAK-EXPLAINCHECKEDFIRST000000' }, fresh.app);
     expect(response.status).toBe(401);
     expect(await fresh.upstreamCount()).toBe(1);
     expect(await fresh.upstreamCount('AccessibleAccounts')).toBe(1);
@@ -263,11 +229,11 @@ describe('GET /bridge/explain: a recorded run through the gateway itself', () =>
 
   it('is cold with the read micro-cache on too: a page the cache answers still shows the reads it leads to', async () => {
     const explainFresh = async (): Promise<string[]> => {
-      const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl, microCacheMs: 60_000 });
+      const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: setup.graphqlUrl, microCacheMs: 60_000 });
       return operations(JSON.parse(await (await explainRaw('/v2/fixture_widgets.json', {}, fresh.app)).text()) as Explanation);
     };
     const cold = await explainFresh();
-    const warm = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl, microCacheMs: 60_000 });
+    const warm = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: setup.graphqlUrl, microCacheMs: 60_000 });
     expect((await warm.app.request('/v2/fixture_widgets.json', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(200);
     const e = JSON.parse(await (await explainRaw('/v2/fixture_widgets.json', {}, warm.app)).text()) as Explanation;
     expect(operations(e)).toEqual(cold);
@@ -275,7 +241,7 @@ describe('GET /bridge/explain: a recorded run through the gateway itself', () =>
   });
 
   it('an account the key cannot read, or a malformed X-Account-Id: explain answers as /v2 does, before any run', async () => {
-    const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl });
+    const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: setup.graphqlUrl });
     const malformed = await explainRaw('/v2/fixture_widgets.json', { headers: { 'X-Account-Id': 'abc' } }, fresh.app);
     expect(malformed.status).toBe(400);
     expect(await fresh.upstreamCount()).toBe(0);
@@ -333,7 +299,7 @@ describe('GET /bridge/explain: what it sends is runnable as it is', () => {
   it('each graphqlRequest body, POSTed to the sandbox /graphql with the key added back, gets data', async () => {
     expect(queryCalls().length).toBeGreaterThanOrEqual(5);
     for (const call of queryCalls()) {
-      const response = await fetch(graphqlUrl, {
+      const response = await fetch(setup.graphqlUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'api-key': DEMO_KEY },
         body: JSON.stringify(call.graphqlRequest),
@@ -351,7 +317,7 @@ describe('GET /bridge/explain: what it sends is runnable as it is', () => {
     expect(show.curl).toContain('$NEW_RELIC_API_KEY');
     const { stdout } = await run('sh', ['-c', show.curl], { env: { PATH: process.env.PATH, NEW_RELIC_API_KEY: DEMO_KEY } });
     const answer = z.object({ data: z.object({ actor: z.object({ entity: z.object({ guid: z.string() }) }) }) }).parse(JSON.parse(stdout));
-    expect(answer.data.actor.entity.guid).toBe(appGuid(live.id));
+    expect(answer.data.actor.entity.guid).toBe(appGuid(setup.live.id));
   });
 
   it('curlFor quotes anything a shell would read: quotes, $, backslashes, newlines', async () => {
@@ -375,7 +341,7 @@ describe('GET /bridge/explain: what it sends is runnable as it is', () => {
   });
 
   it.skipIf(!hasRealSchema)('the recorded mutation validates against the real schema, its variables included', async () => {
-    const e = await explain(`/v2/fixture_widgets/${live.id}/notes.json`, { method: 'POST', body: '{"note":{"text":"r1"}}' });
+    const e = await explain(`/v2/fixture_widgets/${setup.live.id}/notes.json`, { method: 'POST', body: '{"note":{"text":"r1"}}' });
     const create = callOf(e, noteCreate.operation);
     const schema = realNerdGraphSchema();
     const document = parse(create.query);
@@ -405,7 +371,7 @@ describe('GET /bridge/explain: bad input is a v2 error', () => {
     ['an unknown format', explainUrl('/v2/fixture_widgets.csv'), 404, /Unknown format/],
   ];
   it.each(cases)('%s', async (_name, url, status, title) => {
-    const response = await gateway.app.request(url, { headers: { 'X-Api-Key': DEMO_KEY } });
+    const response = await setup.gateway.app.request(url, { headers: { 'X-Api-Key': DEMO_KEY } });
     expect(response.status).toBe(status);
     expect(response.headers.get('content-type')).toMatch(/json/);
     const body = ErrorBody.parse(await response.json());
@@ -425,16 +391,16 @@ describe('GET /bridge/explain: bad input is a v2 error', () => {
     const body = await first.text();
     expect(ErrorBody.parse(JSON.parse(body)).error.title).toBeTruthy();
     expect(body).not.toContain(badKey);
-    const lookups = await gateway.upstreamCount('AccessibleAccounts');
+    const lookups = await setup.gateway.upstreamCount('AccessibleAccounts');
     const second = await explainRaw('/v2/fixture_widgets.json', { key: badKey });
     expect(second.status).toBe(401);
-    expect(await gateway.upstreamCount('AccessibleAccounts')).toBe(lookups);
+    expect(await setup.gateway.upstreamCount('AccessibleAccounts')).toBe(lookups);
   });
 
   it('over real HTTP, the per-address limit on unknown keys applies to explain too', async () => {
     const limited = await createTestGateway({
       routes: 'fixtures',
-      nerdgraphUrl: graphqlUrl,
+      nerdgraphUrl: setup.graphqlUrl,
       config: { keyGuard: { refusedTtlMs: 60_000, refusedMax: 100, verificationsPerAddressPerMinute: 2 } },
     });
     const server = await serveOnLoopback(limited.app.fetch);
@@ -458,7 +424,7 @@ describe('GET /bridge/explain: bad input is a v2 error', () => {
   it('shares the key guard with /v2: one per-address budget, one refused-key memory', async () => {
     const limited = await createTestGateway({
       routes: 'fixtures',
-      nerdgraphUrl: graphqlUrl,
+      nerdgraphUrl: setup.graphqlUrl,
       config: { keyGuard: { refusedTtlMs: 60_000, refusedMax: 100, verificationsPerAddressPerMinute: 2 } },
     });
     const server = await serveOnLoopback(limited.app.fetch);
@@ -483,7 +449,7 @@ describe('GET /bridge/explain: bad input is a v2 error', () => {
   });
 
   it('and the other way: a key explain saw refused is answered by /v2 without a lookup', async () => {
-    const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: graphqlUrl });
+    const fresh = await createTestGateway({ routes: 'fixtures', nerdgraphUrl: setup.graphqlUrl });
     const key = 'NRAK-EXPLAINFIRST0000000000000';
     expect((await explainRaw('/v2/fixture_widgets.json', { key }, fresh.app)).status).toBe(401);
     const lookups = await fresh.upstreamCount('AccessibleAccounts');
@@ -517,14 +483,14 @@ describe('GET /bridge/explain: the key never appears', () => {
     expect(response.status).toBe(200);
     expect(text).not.toContain(SENTINEL_KEY);
     expect(text).toContain('[redacted]');
-    expect(gateway.logs.join('')).not.toContain(SENTINEL_KEY);
+    expect(setup.gateway.logs.join('')).not.toContain(SENTINEL_KEY);
     const e = JSON.parse(text) as Explanation;
     expect(e.calls.length).toBeGreaterThan(0);
   });
 
   it('nor in a write dry run sent with the Api-Key header spelling', async () => {
     const response = await explainRaw(
-      `/v2/fixture_widgets/${live.id}/notes.json`,
+      `/v2/fixture_widgets/${setup.live.id}/notes.json`,
       { method: 'post', body: '{"note":{"text":"k1"}}', key: null, headers: { 'Api-Key': SENTINEL_KEY } },
     );
     const text = await response.text();
@@ -540,7 +506,7 @@ describe('GET /bridge/explain: the NerdGraph URL it shows', () => {
     const metrics = createMetrics();
     const app = createApp({
       config: { defaultAccountId: undefined, publicBaseUrl: undefined, cursorCacheTtlMs: 1000, accountsCacheTtlMs: 1000, metricNamesLookbackMs: 86_400_000, requestDeadlineMs: 5000 },
-      nerdgraph: createNerdGraphClient({ url: graphqlUrl, documents: loadTestDocuments(), metrics, timeoutMs: 5000, retries: 0 }),
+      nerdgraph: createNerdGraphClient({ url: setup.graphqlUrl, documents: loadTestDocuments(), metrics, timeoutMs: 5000, retries: 0 }),
       documents: loadTestDocuments(),
       nerdgraphUrl: shownAs,
       mappings: await loadTestMappings('fixtures'),
@@ -548,7 +514,7 @@ describe('GET /bridge/explain: the NerdGraph URL it shows', () => {
       logger: pino({ level: 'silent' }),
       now: () => FIXED_NOW,
     });
-    const response = await explainRaw(`/v2/fixture_widgets/${live.id}.json`, {}, app);
+    const response = await explainRaw(`/v2/fixture_widgets/${setup.live.id}.json`, {}, app);
     const text = await response.text();
     expect(response.status, text).toBe(200);
     for (const secret of ['s3cret', 'proxy-user', 't0ken']) expect(text, secret).not.toContain(secret);
@@ -564,9 +530,9 @@ describe('GET /bridge/explain: the NerdGraph URL it shows', () => {
   });
 
   it('a loopback one (the sandbox) is kept, as the only runnable one, with a note saying it is local', async () => {
-    const port = new URL(graphqlUrl).port;
+    const port = new URL(setup.graphqlUrl).port;
     const e = await explainShownAs(`http://proxy-user:s3cret@127.0.0.1:${port}/graphql?token=t0ken`);
-    expect(e.graphqlUrl).toBe(graphqlUrl);
+    expect(e.graphqlUrl).toBe(setup.graphqlUrl);
     expect(e.notes).toEqual([LOCAL_GRAPHQL_NOTE]);
     expect(LOCAL_GRAPHQL_NOTE).toMatch(/local sandbox/);
   });

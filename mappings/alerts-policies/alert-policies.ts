@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type BodyObject, type FieldNote, type KnownGap, type OperationContext, type V2Body, V2Error, notFound, objectAt, parseAnswer, v2IdOf, type V2KeyPaths } from '../../src/mapping-api.ts';
+import { type BodyObject, type FieldNote, type KnownGap, type OperationContext, type V2Body, V2Error, notFound, objectAt, parseAnswer, v2IdOf, v2KeysOf } from '../../src/mapping-api.ts';
 import { missingParameter } from '../../facts/v2-titles.ts';
 import { INCIDENT_PREFERENCES as V2_INCIDENT_PREFERENCES } from '../../facts/v2-values.ts';
 import { ALERT_RULE_TITLES } from '../../facts/rule-titles.ts';
@@ -160,9 +160,4 @@ export function confirmedPolicy(payload: unknown, operation: typeof POLICY_CREAT
 }
 
 /** A policy's keys under `wrapper`: SHAPES §9 P; SW PolicyResponseType. */
-export const policyKeys = (wrapper: string, list: boolean): V2KeyPaths => ({
-  wrapper,
-  list,
-  source: 'SHAPES §9 (P); SW PolicyResponseType',
-  paths: { id: 'int', incident_preference: 'string', name: 'string', created_at: 'epoch-ms', updated_at: 'epoch-ms' },
-});
+export const policyKeys = v2KeysOf('SHAPES §9 (P); SW PolicyResponseType', { id: 'int', incident_preference: 'string', name: 'string', created_at: 'epoch-ms', updated_at: 'epoch-ms' });

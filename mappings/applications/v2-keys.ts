@@ -1,4 +1,4 @@
-import type { V2KeyPaths, V2KeyType } from '../../src/mapping-api.ts';
+import { type V2KeyType, v2KeysOf } from '../../src/mapping-api.ts';
 
 const APP_SUMMARY = {
   'application_summary?': 'object',
@@ -46,4 +46,4 @@ const APPLICATION: Record<string, V2KeyType> = {
 const APPLICATION_SOURCE = 'SHAPES §1; SW ApplicationResponseType; CG pkg/apm/applications_test.go testApplicationJson';
 
 /** An application's keys under `wrapper`. */
-export const applicationKeys = (wrapper: string, list: boolean): V2KeyPaths => ({ wrapper, list, source: APPLICATION_SOURCE, paths: APPLICATION });
+export const applicationKeys = v2KeysOf(APPLICATION_SOURCE, APPLICATION);

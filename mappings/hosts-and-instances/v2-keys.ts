@@ -1,4 +1,4 @@
-import type { V2KeyPaths, V2KeyType } from '../../src/mapping-api.ts';
+import { type V2KeyType, v2KeysOf } from '../../src/mapping-api.ts';
 
 /** SHAPES §2; SW AppSummaryDataResponse, EndUserSummaryDataResponse. */
 const TOPOLOGY_SUMMARIES: Record<string, V2KeyType> = {
@@ -46,7 +46,7 @@ const INSTANCE: Record<string, V2KeyType> = {
 const INSTANCE_SOURCE = 'SHAPES §2 (Inst); SW ApplicationInstanceResponseType, ApplicationInstanceLinksResponse; CG pkg/apm/application_instances_test.go';
 
 /** A host's keys under `wrapper`. */
-export const hostKeys = (wrapper: string, list: boolean): V2KeyPaths => ({ wrapper, list, source: HOST_SOURCE, paths: HOST });
+export const hostKeys = v2KeysOf(HOST_SOURCE, HOST);
 
 /** An instance's keys under `wrapper`. */
-export const instanceKeys = (wrapper: string, list: boolean): V2KeyPaths => ({ wrapper, list, source: INSTANCE_SOURCE, paths: INSTANCE });
+export const instanceKeys = v2KeysOf(INSTANCE_SOURCE, INSTANCE);

@@ -1,4 +1,4 @@
-import type { V2KeyPaths, V2KeyType } from '../../src/mapping-api.ts';
+import { type V2KeyType, v2KeysOf } from '../../src/mapping-api.ts';
 
 /**
  * SHAPES §6; CG key_transactions_test.go (list and show: application_summary with five keys,
@@ -29,4 +29,4 @@ const KEY_TRANSACTION: Record<string, V2KeyType> = {
 const KEY_TRANSACTION_SOURCE = 'SHAPES §6; CG pkg/apm/key_transactions_test.go (testListKeyTransactionsResponseJSON, keyTransactionJSON); SW KeyTransactionResponseType';
 
 /** A key transaction's keys under `wrapper`. */
-export const keyTransactionKeys = (wrapper: string, list: boolean): V2KeyPaths => ({ wrapper, list, source: KEY_TRANSACTION_SOURCE, paths: KEY_TRANSACTION });
+export const keyTransactionKeys = v2KeysOf(KEY_TRANSACTION_SOURCE, KEY_TRANSACTION);

@@ -1,4 +1,4 @@
-import type { V2KeyPaths, V2KeyType } from '../../src/mapping-api.ts';
+import { type V2KeyType, v2KeysOf } from '../../src/mapping-api.ts';
 
 /** SHAPES §8 Mob; SW MobileApplicationResponseType. */
 const MOBILE: Record<string, V2KeyType> = {
@@ -27,4 +27,4 @@ const MOBILE: Record<string, V2KeyType> = {
 const MOBILE_SOURCE = 'SHAPES §8 (Mob); SW MobileApplicationResponseType';
 
 /** A mobile application's keys under `wrapper`. */
-export const mobileApplicationKeys = (wrapper: string, list: boolean): V2KeyPaths => ({ wrapper, list, source: MOBILE_SOURCE, paths: MOBILE });
+export const mobileApplicationKeys = v2KeysOf(MOBILE_SOURCE, MOBILE);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, V2Error, type V2Body, derivedV2Id, ID_PATTERN, XML_ASSUMPTION, type V2KeyPaths } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, parseAnswer, V2Error, type V2Body, derivedV2Id, ID_PATTERN, XML_ASSUMPTION, v2KeysOf } from '../../src/mapping-api.ts';
 import { USER_TITLES } from '../../facts/v2-titles.ts';
 
 /**
@@ -224,9 +224,4 @@ export const USER_ASSUMPTIONS: readonly string[] = [
 ];
 
 /** A user's keys under `wrapper`: SHAPES §11; routes-next.md §7 (users: SW's UserResponseType is an internal model "not seen in real output"). */
-export const userKeys = (wrapper: string, list: boolean): V2KeyPaths => ({
-  wrapper,
-  list,
-  source: 'SHAPES §11; routes-next.md §7 (Shape)',
-  paths: { id: 'int', first_name: 'string', last_name: 'string', email: 'string', role: 'string' },
-});
+export const userKeys = v2KeysOf('SHAPES §11; routes-next.md §7 (Shape)', { id: 'int', first_name: 'string', last_name: 'string', email: 'string', role: 'string' });

@@ -250,3 +250,8 @@ export interface ReadMappingBase<P = unknown> extends MappingBase<P> {
   /** Every translated GET declares them: test/differential/key-paths.test.ts checks both faces send each. */
   v2Keys?: V2KeyPaths;
 }
+
+/** One resource's key paths, placed under each wrapper it is answered in (`applications`, a list; `application`, one object). */
+export function v2KeysOf(source: string, paths: V2KeyPaths['paths']): (wrapper: string, list: boolean) => V2KeyPaths {
+  return (wrapper, list) => ({ wrapper, list, source, paths });
+}

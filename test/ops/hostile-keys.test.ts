@@ -31,15 +31,16 @@ describe('refused keys and unknown keys', () => {
         if (req.headers['api-key'] === GOOD_KEY) return json(res, 200, accountsAnswer([ACCOUNT]));
         return json(res, 401, { errors: [{ message: 'Invalid API key' }] });
       }
+      // FixtureWidget: widget 1 of the account.
       return json(res, 200, { data: { actor: { entity: apmEntity(ACCOUNT, 1) } } });
     });
   });
   afterAll(() => upstream.close());
 
   it('makes one upstream call for 100 requests with one bad key, concurrent and sequential', async () => {
-    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url });
+    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url, routes: 'fixtures' });
     const before = lookups();
-    const send = () => gateway.app.request('/v2/applications/1.json', { headers: { 'X-Api-Key': 'NRAK-BADKEY1111111111111111111' } });
+    const send = () => gateway.app.request('/v2/fixture_widgets/1.json', { headers: { 'X-Api-Key': 'NRAK-BADKEY1111111111111111111' } });
     const answers = await Promise.all(Array.from({ length: 50 }, send));
     for (let i = 0; i < 50; i++) answers.push(await send());
 
@@ -59,12 +60,13 @@ describe('refused keys and unknown keys', () => {
   it('limits the distinct unknown keys one address may have verified, but not known keys', async () => {
     const gateway = await createTestGateway({
       nerdgraphUrl: upstream.url,
+      routes: 'fixtures',
       config: { keyGuard: { refusedTtlMs: 60_000, refusedMax: 100, verificationsPerAddressPerMinute: 3 } },
     });
     const served = await serveOnLoopback(gateway.app.fetch);
     try {
       const before = lookups();
-      const get = (key: string) => httpSend(`${served.url}/v2/applications/1.json`, { headers: { 'x-api-key': key } });
+      const get = (key: string) => httpSend(`${served.url}/v2/fixture_widgets/1.json`, { headers: { 'x-api-key': key } });
       // Three verifications: the good key (now known), two bad keys (now refused).
       expect((await get(GOOD_KEY)).status).toBe(200);
       expect((await get('NRAK-UNKNOWN1')).status).toBe(401);
@@ -93,10 +95,11 @@ describe('refused keys and unknown keys', () => {
   it('does not limit in-process requests, which have no client address', async () => {
     const gateway = await createTestGateway({
       nerdgraphUrl: upstream.url,
+      routes: 'fixtures',
       config: { keyGuard: { refusedTtlMs: 60_000, refusedMax: 100, verificationsPerAddressPerMinute: 1 } },
     });
     for (let i = 0; i < 3; i++) {
-      const response = await gateway.app.request('/v2/applications/1.json', { headers: { 'X-Api-Key': `NRAK-INPROCESS${i}` } });
+      const response = await gateway.app.request('/v2/fixture_widgets/1.json', { headers: { 'X-Api-Key': `NRAK-INPROCESS${i}` } });
       expect(response.status).toBe(401);
     }
   });

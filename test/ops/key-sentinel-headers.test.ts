@@ -41,7 +41,8 @@ const CARRIERS: Record<string, string> = {
   'X-Custom-Header': SENTINEL,
 };
 
-const PATHS = ['/v2/applications.json?page=1', '/v2/applications/1.xml', '/v2/nothing-here.json', '/healthz'];
+/** A translated list (its Link header is built from the request), a show in XML, an unknown path, the gateway's own. */
+const PATHS = ['/v2/fixture_widgets.json?page=1', '/v2/fixture_widgets/1.xml', '/v2/nothing-here.json', '/healthz'];
 
 /** The sentinel, its body without the prefix, in any case. */
 function leaks(texts: readonly string[]): string[] {
@@ -55,7 +56,7 @@ describe('a key in any request header', () => {
   let graphqlUrl: string;
 
   beforeAll(async () => {
-    // Enough apps for a second page, so the Link header (built from the request) is written.
+    // Enough apps for a second page of widgets, so the Link header (built from the request) is written.
     sandbox = createSandbox({ seed: 5, apmApps: 250, now: () => FIXED_NOW, apiKeys: new Map([[SENTINEL, [1000001]], [DEMO_KEY, [1000001]]]) });
     const running = await sandbox.listen(0, '127.0.0.1');
     close = running.close;
@@ -70,7 +71,7 @@ describe('a key in any request header', () => {
   ];
 
   it('never comes back in process (app.request)', async () => {
-    const gateway = await createTestGateway({ nerdgraphUrl: graphqlUrl });
+    const gateway = await createTestGateway({ nerdgraphUrl: graphqlUrl, routes: 'fixtures' });
     const seen: string[] = [];
     for (const { key } of callers) {
       for (const [header, value] of Object.entries(CARRIERS)) {
@@ -84,12 +85,12 @@ describe('a key in any request header', () => {
     seen.push(await (await gateway.app.request('/metrics')).text());
     // Not vacuous: requests succeeded and were logged.
     expect(gateway.logs.length).toBeGreaterThan(Object.keys(CARRIERS).length);
-    expect(seen.some((text) => text.includes('"applications"'))).toBe(true);
+    expect(seen.some((text) => text.includes('"widgets"'))).toBe(true);
     expect(leaks([...seen, ...gateway.logs])).toEqual([]);
   });
 
   it('never comes back over real HTTP, Host header included', async () => {
-    const gateway = await createTestGateway({ nerdgraphUrl: graphqlUrl });
+    const gateway = await createTestGateway({ nerdgraphUrl: graphqlUrl, routes: 'fixtures' });
     const served = await serveOnLoopback(gateway.app.fetch);
     try {
       const seen: string[] = [];

@@ -221,10 +221,10 @@ describe('X-Request-Id through the gateway', () => {
   afterAll(() => sandbox.close());
 
   it('never echoes or logs a key sent as the request id, and keeps an honest one', async () => {
-    const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl });
+    const gateway = await createTestGateway({ nerdgraphUrl: sandbox.graphqlUrl, routes: 'fixtures' });
     const SENTINEL = 'NRAK-SENTINEL7Q2W9E4R6T8Y1U3I5O0P';
     for (const id of [SENTINEL, DEMO_KEY, SENTINEL.slice(5)]) {
-      const response = await gateway.app.request('/v2/applications.json', { headers: { 'X-Api-Key': DEMO_KEY, 'X-Request-Id': id } });
+      const response = await gateway.app.request('/v2/fixture_widgets.json', { headers: { 'X-Api-Key': DEMO_KEY, 'X-Request-Id': id } });
       expect(response.status).toBe(200);
       expect(response.headers.get('x-request-id')).toMatch(UUID);
       expect(JSON.stringify([...response.headers])).not.toContain(id);
@@ -232,7 +232,7 @@ describe('X-Request-Id through the gateway', () => {
     expect(gateway.logs.filter((line) => line.includes(SENTINEL.slice(5)) || line.includes(DEMO_KEY))).toEqual([]);
 
     const honestId = randomUUID();
-    const response = await gateway.app.request('/v2/applications.json', { headers: { 'X-Api-Key': DEMO_KEY, 'X-Request-Id': honestId } });
+    const response = await gateway.app.request('/v2/fixture_widgets.json', { headers: { 'X-Api-Key': DEMO_KEY, 'X-Request-Id': honestId } });
     expect(response.headers.get('x-request-id')).toBe(honestId);
     expect(gateway.logs.some((line) => line.includes(honestId))).toBe(true);
   });

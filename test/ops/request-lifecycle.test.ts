@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoalescingCache } from '../../src/cache/coalescing-cache.ts';
 import { CallerCache } from '../../src/caller/caller-cache.ts';
@@ -11,13 +11,16 @@ import type { RouteDeps, RouteRequest } from '../../src/routes/types.ts';
 import type { UpstreamCall } from '../../src/upstream/client.ts';
 import { loadConfig } from '../../src/ops/config.ts';
 import type { SandboxApp } from '../../sandbox/model.ts';
-import { deploymentsOf } from '../../sandbox/writes.ts';
+import { userTagsOf } from '../../sandbox/tagging.ts';
 import { writeFailure } from '../../src/routes/operations.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import { V2Error } from '../../src/v2/errors.ts';
 import { accountsAnswer, apmEntity, json, startFakeUpstream, type FakeRequest } from '../support/fake-upstream.ts';
+import { NOTE_TAG_KEY, WidgetTitles } from '../support/fixture-mappings/widgets/widgets.ts';
+import { FIXTURE_OPERATIONS, WIDGET } from '../support/fixture-routes.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, createTestGateway, startSandbox, type TestGateway } from '../support/harness.ts';
-import { listenOnLoopback, serveOnLoopback } from '../support/http.ts';
+import { serveOnLoopback } from '../support/http.ts';
+import { eventually, openRequest, seriesSum, startLatencyProxy } from '../support/lifecycle.ts';
 
 /**
  * The life of a request upstream: one deadline (REQUEST_DEADLINE_MS) for every NerdGraph call a
@@ -30,41 +33,6 @@ const MARGIN_MS = 2_000;
 /** Answers unless the gateway already hung up. */
 function answerIfOpen(res: ServerResponse, body: unknown): void {
   if (!res.destroyed && !res.socket?.destroyed) json(res, 200, body);
-}
-
-/** Polls until `check` holds (the gateway settles asynchronously after a client leaves). */
-async function eventually(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`never happened: ${what}`);
-}
-
-/** Sum of a /metrics series whose labels include every `labels` pair (label values may hold braces: `{id}`). */
-async function metric(gateway: TestGateway, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await gateway.app.request('/metrics')).text();
-  let sum = 0;
-  for (const [, labelText, value] of text.matchAll(new RegExp(`^${name}\\{(.*)\\} (\\S+)$`, 'gm'))) {
-    if (Object.entries(labels).every(([key, want]) => (labelText ?? '').includes(`${key}="${want}"`))) sum += Number(value);
-  }
-  return sum;
-}
-
-/** A GET over real HTTP that the test can abandon (the socket is destroyed, as a client that gives up does). */
-function openRequest(url: string, headers: Record<string, string>): { req: ClientRequest; answer: Promise<{ status: number; body: string }> } {
-  const req = httpRequest(url, { headers, agent: false });
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    req.on('response', (res: IncomingMessage) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-  });
-  answer.catch(() => undefined); // abandoned on purpose
-  req.end();
-  return { req, answer };
 }
 
 describe('a client that disconnects', () => {
@@ -89,14 +57,14 @@ describe('a client that disconnects', () => {
         if (key === DEMO_KEY) return json(res, 200, accountsAnswer([PRIMARY_ACCOUNT]));
         return void held.push({ key, res });
       }
-      if (request.operationName === 'ApplicationByGuid' && key === 'NRAK-LIFECYCLE-SHARED') {
+      if (request.operationName === FIXTURE_OPERATIONS.widget && key === 'NRAK-LIFECYCLE-SHARED') {
         const id = Number(/APPLICATION\|(\d+)/.exec(Buffer.from(String(request.variables.guid), 'base64').toString())?.[1]);
-        return json(res, 200, { data: { actor: { entity: apmEntity(PRIMARY_ACCOUNT, id), browser: null } } });
+        return json(res, 200, { data: { actor: { entity: apmEntity(PRIMARY_ACCOUNT, id) } } });
       }
       // Anything else never answers: only the gateway can end it.
     });
     // Retries on: an aborted call must not be tried again. The deadline is far away.
-    gateway = await createTestGateway({ nerdgraphUrl: upstream.url, retries: 2, timeoutMs: 60_000 });
+    gateway = await createTestGateway({ nerdgraphUrl: upstream.url, routes: 'fixtures', retries: 2, timeoutMs: 60_000 });
     served = await serveOnLoopback(gateway.app.fetch);
   });
   afterAll(async () => {
@@ -106,74 +74,74 @@ describe('a client that disconnects', () => {
 
   it('aborts the upstream calls of 200 abandoned requests, and none is answered or retried', async () => {
     // Accounts first (a malformed id is a 404 after the account is resolved): then one call per request.
-    const warm = openRequest(`${served.url}/v2/applications/x.json`, { 'X-Api-Key': DEMO_KEY });
+    const warm = openRequest(`${served.url}/v2/fixture_widgets/x.json`, { 'X-Api-Key': DEMO_KEY });
     expect((await warm.answer).status).toBe(404);
-    const hitsBefore = await metric(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'hit' });
-    const requests = Array.from({ length: 200 }, (_, i) => openRequest(`${served.url}/v2/applications/${1000 + i}.json`, { 'X-Api-Key': DEMO_KEY }));
+    const hitsBefore = await seriesSum(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'hit' });
+    const requests = Array.from({ length: 200 }, (_, i) => openRequest(`${served.url}/v2/fixture_widgets/${1000 + i}.json`, { 'X-Api-Key': DEMO_KEY }));
     // Every request is inside the gateway (its account resolved) and calls are reaching NerdGraph.
     await eventually(
-      async () => (await metric(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'hit' })) - hitsBefore === 200 && received('ApplicationByGuid').length > 0,
+      async () => (await seriesSum(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'hit' })) - hitsBefore === 200 && received(FIXTURE_OPERATIONS.widget).length > 0,
       '200 requests in flight',
     );
     for (const { req } of requests) req.destroy();
 
-    await eventually(async () => (await metric(gateway, 'v2bridge_requests_cancelled_total', { reason: 'client_closed' })) === 200, '200 cancellations counted');
-    await eventually(() => upstream.abortedCount() === received('ApplicationByGuid').length, 'every call NerdGraph received was hung up');
-    const calls = await metric(gateway, 'v2bridge_upstream_requests_total', { operation: 'ApplicationByGuid' });
-    const cancelled = await metric(gateway, 'v2bridge_upstream_requests_total', { operation: 'ApplicationByGuid', outcome: 'cancelled' });
+    await eventually(async () => (await seriesSum(gateway, 'v2bridge_requests_cancelled_total', { reason: 'client_closed' })) === 200, '200 cancellations counted');
+    await eventually(() => upstream.abortedCount() === received(FIXTURE_OPERATIONS.widget).length, 'every call NerdGraph received was hung up');
+    const calls = await seriesSum(gateway, 'v2bridge_upstream_requests_total', { operation: FIXTURE_OPERATIONS.widget });
+    const cancelled = await seriesSum(gateway, 'v2bridge_upstream_requests_total', { operation: FIXTURE_OPERATIONS.widget, outcome: 'cancelled' });
     // Each call made was cancelled (none ok, none timed out, none retried); one per request at most.
     expect(cancelled).toBe(calls);
     expect(calls).toBeGreaterThan(0);
     expect(calls).toBeLessThanOrEqual(200);
-    expect(received('ApplicationByGuid').length).toBeLessThanOrEqual(calls);
+    expect(received(FIXTURE_OPERATIONS.widget).length).toBeLessThanOrEqual(calls);
     // The access metrics say the clients left (nginx's 499), not that NerdGraph failed.
-    expect(await metric(gateway, 'v2bridge_http_requests_total', { route: '/v2/applications/{id}.{format}', status: '499' })).toBe(200);
-    expect(await metric(gateway, 'v2bridge_http_requests_total', { status: '504' })).toBe(0);
+    expect(await seriesSum(gateway, 'v2bridge_http_requests_total', { route: WIDGET, status: '499' })).toBe(200);
+    expect(await seriesSum(gateway, 'v2bridge_http_requests_total', { status: '504' })).toBe(0);
   });
 
   it('aborts a call 200 requests shared once all of them left, and sends none of their follow-up calls', async () => {
     const key = 'NRAK-LIFECYCLE-GONE';
-    const coalescedBefore = await metric(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'coalesced' });
-    const closedBefore = await metric(gateway, 'v2bridge_requests_cancelled_total', { reason: 'client_closed' });
+    const coalescedBefore = await seriesSum(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'coalesced' });
+    const closedBefore = await seriesSum(gateway, 'v2bridge_requests_cancelled_total', { reason: 'client_closed' });
     const abortedBefore = upstream.abortedCount();
-    const requests = Array.from({ length: 200 }, (_, i) => openRequest(`${served.url}/v2/applications/${2000 + i}.json`, { 'X-Api-Key': key }));
+    const requests = Array.from({ length: 200 }, (_, i) => openRequest(`${served.url}/v2/fixture_widgets/${2000 + i}.json`, { 'X-Api-Key': key }));
     await eventually(
-      async () => (await metric(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'coalesced' })) - coalescedBefore === 199,
+      async () => (await seriesSum(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'coalesced' })) - coalescedBefore === 199,
       '200 requests waiting on one accounts call',
     );
     expect(received('AccessibleAccounts', key)).toHaveLength(1);
     for (const { req } of requests) req.destroy();
-    await eventually(async () => (await metric(gateway, 'v2bridge_requests_cancelled_total', { reason: 'client_closed' })) - closedBefore === 200, 'all 200 gone');
+    await eventually(async () => (await seriesSum(gateway, 'v2bridge_requests_cancelled_total', { reason: 'client_closed' })) - closedBefore === 200, 'all 200 gone');
     await eventually(() => upstream.abortedCount() === abortedBefore + 1, 'the shared call hung up');
     // Were it still open, this answer would let 200 show calls follow; nothing may follow.
     release(key);
-    expect(await metric(gateway, 'v2bridge_upstream_requests_total', { operation: 'AccessibleAccounts', outcome: 'cancelled' })).toBe(1);
-    expect(received('ApplicationByGuid', key)).toHaveLength(0);
+    expect(await seriesSum(gateway, 'v2bridge_upstream_requests_total', { operation: 'AccessibleAccounts', outcome: 'cancelled' })).toBe(1);
+    expect(received(FIXTURE_OPERATIONS.widget, key)).toHaveLength(0);
   });
 
   it('keeps a shared call going while one of its requests still waits', async () => {
     const key = 'NRAK-LIFECYCLE-SHARED';
-    const closedBefore = await metric(gateway, 'v2bridge_requests_cancelled_total', { reason: 'client_closed' });
-    const coalescedBefore = await metric(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'coalesced' });
+    const closedBefore = await seriesSum(gateway, 'v2bridge_requests_cancelled_total', { reason: 'client_closed' });
+    const coalescedBefore = await seriesSum(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'coalesced' });
     const abortedBefore = upstream.abortedCount();
-    const leaving = openRequest(`${served.url}/v2/applications/3001.json`, { 'X-Api-Key': key });
+    const leaving = openRequest(`${served.url}/v2/fixture_widgets/3001.json`, { 'X-Api-Key': key });
     await eventually(() => received('AccessibleAccounts', key).length === 1, 'the accounts call sent');
-    const staying = openRequest(`${served.url}/v2/applications/3002.json`, { 'X-Api-Key': key });
+    const staying = openRequest(`${served.url}/v2/fixture_widgets/3002.json`, { 'X-Api-Key': key });
     await eventually(
-      async () => (await metric(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'coalesced' })) > coalescedBefore,
+      async () => (await seriesSum(gateway, 'v2bridge_cache_lookups_total', { cache: 'accounts', result: 'coalesced' })) > coalescedBefore,
       'the second request joined the call',
     );
     leaving.req.destroy();
-    await eventually(async () => (await metric(gateway, 'v2bridge_requests_cancelled_total', { reason: 'client_closed' })) > closedBefore, 'the first request gone');
+    await eventually(async () => (await seriesSum(gateway, 'v2bridge_requests_cancelled_total', { reason: 'client_closed' })) > closedBefore, 'the first request gone');
     expect(upstream.abortedCount()).toBe(abortedBefore);
 
     release(key);
     const answer = await staying.answer;
     expect(answer.status).toBe(200);
-    expect((JSON.parse(answer.body) as { application: { id: number } }).application.id).toBe(3002);
+    expect((JSON.parse(answer.body) as { widget: { id: number } }).widget.id).toBe(3002);
     expect(received('AccessibleAccounts', key)).toHaveLength(1);
     // Only the request still there made its follow-up call.
-    expect(received('ApplicationByGuid', key)).toHaveLength(1);
+    expect(received(FIXTURE_OPERATIONS.widget, key)).toHaveLength(1);
   });
 });
 
@@ -184,15 +152,15 @@ describe('one deadline per request (REQUEST_DEADLINE_MS)', () => {
       if (request.operationName === 'AccessibleAccounts') json(res, 200, accountsAnswer([PRIMARY_ACCOUNT]));
     });
     const deadlineMs = 400;
-    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url, retries: 3, timeoutMs: 60_000, deadlineMs });
+    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url, routes: 'fixtures', retries: 3, timeoutMs: 60_000, deadlineMs });
     try {
       const started = performance.now();
-      const response = await gateway.app.request('/v2/applications/1.json', { headers: { 'X-Api-Key': DEMO_KEY } });
+      const response = await gateway.app.request('/v2/fixture_widgets/1.json', { headers: { 'X-Api-Key': DEMO_KEY } });
       const elapsed = performance.now() - started;
       expect(response.status).toBe(504);
       expect(await response.json()).toEqual({ error: { title: 'NerdGraph did not answer in time' } });
       expect(elapsed).toBeLessThan(deadlineMs + MARGIN_MS);
-      expect(await metric(gateway, 'v2bridge_requests_cancelled_total', { reason: 'deadline' })).toBe(1);
+      expect(await seriesSum(gateway, 'v2bridge_requests_cancelled_total', { reason: 'deadline' })).toBe(1);
     } finally {
       await upstream.close();
     }
@@ -200,82 +168,69 @@ describe('one deadline per request (REQUEST_DEADLINE_MS)', () => {
 
   it('covers all of a request\'s calls together: two calls each within the deadline, together past it, are cut', async () => {
     const upstream = await startFakeUpstream((request, res) => {
-      const answer = request.operationName === 'AccessibleAccounts' ? accountsAnswer([PRIMARY_ACCOUNT]) : { data: { actor: { entity: apmEntity(PRIMARY_ACCOUNT, 1), browser: null } } };
+      const answer = request.operationName === 'AccessibleAccounts' ? accountsAnswer([PRIMARY_ACCOUNT]) : { data: { actor: { entity: apmEntity(PRIMARY_ACCOUNT, 1) } } };
       setTimeout(() => answerIfOpen(res, answer), 400);
     });
-    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url, timeoutMs: 60_000, deadlineMs: 600 });
+    const gateway = await createTestGateway({ nerdgraphUrl: upstream.url, routes: 'fixtures', timeoutMs: 60_000, deadlineMs: 600 });
     try {
-      const response = await gateway.app.request('/v2/applications/1.json', { headers: { 'X-Api-Key': DEMO_KEY } });
+      const response = await gateway.app.request('/v2/fixture_widgets/1.json', { headers: { 'X-Api-Key': DEMO_KEY } });
       expect(response.status).toBe(504);
-      expect(upstream.received.map((r) => r.operationName)).toEqual(['AccessibleAccounts', 'ApplicationByGuid']);
+      expect(upstream.received.map((r) => r.operationName)).toEqual(['AccessibleAccounts', FIXTURE_OPERATIONS.widget]);
     } finally {
       await upstream.close();
     }
   });
 });
 
-describe('a deployment (a lookup, then the mutation) under 2 s of NerdGraph latency per call', () => {
+describe('a note (a read of the widget, then the mutation) under 2 s of NerdGraph latency per call', () => {
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   let app: SandboxApp;
-  let proxyUrl: string;
-  let closeProxy: () => Promise<void>;
+  let proxy: Awaited<ReturnType<typeof startLatencyProxy>>;
   const LATENCY_MS = 2_000;
 
   beforeAll(async () => {
     sandbox = await startSandbox({ apmApps: 10 });
     app = sandbox.sandbox.data.apps.find((a) => a.accountId === PRIMARY_ACCOUNT) as SandboxApp;
     // Relays to the sandbox, each exchange LATENCY_MS late (the sandbox applies a write at once).
-    const proxy = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      req.on('end', () => {
-        void fetch(sandbox.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': String(req.headers['api-key']) }, body })
-          .then(async (answer) => {
-            const text = await answer.text();
-            setTimeout(() => {
-              if (!res.destroyed && !res.socket?.destroyed) res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
-            }, LATENCY_MS);
-          })
-          .catch(() => req.socket.destroy());
-      });
-    });
-    const listening = await listenOnLoopback(proxy);
-    proxyUrl = `${listening.origin}/graphql`;
-    closeProxy = listening.close;
+    proxy = await startLatencyProxy(sandbox.graphqlUrl, LATENCY_MS);
   });
   afterAll(async () => {
-    await closeProxy();
+    await proxy.close();
     await sandbox.close();
   });
 
-  async function deploy(gateway: TestGateway, revision: string) {
-    const response = await gateway.app.request(`/v2/applications/${app.id}/deployments.json`, {
+  const notesPath = () => `/v2/fixture_widgets/${app.id}/notes.json`;
+  async function note(gateway: TestGateway, text: string) {
+    const response = await gateway.app.request(notesPath(), {
       method: 'POST',
       headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json' },
-      body: JSON.stringify({ deployment: { revision } }),
+      body: JSON.stringify({ note: { text } }),
     });
     return { status: response.status, body: (await response.json()) as { error?: { title: string } } };
   }
-  const records = (revision: string): number => deploymentsOf(sandbox.sandbox.data, app).filter((d) => d.revision === revision).length;
+  /** Whether the sandbox holds the note (its tag value on the widget's application). */
+  const records = (text: string): number => (userTagsOf(app)[NOTE_TAG_KEY] ?? []).filter((value) => value === text).length;
+  const gatewayOnProxy = (deadlineMs: number) => createTestGateway({ nerdgraphUrl: proxy.url, routes: 'fixtures', retries: 2, timeoutMs: 60_000, deadlineMs });
   // The accounts read is a call too: made once, by a request of its own.
   async function warmedGateway(deadlineMs: number): Promise<TestGateway> {
-    const gateway = await createTestGateway({ nerdgraphUrl: proxyUrl, retries: 2, timeoutMs: 60_000, deadlineMs });
-    expect((await gateway.app.request('/v2/applications/x.json', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(404);
+    const gateway = await gatewayOnProxy(deadlineMs);
+    expect((await gateway.app.request('/v2/fixture_widgets/x.json', { headers: { 'X-Api-Key': DEMO_KEY } })).status).toBe(404);
     return gateway;
   }
 
   it('sends no mutation when the deadline passes before it, and says nothing was recorded', async () => {
-    const gateway = await createTestGateway({ nerdgraphUrl: proxyUrl, retries: 2, timeoutMs: 60_000, deadlineMs: 1_000 });
-    const answer = await deploy(gateway, 'lifecycle-early');
+    const gateway = await gatewayOnProxy(1_000);
+    const answer = await note(gateway, 'lifecycle-early');
     expect(answer).toEqual({ status: 504, body: { error: { title: 'NerdGraph did not answer in time' } } });
-    expect(await gateway.upstreamCount('DeploymentCreate')).toBe(0);
+    expect(await gateway.upstreamCount(FIXTURE_OPERATIONS.widgetNote)).toBe(0);
     expect(records('lifecycle-early')).toBe(0);
   });
 
   it('is recorded once when both calls fit in the deadline', async () => {
     const gateway = await warmedGateway(6_000);
-    const answer = await deploy(gateway, 'lifecycle-fits');
+    const answer = await note(gateway, 'lifecycle-fits');
     expect(answer.status).toBe(201);
+    expect(await gateway.upstreamCount(FIXTURE_OPERATIONS.widgetNote)).toBe(1);
     expect(records('lifecycle-fits')).toBe(1);
   });
 
@@ -283,61 +238,31 @@ describe('a deployment (a lookup, then the mutation) under 2 s of NerdGraph late
     const deadlineMs = 3_000;
     const gateway = await warmedGateway(deadlineMs);
     const started = performance.now();
-    const answer = await deploy(gateway, 'lifecycle-cut');
+    const answer = await note(gateway, 'lifecycle-cut');
     const elapsed = performance.now() - started;
-    expect(answer).toEqual({
-      status: 504,
-      body: { error: { title: 'The deployment may have been recorded, but New Relic did not confirm it: list the deployments before retrying' } },
-    });
+    expect(answer).toEqual({ status: 504, body: { error: { title: WidgetTitles.noteUnconfirmed } } });
     expect(elapsed).toBeLessThan(deadlineMs + MARGIN_MS);
-    expect(await gateway.upstreamCount('DeploymentCreate')).toBe(1);
+    expect(await gateway.upstreamCount(FIXTURE_OPERATIONS.widgetNote)).toBe(1);
     // The sandbox applied it at once; only its answer was late.
     expect(records('lifecycle-cut')).toBe(1);
   });
+
   it('keeps a mutation already sent when its client leaves, and records its real outcome', async () => {
     const gateway = await warmedGateway(10_000);
     const served = await serveOnLoopback(gateway.app.fetch);
     try {
-      const body = JSON.stringify({ deployment: { revision: 'lifecycle-left' } });
-      const req = httpRequest(`${served.url}/v2/applications/${app.id}/deployments.json`, {
-        method: 'POST',
-        agent: false,
-        headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-      });
-      req.on('error', () => undefined); // abandoned on purpose
-      req.end(body);
+      const { req } = openRequest(`${served.url}${notesPath()}`, { 'X-Api-Key': DEMO_KEY }, { method: 'POST', body: { note: { text: 'lifecycle-left' } } });
       // The sandbox applies the write as soon as it arrives; its answer is 2 s late. Leave then.
       await eventually(() => records('lifecycle-left') === 1, 'the mutation reached NerdGraph');
       req.destroy();
-      await eventually(async () => (await metric(gateway, 'v2bridge_http_requests_total', { method: 'POST' })) === 1, 'the write was logged');
-      expect(await metric(gateway, 'v2bridge_http_requests_total', { method: 'POST', status: '201' })).toBe(1);
-      expect(await metric(gateway, 'v2bridge_upstream_requests_total', { operation: 'DeploymentCreate', outcome: 'ok' })).toBe(1);
+      await eventually(async () => (await seriesSum(gateway, 'v2bridge_http_requests_total', { method: 'POST' })) === 1, 'the write was logged');
+      expect(await seriesSum(gateway, 'v2bridge_http_requests_total', { method: 'POST', status: '201' })).toBe(1);
+      expect(await seriesSum(gateway, 'v2bridge_upstream_requests_total', { operation: FIXTURE_OPERATIONS.widgetNote, outcome: 'ok' })).toBe(1);
       expect(records('lifecycle-left')).toBe(1);
     } finally {
       await served.close();
     }
   });
-
-  it('reads back a renamed application after its client left, and records the write as done', async () => {
-    const gateway = await warmedGateway(10_000);
-    const served = await serveOnLoopback(gateway.app.fetch);
-    try {
-      const body = JSON.stringify({ application: { name: 'renamed-after-leaving' } });
-      const req = httpRequest(`${served.url}/v2/applications/${app.id}.json`, {
-        method: 'PUT',
-        agent: false,
-        headers: { 'X-Api-Key': DEMO_KEY, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-      });
-      req.on('error', () => undefined); // abandoned on purpose
-      req.end(body);
-      await eventually(() => app.name === 'renamed-after-leaving', 'the rename reached NerdGraph');
-      req.destroy();
-      await eventually(async () => (await metric(gateway, 'v2bridge_http_requests_total', { method: 'PUT' })) === 1, 'the write was logged');
-      expect(await metric(gateway, 'v2bridge_http_requests_total', { method: 'PUT', status: '200' })).toBe(1);
-    } finally {
-      await served.close();
-    }
-  }, 20_000);
 });
 
 describe('shared calls (SingleFlight, CoalescingCache)', () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createIdentityHasher } from '../../src/caller/identity.ts';
 import { createTestGateway } from '../support/harness.ts';
 import { json, startFakeUpstream, type FakeHandler } from '../support/fake-upstream.ts';
+import { WIDGETS } from '../support/fixture-routes.ts';
 
 /** One flat log line per request, the error's fields included; identities computed once per key. */
 const KEY = 'NRAK-LOGLINETEST0011223344';
@@ -14,7 +15,7 @@ afterEach(async () => {
 async function gatewayOn(handler: FakeHandler) {
   const upstream = await startFakeUpstream(handler);
   closers.push(upstream.close);
-  return createTestGateway({ nerdgraphUrl: upstream.url });
+  return createTestGateway({ nerdgraphUrl: upstream.url, routes: 'fixtures' });
 }
 
 const linesOf = (logs: string[], requestId: string) =>
@@ -23,7 +24,7 @@ const linesOf = (logs: string[], requestId: string) =>
 describe('request log', () => {
   it('writes one line per request, carrying the upstream failure that answered it', async () => {
     const gateway = await gatewayOn((_req, res) => json(res, 503, { errors: [{ message: `down for ${KEY}` }] }));
-    const response = await gateway.app.request(`/v2/applications.json?filter[name]=${KEY}`, { headers: { 'X-Api-Key': KEY, 'X-Request-Id': 'log-503' } });
+    const response = await gateway.app.request(`/v2/fixture_widgets.json?filter[name]=${KEY}`, { headers: { 'X-Api-Key': KEY, 'X-Request-Id': 'log-503' } });
     expect(response.status).toBe(503);
     const lines = linesOf(gateway.logs, 'log-503');
     expect(lines).toHaveLength(1);
@@ -31,8 +32,8 @@ describe('request log', () => {
       msg: 'request',
       level: 40,
       method: 'GET',
-      route: '/v2/applications.{format}',
-      path: '/v2/applications.json',
+      route: WIDGETS,
+      path: '/v2/fixture_widgets.json',
       status: 503,
       kind: 'upstream_unavailable',
       upstreamClass: 'unavailable',
@@ -44,7 +45,7 @@ describe('request log', () => {
 
   it('writes one info line for an answered request, and one for a client error with its kind', async () => {
     const gateway = await gatewayOn((_req, res) => json(res, 200, { data: { actor: { accounts: [] } } }));
-    await gateway.app.request('/v2/applications.json', { headers: { 'X-Request-Id': 'log-401' } });
+    await gateway.app.request('/v2/fixture_widgets.json', { headers: { 'X-Request-Id': 'log-401' } });
     const [line, ...more] = linesOf(gateway.logs, 'log-401');
     expect(more).toHaveLength(0);
     expect(line).toMatchObject({ level: 30, status: 401, kind: 'missing_key' });

@@ -33,13 +33,6 @@ const ALLOWED: Record<string, string> = {
   'test/ops/log-pipe.test.ts': 'the production process (buildGateway or a child gateway), which serves only the real table',
   'test/ops/shutdown.test.ts': 'the production process (buildGateway or a child gateway), which serves only the real table',
   'test/ops/tracing.test.ts': 'the production process (buildGateway or a child gateway), which serves only the real table',
-  // Not migrated yet: each needs only some translated request, which a fixture read would do as well.
-  'test/ops/hostile-keys.test.ts': 'not migrated yet: needs only some translated request',
-  'test/ops/key-sentinel-headers.test.ts': 'not migrated yet: needs only some translated request',
-  'test/ops/request-id.test.ts': 'not migrated yet: needs only some translated request',
-  'test/ops/request-lifecycle.test.ts': 'not migrated yet: needs only some translated request',
-  'test/ops/request-log.test.ts': 'not migrated yet: needs only some translated request',
-  'test/ops/security.test.ts': 'not migrated yet: needs only some translated request',
 };
 
 /** A v2 path where a URL, a template or a ROUTE_MODES pattern names one (not src/v2/ modules). */

@@ -321,7 +321,8 @@ export const nrqlConditionKeys = (wrapper: string, list: boolean): V2KeyPaths =>
   signal: 'object',
   'signal.aggregation_window': 'string',
   'signal.aggregation_method': 'string',
-  'signal.aggregation_delay': 'string',
+  // A number, as the answers send it (NRQL_CONDITION_ASSUMPTIONS: the types of CALLS create-nrql-conditions).
+  'signal.aggregation_delay': 'int',
   'signal.fill_option': 'string',
   expiration: 'object',
   'expiration.expiration_duration': 'string',

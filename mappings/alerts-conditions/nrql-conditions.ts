@@ -25,7 +25,13 @@ import { ALERT_RULE_TITLES } from '../../facts/rule-titles.ts';
  */
 export const NRQL_CONDITIONS_PAGE_SIZE = 50;
 
-/** v2's titles, as both faces word them (facts/rule-titles.ts; UNCONFIRMED in v2; no probe: a title shows only on a refused write or a bad read, which the read-only probes do not make). */
+/**
+ * The titles of the NRQL condition routes. v2's own words for them are UNCONFIRMED (no probe: a
+ * title shows only on a refused write or a bad read, which the read-only probes do not make), so
+ * they are the project's: the alert rules' wording both faces answer (facts/rule-titles.ts);
+ * `missing`, v2's words for a deployment without its wrapper (facts/v2-titles.ts), used for this
+ * wrapper too; `tooMany` and `typeChange`, refusals only the gateway makes.
+ */
 export const NrqlConditionTitles = {
   policyNotFound: ALERT_RULE_TITLES.policyNotFound,
   conditionNotFound: ALERT_RULE_TITLES.conditionNotFound,

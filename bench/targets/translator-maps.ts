@@ -181,7 +181,10 @@ export const applicationsList: Mapping = (answers, _url, now) => {
   return { applications, links: APPLICATION_LINKS };
 };
 
-/** GET /v2/applications/{id}/hosts.json: ApplicationTopology (instances and one NRQL query faceted by host). */
+/** Hosts per v2 page, as the gateway pages them: the bench asks no page, so (t) answers the first. */
+const HOSTS_PAGE = 200;
+
+/** GET /v2/applications/{id}/hosts.json: ApplicationTopology (instances and one NRQL query faceted by host), the first page of hosts. */
 export const hostsList: Mapping = (answers) => {
   const actor = actorOf<{ entity: ApmEntity; account: { nrql: Rows } }>(answers, 'ApplicationTopology');
   const app = actor.entity;
@@ -198,6 +201,7 @@ export const hostsList: Mapping = (answers) => {
   const items = [...hosts]
     .map(([name, instances]) => ({ id: hostId(app.applicationId, name), name, instances }))
     .sort((a, b) => a.id - b.id)
+    .slice(0, HOSTS_PAGE)
     .map(({ id, name, instances }) => {
       const host: Record<string, unknown> = { id, application_name: app.name, host: name, language: app.language ?? 'unknown', health_status: status };
       const row = rows.get(name);

@@ -106,7 +106,8 @@ function corpus(data: SandboxData): Step[] {
   };
   const create = (name: string, channel: unknown, query = '', headers: Record<string, string> = json, extra: Partial<Step> = {}) =>
     add(CREATE, name, 'POST', `/v2/alerts_channels.json${query}`, headers, JSON.stringify({ channel }), extra);
-  // Refusals each face words on its own (a type or a link with no place in a NerdGraph world; v2's words are UNCONFIRMED): statuses only.
+  // Refusals each face words on its own (a type or a link with no place in a NerdGraph world; v2's words are UNCONFIRMED): statuses only
+  // here; the gateway's exact titles are checked in upstream.test.ts.
   const ownWords = { statusGap: [422, 422] } as const;
 
   // ---- list: pages, formats, keys, errors

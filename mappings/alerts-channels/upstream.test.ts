@@ -67,6 +67,20 @@ describe('alerts_channels translation against NerdGraph', () => {
     expect(mutations()).toEqual([]);
   });
 
+  it('refuses a user channel for a policy, in a create and a link, with the title saying why, before sending anything', async () => {
+    const policy = sandbox.sandbox.data.alerts.policies.find((p) => p.accountId === PRIMARY_ACCOUNT);
+    const push = notificationsOf(sandbox.sandbox.data).channels.find((c) => c.accountId === PRIMARY_ACCOUNT && c.type === 'MOBILE_PUSH');
+    if (!policy || !push) throw new Error('no policy or mobile push channel in the sandbox');
+    const created = await send('POST', `/v2/alerts_channels.json?policy_ids=${policy.id}`, { channel: { name: 'x', type: 'user', configuration: { user_id: '5' } } });
+    expect(created).toEqual({ status: 422, body: { error: { title: PolicyChannelTitles.pushNotRoutable } } });
+    const linked = await send('PUT', `/v2/alerts_policy_channels.json?policy_id=${policy.id}&channel_ids=${channelV2Id(push.id)}`);
+    expect(linked).toEqual({ status: 422, body: { error: { title: PolicyChannelTitles.pushNotRoutable } } });
+    expect(PolicyChannelTitles.pushNotRoutable).toBe(
+      'Invalid parameter channel_ids: user (mobile push) channels cannot be linked to a policy since the REST v2 end of life: NerdGraph workflows cannot route to them',
+    );
+    expect(mutations()).toEqual([]);
+  });
+
   it('answers NerdGraph\'s NOT_FOUND for a policy as v2\'s policy 404', async () => {
     override = (request) =>
       request.operationName === 'NotificationDirectory' && request.variables.withPolicy === true

@@ -81,7 +81,8 @@ function corpus(data: SandboxData): DifferentialCase[] {
   add(LIST, 'bad key', 'GET', `/v2/alerts_nrql_conditions.json?policy_id=${busy}`, { 'X-Api-Key': 'NRAK-NOT-A-KEY' });
   add(LIST, 'missing key', 'GET', `/v2/alerts_nrql_conditions.json?policy_id=${busy}`, {});
 
-  // ---- show: each type as seeded, then the refusals
+  // ---- show: the seeded conditions (the sandbox seeds static ones only: baseline and outlier shows are in
+  // nrql-conditions.test.ts, and the created ones are compared here as answers to their creates), then the refusals
   for (const type of ['static', 'baseline', 'outlier']) {
     const seeded = nrql.find((c) => c.fields.type === type)?.id;
     if (seeded !== undefined) for (const format of ['json', 'xml']) add(SHOW, `${type} ${format}`, 'GET', `/v2/alerts_nrql_conditions/${seeded}.${format}`);

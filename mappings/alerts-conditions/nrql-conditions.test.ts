@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_NRQL_CONDITION_PAGES } from './nrql.list.ts';
-import { NrqlConditionTitles } from './nrql-conditions.ts';
+import { NrqlConditionTitles, nrqlConditionKeys } from './nrql-conditions.ts';
 import { BUSY_POLICY_NRQL_CONDITIONS } from '../../sandbox/alerts.ts';
 import { DEMO_KEY, PRIMARY_ACCOUNT, SECONDARY_ACCOUNT, startSandbox } from '../../test/support/harness.ts';
 import { forwardTo, json, startFakeUpstream } from '../../test/support/fake-upstream.ts';
 import { deadOrigin } from '../../test/support/http.ts';
 import { createModesGateway } from '../../test/support/modes.ts';
+import { keyPathProblems } from '../../test/support/v2-key-paths.ts';
 
 /**
  * alerts_nrql_conditions (list, show, create, update, delete) and the other families' DELETE in
@@ -120,6 +121,32 @@ describe('alerts_nrql_conditions translated', () => {
     expect(Object.keys(deleted.json?.nrql_condition as object)).toEqual(V2_KEYS);
     expect(stored(id)).toBeUndefined();
     expect((await call('DELETE', `/v2/alerts_nrql_conditions/${id}.json`)).status).toBe(404);
+  });
+
+  it('shows a baseline and an outlier condition in JSON with the v2 keys of each type, in v2\'s order', async () => {
+    // The sandbox seeds static NRQL conditions only: these two are made through the gateway.
+    const baseline = await call('POST', '/v2/alerts_nrql_conditions/policies/100003.json', {
+      nrql_condition: { type: 'baseline', name: 'Drop shown', baseline_direction: 'lower_only', terms: [{ ...TERM, threshold: '3' }], nrql: { query: 'SELECT count(*) FROM Transaction', since_value: '2' } },
+    });
+    const outlier = await call('POST', '/v2/alerts_nrql_conditions/policies/100003.json', {
+      nrql_condition: { type: 'outlier', name: 'Odd one shown', expected_groups: 2, ignore_overlap: false, terms: [TERM], nrql: { query: 'SELECT average(duration) FROM Transaction FACET host' } },
+    });
+    expect([baseline.status, outlier.status]).toEqual([201, 201]);
+    const cases = [
+      { made: baseline, keys: [...V2_KEYS.slice(0, 6), 'baseline_direction', ...V2_KEYS.slice(6)], typed: { type: 'baseline', baseline_direction: 'lower_only', expected_groups: null, ignore_overlap: null } },
+      { made: outlier, keys: V2_KEYS, typed: { type: 'outlier', expected_groups: 2, ignore_overlap: false } },
+    ];
+    for (const { made, keys, typed } of cases) {
+      const id = (made.json?.nrql_condition as { id: number }).id;
+      const shown = await call('GET', `/v2/alerts_nrql_conditions/${id}.json`);
+      expect(shown.status).toBe(200);
+      const condition = shown.json?.nrql_condition as Record<string, unknown>;
+      expect(Object.keys(shown.json ?? {})).toEqual(['nrql_condition']);
+      expect(Object.keys(condition), typed.type).toEqual(keys);
+      expect(condition).toMatchObject({ id, ...typed });
+      expect(keyPathProblems(condition, nrqlConditionKeys('nrql_condition', false).paths).problems, typed.type).toEqual([]);
+      expect(condition).toEqual(made.json?.nrql_condition);
+    }
   });
 
   it('pages a policy\'s conditions by 50 with v2\'s Link header', async () => {

@@ -25,7 +25,13 @@ import { ALERT_RULE_TITLES } from '../../facts/rule-titles.ts';
  */
 export const NRQL_CONDITIONS_PAGE_SIZE = 50;
 
-/** v2's titles, as both faces word them (facts/rule-titles.ts; UNCONFIRMED in v2; no probe: a title shows only on a refused write or a bad read, which the read-only probes do not make). */
+/**
+ * The titles of the NRQL condition routes. v2's own words for them are UNCONFIRMED (no probe: a
+ * title shows only on a refused write or a bad read, which the read-only probes do not make), so
+ * they are the project's: the alert rules' wording both faces answer (facts/rule-titles.ts);
+ * `missing`, v2's words for a deployment without its wrapper (facts/v2-titles.ts), used for this
+ * wrapper too; `tooMany` and `typeChange`, refusals only the gateway makes.
+ */
 export const NrqlConditionTitles = {
   policyNotFound: ALERT_RULE_TITLES.policyNotFound,
   conditionNotFound: ALERT_RULE_TITLES.conditionNotFound,
@@ -301,31 +307,32 @@ export const nrqlConditionKeys = (wrapper: string, list: boolean): V2KeyPaths =>
   source:
     'SHAPES §9 (alerts_nrql_conditions, with its 2026-12-01 correction from docs-website alerts-conditions-api-field-names.mdx and rest-api-calls-alerts.mdx: signal and expiration; since_value deprecated)',
   paths: {
-  type: 'string',
-  id: 'int',
-  name: 'string',
-  enabled: 'bool',
-  runbook_url: 'string',
-  value_function: 'string',
-  violation_time_limit_seconds: 'int',
-  expected_groups: 'int',
-  ignore_overlap: 'bool',
-  'terms[].duration': 'string',
-  'terms[].operator': 'string',
-  'terms[].priority': 'string',
-  'terms[].threshold': 'string',
-  'terms[].time_function': 'string',
-  nrql: 'object',
-  'nrql.query': 'string',
-  'nrql.since_value?': 'string',
-  signal: 'object',
-  'signal.aggregation_window': 'string',
-  'signal.aggregation_method': 'string',
-  'signal.aggregation_delay': 'string',
-  'signal.fill_option': 'string',
-  expiration: 'object',
-  'expiration.expiration_duration': 'string',
-  'expiration.open_violation_on_expiration': 'bool',
-  'expiration.close_violations_on_expiration': 'bool',
-},
+    type: 'string',
+    id: 'int',
+    name: 'string',
+    enabled: 'bool',
+    runbook_url: 'string',
+    value_function: 'string',
+    violation_time_limit_seconds: 'int',
+    expected_groups: 'int',
+    ignore_overlap: 'bool',
+    'terms[].duration': 'string',
+    'terms[].operator': 'string',
+    'terms[].priority': 'string',
+    'terms[].threshold': 'string',
+    'terms[].time_function': 'string',
+    nrql: 'object',
+    'nrql.query': 'string',
+    'nrql.since_value?': 'string',
+    signal: 'object',
+    'signal.aggregation_window': 'string',
+    'signal.aggregation_method': 'string',
+    // A number, as the answers send it (NRQL_CONDITION_ASSUMPTIONS: the types of CALLS create-nrql-conditions).
+    'signal.aggregation_delay': 'int',
+    'signal.fill_option': 'string',
+    expiration: 'object',
+    'expiration.expiration_duration': 'string',
+    'expiration.open_violation_on_expiration': 'bool',
+    'expiration.close_violations_on_expiration': 'bool',
+  },
 });

@@ -117,31 +117,40 @@ export async function compareReadRoutes(options: RouteProbeOptions): Promise<Rou
 /** How many policies of the legacy list's first page are asked for their NRQL conditions. */
 const POLICIES_SEARCHED = 20;
 
+/** An item's id as text, when it has one (a number or a string). */
+function idOf(item: unknown): string | undefined {
+  const id = (item as { id?: unknown } | null)?.id;
+  return typeof id === 'number' || typeof id === 'string' ? String(id) : undefined;
+}
+
 /**
- * A policy (of the legacy list's first page) that has NRQL conditions, and the first of them: the
- * NRQL condition list requires a policy_id (without one both sides refuse alike and nothing is
- * compared), and a condition's own routes need one of its ids.
+ * A policy (of the legacy list's first page) that has NRQL conditions, and the first of them with
+ * an id: the NRQL condition list requires a policy_id (without one both sides refuse alike and
+ * nothing is compared), and a condition's own routes need one of its ids. A policy whose
+ * conditions carry no id is kept only if no later one has a condition with an id.
  */
 export async function policyWithNrqlConditions(legacy: (path: string) => Promise<Response>): Promise<{ policy: string; condition: string | undefined } | undefined> {
+  let withoutIds: { policy: string; condition: undefined } | undefined;
   try {
     const answer = await legacy('/v2/alerts_policies.json');
     if (!answer.ok) return undefined;
     const policies = ((await answer.json()) as { policies?: unknown }).policies;
     if (!Array.isArray(policies)) return undefined;
     for (const policy of policies.slice(0, POLICIES_SEARCHED)) {
-      const id = (policy as { id?: unknown } | null)?.id;
-      if (typeof id !== 'number' && typeof id !== 'string') continue;
-      const conditions = await legacy(`/v2/alerts_nrql_conditions.json?policy_id=${encodeURIComponent(String(id))}`);
+      const id = idOf(policy);
+      if (id === undefined) continue;
+      const conditions = await legacy(`/v2/alerts_nrql_conditions.json?policy_id=${encodeURIComponent(id)}`);
       if (!conditions.ok) continue;
       const list = ((await conditions.json()) as { nrql_conditions?: unknown }).nrql_conditions;
       if (!Array.isArray(list) || list.length === 0) continue;
-      const condition = (list[0] as { id?: unknown } | null)?.id;
-      return { policy: String(id), condition: typeof condition === 'number' || typeof condition === 'string' ? String(condition) : undefined };
+      const condition = list.map(idOf).find((found) => found !== undefined);
+      if (condition !== undefined) return { policy: id, condition };
+      withoutIds ??= { policy: id, condition: undefined };
     }
   } catch {
-    return undefined;
+    return withoutIds;
   }
-  return undefined;
+  return withoutIds;
 }
 
 /** The gateway's id of the host the legacy API calls `legacyHost`, found by its name in each side's list. */

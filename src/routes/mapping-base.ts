@@ -234,6 +234,13 @@ export type V2KeyType = 'int' | 'num' | 'string' | 'bool' | 'time' | 'epoch-ms' 
  * path: a block sent as null hides the keys inside it. Path syntax: `a.b` nests, `a[]` is every
  * element of the array `a`, and a `?` after a segment marks it optional (v2 left it out at
  * times): the keys under an optional segment are required whenever it is present.
+ *
+ * Sources, short names as in ../shared/reference/rest-v2-shapes.md: SHAPES (that file, by
+ * section), SW (v2-definitions-2016.json, New Relic's own swagger, by definition), CG
+ * (newrelic-client-go's tests, pkg/apm/*_test.go and pkg/alerts/*_test.go: the real v2 answers
+ * it decodes). Where SW types a field wrongly and SHAPES says so (host and instance `language`:
+ * integer in SW, a string in real data), SHAPES wins. Top-level link templates (`links` beside
+ * the wrapper) are left out: SHAPES §0 says no client reads them and omitting them is safe.
  */
 export interface V2KeyPaths {
   /** Where the items stand: `applications` (a list) or `application` (one object). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isReadMapping, methodsOf, type Mapping, type ReadMapping, type ReadSampleValue, type V2KeyPaths } from '../../src/routes/mapping.ts';
+import { isReadMapping, methodsOf, type Mapping, type ReadMapping, type ReadSample, type ReadSampleValue, type V2KeyPaths } from '../../src/routes/mapping.ts';
 import { samplePath } from '../../src/routes/route-sample.ts';
 import { loadMappings } from '../../src/routes/mappings-loader.ts';
 import type { SandboxApp } from '../../sandbox/model.ts';
@@ -11,7 +11,9 @@ import { keyPathProblems } from '../support/v2-key-paths.ts';
  * holds the paths and their sources; each route is asked for its sample), with a type v2 could send or null: from the gateway over
  * the sandbox's NerdGraph face, and from the sandbox's legacy face (the witness), and both
  * sides send the same optional blocks. A dynamic-language client reads `app['links']['alert_policy']`
- * and crashes on a missing key where a null is harmless.
+ * and crashes on a missing key where a null is harmless. The metric routes are asked for more
+ * than their samples hold (keyPathSample): a metric names list whole, metric data of a name of
+ * each family with every value.
  */
 
 type Face = 'gateway' | 'legacy';
@@ -113,17 +115,39 @@ async function sampleValuesOf(face: Face): Promise<Record<ReadSampleValue, strin
 
 const faceValues = new Map<Face, Promise<Record<ReadSampleValue, string>>>();
 
-/** The request of each route on one face: its mapping's sample, filled with that face's values. */
+/** The metric data names asked here: one of each family the route's answers hold (call, apdex, errors, end user; mobile: crash, session). */
+const METRIC_DATA_NAMES: Readonly<Record<'apm' | 'mobile', readonly string[]>> = {
+  apm: ['HttpDispatcher', 'Apdex', 'Errors/all', 'EndUser'],
+  mobile: ['Mobile/Crash/All', 'Session/Start'],
+};
+
+const metricDataNamesOf = (mapping: ReadMapping): readonly string[] => METRIC_DATA_NAMES[mapping.route.startsWith('/v2/mobile_applications/') ? 'mobile' : 'apm'];
+
+/**
+ * The request this test sends for a route: its sample, but for the metric routes, whose samples
+ * ask for little (one name, one value): a metric names list without the sample's name= (every
+ * name is an item), and metric data of METRIC_DATA_NAMES without values[] (every value of each),
+ * in the sample's window.
+ */
+function keyPathSample(mapping: ReadMapping): ReadSample | undefined {
+  const { sample } = mapping;
+  if (mapping.kind !== 'metric-names' && mapping.kind !== 'metric-data') return sample;
+  const kept = (sample?.query ?? '').split('&').filter((pair) => pair !== '' && !/^(name|names\[\]|values\[\])=/.test(pair));
+  if (mapping.kind === 'metric-data') kept.unshift(...metricDataNamesOf(mapping).map((name) => `names[]=${name}`));
+  return { ...(sample?.path === undefined ? {} : { path: sample.path }), ...(kept.length === 0 ? {} : { query: kept.join('&') }) };
+}
+
+/** The request of each route on one face: keyPathSample, filled with that face's values. */
 async function pathOf(face: Face, mapping: ReadMapping): Promise<string> {
   let values = faceValues.get(face);
   if (!values) faceValues.set(face, (values = sampleValuesOf(face)));
-  const path = samplePath(mapping.route, mapping.sample, await values);
+  const path = samplePath(mapping.route, keyPathSample(mapping), await values);
   if (typeof path !== 'string') throw new Error(`${mapping.id}: no ${path.value} for its sample`);
   return path;
 }
 
 /** What a face's answer lacks: per item, and the optional blocks seen over the answer. */
-async function answerOf(face: Face, mapping: ReadMapping, table: V2KeyPaths): Promise<{ path: string; problems: string[]; optionalSeen: Set<string>; items: number }> {
+async function answerOf(face: Face, mapping: ReadMapping, table: V2KeyPaths): Promise<{ path: string; body: unknown; problems: string[]; optionalSeen: Set<string>; items: number }> {
   const path = await pathOf(face, mapping);
   const body = await get(face, path);
   const wrapped = record(body)[table.wrapper];
@@ -137,7 +161,26 @@ async function answerOf(face: Face, mapping: ReadMapping, table: V2KeyPaths): Pr
     problems.push(...found.problems.map((problem) => `${table.wrapper}${table.list ? `[${n}]` : ''}.${problem}`));
     for (const seen of found.optionalSeen) optionalSeen.add(seen);
   });
-  return { path, problems, optionalSeen, items: items.length };
+  return { path, body, problems, optionalSeen, items: items.length };
+}
+
+type MetricData = { metrics_found: string[]; metrics: Array<{ name: string; timeslices: Array<{ values: Record<string, unknown> }> }> };
+
+/** Per metric name, its value keys over its timeslices, and the ones that are not numbers. */
+function valueKeysOf(body: unknown): { keys: Record<string, string[]>; notNumbers: string[] } {
+  const keys: Record<string, string[]> = {};
+  const notNumbers: string[] = [];
+  for (const metric of (record(body).metric_data as MetricData).metrics) {
+    const seen = new Set<string>();
+    for (const slice of metric.timeslices) {
+      for (const [key, value] of Object.entries(slice.values)) {
+        seen.add(key);
+        if (typeof value !== 'number' || !Number.isFinite(value)) notNumbers.push(`${metric.name}.${key} is ${JSON.stringify(value)}`);
+      }
+    }
+    keys[metric.name] = [...seen].sort();
+  }
+  return { keys, notNumbers };
 }
 
 /** The translated GET routes: every mapping with a translation answering GET. */
@@ -161,6 +204,15 @@ describe('every key v2 documented is in the answer', () => {
       expect(ours.problems.slice(0, 20).join('\n'), `gateway ${ours.path}`).toBe('');
       expect(witness.problems.slice(0, 20).join('\n'), `legacy face ${witness.path}`).toBe('');
       expect([...ours.optionalSeen].sort(), `optional blocks of ${ours.path} (gateway) and ${witness.path} (legacy)`).toEqual([...witness.optionalSeen].sort());
+      if (mapping.kind === 'metric-names') expect(ours.items, `${ours.path}: the whole list`).toBeGreaterThan(1);
+      if (mapping.kind === 'metric-data') {
+        // Every name found, each with every value of its family: numbers, the same keys on both faces.
+        for (const side of [ours, witness]) expect((record(side.body).metric_data as MetricData).metrics_found, side.path).toEqual(metricDataNamesOf(mapping));
+        const [gatewayValues, legacyValues] = [valueKeysOf(ours.body), valueKeysOf(witness.body)];
+        expect([...gatewayValues.notNumbers, ...legacyValues.notNumbers].slice(0, 20)).toEqual([]);
+        expect(gatewayValues.keys, `value keys of ${ours.path} (gateway) and ${witness.path} (legacy)`).toEqual(legacyValues.keys);
+        for (const [name, keys] of Object.entries(gatewayValues.keys)) expect(keys.length, `${ours.path}: ${name}`).toBeGreaterThan(1);
+      }
       // A pending path the face now sends is done: take it off the list.
       for (const face of ['gateway', 'legacy'] as const) {
         for (const path of PENDING[mapping.id]?.[face] ?? []) {

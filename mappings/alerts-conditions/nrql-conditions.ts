@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fieldNotesUnder, notFound, parseAnswer, v2IdOf, type FieldNote, type KnownGap, type V2Body, type V2KeyPaths } from '../../src/mapping-api.ts';
+import { fieldNotesUnder, notFound, parseAnswer, v2IdOf, type FieldNote, type KnownGap, type V2Body, v2KeysOf } from '../../src/mapping-api.ts';
 import { NRQL_OCCURRENCE_WORDS, NRQL_OPERATOR_WORDS } from '../../facts/nrql-condition-terms.ts';
 import { missingParameter } from '../../facts/v2-titles.ts';
 import { ALERT_RULE_TITLES } from '../../facts/rule-titles.ts';
@@ -301,12 +301,9 @@ export const NRQL_CONDITION_ASSUMPTIONS: readonly string[] = [
 ];
 
 /** A NRQL condition's keys under `wrapper`. */
-export const nrqlConditionKeys = (wrapper: string, list: boolean): V2KeyPaths => ({
-  wrapper,
-  list,
-  source:
-    'SHAPES §9 (alerts_nrql_conditions, with its 2026-12-01 correction from docs-website alerts-conditions-api-field-names.mdx and rest-api-calls-alerts.mdx: signal and expiration; since_value deprecated)',
-  paths: {
+export const nrqlConditionKeys = v2KeysOf(
+  'SHAPES §9 (alerts_nrql_conditions, with its 2026-12-01 correction from docs-website alerts-conditions-api-field-names.mdx and rest-api-calls-alerts.mdx: signal and expiration; since_value deprecated)',
+  {
     type: 'string',
     id: 'int',
     name: 'string',
@@ -335,4 +332,4 @@ export const nrqlConditionKeys = (wrapper: string, list: boolean): V2KeyPaths =>
     'expiration.open_violation_on_expiration': 'bool',
     'expiration.close_violations_on_expiration': 'bool',
   },
-});
+);

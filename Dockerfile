@@ -14,13 +14,11 @@ COPY mappings ./mappings
 COPY queries ./queries
 RUN npm run build
 
-# 2. Production dependencies only. tsx is listed in "dependencies" (npm start runs on it), but
-#    the image never loads TypeScript, so it is dropped here (a no-op once it is a devDependency).
+# 2. Production dependencies only (the image runs the compiled code: no TypeScript tool).
 FROM node:26-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm pkg delete dependencies.tsx \
-  && npm install --omit=dev --no-audit --no-fund \
+RUN npm install --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 
 # 3. Runtime: compiled code (with its GraphQL documents), production node_modules; runs as the image's non-root user.

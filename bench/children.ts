@@ -4,7 +4,7 @@ import type { ChildMessage, Command, Commands, ParentMessage } from './protocol.
 
 /**
  * Parent side of bench/protocol.ts: starts bench/targets/<entry>.ts in its own Node process
- * (with the tsx loader), waits for its port and sends it commands. Every child started here
+ * (TypeScript run by Node's own type stripping, as npm start runs the gateway), waits for its port and sends it commands. Every child started here
  * is killed by killAll().
  */
 export interface Target {
@@ -28,7 +28,7 @@ export function killAll(): void {
 export function startTarget(entry: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Target> {
   const file = fileURLToPath(new URL(`./targets/${entry}.ts`, import.meta.url));
   // stdout is discarded (the gateway logs every request there); stderr shows crashes.
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file], {
+  const child = spawn(process.execPath, [...nodeArgs, file], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

@@ -28,7 +28,7 @@ const repeat = Math.max(1, Number(process.env.GROWTH_REPEAT ?? 3));
 const maxScale = Math.min(3, Math.max(1, Number(process.env.GROWTH_MAX_SCALE ?? 3)));
 
 async function startChild(world: GrowthWorld): Promise<{ origin: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(world)], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [CHILD, JSON.stringify(world)], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const origin = await new Promise<string>((resolve, reject) => {
     child.once('message', (message) => resolve(Ready.parse(message).origin));
     child.once('exit', (code) => reject(new Error(`growth: the sandbox child exited (${code})`)));

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { startNodeFlags } from '../scripts/start-flags.ts';
 
 /**
- * The processes `npm run load` starts (gateways, a sandbox, the NerdGraph meter): each on tsx as
- * the npm scripts run them, output to a temp file so a busy log never backs up a pipe, and all
+ * The processes `npm run load` starts (gateways, a sandbox, the NerdGraph meter): each from its
+ * TypeScript source as the npm scripts run them, output to a temp file so a busy log never backs up a pipe, and all
  * killed when the load script exits, whatever the way out.
  */
 export interface Child {
@@ -27,14 +27,14 @@ process.on('exit', () => {
 });
 
 /**
- * A TypeScript entry on tsx, as the npm scripts run it (or its compiled .js under dist/ on
- * plain node), with `npm start`'s node flags.
+ * A TypeScript entry on Node's own type stripping, as the npm scripts run it (or its compiled .js
+ * under dist/), with `npm start`'s node flags.
  */
 export function startChild(entry: string, env: Record<string, string>, compiled = false): Child {
   const dir = mkdtempSync(join(tmpdir(), 'v2bridge-load-'));
   const file = join(dir, 'output.log');
   const fd = openSync(file, 'w');
-  const args = [...NODE_FLAGS, ...(compiled ? [join('dist', entry.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', entry])];
+  const args = [...NODE_FLAGS, ...(compiled ? [join('dist', entry.replace(/\.ts$/, '.js'))] : [entry])];
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   children.push(child);

@@ -80,7 +80,10 @@ function snapshotOf(data: SandboxData): IndexSnapshot {
 class LiveSandboxIndex implements SandboxIndex {
   private snapshot: IndexSnapshot;
 
-  constructor(readonly data: SandboxData) {
+  readonly data: SandboxData;
+
+  constructor(data: SandboxData) {
+    this.data = data;
     this.snapshot = snapshotOf(data);
   }
 
@@ -171,12 +174,19 @@ interface AccountSource extends SandboxAccount {
 export class ActorResolver {
   private readonly visible: Set<number>;
 
+  private readonly index: SandboxIndex;
+  private readonly context: SandboxRequestContext;
+  /** The sandbox clock: NRQL's default time window and which timeslices exist yet. */
+  private readonly now: () => number;
+
   constructor(
-    private readonly index: SandboxIndex,
-    private readonly context: SandboxRequestContext,
-    /** The sandbox clock: NRQL's default time window and which timeslices exist yet. */
-    private readonly now: () => number = Date.now,
+    index: SandboxIndex,
+    context: SandboxRequestContext,
+    now: () => number = Date.now,
   ) {
+    this.index = index;
+    this.context = context;
+    this.now = now;
     this.visible = new Set(context.accountIds);
   }
 

@@ -87,10 +87,16 @@ const RULES = [...specifiedRules, boundedDocument];
 class DocumentCache {
   private readonly entries = new Map<string, PreparedDocument>();
 
+  private readonly schema: GraphQLSchema;
+  private readonly capacity: number;
+
   constructor(
-    private readonly schema: GraphQLSchema,
-    private readonly capacity: number,
-  ) {}
+    schema: GraphQLSchema,
+    capacity: number,
+  ) {
+    this.schema = schema;
+    this.capacity = capacity;
+  }
 
   get(text: string): PreparedDocument {
     const cached = this.entries.get(text);

@@ -82,12 +82,17 @@ interface BrowserSettingsInput {
 export class MutationResolver {
   private readonly visible: Set<number>;
 
+  private readonly index: SandboxIndex;
+  /** The sandbox clock: the default event timestamp and the ±24 h window around it. */
+  private readonly now: () => number;
+
   constructor(
-    private readonly index: SandboxIndex,
+    index: SandboxIndex,
     context: SandboxRequestContext,
-    /** The sandbox clock: the default event timestamp and the ±24 h window around it. */
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
+    this.index = index;
+    this.now = now;
     this.visible = new Set(context.accountIds);
   }
 

@@ -139,10 +139,16 @@ function valueProblem(value: string): string | undefined {
 
 /** The tagging mutations of one request, scoped to the accounts the key sees. */
 export class TaggingResolver {
+  private readonly index: SandboxIndex;
+  private readonly visible: ReadonlySet<number>;
+
   constructor(
-    private readonly index: SandboxIndex,
-    private readonly visible: ReadonlySet<number>,
-  ) {}
+    index: SandboxIndex,
+    visible: ReadonlySet<number>,
+  ) {
+    this.index = index;
+    this.visible = visible;
+  }
 
   /** The APM app with this GUID, or the payload error NerdGraph answers instead. */
   private target(guid: string): SandboxApp | TaggingMutationResult {

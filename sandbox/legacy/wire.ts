@@ -81,12 +81,17 @@ export class V2Error extends Error {
   readonly headers: Record<string, string>;
   readonly messages: readonly string[];
 
+  readonly status: V2Status;
+  readonly title: string;
+
   constructor(
-    readonly status: V2Status,
-    readonly title: string,
+    status: V2Status,
+    title: string,
     options: { headers?: Record<string, string>; messages?: readonly string[] } = {},
   ) {
     super(title);
+    this.status = status;
+    this.title = title;
     this.name = 'LegacyV2Error';
     this.headers = options.headers ?? {};
     this.messages = options.messages ?? [];

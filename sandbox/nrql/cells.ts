@@ -132,7 +132,10 @@ export class Cell {
   /** One per plan.attributeAggregates entry. */
   readonly attributes: Accumulator[];
 
-  constructor(private readonly plan: Plan) {
+  private readonly plan: Plan;
+
+  constructor(plan: Plan) {
+    this.plan = plan;
     this.stats = new Stats(plan.needsFields);
     this.attributes = plan.attributeAggregates.map((item) => new Accumulator(item.function === 'percentile'));
   }
@@ -162,11 +165,18 @@ export class Group {
   private readonly totals = new Map<number, Cell>();
   private readonly empty: Cell;
 
+  readonly key: FacetKey;
+  private readonly plan: Plan;
+  private readonly buckets: number;
+
   constructor(
-    readonly key: FacetKey,
-    private readonly plan: Plan,
-    private readonly buckets: number,
+    key: FacetKey,
+    plan: Plan,
+    buckets: number,
   ) {
+    this.key = key;
+    this.plan = plan;
+    this.buckets = buckets;
     this.cells = plan.contexts.map(() => []);
     this.empty = new Cell(plan);
   }

@@ -19,7 +19,10 @@ export class TokenReader {
   protected index = 0;
   private depth = 0;
 
-  constructor(protected readonly text: string) {
+  protected readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
     this.tokens = tokenize(text);
   }
 

@@ -4,15 +4,20 @@
  * next character literal (`\'` is a quote, `\\` a backslash): the inverse of the gateway's quoting.
  */
 export class NrqlSyntaxError extends Error {
+  /** 0-based offset (UTF-16 code units) of the offending token. */
+  readonly position: number;
+  /** The token as written, or null for the end of input. */
+  readonly found: string | null;
+
   constructor(
     text: string,
-    /** 0-based offset (UTF-16 code units) of the offending token. */
-    readonly position: number,
-    /** The token as written, or null for the end of input. */
-    readonly found: string | null,
+    position: number,
+    found: string | null,
   ) {
     const { line, column } = lineAndColumn(text, position);
     super(`NRQL Syntax Error: Error at line ${line} position ${column}, unexpected ${found === null ? 'end of input' : `'${found}'`}`);
+    this.position = position;
+    this.found = found;
     this.name = 'NrqlSyntaxError';
   }
 }

@@ -52,12 +52,22 @@ export class AccountPresence {
   /** account -> its callers as last read, and when (this.now()). */
   private readonly read = new Map<number, { at: number; callers: Promise<string[]> }>();
 
+  private readonly state: SharedState;
+  private readonly keyOf: StateKeyer;
+  private readonly windowMs: number;
+  private readonly now: () => number;
+
   constructor(
-    private readonly state: SharedState,
-    private readonly keyOf: StateKeyer,
-    private readonly windowMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+    state: SharedState,
+    keyOf: StateKeyer,
+    windowMs: number,
+    now: () => number = Date.now,
+  ) {
+    this.state = state;
+    this.keyOf = keyOf;
+    this.windowMs = windowMs;
+    this.now = now;
+  }
 
   /** account -> each caller's spend in the presence window before `window`, as read (closed: it no longer changes). */
   private readonly previous = new Map<number, { window: number; spent: Map<string, Promise<number>> }>();

@@ -26,9 +26,12 @@ export class CoalescingCache<V extends object> {
   private readonly warmForRecordedRuns: boolean;
   private readonly sized: boolean;
 
+  private readonly name: string;
+  private readonly metrics: GatewayMetrics;
+
   constructor(
-    private readonly name: string,
-    private readonly metrics: GatewayMetrics,
+    name: string,
+    metrics: GatewayMetrics,
     /** `now`: the clock TTLs run on (the gateway's injected clock); default the process clock. */
     /**
      * `maxSize`: a bound on the entries' total size (each Loaded.size, default 1) beside `max`;
@@ -36,6 +39,8 @@ export class CoalescingCache<V extends object> {
      */
     options: { max: number; ttlMs: number; now?: () => number; warmForRecordedRuns?: boolean; maxSize?: number },
   ) {
+    this.name = name;
+    this.metrics = metrics;
     this.warmForRecordedRuns = options.warmForRecordedRuns ?? false;
     const clock = options.now;
     // An injected clock is read every time: lru-cache otherwise reuses a reading for 1 ms of real

@@ -69,10 +69,15 @@ export class CursorCache {
   /** The searches of this process: `count` and `p<N>` fields, as in shared state. */
   private readonly local: LRUCache<string, Map<string, string>>;
 
+  private readonly shared: { state: SharedState & Partial<StatusReporting>; keyOf: StateKeyer };
+  private readonly options: { ttlMs: number };
+
   constructor(
-    private readonly shared: { state: SharedState & Partial<StatusReporting>; keyOf: StateKeyer },
-    private readonly options: { ttlMs: number },
+    shared: { state: SharedState & Partial<StatusReporting>; keyOf: StateKeyer },
+    options: { ttlMs: number },
   ) {
+    this.shared = shared;
+    this.options = options;
     this.local = new LRUCache({ max: MAX_SEARCHES, ttl: options.ttlMs, noUpdateTTL: true });
   }
 

@@ -83,7 +83,11 @@ export class SharedOnce<T> {
   private loaded: Promise<T> | undefined;
   private readonly flight = new SingleFlight<T>();
 
-  constructor(private readonly work: (signal: AbortSignal) => Promise<T>) {}
+  private readonly work: (signal: AbortSignal) => Promise<T>;
+
+  constructor(work: (signal: AbortSignal) => Promise<T>) {
+    this.work = work;
+  }
 
   get(signal: AbortSignal): Promise<T> {
     if (this.loaded !== undefined) return this.loaded;

@@ -66,11 +66,18 @@ export class KeyGuard {
    */
   private readonly accepted: LRUCache<string, true>;
 
+  private readonly settings: KeyGuardSettings;
+  private readonly now: () => number;
+  private readonly shared?: SharedRefusals;
+
   constructor(
-    private readonly settings: KeyGuardSettings,
-    private readonly now: () => number = Date.now,
-    private readonly shared?: SharedRefusals,
+    settings: KeyGuardSettings,
+    now: () => number = Date.now,
+    shared?: SharedRefusals,
   ) {
+    this.settings = settings;
+    this.now = now;
+    this.shared = shared;
     const clock = { perf: { now }, ttlResolution: 0 };
     this.refused = settings.refusedTtlMs > 0 ? new LRUCache({ max: settings.refusedMax, ttl: settings.refusedTtlMs, ...clock }) : undefined;
     this.windows = settings.verificationsPerAddressPerMinute > 0 ? new LRUCache({ max: MAX_ADDRESSES, ttl: WINDOW_MS, ...clock }) : undefined;

@@ -19,11 +19,15 @@ const MAX_KEYS = 100_000;
 export class KeyUsers {
   private readonly users = new Map<string, { user: string; expiresAt: number; learnedAt: number }>();
 
-  constructor(
-    private readonly ttlMs = USER_TTL_MS,
-    private readonly max = MAX_KEYS,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly ttlMs: number;
+  private readonly max: number;
+  private readonly now: () => number;
+
+  constructor(ttlMs = USER_TTL_MS, max = MAX_KEYS, now: () => number = Date.now) {
+    this.ttlMs = ttlMs;
+    this.max = max;
+    this.now = now;
+  }
 
   /** The key (by identity) belongs to NerdGraph user `user` (its `actor.user.id`). */
   remember(identity: string, user: string): void {

@@ -48,10 +48,16 @@ export class Outbox {
   private weight = 0;
   private seq = 0;
 
+  private readonly settings: SharingSettings;
+  private readonly from: string;
+
   constructor(
-    private readonly settings: SharingSettings,
-    private readonly from: string,
-  ) {}
+    settings: SharingSettings,
+    from: string,
+  ) {
+    this.settings = settings;
+    this.from = from;
+  }
 
   add(event: ParityEvent): void {
     this.weight += weightOf(event);

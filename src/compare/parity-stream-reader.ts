@@ -40,13 +40,22 @@ export class ParityStreamReader {
   private epoch: string | undefined;
   private epochRenewedAt = 0;
 
+  private readonly store: LocalParityStore;
+  private readonly shared: OpenedState;
+  private readonly settings: SharingSettings;
+  private readonly replicaId: string;
+
   constructor(
-    private readonly store: LocalParityStore,
-    private readonly shared: OpenedState,
+    store: LocalParityStore,
+    shared: OpenedState,
     registry: Registry,
-    private readonly settings: SharingSettings,
-    private readonly replicaId: string,
+    settings: SharingSettings,
+    replicaId: string,
   ) {
+    this.store = store;
+    this.shared = shared;
+    this.settings = settings;
+    this.replicaId = replicaId;
     const registers = [registry];
     this.applied = new Counter({
       name: 'v2bridge_parity_events_applied_total',

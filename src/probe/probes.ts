@@ -87,7 +87,11 @@ export interface AppAgents {
 /** Reads several probes need, made once per run. */
 export class SharedReads {
   private readonly searches = new Map<EntityKindName, Promise<Outline[]>>();
-  constructor(private readonly ctx: ProbeContext) {}
+  private readonly ctx: ProbeContext;
+
+  constructor(ctx: ProbeContext) {
+    this.ctx = ctx;
+  }
 
   /** The first page (up to 200) of one kind of entity of the account, valid outlines only. */
   entities(kind: EntityKindName): Promise<Outline[]> {

@@ -59,11 +59,16 @@ export class DegradingState implements SharedState, StatusReporting {
   private probing = false;
   private readonly timeoutMs: number;
 
+  private readonly redis: RedisState;
+  private readonly metrics: GatewayMetrics;
+
   constructor(
-    private readonly redis: RedisState,
-    private readonly metrics: GatewayMetrics,
+    redis: RedisState,
+    metrics: GatewayMetrics,
     options: { probeMs: number; timeoutMs: number; now?: () => number },
   ) {
+    this.redis = redis;
+    this.metrics = metrics;
     this.timeoutMs = options.timeoutMs;
     this.memory = new MemoryState(options.now);
     metrics.sharedStateDegraded.set(0);

@@ -35,7 +35,10 @@ export class MemoryState implements SharedState {
   private readonly streams = new Map<string, { next: number; entries: StreamEntry[] }>();
   private readonly channels = new Map<string, Set<(message: string) => void>>();
 
-  constructor(private readonly now: () => number = Date.now) {
+  private readonly now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
     const clock = { perf: { now }, ttlResolution: 0 };
     this.strings = new LRUCache({
       max: MAX_KEYS,

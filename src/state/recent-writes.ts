@@ -87,11 +87,19 @@ const labelField = (change: Pick<LabelChange, 'appId' | 'category' | 'name'>): s
   createHash('sha256').update(JSON.stringify([change.appId, change.category, change.name])).digest('base64url').slice(0, 24);
 
 export class RecentWrites {
+  private readonly shared: { state: SharedState; keyOf: StateKeyer };
+  private readonly now: () => number;
+  private readonly boundMs: number;
+
   constructor(
-    private readonly shared: { state: SharedState; keyOf: StateKeyer },
-    private readonly now: () => number,
-    private readonly boundMs: number = RECENT_WRITES_BOUND_MS,
-  ) {}
+    shared: { state: SharedState; keyOf: StateKeyer },
+    now: () => number,
+    boundMs: number = RECENT_WRITES_BOUND_MS,
+  ) {
+    this.shared = shared;
+    this.now = now;
+    this.boundMs = boundMs;
+  }
 
   /** The hashes an account's writes of this kind may be in: the current bucket first. */
   private keys(kind: Kind, accountId: number): [string, string] {

@@ -9,13 +9,20 @@ import { V2Error, V2Titles, type UpstreamErrorClass, type V2Status } from '../v2
 export type { UpstreamErrorClass };
 
 export class UpstreamError extends Error {
+  readonly errorClass: UpstreamErrorClass;
+  /** Sanitised detail for logs: upstream messages only, never request headers. */
+  readonly detail: string;
+  readonly options: { retryAfterSeconds?: number; retryable?: boolean; sent?: boolean; partial?: boolean; queryTimeout?: boolean };
+
   constructor(
-    readonly errorClass: UpstreamErrorClass,
-    /** Sanitised detail for logs: upstream messages only, never request headers. */
-    readonly detail: string,
-    readonly options: { retryAfterSeconds?: number; retryable?: boolean; sent?: boolean; partial?: boolean; queryTimeout?: boolean } = {},
+    errorClass: UpstreamErrorClass,
+    detail: string,
+    options: { retryAfterSeconds?: number; retryable?: boolean; sent?: boolean; partial?: boolean; queryTimeout?: boolean } = {},
   ) {
     super(`${errorClass}: ${detail}`);
+    this.errorClass = errorClass;
+    this.detail = detail;
+    this.options = options;
     this.name = 'UpstreamError';
   }
 
@@ -61,13 +68,18 @@ export class UpstreamError extends Error {
  * sent, so a write certainly changed nothing; never retried (the queue already waited).
  */
 export class OverBudget extends UpstreamError {
+  readonly title: string;
+  /** Which budget refused: `concurrency`, or one of the NRQL budgets (the call would have sent NRQL). */
+  readonly budget: 'concurrency' | 'nrql_account' | 'nrql_fair_share' | 'identical_query';
+
   constructor(
-    readonly title: string,
+    title: string,
     retryAfterSeconds: number,
-    /** Which budget refused: `concurrency`, or one of the NRQL budgets (the call would have sent NRQL). */
-    readonly budget: 'concurrency' | 'nrql_account' | 'nrql_fair_share' | 'identical_query' = 'concurrency',
+    budget: 'concurrency' | 'nrql_account' | 'nrql_fair_share' | 'identical_query' = 'concurrency',
   ) {
     super('rate_limited', title, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)), retryable: false, sent: false });
+    this.title = title;
+    this.budget = budget;
   }
 }
 

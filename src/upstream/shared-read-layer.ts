@@ -83,7 +83,10 @@ export class SharedReadLayer {
   /** The write generation every entry is keyed by (write-generation.ts). */
   private readonly generation: WriteGeneration;
 
-  constructor(private readonly options: SharedReadLayerOptions) {
+  private readonly options: SharedReadLayerOptions;
+
+  constructor(options: SharedReadLayerOptions) {
+    this.options = options;
     this.generation = new WriteGeneration(options);
   }
 

@@ -31,7 +31,10 @@ export class WriteGeneration {
   private sent: Promise<string | undefined> | undefined;
   private queued: Promise<string | undefined> | undefined;
 
-  constructor(private readonly options: { state: SharedState & StatusReporting; keyOf: StateKeyer; metrics: GatewayMetrics }) {
+  private readonly options: { state: SharedState & StatusReporting; keyOf: StateKeyer; metrics: GatewayMetrics };
+
+  constructor(options: { state: SharedState & StatusReporting; keyOf: StateKeyer; metrics: GatewayMetrics }) {
+    this.options = options;
     this.generationKey = options.keyOf('writes', 'generation');
     // A channel is no key, but named the same way: deployments sharing a Redis stay apart.
     this.channel = options.keyOf('writes', 'announced');

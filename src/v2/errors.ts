@@ -26,12 +26,17 @@ export class V2Error extends Error {
   readonly kind: V2ErrorKind;
   readonly messages: readonly string[] | undefined;
 
+  readonly status: V2Status;
+  readonly title: string;
+
   constructor(
-    readonly status: V2Status,
-    readonly title: string,
+    status: V2Status,
+    title: string,
     options: V2ErrorOptions = {},
   ) {
     super(title, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = status;
+    this.title = title;
     this.name = 'V2Error';
     this.headers = options.headers ?? {};
     this.kind = options.kind ?? 'client';

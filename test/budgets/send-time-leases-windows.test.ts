@@ -104,11 +104,16 @@ describe('a minimum time to send', () => {
 
 /** Memory state whose chosen operation answers only after `stallMs` (a stalled Redis). */
 class StalledState extends MemoryState {
+  private readonly stalled: 'acquireLease' | 'spendAll';
+  private readonly stallMs: number;
+
   constructor(
-    private readonly stalled: 'acquireLease' | 'spendAll',
-    private readonly stallMs: number,
+    stalled: 'acquireLease' | 'spendAll',
+    stallMs: number,
   ) {
     super();
+    this.stalled = stalled;
+    this.stallMs = stallMs;
   }
   override async acquireLease(key: string, limit: number, ttlMs: number): Promise<Lease | undefined> {
     if (this.stalled === 'acquireLease') await sleep(this.stallMs);

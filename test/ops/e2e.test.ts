@@ -12,7 +12,7 @@ import { loadConfig, ConfigError } from '../../src/ops/config.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function startGateway(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+  const child = spawn(process.execPath, ['src/index.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

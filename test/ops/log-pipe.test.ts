@@ -81,7 +81,7 @@ async function gatewayOnStalledPipe(env: Record<string, string>): Promise<Stalle
 
   const port = await freePort();
   // The shell opens the FIFO for the gateway as a container runtime would: a plain, blocking fd.
-  const gateway = spawn('sh', ['-c', 'exec "$0" --import tsx src/index.ts > "$1"', process.execPath, fifo], {
+  const gateway = spawn('sh', ['-c', 'exec "$0" src/index.ts > "$1"', process.execPath, fifo], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

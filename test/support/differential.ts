@@ -87,7 +87,11 @@ export interface Outcome {
 }
 
 export class Report {
-  constructor(readonly outcomes: readonly Outcome[]) {}
+  readonly outcomes: readonly Outcome[];
+
+  constructor(outcomes: readonly Outcome[]) {
+    this.outcomes = outcomes;
+  }
 
   get mismatches(): string[] {
     return this.outcomes.flatMap((outcome) => (outcome.mismatch === undefined ? [] : [outcome.mismatch]));

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Gateway replicas as real processes, started as `npm start` starts one (src/index.ts on tsx),
+ * Gateway replicas as real processes, started as `npm start` starts one (src/index.ts on Node's own type stripping),
  * on a free loopback port each, for the scale-out tests: several processes that share nothing
  * but Redis and the upstream. `env` adds to (and wins over) a quiet default environment.
  */
@@ -28,7 +28,7 @@ process.on('exit', () => {
 });
 
 export async function startReplica(name: string, env: Record<string, string>): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+  const child = spawn(process.execPath, ['src/index.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REPLICA_NAME: name, STATE_SECRET: TEST_STATE_SECRET, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -165,8 +165,17 @@ export interface AppHost {
  * gap of every route that shows host ids.
  */
 export function syntheticHostId(applicationId: number, hostName: string): number {
+  return hostIdsOf(applicationId)(hostName);
+}
+
+/**
+ * syntheticHostId for many hosts of one app: fnv1a32 of `${applicationId}|${hostName}` hashed in
+ * parts, the app's part once, so no joined string is built per host.
+ */
+function hostIdsOf(applicationId: number): (hostName: string) => number {
+  const appPart = fnv1a32(`${applicationId}|`);
   // Positive, 31-bit and non-zero, so it is a v2 id.
-  return fnv1a32(`${applicationId}|${hostName}`) >>> 1 || 1;
+  return (hostName) => fnv1a32(hostName, appPart) >>> 1 || 1;
 }
 
 const PORT_SUFFIX = /:(\d{1,5})$/;
@@ -190,10 +199,11 @@ export function appInstances(instances: readonly ApplicationInstance[]): AppInst
 /** The app's hosts: its instances grouped by host name, in host id order. */
 export function appHosts(appId: number, instances: readonly AppInstance[]): AppHost[] {
   const byName = new Map<string, AppHost>();
+  const hostIdOf = hostIdsOf(appId);
   for (const instance of instances) {
     let host = byName.get(instance.host);
     if (!host) {
-      host = { id: syntheticHostId(appId, instance.host), name: instance.host, instances: [] };
+      host = { id: hostIdOf(instance.host), name: instance.host, instances: [] };
       byName.set(instance.host, host);
     }
     host.instances.push(instance);
@@ -218,7 +228,14 @@ export function linkIdsFromInstances(appId: number, instances: readonly Applicat
  * ids as linkIdsFromInstances gives for the same instances (host ids are syntheticHostId).
  */
 export function linkIdsFromNames(appId: number, hostNames: readonly string[], agentIds: readonly (string | number)[]): AppLinkIds {
-  const instances = [...new Set(agentIds.map(String).filter((id) => ID_PATTERN.test(id)).map(Number))].sort((a, b) => a - b);
-  const hosts = [...new Set(hostNames)].map((name) => syntheticHostId(appId, name)).sort((a, b) => a - b);
-  return { instances, hosts };
+  const instanceIds = new Set<number>();
+  for (const id of agentIds) {
+    const text = String(id);
+    if (ID_PATTERN.test(text)) instanceIds.add(Number(text));
+  }
+  const hostIdOf = hostIdsOf(appId);
+  const hosts: number[] = [];
+  for (const name of new Set(hostNames)) hosts.push(hostIdOf(name));
+  const ascending = (a: number, b: number): number => a - b;
+  return { instances: [...instanceIds].sort(ascending), hosts: hosts.sort(ascending) };
 }

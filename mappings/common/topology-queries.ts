@@ -69,17 +69,49 @@ export function facetedSummaryQuery(options: {
   until: number;
 }): string {
   const windowSeconds = (options.until - options.since) / 1000;
-  const select = options.items.map((item) => {
-    const names = item.metrics.map(nrqlLiteral).join(', ');
-    return `filter(${expandFormula(item.expression, windowSeconds)}, WHERE metricTimesliceName IN (${names})) AS ${nrqlAlias(item.alias)}`;
-  });
-  const allNames = [...new Set(options.items.flatMap((item) => item.metrics))];
+  const { select, allNames } = summaryParts(options.items, windowSeconds);
   return [
-    `SELECT ${select.join(', ')} FROM Metric`,
+    `SELECT ${select} FROM Metric`,
     `WHERE ${timesliceWhere(options.scope, allNames)}`,
     `FACET ${nrqlAttribute(options.facet)} LIMIT MAX`,
     sinceUntil(options.since, options.until),
   ].join(' ');
+}
+
+/**
+ * The SELECT list and metric names of a summary: the same for every request over one item list
+ * (a module constant) and window length, so built once per pair, not per request.
+ */
+const summaryPartsByItems = new WeakMap<readonly FilteredItem[], Map<number, { select: string; allNames: string[] }>>();
+/** Window lengths kept per item list: the current window, and a few others; emptied when full. */
+const MAX_WINDOWS_KEPT = 64;
+
+function summaryParts(items: readonly FilteredItem[], windowSeconds: number): { select: string; allNames: readonly string[] } {
+  let byWindow = summaryPartsByItems.get(items);
+  if (byWindow === undefined) summaryPartsByItems.set(items, (byWindow = new Map()));
+  let parts = byWindow.get(windowSeconds);
+  if (parts === undefined) {
+    const select = items.map((item) => {
+      const names = item.metrics.map(nrqlLiteral).join(', ');
+      return `filter(${expandFormula(item.expression, windowSeconds)}, WHERE metricTimesliceName IN (${names})) AS ${nrqlAlias(item.alias)}`;
+    });
+    parts = { select: select.join(', '), allNames: [...new Set(items.flatMap((item) => item.metrics))] };
+    if (byWindow.size >= MAX_WINDOWS_KEPT) byWindow.clear();
+    byWindow.set(windowSeconds, parts);
+  }
+  return parts;
+}
+
+/** endUserApdexQuery's one item, built once (summaryParts keys on the list). */
+let endUserApdexItems: readonly FilteredItem[] | undefined;
+
+function endUserApdexItemsOf(): readonly FilteredItem[] {
+  if (endUserApdexItems === undefined) {
+    const score = acceptedFormulasOf('EndUser/Apdex').score;
+    if (score === undefined) throw new Error('no EndUser/Apdex score formula');
+    endUserApdexItems = [{ alias: 'eu_apdex_score', metrics: ['EndUser/Apdex'], expression: score }];
+  }
+  return endUserApdexItems;
 }
 
 /**
@@ -89,12 +121,10 @@ export function facetedSummaryQuery(options: {
  */
 export function endUserApdexQuery(options: { appIds: readonly number[]; since: number; until: number }): string {
   if (options.appIds.length === 0) throw new Error('endUserApdexQuery needs at least one app id');
-  const score = acceptedFormulasOf('EndUser/Apdex').score;
-  if (score === undefined) throw new Error('no EndUser/Apdex score formula');
   return facetedSummaryQuery({
     scope: [{ attribute: 'appId', value: options.appIds }],
     facet: 'appId',
-    items: [{ alias: 'eu_apdex_score', metrics: ['EndUser/Apdex'], expression: score }],
+    items: endUserApdexItemsOf(),
     since: options.since,
     until: options.until,
   });

@@ -91,10 +91,21 @@ export function isWindowRelative(template: string): boolean {
 
 /** Expands a formula template for a timeslice of `windowSeconds`. */
 export function expandFormula(template: string, windowSeconds: number): string {
-  const expression = template.replaceAll('{v}', TIMESLICE_VALUE).replaceAll('{W}', String(windowSeconds));
-  if (!EXPRESSION.test(expression)) throw new Error(`not a supported NRQL expression: ${expression}`);
+  const key = `${windowSeconds}\n${template}`;
+  let expression = expandedFormulas.get(key);
+  if (expression === undefined) {
+    expression = template.replaceAll('{v}', TIMESLICE_VALUE).replaceAll('{W}', String(windowSeconds));
+    if (!EXPRESSION.test(expression)) throw new Error(`not a supported NRQL expression: ${expression}`);
+    // Templates are the mappings' own formulas, windows a few lengths: a small memo saves the
+    // replace and the check on every value of every request. Emptied when full, never unbounded.
+    if (expandedFormulas.size >= MAX_EXPANDED_FORMULAS) expandedFormulas.clear();
+    expandedFormulas.set(key, expression);
+  }
   return expression;
 }
+
+const MAX_EXPANDED_FORMULAS = 4_096;
+const expandedFormulas = new Map<string, string>();
 
 /** `expression AS alias` of a select item over a window of `windowSeconds`, both checked. */
 export function selectAs(item: SelectItem, windowSeconds: number): string {

@@ -5,8 +5,8 @@
  */
 
 /** FNV-1a over UTF-16 code units: cheap, and stable across processes and versions. */
-export function fnv1a32(text: string): number {
-  let hash = 0x811c9dc5;
+export function fnv1a32(text: string, from = 0x811c9dc5): number {
+  let hash = from;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);
@@ -26,14 +26,36 @@ export interface DecodedGuid {
   domainId: string;
 }
 
-/** Decodes a GUID so the account of any entity NerdGraph returns can be checked locally. */
-export function decodeEntityGuid(guid: string): DecodedGuid | undefined {
+/**
+ * Decodes a GUID so the account of any entity NerdGraph returns can be checked locally. Every
+ * entity of every answer is checked, often more than once (a list page and its details), and the
+ * same entities come back request after request: decoded GUIDs are kept, frozen, in a bounded memo
+ * (emptied when full).
+ */
+export function decodeEntityGuid(guid: string): Readonly<DecodedGuid> | undefined {
+  // A text far longer than any GUID is decoded (and refused) without being kept.
+  if (guid.length > MAX_KEPT_GUID_LENGTH) return decodeGuidText(guid);
+  let decoded = decodedGuids.get(guid);
+  if (decoded === undefined) {
+    decoded = decodeGuidText(guid) ?? null;
+    if (decodedGuids.size >= MAX_DECODED_GUIDS) decodedGuids.clear();
+    decodedGuids.set(guid, decoded);
+  }
+  return decoded ?? undefined;
+}
+
+/** About 2 MB at most: GUIDs of up to 128 characters and their four parts. */
+const MAX_DECODED_GUIDS = 10_000;
+const MAX_KEPT_GUID_LENGTH = 128;
+const decodedGuids = new Map<string, Readonly<DecodedGuid> | null>();
+
+function decodeGuidText(guid: string): Readonly<DecodedGuid> | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(guid)) return undefined;
   const parts = Buffer.from(guid, 'base64url').toString('utf8').split('|');
   if (parts.length !== 4) return undefined;
   const [account, domain, type, domainId] = parts as [string, string, string, string];
   if (!/^\d+$/.test(account)) return undefined;
-  return { accountId: Number(account), domain, type, domainId };
+  return Object.freeze({ accountId: Number(account), domain, type, domainId });
 }
 
 /**

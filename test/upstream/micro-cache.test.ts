@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/ops/metrics.ts';
 import { ReadMicroCache } from '../../src/upstream/micro-cache.ts';
@@ -133,6 +134,22 @@ describe('ReadMicroCache', () => {
     const second = await cache.read<{ nested: { list: number[] } }>('big', load, never);
     expect(loads).toBe(2);
     expect(Object.isFrozen(second.nested.list)).toBe(true);
+  });
+
+  it('freezes every object and array of any parsed answer it keeps, however nested', async () => {
+    const unfrozen = (value: unknown, path: string): string[] =>
+      value === null || typeof value !== 'object' ? [] : [...(Object.isFrozen(value) ? [] : [path]), ...Object.entries(value).flatMap(([key, child]) => unfrozen(child, `${path}.${key}`))];
+    await fc.assert(
+      fc.asyncProperty(fc.json(), async (text) => {
+        const cache = cacheOf(1_000_000);
+        const parsed: unknown = JSON.parse(text);
+        // An answer is an object (NerdGraph's { data }); its values are any JSON.
+        const data = { data: parsed, list: [parsed, [parsed]] };
+        await cache.read('k', async () => ({ data, bytes: text.length }), never);
+        const kept = await cache.read('k', () => Promise.reject(new Error('not kept')), never);
+        expect(unfrozen(kept, '$')).toEqual([]);
+      }),
+    );
   });
 
   it('does not store a read that was in flight across a write, nor let a later read join it', async () => {

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/json-floor.ts`: the least CPU a translation of a body can cost. A translation
+ * `node bench/json-floor.ts`: the least CPU a translation of a body can cost. A translation
  * must parse the upstream JSON and serialise the v2 JSON that a byte-streaming proxy only
  * forwards; this times JSON.parse and JSON.stringify alone (no validation, no reshape) on the
  * v2 bodies of the bench's distinct list (200 apps by filter[ids]) and metric data, taken from

@@ -13,7 +13,7 @@ import { z } from 'zod';
  * Weak rules (socket and stream internals, whichever side they serve) decide only when no
  * strong rule matches anywhere on the stack. A stack nothing matches is "other".
  *
- * `npx tsx bench/stages.ts [--cpu-per-req=N] <file.cpuprofile>...` prints one table row per file.
+ * `node bench/stages.ts [--cpu-per-req=N] <file.cpuprofile>...` prints one table row per file.
  */
 
 export interface CpuProfile {
@@ -266,7 +266,7 @@ function main(args: readonly string[]): void {
   if (!Number.isFinite(cpuPerReqUs) || cpuPerReqUs <= 0) throw new Error(`--cpu-per-req must be a positive number, got ${perReqArg}`);
   const files = args.filter((arg) => !arg.startsWith('--'));
   if (files.length === 0) {
-    console.error('usage: npx tsx bench/stages.ts [--cpu-per-req=N] <file.cpuprofile>...');
+    console.error('usage: node bench/stages.ts [--cpu-per-req=N] <file.cpuprofile>...');
     process.exitCode = 2;
     return;
   }

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/validator-floor.ts`: what validating the list's NerdGraph answers costs, zod
+ * `node bench/validator-floor.ts`: what validating the list's NerdGraph answers costs, zod
  * against a compiled check of the same rules. The answers are the ones the gateway receives for
  * the first request of the bench's distinct "applications list" row (`filter[ids]` of 200 ids,
  * bench/distinct.ts): an in-process sandbox the size of the bench's (12,000 apps, seed 42) behind

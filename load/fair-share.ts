@@ -9,7 +9,7 @@ import { defaultApiKeys } from '../sandbox/world/accounts.ts';
 import { serveV2 } from '../src/v2/client-error.ts';
 
 /**
- * The fair share of an account's NRQL budget, measured (`npx tsx load/fair-share.ts [late|oneshot]`): one
+ * The fair share of an account's NRQL budget, measured (`node load/fair-share.ts [late|oneshot]`): one
  * account, two API keys over HTTP, for 10 s. A heavy key sends one application's deployments
  * list (one NRQL query) after another on 8 loops; a light key sends one every 500 ms, from the
  * start or (`late`) only once the heavy key was first refused. NRQL_PER_ACCOUNT_PER_MINUTE is 300

@@ -316,7 +316,7 @@ export async function runReplicaComparison(options: ReplicaRunOptions): Promise<
   out([
     `load: ${options.clients} clients for ${options.durationS} s; replica runs: ${options.replicaCounts.map(plural).join(', ')}, one after the other, each from scratch`,
     `setup: redis-server on loopback, one sandbox (${options.apmApps} APM apps) behind a NerdGraph meter${options.upstreamDelayMs > 0 ? ` holding each call ${options.upstreamDelayMs} ms` : ''}, ` +
-      `gateways ${options.compiled ? 'compiled (node dist/src/index.js)' : 'as npm start runs them (tsx)'} with REDIS_URL, STATE_SECRET, info logs; ` +
+      `gateways ${options.compiled ? 'compiled (node dist/src/index.js)' : "as npm start runs them (Node's own type stripping)"} with REDIS_URL, STATE_SECRET, info logs; ` +
       `clients split evenly, one autocannon instance per replica`,
     `machine: node ${process.version}, ${cpus()[0]?.model.trim() ?? 'cpu'}, ${cpus().length} cores (the load generator, Redis, the sandbox and the meter share them)`,
   ]);

@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   const choose = chooser(mix);
   const rssStart = procRss(gateway?.process.pid, 'VmRSS');
   const before = await scrape(base);
-  const how = settings.LOAD_COMPILED === '1' ? 'compiled, node dist/src/index.js' : 'as npm start does, on tsx';
+  const how = settings.LOAD_COMPILED === '1' ? 'compiled, node dist/src/index.js' : "as npm start does, on Node's own type stripping";
   const target = settings.LOAD_URL ? settings.LOAD_URL : `gateway (${how}; ${faults ? 'separate sandbox behind the fault proxy' : 'embedded sandbox'}, ${settings.SANDBOX_APM_APPS} APM apps, info logs)`;
   process.stdout.write(
     `load: ${settings.LOAD_CLIENTS} clients for ${settings.LOAD_DURATION_S} s against ${target}\n` +

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineListMapping, OverBudget, type PageReadContext, XML_ASSUMPTION, MAX_PAGES_WALKED, parseAnswer, type Condition, defineParams, param } from '../../src/mapping-api.ts';
+import { deepFreeze, defineListMapping, OverBudget, type PageReadContext, XML_ASSUMPTION, MAX_PAGES_WALKED, parseAnswer, type Condition, defineParams, param } from '../../src/mapping-api.ts';
 import { entitiesByGuid, guidBatchVariables } from '../common/guid-batches.ts';
 import { linkIdsFromNames, type AppLinkIds } from '../common/app-instances.ts';
 import {
@@ -189,7 +189,12 @@ const parsedEntities = new WeakMap<object, ReturnType<typeof ApmEntity.safeParse
 function parsedApmEntity(entity: unknown): ReturnType<typeof ApmEntity.safeParse> {
   if (entity === null || typeof entity !== 'object') return ApmEntity.safeParse(entity);
   let parsed = parsedEntities.get(entity);
-  if (parsed === undefined) parsedEntities.set(entity, (parsed = ApmEntity.safeParse(entity)));
+  if (parsed === undefined) {
+    parsed = ApmEntity.safeParse(entity);
+    // Shared by every request that serves this answer (the micro-cache): frozen, as the answer is.
+    if (parsed.success) deepFreeze(parsed.data);
+    parsedEntities.set(entity, parsed);
+  }
   return parsed;
 }
 

@@ -80,7 +80,8 @@ export function facetedSummaryQuery(options: {
 
 /**
  * The SELECT list and metric names of a summary: the same for every request over one item list
- * (a module constant) and window length, so built once per pair, not per request.
+ * (a frozen module constant: it is kept by the list's identity) and window length, so built once
+ * per pair, not per request.
  */
 const summaryPartsByItems = new WeakMap<readonly FilteredItem[], Map<number, { select: string; allNames: string[] }>>();
 /** Window lengths kept per item list: the current window, and a few others; emptied when full. */
@@ -109,7 +110,7 @@ function endUserApdexItemsOf(): readonly FilteredItem[] {
   if (endUserApdexItems === undefined) {
     const score = acceptedFormulasOf('EndUser/Apdex').score;
     if (score === undefined) throw new Error('no EndUser/Apdex score formula');
-    endUserApdexItems = [{ alias: 'eu_apdex_score', metrics: ['EndUser/Apdex'], expression: score }];
+    endUserApdexItems = Object.freeze([Object.freeze({ alias: 'eu_apdex_score', metrics: Object.freeze(['EndUser/Apdex']), expression: score })]);
   }
   return endUserApdexItems;
 }

@@ -47,7 +47,8 @@ const formula = (metric: string, value: string): string => {
  * The summary values, each over its own metrics (the formula table of metric-values.ts). The
  * error rate is computed from `errors` and `transactions` (see TOPOLOGY_ASSUMPTIONS).
  */
-const SUMMARY_ITEMS: readonly FilteredItem[] = [
+// Frozen: summaryParts (topology-queries.ts) keeps the SELECT built from this list by its identity.
+const SUMMARY_ITEMS: readonly FilteredItem[] = Object.freeze([
   { alias: 'response_time', metrics: ['HttpDispatcher'], expression: formula('HttpDispatcher', 'average_response_time') },
   { alias: 'throughput', metrics: ['HttpDispatcher'], expression: formula('HttpDispatcher', 'calls_per_minute') },
   { alias: 'errors', metrics: ['Errors/all'], expression: formula('Errors/all', 'error_count') },
@@ -56,7 +57,7 @@ const SUMMARY_ITEMS: readonly FilteredItem[] = [
   { alias: 'eu_response_time', metrics: ['EndUser'], expression: formula('EndUser', 'average_response_time') },
   { alias: 'eu_throughput', metrics: ['EndUser'], expression: formula('EndUser', 'calls_per_minute') },
   { alias: 'eu_apdex_score', metrics: ['EndUser/Apdex'], expression: formula('EndUser/Apdex', 'score') },
-];
+]);
 
 const FACET_OF: Record<TopologyKind, string> = { hosts: 'host', instances: 'realAgentId' };
 /** One operation serves both: only the NRQL facet differs. */

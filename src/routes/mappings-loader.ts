@@ -12,9 +12,9 @@ import { MAPPING_KINDS, methodsOf, type Mapping } from './mapping.ts';
  */
 export const MAPPINGS_DIR = fileURLToPath(new URL('../../mappings/', import.meta.url));
 /**
- * From source (tsx) the mappings are .ts; compiled (dist/mappings) they are .js, beside their
- * source maps. Loading only this module's own kind keeps a compiled server from picking up
- * a stray .ts it cannot run, and tsx from loading a stale .js.
+ * From source (Node's own type stripping) the mappings are .ts; compiled (dist/mappings) they
+ * are .js, beside their source maps. Loading only this module's own kind keeps a compiled
+ * server from picking up a stray .ts, and a source run from loading a stale .js.
  */
 const MAPPING_EXTENSION = import.meta.url.endsWith('.js') ? '.js' : '.ts';
 

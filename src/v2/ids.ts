@@ -44,7 +44,7 @@ export function decodeEntityGuid(guid: string): Readonly<DecodedGuid> | undefine
   return decoded ?? undefined;
 }
 
-/** About 2 MB at most: GUIDs of up to 128 characters and their four parts. */
+/** A few MB at most: GUIDs of up to 128 characters, and their decoded parts. */
 const MAX_DECODED_GUIDS = 10_000;
 const MAX_KEPT_GUID_LENGTH = 128;
 const decodedGuids = new Map<string, Readonly<DecodedGuid> | null>();

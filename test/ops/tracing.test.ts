@@ -367,7 +367,7 @@ describe('graceful shutdown', () => {
   it('SIGTERM sends the spans not exported yet before the process exits', async () => {
     const own = await startReceiver();
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+      const child = spawn(process.execPath, ['src/index.ts'], {
         cwd: ROOT,
         // A batch delay far beyond the test: only the shutdown can have sent the span.
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', SANDBOX_APM_APPS: '5', OTEL_EXPORTER_OTLP_ENDPOINT: own.origin, OTEL_BSP_SCHEDULE_DELAY: '600000' },

@@ -7,6 +7,7 @@
  * `npm run bench` (docs/performance.md): a goal of 1.25x (d) is below this floor.
  */
 import { createSandbox } from '../sandbox/server.ts';
+import { cpuRound } from './cpu-per-call.ts';
 
 const KEY = 'NRAK-SANDBOX-DEMO';
 const sandbox = createSandbox({ apmApps: 2_000 });
@@ -19,14 +20,7 @@ async function body(path: string): Promise<string> {
 
 /** CPU µs per call of `op`, the least of 3 rounds of `n` (after a warm-up round). */
 function cpuPerCall(op: () => number, n = 1_000): number {
-  const round = (): number => {
-    const start = process.cpuUsage();
-    let sink = 0;
-    for (let i = 0; i < n; i++) sink += op();
-    const used = process.cpuUsage(start);
-    if (sink < 0) throw new Error('unreachable');
-    return (used.user + used.system) / n;
-  };
+  const round = (): number => cpuRound(op, n);
   round();
   return Math.min(round(), round(), round());
 }

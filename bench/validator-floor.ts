@@ -32,9 +32,11 @@ import { buildGateway } from '../src/gateway.ts';
 import { loadConfig } from '../src/ops/config.ts';
 import { createLogger } from '../src/ops/logger.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
+import { deepFreeze } from '../src/upstream/micro-cache.ts';
 import { ApmEntity, BrowserApdexEntity, EndUserApdexRows } from '../mappings/applications/application.ts';
 import { ENTITIES_CALLS_PER_DOCUMENT } from '../mappings/common/guid-batches.ts';
 import { ApmOutline } from '../mappings/common/entity-schemas.ts';
+import { cpuRound } from './cpu-per-call.ts';
 import { buildScenarios } from './scenarios.ts';
 import { DEMO_KEY } from './request-parts.ts';
 
@@ -400,22 +402,9 @@ function agreement(data: unknown, reference: Variant, others: readonly Variant[]
 // ---------------------------------------------------------------------------------------------
 // Timing.
 
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
-}
-
 /** CPU µs per call of each op: rounds of about ROUND_US CPU, interleaved across ops, the least of ROUNDS kept. */
 function cpuPerCall(ops: readonly (() => number)[]): number[] {
-  const round = (op: () => number, n: number): number => {
-    const start = process.cpuUsage();
-    let sink = 0;
-    for (let i = 0; i < n; i++) sink += op();
-    const used = process.cpuUsage(start);
-    if (sink < 0) throw new Error('unreachable');
-    return (used.user + used.system) / n;
-  };
+  const round = cpuRound;
   // Warm-up (zod compiles a schema on its first parse), then n sized to a round.
   const sizes = ops.map((op) => {
     round(op, 20);
@@ -487,7 +476,7 @@ const totals = new Array<number>(columns.length + 1).fill(0);
 for (const answer of answers) {
   const data = (JSON.parse(answer.text) as { data: unknown }).data;
   // As the micro-cache hands answers to the mappings.
-  deepFreeze(data);
+  if (data !== null && typeof data === 'object') deepFreeze(data);
   const ops = [() => (JSON.parse(answer.text) === null ? 0 : 1), ...answer.variants.map((variant) => () => variant.run(data).length)];
   const [parse, ...figures] = cpuPerCall(ops) as [number, ...number[]];
   const byName = new Map(answer.variants.map((variant, i) => [variant.name, figures[i] as number]));

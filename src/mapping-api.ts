@@ -13,6 +13,7 @@ export { type LabelChange, type RememberedDeployment, type RememberedLabelChange
 export { NrqlResults, parseAnswer } from './upstream/answer.ts';
 export { type Condition, entityQuery } from './upstream/entity-query.ts';
 export { deepFreeze } from './upstream/micro-cache.ts';
+export { boundedMemo } from './v2/bounded-memo.ts';
 export { OverBudget, UpstreamError } from './upstream/errors.ts';
 export { expandFormula, MAX_UNIQUES, type NrqlEquality, nrqlAlias, nrqlAttribute, type SelectItem, sinceUntil, TIMESLICE_VALUE, timesliceWhere, UNSCOPED_ROWS } from './upstream/nrql.ts';
 export { hasControlCharacters, nrqlLiteral } from './upstream/query-literal.ts';

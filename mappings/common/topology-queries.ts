@@ -1,5 +1,5 @@
 import { acceptedFormulasOf } from './metric-values.ts';
-import { MAX_UNIQUES, type NrqlEquality, nrqlAlias, nrqlAttribute, nrqlLiteral, type SelectItem, expandFormula, sinceUntil, timesliceWhere } from '../../src/mapping-api.ts';
+import { boundedMemo, MAX_UNIQUES, type NrqlEquality, nrqlAlias, nrqlAttribute, nrqlLiteral, type SelectItem, expandFormula, sinceUntil, timesliceWhere } from '../../src/mapping-api.ts';
 
 /**
  * The NRQL of the host and instance routes (applications' hosts and instances, the
@@ -83,24 +83,28 @@ export function facetedSummaryQuery(options: {
  * (a frozen module constant: it is kept by the list's identity) and window length, so built once
  * per pair, not per request.
  */
-const summaryPartsByItems = new WeakMap<readonly FilteredItem[], Map<number, { select: string; allNames: string[] }>>();
-/** Window lengths kept per item list: the current window, and a few others; emptied when full. */
+const summaryPartsByItems = new WeakMap<readonly FilteredItem[], (windowSeconds: number) => SummaryParts>();
+/** Window lengths kept per item list: the current window, and a few others. */
 const MAX_WINDOWS_KEPT = 64;
 
-function summaryParts(items: readonly FilteredItem[], windowSeconds: number): { select: string; allNames: readonly string[] } {
-  let byWindow = summaryPartsByItems.get(items);
-  if (byWindow === undefined) summaryPartsByItems.set(items, (byWindow = new Map()));
-  let parts = byWindow.get(windowSeconds);
-  if (parts === undefined) {
-    const select = items.map((item) => {
-      const names = item.metrics.map(nrqlLiteral).join(', ');
-      return `filter(${expandFormula(item.expression, windowSeconds)}, WHERE metricTimesliceName IN (${names})) AS ${nrqlAlias(item.alias)}`;
+interface SummaryParts {
+  select: string;
+  allNames: readonly string[];
+}
+
+function summaryParts(items: readonly FilteredItem[], windowSeconds: number): SummaryParts {
+  let partsOf = summaryPartsByItems.get(items);
+  if (partsOf === undefined) {
+    partsOf = boundedMemo(MAX_WINDOWS_KEPT, (seconds: number): SummaryParts => {
+      const select = items.map((item) => {
+        const names = item.metrics.map(nrqlLiteral).join(', ');
+        return `filter(${expandFormula(item.expression, seconds)}, WHERE metricTimesliceName IN (${names})) AS ${nrqlAlias(item.alias)}`;
+      });
+      return { select: select.join(', '), allNames: [...new Set(items.flatMap((item) => item.metrics))] };
     });
-    parts = { select: select.join(', '), allNames: [...new Set(items.flatMap((item) => item.metrics))] };
-    if (byWindow.size >= MAX_WINDOWS_KEPT) byWindow.clear();
-    byWindow.set(windowSeconds, parts);
+    summaryPartsByItems.set(items, partsOf);
   }
-  return parts;
+  return partsOf(windowSeconds);
 }
 
 /** endUserApdexQuery's one item, built once (summaryParts keys on the list). */

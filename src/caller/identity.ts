@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { boundedMemo } from '../v2/bounded-memo.ts';
 import { V2Error, V2Titles } from '../v2/errors.ts';
 
 /**
@@ -31,17 +32,7 @@ const MEMO_MAX = 1024;
  * process's memory (as the key itself is, for the request's lifetime); never logged or exported.
  */
 export function createIdentityHasher(secret: Buffer = randomBytes(32), memoMax = MEMO_MAX): IdentityOf {
-  const memo = new Map<string, string>();
-  return (apiKey) => {
-    let identity = memo.get(apiKey);
-    if (identity === undefined) {
-      identity = createHmac('sha256', secret).update(apiKey).digest('base64url').slice(0, 32);
-      // Oldest first out: bounded whatever keys clients send.
-      if (memo.size >= memoMax) memo.delete(memo.keys().next().value as string);
-      memo.set(apiKey, identity);
-    }
-    return identity;
-  };
+  return boundedMemo(memoMax, (apiKey: string) => createHmac('sha256', secret).update(apiKey).digest('base64url').slice(0, 32));
 }
 
 export function callerFrom(headers: Headers, identityOf: IdentityOf, address?: string): Caller {

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { boundedMemo } from '../v2/bounded-memo.ts';
 
 /**
  * State that replicas share: page cursors, accounts and refused keys, the read micro-cache,
@@ -126,22 +127,18 @@ export type StateKeyer = (purpose: StatePurpose, ...parts: readonly (string | nu
 const KEY_MEMO_MAX = 1024;
 
 export function createStateKeyer(secret: string | Buffer): StateKeyer {
-  // One HMAC per distinct name, not per use (several per NerdGraph call); bounded, oldest first
-  // out, in this process's memory only, like the identity memo (src/caller/identity.ts).
-  const memo = new Map<string, string>();
+  // One HMAC per distinct name, not per use (several per NerdGraph call), like the identity memo
+  // (src/caller/identity.ts). Keyed `<purpose>\n<encoded parts>`: a purpose holds no newline.
+  const nameOf = boundedMemo(KEY_MEMO_MAX, (memoKey: string): string => {
+    const cut = memoKey.indexOf('\n');
+    return `v2b:${memoKey.slice(0, cut)}:${createHmac('sha256', secret).update(memoKey.slice(cut + 1)).digest('base64url').slice(0, 32)}`;
+  });
   return (purpose, ...parts) => {
     let encoded = '';
     for (const part of parts) {
       const text = String(part);
       encoded += `${text.length}:${text}\n`;
     }
-    const memoKey = `${purpose}\n${encoded}`;
-    let name = memo.get(memoKey);
-    if (name === undefined) {
-      name = `v2b:${purpose}:${createHmac('sha256', secret).update(encoded).digest('base64url').slice(0, 32)}`;
-      if (memo.size >= KEY_MEMO_MAX) memo.delete(memo.keys().next().value as string);
-      memo.set(memoKey, name);
-    }
-    return name;
+    return nameOf(`${purpose}\n${encoded}`);
   };
 }

@@ -1,3 +1,4 @@
+import { boundedMemo } from '../v2/bounded-memo.ts';
 import { nrqlLiteral as literal, type NrqlValue } from './query-literal.ts';
 
 /**
@@ -91,21 +92,19 @@ export function isWindowRelative(template: string): boolean {
 
 /** Expands a formula template for a timeslice of `windowSeconds`. */
 export function expandFormula(template: string, windowSeconds: number): string {
-  const key = `${windowSeconds}\n${template}`;
-  let expression = expandedFormulas.get(key);
-  if (expression === undefined) {
-    expression = template.replaceAll('{v}', TIMESLICE_VALUE).replaceAll('{W}', String(windowSeconds));
-    if (!EXPRESSION.test(expression)) throw new Error(`not a supported NRQL expression: ${expression}`);
-    // Templates are the mappings' own formulas, windows a few lengths: a small memo saves the
-    // replace and the check on every value of every request. Emptied when full, never unbounded.
-    if (expandedFormulas.size >= MAX_EXPANDED_FORMULAS) expandedFormulas.clear();
-    expandedFormulas.set(key, expression);
-  }
-  return expression;
+  return expandedFormula(`${windowSeconds}\n${template}`);
 }
 
-const MAX_EXPANDED_FORMULAS = 4_096;
-const expandedFormulas = new Map<string, string>();
+/**
+ * Templates are the mappings' own formulas, windows a few lengths: a small memo saves the replace
+ * and the check on every value of every request. Keyed `<window seconds>\n<template>`.
+ */
+const expandedFormula = boundedMemo(4_096, (key: string): string => {
+  const cut = key.indexOf('\n');
+  const expression = key.slice(cut + 1).replaceAll('{v}', TIMESLICE_VALUE).replaceAll('{W}', key.slice(0, cut));
+  if (!EXPRESSION.test(expression)) throw new Error(`not a supported NRQL expression: ${expression}`);
+  return expression;
+});
 
 /** `expression AS alias` of a select item over a window of `windowSeconds`, both checked. */
 export function selectAs(item: SelectItem, windowSeconds: number): string {

@@ -3,6 +3,7 @@
  * (host, deployment, channel, alert and user ids) lives with its resource in mappings/<resource>/ (or mappings/common/)
  * and is built from these.
  */
+import { boundedMemo } from './bounded-memo.ts';
 
 /** FNV-1a over UTF-16 code units: cheap, and stable across processes and versions. */
 export function fnv1a32(text: string, from = 0x811c9dc5): number {
@@ -34,20 +35,12 @@ export interface DecodedGuid {
  */
 export function decodeEntityGuid(guid: string): Readonly<DecodedGuid> | undefined {
   // A text far longer than any GUID is decoded (and refused) without being kept.
-  if (guid.length > MAX_KEPT_GUID_LENGTH) return decodeGuidText(guid);
-  let decoded = decodedGuids.get(guid);
-  if (decoded === undefined) {
-    decoded = decodeGuidText(guid) ?? null;
-    if (decodedGuids.size >= MAX_DECODED_GUIDS) decodedGuids.clear();
-    decodedGuids.set(guid, decoded);
-  }
-  return decoded ?? undefined;
+  return guid.length > MAX_KEPT_GUID_LENGTH ? decodeGuidText(guid) : keptDecode(guid);
 }
 
-/** A few MB at most: GUIDs of up to 128 characters, and their decoded parts. */
-const MAX_DECODED_GUIDS = 10_000;
 const MAX_KEPT_GUID_LENGTH = 128;
-const decodedGuids = new Map<string, Readonly<DecodedGuid> | null>();
+/** A few MB at most: 10,000 GUIDs of up to 128 characters, and their decoded parts. */
+const keptDecode = boundedMemo(10_000, decodeGuidText);
 
 function decodeGuidText(guid: string): Readonly<DecodedGuid> | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(guid)) return undefined;

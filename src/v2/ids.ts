@@ -31,7 +31,7 @@ export interface DecodedGuid {
  * Decodes a GUID so the account of any entity NerdGraph returns can be checked locally. Every
  * entity of every answer is checked, often more than once (a list page and its details), and the
  * same entities come back request after request: decoded GUIDs are kept, frozen, in a bounded memo
- * (emptied when full).
+ * (boundedMemo: the last 10,000, oldest first out).
  */
 export function decodeEntityGuid(guid: string): Readonly<DecodedGuid> | undefined {
   // A text far longer than any GUID is decoded (and refused) without being kept.

@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { openSharedState, type OpenedState } from './state/open.ts';
-import { compareAnswers } from './compare/diff.ts';
+import { createThreadComparer, type ThreadComparer } from './compare/thread-comparer.ts';
 import { createParityStore } from './compare/parity-store.ts';
 import { shareParityStore, type SharedParityStore } from './compare/shared-parity.ts';
 import { parseThresholds, ThresholdSyntaxError } from './compare/thresholds.ts';
-import type { Comparer } from './modes/ports.ts';
 import { ConfigError, type GatewayConfig } from './ops/config.ts';
 import { createMetrics, type GatewayMetrics } from './ops/metrics.ts';
 import { loadMappings } from './routes/mappings-loader.ts';
@@ -75,19 +74,18 @@ async function startEmbeddedSandbox(config: GatewayConfig, now: (() => number) |
   return { sandbox, server: await sandbox.listen(0, '127.0.0.1') };
 }
 
-/** COMPARE_THRESHOLDS checked at start-up, so a typo stops the process instead of hiding mismatches. */
-function comparerFor(config: GatewayConfig): Comparer {
-  let thresholds;
+/**
+ * The diff engine on its own thread (src/compare/thread-comparer.ts), started with the first
+ * comparison. COMPARE_THRESHOLDS checked at start-up, so a typo stops the process instead of
+ * hiding mismatches.
+ */
+function comparerFor(config: GatewayConfig): ThreadComparer {
   try {
-    thresholds = parseThresholds(config.compare.thresholds ?? '');
+    return createThreadComparer({ thresholds: parseThresholds(config.compare.thresholds ?? '') });
   } catch (error) {
     if (error instanceof ThresholdSyntaxError) throw new ConfigError(`Invalid configuration:\n  COMPARE_THRESHOLDS: ${error.message}`);
     throw error;
   }
-  return ({ legacy, legacyAgain, translated, gapPatterns }) => {
-    const { outcome, differences, tally } = compareAnswers({ legacy, ...(legacyAgain ? { legacyAgain } : {}), translated, rules: { gapPatterns, thresholds } });
-    return { outcome, differences, tally };
-  };
 }
 
 /** How long a shutdown waits for the last spans to be taken (the SDK's own export timeout is 10 s, past a drain's 8 s). */
@@ -138,7 +136,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
       modes: {
         rules: config.routeModes,
         legacyUrl,
-        comparer,
+        comparer: (input) => comparer.compare(input),
         sink: store,
         sampleRate: config.compare.sampleRate,
         concurrency: config.compare.concurrency,
@@ -177,6 +175,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
         // What this replica has not published yet goes out before the state closes.
         await store?.close();
         await shared?.state.close();
+        await comparer.close();
         await embedded?.server.close();
         // The last spans (the drained requests') go out; an unreachable collector neither fails nor holds the shutdown.
         if (tracing) await stopTracing(tracing);
@@ -184,6 +183,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
     };
   } catch (error) {
     if (tracing) await stopTracing(tracing);
+    await comparer.close();
     await store?.close();
     await shared?.state.close();
     await embedded?.server.close();

@@ -7,12 +7,15 @@ import type { RouteMode } from '../ops/route-modes.ts';
  * either holds an API key.
  */
 export interface Comparer {
-  (input: { legacy: AnswerSnapshot; legacyAgain?: AnswerSnapshot; translated: AnswerSnapshot; gapPatterns: readonly string[] }): {
-    outcome: Extract<Outcome, 'match' | 'mismatch' | 'noise' | 'error'>;
-    differences: JudgedDifference[];
-    /** All differences counted by pattern (the kept `differences` are capped). */
-    tally?: PatternTally[];
-  };
+  /** In-process, or on the diff engine's thread (src/compare/thread-comparer.ts): then a promise. */
+  (input: { legacy: AnswerSnapshot; legacyAgain?: AnswerSnapshot; translated: AnswerSnapshot; gapPatterns: readonly string[] }): ComparerJudgement | Promise<ComparerJudgement>;
+}
+
+export interface ComparerJudgement {
+  outcome: Extract<Outcome, 'match' | 'mismatch' | 'noise' | 'error'>;
+  differences: JudgedDifference[];
+  /** All differences counted by pattern (the kept `differences` are capped). */
+  tally?: PatternTally[];
 }
 
 export interface ParitySink {

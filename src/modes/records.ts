@@ -4,7 +4,7 @@ import type { GatewayContext } from '../routes/context.ts';
 import { methodsOf, type Mapping } from '../routes/mapping.ts';
 import { apiKeyOf, READ_METHODS, targetOf } from './caller-request.ts';
 import type { ModeContext } from './mode-context.ts';
-import type { Comparer } from './ports.ts';
+import type { ComparerJudgement } from './ports.ts';
 import { reasonOf, sealRecord } from './shadow.ts';
 
 /** What shadow work writes down: one sealed comparison record per compared request. */
@@ -30,8 +30,9 @@ export function isWrite(mapping: Mapping, method: string): boolean {
 
 /**
  * A turn of the event loop for the callers' I/O that arrived while shadow work was busy (its
- * awaits so far were microtasks, which run before any I/O): the diff, one synchronous stretch,
- * then runs behind them.
+ * awaits so far were microtasks, which run before any I/O): the judgement, one synchronous
+ * stretch with an in-process comparer (the gateway's runs on a thread of its own), then runs
+ * behind them.
  */
 export function yieldToCallers(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -58,21 +59,21 @@ function gapsOf(mapping: Mapping): string[] {
   return mapping.knownGaps.flatMap((gap) => (gap.path === undefined ? [] : [gap.path]));
 }
 
-/** Both sides' answers judged by the comparer and recorded; a comparer that throws is an `error` record. */
-export function compareSnapshots(
+/** Both sides' answers judged by the comparer and recorded; a comparer that throws or rejects is an `error` record. */
+export async function compareSnapshots(
   modes: ModeContext,
   c: GatewayContext,
   label: string,
   mode: ComparedMode,
   mapping: Mapping,
   sides: { legacy: AnswerSnapshot; again: AnswerSnapshot | undefined; translated: AnswerSnapshot },
-): void {
+): Promise<void> {
   const { legacy, again, translated } = sides;
   const status = { legacy: legacy.status, translated: translated.status };
   const ms = { legacy: legacy.ms, translated: translated.ms };
-  let judged: ReturnType<Comparer>;
+  let judged: ComparerJudgement;
   try {
-    judged = modes.options.comparer({ legacy, ...(again ? { legacyAgain: again } : {}), translated, gapPatterns: gapsOf(mapping) });
+    judged = await modes.options.comparer({ legacy, ...(again ? { legacyAgain: again } : {}), translated, gapPatterns: gapsOf(mapping) });
   } catch (error) {
     recordOf(modes, c, label, mode, { outcome: 'error', status, ms, error: `comparer failed: ${reasonOf(error)}` });
     return;

@@ -79,7 +79,7 @@ async function candidateRead(modes: ModeContext, candidate: Candidate, answer: R
     return;
   }
   await yieldToCallers();
-  compareSnapshots(modes, c, label, 'candidate', candidate.mapping, { legacy: first.value, again: second.status === 'fulfilled' ? second.value : undefined, translated });
+  await compareSnapshots(modes, c, label, 'candidate', candidate.mapping, { legacy: first.value, again: second.status === 'fulfilled' ? second.value : undefined, translated });
 }
 
 /** candidate, a write: the translation executed it; the legacy side records the request it would have made. */

@@ -111,7 +111,7 @@ async function compareRead(modes: ModeContext, compared: Compared, answer: Answe
   modes.options.sink.observeSide(label, 'translated', translated.value.ms / 1000);
   await yieldToCallers();
   // Without a second legacy answer there is no noise to cancel; the comparison still stands.
-  compareSnapshots(modes, c, label, 'compare', compared.mapping, { legacy, again: again.status === 'fulfilled' ? again.value : undefined, translated: translated.value });
+  await compareSnapshots(modes, c, label, 'compare', compared.mapping, { legacy, again: again.status === 'fulfilled' ? again.value : undefined, translated: translated.value });
 }
 
 /** compare, a write: the legacy API executed it; the translation runs dry, recording its mutation. */

@@ -61,8 +61,11 @@ const LOOP_WINDOW_MS = 200;
 export function createModeContext(deps: ModeDeps): ModeContext {
   const modes = deps.options;
   const maxLoopUtilisation = modes.maxLoopUtilisation ?? 1;
+  // Shadow work comes only from compare and candidate, which only a rule names: without such a
+  // rule (every route passthrough or translated) nothing is ever shed, so no request is counted.
+  const compares = modes.rules.some((rule) => rule.mode === 'compare' || rule.mode === 'candidate');
   // The real utilisation counts only while callers overlap; an injected one (tests) decides alone.
-  const callers: CallerGauge | undefined = maxLoopUtilisation < 1 && modes.loopUtilisation === undefined ? createCallerGauge() : undefined;
+  const callers: CallerGauge | undefined = compares && maxLoopUtilisation < 1 && modes.loopUtilisation === undefined ? createCallerGauge() : undefined;
   const queue: ShadowQueue = createShadowQueue({
     concurrency: modes.concurrency,
     queueMax: modes.queueMax,

@@ -172,10 +172,11 @@ export async function buildGateway(config: GatewayConfig, options: BuildOptions)
       ...(embedded ? { sandbox: embedded } : {}),
       ...(tracing ? { tracing } : {}),
       close: async () => {
+        // Judgements still pending are cut first (not recorded), so none lands after the store's last publish.
+        await comparer.close();
         // What this replica has not published yet goes out before the state closes.
         await store?.close();
         await shared?.state.close();
-        await comparer.close();
         await embedded?.server.close();
         // The last spans (the drained requests') go out; an unreachable collector neither fails nor holds the shutdown.
         if (tracing) await stopTracing(tracing);

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { compareAnswers } from './diff.ts';
+import { adoptSecretTagKey } from './secrets.ts';
 import type { DiffReply, DiffRequest, DiffThreadData } from './thread-comparer.ts';
 
 /**
@@ -9,7 +10,8 @@ import type { DiffReply, DiffRequest, DiffThreadData } from './thread-comparer.t
  * Its messages come from the gateway's own thread, typed there; nothing here is a caller's input
  * until compareAnswers reads the answers, as it does in-process.
  */
-const { thresholds } = workerData as DiffThreadData;
+const { thresholds, secretTagKey } = workerData as DiffThreadData;
+adoptSecretTagKey(secretTagKey);
 const port = parentPort;
 if (port === null) throw new Error('diff-thread.ts runs as a worker thread only');
 

@@ -8,7 +8,7 @@ import { createHmac, randomBytes } from 'node:crypto';
  * and again by the parity store's record cleaner.
  *
  * A secret becomes `[secret <tag>]`, the tag a keyed hash (a key drawn per process, never kept
- * anywhere): the same secret on both sides still matches and different ones still differ, but
+ * anywhere, and handed to the diff thread, src/compare/thread-comparer.ts): the same secret on both sides still matches and different ones still differ, but
  * the text cannot be read back (and the tag cannot be guessed offline without the key).
  */
 
@@ -27,17 +27,27 @@ const ALWAYS_SECRET: ReadonlySet<string> = new Set(['service_key', 'auth_passwor
 const SECRET_PROPERTY_KEYS: ReadonlySet<string> = new Set(['headers', 'payload', 'url']);
 
 const PARENT = 'configuration';
-const TAG_KEY = randomBytes(32);
+let tagKey: Uint8Array = randomBytes(32);
 const MAX_DEPTH = 64;
 
 export const SECRET_PREFIX = '[secret';
+
+/** A copy of this process's tag key, for the diff thread it starts. */
+export function secretTagKey(): Uint8Array {
+  return Uint8Array.from(tagKey);
+}
+
+/** In the diff thread: tag with the key of the process that started it, so its tags are that process's. */
+export function adoptSecretTagKey(key: Uint8Array): void {
+  tagKey = Uint8Array.from(key);
+}
 
 /** The mask of one secret value (null and undefined stay as they are: "no secret" is not one). */
 export function secretMark(value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (typeof value === 'string' && value.startsWith(SECRET_PREFIX)) return value;
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return `${SECRET_PREFIX} ${createHmac('sha256', TAG_KEY).update(text ?? '').digest('hex').slice(0, 8)}]`;
+  return `${SECRET_PREFIX} ${createHmac('sha256', tagKey).update(text ?? '').digest('hex').slice(0, 8)}]`;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,4 +1,5 @@
 import { maskTargetSecrets } from '../compare/secrets.ts';
+import { DiffThreadClosed } from '../compare/thread-comparer.ts';
 import type { AnswerSnapshot, ComparisonRecord } from '../compare/types.ts';
 import type { GatewayContext } from '../routes/context.ts';
 import { methodsOf, type Mapping } from '../routes/mapping.ts';
@@ -75,6 +76,8 @@ export async function compareSnapshots(
   try {
     judged = await modes.options.comparer({ legacy, ...(again ? { legacyAgain: again } : {}), translated, gapPatterns: gapsOf(mapping) });
   } catch (error) {
+    // Cut by the gateway's close: nothing was judged, and nothing went wrong with the answers.
+    if (error instanceof DiffThreadClosed) return;
     recordOf(modes, c, label, mode, { outcome: 'error', status, ms, error: `comparer failed: ${reasonOf(error)}` });
     return;
   }

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareAnswers, MAX_DEPTH } from '../../src/compare/diff.ts';
-import { createThreadComparer, DiffThreadError, type DiffInput } from '../../src/compare/thread-comparer.ts';
+import { secretMark } from '../../src/compare/secrets.ts';
+import { createThreadComparer, DiffThreadClosed, type DiffInput } from '../../src/compare/thread-comparer.ts';
 import type { Threshold } from '../../src/compare/thresholds.ts';
 import type { AnswerSnapshot } from '../../src/compare/types.ts';
 
@@ -73,32 +74,58 @@ describe('the diff engine on its thread', () => {
 describe('a diff thread that fails', () => {
   const flakyEntry = new URL('./fixtures/flaky-diff-thread.ts', import.meta.url);
   const plain: DiffInput = { legacy: jsonAnswer({}), translated: jsonAnswer({}), gapPatterns: [] };
+  // Restarted at once unless a test is about the wait.
+  const flaky = (options: { timeoutMs?: number; restartBackoffMs?: number } = {}) => createThreadComparer({ thresholds: [], entry: flakyEntry, restartBackoffMs: 0, ...options });
 
   it('fails the comparisons it held when it exits, and a new thread serves the next', async () => {
-    const comparer = createThreadComparer({ thresholds: [], entry: flakyEntry });
+    const comparer = flaky();
     try {
+      const exiting = comparer.compare({ ...plain, gapPatterns: ['exit'] });
+      // Posted after the exit's: never answered by that thread.
       const held = comparer.compare(plain);
-      await expect(comparer.compare({ ...plain, gapPatterns: ['exit'] })).rejects.toThrow(DiffThreadError);
-      // The call before the exit was answered first or failed with it: never left pending.
-      await held.catch((error: unknown) => expect(error).toBeInstanceOf(DiffThreadError));
+      await expect(exiting).rejects.toThrow(/exited \(code 3\)/);
+      await expect(held).rejects.toThrow(/exited \(code 3\)/);
       await expect(comparer.compare(plain)).resolves.toMatchObject({ outcome: 'match' });
+    } finally {
+      await comparer.close();
+    }
+  });
+
+  it('after a failure, fails comparisons at once for the restart wait, without starting a thread', async () => {
+    const comparer = flaky({ restartBackoffMs: 60_000 });
+    try {
+      await expect(comparer.compare({ ...plain, gapPatterns: ['exit'] })).rejects.toThrow(/exited \(code 3\)/);
+      const started = performance.now();
+      await expect(comparer.compare(plain)).rejects.toThrow(/exited \(code 3\)/);
+      // No thread was started for it (one takes tens of milliseconds to answer here).
+      expect(performance.now() - started).toBeLessThan(1_000);
+    } finally {
+      await comparer.close();
+    }
+  });
+
+  it('cannot start: the record names the error and its code, never a thread per comparison', async () => {
+    const comparer = createThreadComparer({ thresholds: [], entry: new URL('./fixtures/no-such-thread.ts', import.meta.url) });
+    try {
+      await expect(comparer.compare(plain)).rejects.toThrow(/diff thread failed: Error (ERR_)?MODULE_NOT_FOUND/);
+      await expect(comparer.compare(plain)).rejects.toThrow(/diff thread failed: Error (ERR_)?MODULE_NOT_FOUND/);
     } finally {
       await comparer.close();
     }
   });
 
   it('fails a comparison it never answers after the bound, and a new thread serves the next', async () => {
-    const comparer = createThreadComparer({ thresholds: [], entry: flakyEntry, timeoutMs: 300 });
+    const comparer = flaky({ timeoutMs: 2_000 });
     try {
-      await expect(comparer.compare({ ...plain, gapPatterns: ['hang'] })).rejects.toThrow(/took over 300 ms/);
+      await expect(comparer.compare({ ...plain, gapPatterns: ['hang'] })).rejects.toThrow(/took over 2000 ms/);
       await expect(comparer.compare(plain)).resolves.toMatchObject({ outcome: 'match' });
     } finally {
       await comparer.close();
     }
-  });
+  }, 10_000);
 
   it('fails on an uncaught error in the thread, and a new thread serves the next', async () => {
-    const comparer = createThreadComparer({ thresholds: [], entry: flakyEntry });
+    const comparer = flaky();
     try {
       await expect(comparer.compare({ ...plain, gapPatterns: ['throw'] })).rejects.toThrow(/diff thread failed: Error/);
       await expect(comparer.compare(plain)).resolves.toMatchObject({ outcome: 'match' });
@@ -107,11 +134,34 @@ describe('a diff thread that fails', () => {
     }
   });
 
-  it('once closed, fails what was pending and every later comparison', async () => {
-    const comparer = createThreadComparer({ thresholds: [], entry: flakyEntry });
+  it('fails an input it cannot send alone: the thread and the other comparisons go on', async () => {
+    const comparer = flaky();
+    try {
+      const other = comparer.compare(plain);
+      const unclonable = { ...plain, gapPatterns: [(() => 'a function') as unknown as string] };
+      await expect(comparer.compare(unclonable)).rejects.toThrow(/could not be cloned/);
+      await expect(other).resolves.toMatchObject({ outcome: 'match' });
+      await expect(comparer.compare(plain)).resolves.toMatchObject({ outcome: 'match' });
+    } finally {
+      await comparer.close();
+    }
+  });
+
+  it('once closed, fails what was pending and every later comparison as closed', async () => {
+    const comparer = flaky();
     const pending = comparer.compare({ ...plain, gapPatterns: ['hang'] });
     await comparer.close();
-    await expect(pending).rejects.toThrow(/closed/);
-    await expect(comparer.compare(plain)).rejects.toThrow(/closed/);
+    await expect(pending).rejects.toBeInstanceOf(DiffThreadClosed);
+    await expect(comparer.compare(plain)).rejects.toBeInstanceOf(DiffThreadClosed);
+  });
+});
+
+describe('secret tags', () => {
+  it('are the same on the thread as in the process that started it', async () => {
+    const channel = (key: string) => jsonAnswer({ channel: { configuration: { service_key: key } } });
+    const input: DiffInput = { legacy: channel('legacy-secret'), translated: channel('translated-secret'), gapPatterns: [] };
+    const [difference] = (await threaded.compare(input)).differences;
+    expect(difference?.legacy).toBe(secretMark('legacy-secret'));
+    expect(difference?.translated).toBe(secretMark('translated-secret'));
   });
 });

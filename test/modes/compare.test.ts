@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../sandbox/server.ts';
+import { DiffThreadClosed, DiffThreadError } from '../../src/compare/thread-comparer.ts';
+import type { Comparer } from '../../src/modes/ports.ts';
 import { sampledIn } from '../../src/modes/shadow.ts';
 import { DEMO_KEY, FIXED_NOW, PRIMARY_ACCOUNT, startSandbox } from '../support/harness.ts';
 import { FIXTURE_OPERATIONS, startFixtureLegacy, WIDGET, WIDGETS } from '../support/fixture-routes.ts';
@@ -216,6 +218,48 @@ describe('compare and candidate modes on the sandbox', () => {
       proxy.release();
     }
     expect(await gateway.sink.waitForRecords(2)).toHaveLength(2);
+  });
+
+  it('a judgement still pending (a comparer on its thread) holds its shadow slot: with concurrency 1 and no queue the next comparison is dropped until it is judged', async () => {
+    let judge: () => void = () => undefined;
+    const comparer: Comparer = () => new Promise((resolve) => (judge = () => resolve({ outcome: 'match', differences: [] })));
+    const gateway = await gatewayWith('GET /v2/fixture_widgets/*=compare', { concurrency: 1, queueMax: 0, comparer });
+    const ask = async (): Promise<void> => {
+      const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
+      expect(response.status).toBe(200);
+      await response.text();
+    };
+    await ask();
+    // The first request's shadow work reaches the comparer and waits there.
+    for (let turn = 0; turn < 500 && gateway.sink.sides.filter((s) => s.side === 'translated').length < 1; turn++) await new Promise((resolve) => setTimeout(resolve, 2));
+    await ask();
+    for (let turn = 0; turn < 100 && gateway.sink.drops.length < 1; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(gateway.sink.drops).toEqual([{ route: WIDGET, method: 'GET' }]);
+    expect(gateway.sink.records).toEqual([]);
+    judge();
+    const [record] = await gateway.sink.waitForRecords(1);
+    expect(record).toMatchObject({ outcome: 'match' });
+  });
+
+  it('a comparer that rejects is an error record; one closed under the comparison records nothing', async () => {
+    const failing = await gatewayWith('GET /v2/fixture_widgets/*=compare', { comparer: () => Promise.reject(new DiffThreadError('diff thread exited (code 1)')) });
+    await (await failing.app.request(`/v2/fixture_widgets/${appId}.json`, { headers })).text();
+    const [record] = await failing.sink.waitForRecords(1);
+    expect(record).toMatchObject({ outcome: 'error', error: 'comparer failed: DiffThreadError: diff thread exited (code 1)' });
+
+    let rejected = false;
+    const closing = await gatewayWith('GET /v2/fixture_widgets/*=compare', {
+      comparer: () => {
+        rejected = true;
+        return Promise.reject(new DiffThreadClosed('diff thread closed'));
+      },
+    });
+    await (await closing.app.request(`/v2/fixture_widgets/${appId}.json`, { headers })).text();
+    for (let turn = 0; turn < 500 && !rejected; turn++) await new Promise((resolve) => setTimeout(resolve, 2));
+    expect(rejected).toBe(true);
+    // A few more turns for a record that must not come.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(closing.sink.records).toEqual([]);
   });
 
   it('a legacy answer over COMPARE_MAX_BODY_BYTES reaches the caller whole and is counted as an error', async () => {

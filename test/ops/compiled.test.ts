@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * gateway and embedded sandbox `npm start` runs, with every mapping and query found.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BRIDGE_TOKEN = 'compiled-test-bridge-token';
 
 function build(): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -27,7 +28,17 @@ describe('node dist/src/index.js (npm run build)', () => {
     // Plain node, and no .ts beside the compiled code it loads.
     child = spawn(process.execPath, ['dist/src/index.js'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: '0', LOG_LEVEL: 'warn', SANDBOX_APM_APPS: '120' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'production',
+        PORT: '0',
+        LOG_LEVEL: 'warn',
+        SANDBOX_APM_APPS: '120',
+        // One compared route: its judgement runs on the diff thread, whose compiled entry must resolve.
+        ROUTE_MODES: 'GET /v2/applications/{id}/hosts=compare;*=translate',
+        COMPARE_MAX_LOOP_UTILISATION: '1',
+        BRIDGE_TOKEN: BRIDGE_TOKEN,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -85,6 +96,24 @@ describe('node dist/src/index.js (npm run build)', () => {
     expect(deployment.status).toBe(201);
     expect((await fetch(`${base}/v2/applications/1.json`, { headers })).status).toBe(404);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  });
+
+  it('judges a compared request on the compiled diff thread', async () => {
+    const apps = (await (await fetch(`${base}/v2/applications.json`, { headers: { 'X-Api-Key': key } })).json()) as { applications: Array<{ id: number }> };
+    const id = apps.applications[0]?.id;
+    expect((await fetch(`${base}/v2/applications/${id}/hosts.json`, { headers: { 'X-Api-Key': key } })).status).toBe(200);
+    let report: { totals: { outcomes: Record<string, number> } } | undefined;
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const response = await fetch(`${base}/bridge/parity.json`, { headers: { Authorization: `Bearer ${BRIDGE_TOKEN}` } });
+      report = (await response.json()) as typeof report;
+      const { outcomes } = report?.totals ?? { outcomes: {} };
+      if ((outcomes.match ?? 0) + (outcomes.mismatch ?? 0) + (outcomes.noise ?? 0) + (outcomes.error ?? 0) > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // Judged on the thread: a match or mismatch, never an error (a thread that cannot start is "comparer failed").
+    const { outcomes } = report?.totals ?? { outcomes: {} };
+    expect((outcomes.match ?? 0) + (outcomes.mismatch ?? 0) + (outcomes.noise ?? 0)).toBeGreaterThan(0);
+    expect(outcomes.error).toBe(0);
   });
 
   it('exits 0 on SIGTERM', async () => {

@@ -8,8 +8,9 @@ import { createHmac, randomBytes } from 'node:crypto';
  * and again by the parity store's record cleaner.
  *
  * A secret becomes `[secret <tag>]`, the tag a keyed hash (a key drawn per process, never kept
- * anywhere, and handed to the diff thread, src/compare/thread-comparer.ts): the same secret on both sides still matches and different ones still differ, but
- * the text cannot be read back (and the tag cannot be guessed offline without the key).
+ * anywhere, handed to the diff thread it starts, src/compare/thread-comparer.ts): the same
+ * secret on both sides still matches and different ones still differ, but the text cannot be
+ * read back (and the tag cannot be guessed offline without the key).
  */
 
 /** Alert channel configuration keys that are credentials (the channel mappings never read them back from NerdGraph). */

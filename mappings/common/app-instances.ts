@@ -228,14 +228,46 @@ export function linkIdsFromInstances(appId: number, instances: readonly Applicat
  * ids as linkIdsFromInstances gives for the same instances (host ids are syntheticHostId).
  */
 export function linkIdsFromNames(appId: number, hostNames: readonly string[], agentIds: readonly (string | number)[]): AppLinkIds {
-  const instanceIds = new Set<number>();
+  const instances: number[] = [];
   for (const id of agentIds) {
-    const text = String(id);
-    if (ID_PATTERN.test(text)) instanceIds.add(Number(text));
+    // A number passes ID_PATTERN's test of its text exactly when it is an integer of 1 to 15 digits.
+    if (typeof id === 'number' ? Number.isInteger(id) && id >= 1 && id < 1e15 : ID_PATTERN.test(id)) instances.push(Number(id));
   }
   const hostIdOf = hostIdsOf(appId);
   const hosts: number[] = [];
-  for (const name of new Set(hostNames)) hosts.push(hostIdOf(name));
-  const ascending = (a: number, b: number): number => a - b;
-  return { instances: [...instanceIds].sort(ascending), hosts: hosts.sort(ascending) };
+  // An app has a few hosts: a look back through the list costs less than a Set until it is long.
+  const seen = hostNames.length > FEW ? new Set<string>() : undefined;
+  for (let i = 0; i < hostNames.length; i++) {
+    const name = hostNames[i] as string;
+    if (seen ? seen.has(name) : hostNames.indexOf(name) < i) continue;
+    seen?.add(name);
+    hosts.push(hostIdOf(name));
+  }
+  return { instances: uniqueAscending(ascending(instances)), hosts: ascending(hosts) };
+}
+
+/** Up to this many, the id lists of one app are sorted and deduplicated by hand. */
+const FEW = 16;
+
+/**
+ * Sorts in place, ascending. A list page sorts two short lists per app, and Array.prototype.sort
+ * with a comparator costs more in setup than an insertion sort of a few numbers.
+ */
+function ascending(values: number[]): number[] {
+  if (values.length > FEW) return values.sort((a, b) => a - b);
+  for (let i = 1; i < values.length; i++) {
+    const value = values[i] as number;
+    let j = i - 1;
+    for (; j >= 0 && (values[j] as number) > value; j--) values[j + 1] = values[j] as number;
+    values[j + 1] = value;
+  }
+  return values;
+}
+
+/** Drops repeats from a sorted list, in place. */
+function uniqueAscending(sorted: number[]): number[] {
+  let kept = 0;
+  for (const value of sorted) if (kept === 0 || sorted[kept - 1] !== value) sorted[kept++] = value;
+  sorted.length = kept;
+  return sorted;
 }

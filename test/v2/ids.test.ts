@@ -30,9 +30,11 @@ describe('v2 ids derived by hashing', () => {
   });
 
   it("a list page's instance ids are its agent ids that are v2 ids, once each, ascending", () => {
-    const agentId = fc.oneof(fc.integer({ min: -5, max: 10 ** 6 }), fc.string({ maxLength: 17 }), fc.stringMatching(/^[1-9]\d{0,16}$/));
+    // Numbers as NRQL may send them: small, at the 15-digit edge, fractional, negative zero, not finite.
+    const edge = fc.constantFrom(0, -0, 1, 1e15 - 1, 1e15, 2 ** 53, 1.5, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e21);
+    const agentId = fc.oneof(fc.integer({ min: -5, max: 10 ** 6 }), edge, fc.double(), fc.string({ maxLength: 17 }), fc.stringMatching(/^[1-9]\d{0,16}$/));
     fc.assert(
-      fc.property(appId, fc.array(agentId, { maxLength: 30 }), (id, agentIds) => {
+      fc.property(appId, fc.array(agentId, { maxLength: 40 }), (id, agentIds) => {
         const expected = [...new Set(agentIds.map(String).filter((text) => ID_PATTERN.test(text)).map(Number))].sort((a, b) => a - b);
         expect(linkIdsFromNames(id, [], agentIds).instances).toEqual(expected);
       }),

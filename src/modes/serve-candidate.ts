@@ -1,4 +1,5 @@
 import { maskSecrets } from '../compare/secrets.ts';
+import type { AnswerSnapshot } from '../compare/types.ts';
 import type { GatewayContext } from '../routes/context.ts';
 import type { Mapping } from '../routes/mapping.ts';
 import { parseRequestBody } from '../v2/request-body.ts';
@@ -60,7 +61,7 @@ export async function serveCandidate(modes: ModeContext, c: GatewayContext, mapp
   return new Response(captured, { status: answer.status, headers: answer.headers });
 }
 
-/** candidate, a read: two legacy answers (the second cancels noise), then the judgement. */
+/** candidate, a read: a legacy answer, then the judgement (with a second legacy answer to cancel noise, when it finds a mismatch). */
 async function candidateRead(modes: ModeContext, candidate: Candidate, answer: Response, done: CapturedBody): Promise<void> {
   const { c, label, started, body } = candidate;
   const maxBytes = modes.options.maxBodyBytes;
@@ -73,13 +74,15 @@ async function candidateRead(modes: ModeContext, candidate: Candidate, answer: R
     return;
   }
   const translated = snapshotOf(answer, done.bytes, translatedMs, maxBytes);
-  const [first, second] = await Promise.allSettled([legacyAgain(modes, c, label, body), legacyAgain(modes, c, label, body)]);
-  if (first.status === 'rejected') {
-    recordOf(modes, c, label, 'candidate', { outcome: 'error', status: { legacy: null, translated: translated.status }, ms: { legacy: null, translated: translated.ms }, error: `legacy call failed: ${reasonOf(first.reason)}` });
+  let first: AnswerSnapshot;
+  try {
+    first = await legacyAgain(modes, c, label, body);
+  } catch (error) {
+    recordOf(modes, c, label, 'candidate', { outcome: 'error', status: { legacy: null, translated: translated.status }, ms: { legacy: null, translated: translated.ms }, error: `legacy call failed: ${reasonOf(error)}` });
     return;
   }
   await yieldToCallers();
-  await compareSnapshots(modes, c, label, 'candidate', candidate.mapping, { legacy: first.value, again: second.status === 'fulfilled' ? second.value : undefined, translated });
+  await compareSnapshots(modes, c, label, 'candidate', candidate.mapping, { legacy: first, again: () => legacyAgain(modes, c, label, body), translated });
 }
 
 /** candidate, a write: the translation executed it; the legacy side records the request it would have made. */

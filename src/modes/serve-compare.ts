@@ -79,7 +79,7 @@ export async function serveCompare(modes: ModeContext, c: GatewayContext, route:
   return answerCaller(modes, c, answer, { maxBytes: modes.options.maxBodyBytes, onDone, onCut });
 }
 
-/** compare, a read: the translation and a second legacy answer (to cancel noise), then the judgement. */
+/** compare, a read: the translation, then the judgement (with a second legacy answer to cancel noise, when it finds a mismatch). */
 async function compareRead(modes: ModeContext, compared: Compared, answer: AnswerHead, done: CapturedBody): Promise<void> {
   const { c, label, started, body } = compared;
   const maxBytes = modes.options.maxBodyBytes;
@@ -100,18 +100,16 @@ async function compareRead(modes: ModeContext, compared: Compared, answer: Answe
     return;
   }
   const translatedStarted = performance.now();
-  const [translated, again] = await Promise.allSettled([
-    modes.translateShadow(shadowRequestOf(c, body, compared.route)).then((response) => readSnapshot(response, translatedStarted, maxBytes)),
-    legacyAgain(modes, c, label, body),
-  ]);
-  if (translated.status === 'rejected') {
-    recordOf(modes, c, label, 'compare', { outcome: 'error', status: { legacy: legacy.status, translated: null }, ms: { legacy: legacy.ms, translated: null }, error: `translation failed: ${reasonOf(translated.reason)}` });
+  let translated: AnswerSnapshot;
+  try {
+    translated = await modes.translateShadow(shadowRequestOf(c, body, compared.route)).then((response) => readSnapshot(response, translatedStarted, maxBytes));
+  } catch (error) {
+    recordOf(modes, c, label, 'compare', { outcome: 'error', status: { legacy: legacy.status, translated: null }, ms: { legacy: legacy.ms, translated: null }, error: `translation failed: ${reasonOf(error)}` });
     return;
   }
-  modes.options.sink.observeSide(label, 'translated', translated.value.ms / 1000);
+  modes.options.sink.observeSide(label, 'translated', translated.ms / 1000);
   await yieldToCallers();
-  // Without a second legacy answer there is no noise to cancel; the comparison still stands.
-  await compareSnapshots(modes, c, label, 'compare', compared.mapping, { legacy, again: again.status === 'fulfilled' ? again.value : undefined, translated: translated.value });
+  await compareSnapshots(modes, c, label, 'compare', compared.mapping, { legacy, again: () => legacyAgain(modes, c, label, body), translated });
 }
 
 /** compare, a write: the legacy API executed it; the translation runs dry, recording its mutation. */

@@ -36,6 +36,24 @@ function metricData(callCount: number, averageResponseTime: number): JsonValue {
 const CALLS = 'metric_data.metrics[name=HttpDispatcher].timeslices[from=2024-01-01T00:00:00+00:00].values.call_count';
 
 describe('compareAnswers: outcome and judging', () => {
+  it('a second legacy answer changes nothing unless the first judgement found a mismatch (so it is only asked for then)', () => {
+    // Small v2-like bodies: a list of apps whose fields the three answers may or may not share.
+    const app = fc.record({ id: fc.integer({ min: 1, max: 4 }), name: fc.constantFrom('a', 'b'), score: fc.constantFrom(0.5, 0.52, 0.9), health_status: fc.constantFrom('green', 'gray') });
+    const body = fc.record({ applications: fc.array(app, { maxLength: 4 }) });
+    const status = fc.constantFrom(200, 200, 200, 404);
+    const rules = fc.constantFrom<DiffRules>(NO_RULES, { gapPatterns: ['applications[].health_status'], thresholds: parseThresholds('applications[].score=rel:0.05') });
+    fc.assert(
+      fc.property(body, body, body, status, status, rules, (legacy, again, translated, legacyStatus, againStatus, diffRules) => {
+        const sides = { legacy: json(legacy, { status: legacyStatus }), translated: json(translated), rules: diffRules };
+        const alone = compareAnswers(sides);
+        const withAgain = compareAnswers({ ...sides, legacyAgain: json(again, { status: againStatus }) });
+        if (alone.outcome !== 'mismatch') expect(withAgain).toEqual(alone);
+        else expect(['mismatch', 'noise']).toContain(withAgain.outcome);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('is a match when the answers agree', () => {
     const body = { applications: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] };
     const reordered = { applications: [{ name: 'b', id: 2 }, { id: 1, name: 'a' }] };

@@ -96,7 +96,7 @@ describe('compare and candidate modes on the sandbox', () => {
     await sandbox.close();
   });
 
-  it('compare, read: the legacy API answers; the translation and a second legacy call run afterwards', async () => {
+  it('compare, read: the legacy API answers; the translation runs afterwards, and no second legacy call when the answers agree', async () => {
     const gateway = await gatewayWith('GET /v2/fixture_widgets/*=compare');
     const direct = await fetch(`${legacy.origin}/v2/fixture_widgets/${appId}.json`, { headers: { 'x-api-key': KEY } });
     const before = proxy.legacy('GET').length;
@@ -105,16 +105,73 @@ describe('compare and candidate modes on the sandbox', () => {
     expect(await response.text()).toBe(await direct.text());
     const [record] = await gateway.sink.waitForRecords(1);
     expect(record).toMatchObject({ route: WIDGET, method: 'GET', mode: 'compare', request: `/v2/fixture_widgets/${appId}.json`, status: { legacy: 200, translated: 200 } });
-    expect(['match', 'mismatch', 'noise']).toContain(record?.outcome);
-    // The caller's call and the noise call.
-    expect(proxy.legacy('GET').length - before).toBe(2);
+    expect(record?.outcome).toBe('match');
+    // The caller's call alone: noise could only turn a mismatch into noise.
+    expect(proxy.legacy('GET').length - before).toBe(1);
     // One caller request counted and noted; the internal translation is neither.
     expect(await gateway.callerRequests()).toBe(1);
     expect(gateway.sink.usage).toEqual([{ route: WIDGET, method: 'GET', mode: 'compare' }]);
-    expect(gateway.sink.sides.map((s) => s.side).sort()).toEqual(['legacy', 'legacy', 'translated']);
+    expect(gateway.sink.sides.map((s) => s.side).sort()).toEqual(['legacy', 'translated']);
   });
 
-  it('candidate, read: the translation answers; two legacy calls run afterwards', async () => {
+  it('compare and candidate, read: a mismatch is judged again with a second legacy answer, which can turn it into noise', async () => {
+    for (const mode of ['compare', 'candidate'] as const) {
+      const inputs: Array<{ again: boolean }> = [];
+      // A comparer that finds a mismatch unless a second legacy answer is there to explain it.
+      const comparer: Comparer = (input) => {
+        inputs.push({ again: input.legacyAgain !== undefined });
+        return input.legacyAgain === undefined ? { outcome: 'mismatch', differences: [] } : { outcome: 'noise', differences: [] };
+      };
+      const gateway = await gatewayWith(`GET /v2/fixture_widgets/*=${mode}`, { comparer });
+      const before = proxy.legacy('GET').length;
+      const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
+      await response.text();
+      const [record] = await gateway.sink.waitForRecords(1);
+      expect(record?.outcome).toBe('noise');
+      expect(inputs).toEqual([{ again: false }, { again: true }]);
+      // compare: the caller's call and the noise call; candidate: the compared call and the noise call.
+      expect(proxy.legacy('GET').length - before).toBe(2);
+    }
+  });
+
+  it('compare, read: a second legacy call that fails leaves the first judgement standing', async () => {
+    // The caller's legacy call is answered; every later one is cut before its headers.
+    let legacyCalls = 0;
+    const cutting = createServer((req, res) => {
+      legacyCalls++;
+      if (legacyCalls > 1) {
+        req.socket.destroy();
+        return;
+      }
+      void fetch(`${legacy.origin}${req.url ?? ''}`, { headers: { 'x-api-key': KEY } })
+        .then(async (upstream) => {
+          res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+          res.end(Buffer.from(await upstream.arrayBuffer()));
+        })
+        .catch(() => res.destroy());
+    });
+    const { origin, close } = await listenOnLoopback(cutting);
+    try {
+      const judged: boolean[] = [];
+      const comparer: Comparer = (input) => {
+        judged.push(input.legacyAgain !== undefined);
+        return { outcome: 'mismatch', differences: [] };
+      };
+      const gateway = await createModesGateway({ nerdgraphUrl: `${proxy.origin}/graphql`, legacyUrl: origin, routeModes: 'GET /v2/fixture_widgets/*=compare', comparer });
+      const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
+      expect(response.status).toBe(200);
+      await response.text();
+      const [record] = await gateway.sink.waitForRecords(1);
+      expect(record?.outcome).toBe('mismatch');
+      expect(judged).toEqual([false]);
+      expect(legacyCalls).toBe(2);
+    } finally {
+      await close();
+    }
+  });
+
+
+  it('candidate, read: the translation answers; one legacy call runs afterwards when the answers agree', async () => {
     const translateOnly = await gatewayWith('');
     const expected = await (await translateOnly.app.request(`/v2/fixture_widgets/${appId}.json`, { headers })).text();
     const gateway = await gatewayWith('*=candidate');
@@ -122,8 +179,8 @@ describe('compare and candidate modes on the sandbox', () => {
     const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
     expect(await response.text()).toBe(expected);
     const [record] = await gateway.sink.waitForRecords(1);
-    expect(record).toMatchObject({ mode: 'candidate', status: { legacy: 200, translated: 200 } });
-    expect(proxy.legacy('GET').length - before).toBe(2);
+    expect(record).toMatchObject({ mode: 'candidate', outcome: 'match', status: { legacy: 200, translated: 200 } });
+    expect(proxy.legacy('GET').length - before).toBe(1);
   });
 
   it('compare, write: executed once, by the legacy API; the translation records its mutation without sending it', async () => {
@@ -165,7 +222,7 @@ describe('compare and candidate modes on the sandbox', () => {
     expect(proxy.mutations().length - mutationsBefore).toBe(1);
   });
 
-  it('compare, a POST read (a form of list parameters): the translation runs once, two legacy calls in all, never a loop', async () => {
+  it('compare, a POST read (a form of list parameters): the translation runs once, one legacy call when the answers agree, never a loop', async () => {
     const gateway = await gatewayWith('*=compare');
     const before = proxy.legacy('POST').length;
     // A body without Content-Length: Hono's body limit then replaces the request object.
@@ -184,9 +241,9 @@ describe('compare and candidate modes on the sandbox', () => {
     expect(response.status).toBe(200);
     await response.text();
     const [record] = await gateway.sink.waitForRecords(1);
-    expect(record).toMatchObject({ mode: 'compare', status: { legacy: 200, translated: 200 } });
+    expect(record).toMatchObject({ mode: 'compare', outcome: 'match', status: { legacy: 200, translated: 200 } });
     for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
-    expect(proxy.legacy('POST').length - before).toBe(2);
+    expect(proxy.legacy('POST').length - before).toBe(1);
     expect(gateway.sink.records).toHaveLength(1);
     expect(await gateway.upstreamCount()).toBeGreaterThan(0);
   });

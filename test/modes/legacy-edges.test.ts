@@ -265,7 +265,8 @@ describe('a legacy timeout is named as the legacy API', () => {
       await response.text();
       const [record] = await gateway.sink.waitForRecords(1);
       expect(record?.error).toBe(`legacy call failed: V2Error: ${READ_TIMEOUT}`);
-      expect(await stalling.waitForAbandoned(2)).toEqual(['GET /v2/fixture_widgets/1.json', 'GET /v2/fixture_widgets/1.json']);
+      // One legacy call: a second is made only for a mismatch, and there was no answer to judge.
+      expect(await stalling.waitForAbandoned(1)).toEqual(['GET /v2/fixture_widgets/1.json']);
     } finally {
       await stalling.close();
     }

@@ -255,7 +255,7 @@ export function endUserApdexGap(prefix: string): KnownGap {
   };
 }
 
-const EndUserApdexRow = z.object({ facet: z.union([z.string(), z.number()]).nullable().optional(), eu_apdex_score: z.number().nullable().optional() });
+export const EndUserApdexRow = z.object({ facet: z.union([z.string(), z.number()]).nullable().optional(), eu_apdex_score: z.number().nullable().optional() });
 export const EndUserApdexRows = z.object({ results: z.array(z.unknown()).nullable() }).nullable().optional();
 
 /** Two decimals after dropping float noise, as v2 showed summary numbers. */

@@ -176,7 +176,7 @@ const NrqlRows = z.object({ nrql: FacetRows }).nullable();
 
 // The b0..b7 browser batches are read by entitiesByGuid (guid-batches.ts).
 // Both documents: ApplicationsBrowserApdex has no `nrql` (links) field.
-const PageDetailsAnswer = z.object({ actor: z.object({ account: z.object({ nrql: FacetRows.optional(), endUser: EndUserApdexRows }).nullable() }) });
+export const PageDetailsAnswer = z.object({ actor: z.object({ account: z.object({ nrql: FacetRows.optional(), endUser: EndUserApdexRows }).nullable() }) });
 const HostIndexAnswer = z.object({ actor: z.object({ account: NrqlRows }) });
 
 /**

@@ -29,7 +29,7 @@ export function guidBatchVariables(guids: readonly string[]): Record<string, unk
 
 const Batch = z.array(z.unknown()).nullable().optional();
 // Only the b0..b7 fields are read; a document may select more beside them (e.g. NRQL).
-const Batches = z.object({
+export const Batches = z.object({
   actor: z.object(Object.fromEntries(Array.from({ length: ENTITIES_CALLS_PER_DOCUMENT }, (_, call) => [`b${call}`, Batch])) as Record<string, typeof Batch>),
 });
 

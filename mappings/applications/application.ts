@@ -103,9 +103,16 @@ function orNulls(object: Record<string, number | null | undefined>): V2Body {
   return out;
 }
 
-function anyValue(object: Record<string, number | null | undefined>): boolean {
-  for (const key in object) if (object[key] !== null && object[key] !== undefined) return true;
-  return false;
+const given = (value: number | null | undefined): boolean => value !== null && value !== undefined;
+
+// The summaries' values read by name, not by looping over their keys: a parsed answer is the
+// answer itself (src/upstream/compiled-check.ts), which may hold keys the schema does not name.
+function anyApmSummaryValue(summary: NonNullable<ApmEntity['apmSummary']>): boolean {
+  return given(summary.responseTimeAverage) || given(summary.throughput) || given(summary.errorRate) || given(summary.apdexScore) || given(summary.hostCount) || given(summary.instanceCount);
+}
+
+function anyBrowserSummaryValue(summary: NonNullable<ApmEntity['apmBrowserSummary']>): boolean {
+  return given(summary.pageLoadTimeAverage) || given(summary.pageLoadThroughput);
 }
 
 
@@ -136,7 +143,7 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
   const summary = entity.apmSummary;
   // A block is shown only when NerdGraph gave at least one of its own values: an object of
   // nulls (or only the apdex target, which is a setting) is no summary at all.
-  if (reporting && summary && anyValue(summary)) {
+  if (reporting && summary && anyApmSummaryValue(summary)) {
     app.application_summary = orNulls({
       response_time: summary.responseTimeAverage == null ? undefined : secondsToMs(summary.responseTimeAverage),
       throughput: summary.throughput,
@@ -150,7 +157,7 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
     });
   }
   const browser = entity.apmBrowserSummary;
-  const browserMonitored = browser !== null && browser !== undefined && anyValue(browser);
+  const browserMonitored = browser !== null && browser !== undefined && anyBrowserSummaryValue(browser);
   if (reporting && browserMonitored) {
     app.end_user_summary = orNulls({
       response_time: browser.pageLoadTimeAverage,

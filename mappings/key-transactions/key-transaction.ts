@@ -30,6 +30,21 @@ export const KeyTransactionEntity = EntityOutline.extend({
 });
 export type KeyTransactionEntity = z.infer<typeof KeyTransactionEntity>;
 
+/**
+ * A key transaction entity of an answer, its parent app entity kept only when `inAccount` says
+ * it is in the caller's account (anything else is not shown); undefined when the entity is not
+ * one. A copy when the parent is dropped: the parsed entity is never changed, as it may be the
+ * answer's own object (frozen by the micro-cache).
+ */
+export function keyTransactionOf(entity: unknown, inAccount: (entity: unknown) => boolean): KeyTransactionEntity | undefined {
+  const parsed = KeyTransactionEntity.safeParse(entity);
+  if (!parsed.success) return undefined;
+  const kt = parsed.data;
+  const parent = kt.application.entity;
+  if (!parent || inAccount(parent)) return kt;
+  return { ...kt, application: { ...kt.application, entity: null } };
+}
+
 /** The NRQL sums of one KT (keyTransactionSumsQuery). */
 export interface KeyTransactionSums {
   calls: number;

@@ -4,8 +4,9 @@ import { entitiesByGuid, guidBatchVariables, guidsOf } from '../common/guid-batc
 import {
   KEY_TRANSACTION_ASSUMPTIONS,
   KEY_TRANSACTION_TOP_LINKS,
-  KeyTransactionEntity,
+  type KeyTransactionEntity,
   NrqlResults,
+  keyTransactionOf,
   keyTransactionFields,
   keyTransactionGaps,
   reshapeKeyTransaction,
@@ -64,12 +65,9 @@ export default defineListMapping({
     const data = await ctx.read(DETAILS, { ...guidBatchVariables(guids), accountId: ctx.accountId, summary: summaryQuery(guids, ctx.now) });
     const found = new Map<string, KeyTransactionEntity>();
     for (const [guid, entity] of entitiesByGuid(data, DETAILS, guids, ctx)) {
-      const parsed = KeyTransactionEntity.safeParse(entity);
-      if (!parsed.success) continue;
-      const kt = parsed.data;
       // The parent app is an entity NerdGraph returned too: it must be in the account.
-      if (kt.application.entity && !ctx.inAccount(kt.application.entity)) kt.application.entity = null;
-      found.set(guid, kt);
+      const kt = keyTransactionOf(entity, (parent) => ctx.inAccount(parent));
+      if (kt !== undefined) found.set(guid, kt);
     }
     return { entities: found, sums: sumsByGuid(parseAnswer(Details, data, DETAILS).actor.account.summary.results, DETAILS) };
   },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, type ReadOptions, type ReshapeContext, fieldNotesUnder, parseAnswer, OverBudget, UpstreamError, type V2Body, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type ReadOptions, type ReshapeContext, checkedParse, fieldNotesUnder, parseAnswer, OverBudget, UpstreamError, type V2Body, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
 import { EntityTitles } from '../common/entity-titles.ts';
 import { healthStatus, startOfMinute } from '../common/entity-health.ts';
 import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from '../common/app-instances.ts';
@@ -273,7 +273,7 @@ export function endUserApdexScores(answer: z.infer<typeof EndUserApdexRows>, app
   const wanted = new Set(appIds);
   const scores = new Map<number, number>();
   for (const raw of answer?.results ?? []) {
-    const row = EndUserApdexRow.safeParse(raw);
+    const row = checkedParse(EndUserApdexRow, raw);
     if (!row.success || row.data.eu_apdex_score === null || row.data.eu_apdex_score === undefined) continue;
     const appId = Number(row.data.facet);
     if (wanted.has(appId)) scores.set(appId, round2(row.data.eu_apdex_score));
@@ -319,9 +319,9 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
   const actor = parseAnswer(ApplicationByGuidAnswer, data, 'ApplicationByGuid').actor;
   const entity = ctx.requireEntity(actor.entity, { guid }, EntityTitles.applicationNotFound);
   const browser = actor.browser === null || actor.browser === undefined ? null : ctx.requireEntity(actor.browser, { guid: browserGuid }, EntityTitles.applicationNotFound);
-  const parsed = ApmEntity.safeParse(entity);
+  const parsed = checkedParse(ApmEntity, entity);
   if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected entity shape in ApplicationByGuid');
-  const parsedBrowser = browser === null ? null : BrowserApdexEntity.safeParse(browser);
+  const parsedBrowser = browser === null ? null : checkedParse(BrowserApdexEntity, browser);
   if (parsedBrowser !== null && !parsedBrowser.success) throw new UpstreamError('upstream_failure', 'unexpected browser entity shape in ApplicationByGuid');
   let endUserApdexScore = kept?.score ?? null;
   // A failed NRQL part (null: END_USER_APDEX_PART) is no score to keep: the next read asks again.

@@ -1,4 +1,4 @@
-import { UpstreamError, type PageReadContext, parseAnswer } from '../../src/mapping-api.ts';
+import { checkedParseOrThrow, UpstreamError, type PageReadContext, parseAnswer } from '../../src/mapping-api.ts';
 import { z } from 'zod';
 
 /**
@@ -37,7 +37,7 @@ const WithGuid = z.object({ guid: z.string() });
 
 /** The GUIDs of a page's entities (already account-checked by the list runner). */
 export function guidsOf(entities: readonly unknown[]): string[] {
-  return entities.map((entity) => WithGuid.parse(entity).guid);
+  return entities.map((entity) => checkedParseOrThrow(WithGuid, entity).guid);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ID_PATTERN, type FieldNote, type KnownGap, fieldNotesUnder, parseAnswer, type V2Body, decodeEntityGuid } from '../../src/mapping-api.ts';
+import { ID_PATTERN, type FieldNote, type KnownGap, checkedParse, fieldNotesUnder, parseAnswer, type V2Body, decodeEntityGuid } from '../../src/mapping-api.ts';
 import { z } from 'zod';
 import { healthStatus, startOfMinute } from '../common/entity-health.ts';
 import { idFromGuid } from '../common/created-app.ts';
@@ -37,7 +37,7 @@ export type KeyTransactionEntity = z.infer<typeof KeyTransactionEntity>;
  * answer's own object (frozen by the micro-cache).
  */
 export function keyTransactionOf(entity: unknown, inAccount: (entity: unknown) => boolean): KeyTransactionEntity | undefined {
-  const parsed = KeyTransactionEntity.safeParse(entity);
+  const parsed = checkedParse(KeyTransactionEntity, entity);
   if (!parsed.success) return undefined;
   const kt = parsed.data;
   const parent = kt.application.entity;
@@ -63,6 +63,8 @@ const SumsRow = z.object({
   apdex_t: z.number().nullable(),
   apdex_f: z.number().nullable(),
 });
+// Built once: its compiled check (and zod's own) is kept per schema object.
+const SumsRows = z.array(SumsRow);
 export const NrqlResults = z.object({ results: z.array(z.unknown()) });
 
 export function summaryQuery(guids: readonly string[], now: number): string {
@@ -71,7 +73,7 @@ export function summaryQuery(guids: readonly string[], now: number): string {
 
 /** The summary rows by KT GUID; a KT without rows in the window has none. */
 export function sumsByGuid(results: unknown, operation: string): Map<string, KeyTransactionSums> {
-  const rows = parseAnswer(z.array(SumsRow), results, operation);
+  const rows = parseAnswer(SumsRows, results, operation);
   const sums = new Map<string, KeyTransactionSums>();
   for (const row of rows) {
     const guid = row['entity.guid'] ?? (typeof row.facet === 'string' ? row.facet : undefined);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineListMapping, EntityKinds, parseAnswer, XML_ASSUMPTION } from '../../src/mapping-api.ts';
+import { checkedParseOrThrow, defineListMapping, EntityKinds, parseAnswer, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 import { entitiesByGuid, guidBatchVariables, guidsOf } from '../common/guid-batches.ts';
 import {
   KEY_TRANSACTION_ASSUMPTIONS,
@@ -18,6 +18,7 @@ import { NAME_IDS_LIST_ASSUMPTIONS, NAME_IDS_LIST_GAPS, nameIdsConditions, nameI
 import { keyTransactionKeys } from './v2-keys.ts';
 
 const DETAILS = 'KeyTransactionDetails';
+const WithGuid = z.object({ guid: z.string() });
 
 const Details = z.object({ actor: z.object({ account: z.object({ summary: NrqlResults }) }) });
 
@@ -72,7 +73,7 @@ export default defineListMapping({
     return { entities: found, sums: sumsByGuid(parseAnswer(Details, data, DETAILS).actor.account.summary.results, DETAILS) };
   },
   reshapeItem(entity, ctx, enrichment) {
-    const guid = z.object({ guid: z.string() }).parse(entity).guid;
+    const guid = checkedParseOrThrow(WithGuid, entity).guid;
     // enrichPage's own answer: the runner calls it for every page with entities.
     const details = enrichment as PageDetails;
     const kt = details.entities.get(guid);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { checkedParse, checkedParseOrThrow, compileCheck, type CompiledCheck } from '../../src/upstream/compiled-check.ts';
+import { parseAnswer } from '../../src/upstream/answer.ts';
 import { deepFreeze } from '../../src/upstream/micro-cache.ts';
 import { SearchPage } from '../../src/routes/search-pages.ts';
 import { ApmEntity, BrowserApdexEntity, EndUserApdexRow, EndUserApdexRows } from '../../mappings/applications/application.ts';
@@ -321,10 +322,12 @@ describe('checkedParse', () => {
     deepFreeze(answer);
     const parsed = checkedParse(SearchPage, answer);
     expect(parsed.success && parsed.data).toBe(answer);
+    expect(parseAnswer(SearchPage, answer, 'ApplicationsSearch')).toBe(answer);
     const refused = { actor: { entitySearch: { count: 1.5, results: null } } };
     const fast = checkedParse(SearchPage, refused);
     expect(fast.success).toBe(false);
     expect(fast.error?.issues).toEqual(SearchPage.safeParse(refused).error?.issues);
+    expect(() => parseAnswer(SearchPage, refused, 'ApplicationsSearch')).toThrow('unexpected ApplicationsSearch answer');
     expect(() => checkedParseOrThrow(SearchPage, refused)).toThrow(z.ZodError);
   });
 

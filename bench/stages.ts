@@ -78,8 +78,10 @@ export const STAGE_RULES: readonly StageRule[] = [
   { stage: 'metrics', file: own('src/ops/metrics[^/]*\\.ts') },
   // The upstream body read as text is parsed once here (JSON.parse, a native, lands on this frame).
   { stage: 'parse', file: own('src/upstream/attempt\\.ts'), fn: /^parseResult$/ },
-  // parseAnswer: zod validation of an upstream answer at the edge.
+  // parseAnswer: zod validation of an upstream answer at the edge, and the check compiled from
+  // its schema that stands in for zod (before the src/upstream/ rule, which would call it upstream).
   { stage: 'parse', file: own('src/upstream/answer\\.ts') },
+  { stage: 'parse', file: own('src/upstream/compiled-check(-rules)?\\.ts') },
   // zod: parses upstream answers (mappings, runners, accounts), except under a parameter schema.
   { stage: 'parse', file: pkg('zod'), inheritFrom: ['parameters'] },
   // The rest of one NerdGraph attempt (undici request, status and error classification).

@@ -12,29 +12,34 @@
  *   twice on the search: readPageDetails' safeParse for the app ids, reshapeItem's parse);
  * - zod with each search entity parsed once (same schemas);
  * - zod with only the fields the list reads (its entity schema less applicationInstancesV2);
- * - a hand-written check of exactly the rules of "zod as the gateway" (same calls, no copy made).
+ * - a hand-written check of exactly the rules of "zod as the gateway" (same calls, no copy made);
+ * - the check compiled from the zod schemas (src/upstream/compiled-check.ts), called as the
+ *   gateway calls it now: parseAnswer, and checkedParse once per item (each search entity once).
  *
- * The exported schemas (ApmEntity, BrowserApdexEntity, EndUserApdexRows) and parseAnswer are
- * imported; the module-private ones are copied below between `copy of <file>` and `end of copy`
- * marks, and the run stops if a copy is no longer in its file word for word. Before timing, every
- * variant is run on the real answers and on each answer with one value replaced (wrong type,
- * null, missing, out of range) at one path of each shape it holds: all must agree with "zod as
- * the gateway" on what is refused and which items are dropped, or the run stops.
+ * The gateway's own schemas are imported. The zod columns call zod as parseAnswer did before the
+ * compiled check (zodParseAnswer below), so they still measure zod. Before timing, every variant
+ * is run on the real answers and on each answer with one value replaced (wrong type, null,
+ * missing, out of range) at one path of each shape it holds: all must agree with "zod as the
+ * gateway" on what is refused and which items are dropped, or the run stops.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { createSandbox } from '../sandbox/server.ts';
 import { buildGateway } from '../src/gateway.ts';
 import { loadConfig } from '../src/ops/config.ts';
 import { createLogger } from '../src/ops/logger.ts';
 import { parseAnswer } from '../src/upstream/answer.ts';
+import { checkedParse } from '../src/upstream/compiled-check.ts';
+import { UpstreamError } from '../src/upstream/errors.ts';
 import { deepFreeze } from '../src/upstream/micro-cache.ts';
-import { ApmEntity, BrowserApdexEntity, EndUserApdexRows } from '../mappings/applications/application.ts';
-import { ENTITIES_CALLS_PER_DOCUMENT } from '../mappings/common/guid-batches.ts';
+import { SearchPage } from '../src/routes/search-pages.ts';
+import { ApmEntity, BrowserApdexEntity, EndUserApdexRow } from '../mappings/applications/application.ts';
+import { PageDetailsAnswer } from '../mappings/applications/list.ts';
+import { Batches, ENTITIES_CALLS_PER_DOCUMENT } from '../mappings/common/guid-batches.ts';
 import { ApmOutline } from '../mappings/common/entity-schemas.ts';
 import { cpuRound } from './cpu-per-call.ts';
 import { buildScenarios } from './scenarios.ts';
@@ -94,56 +99,12 @@ async function recordListAnswers(): Promise<{ path: string; recorded: Recorded[]
 }
 
 // ---------------------------------------------------------------------------------------------
-// The gateway's module-private schemas, copied word for word (checked by checkCopies).
+// zod as the gateway called it before the compiled check: parseAnswer was safeParse, then a throw.
 
-// copy of src/routes/search-pages.ts
-const SearchPage = z.object({
-  actor: z.object({
-    entitySearch: z.object({
-      count: z.number().int().nonnegative().nullable().optional(),
-      results: z.object({ nextCursor: z.string().nullable().optional(), entities: z.array(z.unknown()).nullable() }).nullable(),
-    }),
-  }),
-});
-// end of copy
-
-// copy of mappings/applications/list.ts
-const FacetRow = z.object({
-  facet: z.union([z.number(), z.string()]),
-  hosts: z.array(z.string()).nullable().optional(),
-  instances: z.array(z.union([z.number(), z.string()])).nullable().optional(),
-});
-const FacetRows = z.object({ results: z.array(FacetRow).nullable() }).nullable();
-// end of copy
-
-// copy of mappings/applications/list.ts
-const PageDetailsAnswer = z.object({ actor: z.object({ account: z.object({ nrql: FacetRows.optional(), endUser: EndUserApdexRows }).nullable() }) });
-// end of copy
-
-// copy of mappings/common/guid-batches.ts
-const Batch = z.array(z.unknown()).nullable().optional();
-// end of copy
-
-// copy of mappings/common/guid-batches.ts
-const Batches = z.object({
-  actor: z.object(Object.fromEntries(Array.from({ length: ENTITIES_CALLS_PER_DOCUMENT }, (_, call) => [`b${call}`, Batch])) as Record<string, typeof Batch>),
-});
-// end of copy
-
-// copy of mappings/applications/application.ts
-const EndUserApdexRow = z.object({ facet: z.union([z.string(), z.number()]).nullable().optional(), eu_apdex_score: z.number().nullable().optional() });
-// end of copy
-
-/** Stops the run when a copied block above is no longer in its file (whitespace aside). */
-function checkCopies(): void {
-  const squeeze = (text: string): string => text.replace(/\s+/g, ' ').trim();
-  const own = readFileSync(fileURLToPath(import.meta.url), 'utf8');
-  const blocks = [...own.matchAll(/^\/\/ copy of (\S+)\n([\s\S]*?)^\/\/ end of copy$/gm)];
-  if (blocks.length === 0) throw new Error('validator-floor: no copied schema found');
-  for (const [, file, text] of blocks) {
-    const source = readFileSync(fileURLToPath(new URL(`../${file}`, import.meta.url)), 'utf8');
-    if (!squeeze(source).includes(squeeze(text as string))) throw new Error(`validator-floor: the copy of ${file} no longer matches it:\n${text}`);
-  }
+function zodParseAnswer<T>(schema: z.ZodType<T>, data: unknown, operation: string): T {
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw new UpstreamError('upstream_failure', `unexpected ${operation} answer`);
+  return parsed.data;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -172,7 +133,7 @@ function refused(run: () => Outcome): Outcome {
 // drops the item). inAccount, a hand-written check, runs the same in every variant: left out.
 const searchAsTheGateway = (entity: z.ZodType<{ applicationId: number }>, twice: boolean): Variant['run'] => (data) =>
   refused(() => {
-    const entities = parseAnswer(SearchPage, data, 'ApplicationsSearch').actor.entitySearch.results?.entities ?? [];
+    const entities = zodParseAnswer(SearchPage, data, 'ApplicationsSearch').actor.entitySearch.results?.entities ?? [];
     let out = '';
     for (const item of entities) {
       const first = entity.safeParse(item);
@@ -194,10 +155,10 @@ const searchAsTheGateway = (entity: z.ZodType<{ applicationId: number }>, twice:
 // parseAnswer(Batches), then BrowserApdexEntity.safeParse per browser entity (a bad one is skipped).
 const detailsAsTheGateway: Variant['run'] = (data) =>
   refused(() => {
-    const answer = parseAnswer(PageDetailsAnswer, data, 'ApplicationsPageDetails').actor;
+    const answer = zodParseAnswer(PageDetailsAnswer, data, 'ApplicationsPageDetails').actor;
     let out = '';
     for (const raw of answer.account?.endUser?.results ?? []) out += EndUserApdexRow.safeParse(raw).success ? 'y' : 'n';
-    const actor = parseAnswer(Batches, data, 'ApplicationsPageDetails').actor;
+    const actor = zodParseAnswer(Batches, data, 'ApplicationsPageDetails').actor;
     for (let call = 0; call < ENTITIES_CALLS_PER_DOCUMENT; call++) {
       for (const entity of actor[`b${call}`] ?? []) {
         if (entity === null) continue;
@@ -350,6 +311,35 @@ const detailsChecked: Variant['run'] = (data) => {
 };
 
 // ---------------------------------------------------------------------------------------------
+// The check compiled from the zod schemas, as the gateway calls it: parseAnswer (now through the
+// compiled check), then checkedParse per item. The list parses each search entity once (its
+// parsedApmEntity keeps the result per entity object, which would make every round after the
+// first a lookup here): one checkedParse per entity.
+
+const searchCompiled: Variant['run'] = (data) =>
+  refused(() => {
+    const entities = parseAnswer(SearchPage, data, 'ApplicationsSearch').actor.entitySearch.results?.entities ?? [];
+    let out = '';
+    for (const item of entities) out += checkedParse(ApmEntity, item).success ? 'y' : 'n';
+    return out;
+  });
+
+const detailsCompiled: Variant['run'] = (data) =>
+  refused(() => {
+    const answer = parseAnswer(PageDetailsAnswer, data, 'ApplicationsPageDetails').actor;
+    let out = '';
+    for (const raw of answer.account?.endUser?.results ?? []) out += checkedParse(EndUserApdexRow, raw).success ? 'y' : 'n';
+    const actor = parseAnswer(Batches, data, 'ApplicationsPageDetails').actor;
+    for (let call = 0; call < ENTITIES_CALLS_PER_DOCUMENT; call++) {
+      for (const entity of actor[`b${call}`] ?? []) {
+        if (entity === null) continue;
+        out += checkedParse(BrowserApdexEntity, entity).success ? 'y' : 'n';
+      }
+    }
+    return out;
+  });
+
+// ---------------------------------------------------------------------------------------------
 // Agreement: every variant decides as the gateway's zod on the answer and on one-value mutations.
 
 const REPLACEMENTS: readonly unknown[] = [undefined, null, 'x', 0, -1, 1.5, 2 ** 53, true, {}, []];
@@ -417,7 +407,6 @@ function cpuPerCall(ops: readonly (() => number)[]): number[] {
 
 // ---------------------------------------------------------------------------------------------
 
-checkCopies();
 const started = performance.now();
 const { path, recorded } = await recordListAnswers();
 const textOf = (operation: string): string => {
@@ -435,6 +424,7 @@ const answers = [
       { name: 'zod, each entity once', run: searchAsTheGateway(ApmEntity, false) },
       { name: 'zod, fields read only', run: searchAsTheGateway(ListApmEntity, true) },
       { name: 'hand-written check', run: searchChecked },
+      { name: 'check compiled from zod', run: searchCompiled },
     ],
   },
   {
@@ -444,6 +434,7 @@ const answers = [
     variants: [
       { name: 'zod as the gateway', run: detailsAsTheGateway },
       { name: 'hand-written check', run: detailsChecked },
+      { name: 'check compiled from zod', run: detailsCompiled },
     ],
   },
 ];
@@ -469,9 +460,9 @@ const zodVersion = (JSON.parse(readFileSync(fileURLToPath(new URL('../node_modul
 console.log(`node ${process.version}, zod ${zodVersion}; GET ${path.split('=')[0]}=<200 ids> on the bench's sandbox (${APM_APPS} apps, seed 42)`);
 console.log(`CPU µs per call, least of ${ROUNDS} interleaved rounds of about ${ROUND_US / 1000} ms; "-": not applicable (see below)`);
 console.log('');
-console.log('| answer | bytes | JSON.parse | zod as the gateway | zod, each entity once | zod, fields read only | hand-written check |');
-console.log('|---|---:|---:|---:|---:|---:|---:|');
-const columns = ['zod as the gateway', 'zod, each entity once', 'zod, fields read only', 'hand-written check'];
+console.log('| answer | bytes | JSON.parse | zod as the gateway | zod, each entity once | zod, fields read only | hand-written check | check compiled from zod |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+const columns = ['zod as the gateway', 'zod, each entity once', 'zod, fields read only', 'hand-written check', 'check compiled from zod'];
 const totals = new Array<number>(columns.length + 1).fill(0);
 for (const answer of answers) {
   const data = (JSON.parse(answer.text) as { data: unknown }).data;

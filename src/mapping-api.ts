@@ -11,6 +11,7 @@ export { type CallerScope, defineListMapping, defineMetricDataMapping, defineMet
 export { MAX_PAGES_WALKED } from './routes/search-pages.ts';
 export { type LabelChange, type RememberedDeployment, type RememberedLabelChange } from './state/recent-writes.ts';
 export { NrqlResults, parseAnswer } from './upstream/answer.ts';
+export { checkedParse, checkedParseOrThrow } from './upstream/compiled-check.ts';
 export { type Condition, entityQuery } from './upstream/entity-query.ts';
 export { deepFreeze } from './upstream/micro-cache.ts';
 export { boundedMemo } from './v2/bounded-memo.ts';

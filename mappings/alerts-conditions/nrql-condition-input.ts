@@ -159,7 +159,9 @@ function termsInput(terms: NonNullable<V2NrqlCondition['terms']>, type: Conditio
     return {
       ...term,
       ...(given(before?.disableHealthStatusReporting) && { disableHealthStatusReporting: before.disableHealthStatusReporting }),
-      ...(type === 'static' && given(before?.prediction) && { prediction: before.prediction }),
+      // Field by field: the stored term may be the answer's own object, not a copy holding the
+      // schema's keys alone, and a key NerdGraph sent beyond them is no input to send back.
+      ...(type === 'static' && given(before?.prediction) && { prediction: { predictBy: before.prediction.predictBy, preferPredictionViolation: before.prediction.preferPredictionViolation } }),
     };
   });
 }

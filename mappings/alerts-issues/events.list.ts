@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type CallerScope, defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION, pageOfWalk, withLink } from '../../src/mapping-api.ts';
+import { checkedParse, type CallerScope, defineReadPlanMapping, fieldNotesUnder, NrqlResults, parseAnswer, UpstreamError, type V2Body, decodeEntityGuid, defineParams, param, v2IdOf, XML_ASSUMPTION, pageOfWalk, withLink } from '../../src/mapping-api.ts';
 import { AI_ISSUES_PAGE_SIZE, CLOCK_SKEW_MS, keptEventsKey } from './ai-issues.ts';
 import { MAX_SLICE_REQUESTS, readEventSources, SLICE_ASSUMPTIONS, SLICE_SLOTS } from './ai-issues-slices.ts';
 import { EVENTS_WINDOW_MS, byEventTime, eventShown, mayShow } from './ai-issues-events.ts';
@@ -95,7 +95,7 @@ async function readEvents(ctx: CallerScope, sources: { violations: boolean; depl
   if (sources.deployments) {
     const results = deploymentRows ?? (await readDeploymentRows(ctx, window));
     const rows = results.flatMap((row) => {
-      const parsed = DeploymentRow.safeParse(row);
+      const parsed = checkedParse(DeploymentRow, row);
       return parsed.success ? [parsed.data] : [];
     });
     if (results.length >= NRQL_MAX_ROWS && rows.length > 0) cutoff = Math.max(cutoff, oldest(rows.map((row) => row.timestamp), window.endTime) + 1); // its oldest millisecond may be only partly listed

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, type ReadOptions, type ReshapeContext, fieldNotesUnder, parseAnswer, OverBudget, UpstreamError, type V2Body, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
+import { type FieldNote, type KnownGap, type OperationContext, type ReadOptions, type ReshapeContext, checkedParse, fieldNotesUnder, parseAnswer, OverBudget, UpstreamError, type V2Body, EntityKinds, decodeEntityGuid, entityGuid } from '../../src/mapping-api.ts';
 import { EntityTitles } from '../common/entity-titles.ts';
 import { healthStatus, startOfMinute } from '../common/entity-health.ts';
 import { InstancesPage, allInstancesOf, isInstancesOverBound, linkIdsFromInstances, type ApplicationInstance, type AppLinkIds } from '../common/app-instances.ts';
@@ -103,9 +103,16 @@ function orNulls(object: Record<string, number | null | undefined>): V2Body {
   return out;
 }
 
-function anyValue(object: Record<string, number | null | undefined>): boolean {
-  for (const key in object) if (object[key] !== null && object[key] !== undefined) return true;
-  return false;
+const given = (value: number | null | undefined): boolean => value !== null && value !== undefined;
+
+// The summaries' values read by name, not by looping over their keys: a parsed answer is the
+// answer itself (src/upstream/compiled-check.ts), which may hold keys the schema does not name.
+function anyApmSummaryValue(summary: NonNullable<ApmEntity['apmSummary']>): boolean {
+  return given(summary.responseTimeAverage) || given(summary.throughput) || given(summary.errorRate) || given(summary.apdexScore) || given(summary.hostCount) || given(summary.instanceCount);
+}
+
+function anyBrowserSummaryValue(summary: NonNullable<ApmEntity['apmBrowserSummary']>): boolean {
+  return given(summary.pageLoadTimeAverage) || given(summary.pageLoadThroughput);
 }
 
 
@@ -136,7 +143,7 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
   const summary = entity.apmSummary;
   // A block is shown only when NerdGraph gave at least one of its own values: an object of
   // nulls (or only the apdex target, which is a setting) is no summary at all.
-  if (reporting && summary && anyValue(summary)) {
+  if (reporting && summary && anyApmSummaryValue(summary)) {
     app.application_summary = orNulls({
       response_time: summary.responseTimeAverage == null ? undefined : secondsToMs(summary.responseTimeAverage),
       throughput: summary.throughput,
@@ -150,7 +157,7 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
     });
   }
   const browser = entity.apmBrowserSummary;
-  const browserMonitored = browser !== null && browser !== undefined && anyValue(browser);
+  const browserMonitored = browser !== null && browser !== undefined && anyBrowserSummaryValue(browser);
   if (reporting && browserMonitored) {
     app.end_user_summary = orNulls({
       response_time: browser.pageLoadTimeAverage,
@@ -255,7 +262,7 @@ export function endUserApdexGap(prefix: string): KnownGap {
   };
 }
 
-const EndUserApdexRow = z.object({ facet: z.union([z.string(), z.number()]).nullable().optional(), eu_apdex_score: z.number().nullable().optional() });
+export const EndUserApdexRow = z.object({ facet: z.union([z.string(), z.number()]).nullable().optional(), eu_apdex_score: z.number().nullable().optional() });
 export const EndUserApdexRows = z.object({ results: z.array(z.unknown()).nullable() }).nullable().optional();
 
 /** Two decimals after dropping float noise, as v2 showed summary numbers. */
@@ -266,7 +273,7 @@ export function endUserApdexScores(answer: z.infer<typeof EndUserApdexRows>, app
   const wanted = new Set(appIds);
   const scores = new Map<number, number>();
   for (const raw of answer?.results ?? []) {
-    const row = EndUserApdexRow.safeParse(raw);
+    const row = checkedParse(EndUserApdexRow, raw);
     if (!row.success || row.data.eu_apdex_score === null || row.data.eu_apdex_score === undefined) continue;
     const appId = Number(row.data.facet);
     if (wanted.has(appId)) scores.set(appId, round2(row.data.eu_apdex_score));
@@ -312,9 +319,9 @@ export async function readApplicationEntity(ctx: OperationContext, guid: string)
   const actor = parseAnswer(ApplicationByGuidAnswer, data, 'ApplicationByGuid').actor;
   const entity = ctx.requireEntity(actor.entity, { guid }, EntityTitles.applicationNotFound);
   const browser = actor.browser === null || actor.browser === undefined ? null : ctx.requireEntity(actor.browser, { guid: browserGuid }, EntityTitles.applicationNotFound);
-  const parsed = ApmEntity.safeParse(entity);
+  const parsed = checkedParse(ApmEntity, entity);
   if (!parsed.success) throw new UpstreamError('upstream_failure', 'unexpected entity shape in ApplicationByGuid');
-  const parsedBrowser = browser === null ? null : BrowserApdexEntity.safeParse(browser);
+  const parsedBrowser = browser === null ? null : checkedParse(BrowserApdexEntity, browser);
   if (parsedBrowser !== null && !parsedBrowser.success) throw new UpstreamError('upstream_failure', 'unexpected browser entity shape in ApplicationByGuid');
   let endUserApdexScore = kept?.score ?? null;
   // A failed NRQL part (null: END_USER_APDEX_PART) is no score to keep: the next read asks again.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deepFreeze, defineListMapping, OverBudget, type PageReadContext, XML_ASSUMPTION, MAX_PAGES_WALKED, parseAnswer, type Condition, defineParams, param } from '../../src/mapping-api.ts';
+import { checkedParse, deepFreeze, defineListMapping, OverBudget, type PageReadContext, XML_ASSUMPTION, MAX_PAGES_WALKED, parseAnswer, type Condition, defineParams, param } from '../../src/mapping-api.ts';
 import { entitiesByGuid, guidBatchVariables } from '../common/guid-batches.ts';
 import { linkIdsFromNames, type AppLinkIds } from '../common/app-instances.ts';
 import {
@@ -176,7 +176,7 @@ const NrqlRows = z.object({ nrql: FacetRows }).nullable();
 
 // The b0..b7 browser batches are read by entitiesByGuid (guid-batches.ts).
 // Both documents: ApplicationsBrowserApdex has no `nrql` (links) field.
-const PageDetailsAnswer = z.object({ actor: z.object({ account: z.object({ nrql: FacetRows.optional(), endUser: EndUserApdexRows }).nullable() }) });
+export const PageDetailsAnswer = z.object({ actor: z.object({ account: z.object({ nrql: FacetRows.optional(), endUser: EndUserApdexRows }).nullable() }) });
 const HostIndexAnswer = z.object({ actor: z.object({ account: NrqlRows }) });
 
 /**
@@ -187,11 +187,12 @@ const HostIndexAnswer = z.object({ actor: z.object({ account: NrqlRows }) });
 const parsedEntities = new WeakMap<object, ReturnType<typeof ApmEntity.safeParse>>();
 
 function parsedApmEntity(entity: unknown): ReturnType<typeof ApmEntity.safeParse> {
-  if (entity === null || typeof entity !== 'object') return ApmEntity.safeParse(entity);
+  if (entity === null || typeof entity !== 'object') return checkedParse(ApmEntity, entity);
   let parsed = parsedEntities.get(entity);
   if (parsed === undefined) {
-    parsed = ApmEntity.safeParse(entity);
-    // Shared by every request that serves this answer (the micro-cache): frozen, as the answer is.
+    parsed = checkedParse(ApmEntity, entity);
+    // Shared by every request that serves this answer (the micro-cache): frozen, as the answer is
+    // (the entity itself when the compiled check passed it, zod's copy otherwise).
     if (parsed.success) deepFreeze(parsed.data);
     parsedEntities.set(entity, parsed);
   }
@@ -246,7 +247,7 @@ async function readPageDetails(entities: readonly unknown[], ctx: PageReadContex
   }
   const scoped: Pick<PageReadContext, 'inAccount'> = { inAccount: (entity) => ctx.inAccount(entity, operation) };
   for (const entity of entitiesByGuid(data, operation, browserGuids, scoped).values()) {
-    const parsed = BrowserApdexEntity.safeParse(entity);
+    const parsed = checkedParse(BrowserApdexEntity, entity);
     if (parsed.success && parsed.data.applicationId !== undefined) details.browsers.set(parsed.data.applicationId, parsed.data);
   }
   return details;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineListMapping, EntityKinds, XML_ASSUMPTION } from '../../src/mapping-api.ts';
+import { checkedParse, checkedParseOrThrow, defineListMapping, EntityKinds, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 import { entitiesByGuid, guidBatchVariables, guidsOf } from '../common/guid-batches.ts';
 import { NAME_IDS_LIST_ASSUMPTIONS, NAME_IDS_LIST_GAPS, nameIdsConditions, nameIdsListParams, nameMatches } from '../common/name-ids-list.ts';
 
@@ -68,10 +68,10 @@ export default defineListMapping({
     return entitiesByGuid(data, DETAILS, guids, ctx);
   },
   reshapeItem(entity, _ctx, enrichment) {
-    const outline = BrowserOutline.parse(entity);
+    const outline = checkedParseOrThrow(BrowserOutline, entity);
     // enrichPage's own answer (or undefined for a page without entities).
     const found = (enrichment as Map<string, unknown> | undefined)?.get(outline.guid);
-    const parsed = found === undefined ? undefined : BrowserDetails.safeParse(found);
+    const parsed = found === undefined ? undefined : checkedParse(BrowserDetails, found);
     const properties = parsed?.success ? parsed.data.browserProperties : undefined;
     return {
       id: outline.applicationId,

@@ -1,4 +1,4 @@
-import { UpstreamError, type PageReadContext, parseAnswer } from '../../src/mapping-api.ts';
+import { checkedParseOrThrow, UpstreamError, type PageReadContext, parseAnswer } from '../../src/mapping-api.ts';
 import { z } from 'zod';
 
 /**
@@ -29,7 +29,7 @@ export function guidBatchVariables(guids: readonly string[]): Record<string, unk
 
 const Batch = z.array(z.unknown()).nullable().optional();
 // Only the b0..b7 fields are read; a document may select more beside them (e.g. NRQL).
-const Batches = z.object({
+export const Batches = z.object({
   actor: z.object(Object.fromEntries(Array.from({ length: ENTITIES_CALLS_PER_DOCUMENT }, (_, call) => [`b${call}`, Batch])) as Record<string, typeof Batch>),
 });
 
@@ -37,7 +37,7 @@ const WithGuid = z.object({ guid: z.string() });
 
 /** The GUIDs of a page's entities (already account-checked by the list runner). */
 export function guidsOf(entities: readonly unknown[]): string[] {
-  return entities.map((entity) => WithGuid.parse(entity).guid);
+  return entities.map((entity) => checkedParseOrThrow(WithGuid, entity).guid);
 }
 
 /**

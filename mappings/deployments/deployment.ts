@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { V2Error, type OperationContext, type WritePlan, type RememberedDeployment, entityQuery, NrqlResults, parseAnswer, UpstreamError, type V2Body, type BodyObject, type BodyValue, isoSeconds, parseV2Time } from '../../src/mapping-api.ts';
+import { checkedParse, V2Error, type OperationContext, type WritePlan, type RememberedDeployment, entityQuery, NrqlResults, parseAnswer, UpstreamError, type V2Body, type BodyObject, type BodyValue, isoSeconds, parseV2Time } from '../../src/mapping-api.ts';
 import { EntityTitles } from '../common/entity-titles.ts';
 import { deploymentV2Id } from '../common/deployment-id.ts';
 import { deploymentEventsQuery } from '../common/deployment-queries.ts';
@@ -184,7 +184,7 @@ export async function readDeployments(ctx: OperationContext, appId: number, guid
   const results = answer.actor.account?.nrql?.results;
   if (!results) throw new UpstreamError('upstream_failure', 'ApplicationDeployments: no NRQL results');
   const rows = results.flatMap((row) => {
-    const parsed = EventRow.safeParse(row);
+    const parsed = checkedParse(EventRow, row);
     const markerId = parsed.data?.changeTrackingId ?? parsed.data?.deploymentId;
     return parsed.success && markerId ? [{ ...parsed.data, markerId }] : [];
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type EntityRef, type TargetWithin, type TimesliceTargetContext, parseAnswer, UpstreamError, hasControlCharacters, notFound, ID_PATTERN } from '../../src/mapping-api.ts';
+import { checkedParse, type EntityRef, type TargetWithin, type TimesliceTargetContext, parseAnswer, UpstreamError, hasControlCharacters, notFound, ID_PATTERN } from '../../src/mapping-api.ts';
 import { EntityTitles } from '../common/entity-titles.ts';
 import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppInstance, syntheticHostId } from '../common/app-instances.ts';
 
@@ -20,7 +20,7 @@ const AppWithInstances = z.object({ applicationInstancesV2: InstancesPage.nullab
 
 /** The first page of instances of a probed app entity (already account-checked). */
 function firstPageOf(entity: unknown): InstancesPage | null | undefined {
-  const parsed = AppWithInstances.safeParse(entity);
+  const parsed = checkedParse(AppWithInstances, entity);
   if (!parsed.success) throw new UpstreamError('upstream_failure', 'application instances: unexpected shape');
   return parsed.data.applicationInstancesV2;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type FieldNote, type KnownGap, type OperationContext, type PlannedAnswer, fieldNotesUnder, EntityKinds, pageOfList, NrqlResults, parseAnswer, UpstreamError, notFound, type V2Body, defineParams, param, ID_PATTERN } from '../../src/mapping-api.ts';
+import { checkedParse, type FieldNote, type KnownGap, type OperationContext, type PlannedAnswer, fieldNotesUnder, EntityKinds, pageOfList, NrqlResults, parseAnswer, UpstreamError, notFound, type V2Body, defineParams, param, ID_PATTERN } from '../../src/mapping-api.ts';
 import { EntityTitles } from '../common/entity-titles.ts';
 import { InstancesPage, allInstancesOf, appHosts, appInstances, type AppHost, type AppInstance, syntheticHostId } from '../common/app-instances.ts';
 import { healthStatus } from '../common/entity-health.ts';
@@ -106,14 +106,14 @@ export async function readTopology(ctx: OperationContext, kind: TopologyKind): P
   const data = await ctx.read(OPERATION, { accountId: ctx.accountId, guid: ref.guid, summary: topologySummaryQuery(kind, ref.id, ctx.now) });
   const answer = parseAnswer(TopologyAnswer, data, OPERATION);
   const found = ctx.requireEntity(answer.actor.entity, ref, EntityTitles.applicationNotFound);
-  const parsed = TopologyEntity.safeParse(found);
+  const parsed = checkedParse(TopologyEntity, found);
   if (!parsed.success) throw new UpstreamError('upstream_failure', `unexpected entity shape in ${OPERATION}`);
   const entity = parsed.data;
   const results = answer.actor.account?.nrql?.results;
   if (!results) throw new UpstreamError('upstream_failure', `${OPERATION}: no NRQL results`);
   const rows = new Map<string, SummaryRow>();
   for (const result of results) {
-    const row = SummaryRow.safeParse(result);
+    const row = checkedParse(SummaryRow, result);
     if (row.success && row.data.facet !== null) rows.set(String(row.data.facet), row.data);
   }
   // Every page of applicationInstancesV2: the first came with this request, later ones are

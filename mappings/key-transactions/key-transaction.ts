@@ -1,4 +1,4 @@
-import { ID_PATTERN, type FieldNote, type KnownGap, fieldNotesUnder, parseAnswer, type V2Body, decodeEntityGuid } from '../../src/mapping-api.ts';
+import { ID_PATTERN, type FieldNote, type KnownGap, checkedParse, fieldNotesUnder, parseAnswer, type V2Body, decodeEntityGuid } from '../../src/mapping-api.ts';
 import { z } from 'zod';
 import { healthStatus, startOfMinute } from '../common/entity-health.ts';
 import { idFromGuid } from '../common/created-app.ts';
@@ -30,6 +30,21 @@ export const KeyTransactionEntity = EntityOutline.extend({
 });
 export type KeyTransactionEntity = z.infer<typeof KeyTransactionEntity>;
 
+/**
+ * A key transaction entity of an answer, its parent app entity kept only when `inAccount` says
+ * it is in the caller's account (anything else is not shown); undefined when the entity is not
+ * one. A copy when the parent is dropped: the parsed entity is never changed, as it may be the
+ * answer's own object (frozen by the micro-cache).
+ */
+export function keyTransactionOf(entity: unknown, inAccount: (entity: unknown) => boolean): KeyTransactionEntity | undefined {
+  const parsed = checkedParse(KeyTransactionEntity, entity);
+  if (!parsed.success) return undefined;
+  const kt = parsed.data;
+  const parent = kt.application.entity;
+  if (!parent || inAccount(parent)) return kt;
+  return { ...kt, application: { ...kt.application, entity: null } };
+}
+
 /** The NRQL sums of one KT (keyTransactionSumsQuery). */
 export interface KeyTransactionSums {
   calls: number;
@@ -48,6 +63,8 @@ const SumsRow = z.object({
   apdex_t: z.number().nullable(),
   apdex_f: z.number().nullable(),
 });
+// Built once: its compiled check (and zod's own) is kept per schema object.
+const SumsRows = z.array(SumsRow);
 export const NrqlResults = z.object({ results: z.array(z.unknown()) });
 
 export function summaryQuery(guids: readonly string[], now: number): string {
@@ -56,7 +73,7 @@ export function summaryQuery(guids: readonly string[], now: number): string {
 
 /** The summary rows by KT GUID; a KT without rows in the window has none. */
 export function sumsByGuid(results: unknown, operation: string): Map<string, KeyTransactionSums> {
-  const rows = parseAnswer(z.array(SumsRow), results, operation);
+  const rows = parseAnswer(SumsRows, results, operation);
   const sums = new Map<string, KeyTransactionSums>();
   for (const row of rows) {
     const guid = row['entity.guid'] ?? (typeof row.facet === 'string' ? row.facet : undefined);

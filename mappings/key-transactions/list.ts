@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { defineListMapping, EntityKinds, parseAnswer, XML_ASSUMPTION } from '../../src/mapping-api.ts';
+import { checkedParseOrThrow, defineListMapping, EntityKinds, parseAnswer, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 import { entitiesByGuid, guidBatchVariables, guidsOf } from '../common/guid-batches.ts';
 import {
   KEY_TRANSACTION_ASSUMPTIONS,
   KEY_TRANSACTION_TOP_LINKS,
-  KeyTransactionEntity,
+  type KeyTransactionEntity,
   NrqlResults,
+  keyTransactionOf,
   keyTransactionFields,
   keyTransactionGaps,
   reshapeKeyTransaction,
@@ -17,6 +18,7 @@ import { NAME_IDS_LIST_ASSUMPTIONS, NAME_IDS_LIST_GAPS, nameIdsConditions, nameI
 import { keyTransactionKeys } from './v2-keys.ts';
 
 const DETAILS = 'KeyTransactionDetails';
+const WithGuid = z.object({ guid: z.string() });
 
 const Details = z.object({ actor: z.object({ account: z.object({ summary: NrqlResults }) }) });
 
@@ -64,17 +66,14 @@ export default defineListMapping({
     const data = await ctx.read(DETAILS, { ...guidBatchVariables(guids), accountId: ctx.accountId, summary: summaryQuery(guids, ctx.now) });
     const found = new Map<string, KeyTransactionEntity>();
     for (const [guid, entity] of entitiesByGuid(data, DETAILS, guids, ctx)) {
-      const parsed = KeyTransactionEntity.safeParse(entity);
-      if (!parsed.success) continue;
-      const kt = parsed.data;
       // The parent app is an entity NerdGraph returned too: it must be in the account.
-      if (kt.application.entity && !ctx.inAccount(kt.application.entity)) kt.application.entity = null;
-      found.set(guid, kt);
+      const kt = keyTransactionOf(entity, (parent) => ctx.inAccount(parent));
+      if (kt !== undefined) found.set(guid, kt);
     }
     return { entities: found, sums: sumsByGuid(parseAnswer(Details, data, DETAILS).actor.account.summary.results, DETAILS) };
   },
   reshapeItem(entity, ctx, enrichment) {
-    const guid = z.object({ guid: z.string() }).parse(entity).guid;
+    const guid = checkedParseOrThrow(WithGuid, entity).guid;
     // enrichPage's own answer: the runner calls it for every page with entities.
     const details = enrichment as PageDetails;
     const kt = details.entities.get(guid);

@@ -4,8 +4,8 @@ import {
   KEY_TRANSACTION_ASSUMPTIONS,
   KEY_TRANSACTION_NOT_FOUND,
   KEY_TRANSACTION_TOP_LINKS,
-  KeyTransactionEntity,
   NrqlResults,
+  keyTransactionOf,
   keyTransactionFields,
   keyTransactionGaps,
   reshapeKeyTransaction,
@@ -43,11 +43,9 @@ export default defineReadPlanMapping({
     const data = await ctx.read(OPERATION, { guid: ref.guid, accountId: ctx.accountId, summary: summaryQuery([ref.guid], ctx.now) });
     const answer = parseAnswer(Answer, data, OPERATION).actor;
     const entity = ctx.requireEntity(answer.entity, ref, KEY_TRANSACTION_NOT_FOUND);
-    const parsed = KeyTransactionEntity.safeParse(entity);
-    if (!parsed.success) throw new UpstreamError('upstream_failure', `unexpected entity shape in ${OPERATION}`);
-    const kt = parsed.data;
     // The parent app is in the KT's account; anything else is not shown (and is counted).
-    if (kt.application.entity && !ctx.inAccount(kt.application.entity)) kt.application.entity = null;
+    const kt = keyTransactionOf(entity, (parent) => ctx.inAccount(parent));
+    if (kt === undefined) throw new UpstreamError('upstream_failure', `unexpected entity shape in ${OPERATION}`);
     const sums = sumsByGuid(answer.account.summary.results, OPERATION).get(ref.guid);
     return { body: { key_transaction: reshapeKeyTransaction(kt, sums, ctx.now), links: KEY_TRANSACTION_TOP_LINKS } };
   },

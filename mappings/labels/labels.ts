@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type CallerScope, type WritePlan, entityQuery, walkCursors, parseAnswer, UpstreamError, redactKeys, V2Error, writeRefused, type V2Body, type LabelChange, type RememberedLabelChange, type RequestBodyKind } from '../../src/mapping-api.ts';
+import { checkedParse, type CallerScope, type WritePlan, entityQuery, walkCursors, parseAnswer, UpstreamError, redactKeys, V2Error, writeRefused, type V2Body, type LabelChange, type RememberedLabelChange, type RequestBodyKind } from '../../src/mapping-api.ts';
 import { LabelTitles, UpstreamTags, carries, healthBucket, type LabelBodyKind, type LabelledApplication } from './label-rules.ts';
 import { EntityHealth } from '../common/entity-schemas.ts';
 
@@ -47,7 +47,7 @@ export async function readTaggedApplications(ctx: CallerScope): Promise<Map<numb
     const items = (results?.entities ?? []).flatMap((raw): TaggedApplication[] => {
       // Another account's entity in the answer is dropped (and counted) like every list's.
       if (!ctx.inAccount(raw, TAGGED_ENTITIES_OPERATION)) return [];
-      const entity = TaggedEntity.safeParse(raw);
+      const entity = checkedParse(TaggedEntity, raw);
       if (!entity.success || entity.data.applicationId === null || entity.data.applicationId === undefined) return [];
       const id = entity.data.applicationId;
       return [{ id, guid: entity.data.guid, health: healthBucket(entity.data.reporting === true, entity.data.alertSeverity ?? 'NOT_CONFIGURED'), tags: entity.data.tags }];

@@ -1,4 +1,4 @@
-import { defineListMapping, XML_ASSUMPTION, EntityKinds } from '../../src/mapping-api.ts';
+import { checkedParseOrThrow, defineListMapping, XML_ASSUMPTION, EntityKinds } from '../../src/mapping-api.ts';
 import { MOBILE_ASSUMPTIONS, MOBILE_LIST_KEY, MobileEntity, mobileFields, mobileGaps, reshapeMobileApplication } from './mobile-application.ts';
 import { NAME_IDS_LIST_ASSUMPTIONS, NAME_IDS_LIST_GAPS, nameIdsConditions, nameIdsListParams, nameMatches } from '../common/name-ids-list.ts';
 import { mobileApplicationKeys } from './v2-keys.ts';
@@ -26,7 +26,7 @@ export default defineListMapping({
   ],
   searchConditions: (params, accountId) => nameIdsConditions(EntityKinds.mobileApplication, params, accountId),
   reshapeItem(entity, ctx) {
-    return reshapeMobileApplication(MobileEntity.parse(entity), ctx);
+    return reshapeMobileApplication(checkedParseOrThrow(MobileEntity, entity), ctx);
   },
   keepItem: nameMatches,
 });

@@ -1,4 +1,4 @@
-import { NO_PARAMS, defineShowMapping, EntityKinds, XML_ASSUMPTION } from '../../src/mapping-api.ts';
+import { checkedParseOrThrow, NO_PARAMS, defineShowMapping, EntityKinds, XML_ASSUMPTION } from '../../src/mapping-api.ts';
 import { MOBILE_ASSUMPTIONS, MOBILE_ITEM_KEY, MOBILE_NOT_FOUND, MobileEntity, mobileFields, mobileGaps, reshapeMobileApplication } from './mobile-application.ts';
 import { mobileApplicationKeys } from './v2-keys.ts';
 
@@ -26,6 +26,6 @@ export default defineShowMapping({
     'The mobile app version ids the metric routes accept are not accepted here (404).',
   ],
   reshape(entity, ctx) {
-    return reshapeMobileApplication(MobileEntity.parse(entity), ctx);
+    return reshapeMobileApplication(checkedParseOrThrow(MobileEntity, entity), ctx);
   },
 });

@@ -30,7 +30,7 @@ const UsedWindow = z
   .optional()
   .catch(undefined);
 
-const MetricDataAnswer = z.object({
+export const MetricDataAnswer = z.object({
   actor: z.object({
     entity: EntityProbe,
     // Only the containers are checked: slicesOf and numberOf read each row defensively (a

@@ -15,7 +15,7 @@ import type { RouteDeps, RouteRequest } from './types.ts';
  * across replicas), concurrent fetches of the same page coalesced (so clients fetching pages
  * 2..N in parallel also cost one request per page in all).
  */
-const SearchPage = z.object({
+export const SearchPage = z.object({
   actor: z.object({
     entitySearch: z.object({
       count: z.number().int().nonnegative().nullable().optional(),

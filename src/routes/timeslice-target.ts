@@ -3,6 +3,7 @@ import type { MetricDataMapping, MetricNamesMapping, MetricTarget, TimesliceTarg
 import type { NrqlEquality } from '../upstream/nrql.ts';
 import { notFound } from '../v2/errors.ts';
 import { hasControlCharacters } from '../upstream/query-literal.ts';
+import { checkedParse } from '../upstream/compiled-check.ts';
 import { requireEntity as requireExactEntity } from './entity-ref.ts';
 import { callerScope, type RouteDeps, type RouteRequest } from './types.ts';
 
@@ -73,5 +74,5 @@ const NamesRow = z.object({ names: z.array(z.string()) });
 
 /** The metric names in the rows of a metricNamesQuery (src/upstream/nrql.ts: `uniques(...) AS names`). */
 export function metricNamesIn(results: readonly unknown[]): string[] {
-  return results.flatMap((row) => NamesRow.safeParse(row).data?.names ?? []);
+  return results.flatMap((row) => checkedParse(NamesRow, row).data?.names ?? []);
 }

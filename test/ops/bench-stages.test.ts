@@ -62,6 +62,7 @@ describe('stage rules', () => {
     ['one attempt', [src('src/upstream/attempt.ts', 'sendAttempt')], 'upstream call'],
     ['JSON.parse of the upstream body', [src('src/upstream/attempt.ts', 'sendAttempt'), src('src/upstream/attempt.ts', 'parseResult'), native('parse')], 'parse'],
     ['zod on an upstream answer', [src('mappings/applications/application.ts', 'readApplicationEntity'), src('src/upstream/answer.ts', 'parseAnswer'), pkg('zod/v4/core/schemas.js', 'parse')], 'parse'],
+    ['the compiled check on an upstream answer', [src('mappings/applications/list.ts', 'readPageDetails'), src('src/upstream/compiled-check.ts', 'checkedParse'), src('src/upstream/compiled-check.ts', 'check'), src('src/upstream/compiled-check-rules.ts', 'passesTypeBits')], 'parse'],
     ['zod in a mapping', [src('mappings/applications/application.ts'), pkg('zod/v4/core/schemas.js', 'safeParse'), pkg('zod/v4/core/doc.js', 'compile')], 'parse'],
     ['zod in a parameter schema', [src('mappings/applications/show.ts', 'load'), src('src/v2/param-schema.ts', 'parse'), pkg('zod/v4/core/schemas.js', 'parse')], 'parameters'],
     ['the query string', [src('src/routes/v2-router.ts'), src('src/v2/params.ts', 'parseV2Params')], 'parameters'],

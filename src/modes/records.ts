@@ -65,7 +65,7 @@ function gapsOf(mapping: Mapping): string[] {
  * `error` record. `again` makes a second legacy call, only when the first judgement found a
  * mismatch: noise (what moves between two legacy reads) can only turn a mismatch into noise, so
  * an answer without one is judged the same without that call, and the legacy API is spared it.
- * A second call that fails leaves the first judgement standing.
+ * A second call that fails, or a second judgement that fails, leaves the first judgement standing.
  */
 export async function compareSnapshots(
   modes: ModeContext,
@@ -73,7 +73,7 @@ export async function compareSnapshots(
   label: string,
   mode: ComparedMode,
   mapping: Mapping,
-  sides: { legacy: AnswerSnapshot; again: () => Promise<AnswerSnapshot>; translated: AnswerSnapshot },
+  sides: { legacy: AnswerSnapshot; again?: (() => Promise<AnswerSnapshot>) | undefined; translated: AnswerSnapshot },
 ): Promise<void> {
   const { legacy, translated } = sides;
   const status = { legacy: legacy.status, translated: translated.status };
@@ -84,18 +84,23 @@ export async function compareSnapshots(
   let judged: ComparerJudgement;
   try {
     judged = await judge(undefined);
-    if (judged.outcome === 'mismatch') {
-      const again = await sides.again().catch(() => undefined);
-      if (again !== undefined) {
-        await yieldToCallers();
-        judged = await judge(again);
-      }
-    }
   } catch (error) {
     // Cut by the gateway's close: nothing was judged, and nothing went wrong with the answers.
     if (error instanceof DiffThreadClosed) return;
     recordOf(modes, c, label, mode, { outcome: 'error', status, ms, error: `comparer failed: ${reasonOf(error)}` });
     return;
+  }
+  if (judged.outcome === 'mismatch' && sides.again !== undefined) {
+    const again = await sides.again().catch(() => undefined);
+    if (again !== undefined) {
+      await yieldToCallers();
+      try {
+        judged = await judge(again);
+      } catch (error) {
+        if (error instanceof DiffThreadClosed) return;
+        // The mismatch found without the second answer stands: its noise could not be weighed.
+      }
+    }
   }
   recordOf(modes, c, label, mode, {
     outcome: judged.outcome,

@@ -82,7 +82,9 @@ async function candidateRead(modes: ModeContext, candidate: Candidate, answer: R
     return;
   }
   await yieldToCallers();
-  await compareSnapshots(modes, c, label, 'candidate', candidate.mapping, { legacy: first, again: () => legacyAgain(modes, c, label, body), translated });
+  // A legacy API that refused the caller (bad key, forbidden, throttled) is not asked again.
+  const again = REFUSED_CALLER.has(first.status) ? undefined : () => legacyAgain(modes, c, label, body);
+  await compareSnapshots(modes, c, label, 'candidate', candidate.mapping, { legacy: first, again, translated });
 }
 
 /** candidate, a write: the translation executed it; the legacy side records the request it would have made. */

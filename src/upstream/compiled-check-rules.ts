@@ -41,6 +41,8 @@ export interface NodeDefView {
   readonly catchall?: NodeView;
   readonly options?: readonly NodeView[];
   readonly discriminator?: unknown;
+  /** false on an exclusive union (z.xor, a discriminated union): exactly one option may match. */
+  readonly inclusive?: boolean;
 }
 
 export interface NodeView {

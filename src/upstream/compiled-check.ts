@@ -142,7 +142,12 @@ function compileUnion(node: NodeView, compiling: Set<NodeView>): Compiled {
   const def = node._zod.def;
   // A discriminated union picks its option by the discriminator: not followed here.
   if (def.discriminator !== undefined) uncompilable('a discriminated union');
+  // z.xor refuses a value two options take: any-option-passes is not its rule.
+  if (def.inclusive === false) uncompilable('an exclusive union');
   if (checksOf(node).length > 0) uncompilable('a union with checks');
+  // A catch always succeeds, so zod takes an option with one at its top whatever the value: an
+  // option before it never decides, and the catch's value replaces the input.
+  if ((def.options ?? []).some(catchesAtTop)) uncompilable('a union option with a catch');
   const options = (def.options ?? uncompilable('a union without options')).map((option) => compileNode(option, compiling));
   // zod keeps the first option that succeeds. On a primitive every option's output is the value
   // itself; an object or array could be taken by two options stripping different keys, so at
@@ -158,6 +163,13 @@ function compileUnion(node: NodeView, compiling: Set<NodeView>): Compiled {
     for (let i = 0; i < checks.length; i++) if ((checks[i] as CompiledCheck)(value)) return true;
     return false;
   }, primitiveOnly);
+}
+
+/** A catch at the top of `node`, under optional and nullable wrappers (which pass the rest to it). */
+function catchesAtTop(node: NodeView): boolean {
+  let at: NodeView | undefined = node;
+  while (at !== undefined && (at._zod.def.type === 'optional' || at._zod.def.type === 'nullable')) at = at._zod.def.innerType;
+  return at?._zod.def.type === 'catch';
 }
 
 function compileNode(node: NodeView, compiling: Set<NodeView>): Compiled {

@@ -134,6 +134,41 @@ describe('compare and candidate modes on the sandbox', () => {
     }
   });
 
+  it('compare, read: a second judgement that fails leaves the first judgement standing', async () => {
+    const judged: boolean[] = [];
+    const comparer: Comparer = (input) => {
+      judged.push(input.legacyAgain !== undefined);
+      return input.legacyAgain === undefined ? { outcome: 'mismatch', differences: [] } : Promise.reject(new DiffThreadError('diff thread exited (code 1)'));
+    };
+    const gateway = await gatewayWith('GET /v2/fixture_widgets/*=compare', { comparer });
+    const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
+    await response.text();
+    const [record] = await gateway.sink.waitForRecords(1);
+    expect(record?.outcome).toBe('mismatch');
+    expect(judged).toEqual([false, true]);
+  });
+
+  it('candidate, read: a legacy API that refuses the caller is not asked a second time', async () => {
+    let refusals = 0;
+    const refusing = createServer((_req, res) => {
+      refusals++;
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { title: 'Invalid API key' } }));
+    });
+    const { origin, close } = await listenOnLoopback(refusing);
+    try {
+      const gateway = await createModesGateway({ nerdgraphUrl: `${proxy.origin}/graphql`, legacyUrl: origin, routeModes: 'GET /v2/fixture_widgets/*=candidate' });
+      const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
+      expect(response.status).toBe(200);
+      await response.text();
+      const [record] = await gateway.sink.waitForRecords(1);
+      expect(record).toMatchObject({ mode: 'candidate', outcome: 'mismatch', status: { legacy: 401, translated: 200 } });
+      expect(refusals).toBe(1);
+    } finally {
+      await close();
+    }
+  });
+
   it('compare, read: a second legacy call that fails leaves the first judgement standing', async () => {
     // The caller's legacy call is answered; every later one is cut before its headers.
     let legacyCalls = 0;

@@ -265,7 +265,20 @@ describe('the compiled check, fixed cases', () => {
     }
   });
 
-  it('unions: any option, whatever the order; zod takes the first, which on a primitive is the value itself', () => {
+  it('unions zod may answer otherwise than any-option-passes are left to zod: a catch in an option, an exclusive union', () => {
+    const cases: Array<[z.ZodType, unknown]> = [
+      [z.union([z.string().catch('x'), z.number()]), 5],
+      [z.array(z.union([z.number().catch(0), z.string()])), ['a']],
+      [z.object({ f: z.union([z.string().catch('x').optional(), z.number()]).optional() }), { f: 5 }],
+      [z.xor([z.string(), z.string().max(10)]), 'a'],
+    ];
+    for (const [schema, value] of cases) {
+      expect(compileCheck(schema)).toBeUndefined();
+      expect(checkedParse(schema, value)).toEqual(schema.safeParse(value));
+    }
+  });
+
+  it('unions: any option, whatever the order; zod takes the first, which on a primitive (without a catch) is the value itself', () => {
     for (const schema of [z.union([z.number(), z.string()]), z.union([z.string(), z.number()]), z.union([z.literal(1), z.number().int(), z.null()])]) {
       const check = compiled(schema);
       for (const value of [1, 'a', 1.5, null, true, -0]) expectAgreement(schema, check, value);

@@ -35,9 +35,14 @@ export const Batches = z.object({
 
 const WithGuid = z.object({ guid: z.string() });
 
+/** An entity's GUID (a search or entities() answer's item); throws when it has none. */
+export function guidOf(entity: unknown): string {
+  return checkedParseOrThrow(WithGuid, entity).guid;
+}
+
 /** The GUIDs of a page's entities (already account-checked by the list runner). */
 export function guidsOf(entities: readonly unknown[]): string[] {
-  return entities.map((entity) => checkedParseOrThrow(WithGuid, entity).guid);
+  return entities.map(guidOf);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { checkedParseOrThrow, defineListMapping, EntityKinds, parseAnswer, XML_ASSUMPTION } from '../../src/mapping-api.ts';
-import { entitiesByGuid, guidBatchVariables, guidsOf } from '../common/guid-batches.ts';
+import { defineListMapping, EntityKinds, parseAnswer, XML_ASSUMPTION } from '../../src/mapping-api.ts';
+import { entitiesByGuid, guidBatchVariables, guidOf, guidsOf } from '../common/guid-batches.ts';
 import {
   KEY_TRANSACTION_ASSUMPTIONS,
   KEY_TRANSACTION_TOP_LINKS,
@@ -18,7 +18,6 @@ import { NAME_IDS_LIST_ASSUMPTIONS, NAME_IDS_LIST_GAPS, nameIdsConditions, nameI
 import { keyTransactionKeys } from './v2-keys.ts';
 
 const DETAILS = 'KeyTransactionDetails';
-const WithGuid = z.object({ guid: z.string() });
 
 const Details = z.object({ actor: z.object({ account: z.object({ summary: NrqlResults }) }) });
 
@@ -73,7 +72,7 @@ export default defineListMapping({
     return { entities: found, sums: sumsByGuid(parseAnswer(Details, data, DETAILS).actor.account.summary.results, DETAILS) };
   },
   reshapeItem(entity, ctx, enrichment) {
-    const guid = checkedParseOrThrow(WithGuid, entity).guid;
+    const guid = guidOf(entity);
     // enrichPage's own answer: the runner calls it for every page with entities.
     const details = enrichment as PageDetails;
     const kt = details.entities.get(guid);

@@ -13,20 +13,20 @@ import { APPLICATION_LINKS } from '../../facts/v2-values.ts';
  */
 const num = z.number().nullable().optional();
 
+const ApmSummary = z.object({
+  responseTimeAverage: num,
+  throughput: num,
+  errorRate: num,
+  apdexScore: num,
+  hostCount: num,
+  instanceCount: num,
+});
+const BrowserSummary = z.object({ pageLoadTimeAverage: num, pageLoadThroughput: num });
+
 export const ApmEntity = ApmOutline.extend({
   settings: z.object({ apdexTarget: num, serverSideConfig: z.boolean().nullable().optional() }).nullable().optional(),
-  apmSummary: z
-    .object({
-      responseTimeAverage: num,
-      throughput: num,
-      errorRate: num,
-      apdexScore: num,
-      hostCount: num,
-      instanceCount: num,
-    })
-    .nullable()
-    .optional(),
-  apmBrowserSummary: z.object({ pageLoadTimeAverage: num, pageLoadThroughput: num }).nullable().optional(),
+  apmSummary: ApmSummary.nullable().optional(),
+  apmBrowserSummary: BrowserSummary.nullable().optional(),
   applicationInstancesV2: InstancesPage.nullable().optional(),
 });
 
@@ -103,16 +103,17 @@ function orNulls(object: Record<string, number | null | undefined>): V2Body {
   return out;
 }
 
-const given = (value: number | null | undefined): boolean => value !== null && value !== undefined;
+const APM_SUMMARY_FIELDS = Object.keys(ApmSummary.shape);
+const BROWSER_SUMMARY_FIELDS = Object.keys(BrowserSummary.shape);
 
-// The summaries' values read by name, not by looping over their keys: a parsed answer is the
-// answer itself (src/upstream/compiled-check.ts), which may hold keys the schema does not name.
-function anyApmSummaryValue(summary: NonNullable<ApmEntity['apmSummary']>): boolean {
-  return given(summary.responseTimeAverage) || given(summary.throughput) || given(summary.errorRate) || given(summary.apdexScore) || given(summary.hostCount) || given(summary.instanceCount);
-}
-
-function anyBrowserSummaryValue(summary: NonNullable<ApmEntity['apmBrowserSummary']>): boolean {
-  return given(summary.pageLoadTimeAverage) || given(summary.pageLoadThroughput);
+/**
+ * Whether any of the schema's `fields` has a value. The fields are the schema's, not the object's
+ * own keys: a parsed answer is the answer itself (src/upstream/compiled-check.ts), which may hold
+ * keys the schema does not name.
+ */
+function anyValueOf(summary: Readonly<Record<string, number | null | undefined>>, fields: readonly string[]): boolean {
+  for (const field of fields) if (summary[field] !== null && summary[field] !== undefined) return true;
+  return false;
 }
 
 
@@ -143,7 +144,7 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
   const summary = entity.apmSummary;
   // A block is shown only when NerdGraph gave at least one of its own values: an object of
   // nulls (or only the apdex target, which is a setting) is no summary at all.
-  if (reporting && summary && anyApmSummaryValue(summary)) {
+  if (reporting && summary && anyValueOf(summary, APM_SUMMARY_FIELDS)) {
     app.application_summary = orNulls({
       response_time: summary.responseTimeAverage == null ? undefined : secondsToMs(summary.responseTimeAverage),
       throughput: summary.throughput,
@@ -157,7 +158,7 @@ export function reshapeApplication(entity: ApmEntity, ctx: ReshapeContext, optio
     });
   }
   const browser = entity.apmBrowserSummary;
-  const browserMonitored = browser !== null && browser !== undefined && anyBrowserSummaryValue(browser);
+  const browserMonitored = browser !== null && browser !== undefined && anyValueOf(browser, BROWSER_SUMMARY_FIELDS);
   if (reporting && browserMonitored) {
     app.end_user_summary = orNulls({
       response_time: browser.pageLoadTimeAverage,

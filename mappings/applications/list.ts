@@ -191,9 +191,9 @@ function parsedApmEntity(entity: unknown): ReturnType<typeof ApmEntity.safeParse
   let parsed = parsedEntities.get(entity);
   if (parsed === undefined) {
     parsed = checkedParse(ApmEntity, entity);
-    // Shared by every request that serves this answer (the micro-cache): frozen, as the answer is
-    // (the entity itself when the compiled check passed it, zod's copy otherwise).
-    if (parsed.success) deepFreeze(parsed.data);
+    // Shared by every request that serves this answer (the micro-cache): zod's copy is frozen, as
+    // the answer is. The entity itself (the compiled check passed it) is the answer's to freeze.
+    if (parsed.success && parsed.data !== entity) deepFreeze(parsed.data);
     parsedEntities.set(entity, parsed);
   }
   return parsed;

@@ -149,59 +149,50 @@ describe('compare and candidate modes on the sandbox', () => {
   });
 
   it('candidate, read: a legacy API that refuses the caller is not asked a second time', async () => {
-    let refusals = 0;
-    const refusing = createServer((_req, res) => {
-      refusals++;
+    const refusing = await startLegacyServer((_req, res) => {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { title: 'Invalid API key' } }));
     });
-    const { origin, close } = await listenOnLoopback(refusing);
     try {
-      const gateway = await createModesGateway({ nerdgraphUrl: `${proxy.origin}/graphql`, legacyUrl: origin, routeModes: 'GET /v2/fixture_widgets/*=candidate' });
+      const gateway = await createModesGateway({ nerdgraphUrl: `${proxy.origin}/graphql`, legacyUrl: refusing.origin, routeModes: 'GET /v2/fixture_widgets/*=candidate' });
       const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
       expect(response.status).toBe(200);
       await response.text();
       const [record] = await gateway.sink.waitForRecords(1);
       expect(record).toMatchObject({ mode: 'candidate', outcome: 'mismatch', status: { legacy: 401, translated: 200 } });
-      expect(refusals).toBe(1);
+      expect(refusing.received).toHaveLength(1);
     } finally {
-      await close();
+      await refusing.close();
     }
   });
 
   it('compare, read: a second legacy call that fails leaves the first judgement standing', async () => {
     // The caller's legacy call is answered; every later one is cut before its headers.
-    let legacyCalls = 0;
-    const cutting = createServer((req, res) => {
-      legacyCalls++;
-      if (legacyCalls > 1) {
-        req.socket.destroy();
+    const cutting = await startLegacyServer(async (req, res, raw) => {
+      if (cutting.received.length > 1) {
+        raw.socket.destroy();
         return;
       }
-      void fetch(`${legacy.origin}${req.url ?? ''}`, { headers: { 'x-api-key': KEY } })
-        .then(async (upstream) => {
-          res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
-          res.end(Buffer.from(await upstream.arrayBuffer()));
-        })
-        .catch(() => res.destroy());
+      const upstream = await fetch(`${legacy.origin}${req.url}`, { headers: { 'x-api-key': KEY } });
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await upstream.arrayBuffer()));
     });
-    const { origin, close } = await listenOnLoopback(cutting);
     try {
       const judged: boolean[] = [];
       const comparer: Comparer = (input) => {
         judged.push(input.legacyAgain !== undefined);
         return { outcome: 'mismatch', differences: [] };
       };
-      const gateway = await createModesGateway({ nerdgraphUrl: `${proxy.origin}/graphql`, legacyUrl: origin, routeModes: 'GET /v2/fixture_widgets/*=compare', comparer });
+      const gateway = await createModesGateway({ nerdgraphUrl: `${proxy.origin}/graphql`, legacyUrl: cutting.origin, routeModes: 'GET /v2/fixture_widgets/*=compare', comparer });
       const response = await gateway.app.request(`/v2/fixture_widgets/${appId}.json`, { headers });
       expect(response.status).toBe(200);
       await response.text();
       const [record] = await gateway.sink.waitForRecords(1);
       expect(record?.outcome).toBe('mismatch');
       expect(judged).toEqual([false]);
-      expect(legacyCalls).toBe(2);
+      expect(cutting.received).toHaveLength(2);
     } finally {
-      await close();
+      await cutting.close();
     }
   });
 
